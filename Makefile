@@ -1,0 +1,60 @@
+# Makefile - driven by build.sh (which finds LLVM and installs dependencies).
+# Every libtile/*.c goes into libtile.a, every codegen/*.c into tilec, every
+# tests/test_*.c becomes a test program built with ASan and UBSan.
+
+LLVM_CONFIG ?= llvm-config-19
+BUILD ?= build
+CC ?= cc
+WARN = -Wall -Wextra -Werror
+OPT ?= -O2 -g
+LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null)
+LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs 2>/dev/null)
+CFLAGS_LIB = -std=c11 $(OPT) $(WARN) -D_GNU_SOURCE -Ilibtile $(LLVM_CFLAGS)
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LIBS = $(LLVM_LIBS) -lz -lpthread -ldl -lm
+
+LIB_SRC := $(wildcard libtile/*.c)
+LIB_HDR := $(wildcard libtile/*.h)
+TILEC_SRC := $(wildcard codegen/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+LOADER_SRC := $(sort $(wildcard loader/*))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+TILEC_OBJ := $(TILEC_SRC:%.c=$(BUILD)/obj/%.o)
+TILEC_SAN_OBJ := $(TILEC_SRC:%.c=$(BUILD)/san/%.o)
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all tests clean
+all: $(BUILD)/libtile.a $(BUILD)/tilec
+tests: $(TESTS) $(BUILD)/tilec-san
+
+$(BUILD)/obj/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) $(SAN) -c $< -o $@
+
+$(BUILD)/libtile.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libtile-san.a: $(LIB_SAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tilec: $(TILEC_OBJ) $(BUILD)/libtile.a
+	$(CC) $(OPT) -o $@ $(TILEC_OBJ) $(BUILD)/libtile.a $(LIBS)
+
+$(BUILD)/tilec-san: $(TILEC_SAN_OBJ) $(BUILD)/libtile-san.a
+	$(CC) $(OPT) $(SAN) -o $@ $(TILEC_SAN_OBJ) $(BUILD)/libtile-san.a $(LIBS)
+
+# Tests include tile.h and may use libtile's internals.
+$(BUILD)/tests/%: tests/%.c tile.h $(BUILD)/libtile-san.a $(wildcard tests/*.h) $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) $(SAN) -I. -Itests $< -o $@ $(BUILD)/libtile-san.a $(LIBS)
+
+clean:
+	rm -rf $(BUILD)

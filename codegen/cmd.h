@@ -1,0 +1,12 @@
+/* cmd.h - the sub-commands of tilec, one file each (cmd_NAME.c). Each takes
+ * the arguments after its name and returns the process exit status. */
+#ifndef TILEC_CMD_H
+#define TILEC_CMD_H
+
+int cmd_compile(int argc, char **argv); /* cmd_compile.c: kernel .py -> blob .c/.h */
+int cmd_pack(int argc, char **argv);    /* cmd_pack.c: PTX/cubin/Triton cache -> blob .c/.h */
+int cmd_inspect(int argc, char **argv); /* cmd_pack.c: list a blob's contents */
+int cmd_ir(int argc, char **argv);      /* cmd_ir.c: dump the tile IR of a kernel */
+int cmd_run(int argc, char **argv);     /* cmd_run.c: run a kernel in the reference interpreter */
+
+#endif

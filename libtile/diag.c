@@ -1,0 +1,152 @@
+/* diag.c - source files and diagnostics.
+ *
+ * Diagnostics accumulate in the context as text in the form compilers use:
+ * "path:line:col: error: message", the source line, and a caret under the
+ * column. libtile never prints; tilec prints the text when a call fails.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tilec_ctx *tilec_ctx_new(void)
+{
+	return calloc(1, sizeof(tilec_ctx));
+}
+
+void tilec_ctx_free(tilec_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	sb_free(&ctx->diags);
+	free(ctx);
+}
+
+const char *tilec_diagnostics(const tilec_ctx *ctx)
+{
+	return sb_str(&ctx->diags);
+}
+
+int tilec_error_count(const tilec_ctx *ctx)
+{
+	return ctx->errors;
+}
+
+int tilec_warning_count(const tilec_ctx *ctx)
+{
+	return ctx->warnings;
+}
+
+void tilec_clear_diagnostics(tilec_ctx *ctx)
+{
+	sb_free(&ctx->diags);
+	ctx->errors = ctx->warnings = 0;
+}
+
+const char *tilec_status_string(tilec_status status)
+{
+	switch (status) {
+	case TILEC_OK: return "success";
+	case TILEC_ERR_INVALID: return "invalid argument";
+	case TILEC_ERR_IO: return "input/output error";
+	case TILEC_ERR_NOMEM: return "out of memory";
+	case TILEC_ERR_SYNTAX: return "syntax error";
+	case TILEC_ERR_UNSUPPORTED: return "unsupported construct";
+	case TILEC_ERR_SEMANTIC: return "semantic error";
+	case TILEC_ERR_RUNTIME: return "interpreter error";
+	case TILEC_ERR_LLVM: return "LLVM error";
+	case TILEC_ERR_PTXAS: return "ptxas error";
+	case TILEC_ERR_FORMAT: return "malformed input";
+	}
+	return "unknown status";
+}
+
+/* Appends the source line holding loc and a caret under its column. */
+static void diag_quote_line(strbuf *sb, src_loc loc)
+{
+	const char *p = loc.file->text, *end = p + loc.file->len;
+	for (int line = 1; line < loc.line && p < end; p++)
+		if (*p == '\n')
+			line++;
+	const char *eol = p;
+	while (eol < end && *eol != '\n' && *eol != '\r')
+		eol++;
+	if (p >= end && loc.line > 1)
+		return;
+	sb_putn(sb, p, (size_t)(eol - p));
+	sb_putc(sb, '\n');
+	for (int i = 1; i < loc.col && p + i - 1 < eol; i++)
+		sb_putc(sb, p[i - 1] == '\t' ? '\t' : ' ');
+	sb_puts(sb, "^\n");
+}
+
+void diag_verror(tilec_ctx *ctx, src_loc loc, const char *kind, const char *fmt, va_list ap)
+{
+	strbuf *sb = &ctx->diags;
+	if (loc.file)
+		sb_printf(sb, "%s:%d:%d: %s: ", loc.file->path, loc.line, loc.col, kind);
+	else
+		sb_printf(sb, "tilec: %s: ", kind);
+	sb_vprintf(sb, fmt, ap);
+	sb_putc(sb, '\n');
+	if (loc.file && loc.line > 0)
+		diag_quote_line(sb, loc);
+}
+
+#define DIAG_FN(fname, kind, counter)                                     \
+	void fname(tilec_ctx *ctx, src_loc loc, const char *fmt, ...)     \
+	{                                                                 \
+		va_list ap;                                               \
+		va_start(ap, fmt);                                        \
+		diag_verror(ctx, loc, kind, fmt, ap);                     \
+		va_end(ap);                                               \
+		counter;                                                  \
+	}
+DIAG_FN(diag_error, "error", ctx->errors++)
+DIAG_FN(diag_warning, "warning", ctx->warnings++)
+DIAG_FN(diag_note, "note", (void)0)
+
+tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out)
+{
+	src_loc none = {0};
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_error(ctx, none, "cannot open '%s': %s", path, strerror(errno));
+		return TILEC_ERR_IO;
+	}
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	for (size_t n; buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+		len += n;
+		if (cap - len - 1 == 0) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (!buf || err) {
+		free(buf);
+		diag_error(ctx, none, "cannot read '%s'", path);
+		return buf ? TILEC_ERR_IO : TILEC_ERR_NOMEM;
+	}
+	src_file *sf = arena_alloc(a, sizeof *sf);
+	char *text = sf ? arena_strndup(a, buf, len) : NULL;
+	char *p = sf ? arena_strdup(a, path) : NULL;
+	free(buf);
+	if (!sf || !text || !p)
+		return TILEC_ERR_NOMEM;
+	sf->path = p;
+	sf->text = text;
+	sf->len = len;
+	*out = sf;
+	return TILEC_OK;
+}

@@ -1,0 +1,433 @@
+/* ir.c - the tile IR: types, the builder and the text dump.
+ *
+ * Types are small values (element kind, pointee, rank, shape) compared
+ * field by field, so no interning is needed. Values are ids into one table
+ * per function; ops point at their operands by id and own their nested
+ * regions. The dump prints one op per line, nested regions indented, with
+ * %N value names and types spelled as Triton spells them, so golden tests
+ * stay readable.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int bits;
+} kind_info[IR_KIND_COUNT] = {
+	[IR_VOID] = {"void", 0},
+	[IR_I1] = {"i1", 1}, [IR_I8] = {"i8", 8}, [IR_I16] = {"i16", 16},
+	[IR_I32] = {"i32", 32}, [IR_I64] = {"i64", 64},
+	[IR_U8] = {"u8", 8}, [IR_U16] = {"u16", 16}, [IR_U32] = {"u32", 32}, [IR_U64] = {"u64", 64},
+	[IR_F16] = {"fp16", 16}, [IR_BF16] = {"bf16", 16}, [IR_F32] = {"fp32", 32}, [IR_F64] = {"fp64", 64},
+	[IR_PTR] = {"ptr", 64},
+};
+
+ir_type ir_scalar(ir_kind kind)
+{
+	ir_type t = {0};
+	t.kind = (uint8_t)kind;
+	return t;
+}
+
+ir_type ir_ptr(ir_kind pointee)
+{
+	ir_type t = {0};
+	t.kind = IR_PTR;
+	t.pointee = (uint8_t)pointee;
+	return t;
+}
+
+ir_type ir_block(ir_type elem, int rank, const int32_t *shape)
+{
+	ir_type t = ir_elem(elem);
+	t.rank = (uint8_t)rank;
+	for (int i = 0; i < rank && i < IR_MAX_RANK; i++)
+		t.shape[i] = shape[i];
+	return t;
+}
+
+ir_type ir_elem(ir_type t)
+{
+	ir_type e = {0};
+	e.kind = t.kind;
+	e.pointee = t.pointee;
+	return e;
+}
+
+bool ir_same_shape(ir_type a, ir_type b)
+{
+	if (a.rank != b.rank)
+		return false;
+	for (int i = 0; i < a.rank; i++)
+		if (a.shape[i] != b.shape[i])
+			return false;
+	return true;
+}
+
+bool ir_type_eq(ir_type a, ir_type b)
+{
+	return a.kind == b.kind && (a.kind != IR_PTR || a.pointee == b.pointee) && ir_same_shape(a, b);
+}
+
+int64_t ir_numel(ir_type t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t.rank; i++)
+		n *= t.shape[i];
+	return n;
+}
+
+int ir_kind_bits(ir_kind k)
+{
+	return k < IR_KIND_COUNT ? kind_info[k].bits : 0;
+}
+
+int ir_kind_bytes(ir_kind k)
+{
+	return k == IR_I1 ? 1 : ir_kind_bits(k) / 8;
+}
+
+bool ir_kind_is_float(ir_kind k)
+{
+	return k >= IR_F16 && k <= IR_F64;
+}
+
+bool ir_kind_is_int(ir_kind k)
+{
+	return k >= IR_I1 && k <= IR_U64;
+}
+
+bool ir_kind_is_signed(ir_kind k)
+{
+	return k >= IR_I8 && k <= IR_I64;
+}
+
+const char *ir_kind_name(ir_kind k)
+{
+	return k < IR_KIND_COUNT ? kind_info[k].name : "?";
+}
+
+bool ir_kind_from_name(const char *name, size_t len, ir_kind *out)
+{
+	static const struct {
+		const char *name;
+		ir_kind kind;
+	} aliases[] = {
+		{"i1", IR_I1}, {"int1", IR_I1}, {"bool", IR_I1},
+		{"i8", IR_I8}, {"int8", IR_I8}, {"i16", IR_I16}, {"int16", IR_I16},
+		{"i32", IR_I32}, {"int32", IR_I32}, {"i64", IR_I64}, {"int64", IR_I64},
+		{"u8", IR_U8}, {"uint8", IR_U8}, {"u16", IR_U16}, {"uint16", IR_U16},
+		{"u32", IR_U32}, {"uint32", IR_U32}, {"u64", IR_U64}, {"uint64", IR_U64},
+		{"fp16", IR_F16}, {"float16", IR_F16}, {"bf16", IR_BF16}, {"bfloat16", IR_BF16},
+		{"fp32", IR_F32}, {"float32", IR_F32}, {"fp64", IR_F64}, {"float64", IR_F64},
+	};
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strlen(aliases[i].name) == len && memcmp(aliases[i].name, name, len) == 0) {
+			*out = aliases[i].kind;
+			return true;
+		}
+	return false;
+}
+
+static void elem_str(strbuf *sb, ir_type t)
+{
+	if (t.kind == IR_PTR)
+		sb_printf(sb, "*%s", ir_kind_name((ir_kind)t.pointee));
+	else
+		sb_puts(sb, ir_kind_name((ir_kind)t.kind));
+}
+
+void ir_type_str(strbuf *sb, ir_type t)
+{
+	if (t.rank == 0) {
+		elem_str(sb, t);
+		return;
+	}
+	sb_putc(sb, '<');
+	for (int i = 0; i < t.rank; i++)
+		sb_printf(sb, "%dx", (int)t.shape[i]);
+	elem_str(sb, t);
+	sb_putc(sb, '>');
+}
+
+ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params)
+{
+	ir_func *f = arena_alloc(a, sizeof *f);
+	if (!f)
+		return NULL;
+	f->arena = a;
+	f->name = arena_strdup(a, name);
+	f->num_warps = 4;
+	f->num_stages = 3;
+	f->nparams = nparams;
+	f->params = arena_alloc(a, sizeof(ir_param) * (size_t)(nparams ? nparams : 1));
+	if (!f->name || !f->params)
+		return NULL;
+	for (int i = 0; i < nparams; i++) {
+		f->params[i] = params[i];
+		int id = ir_value_new(f, params[i].type);
+		if (id != i)
+			return NULL;
+		f->values[id].name = params[i].name;
+	}
+	return f;
+}
+
+int ir_value_new(ir_func *f, ir_type type)
+{
+	if (f->nvalues == f->capvalues) {
+		int cap = f->capvalues ? f->capvalues * 2 : 64;
+		ir_value *v = arena_realloc(f->arena, f->values, sizeof(ir_value) * (size_t)f->capvalues,
+					    sizeof(ir_value) * (size_t)cap);
+		if (!v)
+			return -1;
+		f->values = v;
+		f->capvalues = cap;
+	}
+	ir_value *v = &f->values[f->nvalues];
+	memset(v, 0, sizeof *v);
+	v->type = type;
+	return f->nvalues++;
+}
+
+ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *args,
+		 int nresults, const ir_type *result_types, int nregions)
+{
+	ir_op *op = arena_alloc(f->arena, sizeof *op);
+	if (!op)
+		return NULL;
+	op->code = code;
+	op->loc = loc;
+	op->nargs = nargs;
+	op->nresults = nresults;
+	op->nregions = nregions;
+	op->args = arena_alloc(f->arena, sizeof(int) * (size_t)(nargs + 1));
+	op->results = arena_alloc(f->arena, sizeof(int) * (size_t)(nresults + 1));
+	op->regions = arena_alloc(f->arena, sizeof(ir_region) * (size_t)(nregions + 1));
+	if (!op->args || !op->results || !op->regions)
+		return NULL;
+	if (nargs)
+		memcpy(op->args, args, sizeof(int) * (size_t)nargs);
+	for (int i = 0; i < nresults; i++) {
+		int id = ir_value_new(f, result_types[i]);
+		if (id < 0)
+			return NULL;
+		f->values[id].def = op;
+		f->values[id].def_index = i;
+		op->results[i] = id;
+	}
+	return op;
+}
+
+bool ir_region_append(ir_func *f, ir_region *r, ir_op *op)
+{
+	if (r->nops == r->capops) {
+		int cap = r->capops ? r->capops * 2 : 16;
+		ir_op **ops = arena_realloc(f->arena, r->ops, sizeof(ir_op *) * (size_t)r->capops,
+					    sizeof(ir_op *) * (size_t)cap);
+		if (!ops)
+			return false;
+		r->ops = ops;
+		r->capops = cap;
+	}
+	r->ops[r->nops++] = op;
+	return true;
+}
+
+int ir_region_add_param(ir_func *f, ir_region *r, ir_type type)
+{
+	int id = ir_value_new(f, type);
+	if (id < 0)
+		return -1;
+	int *p = arena_realloc(f->arena, r->params, sizeof(int) * (size_t)r->nparams,
+			       sizeof(int) * (size_t)(r->nparams + 1));
+	if (!p)
+		return -1;
+	p[r->nparams++] = id;
+	r->params = p;
+	return id;
+}
+
+const char *ir_opcode_name(ir_opcode code)
+{
+	static const char *const names[] = {
+#define IR_NAME_(name, text) text,
+		IR_OPCODES(IR_NAME_)
+#undef IR_NAME_
+	};
+	return code < IR_OP_COUNT ? names[code] : "?";
+}
+
+const char *ir_math_name(ir_math m)
+{
+	static const char *const names[IR_MATH_COUNT] = {
+		"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "abs", "floor", "ceil", "erf",
+	};
+	return m < IR_MATH_COUNT ? names[m] : "?";
+}
+
+const char *ir_cmp_name(ir_cmp c)
+{
+	static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+	return c <= IR_CMP_GE ? names[c] : "?";
+}
+
+const char *ir_reduce_name(ir_reduce r)
+{
+	static const char *const names[] = {"sum", "max", "min", "argmax", "argmin", "xor_sum"};
+	return r <= IR_REDUCE_XOR_SUM ? names[r] : "?";
+}
+
+static void dump_value(strbuf *sb, const ir_func *f, int id)
+{
+	sb_printf(sb, "%%%d", id);
+	(void)f;
+}
+
+static void dump_region(strbuf *sb, const ir_func *f, const ir_region *r, int indent);
+
+static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
+{
+	ir_type rt = op->nresults ? f->values[op->results[0]].type : ir_scalar(IR_VOID);
+	switch (op->code) {
+	case IR_OP_CONST:
+		if (ir_kind_is_float((ir_kind)rt.kind))
+			sb_printf(sb, " %.17g", op->fval);
+		else
+			sb_printf(sb, " %lld", (long long)op->ival);
+		break;
+	case IR_OP_PROGRAM_ID:
+	case IR_OP_NUM_PROGRAMS:
+	case IR_OP_EXPAND_DIMS:
+		sb_printf(sb, " axis=%d", op->axis);
+		break;
+	case IR_OP_ARANGE:
+		sb_printf(sb, " %lld, %lld", (long long)op->ival, (long long)op->ival2);
+		break;
+	case IR_OP_PERMUTE:
+		sb_puts(sb, " order=[");
+		for (int i = 0; i < rt.rank; i++)
+			sb_printf(sb, i ? ",%d" : "%d", (int)op->ints[i]);
+		sb_putc(sb, ']');
+		break;
+	case IR_OP_CMP:
+		sb_printf(sb, " %s", ir_cmp_name((ir_cmp)op->sub));
+		break;
+	case IR_OP_MATH:
+		sb_printf(sb, " %s", ir_math_name((ir_math)op->sub));
+		break;
+	case IR_OP_EXTERN:
+		sb_printf(sb, " @%s", op->name ? op->name : "?");
+		break;
+	case IR_OP_REDUCE:
+		sb_printf(sb, " %s axis=%d", ir_reduce_name((ir_reduce)op->sub), op->axis);
+		break;
+	case IR_OP_DOT:
+		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");
+		break;
+	case IR_OP_HINT: {
+		static const char *const hints[] = {"multiple_of", "max_contiguous", "max_constancy"};
+		ir_type at = f->values[op->args[0]].type;
+		sb_printf(sb, " %s=[", op->sub >= 0 && op->sub <= 2 ? hints[op->sub] : "?");
+		for (int i = 0; i < (at.rank ? at.rank : 1); i++)
+			sb_printf(sb, i ? ",%d" : "%d", (int)op->ints[i]);
+		sb_putc(sb, ']');
+		break;
+	}
+	default:
+		break;
+	}
+	if (op->flags & IR_FLAG_PRECISE)
+		sb_puts(sb, " precise");
+	if (op->flags & IR_FLAG_PROPAGATE_NAN)
+		sb_puts(sb, " propagate_nan");
+	if (op->flags & IR_FLAG_VOLATILE)
+		sb_puts(sb, " volatile");
+}
+
+static void dump_op(strbuf *sb, const ir_func *f, const ir_op *op, int indent)
+{
+	sb_printf(sb, "%*s", indent, "");
+	for (int i = 0; i < op->nresults; i++) {
+		if (i)
+			sb_puts(sb, ", ");
+		dump_value(sb, f, op->results[i]);
+	}
+	if (op->nresults)
+		sb_puts(sb, " = ");
+	sb_puts(sb, ir_opcode_name(op->code));
+	dump_attrs(sb, f, op);
+	for (int i = 0; i < op->nargs; i++) {
+		sb_puts(sb, i ? ", " : " ");
+		dump_value(sb, f, op->args[i]);
+	}
+	if (op->nresults) {
+		sb_puts(sb, " : ");
+		for (int i = 0; i < op->nresults; i++) {
+			if (i)
+				sb_puts(sb, ", ");
+			ir_type_str(sb, f->values[op->results[i]].type);
+		}
+	}
+	for (int r = 0; r < op->nregions; r++) {
+		const ir_region *reg = &op->regions[r];
+		sb_puts(sb, r ? " else" : "");
+		sb_puts(sb, " {");
+		if (reg->nparams) {
+			sb_puts(sb, " (");
+			for (int i = 0; i < reg->nparams; i++) {
+				if (i)
+					sb_puts(sb, ", ");
+				dump_value(sb, f, reg->params[i]);
+				sb_puts(sb, ": ");
+				ir_type_str(sb, f->values[reg->params[i]].type);
+			}
+			sb_putc(sb, ')');
+		}
+		sb_putc(sb, '\n');
+		dump_region(sb, f, reg, indent + 2);
+		sb_printf(sb, "%*s}", indent, "");
+	}
+	sb_putc(sb, '\n');
+}
+
+static void dump_region(strbuf *sb, const ir_func *f, const ir_region *r, int indent)
+{
+	for (int i = 0; i < r->nops; i++)
+		dump_op(sb, f, r->ops[i], indent);
+}
+
+void ir_dump(strbuf *sb, const ir_func *f)
+{
+	sb_printf(sb, "func @%s(", f->name);
+	for (int i = 0; i < f->nparams; i++) {
+		const ir_param *p = &f->params[i];
+		if (i)
+			sb_puts(sb, ", ");
+		dump_value(sb, f, i);
+		sb_puts(sb, ": ");
+		ir_type_str(sb, p->type);
+		if (p->div16)
+			sb_puts(sb, " {div16}");
+		if (p->equal_one)
+			sb_puts(sb, " {==1}");
+		if (p->name)
+			sb_printf(sb, " \"%s\"", p->name);
+	}
+	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
+	for (int i = 0; i < f->nconstexprs; i++) {
+		const ir_constexpr *c = &f->constexprs[i];
+		sb_printf(sb, i ? ", %s=" : " constexprs: %s=", c->name);
+		switch (c->kind) {
+		case IR_CONSTEXPR_INT: sb_printf(sb, "%lld", (long long)c->ival); break;
+		case IR_CONSTEXPR_BOOL: sb_puts(sb, c->ival ? "True" : "False"); break;
+		case IR_CONSTEXPR_FLOAT: sb_printf(sb, "%.17g", c->fval); break;
+		case IR_CONSTEXPR_STRING: sb_printf(sb, "\"%s\"", c->sval ? c->sval : ""); break;
+		case IR_CONSTEXPR_DTYPE: sb_puts(sb, ir_kind_name((ir_kind)c->ival)); break;
+		}
+	}
+	sb_puts(sb, " {\n");
+	dump_region(sb, f, &f->body, 2);
+	sb_puts(sb, "}\n");
+}

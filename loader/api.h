@@ -1,0 +1,84 @@
+/* api.h - the public declarations of tile.h (first part of the amalgamation). */
+#ifndef TILE_H
+#define TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef TILEDEF
+#ifdef TILE_STATIC
+#define TILEDEF static
+#else
+#define TILEDEF extern
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fixed values: they are part of the ABI. */
+typedef enum tile_status {
+	TILE_SUCCESS = 0,
+	TILE_ERROR_INVALID_ARGUMENT = 1, /* NULL pointer, bad index, wrong argument count */
+	TILE_ERROR_OUT_OF_MEMORY = 2,
+	TILE_ERROR_BAD_BLOB = 3,         /* failed validation: the detail names the field */
+	TILE_ERROR_VERSION = 4,          /* a blob format version this loader does not know */
+	TILE_ERROR_CHECKSUM = 5,
+	TILE_ERROR_INFLATE = 6,          /* a corrupt compressed image */
+	TILE_ERROR_NO_DRIVER = 7,        /* libcuda could not be opened */
+	TILE_ERROR_DRIVER_SYMBOL = 8,    /* a driver entry point is missing */
+	TILE_ERROR_CUDA = 9,             /* a driver call failed: the detail names the call and error */
+	TILE_ERROR_NO_IMAGE = 10,        /* no cubin or PTX usable on the device */
+	TILE_ERROR_JIT = 11,             /* the driver's PTX JIT failed: the detail holds its log */
+	TILE_ERROR_GRID = 12,            /* grid program error: overflow, division by zero, limits */
+	TILE_ERROR_NO_VARIANT = 13,      /* no variant's predicates hold for the arguments */
+	TILE_ERROR_NOT_FOUND = 14        /* no kernel of that name */
+} tile_status;
+
+typedef unsigned long long tile_deviceptr; /* CUdeviceptr */
+typedef struct CUstream_st *tile_stream;    /* CUstream; NULL is the default stream */
+typedef struct tile_module tile_module;
+
+/* Storage for a module created on first use, thread-safe; zero-initialize it
+ * (static storage does). Generated code keeps one per blob. */
+typedef struct tile_lazy_module {
+	tile_module *volatile module;
+	volatile int state;
+} tile_lazy_module;
+
+/* Validates the whole blob (nothing reaches the driver before that) and
+ * creates a module. The blob must outlive the module; it is not copied. */
+TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_module **out);
+/* Unloads the module from every context it was loaded into and frees it. */
+TILEDEF void tile_module_destroy(tile_module *module);
+/* Creates the module on first call (once, whatever the number of threads). */
+TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size_t size, tile_module **out);
+TILEDEF void tile_lazy_release(tile_lazy_module *lazy);
+
+/* Loads the module into the current context now (or the primary context of
+ * device 0 when the thread has none) instead of at the first launch. */
+TILEDEF tile_status tile_module_load(tile_module *module);
+
+TILEDEF int tile_kernel_count(const tile_module *module);
+/* Index of the kernel with that name, or -1. */
+TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
+
+/* Launches kernel `kernel` of the module. `args` holds one pointer per
+ * visible parameter, pointing at its value (as cuLaunchKernel's
+ * kernelParams); `nargs` must equal the kernel's visible parameter count.
+ * `grid` NULL runs the selected variant's grid program; otherwise it is the
+ * grid (x, y, z). An empty grid is a successful no-op. */
+TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
+				tile_stream stream, void **args, int nargs);
+
+TILEDEF const char *tile_status_string(tile_status status);
+/* The detail of the calling thread's last failure ("" when none): the
+ * driver call and CUDA error name, the JIT log, the missing symbol, the
+ * field of the blob that failed validation. */
+TILEDEF const char *tile_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TILE_H */
