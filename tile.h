@@ -72,6 +72,51 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* Introspection (no driver needed): what tilec inspect and tools print. */
+typedef struct tile_variant_info {
+	const char *symbol;      /* entry point in the image */
+	int group;               /* module (image group) holding it */
+	int num_warps, num_stages;
+	uint32_t shared_static, shared_dynamic;
+	uint16_t cluster[3];
+	int n_regs;
+	uint32_t pred_div16, pred_eq1;
+	int n_constexprs;
+	int has_grid_program;
+} tile_variant_info;
+
+typedef struct tile_constexpr_info {
+	const char *name;
+	int kind;                /* 0 int, 1 float, 2 bool, 3 string, 4 dtype (FORMAT.md) */
+	int64_t ival;
+	double fval;
+	const char *sval;
+} tile_constexpr_info;
+
+typedef struct tile_param_info {
+	const char *name;
+	int kind, size, dtype;   /* FORMAT.md codes */
+	int hidden;
+} tile_param_info;
+
+typedef struct tile_image_info {
+	int group;
+	int kind;                /* 0 cubin, 1 PTX */
+	int arch;                /* 80, 87, 90, ... */
+	unsigned flags;          /* bit 0: arch-specific (sm_90a) */
+	uint32_t size, raw_size;
+	int compression;         /* 0 stored, 1 zlib */
+} tile_image_info;
+
+TILEDEF const char *tile_kernel_name(const tile_module *module, int kernel);
+TILEDEF int tile_param_count(const tile_module *module, int kernel);    /* hidden ones included */
+TILEDEF tile_status tile_param_get_info(const tile_module *module, int kernel, int param, tile_param_info *out);
+TILEDEF int tile_variant_count(const tile_module *module, int kernel);
+TILEDEF tile_status tile_variant_get_info(const tile_module *module, int kernel, int variant, tile_variant_info *out);
+TILEDEF tile_status tile_constexpr_get_info(const tile_module *module, int kernel, int variant, int index, tile_constexpr_info *out);
+TILEDEF int tile_image_count(const tile_module *module);
+TILEDEF tile_status tile_image_get_info(const tile_module *module, int image, tile_image_info *out);
+
 TILEDEF const char *tile_status_string(tile_status status);
 /* The detail of the calling thread's last failure ("" when none): the
  * driver call and CUDA error name, the JIT log, the missing symbol, the
