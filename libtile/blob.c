@@ -1,0 +1,523 @@
+/* blob.c - the blob writer: a blob_desc to the bytes of docs/FORMAT.md.
+ *
+ * The description is checked first, with a diagnostic per problem, so that
+ * whatever the writer emits passes the loader's validation. Writing is two
+ * passes over plain arrays: the images are deflated (zlib level 9, stored
+ * when that does not shrink them) and the string table is built with
+ * duplicates shared, then every section's offset is known and the records
+ * are written field by field in little-endian order. A kernel's variants
+ * are ordered most specialized first (stable, so ties keep their order),
+ * identical grid programs are shared, and nothing depends on addresses or
+ * time: the same description gives the same bytes.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define HEADER_SIZE 32
+#define META_HEADER_SIZE 32
+#define KERNEL_SIZE 20
+#define PARAM_SIZE 12
+#define VARIANT_SIZE 56
+#define CONSTEXPR_SIZE 16
+#define IMAGE_SIZE 32
+#define MAX_RAW_SIZE (256u << 20)
+
+blob_param blob_param_make(const char *name, ir_kind kind, bool pointer)
+{
+	blob_param p = {name, BLOB_PARAM_PTR, 8, (uint8_t)kind, 0};
+	if (pointer)
+		return p;
+	p.size = (uint8_t)ir_kind_bytes(kind);
+	if (ir_kind_is_float(kind))
+		p.kind = BLOB_PARAM_FLOAT;
+	else
+		p.kind = ir_kind_is_signed(kind) ? BLOB_PARAM_INT : BLOB_PARAM_UINT;
+	return p;
+}
+
+bool blob_param_parse(const char *s, size_t len, blob_param *out)
+{
+	bool pointer = len > 0 && s[0] == '*';
+	ir_kind k;
+	if (!ir_kind_from_name(s + pointer, len - pointer, &k))
+		return false;
+	*out = blob_param_make(NULL, k, pointer);
+	return true;
+}
+
+/* ---- checking the description ------------------------------------- */
+
+static int popcount32(uint32_t x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_hidden)
+{
+	src_loc none = {0};
+	const blob_param *p = &k->params[i];
+	if (!p->name || !*p->name) {
+		diag_error(ctx, none, "kernel '%s': parameter %d has no name", k->name, i);
+		return false;
+	}
+	bool ok_type;
+	switch (p->kind) {
+	case BLOB_PARAM_PTR:
+		ok_type = p->size == 8 && p->dtype > IR_VOID && p->dtype < IR_PTR;
+		break;
+	case BLOB_PARAM_INT:
+	case BLOB_PARAM_UINT:
+		ok_type = p->dtype > IR_VOID && p->dtype < IR_PTR && ir_kind_is_int((ir_kind)p->dtype) &&
+			  p->size == ir_kind_bytes((ir_kind)p->dtype);
+		break;
+	case BLOB_PARAM_FLOAT:
+		ok_type = p->dtype > IR_VOID && p->dtype < IR_PTR && ir_kind_is_float((ir_kind)p->dtype) &&
+			  p->size == ir_kind_bytes((ir_kind)p->dtype);
+		break;
+	default:
+		ok_type = false;
+	}
+	if (!ok_type) {
+		diag_error(ctx, none, "kernel '%s': parameter '%s' has an inconsistent kind, size or dtype",
+			   k->name, p->name);
+		return false;
+	}
+	if (p->flags & ~BLOB_PARAM_HIDDEN) {
+		diag_error(ctx, none, "kernel '%s': parameter '%s' has unknown flags", k->name, p->name);
+		return false;
+	}
+	if (*seen_hidden && !(p->flags & BLOB_PARAM_HIDDEN)) {
+		diag_error(ctx, none, "kernel '%s': parameter '%s' follows a hidden parameter; hidden ones come last",
+			   k->name, p->name);
+		return false;
+	}
+	*seen_hidden |= (p->flags & BLOB_PARAM_HIDDEN) != 0;
+	for (int j = 0; j < i; j++)
+		if (!strcmp(k->params[j].name, p->name)) {
+			diag_error(ctx, none, "kernel '%s': two parameters named '%s'", k->name, p->name);
+			return false;
+		}
+	return true;
+}
+
+static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel *k, int nvisible,
+			  const blob_variant *v)
+{
+	src_loc none = {0};
+	const char *sym = v->symbol && *v->symbol ? v->symbol : NULL;
+	if (!sym) {
+		diag_error(ctx, none, "kernel '%s': a variant has no symbol", k->name);
+		return false;
+	}
+	if (v->group < 0 || v->group >= d->ngroups) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' names group %d of %d", k->name, sym, v->group, d->ngroups);
+		return false;
+	}
+	if (v->num_warps < 1 || v->num_warps > 32 || v->num_stages < 0 || v->num_stages > 0xffff) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' has num_warps %d (1..32) or num_stages %d",
+			   k->name, sym, v->num_warps, v->num_stages);
+		return false;
+	}
+	uint32_t visible_mask = nvisible >= 32 ? 0xffffffffu : (1u << nvisible) - 1;
+	uint32_t int_mask = 0;
+	for (int i = 0; i < nvisible && i < 32; i++)
+		if (k->params[i].kind == BLOB_PARAM_INT || k->params[i].kind == BLOB_PARAM_UINT)
+			int_mask |= 1u << i;
+	if ((v->pred_div16 & ~visible_mask) || (v->pred_eq1 & ~int_mask)) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' has predicates on parameters that are not "
+			   "visible (div16) or not integers (== 1)", k->name, sym);
+		return false;
+	}
+	for (int i = 0; i < v->nconstexprs; i++) {
+		const ir_constexpr *c = &v->constexprs[i];
+		if (!c->name || !*c->name || (unsigned)c->kind > IR_CONSTEXPR_DTYPE ||
+		    (c->kind == IR_CONSTEXPR_STRING && !c->sval)) {
+			diag_error(ctx, none, "kernel '%s': variant '%s' has a malformed constexpr %d", k->name, sym, i);
+			return false;
+		}
+	}
+	if (v->grid_size) {
+		const char *why = v->grid_size > GRIDEXPR_MAX_CODE ? "too long"
+				  : gridexpr_validate(v->grid_code, v->grid_size, k->nparams, k->params,
+						      v->nconstexprs, v->constexprs);
+		if (why) {
+			diag_error(ctx, none, "kernel '%s': variant '%s' has a bad grid program: %s", k->name, sym, why);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
+{
+	src_loc none = {0};
+	if (d->nkernels < 1 || d->ngroups < 1 || d->nimages < 1) {
+		diag_error(ctx, none, "a blob needs at least one kernel, group and image");
+		return false;
+	}
+	for (int ki = 0; ki < d->nkernels; ki++) {
+		const blob_kernel *k = &d->kernels[ki];
+		if (!k->name || !*k->name) {
+			diag_error(ctx, none, "kernel %d has no name", ki);
+			return false;
+		}
+		for (int j = 0; j < ki; j++)
+			if (!strcmp(d->kernels[j].name, k->name)) {
+				diag_error(ctx, none, "two kernels named '%s' in one blob", k->name);
+				return false;
+			}
+		if (k->nparams < 0 || k->nparams > BLOB_MAX_PARAMS) {
+			diag_error(ctx, none, "kernel '%s' has %d parameters; at most %d are supported",
+				   k->name, k->nparams, BLOB_MAX_PARAMS);
+			return false;
+		}
+		bool hidden = false;
+		int nvisible = 0;
+		for (int i = 0; i < k->nparams; i++) {
+			if (!check_param(ctx, k, i, &hidden))
+				return false;
+			nvisible += !hidden;
+		}
+		if (k->nvariants < 1) {
+			diag_error(ctx, none, "kernel '%s' has no variant", k->name);
+			return false;
+		}
+		for (int i = 0; i < k->nvariants; i++)
+			if (!check_variant(ctx, d, k, nvisible, &k->variants[i]))
+				return false;
+	}
+	for (int i = 0; i < d->nimages; i++) {
+		const blob_image *im = &d->images[i];
+		if (im->group < 0 || im->group >= d->ngroups || (im->kind != BLOB_IMAGE_CUBIN && im->kind != BLOB_IMAGE_PTX) ||
+		    im->arch <= 0 || (im->flags & ~BLOB_IMAGE_ARCH_SPECIFIC) || !im->data || im->size == 0 ||
+		    im->size >= MAX_RAW_SIZE) {
+			diag_error(ctx, none, "image %d: bad group, kind, arch, flags or size", i);
+			return false;
+		}
+		for (int j = 0; j < i; j++) {
+			const blob_image *o = &d->images[j];
+			if (o->group == im->group && o->kind == im->kind && o->arch == im->arch && o->flags == im->flags) {
+				diag_error(ctx, none, "two %s images for sm_%d%s in group %d",
+					   im->kind == BLOB_IMAGE_PTX ? "PTX" : "cubin", im->arch,
+					   im->flags & BLOB_IMAGE_ARCH_SPECIFIC ? "a" : "", im->group);
+				return false;
+			}
+		}
+	}
+	for (int g = 0; g < d->ngroups; g++) {
+		bool has = false;
+		for (int i = 0; i < d->nimages && !has; i++)
+			has = d->images[i].group == g;
+		if (!has) {
+			diag_error(ctx, none, "group %d has no image", g);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- writing ------------------------------------------------------- */
+
+typedef struct strtab {
+	strbuf data;
+} strtab;
+
+/* Offset of s in the table, adding it when new. */
+static uint32_t str_add(strtab *t, const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t off = 0; off < t->data.len;) {
+		const char *e = t->data.data + off;
+		size_t el = strlen(e);
+		if (el == n && !memcmp(e, s, n))
+			return (uint32_t)off;
+		off += el + 1;
+	}
+	size_t off = t->data.len;
+	sb_putn(&t->data, s, n);
+	sb_putc(&t->data, '\0'); /* strbuf keeps a NUL past len; this one is counted */
+	return (uint32_t)off;
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+typedef struct packed_image {
+	uint8_t *data; /* malloc'd: compressed, or a copy when stored */
+	size_t size, raw_size;
+	int compression;
+} packed_image;
+
+static tilec_status pack_image(const blob_image *im, packed_image *out)
+{
+	const uint8_t *raw = im->data;
+	size_t raw_size = im->size;
+	uint8_t *owned = NULL;
+	if (im->kind == BLOB_IMAGE_PTX && raw[raw_size - 1] != '\0') {
+		owned = malloc(raw_size + 1);
+		if (!owned)
+			return TILEC_ERR_NOMEM;
+		memcpy(owned, raw, raw_size);
+		owned[raw_size++] = '\0';
+		raw = owned;
+	}
+	uLongf cap = compressBound((uLong)raw_size);
+	out->data = malloc(cap > raw_size ? cap : raw_size);
+	out->raw_size = raw_size;
+	if (!out->data) {
+		free(owned);
+		return TILEC_ERR_NOMEM;
+	}
+	if (compress2(out->data, &cap, raw, (uLong)raw_size, 9) != Z_OK) {
+		free(owned); /* zlib fails only for want of memory here */
+		return TILEC_ERR_NOMEM;
+	}
+	if (cap < raw_size) {
+		out->size = cap;
+		out->compression = 1;
+	} else {
+		memcpy(out->data, raw, raw_size);
+		out->size = raw_size;
+		out->compression = 0;
+	}
+	free(owned);
+	return TILEC_OK;
+}
+
+/* The variants of k, most specialized first (stable). */
+static void order_variants(const blob_kernel *k, int *order)
+{
+	for (int i = 0; i < k->nvariants; i++) {
+		const blob_variant *v = &k->variants[i];
+		int bits = popcount32(v->pred_div16) + popcount32(v->pred_eq1), j = i;
+		for (; j > 0; j--) {
+			const blob_variant *w = &k->variants[order[j - 1]];
+			if (popcount32(w->pred_div16) + popcount32(w->pred_eq1) >= bits)
+				break;
+			order[j] = order[j - 1];
+		}
+		order[j] = i;
+	}
+}
+
+tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_t *out_size)
+{
+	src_loc none = {0};
+	*out = NULL;
+	*out_size = 0;
+	if (!check_desc(ctx, d))
+		return TILEC_ERR_INVALID;
+
+	int nparams = 0, nvariants = 0, nconstexprs = 0;
+	for (int ki = 0; ki < d->nkernels; ki++) {
+		nparams += d->kernels[ki].nparams;
+		nvariants += d->kernels[ki].nvariants;
+		for (int i = 0; i < d->kernels[ki].nvariants; i++)
+			nconstexprs += d->kernels[ki].variants[i].nconstexprs;
+	}
+
+	tilec_status st = TILEC_ERR_NOMEM;
+	packed_image *imgs = calloc((size_t)d->nimages, sizeof *imgs);
+	int *order = calloc((size_t)nvariants, sizeof *order);
+	const blob_variant **vlist = calloc((size_t)nvariants, sizeof *vlist);
+	uint32_t *grid_off = calloc((size_t)nvariants, sizeof *grid_off);
+	strbuf grid;
+	strtab tab;
+	sb_init(&grid);
+	sb_init(&tab.data);
+	uint8_t *b = NULL;
+	if (!imgs || !order || !vlist || !grid_off)
+		goto done;
+	for (int i = 0; i < d->nimages; i++)
+		if ((st = pack_image(&d->images[i], &imgs[i])) != TILEC_OK)
+			goto done;
+	st = TILEC_ERR_NOMEM;
+
+	/* Variants in blob order; grid programs and strings in first-use order. */
+	int nv = 0;
+	for (int ki = 0; ki < d->nkernels; ki++) {
+		const blob_kernel *k = &d->kernels[ki];
+		order_variants(k, order + nv);
+		for (int i = 0; i < k->nvariants; i++, nv++) {
+			const blob_variant *v = vlist[nv] = &k->variants[order[nv]];
+			grid_off[nv] = 0;
+			if (!v->grid_size)
+				continue;
+			const char *hit = NULL;
+			for (size_t off = 0; off + v->grid_size <= grid.len && !hit; off++)
+				if (!memcmp(grid.data + off, v->grid_code, v->grid_size))
+					hit = grid.data + off;
+			grid_off[nv] = (uint32_t)(hit ? (size_t)(hit - grid.data) : grid.len);
+			if (!hit)
+				sb_putn(&grid, (const char *)v->grid_code, v->grid_size);
+		}
+	}
+	for (int ki = 0; ki < d->nkernels; ki++) {
+		const blob_kernel *k = &d->kernels[ki];
+		str_add(&tab, k->name);
+		for (int i = 0; i < k->nparams; i++)
+			str_add(&tab, k->params[i].name);
+	}
+	for (int i = 0; i < nvariants; i++) {
+		str_add(&tab, vlist[i]->symbol);
+		for (int c = 0; c < vlist[i]->nconstexprs; c++) {
+			str_add(&tab, vlist[i]->constexprs[c].name);
+			if (vlist[i]->constexprs[c].kind == IR_CONSTEXPR_STRING)
+				str_add(&tab, vlist[i]->constexprs[c].sval);
+		}
+	}
+	while (tab.data.len % 4)
+		sb_putc(&tab.data, '\0');
+	if (grid.failed || tab.data.failed)
+		goto done;
+
+	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * KERNEL_SIZE + (size_t)nparams * PARAM_SIZE +
+			   (size_t)nvariants * VARIANT_SIZE + (size_t)nconstexprs * CONSTEXPR_SIZE +
+			   (size_t)d->nimages * IMAGE_SIZE + align4(grid.len) + tab.data.len;
+	size_t total = HEADER_SIZE + meta_size;
+	for (int i = 0; i < d->nimages; i++)
+		total = align4(total) + imgs[i].size;
+	total = align4(total);
+	if (total > UINT32_MAX) {
+		diag_error(ctx, none, "the blob would be %zu bytes; the format holds at most 4 GiB", total);
+		st = TILEC_ERR_INVALID;
+		goto done;
+	}
+	b = calloc(1, total);
+	if (!b)
+		goto done;
+
+	uint8_t *m = b + HEADER_SIZE;
+	put32(m + 0, (uint32_t)d->nkernels);
+	put32(m + 4, (uint32_t)nparams);
+	put32(m + 8, (uint32_t)nvariants);
+	put32(m + 12, (uint32_t)nconstexprs);
+	put32(m + 16, (uint32_t)d->nimages);
+	put32(m + 20, (uint32_t)grid.len);
+	put32(m + 24, (uint32_t)tab.data.len);
+	put32(m + 28, (uint32_t)d->ngroups);
+	uint8_t *kp = m + META_HEADER_SIZE;
+	uint8_t *pp = kp + (size_t)d->nkernels * KERNEL_SIZE;
+	uint8_t *vp = pp + (size_t)nparams * PARAM_SIZE;
+	uint8_t *cp = vp + (size_t)nvariants * VARIANT_SIZE;
+	uint8_t *ip = cp + (size_t)nconstexprs * CONSTEXPR_SIZE;
+	uint8_t *gp = ip + (size_t)d->nimages * IMAGE_SIZE;
+	uint8_t *sp = gp + align4(grid.len);
+	memcpy(gp, grid.data, grid.len);
+	memcpy(sp, tab.data.data, tab.data.len);
+
+	uint32_t pi = 0, vi = 0, ci = 0;
+	for (int ki = 0; ki < d->nkernels; ki++, kp += KERNEL_SIZE) {
+		const blob_kernel *k = &d->kernels[ki];
+		put32(kp + 0, str_add(&tab, k->name));
+		put32(kp + 4, pi);
+		put32(kp + 8, (uint32_t)k->nparams);
+		put32(kp + 12, vi);
+		put32(kp + 16, (uint32_t)k->nvariants);
+		for (int i = 0; i < k->nparams; i++, pi++, pp += PARAM_SIZE) {
+			const blob_param *p = &k->params[i];
+			put32(pp + 0, str_add(&tab, p->name));
+			pp[4] = p->kind;
+			pp[5] = p->size;
+			pp[6] = p->dtype;
+			pp[7] = p->flags;
+		}
+		for (int i = 0; i < k->nvariants; i++, vi++, vp += VARIANT_SIZE) {
+			const blob_variant *v = vlist[vi];
+			put32(vp + 0, (uint32_t)ki);
+			put32(vp + 4, str_add(&tab, v->symbol));
+			put32(vp + 8, (uint32_t)v->group);
+			put32(vp + 12, ci);
+			put32(vp + 16, (uint32_t)v->nconstexprs);
+			put16(vp + 20, (uint32_t)v->num_warps);
+			put16(vp + 22, (uint32_t)v->num_stages);
+			put32(vp + 24, v->shared_static);
+			put32(vp + 28, v->shared_dynamic);
+			for (int c = 0; c < 3; c++)
+				put16(vp + 32 + 2 * c, v->cluster[c]);
+			put16(vp + 38, v->n_regs);
+			put32(vp + 40, v->pred_div16);
+			put32(vp + 44, v->pred_eq1);
+			put32(vp + 48, grid_off[vi]);
+			put32(vp + 52, (uint32_t)v->grid_size);
+			for (int c = 0; c < v->nconstexprs; c++, ci++, cp += CONSTEXPR_SIZE) {
+				const ir_constexpr *x = &v->constexprs[c];
+				uint64_t val = (uint64_t)x->ival;
+				if (x->kind == IR_CONSTEXPR_FLOAT)
+					memcpy(&val, &x->fval, sizeof val);
+				else if (x->kind == IR_CONSTEXPR_STRING)
+					val = str_add(&tab, x->sval);
+				put32(cp + 0, str_add(&tab, x->name));
+				cp[4] = (uint8_t)x->kind;
+				put64(cp + 8, val);
+			}
+		}
+	}
+	size_t off = HEADER_SIZE + meta_size;
+	for (int i = 0; i < d->nimages; i++, ip += IMAGE_SIZE) {
+		const blob_image *im = &d->images[i];
+		off = align4(off);
+		put32(ip + 0, (uint32_t)im->group);
+		put32(ip + 4, (uint32_t)im->kind);
+		put32(ip + 8, (uint32_t)im->arch);
+		put32(ip + 12, im->flags);
+		put32(ip + 16, (uint32_t)off);
+		put32(ip + 20, (uint32_t)imgs[i].size);
+		put32(ip + 24, (uint32_t)imgs[i].raw_size);
+		put32(ip + 28, (uint32_t)imgs[i].compression);
+		memcpy(b + off, imgs[i].data, imgs[i].size);
+		off += imgs[i].size;
+	}
+
+	memcpy(b, "TILE", 4);
+	put16(b + 4, 1);
+	put16(b + 6, HEADER_SIZE);
+	put32(b + 8, (uint32_t)total);
+	put32(b + 16, HEADER_SIZE);
+	put32(b + 20, (uint32_t)meta_size);
+	put32(b + 12, (uint32_t)crc32(crc32(0L, Z_NULL, 0), b + HEADER_SIZE, (uInt)(total - HEADER_SIZE)));
+	*out = b;
+	*out_size = total;
+	b = NULL;
+	st = TILEC_OK;
+done:
+	if (st == TILEC_ERR_NOMEM)
+		diag_error(ctx, none, "out of memory while writing a blob");
+	if (imgs)
+		for (int i = 0; i < d->nimages; i++)
+			free(imgs[i].data);
+	free(imgs);
+	free(order);
+	free(vlist);
+	free(grid_off);
+	sb_free(&grid);
+	sb_free(&tab.data);
+	free(b);
+	return st;
+}
