@@ -719,4 +719,58 @@ void ast_dump(strbuf *sb, const ast_node *n);
 void ast_dump_func(strbuf *sb, const ast_func *f);
 void ast_dump_module(strbuf *sb, const ast_module *m);
 
+/* ======================================================================
+ * sema.c / sema_expr.c / sema_call.c - the front end: specialization of a
+ * @jit kernel into typed tile IR
+ *
+ * fe_load parses a file into an fe_module; fe_specialize takes a kernel,
+ * a signature in Triton's AOT syntax over ALL parameters in order
+ * ("*fp32:16, *fp32, i32:1, 1024": pointer and scalar types with :16 and :1
+ * hints, bare Python literals for constexprs; constexprs may instead come
+ * from `defines`, which also override defaults and signature values),
+ * num_warps and num_stages, and produces an ir_func: params are the
+ * runtime parameters in order (div16/equal_one set from the hints; an :1
+ * int is folded as the constant 1 in the body but stays a parameter),
+ * constexprs lists every constexpr of the specialization.
+ * ====================================================================== */
+
+/* value: a Python literal as text: 1024, 0.5, True, None, "str", 'str',
+ * tl.float16 (or float16, triton.language.float16). */
+typedef struct fe_define {
+	const char *name;
+	const char *value;
+} fe_define;
+
+typedef struct fe_spec {
+	const char *kernel;    /* function name in the file */
+	const char *signature; /* Triton AOT syntax over all parameters; NULL or "" only
+	                          when every parameter is a constexpr given by `defines`
+	                          or a default */
+	const fe_define *defines;
+	int ndefines;
+	int num_warps, num_stages; /* 0: the defaults (4, 3) */
+} fe_spec;
+
+typedef struct fe_module fe_module;
+
+/* Reads and parses a file (diagnostics on failure). */
+tilec_status fe_load(tilec_ctx *ctx, arena *a, const char *path, fe_module **out);
+/* The same from text already in memory (tests). */
+tilec_status fe_load_text(tilec_ctx *ctx, arena *a, const char *path, const char *text, fe_module **out);
+/* The @jit functions of the file that can be kernels, in source order. */
+int fe_kernel_count(const fe_module *m);
+const char *fe_kernel_name(const fe_module *m, int i);
+/* Autotune configs of a kernel (0 when it has none or the kernel does not
+ * exist). fe_config_get fills defines, ndefines, num_warps, num_stages of
+ * *spec from config i (the other fields are kept); the defines live in the
+ * arena given to fe_load. */
+int fe_config_count(const fe_module *m, const char *kernel);
+tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kernel, int i, fe_spec *spec_inout);
+/* The parameter list as written: -1 / NULL / false when out of range. */
+int fe_param_count(const fe_module *m, const char *kernel);
+const char *fe_param_name(const fe_module *m, const char *kernel, int i);
+bool fe_param_is_constexpr(const fe_module *m, const char *kernel, int i);
+/* Specializes a kernel into IR allocated in `a`. */
+tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const fe_spec *spec, ir_func **out);
+
 #endif
