@@ -773,4 +773,171 @@ bool fe_param_is_constexpr(const fe_module *m, const char *kernel, int i);
 /* Specializes a kernel into IR allocated in `a`. */
 tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const fe_spec *spec, ir_func **out);
 
+/* ======================================================================
+ * axisinfo.c - contiguity, divisibility and constancy of integer and
+ * pointer values, per dimension (Triton's AxisInfo); it decides how wide
+ * memory accesses may be
+ * ====================================================================== */
+
+typedef struct axis_info {
+	int64_t contiguity[IR_MAX_RANK];   /* runs of values increasing by one */
+	int64_t divisibility[IR_MAX_RANK]; /* power of two dividing each run's first value (bytes for pointers) */
+	int64_t constancy[IR_MAX_RANK];    /* runs of equal values */
+} axis_info;
+
+/* One entry per value id (scalars use index 0), allocated in `a`. */
+tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info **out);
+/* How many consecutive elements of the last dimension one access of the
+ * pointer block `ptr` (with `mask`, -1 for none) may cover: contiguity,
+ * alignment, mask constancy and 16 bytes. */
+int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask);
+
+/* ======================================================================
+ * layout.c - distributed layouts: which thread holds which element
+ *
+ * A layout maps each element of a block to (thread, register). BLOCKED is
+ * Triton's BlockedEncoding (powers of two everywhere); SLICE is a parent
+ * layout with one dimension removed (reduction results, expand_dims
+ * sources). Every coordinate is a sum of lane and warp bit fields plus a
+ * per-register constant, which the MMA layouts of tl.dot also are, so they
+ * become one more kind. A layout applies to any shape of its rank: dims
+ * smaller than the CTA tile replicate, larger ones wrap.
+ * ====================================================================== */
+
+typedef enum layout_kind { LAYOUT_BLOCKED = 1, LAYOUT_SLICE = 2 } layout_kind;
+
+typedef struct layout layout;
+struct layout {
+	layout_kind kind;
+	int rank;
+	int32_t size_per_thread[IR_MAX_RANK]; /* BLOCKED */
+	int32_t threads_per_warp[IR_MAX_RANK];
+	int32_t warps_per_cta[IR_MAX_RANK];
+	int32_t order[IR_MAX_RANK];           /* dims, fastest-varying first */
+	int dim;                              /* SLICE: the parent's removed dim */
+	const layout *parent;                 /* SLICE */
+};
+
+/* A layout applied to one shape, flattened to a blocked layout over an
+ * equal-or-higher-rank shape (slices reinsert their dims with size 1). */
+typedef struct layout_map {
+	const layout *blocked;
+	int rank;                  /* of the blocked layout */
+	int32_t shape[IR_MAX_RANK];
+	int nregs;                 /* registers (elements) per thread */
+	int32_t regs_per_dim[IR_MAX_RANK];
+} layout_map;
+
+/* The layout of every block value (NULL for scalars), per value id, for
+ * num_warps * 32 threads; memory ops' layouts use 16-byte vectors where
+ * axis info allows. */
+tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
+			   const layout ***out);
+/* A default blocked layout for a shape: `vec` consecutive elements of the
+ * last dim per thread, threads then warps filling dims fastest first. */
+layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);
+layout *layout_slice(arena *a, const layout *parent, int dim);
+bool layout_eq(const layout *x, const layout *y);
+layout_map layout_map_of(const layout *l, int rank, const int32_t *shape);
+/* The per-register constant part of register reg's coordinates (in the
+ * map's rank); registers run fastest along order[0], wraps outermost. */
+void layout_reg_coords(const layout_map *m, int reg, int32_t *coords);
+/* Coordinate d of a thread's first element = (((lane >> lane_shift) &
+ * (lanes - 1)) * lane_scale + ((warp >> warp_shift) & (warps - 1)) *
+ * warp_scale); it is a replica (not the owner) when that is >= shape[d],
+ * otherwise no reduction of the modulo is needed. */
+typedef struct layout_field {
+	int lane_shift, lanes, warp_shift, warps;
+	int32_t lane_scale, warp_scale;
+} layout_field;
+layout_field layout_dim_field(const layout_map *m, int d);
+/* Same mapping of elements to (thread, register) for this shape. */
+bool layout_map_eq(const layout_map *x, const layout_map *y);
+void layout_str(strbuf *sb, const layout *l);
+
+/* ======================================================================
+ * lower.c - tile IR to LLVM IR (nvptx64-nvidia-cuda) under the layouts
+ * target.c - target machines, libdevice, the O3 pipeline, PTX, ptxas
+ *
+ * Only these files (and compile.c) include llvm-c; the opaque LLVM handles
+ * are forward-declared here so the interfaces need no LLVM header.
+ * ====================================================================== */
+
+struct LLVMOpaqueModule;
+struct LLVMOpaqueTargetMachine;
+
+typedef struct lower_result {
+	bool uses_libdevice;      /* calls __nv_* functions */
+	uint32_t shared_bytes;    /* static shared memory of the kernel */
+} lower_result;
+
+/* Adds the kernel `symbol` (PTX entry, 32 * num_warps threads) to m. */
+tilec_status lower_kernel(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const ir_func *f,
+			  const char *symbol, const axis_info *ai, const layout *const *layouts,
+			  lower_result *out);
+
+/* A target machine for sm_<arch> (PTX ISA 8.0). */
+tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);
+/* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
+ * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */
+tilec_status target_link_libdevice(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const char *ptxas);
+/* Verifies m, then runs default<O3>. */
+tilec_status target_optimize(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct LLVMOpaqueTargetMachine *tm);
+/* PTX text of m (a malloc'd NUL-terminated string in *out). */
+tilec_status target_emit_ptx(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct LLVMOpaqueTargetMachine *tm,
+			     char **out, size_t *len);
+/* The ptxas to use: `explicit_path` when given, else TILE_PTXAS,
+ * $CUDA_HOME/bin, /usr/local/cuda/bin, PATH; NULL when none. */
+const char *target_find_ptxas(arena *a, const char *explicit_path);
+/* Assembles PTX with `ptxas -v -arch=sm_<arch>`; the cubin in *cubin
+ * (malloc'd), ptxas's messages in *log (caller frees). */
+tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,
+			  uint8_t **cubin, size_t *size, strbuf *log);
+/* Registers, spills (stores) and static shared bytes of one entry from
+ * ptxas -v output; false when the entry is not mentioned. */
+bool target_ptxas_info(const char *log, const char *symbol, int *regs, int *spills, uint32_t *shared);
+
+/* ======================================================================
+ * compile.c - the pass pipeline: verify, axis info, layouts, lowering,
+ * O3, PTX per arch, cubin per arch
+ * ====================================================================== */
+
+typedef struct compile_options {
+	int narchs;
+	const int *archs;        /* 80, 87, 90: one cubin each */
+	bool emit_ptx;           /* also a PTX image for forward compatibility */
+	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
+	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
+	bool debug_verify;       /* run ir_verify first */
+} compile_options;
+
+typedef struct compile_kernel_info {
+	const char *symbol;
+	int arch;                /* one entry per (kernel, cubin arch) */
+	int n_regs, n_spills;
+	uint32_t shared_static, shared_dynamic;
+} compile_kernel_info;
+
+typedef struct compile_image {
+	int arch;
+	int kind;                /* BLOB_IMAGE_CUBIN or BLOB_IMAGE_PTX */
+	uint8_t *data;           /* in the arena; PTX is NUL-terminated, size without the NUL */
+	size_t size;
+} compile_image;
+
+typedef struct compile_result {
+	int nimages;
+	compile_image *images;   /* cubins in archs order, then the PTX */
+	int nkernels;
+	compile_kernel_info *kernels; /* kernel-major: kernels[k * ncubins + arch index] */
+	bool ptx_only;           /* no ptxas: PTX images only (a warning says so) */
+} compile_result;
+
+/* Compiles n specialized kernels into ONE module per arch (entry names =
+ * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a
+ * warning, ptx_only. ptxas failing: TILEC_ERR_PTXAS with its output;
+ * LLVM's verifier failing: TILEC_ERR_LLVM. */
+tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
+			    int n, const compile_options *opt, compile_result *out);
+
 #endif
