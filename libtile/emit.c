@@ -1,0 +1,346 @@
+/* emit.c - the generated C: BASE.c holds the blob, BASE.h declares the API.
+ *
+ * The blob becomes a byte array inside a union with an unsigned long long,
+ * which aligns it in plain C99 and C++ without compiler extensions. Each
+ * kernel gets a typed launch function named after it, with its kernel index
+ * fixed at generation time (kernels keep blob order), so the launch path is
+ * a lazy-module check and tile_launch. Scalars narrower than 32 bits are
+ * widened into a 32-bit local before their address is passed: whatever
+ * parameter size the image declares for them, the driver reads initialized
+ * bytes of the right value (little-endian). When any variant of a kernel
+ * lacks a grid program the launch function takes the grid from the caller.
+ * The files are written all or nothing (temporaries renamed into place).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *emit_c_type(const blob_param *p)
+{
+	switch (p->kind) {
+	case BLOB_PARAM_PTR:
+		return "tile_deviceptr";
+	case BLOB_PARAM_FLOAT:
+		return p->size == 2 ? "uint16_t" : p->size == 4 ? "float" : "double";
+	case BLOB_PARAM_INT:
+		return p->size == 1 ? "int8_t" : p->size == 2 ? "int16_t" : p->size == 4 ? "int32_t" : "int64_t";
+	default:
+		return p->size == 1 ? "uint8_t" : p->size == 2 ? "uint16_t" : p->size == 4 ? "uint32_t" : "uint64_t";
+	}
+}
+
+static bool is_identifier(const char *s)
+{
+	static const char *const keywords[] = {
+		"auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete",
+		"do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline",
+		"int", "long", "namespace", "new", "operator", "private", "protected", "public", "register",
+		"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template",
+		"this", "true", "typedef", "union", "unsigned", "using", "virtual", "void", "volatile", "while",
+	};
+	if (!s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			return false;
+	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+		if (!strcmp(s, keywords[i]))
+			return false;
+	return true;
+}
+
+/* Names the launch function uses itself. */
+static bool is_reserved(const char *s)
+{
+	return !strcmp(s, "stream") || !strcmp(s, "grid_x") || !strcmp(s, "grid_y") || !strcmp(s, "grid_z") ||
+	       !strncmp(s, "tile_", 5);
+}
+
+static int visible_count(const blob_kernel *k)
+{
+	int n = 0;
+	while (n < k->nparams && !(k->params[n].flags & BLOB_PARAM_HIDDEN))
+		n++;
+	return n;
+}
+
+static bool takes_grid(const blob_kernel *k)
+{
+	for (int i = 0; i < k->nvariants; i++)
+		if (!k->variants[i].grid_size)
+			return true;
+	return false;
+}
+
+static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
+{
+	src_loc none = {0};
+	if (!is_identifier(name)) {
+		diag_error(ctx, none, "'%s' is not a C identifier: give the output a name with --name", name);
+		return false;
+	}
+	for (int ki = 0; ki < d->nkernels; ki++) {
+		const blob_kernel *k = &d->kernels[ki];
+		if (!is_identifier(k->name) || is_reserved(k->name)) {
+			diag_error(ctx, none, "kernel name '%s' cannot name a C function", k->name);
+			return false;
+		}
+		for (int i = 0; i < visible_count(k); i++)
+			if (!is_identifier(k->params[i].name) || is_reserved(k->params[i].name)) {
+				diag_error(ctx, none, "kernel '%s': parameter name '%s' cannot name a C parameter "
+					   "(not an identifier, a keyword, 'stream', 'grid_x/y/z' or 'tile_*')",
+					   k->name, k->params[i].name);
+				return false;
+			}
+	}
+	return true;
+}
+
+static void type_name(strbuf *sb, const blob_param *p)
+{
+	sb_printf(sb, "%s%s", p->kind == BLOB_PARAM_PTR ? "*" : "", ir_kind_name((ir_kind)p->dtype));
+}
+
+static void put_grid_doc(strbuf *h, const blob_kernel *k, const blob_variant *v)
+{
+	const char *names[BLOB_MAX_PARAMS], *cnames[256];
+	for (int i = 0; i < k->nparams; i++)
+		names[i] = k->params[i].name;
+	for (int i = 0; i < v->nconstexprs && i < 256; i++)
+		cnames[i] = v->constexprs[i].name;
+	gridexpr_format(h, v->grid_code, v->grid_size, k->nparams, names,
+			v->nconstexprs < 256 ? v->nconstexprs : 256, cnames);
+}
+
+static void put_constexprs(strbuf *h, const blob_variant *v)
+{
+	for (int c = 0; c < v->nconstexprs; c++) {
+		const ir_constexpr *x = &v->constexprs[c];
+		sb_printf(h, "%s%s=", c ? ", " : "", x->name);
+		switch (x->kind) {
+		case IR_CONSTEXPR_FLOAT: sb_printf(h, "%g", x->fval); break;
+		case IR_CONSTEXPR_BOOL: sb_puts(h, x->ival ? "True" : "False"); break;
+		case IR_CONSTEXPR_STRING: sb_printf(h, "\"%s\"", x->sval); break;
+		case IR_CONSTEXPR_DTYPE: sb_puts(h, ir_kind_name((ir_kind)x->ival)); break;
+		default: sb_printf(h, "%lld", (long long)x->ival);
+		}
+	}
+}
+
+/* The doc comment of a kernel's launch function. */
+static void put_kernel_doc(strbuf *h, const blob_kernel *k)
+{
+	int nvis = visible_count(k);
+	sb_printf(h, "/* %s: launches the kernel on `stream` (NULL: the default stream).\n", k->name);
+	if (takes_grid(k))
+		sb_puts(h, " * grid_x, grid_y, grid_z: the grid, in blocks (0 anywhere: nothing runs).\n");
+	for (int i = 0; i < nvis; i++) {
+		sb_printf(h, " *   %-16s ", k->params[i].name);
+		type_name(h, &k->params[i]);
+		sb_putc(h, '\n');
+	}
+	if (nvis < k->nparams)
+		sb_printf(h, " * (plus %d hidden trailing parameters, passed as 0)\n", k->nparams - nvis);
+	sb_printf(h, " * %d variant%s, the most specialized whose predicates hold is launched:\n",
+		  k->nvariants, k->nvariants == 1 ? "" : "s");
+	for (int i = 0; i < k->nvariants; i++) {
+		const blob_variant *v = &k->variants[i];
+		sb_printf(h, " *   %s: num_warps=%d", v->symbol, v->num_warps);
+		if (v->nconstexprs) {
+			sb_puts(h, ", ");
+			put_constexprs(h, v);
+		}
+		for (int p = 0; p < nvis && p < 32; p++) {
+			if (v->pred_div16 & (1u << p))
+				sb_printf(h, ", %s %% 16 == 0", k->params[p].name);
+			if (v->pred_eq1 & (1u << p))
+				sb_printf(h, ", %s == 1", k->params[p].name);
+		}
+		if (v->grid_size) {
+			sb_puts(h, ", grid (");
+			put_grid_doc(h, k, v);
+			sb_putc(h, ')');
+		}
+		sb_putc(h, '\n');
+	}
+	sb_puts(h, " */\n");
+}
+
+static void put_signature(strbuf *sb, const blob_kernel *k)
+{
+	sb_printf(sb, "tile_status %s(tile_stream stream", k->name);
+	if (takes_grid(k))
+		sb_puts(sb, ", uint32_t grid_x, uint32_t grid_y, uint32_t grid_z");
+	for (int i = 0; i < visible_count(k); i++)
+		sb_printf(sb, ", %s %s", emit_c_type(&k->params[i]), k->params[i].name);
+	sb_putc(sb, ')');
+}
+
+static void put_header(strbuf *h, const blob_desc *d, const char *name, const char *file)
+{
+	strbuf guard;
+	sb_init(&guard);
+	for (const char *p = name; *p; p++)
+		sb_putc(&guard, (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p));
+	sb_puts(&guard, "_TILE_H");
+	sb_printf(h, "/* %s - generated by tilec; do not edit.\n"
+		     " *\n"
+		     " * Kernel launchers over tile.h. Define TILE_IMPLEMENTATION in exactly one\n"
+		     " * C file of the program before including tile.h. Every function returns a\n"
+		     " * tile_status; tile_last_error() holds the detail of a failure. */\n",
+		  file);
+	sb_printf(h, "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n#include \"tile.h\"\n\n"
+		     "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+		  sb_str(&guard), sb_str(&guard));
+	sb_printf(h, "/* Creates the module (once) and loads it into the current context (or\n"
+		     " * the primary context of device 0) now, rather than at the first launch. */\n"
+		     "tile_status %s_load(void);\n"
+		     "/* Unloads the module from every context and frees it; a later launch\n"
+		     " * creates it again. */\n"
+		     "void %s_unload(void);\n"
+		     "/* The module, created on first use, for tile.h's introspection calls. */\n"
+		     "tile_status %s_module(tile_module **out);\n\n",
+		  name, name, name);
+	for (int ki = 0; ki < d->nkernels; ki++) {
+		put_kernel_doc(h, &d->kernels[ki]);
+		put_signature(h, &d->kernels[ki]);
+		sb_puts(h, ";\n\n");
+	}
+	sb_printf(h, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", sb_str(&guard));
+	sb_free(&guard);
+}
+
+static void put_launcher(strbuf *c, const blob_kernel *k, int index, const char *name)
+{
+	int nvis = visible_count(k);
+	bool grid = takes_grid(k);
+	put_signature(c, k);
+	sb_printf(c, "\n{\n\ttile_module *tile_m;\n\ttile_status tile_s = %s_module(&tile_m);\n", name);
+	if (grid)
+		sb_puts(c, "\tconst uint32_t tile_grid[3] = {grid_x, grid_y, grid_z};\n");
+	for (int i = 0; i < nvis; i++) {
+		const blob_param *p = &k->params[i];
+		if (p->kind != BLOB_PARAM_PTR && p->size < 4)
+			sb_printf(c, "\t%s tile_w%d = %s;\n", p->kind == BLOB_PARAM_INT ? "int32_t" : "uint32_t",
+				  i, p->name);
+	}
+	if (nvis)
+		sb_printf(c, "\tvoid *tile_args[%d];\n", nvis);
+	sb_puts(c, "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n");
+	for (int i = 0; i < nvis; i++) {
+		const blob_param *p = &k->params[i];
+		if (p->kind != BLOB_PARAM_PTR && p->size < 4)
+			sb_printf(c, "\ttile_args[%d] = &tile_w%d;\n", i, i);
+		else
+			sb_printf(c, "\ttile_args[%d] = &%s;\n", i, p->name);
+	}
+	sb_printf(c, "\treturn tile_launch(tile_m, %d, %s, stream, %s, %d);\n}\n\n", index,
+		  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
+}
+
+static void put_source(strbuf *c, const blob_desc *d, const uint8_t *blob, size_t size,
+		       const char *name, const char *file, const char *header)
+{
+	sb_printf(c, "/* %s - generated by tilec; do not edit.\n"
+		     " *\n"
+		     " * The blob (docs/FORMAT.md of tile) and the launchers declared in %s. */\n"
+		     "#include \"%s\"\n\n",
+		  file, header, header);
+	sb_printf(c, "/* The union aligns the bytes for the loader's direct reads. */\n"
+		     "static const union {\n\tunsigned char bytes[%zu];\n\tunsigned long long align;\n"
+		     "} %s_blob = {{\n",
+		  size, name);
+	for (size_t i = 0; i < size; i++)
+		sb_printf(c, "%s0x%02x,%s", i % 16 ? " " : "\t", blob[i], i % 16 == 15 || i + 1 == size ? "\n" : "");
+	sb_printf(c, "}};\n\nstatic tile_lazy_module %s_lazy;\n\n", name);
+	sb_printf(c, "tile_status %s_module(tile_module **out)\n{\n"
+		     "\treturn tile_lazy_get(&%s_lazy, %s_blob.bytes, sizeof %s_blob.bytes, out);\n}\n\n",
+		  name, name, name, name);
+	sb_printf(c, "tile_status %s_load(void)\n{\n\ttile_module *m;\n\ttile_status s = %s_module(&m);\n"
+		     "\treturn s != TILE_SUCCESS ? s : tile_module_load(m);\n}\n\n",
+		  name, name);
+	sb_printf(c, "void %s_unload(void)\n{\n\ttile_lazy_release(&%s_lazy);\n}\n\n", name, name);
+	for (int ki = 0; ki < d->nkernels; ki++)
+		put_launcher(c, &d->kernels[ki], ki, name);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+tilec_status emit_c(tilec_ctx *ctx, const blob_desc *d, const uint8_t *blob, size_t size,
+		    const char *base_path, const char *name)
+{
+	src_loc none = {0};
+	if (!check_names(ctx, d, name))
+		return TILEC_ERR_INVALID;
+	strbuf c, h, cpath, hpath;
+	sb_init(&c);
+	sb_init(&h);
+	sb_init(&cpath);
+	sb_init(&hpath);
+	sb_printf(&cpath, "%s.c", base_path);
+	sb_printf(&hpath, "%s.h", base_path);
+	put_header(&h, d, name, base_name(sb_str(&hpath)));
+	put_source(&c, d, blob, size, name, base_name(sb_str(&cpath)), base_name(sb_str(&hpath)));
+	tilec_status st;
+	if (c.failed || h.failed || cpath.failed || hpath.failed) {
+		diag_error(ctx, none, "out of memory while generating C");
+		st = TILEC_ERR_NOMEM;
+	} else {
+		const char *paths[2] = {sb_str(&cpath), sb_str(&hpath)};
+		const void *data[2] = {c.data, h.data};
+		size_t sizes[2] = {c.len, h.len};
+		st = emit_write_files(ctx, 2, paths, data, sizes);
+	}
+	sb_free(&c);
+	sb_free(&h);
+	sb_free(&cpath);
+	sb_free(&hpath);
+	return st;
+}
+
+tilec_status emit_write_files(tilec_ctx *ctx, int n, const char *const *paths,
+			      const void *const *data, const size_t *sizes)
+{
+	src_loc none = {0};
+	strbuf tmp[8];
+	if (n > 8) {
+		diag_error(ctx, none, "emit_write_files: at most 8 files at once");
+		return TILEC_ERR_INVALID;
+	}
+	tilec_status st = TILEC_OK;
+	int made = 0;
+	for (; made < n && st == TILEC_OK; made++) {
+		sb_init(&tmp[made]);
+		sb_printf(&tmp[made], "%s.tmp%ld", paths[made], (long)getpid());
+		FILE *f = tmp[made].failed ? NULL : fopen(sb_str(&tmp[made]), "wb");
+		if (!f) {
+			diag_error(ctx, none, "cannot write '%s': %s", paths[made], strerror(errno));
+			st = TILEC_ERR_IO;
+			continue;
+		}
+		bool ok = fwrite(data[made], 1, sizes[made], f) == sizes[made];
+		ok &= fclose(f) == 0;
+		if (!ok) {
+			diag_error(ctx, none, "cannot write '%s': %s", paths[made], strerror(errno));
+			st = TILEC_ERR_IO;
+		}
+	}
+	for (int i = 0; i < made && st == TILEC_OK; i++)
+		if (rename(sb_str(&tmp[i]), paths[i]) != 0) {
+			diag_error(ctx, none, "cannot write '%s': %s", paths[i], strerror(errno));
+			st = TILEC_ERR_IO;
+		}
+	for (int i = 0; i < made; i++) {
+		if (st != TILEC_OK)
+			remove(sb_str(&tmp[i]));
+		sb_free(&tmp[i]);
+	}
+	return st;
+}
