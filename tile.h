@@ -1,3 +1,17 @@
+/* tile.h - load and launch tile blobs (kernels compiled by tilec).
+ *
+ * Generated from loader/ by loader/amalgamate.sh: edit those files, then run
+ * ./build.sh header. Single-header library: include it anywhere for the
+ * declarations; in exactly one C or C++ file, first
+ *     #define TILE_IMPLEMENTATION
+ * for the implementation. Options (define before including):
+ *     TILE_STATIC            private (static) functions
+ *     TILE_MALLOC(size), TILE_FREE(ptr), TILE_REALLOC(ptr, size)
+ *     TILE_USE_ZLIB          inflate with zlib (link -lz) instead of the built-in decoder
+ *     TILE_LIBCUDA_NAME      the CUDA driver library to dlopen ("libcuda.so.1", then "libcuda.so")
+ *     TILE_MAX_CONTEXTS      contexts one module can be loaded into (32)
+ * Needs POSIX (dlopen, pthreads: link -ldl -lpthread on older glibc).
+ */
 /* api.h - the public declarations of tile.h (first part of the amalgamation). */
 #ifndef TILE_H
 #define TILE_H
@@ -7,7 +21,12 @@
 
 #ifndef TILEDEF
 #ifdef TILE_STATIC
+/* A program uses only some of the functions: no unused-function warnings. */
+#if defined(__GNUC__)
+#define TILEDEF static __attribute__((unused))
+#else
 #define TILEDEF static
+#endif
 #else
 #define TILEDEF extern
 #endif
@@ -127,3 +146,1941 @@ TILEDEF const char *tile_last_error(void);
 }
 #endif
 #endif /* TILE_H */
+
+#ifdef TILE_IMPLEMENTATION
+#ifndef TILE_IMPLEMENTATION_INCLUDED
+#define TILE_IMPLEMENTATION_INCLUDED
+
+/* common.h - what every part of the implementation shares: allocation hooks,
+ * the per-thread error detail, little-endian field readers, CRC-32, and the
+ * decoded form of a module.
+ *
+ * The loader needs POSIX (dlopen, pthread) and the GCC/Clang __atomic
+ * builtins, which read the same in C and C++. The blob is never trusted:
+ * blob.h decodes it once, after full validation, into the small structs
+ * below, so the launch path reads plain fields and never re-parses bytes.
+ * The error detail lives in thread-local storage so that concurrent callers
+ * never see each other's messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+
+#ifndef TILE_MALLOC
+#define TILE_MALLOC(size) malloc(size)
+#endif
+#ifndef TILE_FREE
+#define TILE_FREE(ptr) free(ptr)
+#endif
+#ifndef TILE_REALLOC
+#define TILE_REALLOC(ptr, size) realloc(ptr, size)
+#endif
+
+/* Distinct CUDA contexts one module can be loaded into. */
+#ifndef TILE_MAX_CONTEXTS
+#define TILE_MAX_CONTEXTS 32
+#endif
+
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define TILE__THREAD_LOCAL thread_local
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+#define TILE__THREAD_LOCAL _Thread_local
+#else
+#define TILE__THREAD_LOCAL __thread
+#endif
+
+#if defined(__GNUC__)
+#define TILE__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TILE__PRINTF(f, a)
+#endif
+
+/* Large enough for a JIT log of a failing PTX. */
+#define TILE__DETAIL_SIZE 4096
+static TILE__THREAD_LOCAL char tile__detail[TILE__DETAIL_SIZE];
+
+static tile_status tile__fail(tile_status status, const char *fmt, ...) TILE__PRINTF(2, 3);
+static tile_status tile__fail(tile_status status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tile__detail, sizeof tile__detail, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+static uint32_t tile__u16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t tile__u32(const uint8_t *p) { return tile__u16(p) | tile__u16(p + 2) << 16; }
+static uint64_t tile__u64(const uint8_t *p) { return (uint64_t)tile__u32(p) | (uint64_t)tile__u32(p + 4) << 32; }
+
+static const uint32_t tile__crc_table[256] = {
+	0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
+	0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
+	0x09b64c2bu, 0x7eb17cbdu, 0xe7b82d07u, 0x90bf1d91u, 0x1db71064u, 0x6ab020f2u,
+	0xf3b97148u, 0x84be41deu, 0x1adad47du, 0x6ddde4ebu, 0xf4d4b551u, 0x83d385c7u,
+	0x136c9856u, 0x646ba8c0u, 0xfd62f97au, 0x8a65c9ecu, 0x14015c4fu, 0x63066cd9u,
+	0xfa0f3d63u, 0x8d080df5u, 0x3b6e20c8u, 0x4c69105eu, 0xd56041e4u, 0xa2677172u,
+	0x3c03e4d1u, 0x4b04d447u, 0xd20d85fdu, 0xa50ab56bu, 0x35b5a8fau, 0x42b2986cu,
+	0xdbbbc9d6u, 0xacbcf940u, 0x32d86ce3u, 0x45df5c75u, 0xdcd60dcfu, 0xabd13d59u,
+	0x26d930acu, 0x51de003au, 0xc8d75180u, 0xbfd06116u, 0x21b4f4b5u, 0x56b3c423u,
+	0xcfba9599u, 0xb8bda50fu, 0x2802b89eu, 0x5f058808u, 0xc60cd9b2u, 0xb10be924u,
+	0x2f6f7c87u, 0x58684c11u, 0xc1611dabu, 0xb6662d3du, 0x76dc4190u, 0x01db7106u,
+	0x98d220bcu, 0xefd5102au, 0x71b18589u, 0x06b6b51fu, 0x9fbfe4a5u, 0xe8b8d433u,
+	0x7807c9a2u, 0x0f00f934u, 0x9609a88eu, 0xe10e9818u, 0x7f6a0dbbu, 0x086d3d2du,
+	0x91646c97u, 0xe6635c01u, 0x6b6b51f4u, 0x1c6c6162u, 0x856530d8u, 0xf262004eu,
+	0x6c0695edu, 0x1b01a57bu, 0x8208f4c1u, 0xf50fc457u, 0x65b0d9c6u, 0x12b7e950u,
+	0x8bbeb8eau, 0xfcb9887cu, 0x62dd1ddfu, 0x15da2d49u, 0x8cd37cf3u, 0xfbd44c65u,
+	0x4db26158u, 0x3ab551ceu, 0xa3bc0074u, 0xd4bb30e2u, 0x4adfa541u, 0x3dd895d7u,
+	0xa4d1c46du, 0xd3d6f4fbu, 0x4369e96au, 0x346ed9fcu, 0xad678846u, 0xda60b8d0u,
+	0x44042d73u, 0x33031de5u, 0xaa0a4c5fu, 0xdd0d7cc9u, 0x5005713cu, 0x270241aau,
+	0xbe0b1010u, 0xc90c2086u, 0x5768b525u, 0x206f85b3u, 0xb966d409u, 0xce61e49fu,
+	0x5edef90eu, 0x29d9c998u, 0xb0d09822u, 0xc7d7a8b4u, 0x59b33d17u, 0x2eb40d81u,
+	0xb7bd5c3bu, 0xc0ba6cadu, 0xedb88320u, 0x9abfb3b6u, 0x03b6e20cu, 0x74b1d29au,
+	0xead54739u, 0x9dd277afu, 0x04db2615u, 0x73dc1683u, 0xe3630b12u, 0x94643b84u,
+	0x0d6d6a3eu, 0x7a6a5aa8u, 0xe40ecf0bu, 0x9309ff9du, 0x0a00ae27u, 0x7d079eb1u,
+	0xf00f9344u, 0x8708a3d2u, 0x1e01f268u, 0x6906c2feu, 0xf762575du, 0x806567cbu,
+	0x196c3671u, 0x6e6b06e7u, 0xfed41b76u, 0x89d32be0u, 0x10da7a5au, 0x67dd4accu,
+	0xf9b9df6fu, 0x8ebeeff9u, 0x17b7be43u, 0x60b08ed5u, 0xd6d6a3e8u, 0xa1d1937eu,
+	0x38d8c2c4u, 0x4fdff252u, 0xd1bb67f1u, 0xa6bc5767u, 0x3fb506ddu, 0x48b2364bu,
+	0xd80d2bdau, 0xaf0a1b4cu, 0x36034af6u, 0x41047a60u, 0xdf60efc3u, 0xa867df55u,
+	0x316e8eefu, 0x4669be79u, 0xcb61b38cu, 0xbc66831au, 0x256fd2a0u, 0x5268e236u,
+	0xcc0c7795u, 0xbb0b4703u, 0x220216b9u, 0x5505262fu, 0xc5ba3bbeu, 0xb2bd0b28u,
+	0x2bb45a92u, 0x5cb36a04u, 0xc2d7ffa7u, 0xb5d0cf31u, 0x2cd99e8bu, 0x5bdeae1du,
+	0x9b64c2b0u, 0xec63f226u, 0x756aa39cu, 0x026d930au, 0x9c0906a9u, 0xeb0e363fu,
+	0x72076785u, 0x05005713u, 0x95bf4a82u, 0xe2b87a14u, 0x7bb12baeu, 0x0cb61b38u,
+	0x92d28e9bu, 0xe5d5be0du, 0x7cdcefb7u, 0x0bdbdf21u, 0x86d3d2d4u, 0xf1d4e242u,
+	0x68ddb3f8u, 0x1fda836eu, 0x81be16cdu, 0xf6b9265bu, 0x6fb077e1u, 0x18b74777u,
+	0x88085ae6u, 0xff0f6a70u, 0x66063bcau, 0x11010b5cu, 0x8f659effu, 0xf862ae69u,
+	0x616bffd3u, 0x166ccf45u, 0xa00ae278u, 0xd70dd2eeu, 0x4e048354u, 0x3903b3c2u,
+	0xa7672661u, 0xd06016f7u, 0x4969474du, 0x3e6e77dbu, 0xaed16a4au, 0xd9d65adcu,
+	0x40df0b66u, 0x37d83bf0u, 0xa9bcae53u, 0xdebb9ec5u, 0x47b2cf7fu, 0x30b5ffe9u,
+	0xbdbdf21cu, 0xcabac28au, 0x53b39330u, 0x24b4a3a6u, 0xbad03605u, 0xcdd70693u,
+	0x54de5729u, 0x23d967bfu, 0xb3667a2eu, 0xc4614ab8u, 0x5d681b02u, 0x2a6f2b94u,
+	0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du, 
+};
+
+/* CRC-32 of IEEE 802.3 (zlib's crc32). */
+static uint32_t tile__crc32(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	while (n--)
+		c = tile__crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* Decoded records (field meanings in docs/FORMAT.md). */
+typedef struct tile__param {
+	uint32_t name;
+	uint8_t kind, size, dtype, hidden;
+} tile__param;
+
+typedef struct tile__kernel {
+	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
+	uint32_t pred_mask;  /* parameters any variant has a predicate on */
+} tile__kernel;
+
+typedef struct tile__variant {
+	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
+	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
+	uint32_t block;     /* 32 * num_warps */
+	int n_preds;        /* predicate bits set: the specialization rank */
+	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
+	uint16_t num_warps, num_stages, cluster_dim[3], n_regs;
+} tile__variant;
+
+typedef struct tile__image {
+	uint32_t group, kind, arch, flags, offset, size, raw_size, compression;
+} tile__image;
+
+enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3 };
+enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
+enum { TILE__IMAGE_ARCH_SPECIFIC = 1 };
+
+/* One CUDA context a module is loaded into. ctx and funcs[] are read without
+ * the lock (published with release stores); everything else is touched only
+ * under the module's lock. */
+typedef struct tile__slot {
+	void *ctx;          /* CUcontext */
+	int device, arch;   /* CUdevice and its compute capability (major*10+minor) */
+	int smem_optin;     /* the device's opt-in shared memory per block; 0: not queried yet */
+	void **modules;     /* CUmodule per group; NULL: not loaded */
+	void **funcs;       /* CUfunction per variant; NULL: not looked up */
+} tile__slot;
+
+struct tile_module {
+	const uint8_t *blob;
+	size_t size;
+	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
+	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
+	tile__kernel *kernels;
+	tile__param *params;
+	tile__variant *variants;
+	tile__image *images;
+	pthread_mutex_t lock;
+	void *primary_ctx;  /* retained for threads without a context; released on destroy */
+	int primary_device;
+	unsigned n_slots;   /* published with a release store after the slot is filled */
+	tile__slot slots[TILE_MAX_CONTEXTS];
+};
+
+/* inflate.h - a hardened zlib (RFC 1950) / deflate (RFC 1951) decoder.
+ *
+ * The output size is known in advance (the image's raw_size), so the decoder
+ * writes into one caller buffer and refuses to produce a byte more or less.
+ * Bits are taken from a 64-bit buffer refilled a byte at a time, never past
+ * the input; every length, distance, repeat count and code-length set is
+ * checked. Huffman codes decode through a 9-bit lookup table, with canonical
+ * bit-by-bit decoding for the rarer longer codes; incomplete codes are
+ * accepted only where zlib accepts them (a single one-bit code, or none).
+ * With TILE_USE_ZLIB defined, zlib's uncompress() replaces it all. */
+#ifdef TILE_USE_ZLIB
+#include <zlib.h>
+
+static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len)
+{
+	uLongf got = (uLongf)out_len;
+	int r = uncompress(out, &got, in, (uLong)in_len);
+	if (r != Z_OK || got != out_len)
+		return tile__fail(TILE_ERROR_INFLATE, "image %u: inflate: zlib error %d (%lu of %lu bytes)", image, r,
+				  (unsigned long)got, (unsigned long)out_len);
+	return TILE_SUCCESS;
+}
+#else
+
+typedef enum tile__inflate_result {
+	TILE__INF_OK = 0,
+	TILE__INF_BAD_HEADER,     /* compression method or header check */
+	TILE__INF_BAD_WINDOW,     /* window size over 32 KiB */
+	TILE__INF_DICTIONARY,     /* preset dictionary requested */
+	TILE__INF_BLOCK_TYPE,     /* block type 3 */
+	TILE__INF_STORED_LENGTH,  /* LEN and NLEN disagree */
+	TILE__INF_CODE_COUNT,     /* more than 286 literal/length or 30 distance codes */
+	TILE__INF_OVERSUBSCRIBED, /* code lengths describe more codes than fit */
+	TILE__INF_INCOMPLETE,     /* code lengths leave codes unused */
+	TILE__INF_BAD_REPEAT,     /* code-length repeat with nothing before or past the end */
+	TILE__INF_NO_END,         /* no code for end-of-block */
+	TILE__INF_BAD_SYMBOL,     /* an unused code, or length/distance symbol out of range */
+	TILE__INF_DISTANCE,       /* distance past the start of the output */
+	TILE__INF_OVERFLOW,       /* more output than expected */
+	TILE__INF_SHORT,          /* less output than expected */
+	TILE__INF_TRUNCATED,      /* input ended early */
+	TILE__INF_ADLER,          /* Adler-32 mismatch */
+	TILE__INF_TRAILING        /* bytes after the Adler-32 */
+} tile__inflate_result;
+
+static const char *tile__inflate_message(tile__inflate_result r)
+{
+	switch (r) {
+	case TILE__INF_OK: return "ok";
+	case TILE__INF_BAD_HEADER: return "bad zlib header";
+	case TILE__INF_BAD_WINDOW: return "window size over 32 KiB";
+	case TILE__INF_DICTIONARY: return "preset dictionary";
+	case TILE__INF_BLOCK_TYPE: return "invalid block type";
+	case TILE__INF_STORED_LENGTH: return "stored block length does not match its complement";
+	case TILE__INF_CODE_COUNT: return "too many length or distance codes";
+	case TILE__INF_OVERSUBSCRIBED: return "over-subscribed code lengths";
+	case TILE__INF_INCOMPLETE: return "incomplete code lengths";
+	case TILE__INF_BAD_REPEAT: return "invalid code-length repeat";
+	case TILE__INF_NO_END: return "no end-of-block code";
+	case TILE__INF_BAD_SYMBOL: return "invalid code";
+	case TILE__INF_DISTANCE: return "distance too far back";
+	case TILE__INF_OVERFLOW: return "output longer than the expected size";
+	case TILE__INF_SHORT: return "output shorter than the expected size";
+	case TILE__INF_TRUNCATED: return "truncated input";
+	case TILE__INF_ADLER: return "Adler-32 mismatch";
+	case TILE__INF_TRAILING: return "data after the end of the stream";
+	}
+	return "?";
+}
+
+typedef struct tile__bits {
+	const uint8_t *in;
+	size_t len, pos;
+	uint64_t buf;
+	unsigned cnt;
+} tile__bits;
+
+static void tile__bits_fill(tile__bits *b)
+{
+	while (b->cnt <= 56 && b->pos < b->len) {
+		b->buf |= (uint64_t)b->in[b->pos++] << b->cnt;
+		b->cnt += 8;
+	}
+}
+
+/* n <= 16 */
+static int tile__bits_get(tile__bits *b, unsigned n, uint32_t *out)
+{
+	if (b->cnt < n) {
+		tile__bits_fill(b);
+		if (b->cnt < n)
+			return 0;
+	}
+	*out = (uint32_t)(b->buf & ((1u << n) - 1));
+	b->buf >>= n;
+	b->cnt -= n;
+	return 1;
+}
+
+#define TILE__FAST_BITS 9
+
+typedef struct tile__huff {
+	uint16_t count[16];   /* codes per length */
+	uint16_t symbol[288]; /* symbols ordered by code */
+	uint16_t fast[1u << TILE__FAST_BITS]; /* symbol | length << 9 for codes up to 9 bits; 0: longer */
+} tile__huff;
+
+static tile__inflate_result tile__huff_build(tile__huff *h, const uint8_t *lengths, unsigned n, int allow_single)
+{
+	uint16_t offs[16];
+	uint32_t next[16], code;
+	unsigned len, sym, used = 0;
+	int left = 1;
+	memset(h->count, 0, sizeof h->count);
+	for (sym = 0; sym < n; sym++)
+		h->count[lengths[sym]]++;
+	for (len = 1; len < 16; len++) {
+		left = (left << 1) - h->count[len];
+		if (left < 0)
+			return TILE__INF_OVERSUBSCRIBED;
+		used += h->count[len];
+	}
+	if (left > 0 && !(allow_single && used <= 1))
+		return TILE__INF_INCOMPLETE;
+	offs[1] = 0;
+	for (len = 1; len < 15; len++)
+		offs[len + 1] = (uint16_t)(offs[len] + h->count[len]);
+	code = 0;
+	next[0] = 0;
+	for (len = 1; len < 16; len++) {
+		code = (code + (len > 1 ? h->count[len - 1] : 0u)) << 1;
+		next[len] = code;
+	}
+	memset(h->fast, 0, sizeof h->fast);
+	for (sym = 0; sym < n; sym++) {
+		uint32_t c, rev = 0, i;
+		len = lengths[sym];
+		if (!len)
+			continue;
+		h->symbol[offs[len]++] = (uint16_t)sym;
+		c = next[len]++;
+		if (len > TILE__FAST_BITS)
+			continue;
+		for (i = 0; i < len; i++)
+			rev |= ((c >> i) & 1u) << (len - 1 - i);
+		for (i = rev; i < (1u << TILE__FAST_BITS); i += 1u << len)
+			h->fast[i] = (uint16_t)(sym | len << 9);
+	}
+	return TILE__INF_OK;
+}
+
+static tile__inflate_result tile__huff_decode(tile__bits *b, const tile__huff *h, unsigned *sym)
+{
+	unsigned e, len;
+	uint32_t code = 0, first = 0, index = 0;
+	uint64_t bits;
+	if (b->cnt < 15)
+		tile__bits_fill(b);
+	e = h->fast[b->buf & ((1u << TILE__FAST_BITS) - 1)];
+	if (e) {
+		len = e >> 9;
+		if (len > b->cnt)
+			return TILE__INF_TRUNCATED;
+		b->buf >>= len;
+		b->cnt -= len;
+		*sym = e & 511;
+		return TILE__INF_OK;
+	}
+	bits = b->buf;
+	for (len = 1; len < 16; len++) {
+		uint32_t count = h->count[len];
+		if (len > b->cnt)
+			return TILE__INF_TRUNCATED;
+		code |= (uint32_t)(bits & 1);
+		bits >>= 1;
+		if (code - first < count) {
+			b->buf >>= len;
+			b->cnt -= len;
+			*sym = h->symbol[index + code - first];
+			return TILE__INF_OK;
+		}
+		index += count;
+		first = (first + count) << 1;
+		code <<= 1;
+	}
+	return TILE__INF_BAD_SYMBOL;
+}
+
+static const uint16_t tile__len_base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
+					     35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint8_t tile__len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+					    3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+static const uint16_t tile__dist_base[30] = {1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129,
+					      193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
+					      6145, 8193, 12289, 16385, 24577};
+static const uint8_t tile__dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+					     6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+
+typedef struct tile__inflate_state {
+	tile__bits bits;
+	uint8_t *out;
+	size_t out_len, out_pos;
+	tile__huff lit, dist;
+} tile__inflate_state;
+
+/* Decodes one compressed block's symbols with s->lit and s->dist. */
+static tile__inflate_result tile__inflate_codes(tile__inflate_state *s)
+{
+	for (;;) {
+		unsigned sym, dsym;
+		uint32_t extra, len, dist;
+		tile__inflate_result r = tile__huff_decode(&s->bits, &s->lit, &sym);
+		if (r)
+			return r;
+		if (sym < 256) {
+			if (s->out_pos >= s->out_len)
+				return TILE__INF_OVERFLOW;
+			s->out[s->out_pos++] = (uint8_t)sym;
+			continue;
+		}
+		if (sym == 256)
+			return TILE__INF_OK;
+		sym -= 257;
+		if (sym >= 29)
+			return TILE__INF_BAD_SYMBOL;
+		if (!tile__bits_get(&s->bits, tile__len_extra[sym], &extra))
+			return TILE__INF_TRUNCATED;
+		len = tile__len_base[sym] + extra;
+		r = tile__huff_decode(&s->bits, &s->dist, &dsym);
+		if (r)
+			return r;
+		if (dsym >= 30)
+			return TILE__INF_BAD_SYMBOL;
+		if (!tile__bits_get(&s->bits, tile__dist_extra[dsym], &extra))
+			return TILE__INF_TRUNCATED;
+		dist = tile__dist_base[dsym] + extra;
+		if (dist > s->out_pos)
+			return TILE__INF_DISTANCE;
+		if (len > s->out_len - s->out_pos)
+			return TILE__INF_OVERFLOW;
+		{
+			/* Byte by byte: source and destination overlap when dist < len. */
+			uint8_t *d = s->out + s->out_pos;
+			const uint8_t *from = d - dist;
+			s->out_pos += len;
+			while (len--)
+				*d++ = *from++;
+		}
+	}
+}
+
+static tile__inflate_result tile__inflate_stored(tile__inflate_state *s)
+{
+	tile__bits *b = &s->bits;
+	uint32_t len, nlen;
+	b->buf >>= b->cnt & 7;
+	b->cnt -= b->cnt & 7;
+	if (!tile__bits_get(b, 16, &len) || !tile__bits_get(b, 16, &nlen))
+		return TILE__INF_TRUNCATED;
+	if (len != (~nlen & 0xffffu))
+		return TILE__INF_STORED_LENGTH;
+	if (len > s->out_len - s->out_pos)
+		return TILE__INF_OVERFLOW;
+	for (; len && b->cnt >= 8; len--) {
+		s->out[s->out_pos++] = (uint8_t)b->buf;
+		b->buf >>= 8;
+		b->cnt -= 8;
+	}
+	if (len > b->len - b->pos)
+		return TILE__INF_TRUNCATED;
+	memcpy(s->out + s->out_pos, b->in + b->pos, len);
+	s->out_pos += len;
+	b->pos += len;
+	return TILE__INF_OK;
+}
+
+static tile__inflate_result tile__inflate_fixed(tile__inflate_state *s)
+{
+	uint8_t lengths[288];
+	unsigned i;
+	for (i = 0; i < 288; i++)
+		lengths[i] = (uint8_t)(i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8);
+	tile__huff_build(&s->lit, lengths, 288, 0);
+	/* All 32 five-bit codes: 30 and 31 decode, then fail as symbols. */
+	for (i = 0; i < 32; i++)
+		lengths[i] = 5;
+	tile__huff_build(&s->dist, lengths, 32, 0);
+	return tile__inflate_codes(s);
+}
+
+static tile__inflate_result tile__inflate_dynamic(tile__inflate_state *s)
+{
+	static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+	uint8_t lengths[286 + 30];
+	uint32_t nlen, ndist, ncode, i, v;
+	tile__inflate_result r;
+	if (!tile__bits_get(&s->bits, 5, &nlen) || !tile__bits_get(&s->bits, 5, &ndist) ||
+	    !tile__bits_get(&s->bits, 4, &ncode))
+		return TILE__INF_TRUNCATED;
+	nlen += 257;
+	ndist += 1;
+	ncode += 4;
+	if (nlen > 286 || ndist > 30)
+		return TILE__INF_CODE_COUNT;
+	memset(lengths, 0, 19);
+	for (i = 0; i < ncode; i++) {
+		if (!tile__bits_get(&s->bits, 3, &v))
+			return TILE__INF_TRUNCATED;
+		lengths[order[i]] = (uint8_t)v;
+	}
+	/* The code-length code lives in s->lit until the real one replaces it. */
+	r = tile__huff_build(&s->lit, lengths, 19, 0);
+	if (r)
+		return r;
+	for (i = 0; i < nlen + ndist;) {
+		unsigned sym;
+		uint32_t rep, fill = 0;
+		r = tile__huff_decode(&s->bits, &s->lit, &sym);
+		if (r)
+			return r;
+		if (sym < 16) {
+			lengths[i++] = (uint8_t)sym;
+			continue;
+		}
+		if (sym == 16) {
+			if (i == 0)
+				return TILE__INF_BAD_REPEAT;
+			fill = lengths[i - 1];
+			if (!tile__bits_get(&s->bits, 2, &rep))
+				return TILE__INF_TRUNCATED;
+			rep += 3;
+		} else if (sym == 17) {
+			if (!tile__bits_get(&s->bits, 3, &rep))
+				return TILE__INF_TRUNCATED;
+			rep += 3;
+		} else {
+			if (!tile__bits_get(&s->bits, 7, &rep))
+				return TILE__INF_TRUNCATED;
+			rep += 11;
+		}
+		if (rep > nlen + ndist - i)
+			return TILE__INF_BAD_REPEAT;
+		memset(lengths + i, (int)fill, rep);
+		i += rep;
+	}
+	if (lengths[256] == 0)
+		return TILE__INF_NO_END;
+	r = tile__huff_build(&s->lit, lengths, nlen, 1);
+	if (r)
+		return r;
+	r = tile__huff_build(&s->dist, lengths + nlen, ndist, 1);
+	if (r)
+		return r;
+	return tile__inflate_codes(s);
+}
+
+static uint32_t tile__adler32(const uint8_t *p, size_t n)
+{
+	uint32_t a = 1, b = 0;
+	while (n) {
+		/* 5552 bytes keep b below 2^32 between reductions. */
+		size_t chunk = n < 5552 ? n : 5552;
+		n -= chunk;
+		while (chunk--) {
+			a += *p++;
+			b += a;
+		}
+		a %= 65521u;
+		b %= 65521u;
+	}
+	return b << 16 | a;
+}
+
+/* Inflates a whole zlib stream into exactly out_len bytes. *at receives the
+ * input offset where decoding stopped (for messages). */
+static tile__inflate_result tile__inflate(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len, size_t *at)
+{
+	tile__inflate_state st, *s = &st;
+	tile__inflate_result r = TILE__INF_OK;
+	uint32_t final = 0, type, adler = 0, byte, i;
+	*at = 0;
+	if (in_len < 2)
+		return TILE__INF_TRUNCATED;
+	if ((in[0] & 15) != 8 || ((unsigned)in[0] << 8 | in[1]) % 31 != 0)
+		return TILE__INF_BAD_HEADER;
+	if (in[0] >> 4 > 7)
+		return TILE__INF_BAD_WINDOW;
+	if (in[1] & 0x20)
+		return TILE__INF_DICTIONARY;
+	memset(&s->bits, 0, sizeof s->bits);
+	s->bits.in = in;
+	s->bits.len = in_len;
+	s->bits.pos = 2;
+	s->out = out;
+	s->out_len = out_len;
+	s->out_pos = 0;
+	while (!final && !r) {
+		if (!tile__bits_get(&s->bits, 1, &final) || !tile__bits_get(&s->bits, 2, &type))
+			r = TILE__INF_TRUNCATED;
+		else if (type == 0)
+			r = tile__inflate_stored(s);
+		else if (type == 1)
+			r = tile__inflate_fixed(s);
+		else if (type == 2)
+			r = tile__inflate_dynamic(s);
+		else
+			r = TILE__INF_BLOCK_TYPE;
+	}
+	if (!r && s->out_pos != out_len)
+		r = TILE__INF_SHORT;
+	if (!r) {
+		s->bits.buf >>= s->bits.cnt & 7;
+		s->bits.cnt -= s->bits.cnt & 7;
+		for (i = 0; i < 4 && !r; i++) {
+			if (!tile__bits_get(&s->bits, 8, &byte))
+				r = TILE__INF_TRUNCATED;
+			adler = adler << 8 | byte;
+		}
+	}
+	if (!r && adler != tile__adler32(out, out_len))
+		r = TILE__INF_ADLER;
+	if (!r && (s->bits.cnt || s->bits.pos != in_len))
+		r = TILE__INF_TRAILING;
+	*at = s->bits.pos - s->bits.cnt / 8;
+	return r;
+}
+
+static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len)
+{
+	size_t at;
+	tile__inflate_result r = tile__inflate(in, in_len, out, out_len, &at);
+	if (r)
+		return tile__fail(TILE_ERROR_INFLATE, "image %u: inflate: %s at input byte %lu", image,
+				  tile__inflate_message(r), (unsigned long)at);
+	return TILE_SUCCESS;
+}
+#endif
+
+/* grid.h - grid programs: validation when the blob is opened, evaluation at
+ * launch.
+ *
+ * A grid program is a few bytes of stack code over signed 64-bit integers
+ * (docs/FORMAT.md). Validation proves every opcode, operand, parameter and
+ * constexpr index, and the stack depth at every step, so the evaluator only
+ * has to care about arithmetic: each operation is overflow-checked without
+ * compiler builtins, and division follows Python (floor division, modulo with
+ * the divisor's sign) since that is what the kernel's grid lambda meant. */
+
+enum {
+	TILE__OP_ARG = 0x01, TILE__OP_CONST = 0x02, TILE__OP_CONSTEXPR = 0x03,
+	TILE__OP_ADD = 0x10, TILE__OP_SUB = 0x11, TILE__OP_MUL = 0x12, TILE__OP_FLOORDIV = 0x13,
+	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17
+};
+#define TILE__GRID_MAX_DEPTH 16
+
+static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+{
+	const tile__variant *v = &m->variants[vi];
+	const tile__kernel *k = &m->kernels[v->kernel];
+	const uint8_t *code = m->grid_code + v->grid_offset;
+	uint32_t n = v->grid_size, pc = 1, ndims = code[0];
+	unsigned depth = 0;
+	if (ndims < 1 || ndims > 3)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u dimensions (1..3)", vi, ndims);
+	while (pc < n) {
+		uint32_t at = pc, op = code[pc++], idx;
+		switch (op) {
+		case TILE__OP_ARG:
+		case TILE__OP_CONSTEXPR:
+			if (pc >= n)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+			idx = code[pc++];
+			if (op == TILE__OP_ARG) {
+				uint8_t kind;
+				if (idx >= k->n_visible)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u out of range at byte %u", vi, idx, at);
+				kind = m->params[k->first_param + idx].kind;
+				if (kind != TILE__KIND_INT && kind != TILE__KIND_UINT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u is not an integer at byte %u", vi, idx, at);
+			} else {
+				uint8_t kind;
+				if (idx >= v->n_constexprs)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u out of range at byte %u", vi, idx, at);
+				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * 16 + 4];
+				if (kind != 0 && kind != 2)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u is not an int or bool at byte %u", vi, idx, at);
+			}
+			depth++;
+			break;
+		case TILE__OP_CONST:
+			if (n - pc < 8)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+			pc += 8;
+			depth++;
+			break;
+		case TILE__OP_ADD: case TILE__OP_SUB: case TILE__OP_MUL: case TILE__OP_FLOORDIV:
+		case TILE__OP_CDIV: case TILE__OP_MOD: case TILE__OP_MIN: case TILE__OP_MAX:
+			if (depth < 2)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack underflow at byte %u", vi, at);
+			depth--;
+			break;
+		default:
+			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: unknown opcode 0x%02x at byte %u", vi, op, at);
+		}
+		if (depth > TILE__GRID_MAX_DEPTH)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack deeper than %d at byte %u", vi, TILE__GRID_MAX_DEPTH, at);
+	}
+	if (depth != ndims)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u values left for %u dimensions", vi, depth, ndims);
+	return TILE_SUCCESS;
+}
+
+/* A parameter's value as 64 bits: sign- or zero-extended by its kind. */
+static uint64_t tile__param_bits(const tile__param *p, const void *value)
+{
+	uint8_t b1;
+	uint16_t b2;
+	uint32_t b4;
+	uint64_t b8 = 0;
+	int sign = p->kind == TILE__KIND_INT;
+	switch (p->size) {
+	case 1: memcpy(&b1, value, 1); return sign ? (uint64_t)(int64_t)(int8_t)b1 : b1;
+	case 2: memcpy(&b2, value, 2); return sign ? (uint64_t)(int64_t)(int16_t)b2 : b2;
+	case 4: memcpy(&b4, value, 4); return sign ? (uint64_t)(int64_t)(int32_t)b4 : b4;
+	default: memcpy(&b8, value, 8); return b8;
+	}
+}
+
+/* 0: the result overflows int64. */
+static int tile__add(int64_t a, int64_t b, int64_t *r)
+{
+	if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
+		return 0;
+	*r = a + b;
+	return 1;
+}
+
+static int tile__sub(int64_t a, int64_t b, int64_t *r)
+{
+	if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))
+		return 0;
+	*r = a - b;
+	return 1;
+}
+
+static int tile__mul(int64_t a, int64_t b, int64_t *r)
+{
+	if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+		  : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
+		return 0;
+	*r = a * b;
+	return 1;
+}
+
+/* Python's a // b; b != 0. */
+static int tile__floordiv(int64_t a, int64_t b, int64_t *r)
+{
+	if (a == INT64_MIN && b == -1)
+		return 0;
+	*r = a / b - (a % b != 0 && (a < 0) != (b < 0));
+	return 1;
+}
+
+/* Evaluates variant v's grid program for the launch arguments into dims. */
+static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+{
+	const tile__kernel *k = &m->kernels[v->kernel];
+	const uint8_t *code = m->grid_code + v->grid_offset;
+	int64_t stack[TILE__GRID_MAX_DEPTH], a, b, r = 0;
+	uint32_t pc = 1, n = v->grid_size, ndims = code[0], i;
+	int sp = 0;
+	const char *what = NULL;
+	while (pc < n) {
+		uint32_t at = pc, op = code[pc++];
+		if (op == TILE__OP_ARG) {
+			const tile__param *p = &m->params[k->first_param + code[pc]];
+			uint64_t bits = tile__param_bits(p, args[code[pc++]]);
+			if (p->kind == TILE__KIND_UINT && bits > (uint64_t)INT64_MAX)
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: argument out of range at byte %u",
+						  (const char *)m->strtab + k->name, at);
+			stack[sp++] = (int64_t)bits;
+			continue;
+		}
+		if (op == TILE__OP_CONST) {
+			stack[sp++] = (int64_t)tile__u64(code + pc);
+			pc += 8;
+			continue;
+		}
+		if (op == TILE__OP_CONSTEXPR) {
+			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * 16 + 8);
+			continue;
+		}
+		b = stack[--sp];
+		a = stack[--sp];
+		switch (op) {
+		case TILE__OP_ADD: if (!tile__add(a, b, &r)) what = "overflow"; break;
+		case TILE__OP_SUB: if (!tile__sub(a, b, &r)) what = "overflow"; break;
+		case TILE__OP_MUL: if (!tile__mul(a, b, &r)) what = "overflow"; break;
+		case TILE__OP_FLOORDIV:
+			if (b == 0) what = "division by zero";
+			else if (!tile__floordiv(a, b, &r)) what = "overflow";
+			break;
+		case TILE__OP_CDIV:
+			/* (a + b - 1) // b; for b > 0 computed without the sum's overflow. */
+			if (b == 0) what = "division by zero";
+			else if (b > 0) r = a / b + (a % b != 0 && a > 0);
+			else if (!tile__add(a, b, &r) || !tile__sub(r, 1, &r) || !tile__floordiv(r, b, &r)) what = "overflow";
+			break;
+		case TILE__OP_MOD:
+			if (b == 0) what = "division by zero";
+			else if (b == -1) r = 0;
+			else r = a % b + (a % b != 0 && (a % b < 0) != (b < 0) ? b : 0);
+			break;
+		case TILE__OP_MIN: r = a < b ? a : b; break;
+		default: r = a > b ? a : b; break;
+		}
+		if (what)
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: %s at byte %u",
+					  (const char *)m->strtab + k->name, what, at);
+		stack[sp++] = r;
+	}
+	for (i = 0; i < 3; i++)
+		dims[i] = i < ndims ? stack[i] : 1;
+	return TILE_SUCCESS;
+}
+
+/* Checks a grid against the hardware limits. 1: launch; 0: empty grid. */
+static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const int64_t dims[3], tile_status *st)
+{
+	static const int64_t limit[3] = {INT64_C(2147483647), 65535, 65535};
+	int i, empty = 0;
+	*st = TILE_SUCCESS;
+	for (i = 0; i < 3; i++) {
+		if (dims[i] < 0 || dims[i] > limit[i]) {
+			*st = tile__fail(TILE_ERROR_GRID, "kernel %s: grid dimension %c = %lld outside 0..%lld",
+					 (const char *)m->strtab + k->name, "xyz"[i], (long long)dims[i], (long long)limit[i]);
+			return 0;
+		}
+		empty |= dims[i] == 0;
+	}
+	return !empty;
+}
+
+/* blob.h - blob validation, module creation and introspection.
+ *
+ * tile_module_create checks every rule of docs/FORMAT.md before anything
+ * else looks at the blob: header, checksum, the metadata layout (the arrays
+ * must tile meta_size exactly), every string, index, range and enum, the
+ * grid programs, and the images' ranges (inside the blob, after the
+ * metadata, pairwise disjoint). Counts are multiplied in 64 bits and bounded
+ * by the metadata size before anything is allocated, so a hostile blob can
+ * at most make the loader allocate in proportion to its own size. The first
+ * failing rule is reported with the record and field it concerns. Records
+ * are then decoded into the structs of common.h; nothing is inflated here. */
+
+#define TILE__HEADER_SIZE 32u
+#define TILE__META_HEADER_SIZE 32u
+#define TILE__KERNEL_SIZE 20u
+#define TILE__PARAM_SIZE 12u
+#define TILE__VARIANT_SIZE 56u
+#define TILE__CONSTEXPR_SIZE 16u
+#define TILE__IMAGE_SIZE 32u
+#define TILE__MAX_PARAMS 64u
+#define TILE__MAX_RAW_SIZE (256u << 20)
+
+/* A string offset naming a NUL-terminated string inside the table. */
+static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
+{
+	return off < m->strtab_size && (allow_empty || m->strtab[off] != 0) &&
+	       memchr(m->strtab + off, 0, m->strtab_size - off) != NULL;
+}
+
+static const char *tile__str(const tile_module *m, uint32_t off) { return (const char *)m->strtab + off; }
+
+static tile_status tile__check_header(tile_module *m)
+{
+	const uint8_t *b = m->blob;
+	uint32_t total, meta_offset, meta_size;
+	if (m->size < TILE__HEADER_SIZE)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: %lu bytes, shorter than the %u-byte header",
+				  (unsigned long)m->size, TILE__HEADER_SIZE);
+	if (memcmp(b, "TILE", 4) != 0)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: bad magic (not a tile blob)");
+	if (tile__u16(b + 4) != 1)
+		return tile__fail(TILE_ERROR_VERSION, "header: format version %u (this loader reads version 1)", tile__u16(b + 4));
+	if (tile__u16(b + 6) != TILE__HEADER_SIZE)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: header_size %u (expected 32)", tile__u16(b + 6));
+	total = tile__u32(b + 8);
+	if (total != m->size)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: total_size %u but %lu bytes given", total, (unsigned long)m->size);
+	if (tile__u32(b + 24) != 0)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: flags 0x%x (must be 0)", tile__u32(b + 24));
+	if (tile__u32(b + 28) != 0)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: reserved field not 0");
+	meta_offset = tile__u32(b + 16);
+	meta_size = tile__u32(b + 20);
+	if (meta_offset != TILE__HEADER_SIZE)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: meta_offset %u (expected 32)", meta_offset);
+	if (meta_size < TILE__META_HEADER_SIZE || meta_size % 4 || (uint64_t)meta_offset + meta_size > total)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: meta_size %u does not fit the blob of %u bytes", meta_size, total);
+	if (tile__crc32(b + TILE__HEADER_SIZE, total - TILE__HEADER_SIZE) != tile__u32(b + 12))
+		return tile__fail(TILE_ERROR_CHECKSUM, "header: checksum mismatch (blob corrupted)");
+	return TILE_SUCCESS;
+}
+
+/* Reads the metadata header and places the arrays; the sizes must add up
+ * to meta_size exactly. */
+static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
+{
+	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
+	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
+	uint64_t sizes[7], want = TILE__META_HEADER_SIZE;
+	m->n_kernels = tile__u32(h);
+	m->n_params = tile__u32(h + 4);
+	m->n_variants = tile__u32(h + 8);
+	m->n_constexprs = tile__u32(h + 12);
+	m->n_images = tile__u32(h + 16);
+	m->grid_code_size = tile__u32(h + 20);
+	m->strtab_size = tile__u32(h + 24);
+	m->n_groups = tile__u32(h + 28);
+	if (m->strtab_size % 4)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
+	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
+	sizes[0] = (uint64_t)m->n_kernels * TILE__KERNEL_SIZE;
+	sizes[1] = (uint64_t)m->n_params * TILE__PARAM_SIZE;
+	sizes[2] = (uint64_t)m->n_variants * TILE__VARIANT_SIZE;
+	sizes[3] = (uint64_t)m->n_constexprs * TILE__CONSTEXPR_SIZE;
+	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
+	sizes[5] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[6] = m->strtab_size;
+	for (i = 0; i < 7; i++) {
+		arrays[i] = h + want;
+		want += sizes[i];
+	}
+	if (want != meta_size)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
+				  (unsigned long long)want, meta_size);
+	for (i = m->grid_code_size; i < grid_padded; i++)
+		if (arrays[5][i] != 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
+	if (m->n_groups > m->n_images)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
+	m->grid_code = arrays[5];
+	m->strtab = arrays[6];
+	m->constexprs = arrays[3];
+	return TILE_SUCCESS;
+}
+
+static tile_status tile__check_params(tile_module *m, const uint8_t *p)
+{
+	uint32_t i;
+	for (i = 0; i < m->n_params; i++, p += TILE__PARAM_SIZE) {
+		tile__param *d = &m->params[i];
+		int size_ok;
+		d->name = tile__u32(p);
+		d->kind = p[4];
+		d->size = p[5];
+		d->dtype = p[6];
+		d->hidden = p[7] & 1;
+		if (!tile__str_ok(m, d->name, 0))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: name is not a string of the table", i);
+		switch (d->kind) {
+		case TILE__KIND_PTR: size_ok = d->size == 8; break;
+		case TILE__KIND_INT:
+		case TILE__KIND_UINT: size_ok = d->size == 1 || d->size == 2 || d->size == 4 || d->size == 8; break;
+		case TILE__KIND_FLOAT: size_ok = d->size == 2 || d->size == 4 || d->size == 8; break;
+		default: return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: kind %u (0..3)", i, d->kind);
+		}
+		if (!size_ok)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
+		if (d->dtype < 1 || d->dtype > 13)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..13)", i, d->dtype);
+		if (p[7] & ~1u)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bit 0 defined)", i, p[7]);
+		if (tile__u32(p + 8) != 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
+	}
+	return TILE_SUCCESS;
+}
+
+static tile_status tile__check_constexprs(tile_module *m)
+{
+	uint32_t i;
+	for (i = 0; i < m->n_constexprs; i++) {
+		const uint8_t *c = m->constexprs + (size_t)i * TILE__CONSTEXPR_SIZE;
+		uint64_t value = tile__u64(c + 8);
+		if (!tile__str_ok(m, tile__u32(c), 0))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: name is not a string of the table", i);
+		if (c[4] > 4)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: kind %u (0..4)", i, c[4]);
+		if (c[5] || c[6] || c[7])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: reserved bytes not 0", i);
+		if (c[4] == 2 && value > 1)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: bool value %llu", i, (unsigned long long)value);
+		if (c[4] == 3 && (value > 0xffffffffu || !tile__str_ok(m, (uint32_t)value, 1)))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: string value is not a string of the table", i);
+		if (c[4] == 4 && (value < 1 || value > 13))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: dtype %llu (1..13)", i, (unsigned long long)value);
+	}
+	return TILE_SUCCESS;
+}
+
+/* Kernels own disjoint parameter and variant ranges; `owned` marks them. */
+static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned)
+{
+	uint32_t i, j;
+	for (i = 0; i < m->n_kernels; i++, p += TILE__KERNEL_SIZE) {
+		tile__kernel *k = &m->kernels[i];
+		k->name = tile__u32(p);
+		k->first_param = tile__u32(p + 4);
+		k->n_params = tile__u32(p + 8);
+		k->first_variant = tile__u32(p + 12);
+		k->n_variants = tile__u32(p + 16);
+		if (!tile__str_ok(m, k->name, 0))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name is not a string of the table", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(tile__str(m, m->kernels[j].name), tile__str(m, k->name)) == 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name '%s' already used by kernel %u", i, tile__str(m, k->name), j);
+		if (k->n_params > TILE__MAX_PARAMS)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u parameters (at most %u)", i, k->n_params, TILE__MAX_PARAMS);
+		if ((uint64_t)k->first_param + k->n_params > m->n_params)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: parameter range %u+%u outside the %u parameters", i,
+					  k->first_param, k->n_params, m->n_params);
+		if (k->n_variants == 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: no variants", i);
+		if ((uint64_t)k->first_variant + k->n_variants > m->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: variant range %u+%u outside the %u variants", i,
+					  k->first_variant, k->n_variants, m->n_variants);
+		k->n_visible = 0;
+		k->pred_mask = 0;
+		for (j = 0; j < k->n_params; j++) {
+			const tile__param *q = &m->params[k->first_param + j];
+			if (param_owned[k->first_param + j]++)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: parameter range overlaps another kernel's", i);
+			if (!q->hidden && k->n_visible != j)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: parameter %u is visible after a hidden one", i, j);
+			k->n_visible += !q->hidden;
+		}
+		for (j = 0; j < k->n_variants; j++)
+			if (variant_owned[k->first_variant + j]++)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: variant range overlaps another kernel's", i);
+	}
+	for (j = 0; j < m->n_variants; j++)
+		if (!variant_owned[j])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: belongs to no kernel", j);
+	return TILE_SUCCESS;
+}
+
+static int tile__popcount(uint32_t x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
+{
+	uint32_t i, j, k;
+	for (k = 0; k < m->n_kernels; k++) {
+		const tile__kernel *kern = &m->kernels[k];
+		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
+		for (j = 0; j < kern->n_visible && j < 32; j++)
+			if (m->params[kern->first_param + j].kind == TILE__KIND_INT || m->params[kern->first_param + j].kind == TILE__KIND_UINT)
+				int_mask |= 1u << j;
+		for (i = kern->first_variant; i < kern->first_variant + kern->n_variants; i++) {
+			const uint8_t *r = p + (size_t)i * TILE__VARIANT_SIZE;
+			tile__variant *v = &m->variants[i];
+			int c0, c1, c2;
+			v->kernel = tile__u32(r);
+			v->symbol = tile__u32(r + 4);
+			v->group = tile__u32(r + 8);
+			v->first_constexpr = tile__u32(r + 12);
+			v->n_constexprs = tile__u32(r + 16);
+			v->num_warps = (uint16_t)tile__u16(r + 20);
+			v->num_stages = (uint16_t)tile__u16(r + 22);
+			v->shared_static = tile__u32(r + 24);
+			v->shared_dynamic = tile__u32(r + 28);
+			c0 = (int)tile__u16(r + 32);
+			c1 = (int)tile__u16(r + 34);
+			c2 = (int)tile__u16(r + 36);
+			v->n_regs = (uint16_t)tile__u16(r + 38);
+			v->pred_div16 = tile__u32(r + 40);
+			v->pred_eq1 = tile__u32(r + 44);
+			v->grid_offset = tile__u32(r + 48);
+			v->grid_size = tile__u32(r + 52);
+			if (v->kernel != k)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
+			if (!tile__str_ok(m, v->symbol, 0))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: symbol is not a string of the table", i);
+			if (v->group >= m->n_groups)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: group %u (blob has %u)", i, v->group, m->n_groups);
+			if ((uint64_t)v->first_constexpr + v->n_constexprs > m->n_constexprs)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: constexpr range %u+%u outside the %u constexprs", i,
+						  v->first_constexpr, v->n_constexprs, m->n_constexprs);
+			if (v->num_warps < 1 || v->num_warps > 32)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: num_warps %u (1..32)", i, v->num_warps);
+			if (c0 == 0 && c1 == 0 && c2 == 0)
+				c0 = c1 = c2 = 1;
+			if (c0 == 0 || c1 == 0 || c2 == 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: cluster %d x %d x %d", i, c0, c1, c2);
+			v->cluster_dim[0] = (uint16_t)c0;
+			v->cluster_dim[1] = (uint16_t)c1;
+			v->cluster_dim[2] = (uint16_t)c2;
+			v->cluster = c0 * c1 * c2 != 1;
+			if ((v->pred_div16 | v->pred_eq1) & ~visible_mask)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: predicate on a parameter the kernel does not have", i);
+			if (v->pred_eq1 & ~int_mask)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_eq1 on a parameter that is not an integer", i);
+			for (j = 0; j < kern->n_visible && j < 32; j++)
+				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind == TILE__KIND_FLOAT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on float parameter %u", i, j);
+			if ((uint64_t)v->grid_offset + v->grid_size > m->grid_code_size)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program %u+%u outside grid_code of %u bytes", i,
+						  v->grid_offset, v->grid_size, m->grid_code_size);
+			v->block = 32u * v->num_warps;
+			v->n_preds = tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1);
+			m->kernels[k].pred_mask |= v->pred_div16 | v->pred_eq1;
+			if (v->grid_size) {
+				tile_status st = tile__grid_check(m, i);
+				if (st)
+					return st;
+			}
+		}
+	}
+	return TILE_SUCCESS;
+}
+
+static int tile__image_cmp(const void *a, const void *b)
+{
+	const tile__image *x = (const tile__image *)a, *y = (const tile__image *)b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t *group_seen)
+{
+	uint32_t data_start = TILE__HEADER_SIZE + tile__u32(m->blob + 20), i;
+	tile__image *sorted;
+	for (i = 0; i < m->n_images; i++, p += TILE__IMAGE_SIZE) {
+		tile__image *im = &m->images[i];
+		im->group = tile__u32(p);
+		im->kind = tile__u32(p + 4);
+		im->arch = tile__u32(p + 8);
+		im->flags = tile__u32(p + 12);
+		im->offset = tile__u32(p + 16);
+		im->size = tile__u32(p + 20);
+		im->raw_size = tile__u32(p + 24);
+		im->compression = tile__u32(p + 28);
+		if (im->group >= m->n_groups)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: group %u (blob has %u)", i, im->group, m->n_groups);
+		if (im->kind > TILE__IMAGE_PTX)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: kind %u (0 cubin, 1 PTX)", i, im->kind);
+		if (im->arch < 10 || im->arch > 9999)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: arch %u", i, im->arch);
+		if (im->flags & ~(uint32_t)TILE__IMAGE_ARCH_SPECIFIC)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bit 0 defined)", i, im->flags);
+		if (im->offset % 4 || im->offset < data_start || (uint64_t)im->offset + im->size > m->size)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: data %u+%u outside the image area %u..%lu", i,
+					  im->offset, im->size, data_start, (unsigned long)m->size);
+		if (im->raw_size == 0 || im->raw_size > TILE__MAX_RAW_SIZE)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: raw_size %u (1..256 MiB)", i, im->raw_size);
+		if (im->compression > 1)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: compression %u (0 stored, 1 zlib)", i, im->compression);
+		if (im->compression == 0 && im->size != im->raw_size)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: stored with size %u != raw_size %u", i, im->size, im->raw_size);
+		if (im->compression == 1 && im->size < 8)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: zlib stream of %u bytes", i, im->size);
+		group_seen[im->group] = 1;
+	}
+	for (i = 0; i < m->n_groups; i++)
+		if (!group_seen[i])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "group %u: no image", i);
+	if (m->n_images < 2)
+		return TILE_SUCCESS;
+	sorted = (tile__image *)TILE_MALLOC(m->n_images * sizeof *sorted);
+	if (!sorted)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	memcpy(sorted, m->images, m->n_images * sizeof *sorted);
+	qsort(sorted, m->n_images, sizeof *sorted, tile__image_cmp);
+	for (i = 1; i < m->n_images; i++)
+		if ((uint64_t)sorted[i - 1].offset + sorted[i - 1].size > sorted[i].offset)
+			break;
+	if (i < m->n_images) {
+		uint32_t at = sorted[i].offset;
+		TILE_FREE(sorted);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "images: data ranges overlap at offset %u", at);
+	}
+	TILE_FREE(sorted);
+	return TILE_SUCCESS;
+}
+
+static void tile__module_free(tile_module *m)
+{
+	TILE_FREE(m->kernels);
+	TILE_FREE(m->params);
+	TILE_FREE(m->variants);
+	TILE_FREE(m->images);
+	TILE_FREE(m);
+}
+
+/* malloc(0) may return NULL: ask for at least one element. */
+static void *tile__alloc_array(uint32_t n, size_t size)
+{
+	return TILE_MALLOC((n ? n : 1) * size);
+}
+
+static tile_status tile__validate(tile_module *m)
+{
+	const uint8_t *arrays[7];
+	uint8_t *marks;
+	uint32_t n_marks;
+	tile_status st = tile__check_header(m);
+	if (!st)
+		st = tile__check_layout(m, arrays);
+	if (st)
+		return st;
+	m->kernels = (tile__kernel *)tile__alloc_array(m->n_kernels, sizeof *m->kernels);
+	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
+	m->variants = (tile__variant *)tile__alloc_array(m->n_variants, sizeof *m->variants);
+	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
+	/* marks: params owned, variants owned, groups with an image */
+	n_marks = m->n_params + m->n_variants + m->n_groups;
+	marks = (uint8_t *)tile__alloc_array(n_marks, 1);
+	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
+		TILE_FREE(marks);
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	memset(marks, 0, n_marks);
+	st = tile__check_params(m, arrays[1]);
+	if (!st)
+		st = tile__check_constexprs(m);
+	if (!st)
+		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
+	if (!st)
+		st = tile__check_variants(m, arrays[2]);
+	if (!st)
+		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
+	TILE_FREE(marks);
+	return st;
+}
+
+TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_module **out)
+{
+	tile_module *m;
+	tile_status st;
+	if (!out)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_create: out is NULL");
+	*out = NULL;
+	if (!blob)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_create: blob is NULL");
+	m = (tile_module *)TILE_MALLOC(sizeof *m);
+	if (!m)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	memset(m, 0, sizeof *m);
+	m->blob = (const uint8_t *)blob;
+	m->size = size;
+	st = tile__validate(m);
+	if (!st && pthread_mutex_init(&m->lock, NULL) != 0)
+		st = tile__fail(TILE_ERROR_OUT_OF_MEMORY, "pthread_mutex_init failed");
+	if (st) {
+		tile__module_free(m);
+		return st;
+	}
+	*out = m;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_kernel_count(const tile_module *m) { return m ? (int)m->n_kernels : 0; }
+
+TILEDEF int tile_kernel_index(const tile_module *m, const char *name)
+{
+	uint32_t i;
+	if (!m || !name)
+		return -1;
+	for (i = 0; i < m->n_kernels; i++)
+		if (strcmp(tile__str(m, m->kernels[i].name), name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const tile__kernel *tile__kernel_at(const tile_module *m, int kernel)
+{
+	return m && kernel >= 0 && (uint32_t)kernel < m->n_kernels ? &m->kernels[kernel] : NULL;
+}
+
+TILEDEF const char *tile_kernel_name(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? tile__str(m, k->name) : NULL;
+}
+
+TILEDEF int tile_param_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_params : -1;
+}
+
+TILEDEF tile_status tile_param_get_info(const tile_module *m, int kernel, int param, tile_param_info *out)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	const tile__param *p;
+	if (!k || !out || param < 0 || (uint32_t)param >= k->n_params)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_param_get_info: no parameter %d of kernel %d", param, kernel);
+	p = &m->params[k->first_param + (uint32_t)param];
+	out->name = tile__str(m, p->name);
+	out->kind = p->kind;
+	out->size = p->size;
+	out->dtype = p->dtype;
+	out->hidden = p->hidden;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_variant_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_variants : -1;
+}
+
+static const tile__variant *tile__variant_at(const tile_module *m, int kernel, int variant)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	if (!k || variant < 0 || (uint32_t)variant >= k->n_variants)
+		return NULL;
+	return &m->variants[k->first_variant + (uint32_t)variant];
+}
+
+TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int variant, tile_variant_info *out)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	if (!v || !out)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_variant_get_info: no variant %d of kernel %d", variant, kernel);
+	out->symbol = tile__str(m, v->symbol);
+	out->group = (int)v->group;
+	out->num_warps = v->num_warps;
+	out->num_stages = v->num_stages;
+	out->shared_static = v->shared_static;
+	out->shared_dynamic = v->shared_dynamic;
+	memcpy(out->cluster, v->cluster_dim, sizeof out->cluster);
+	out->n_regs = v->n_regs;
+	out->pred_div16 = v->pred_div16;
+	out->pred_eq1 = v->pred_eq1;
+	out->n_constexprs = (int)v->n_constexprs;
+	out->has_grid_program = v->grid_size != 0;
+	return TILE_SUCCESS;
+}
+
+TILEDEF tile_status tile_constexpr_get_info(const tile_module *m, int kernel, int variant, int index, tile_constexpr_info *out)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	const uint8_t *c;
+	uint64_t value;
+	if (!v || !out || index < 0 || (uint32_t)index >= v->n_constexprs)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_constexpr_get_info: no constexpr %d of variant %d of kernel %d",
+				  index, variant, kernel);
+	c = m->constexprs + (size_t)(v->first_constexpr + (uint32_t)index) * TILE__CONSTEXPR_SIZE;
+	value = tile__u64(c + 8);
+	out->name = tile__str(m, tile__u32(c));
+	out->kind = c[4];
+	out->ival = (int64_t)value;
+	memcpy(&out->fval, &value, sizeof out->fval);
+	out->sval = c[4] == 3 ? tile__str(m, (uint32_t)value) : NULL;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_image_count(const tile_module *m) { return m ? (int)m->n_images : 0; }
+
+TILEDEF tile_status tile_image_get_info(const tile_module *m, int image, tile_image_info *out)
+{
+	const tile__image *im;
+	if (!m || !out || image < 0 || (uint32_t)image >= m->n_images)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_image_get_info: no image %d", image);
+	im = &m->images[image];
+	out->group = (int)im->group;
+	out->kind = (int)im->kind;
+	out->arch = (int)im->arch;
+	out->flags = im->flags;
+	out->size = im->size;
+	out->raw_size = im->raw_size;
+	out->compression = (int)im->compression;
+	return TILE_SUCCESS;
+}
+
+TILEDEF const char *tile_status_string(tile_status status)
+{
+	switch (status) {
+	case TILE_SUCCESS: return "success";
+	case TILE_ERROR_INVALID_ARGUMENT: return "invalid argument";
+	case TILE_ERROR_OUT_OF_MEMORY: return "out of memory";
+	case TILE_ERROR_BAD_BLOB: return "invalid blob";
+	case TILE_ERROR_VERSION: return "unsupported blob version";
+	case TILE_ERROR_CHECKSUM: return "blob checksum mismatch";
+	case TILE_ERROR_INFLATE: return "corrupt compressed image";
+	case TILE_ERROR_NO_DRIVER: return "CUDA driver library not found";
+	case TILE_ERROR_DRIVER_SYMBOL: return "CUDA driver entry point missing";
+	case TILE_ERROR_CUDA: return "CUDA driver call failed";
+	case TILE_ERROR_NO_IMAGE: return "no image for this device";
+	case TILE_ERROR_JIT: return "PTX JIT compilation failed";
+	case TILE_ERROR_GRID: return "invalid grid";
+	case TILE_ERROR_NO_VARIANT: return "no variant matches the arguments";
+	case TILE_ERROR_NOT_FOUND: return "not found";
+	}
+	return "unknown status";
+}
+
+TILEDEF const char *tile_last_error(void) { return tile__detail; }
+
+/* driver.h - the CUDA driver, opened with dlopen.
+ *
+ * No cuda.h: the few types the loader needs are declared here with the
+ * driver's ABI (enums are ints, handles are pointers, CUdevice is an int).
+ * Every entry point is listed once in TILE__DRIVER_SYMBOLS, which expands to
+ * the function-pointer table and to the dlsym loop; where cuda.h maps a name
+ * to a versioned symbol (cuDevicePrimaryCtxRelease -> _v2) the table names
+ * the versioned one. The library is opened once per process under
+ * pthread_once; cuInit(0) runs then too. The outcome is kept so that every
+ * later caller gets the same status, with the detail written into its own
+ * thread's message. TILE_LIBCUDA_NAME replaces the library name (tests point
+ * it at a fake driver). */
+
+typedef int tile__CUresult;
+
+enum {
+	TILE__CU_DEVICE_ATTRIBUTE_CC_MAJOR = 75,
+	TILE__CU_DEVICE_ATTRIBUTE_CC_MINOR = 76,
+	TILE__CU_DEVICE_ATTRIBUTE_SMEM_OPTIN = 97,
+	TILE__CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+	TILE__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+	TILE__CU_JIT_ERROR_LOG_BUFFER = 5,
+	TILE__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+};
+
+/* CUlaunchAttribute: an enum id, padding to 8, a 64-byte value union. */
+typedef struct tile__CUlaunchAttribute {
+	int id;
+	char pad[4];
+	union {
+		char bytes[64];
+		struct {
+			unsigned int x, y, z;
+		} cluster;
+		void *align;
+	} value;
+} tile__CUlaunchAttribute;
+
+typedef struct tile__CUlaunchConfig {
+	unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+	void *hStream;
+	tile__CUlaunchAttribute *attrs;
+	unsigned int numAttrs;
+} tile__CUlaunchConfig;
+
+#define TILE__DRIVER_SYMBOLS(X) \
+	X(cuInit, "cuInit", (unsigned int flags)) \
+	X(cuDeviceGet, "cuDeviceGet", (int *device, int ordinal)) \
+	X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attribute, int device)) \
+	X(cuCtxGetCurrent, "cuCtxGetCurrent", (void **ctx)) \
+	X(cuCtxSetCurrent, "cuCtxSetCurrent", (void *ctx)) \
+	X(cuCtxGetDevice, "cuCtxGetDevice", (int *device)) \
+	X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (void **ctx, int device)) \
+	X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (int device)) \
+	X(cuModuleLoadData, "cuModuleLoadData", (void **module, const void *image)) \
+	X(cuModuleLoadDataEx, "cuModuleLoadDataEx", (void **module, const void *image, unsigned int n, int *options, void **values)) \
+	X(cuModuleUnload, "cuModuleUnload", (void *module)) \
+	X(cuModuleGetFunction, "cuModuleGetFunction", (void **func, void *module, const char *name)) \
+	X(cuFuncGetAttribute, "cuFuncGetAttribute", (int *value, int attribute, void *func)) \
+	X(cuFuncSetAttribute, "cuFuncSetAttribute", (void *func, int attribute, int value)) \
+	X(cuLaunchKernel, "cuLaunchKernel", (void *func, unsigned int gx, unsigned int gy, unsigned int gz, \
+					     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared, \
+					     void *stream, void **params, void **extra)) \
+	X(cuLaunchKernelEx, "cuLaunchKernelEx", (const tile__CUlaunchConfig *config, void *func, void **params, void **extra)) \
+	X(cuGetErrorName, "cuGetErrorName", (tile__CUresult error, const char **name))
+
+typedef struct tile__driver_table {
+#define TILE__DRIVER_FIELD(name, symbol, params) tile__CUresult (*name) params;
+	TILE__DRIVER_SYMBOLS(TILE__DRIVER_FIELD)
+#undef TILE__DRIVER_FIELD
+} tile__driver_table;
+
+static tile__driver_table tile__cu;
+static pthread_once_t tile__driver_once = PTHREAD_ONCE_INIT;
+static tile_status tile__driver_status;
+static const char *tile__driver_missing;   /* the symbol dlsym did not find */
+static tile__CUresult tile__driver_init_error;
+static char tile__driver_dlerror[256];
+
+static void tile__driver_open(void)
+{
+	const char *err;
+	void *lib, *sym;
+#ifdef TILE_LIBCUDA_NAME
+	lib = dlopen(TILE_LIBCUDA_NAME, RTLD_NOW | RTLD_LOCAL);
+#else
+	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+#endif
+	if (!lib) {
+		err = dlerror();
+		snprintf(tile__driver_dlerror, sizeof tile__driver_dlerror, "%s", err ? err : "unknown error");
+		tile__driver_status = TILE_ERROR_NO_DRIVER;
+		return;
+	}
+	/* memcpy: ISO C has no conversion from void * to a function pointer. */
+#define TILE__DRIVER_LOAD(name, symbol, params) \
+	sym = dlsym(lib, symbol); \
+	if (!sym) { \
+		tile__driver_missing = symbol; \
+		tile__driver_status = TILE_ERROR_DRIVER_SYMBOL; \
+		return; \
+	} \
+	memcpy(&tile__cu.name, &sym, sizeof sym);
+	TILE__DRIVER_SYMBOLS(TILE__DRIVER_LOAD)
+#undef TILE__DRIVER_LOAD
+	tile__driver_init_error = tile__cu.cuInit(0);
+	tile__driver_status = tile__driver_init_error ? TILE_ERROR_CUDA : TILE_SUCCESS;
+}
+
+static const char *tile__cuda_error_name(tile__CUresult r)
+{
+	const char *name = NULL;
+	if (tile__cu.cuGetErrorName(r, &name) != 0 || !name)
+		return "unknown CUDA error";
+	return name;
+}
+
+/* "call: CUDA_ERROR_xxx" as the thread's detail. */
+static tile_status tile__cuda_fail(const char *call, tile__CUresult r)
+{
+	return tile__fail(TILE_ERROR_CUDA, "%s: %s (%d)", call, tile__cuda_error_name(r), r);
+}
+
+/* Opens the driver on first use; the same outcome afterwards. */
+static tile_status tile__driver(void)
+{
+	pthread_once(&tile__driver_once, tile__driver_open);
+	switch (tile__driver_status) {
+	case TILE_SUCCESS: return TILE_SUCCESS;
+	case TILE_ERROR_NO_DRIVER:
+		return tile__fail(TILE_ERROR_NO_DRIVER, "cannot open the CUDA driver library: %s", tile__driver_dlerror);
+	case TILE_ERROR_DRIVER_SYMBOL:
+		return tile__fail(TILE_ERROR_DRIVER_SYMBOL, "the CUDA driver library has no %s", tile__driver_missing);
+	default: return tile__cuda_fail("cuInit", tile__driver_init_error);
+	}
+}
+
+/* launch.h - loading into contexts, launching, unloading, lazy creation.
+ *
+ * A module keeps one slot per CUDA context it has been used in. The launch
+ * path asks the driver for the current context, scans the published slots
+ * (an acquire load of n_slots, then plain compares), and reads the
+ * variant's cached CUfunction with an acquire load: no lock, no allocation.
+ * Only a miss takes the module's mutex, where the slot is created, the
+ * group's image chosen for the device, inflated and loaded, and the function
+ * looked up; the function is then published with a release store, so each
+ * (group, context) is loaded once and each (variant, context) looked up once
+ * whatever the number of racing threads. A thread without a current context
+ * gets the primary context of device 0, retained once per module and made
+ * current on that thread, as the CUDA runtime does. */
+
+/* The image of `group` to load on a device of compute capability `arch`:
+ * the exact cubin (sm_90a counts as exact on 9.0 only), else the newest
+ * cubin of the same major version not newer than the device, else the
+ * newest PTX not newer than the device. -1 when none fits. */
+static int tile__pick_image(const tile_module *m, uint32_t group, int arch)
+{
+	int best = -1, best_rank = 0;
+	uint32_t i;
+	for (i = 0; i < m->n_images; i++) {
+		const tile__image *im = &m->images[i];
+		int a = (int)im->arch, rank;
+		if (im->group != group || a > arch)
+			continue;
+		if ((im->flags & TILE__IMAGE_ARCH_SPECIFIC) && a != arch)
+			continue;
+		if (im->kind == TILE__IMAGE_CUBIN && a == arch)
+			rank = 40000 + a * 2 + (im->flags & TILE__IMAGE_ARCH_SPECIFIC);
+		else if (im->kind == TILE__IMAGE_CUBIN && a / 10 == arch / 10)
+			rank = 20000 + a;
+		else if (im->kind == TILE__IMAGE_PTX)
+			rank = 10000 + a;
+		else
+			continue;
+		if (rank > best_rank) {
+			best_rank = rank;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+static tile_status tile__no_image(const tile_module *m, uint32_t group, int arch)
+{
+	char list[512];
+	size_t len = 0;
+	uint32_t i;
+	list[0] = 0;
+	for (i = 0; i < m->n_images && len < sizeof list; i++) {
+		const tile__image *im = &m->images[i];
+		if (im->group != group)
+			continue;
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s %s_%u%s", len ? ", " : "",
+					im->kind == TILE__IMAGE_PTX ? "PTX" : "cubin",
+					im->kind == TILE__IMAGE_PTX ? "compute" : "sm", im->arch,
+					im->flags & TILE__IMAGE_ARCH_SPECIFIC ? "a" : "");
+	}
+	return tile__fail(TILE_ERROR_NO_IMAGE, "group %u: no image for the device (sm_%d); the blob has %s", group, arch, list);
+}
+
+/* Loads `group` into the slot's context (current on this thread). Locked. */
+static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t group)
+{
+	int pick = tile__pick_image(m, group, slot->arch);
+	const tile__image *im;
+	uint8_t *image;
+	void *mod = NULL;
+	tile__CUresult r;
+	tile_status st = TILE_SUCCESS;
+	if (pick < 0)
+		return tile__no_image(m, group, slot->arch);
+	im = &m->images[pick];
+	/* A private copy: the driver wants aligned ELF, the blob is only 4-byte aligned. */
+	image = (uint8_t *)TILE_MALLOC(im->raw_size);
+	if (!image)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "image %d: out of memory for %u bytes", pick, im->raw_size);
+	if (im->compression)
+		st = tile__inflate_image((uint32_t)pick, m->blob + im->offset, im->size, image, im->raw_size);
+	else
+		memcpy(image, m->blob + im->offset, im->size);
+	if (!st && im->kind == TILE__IMAGE_PTX && image[im->raw_size - 1] != 0)
+		st = tile__fail(TILE_ERROR_BAD_BLOB, "image %d: PTX text is not NUL-terminated", pick);
+	if (!st && im->kind == TILE__IMAGE_PTX) {
+		char log[2048];
+		int options[2] = {TILE__CU_JIT_ERROR_LOG_BUFFER, TILE__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+		void *values[2];
+		values[0] = log;
+		values[1] = (void *)(uintptr_t)sizeof log;
+		log[0] = 0;
+		r = tile__cu.cuModuleLoadDataEx(&mod, image, 2, options, values);
+		log[sizeof log - 1] = 0;
+		if (r)
+			st = tile__fail(TILE_ERROR_JIT, "cuModuleLoadDataEx (PTX compute_%u for sm_%d): %s: %s", im->arch,
+					slot->arch, tile__cuda_error_name(r), log);
+	} else if (!st) {
+		r = tile__cu.cuModuleLoadData(&mod, image);
+		if (r)
+			st = tile__fail(TILE_ERROR_CUDA, "cuModuleLoadData (cubin sm_%u%s): %s (%d)", im->arch,
+					im->flags & TILE__IMAGE_ARCH_SPECIFIC ? "a" : "", tile__cuda_error_name(r), r);
+	}
+	TILE_FREE(image);
+	if (!st)
+		slot->modules[group] = mod;
+	return st;
+}
+
+static tile__slot *tile__slot_find(tile_module *m, void *ctx)
+{
+	unsigned n = __atomic_load_n(&m->n_slots, __ATOMIC_ACQUIRE), i;
+	for (i = 0; i < n; i++)
+		if (m->slots[i].ctx == ctx)
+			return &m->slots[i];
+	return NULL;
+}
+
+/* A new slot for ctx (current on this thread). Locked. */
+static tile_status tile__slot_add(tile_module *m, void *ctx, tile__slot **out)
+{
+	tile__slot *slot;
+	int major = 0, minor = 0;
+	tile__CUresult r;
+	if (m->n_slots == TILE_MAX_CONTEXTS)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "module used in more than %d contexts (TILE_MAX_CONTEXTS)", TILE_MAX_CONTEXTS);
+	slot = &m->slots[m->n_slots];
+	if ((r = tile__cu.cuCtxGetDevice(&slot->device)) != 0)
+		return tile__cuda_fail("cuCtxGetDevice", r);
+	if ((r = tile__cu.cuDeviceGetAttribute(&major, TILE__CU_DEVICE_ATTRIBUTE_CC_MAJOR, slot->device)) != 0 ||
+	    (r = tile__cu.cuDeviceGetAttribute(&minor, TILE__CU_DEVICE_ATTRIBUTE_CC_MINOR, slot->device)) != 0)
+		return tile__cuda_fail("cuDeviceGetAttribute", r);
+	slot->arch = major * 10 + minor;
+	slot->smem_optin = 0;
+	slot->modules = (void **)tile__alloc_array(m->n_groups, sizeof(void *));
+	slot->funcs = (void **)tile__alloc_array(m->n_variants, sizeof(void *));
+	if (!slot->modules || !slot->funcs) {
+		TILE_FREE(slot->modules);
+		TILE_FREE(slot->funcs);
+		slot->modules = slot->funcs = NULL;
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	memset(slot->modules, 0, (m->n_groups ? m->n_groups : 1) * sizeof(void *));
+	memset(slot->funcs, 0, (m->n_variants ? m->n_variants : 1) * sizeof(void *));
+	slot->ctx = ctx;
+	__atomic_store_n(&m->n_slots, m->n_slots + 1, __ATOMIC_RELEASE);
+	*out = slot;
+	return TILE_SUCCESS;
+}
+
+/* Looks up variant vi's function in the slot's context, loading its group
+ * first; raises the dynamic shared memory limit past the 48 KiB default
+ * when the variant asks for more. Locked. */
+static tile_status tile__prepare_variant(tile_module *m, tile__slot *slot, uint32_t vi)
+{
+	const tile__variant *v = &m->variants[vi];
+	void *f = NULL;
+	tile__CUresult r;
+	tile_status st;
+	if (slot->funcs[vi])
+		return TILE_SUCCESS;
+	if (!slot->modules[v->group] && (st = tile__load_group(m, slot, v->group)) != TILE_SUCCESS)
+		return st;
+	if ((r = tile__cu.cuModuleGetFunction(&f, slot->modules[v->group], tile__str(m, v->symbol))) != 0)
+		return tile__fail(TILE_ERROR_CUDA, "cuModuleGetFunction(%s): %s (%d)", tile__str(m, v->symbol), tile__cuda_error_name(r), r);
+	if (v->shared_dynamic > 48u * 1024) {
+		int shared_static = 0;
+		if (!slot->smem_optin &&
+		    (r = tile__cu.cuDeviceGetAttribute(&slot->smem_optin, TILE__CU_DEVICE_ATTRIBUTE_SMEM_OPTIN, slot->device)) != 0)
+			return tile__cuda_fail("cuDeviceGetAttribute", r);
+		if ((r = tile__cu.cuFuncGetAttribute(&shared_static, TILE__CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f)) != 0)
+			return tile__cuda_fail("cuFuncGetAttribute", r);
+		if ((r = tile__cu.cuFuncSetAttribute(f, TILE__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						      slot->smem_optin - shared_static)) != 0)
+			return tile__cuda_fail("cuFuncSetAttribute", r);
+	}
+	__atomic_store_n(&slot->funcs[vi], f, __ATOMIC_RELEASE);
+	return TILE_SUCCESS;
+}
+
+/* The thread's current context; with none, the module's primary context of
+ * device 0, made current. */
+static tile_status tile__context(tile_module *m, void **ctx)
+{
+	tile__CUresult r = tile__cu.cuCtxGetCurrent(ctx);
+	tile_status st = TILE_SUCCESS;
+	if (r)
+		return tile__cuda_fail("cuCtxGetCurrent", r);
+	if (*ctx)
+		return TILE_SUCCESS;
+	pthread_mutex_lock(&m->lock);
+	if (!m->primary_ctx) {
+		void *primary = NULL;
+		if ((r = tile__cu.cuDeviceGet(&m->primary_device, 0)) != 0)
+			st = tile__cuda_fail("cuDeviceGet", r);
+		else if ((r = tile__cu.cuDevicePrimaryCtxRetain(&primary, m->primary_device)) != 0)
+			st = tile__cuda_fail("cuDevicePrimaryCtxRetain", r);
+		else
+			m->primary_ctx = primary;
+	}
+	*ctx = m->primary_ctx;
+	pthread_mutex_unlock(&m->lock);
+	if (!st && (r = tile__cu.cuCtxSetCurrent(*ctx)) != 0)
+		st = tile__cuda_fail("cuCtxSetCurrent", r);
+	return st;
+}
+
+/* The slow path of a launch: variant vi ready in context ctx. */
+static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t vi, void **func)
+{
+	tile__slot *slot;
+	tile_status st = TILE_SUCCESS;
+	pthread_mutex_lock(&m->lock);
+	slot = tile__slot_find(m, ctx);
+	if (!slot)
+		st = tile__slot_add(m, ctx, &slot);
+	if (!st)
+		st = tile__prepare_variant(m, slot, vi);
+	if (!st)
+		*func = slot->funcs[vi];
+	pthread_mutex_unlock(&m->lock);
+	return st;
+}
+
+TILEDEF tile_status tile_module_load(tile_module *m)
+{
+	void *ctx, *f;
+	uint32_t vi;
+	tile_status st;
+	if (!m)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_load: module is NULL");
+	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS)
+		return st;
+	for (vi = 0; vi < m->n_variants; vi++)
+		if ((st = tile__prepare(m, ctx, vi, &f)) != TILE_SUCCESS)
+			return st;
+	return TILE_SUCCESS;
+}
+
+/* The most specialized variant whose predicates hold; -1 when none. */
+static int tile__select_variant(const tile_module *m, const tile__kernel *k, void *const *args)
+{
+	uint32_t div16 = 0, eq1 = 0, i, mask;
+	int best = -1, best_preds = -1;
+	for (mask = k->pred_mask; mask; mask &= mask - 1) {
+		uint64_t bits;
+		for (i = 0; !(mask >> i & 1); i++)
+			;
+		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
+		div16 |= (uint32_t)(bits % 16 == 0) << i;
+		eq1 |= (uint32_t)(bits == 1) << i;
+	}
+	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
+		const tile__variant *v = &m->variants[i];
+		if ((v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds)
+			continue;
+		best = (int)i;
+		best_preds = v->n_preds;
+	}
+	return best;
+}
+
+TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	const tile__variant *v;
+	void *params[TILE__MAX_PARAMS], **launch_args = args, *ctx, *f = NULL;
+	tile_deviceptr zero = 0;
+	int64_t dims[3];
+	tile__slot *slot;
+	tile__CUresult r;
+	tile_status st;
+	int vi, i;
+	if (!k)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
+	if (nargs != (int)k->n_visible || (nargs && !args))
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s takes %u arguments, %d given",
+				  tile__str(m, k->name), k->n_visible, nargs);
+	for (i = 0; i < nargs; i++)
+		if (!args[i])
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s: argument %d is NULL", tile__str(m, k->name), i);
+	vi = tile__select_variant(m, k, args);
+	if (vi < 0)
+		return tile__fail(TILE_ERROR_NO_VARIANT, "tile_launch: kernel %s: no variant's predicates hold for these arguments",
+				  tile__str(m, k->name));
+	v = &m->variants[vi];
+	if (grid) {
+		for (i = 0; i < 3; i++)
+			dims[i] = grid[i];
+	} else if (!v->grid_size) {
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s has no grid program: pass the grid",
+				  tile__str(m, k->name));
+	} else if ((st = tile__grid_eval(m, v, args, dims)) != TILE_SUCCESS) {
+		return st;
+	}
+	if (!tile__grid_limits(m, k, dims, &st))
+		return st;
+	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS)
+		return st;
+	slot = tile__slot_find(m, ctx);
+	if (slot)
+		f = __atomic_load_n(&slot->funcs[vi], __ATOMIC_ACQUIRE);
+	if (!f && (st = tile__prepare(m, ctx, (uint32_t)vi, &f)) != TILE_SUCCESS)
+		return st;
+	if (k->n_params > k->n_visible) {
+		/* Hidden trailing parameters (scratch pointers) get a null pointer. */
+		for (i = 0; i < (int)k->n_params; i++)
+			params[i] = i < nargs ? args[i] : (void *)&zero;
+		launch_args = params;
+	}
+	if (v->cluster) {
+		tile__CUlaunchConfig config;
+		tile__CUlaunchAttribute attr;
+		uint64_t gx = (uint64_t)dims[0] * v->cluster_dim[0], gy = (uint64_t)dims[1] * v->cluster_dim[1],
+			 gz = (uint64_t)dims[2] * v->cluster_dim[2];
+		/* As Triton: the grid counts clusters, the launch counts blocks. */
+		if (gx > 2147483647u || gy > 65535u || gz > 65535u)
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid times cluster exceeds the grid limits", tile__str(m, k->name));
+		memset(&config, 0, sizeof config);
+		memset(&attr, 0, sizeof attr);
+		attr.id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		attr.value.cluster.x = v->cluster_dim[0];
+		attr.value.cluster.y = v->cluster_dim[1];
+		attr.value.cluster.z = v->cluster_dim[2];
+		config.gridDimX = (unsigned int)gx;
+		config.gridDimY = (unsigned int)gy;
+		config.gridDimZ = (unsigned int)gz;
+		config.blockDimX = v->block;
+		config.blockDimY = config.blockDimZ = 1;
+		config.sharedMemBytes = v->shared_dynamic;
+		config.hStream = stream;
+		config.attrs = &attr;
+		config.numAttrs = 1;
+		if ((r = tile__cu.cuLaunchKernelEx(&config, f, launch_args, NULL)) != 0)
+			return tile__cuda_fail("cuLaunchKernelEx", r);
+		return TILE_SUCCESS;
+	}
+	r = tile__cu.cuLaunchKernel(f, (unsigned int)dims[0], (unsigned int)dims[1], (unsigned int)dims[2], v->block, 1, 1,
+				    v->shared_dynamic, stream, launch_args, NULL);
+	if (r)
+		return tile__cuda_fail("cuLaunchKernel", r);
+	return TILE_SUCCESS;
+}
+
+TILEDEF void tile_module_destroy(tile_module *m)
+{
+	unsigned i;
+	uint32_t g;
+	if (!m)
+		return;
+	/* Contexts exist only once the driver opened; errors are ignored: the
+	 * context may already be gone. */
+	if (m->n_slots || m->primary_ctx) {
+		void *previous = NULL;
+		tile__cu.cuCtxGetCurrent(&previous);
+		for (i = 0; i < m->n_slots; i++) {
+			tile__slot *slot = &m->slots[i];
+			int current = 0;
+			for (g = 0; g < m->n_groups; g++) {
+				if (!slot->modules[g])
+					continue;
+				if (!current)
+					current = tile__cu.cuCtxSetCurrent(slot->ctx) == 0;
+				tile__cu.cuModuleUnload(slot->modules[g]);
+			}
+			TILE_FREE(slot->modules);
+			TILE_FREE(slot->funcs);
+		}
+		tile__cu.cuCtxSetCurrent(previous);
+		if (m->primary_ctx)
+			tile__cu.cuDevicePrimaryCtxRelease(m->primary_device);
+	}
+	pthread_mutex_destroy(&m->lock);
+	tile__module_free(m);
+}
+
+TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size_t size, tile_module **out)
+{
+	tile_module *m;
+	if (!lazy || !out)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_lazy_get: NULL argument");
+	for (;;) {
+		int idle = 0;
+		m = __atomic_load_n(&lazy->module, __ATOMIC_ACQUIRE);
+		if (m) {
+			*out = m;
+			return TILE_SUCCESS;
+		}
+		/* state: 0 idle, 1 being created, 2 created; a failed creation
+		 * goes back to 0 and the next caller tries again. */
+		if (__atomic_compare_exchange_n(&lazy->state, &idle, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			tile_status st = tile_module_create(blob, size, &m);
+			if (!st)
+				__atomic_store_n(&lazy->module, m, __ATOMIC_RELEASE);
+			__atomic_store_n(&lazy->state, st ? 0 : 2, __ATOMIC_RELEASE);
+			*out = m;
+			return st;
+		}
+		sched_yield();
+	}
+}
+
+TILEDEF void tile_lazy_release(tile_lazy_module *lazy)
+{
+	if (!lazy)
+		return;
+	tile_module_destroy(__atomic_exchange_n(&lazy->module, (tile_module *)NULL, __ATOMIC_ACQ_REL));
+	__atomic_store_n(&lazy->state, 0, __ATOMIC_RELEASE);
+}
+
+#endif /* TILE_IMPLEMENTATION_INCLUDED */
+#endif /* TILE_IMPLEMENTATION */

@@ -1,5 +1,34 @@
 #!/usr/bin/env bash
-# Writes tile.h to stdout: the public declarations, then the implementation.
+# Writes tile.h to stdout: the public declarations (api.h), then the
+# implementation under TILE_IMPLEMENTATION. The implementation files are
+# fragments of one translation unit, in dependency order.
 set -euo pipefail
 cd "$(dirname "$0")"
+cat <<'HEAD'
+/* tile.h - load and launch tile blobs (kernels compiled by tilec).
+ *
+ * Generated from loader/ by loader/amalgamate.sh: edit those files, then run
+ * ./build.sh header. Single-header library: include it anywhere for the
+ * declarations; in exactly one C or C++ file, first
+ *     #define TILE_IMPLEMENTATION
+ * for the implementation. Options (define before including):
+ *     TILE_STATIC            private (static) functions
+ *     TILE_MALLOC(size), TILE_FREE(ptr), TILE_REALLOC(ptr, size)
+ *     TILE_USE_ZLIB          inflate with zlib (link -lz) instead of the built-in decoder
+ *     TILE_LIBCUDA_NAME      the CUDA driver library to dlopen ("libcuda.so.1", then "libcuda.so")
+ *     TILE_MAX_CONTEXTS      contexts one module can be loaded into (32)
+ * Needs POSIX (dlopen, pthreads: link -ldl -lpthread on older glibc).
+ */
+HEAD
 cat api.h
+echo
+echo '#ifdef TILE_IMPLEMENTATION'
+echo '#ifndef TILE_IMPLEMENTATION_INCLUDED'
+echo '#define TILE_IMPLEMENTATION_INCLUDED'
+for f in common.h inflate.h grid.h blob.h driver.h launch.h; do
+	echo
+	cat "$f"
+done
+echo
+echo '#endif /* TILE_IMPLEMENTATION_INCLUDED */'
+echo '#endif /* TILE_IMPLEMENTATION */'

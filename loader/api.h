@@ -7,7 +7,12 @@
 
 #ifndef TILEDEF
 #ifdef TILE_STATIC
+/* A program uses only some of the functions: no unused-function warnings. */
+#if defined(__GNUC__)
+#define TILEDEF static __attribute__((unused))
+#else
 #define TILEDEF static
+#endif
 #else
 #define TILEDEF extern
 #endif

@@ -1,0 +1,562 @@
+/* blob.h - blob validation, module creation and introspection.
+ *
+ * tile_module_create checks every rule of docs/FORMAT.md before anything
+ * else looks at the blob: header, checksum, the metadata layout (the arrays
+ * must tile meta_size exactly), every string, index, range and enum, the
+ * grid programs, and the images' ranges (inside the blob, after the
+ * metadata, pairwise disjoint). Counts are multiplied in 64 bits and bounded
+ * by the metadata size before anything is allocated, so a hostile blob can
+ * at most make the loader allocate in proportion to its own size. The first
+ * failing rule is reported with the record and field it concerns. Records
+ * are then decoded into the structs of common.h; nothing is inflated here. */
+
+#define TILE__HEADER_SIZE 32u
+#define TILE__META_HEADER_SIZE 32u
+#define TILE__KERNEL_SIZE 20u
+#define TILE__PARAM_SIZE 12u
+#define TILE__VARIANT_SIZE 56u
+#define TILE__CONSTEXPR_SIZE 16u
+#define TILE__IMAGE_SIZE 32u
+#define TILE__MAX_PARAMS 64u
+#define TILE__MAX_RAW_SIZE (256u << 20)
+
+/* A string offset naming a NUL-terminated string inside the table. */
+static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
+{
+	return off < m->strtab_size && (allow_empty || m->strtab[off] != 0) &&
+	       memchr(m->strtab + off, 0, m->strtab_size - off) != NULL;
+}
+
+static const char *tile__str(const tile_module *m, uint32_t off) { return (const char *)m->strtab + off; }
+
+static tile_status tile__check_header(tile_module *m)
+{
+	const uint8_t *b = m->blob;
+	uint32_t total, meta_offset, meta_size;
+	if (m->size < TILE__HEADER_SIZE)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: %lu bytes, shorter than the %u-byte header",
+				  (unsigned long)m->size, TILE__HEADER_SIZE);
+	if (memcmp(b, "TILE", 4) != 0)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: bad magic (not a tile blob)");
+	if (tile__u16(b + 4) != 1)
+		return tile__fail(TILE_ERROR_VERSION, "header: format version %u (this loader reads version 1)", tile__u16(b + 4));
+	if (tile__u16(b + 6) != TILE__HEADER_SIZE)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: header_size %u (expected 32)", tile__u16(b + 6));
+	total = tile__u32(b + 8);
+	if (total != m->size)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: total_size %u but %lu bytes given", total, (unsigned long)m->size);
+	if (tile__u32(b + 24) != 0)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: flags 0x%x (must be 0)", tile__u32(b + 24));
+	if (tile__u32(b + 28) != 0)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: reserved field not 0");
+	meta_offset = tile__u32(b + 16);
+	meta_size = tile__u32(b + 20);
+	if (meta_offset != TILE__HEADER_SIZE)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: meta_offset %u (expected 32)", meta_offset);
+	if (meta_size < TILE__META_HEADER_SIZE || meta_size % 4 || (uint64_t)meta_offset + meta_size > total)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "header: meta_size %u does not fit the blob of %u bytes", meta_size, total);
+	if (tile__crc32(b + TILE__HEADER_SIZE, total - TILE__HEADER_SIZE) != tile__u32(b + 12))
+		return tile__fail(TILE_ERROR_CHECKSUM, "header: checksum mismatch (blob corrupted)");
+	return TILE_SUCCESS;
+}
+
+/* Reads the metadata header and places the arrays; the sizes must add up
+ * to meta_size exactly. */
+static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
+{
+	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
+	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
+	uint64_t sizes[7], want = TILE__META_HEADER_SIZE;
+	m->n_kernels = tile__u32(h);
+	m->n_params = tile__u32(h + 4);
+	m->n_variants = tile__u32(h + 8);
+	m->n_constexprs = tile__u32(h + 12);
+	m->n_images = tile__u32(h + 16);
+	m->grid_code_size = tile__u32(h + 20);
+	m->strtab_size = tile__u32(h + 24);
+	m->n_groups = tile__u32(h + 28);
+	if (m->strtab_size % 4)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
+	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
+	sizes[0] = (uint64_t)m->n_kernels * TILE__KERNEL_SIZE;
+	sizes[1] = (uint64_t)m->n_params * TILE__PARAM_SIZE;
+	sizes[2] = (uint64_t)m->n_variants * TILE__VARIANT_SIZE;
+	sizes[3] = (uint64_t)m->n_constexprs * TILE__CONSTEXPR_SIZE;
+	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
+	sizes[5] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[6] = m->strtab_size;
+	for (i = 0; i < 7; i++) {
+		arrays[i] = h + want;
+		want += sizes[i];
+	}
+	if (want != meta_size)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
+				  (unsigned long long)want, meta_size);
+	for (i = m->grid_code_size; i < grid_padded; i++)
+		if (arrays[5][i] != 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
+	if (m->n_groups > m->n_images)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
+	m->grid_code = arrays[5];
+	m->strtab = arrays[6];
+	m->constexprs = arrays[3];
+	return TILE_SUCCESS;
+}
+
+static tile_status tile__check_params(tile_module *m, const uint8_t *p)
+{
+	uint32_t i;
+	for (i = 0; i < m->n_params; i++, p += TILE__PARAM_SIZE) {
+		tile__param *d = &m->params[i];
+		int size_ok;
+		d->name = tile__u32(p);
+		d->kind = p[4];
+		d->size = p[5];
+		d->dtype = p[6];
+		d->hidden = p[7] & 1;
+		if (!tile__str_ok(m, d->name, 0))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: name is not a string of the table", i);
+		switch (d->kind) {
+		case TILE__KIND_PTR: size_ok = d->size == 8; break;
+		case TILE__KIND_INT:
+		case TILE__KIND_UINT: size_ok = d->size == 1 || d->size == 2 || d->size == 4 || d->size == 8; break;
+		case TILE__KIND_FLOAT: size_ok = d->size == 2 || d->size == 4 || d->size == 8; break;
+		default: return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: kind %u (0..3)", i, d->kind);
+		}
+		if (!size_ok)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
+		if (d->dtype < 1 || d->dtype > 13)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..13)", i, d->dtype);
+		if (p[7] & ~1u)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bit 0 defined)", i, p[7]);
+		if (tile__u32(p + 8) != 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
+	}
+	return TILE_SUCCESS;
+}
+
+static tile_status tile__check_constexprs(tile_module *m)
+{
+	uint32_t i;
+	for (i = 0; i < m->n_constexprs; i++) {
+		const uint8_t *c = m->constexprs + (size_t)i * TILE__CONSTEXPR_SIZE;
+		uint64_t value = tile__u64(c + 8);
+		if (!tile__str_ok(m, tile__u32(c), 0))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: name is not a string of the table", i);
+		if (c[4] > 4)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: kind %u (0..4)", i, c[4]);
+		if (c[5] || c[6] || c[7])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: reserved bytes not 0", i);
+		if (c[4] == 2 && value > 1)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: bool value %llu", i, (unsigned long long)value);
+		if (c[4] == 3 && (value > 0xffffffffu || !tile__str_ok(m, (uint32_t)value, 1)))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: string value is not a string of the table", i);
+		if (c[4] == 4 && (value < 1 || value > 13))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: dtype %llu (1..13)", i, (unsigned long long)value);
+	}
+	return TILE_SUCCESS;
+}
+
+/* Kernels own disjoint parameter and variant ranges; `owned` marks them. */
+static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned)
+{
+	uint32_t i, j;
+	for (i = 0; i < m->n_kernels; i++, p += TILE__KERNEL_SIZE) {
+		tile__kernel *k = &m->kernels[i];
+		k->name = tile__u32(p);
+		k->first_param = tile__u32(p + 4);
+		k->n_params = tile__u32(p + 8);
+		k->first_variant = tile__u32(p + 12);
+		k->n_variants = tile__u32(p + 16);
+		if (!tile__str_ok(m, k->name, 0))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name is not a string of the table", i);
+		for (j = 0; j < i; j++)
+			if (strcmp(tile__str(m, m->kernels[j].name), tile__str(m, k->name)) == 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name '%s' already used by kernel %u", i, tile__str(m, k->name), j);
+		if (k->n_params > TILE__MAX_PARAMS)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u parameters (at most %u)", i, k->n_params, TILE__MAX_PARAMS);
+		if ((uint64_t)k->first_param + k->n_params > m->n_params)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: parameter range %u+%u outside the %u parameters", i,
+					  k->first_param, k->n_params, m->n_params);
+		if (k->n_variants == 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: no variants", i);
+		if ((uint64_t)k->first_variant + k->n_variants > m->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: variant range %u+%u outside the %u variants", i,
+					  k->first_variant, k->n_variants, m->n_variants);
+		k->n_visible = 0;
+		k->pred_mask = 0;
+		for (j = 0; j < k->n_params; j++) {
+			const tile__param *q = &m->params[k->first_param + j];
+			if (param_owned[k->first_param + j]++)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: parameter range overlaps another kernel's", i);
+			if (!q->hidden && k->n_visible != j)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: parameter %u is visible after a hidden one", i, j);
+			k->n_visible += !q->hidden;
+		}
+		for (j = 0; j < k->n_variants; j++)
+			if (variant_owned[k->first_variant + j]++)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: variant range overlaps another kernel's", i);
+	}
+	for (j = 0; j < m->n_variants; j++)
+		if (!variant_owned[j])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: belongs to no kernel", j);
+	return TILE_SUCCESS;
+}
+
+static int tile__popcount(uint32_t x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
+{
+	uint32_t i, j, k;
+	for (k = 0; k < m->n_kernels; k++) {
+		const tile__kernel *kern = &m->kernels[k];
+		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
+		for (j = 0; j < kern->n_visible && j < 32; j++)
+			if (m->params[kern->first_param + j].kind == TILE__KIND_INT || m->params[kern->first_param + j].kind == TILE__KIND_UINT)
+				int_mask |= 1u << j;
+		for (i = kern->first_variant; i < kern->first_variant + kern->n_variants; i++) {
+			const uint8_t *r = p + (size_t)i * TILE__VARIANT_SIZE;
+			tile__variant *v = &m->variants[i];
+			int c0, c1, c2;
+			v->kernel = tile__u32(r);
+			v->symbol = tile__u32(r + 4);
+			v->group = tile__u32(r + 8);
+			v->first_constexpr = tile__u32(r + 12);
+			v->n_constexprs = tile__u32(r + 16);
+			v->num_warps = (uint16_t)tile__u16(r + 20);
+			v->num_stages = (uint16_t)tile__u16(r + 22);
+			v->shared_static = tile__u32(r + 24);
+			v->shared_dynamic = tile__u32(r + 28);
+			c0 = (int)tile__u16(r + 32);
+			c1 = (int)tile__u16(r + 34);
+			c2 = (int)tile__u16(r + 36);
+			v->n_regs = (uint16_t)tile__u16(r + 38);
+			v->pred_div16 = tile__u32(r + 40);
+			v->pred_eq1 = tile__u32(r + 44);
+			v->grid_offset = tile__u32(r + 48);
+			v->grid_size = tile__u32(r + 52);
+			if (v->kernel != k)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
+			if (!tile__str_ok(m, v->symbol, 0))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: symbol is not a string of the table", i);
+			if (v->group >= m->n_groups)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: group %u (blob has %u)", i, v->group, m->n_groups);
+			if ((uint64_t)v->first_constexpr + v->n_constexprs > m->n_constexprs)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: constexpr range %u+%u outside the %u constexprs", i,
+						  v->first_constexpr, v->n_constexprs, m->n_constexprs);
+			if (v->num_warps < 1 || v->num_warps > 32)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: num_warps %u (1..32)", i, v->num_warps);
+			if (c0 == 0 && c1 == 0 && c2 == 0)
+				c0 = c1 = c2 = 1;
+			if (c0 == 0 || c1 == 0 || c2 == 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: cluster %d x %d x %d", i, c0, c1, c2);
+			v->cluster_dim[0] = (uint16_t)c0;
+			v->cluster_dim[1] = (uint16_t)c1;
+			v->cluster_dim[2] = (uint16_t)c2;
+			v->cluster = c0 * c1 * c2 != 1;
+			if ((v->pred_div16 | v->pred_eq1) & ~visible_mask)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: predicate on a parameter the kernel does not have", i);
+			if (v->pred_eq1 & ~int_mask)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_eq1 on a parameter that is not an integer", i);
+			for (j = 0; j < kern->n_visible && j < 32; j++)
+				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind == TILE__KIND_FLOAT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on float parameter %u", i, j);
+			if ((uint64_t)v->grid_offset + v->grid_size > m->grid_code_size)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program %u+%u outside grid_code of %u bytes", i,
+						  v->grid_offset, v->grid_size, m->grid_code_size);
+			v->block = 32u * v->num_warps;
+			v->n_preds = tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1);
+			m->kernels[k].pred_mask |= v->pred_div16 | v->pred_eq1;
+			if (v->grid_size) {
+				tile_status st = tile__grid_check(m, i);
+				if (st)
+					return st;
+			}
+		}
+	}
+	return TILE_SUCCESS;
+}
+
+static int tile__image_cmp(const void *a, const void *b)
+{
+	const tile__image *x = (const tile__image *)a, *y = (const tile__image *)b;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t *group_seen)
+{
+	uint32_t data_start = TILE__HEADER_SIZE + tile__u32(m->blob + 20), i;
+	tile__image *sorted;
+	for (i = 0; i < m->n_images; i++, p += TILE__IMAGE_SIZE) {
+		tile__image *im = &m->images[i];
+		im->group = tile__u32(p);
+		im->kind = tile__u32(p + 4);
+		im->arch = tile__u32(p + 8);
+		im->flags = tile__u32(p + 12);
+		im->offset = tile__u32(p + 16);
+		im->size = tile__u32(p + 20);
+		im->raw_size = tile__u32(p + 24);
+		im->compression = tile__u32(p + 28);
+		if (im->group >= m->n_groups)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: group %u (blob has %u)", i, im->group, m->n_groups);
+		if (im->kind > TILE__IMAGE_PTX)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: kind %u (0 cubin, 1 PTX)", i, im->kind);
+		if (im->arch < 10 || im->arch > 9999)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: arch %u", i, im->arch);
+		if (im->flags & ~(uint32_t)TILE__IMAGE_ARCH_SPECIFIC)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bit 0 defined)", i, im->flags);
+		if (im->offset % 4 || im->offset < data_start || (uint64_t)im->offset + im->size > m->size)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: data %u+%u outside the image area %u..%lu", i,
+					  im->offset, im->size, data_start, (unsigned long)m->size);
+		if (im->raw_size == 0 || im->raw_size > TILE__MAX_RAW_SIZE)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: raw_size %u (1..256 MiB)", i, im->raw_size);
+		if (im->compression > 1)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: compression %u (0 stored, 1 zlib)", i, im->compression);
+		if (im->compression == 0 && im->size != im->raw_size)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: stored with size %u != raw_size %u", i, im->size, im->raw_size);
+		if (im->compression == 1 && im->size < 8)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: zlib stream of %u bytes", i, im->size);
+		group_seen[im->group] = 1;
+	}
+	for (i = 0; i < m->n_groups; i++)
+		if (!group_seen[i])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "group %u: no image", i);
+	if (m->n_images < 2)
+		return TILE_SUCCESS;
+	sorted = (tile__image *)TILE_MALLOC(m->n_images * sizeof *sorted);
+	if (!sorted)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	memcpy(sorted, m->images, m->n_images * sizeof *sorted);
+	qsort(sorted, m->n_images, sizeof *sorted, tile__image_cmp);
+	for (i = 1; i < m->n_images; i++)
+		if ((uint64_t)sorted[i - 1].offset + sorted[i - 1].size > sorted[i].offset)
+			break;
+	if (i < m->n_images) {
+		uint32_t at = sorted[i].offset;
+		TILE_FREE(sorted);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "images: data ranges overlap at offset %u", at);
+	}
+	TILE_FREE(sorted);
+	return TILE_SUCCESS;
+}
+
+static void tile__module_free(tile_module *m)
+{
+	TILE_FREE(m->kernels);
+	TILE_FREE(m->params);
+	TILE_FREE(m->variants);
+	TILE_FREE(m->images);
+	TILE_FREE(m);
+}
+
+/* malloc(0) may return NULL: ask for at least one element. */
+static void *tile__alloc_array(uint32_t n, size_t size)
+{
+	return TILE_MALLOC((n ? n : 1) * size);
+}
+
+static tile_status tile__validate(tile_module *m)
+{
+	const uint8_t *arrays[7];
+	uint8_t *marks;
+	uint32_t n_marks;
+	tile_status st = tile__check_header(m);
+	if (!st)
+		st = tile__check_layout(m, arrays);
+	if (st)
+		return st;
+	m->kernels = (tile__kernel *)tile__alloc_array(m->n_kernels, sizeof *m->kernels);
+	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
+	m->variants = (tile__variant *)tile__alloc_array(m->n_variants, sizeof *m->variants);
+	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
+	/* marks: params owned, variants owned, groups with an image */
+	n_marks = m->n_params + m->n_variants + m->n_groups;
+	marks = (uint8_t *)tile__alloc_array(n_marks, 1);
+	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
+		TILE_FREE(marks);
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	memset(marks, 0, n_marks);
+	st = tile__check_params(m, arrays[1]);
+	if (!st)
+		st = tile__check_constexprs(m);
+	if (!st)
+		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
+	if (!st)
+		st = tile__check_variants(m, arrays[2]);
+	if (!st)
+		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
+	TILE_FREE(marks);
+	return st;
+}
+
+TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_module **out)
+{
+	tile_module *m;
+	tile_status st;
+	if (!out)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_create: out is NULL");
+	*out = NULL;
+	if (!blob)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_create: blob is NULL");
+	m = (tile_module *)TILE_MALLOC(sizeof *m);
+	if (!m)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	memset(m, 0, sizeof *m);
+	m->blob = (const uint8_t *)blob;
+	m->size = size;
+	st = tile__validate(m);
+	if (!st && pthread_mutex_init(&m->lock, NULL) != 0)
+		st = tile__fail(TILE_ERROR_OUT_OF_MEMORY, "pthread_mutex_init failed");
+	if (st) {
+		tile__module_free(m);
+		return st;
+	}
+	*out = m;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_kernel_count(const tile_module *m) { return m ? (int)m->n_kernels : 0; }
+
+TILEDEF int tile_kernel_index(const tile_module *m, const char *name)
+{
+	uint32_t i;
+	if (!m || !name)
+		return -1;
+	for (i = 0; i < m->n_kernels; i++)
+		if (strcmp(tile__str(m, m->kernels[i].name), name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const tile__kernel *tile__kernel_at(const tile_module *m, int kernel)
+{
+	return m && kernel >= 0 && (uint32_t)kernel < m->n_kernels ? &m->kernels[kernel] : NULL;
+}
+
+TILEDEF const char *tile_kernel_name(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? tile__str(m, k->name) : NULL;
+}
+
+TILEDEF int tile_param_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_params : -1;
+}
+
+TILEDEF tile_status tile_param_get_info(const tile_module *m, int kernel, int param, tile_param_info *out)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	const tile__param *p;
+	if (!k || !out || param < 0 || (uint32_t)param >= k->n_params)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_param_get_info: no parameter %d of kernel %d", param, kernel);
+	p = &m->params[k->first_param + (uint32_t)param];
+	out->name = tile__str(m, p->name);
+	out->kind = p->kind;
+	out->size = p->size;
+	out->dtype = p->dtype;
+	out->hidden = p->hidden;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_variant_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_variants : -1;
+}
+
+static const tile__variant *tile__variant_at(const tile_module *m, int kernel, int variant)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	if (!k || variant < 0 || (uint32_t)variant >= k->n_variants)
+		return NULL;
+	return &m->variants[k->first_variant + (uint32_t)variant];
+}
+
+TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int variant, tile_variant_info *out)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	if (!v || !out)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_variant_get_info: no variant %d of kernel %d", variant, kernel);
+	out->symbol = tile__str(m, v->symbol);
+	out->group = (int)v->group;
+	out->num_warps = v->num_warps;
+	out->num_stages = v->num_stages;
+	out->shared_static = v->shared_static;
+	out->shared_dynamic = v->shared_dynamic;
+	memcpy(out->cluster, v->cluster_dim, sizeof out->cluster);
+	out->n_regs = v->n_regs;
+	out->pred_div16 = v->pred_div16;
+	out->pred_eq1 = v->pred_eq1;
+	out->n_constexprs = (int)v->n_constexprs;
+	out->has_grid_program = v->grid_size != 0;
+	return TILE_SUCCESS;
+}
+
+TILEDEF tile_status tile_constexpr_get_info(const tile_module *m, int kernel, int variant, int index, tile_constexpr_info *out)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	const uint8_t *c;
+	uint64_t value;
+	if (!v || !out || index < 0 || (uint32_t)index >= v->n_constexprs)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_constexpr_get_info: no constexpr %d of variant %d of kernel %d",
+				  index, variant, kernel);
+	c = m->constexprs + (size_t)(v->first_constexpr + (uint32_t)index) * TILE__CONSTEXPR_SIZE;
+	value = tile__u64(c + 8);
+	out->name = tile__str(m, tile__u32(c));
+	out->kind = c[4];
+	out->ival = (int64_t)value;
+	memcpy(&out->fval, &value, sizeof out->fval);
+	out->sval = c[4] == 3 ? tile__str(m, (uint32_t)value) : NULL;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_image_count(const tile_module *m) { return m ? (int)m->n_images : 0; }
+
+TILEDEF tile_status tile_image_get_info(const tile_module *m, int image, tile_image_info *out)
+{
+	const tile__image *im;
+	if (!m || !out || image < 0 || (uint32_t)image >= m->n_images)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_image_get_info: no image %d", image);
+	im = &m->images[image];
+	out->group = (int)im->group;
+	out->kind = (int)im->kind;
+	out->arch = (int)im->arch;
+	out->flags = im->flags;
+	out->size = im->size;
+	out->raw_size = im->raw_size;
+	out->compression = (int)im->compression;
+	return TILE_SUCCESS;
+}
+
+TILEDEF const char *tile_status_string(tile_status status)
+{
+	switch (status) {
+	case TILE_SUCCESS: return "success";
+	case TILE_ERROR_INVALID_ARGUMENT: return "invalid argument";
+	case TILE_ERROR_OUT_OF_MEMORY: return "out of memory";
+	case TILE_ERROR_BAD_BLOB: return "invalid blob";
+	case TILE_ERROR_VERSION: return "unsupported blob version";
+	case TILE_ERROR_CHECKSUM: return "blob checksum mismatch";
+	case TILE_ERROR_INFLATE: return "corrupt compressed image";
+	case TILE_ERROR_NO_DRIVER: return "CUDA driver library not found";
+	case TILE_ERROR_DRIVER_SYMBOL: return "CUDA driver entry point missing";
+	case TILE_ERROR_CUDA: return "CUDA driver call failed";
+	case TILE_ERROR_NO_IMAGE: return "no image for this device";
+	case TILE_ERROR_JIT: return "PTX JIT compilation failed";
+	case TILE_ERROR_GRID: return "invalid grid";
+	case TILE_ERROR_NO_VARIANT: return "no variant matches the arguments";
+	case TILE_ERROR_NOT_FOUND: return "not found";
+	}
+	return "unknown status";
+}
+
+TILEDEF const char *tile_last_error(void) { return tile__detail; }
