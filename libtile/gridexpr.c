@@ -287,8 +287,21 @@ static void parse_unary(gparser *g)
 		return;
 	}
 	if (accept(g, "-")) {
+		size_t start = g->len;
 		emit_const(g, at, 0);
 		parse_unary(g);
+		/* "0 c sub" of a literal c folds to the constant -c */
+		if (!g->failed && g->len == start + 18 && g->out[start + 9] == OP_CONST) {
+			uint64_t u = 0;
+			for (int i = 0; i < 8; i++)
+				u |= (uint64_t)g->out[start + 10 + i] << (8 * i);
+			if ((int64_t)u != INT64_MIN) {
+				g->len = start;
+				g->depth -= 2;
+				emit_const(g, at, -(int64_t)u);
+				return;
+			}
+		}
 		emit_op(g, at, OP_SUB);
 		return;
 	}
