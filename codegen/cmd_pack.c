@@ -639,6 +639,7 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 				const jval *cl = jget(root, "cluster_dims");
 				if (cl && cl->kind == J_ARR) {
 					int c = 0;
+					v->cluster[0] = v->cluster[1] = v->cluster[2] = 1;
 					for (const jval *e = cl->child; e; e = e->next, c++)
 						if (c > 2 || e->kind != J_NUM || e->num < 0 || e->num > 0xffff) {
 							err(in->path, "bad \"cluster_dims\"");

@@ -124,6 +124,12 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 			   k->name, sym, v->num_warps, v->num_stages);
 		return false;
 	}
+	const uint16_t *c = v->cluster;
+	if ((c[0] | c[1] | c[2]) && !(c[0] && c[1] && c[2])) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' has cluster %u x %u x %u (0 0 0 for none)",
+			   k->name, sym, c[0], c[1], c[2]);
+		return false;
+	}
 	uint32_t visible_mask = nvisible >= 32 ? 0xffffffffu : (1u << nvisible) - 1;
 	uint32_t int_mask = 0;
 	for (int i = 0; i < nvisible && i < 32; i++)

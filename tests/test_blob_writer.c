@@ -1,0 +1,319 @@
+/* test_blob_writer.c - the blob writer against tile.h's reader: every field
+ * written comes back through the introspection API, the bytes follow
+ * FORMAT.md (decoded here by hand), images inflate back to their input,
+ * any corrupted byte is refused, and bad descriptions are refused by the
+ * writer with a diagnostic. */
+#define TILE_IMPLEMENTATION
+#include "tile.h"
+
+#include "check.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <zlib.h>
+
+static uint32_t u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static const blob_param add_params[] = {
+	{"x", BLOB_PARAM_PTR, 8, IR_F32, 0},
+	{"y", BLOB_PARAM_PTR, 8, IR_F16, 0},
+	{"n", BLOB_PARAM_INT, 4, IR_I32, 0},
+	{"alpha", BLOB_PARAM_FLOAT, 4, IR_F32, 0},
+	{"flag", BLOB_PARAM_UINT, 1, IR_I1, 0},
+	{"global_scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN},
+};
+static const ir_constexpr cx[] = {
+	{"BLOCK", IR_CONSTEXPR_INT, 1024, 0, NULL},
+	{"EPS", IR_CONSTEXPR_FLOAT, 0, 1e-5, NULL},
+	{"MODE", IR_CONSTEXPR_STRING, 0, 0, "fast"},
+	{"DT", IR_CONSTEXPR_DTYPE, IR_F16, 0, NULL},
+	{"EVEN", IR_CONSTEXPR_BOOL, 1, 0, NULL},
+};
+
+static uint8_t cubin80[4000], cubin90[3000];
+static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+	"// add_kernel add_kernel add_kernel add_kernel add_kernel add_kernel add_kernel\n"
+	"// add_kernel add_kernel add_kernel add_kernel add_kernel add_kernel add_kernel\n";
+
+static uint8_t grid1[64], grid2[64];
+static size_t grid1_len, grid2_len;
+static blob_variant add_variants[3], scale_variant;
+static blob_kernel kernels[2];
+static blob_image images[3];
+static blob_param scale_params[1] = {{"out", BLOB_PARAM_PTR, 8, IR_F64, 0}};
+
+static blob_desc make_desc(void)
+{
+	for (size_t i = 0; i < sizeof cubin80; i++)
+		cubin80[i] = (uint8_t)(i % 7 == 0 ? i : 0); /* compressible */
+	uint32_t r = 12345;
+	for (size_t i = 0; i < sizeof cubin90; i++) {
+		r = r * 1103515245u + 12345u;
+		cubin90[i] = (uint8_t)(r >> 16); /* incompressible: stored */
+	}
+	/* given least specialized first: the writer reorders */
+	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len};
+	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len};
+	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0};
+	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0};
+	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants};
+	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant};
+	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
+	images[1] = (blob_image){0, BLOB_IMAGE_PTX, 90, 0, ptx, strlen(ptx)};
+	images[2] = (blob_image){1, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC, cubin90, sizeof cubin90};
+	return (blob_desc){2, kernels, 3, images, 2};
+}
+
+static void check_header(const uint8_t *b, size_t size)
+{
+	CHECK(!memcmp(b, "TILE", 4));
+	CHECK_EQ_INT(b[4] | b[5] << 8, 1);
+	CHECK_EQ_INT(b[6] | b[7] << 8, 32);
+	CHECK_EQ_INT(u32(b + 8), size);
+	CHECK_EQ_INT(u32(b + 12), crc32(0, b + 32, (uInt)(size - 32)));
+	CHECK_EQ_INT(u32(b + 16), 32);
+	CHECK_EQ_INT(u32(b + 24), 0);
+	CHECK_EQ_INT(u32(b + 28), 0);
+	CHECK_EQ_INT(size % 4, 0);
+	const uint8_t *m = b + 32;
+	uint32_t nk = u32(m), np = u32(m + 4), nv = u32(m + 8), nc = u32(m + 12), ni = u32(m + 16);
+	uint32_t gsize = u32(m + 20), ssize = u32(m + 24);
+	CHECK_EQ_INT(nk, 2);
+	CHECK_EQ_INT(np, 7);
+	CHECK_EQ_INT(nv, 4);
+	CHECK_EQ_INT(nc, 6);
+	CHECK_EQ_INT(ni, 3);
+	CHECK_EQ_INT(u32(m + 28), 2);
+	CHECK_EQ_INT(ssize % 4, 0);
+	size_t meta = 32 + nk * 20 + np * 12 + nv * 56 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
+	CHECK_EQ_INT(u32(b + 20), meta);
+	CHECK_EQ_INT(gsize, grid1_len + grid2_len);
+	/* images: aligned, after the metadata, inflating to the input */
+	const uint8_t *im = m + 32 + nk * 20 + np * 12 + nv * 56 + nc * 16;
+	for (uint32_t i = 0; i < ni; i++, im += 32) {
+		uint32_t off = u32(im + 16), sz = u32(im + 20), raw = u32(im + 24), comp = u32(im + 28);
+		CHECK_EQ_INT(off % 4, 0);
+		CHECK(off >= 32 + meta && off + sz <= size);
+		CHECK_EQ_INT(raw, i == 1 ? sizeof ptx : images[i].size); /* PTX gains its NUL */
+		uint8_t *out = malloc(raw);
+		uLongf len = raw;
+		if (comp == 1)
+			CHECK(uncompress(out, &len, b + off, sz) == Z_OK && len == raw);
+		else
+			memcpy(out, b + off, sz);
+		CHECK(!memcmp(out, images[i].data, images[i].size));
+		free(out);
+		CHECK_EQ_INT(comp, i == 2 ? 0 : 1);
+		if (comp == 1)
+			CHECK(sz < raw);
+	}
+}
+
+static void check_introspection(const uint8_t *b, size_t size)
+{
+	tile_module *m = NULL;
+	tile_status st = tile_module_create(b, size, &m);
+	CHECK_MSG(st == TILE_SUCCESS, "%s: %s", tile_status_string(st), tile_last_error());
+	if (st != TILE_SUCCESS)
+		return;
+	CHECK_EQ_INT(tile_kernel_count(m), 2);
+	CHECK(!strcmp(tile_kernel_name(m, 0), "add_kernel"));
+	CHECK(!strcmp(tile_kernel_name(m, 1), "scale"));
+	CHECK_EQ_INT(tile_kernel_index(m, "scale"), 1);
+	CHECK_EQ_INT(tile_param_count(m, 0), 6);
+	for (int i = 0; i < 6; i++) {
+		tile_param_info p;
+		CHECK(tile_param_get_info(m, 0, i, &p) == TILE_SUCCESS);
+		CHECK(!strcmp(p.name, add_params[i].name));
+		CHECK_EQ_INT(p.kind, add_params[i].kind);
+		CHECK_EQ_INT(p.size, add_params[i].size);
+		CHECK_EQ_INT(p.dtype, add_params[i].dtype);
+		CHECK_EQ_INT(p.hidden, i == 5);
+	}
+	/* most specialized first: all (3 bits), x16 (1 bit), plain (0) */
+	static const int order[] = {2, 1, 0};
+	CHECK_EQ_INT(tile_variant_count(m, 0), 3);
+	for (int i = 0; i < 3; i++) {
+		const blob_variant *w = &add_variants[order[i]];
+		tile_variant_info v;
+		CHECK(tile_variant_get_info(m, 0, i, &v) == TILE_SUCCESS);
+		CHECK(!strcmp(v.symbol, w->symbol));
+		CHECK_EQ_INT(v.group, w->group);
+		CHECK_EQ_INT(v.num_warps, w->num_warps);
+		CHECK_EQ_INT(v.num_stages, w->num_stages);
+		CHECK_EQ_INT(v.shared_static, w->shared_static);
+		CHECK_EQ_INT(v.shared_dynamic, w->shared_dynamic);
+		for (int c = 0; c < 3; c++) /* 0 0 0 reads back as 1 1 1: both mean none */
+			CHECK_EQ_INT(v.cluster[c], w->cluster[c] ? w->cluster[c] : 1);
+		CHECK_EQ_INT(v.n_regs, w->n_regs);
+		CHECK_EQ_INT(v.pred_div16, w->pred_div16);
+		CHECK_EQ_INT(v.pred_eq1, w->pred_eq1);
+		CHECK_EQ_INT(v.n_constexprs, w->nconstexprs);
+		CHECK_EQ_INT(v.has_grid_program, w->grid_size != 0);
+		for (int c = 0; c < w->nconstexprs; c++) {
+			tile_constexpr_info ci;
+			CHECK(tile_constexpr_get_info(m, 0, i, c, &ci) == TILE_SUCCESS);
+			CHECK(!strcmp(ci.name, cx[c].name));
+			CHECK_EQ_INT(ci.kind, cx[c].kind);
+			if (cx[c].kind == IR_CONSTEXPR_FLOAT)
+				CHECK(ci.fval == cx[c].fval);
+			else if (cx[c].kind == IR_CONSTEXPR_STRING)
+				CHECK(ci.sval && !strcmp(ci.sval, cx[c].sval));
+			else
+				CHECK_EQ_INT(ci.ival, cx[c].ival);
+		}
+	}
+	tile_variant_info v;
+	CHECK(tile_variant_get_info(m, 1, 0, &v) == TILE_SUCCESS);
+	CHECK(!strcmp(v.symbol, "scale") && v.group == 1 && v.cluster[0] == 2 && v.shared_dynamic == 100000);
+	CHECK_EQ_INT(tile_image_count(m), 3);
+	for (int i = 0; i < 3; i++) {
+		tile_image_info ii;
+		CHECK(tile_image_get_info(m, i, &ii) == TILE_SUCCESS);
+		CHECK_EQ_INT(ii.group, images[i].group);
+		CHECK_EQ_INT(ii.kind, images[i].kind);
+		CHECK_EQ_INT(ii.arch, images[i].arch);
+		CHECK_EQ_INT(ii.flags, images[i].flags);
+		CHECK_EQ_INT(ii.compression, i == 2 ? 0 : 1);
+		CHECK_EQ_INT(ii.raw_size, i == 1 ? sizeof ptx : images[i].size);
+	}
+	tile_module_destroy(m);
+}
+
+/* A description the writer refuses, with the words it should say. */
+static void check_refused(blob_desc d, const char *msg)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	uint8_t *out = (uint8_t *)1;
+	size_t size = 1;
+	CHECK(blob_write(ctx, &d, &out, &size) == TILEC_ERR_INVALID);
+	CHECK(out == NULL && size == 0);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), msg);
+	tilec_ctx_free(ctx);
+}
+
+static void check_bad_descriptions(void)
+{
+	blob_desc d = make_desc();
+	blob_kernel k[2];
+	blob_variant v[3];
+	blob_param p[BLOB_MAX_PARAMS + 1];
+	blob_image im[3];
+
+	memcpy(k, kernels, sizeof k);
+	k[1].name = "add_kernel";
+	d.kernels = k;
+	check_refused(d, "two kernels named 'add_kernel'");
+
+	d = make_desc();
+	memcpy(k, kernels, sizeof k);
+	for (int i = 0; i <= BLOB_MAX_PARAMS; i++)
+		p[i] = blob_param_make("p", IR_I32, false);
+	k[1].params = p;
+	k[1].nparams = BLOB_MAX_PARAMS + 1;
+	d.kernels = k;
+	check_refused(d, "at most 64");
+
+	memcpy(p, add_params, sizeof add_params);
+	p[3].flags = BLOB_PARAM_HIDDEN;
+	memcpy(k, kernels, sizeof k);
+	k[0].params = p;
+	k[0].nparams = 6;
+	check_refused(d, "hidden ones come last");
+
+	memcpy(p, add_params, sizeof add_params);
+	p[2].size = 8;
+	check_refused(d, "inconsistent kind, size or dtype");
+
+	memcpy(p, add_params, sizeof add_params);
+	p[1].name = "x";
+	check_refused(d, "two parameters named 'x'");
+
+	memcpy(k, kernels, sizeof k);
+	memcpy(v, add_variants, sizeof v);
+	k[0].variants = v;
+	v[1].pred_eq1 = 0x1; /* x is a pointer */
+	check_refused(d, "predicates on parameters");
+
+	memcpy(v, add_variants, sizeof v);
+	v[2].cluster[1] = 0;
+	check_refused(d, "cluster 1 x 0 x 1");
+
+	memcpy(v, add_variants, sizeof v);
+	v[0].num_warps = 0;
+	check_refused(d, "num_warps 0");
+
+	memcpy(v, add_variants, sizeof v);
+	v[1].group = 2;
+	check_refused(d, "names group 2 of 2");
+
+	memcpy(v, add_variants, sizeof v);
+	v[0].nconstexprs = 0; /* its grid program reads constexpr 0 */
+	check_refused(d, "bad grid program: constexpr index");
+
+	memcpy(k, kernels, sizeof k);
+	d = make_desc();
+	memcpy(im, images, sizeof im);
+	im[2].group = 0;
+	d.images = im;
+	check_refused(d, "group 1 has no image");
+
+	memcpy(im, images, sizeof im);
+	im[1].kind = BLOB_IMAGE_CUBIN;
+	im[1].arch = 80;
+	check_refused(d, "two cubin images for sm_80 in group 0");
+
+	d = make_desc();
+	d.nkernels = 0;
+	check_refused(d, "at least one kernel");
+}
+
+int main(void)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	CHECK(gridexpr_compile(ctx, "-g", "cdiv(n, BLOCK)", 6, add_params, 5, cx, grid1, sizeof grid1, &grid1_len) == TILEC_OK);
+	CHECK(gridexpr_compile(ctx, "-g", "n, 2, BLOCK", 6, add_params, 1, cx, grid2, sizeof grid2, &grid2_len) == TILEC_OK);
+
+	blob_desc d = make_desc();
+	uint8_t *b = NULL, *b2 = NULL;
+	size_t size = 0, size2 = 0;
+	tilec_status st = blob_write(ctx, &d, &b, &size);
+	CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
+	if (st == TILEC_OK) {
+		CHECK(blob_write(ctx, &d, &b2, &size2) == TILEC_OK);
+		CHECK(size == size2 && !memcmp(b, b2, size)); /* deterministic */
+		check_header(b, size);
+		check_introspection(b, size);
+
+		/* any byte changed is refused */
+		tile_module *m;
+		int accepted = 0;
+		for (size_t i = 0; i < size; i++) {
+			b[i] ^= 0x20;
+			if (tile_module_create(b, size, &m) == TILE_SUCCESS) {
+				accepted++;
+				tile_module_destroy(m);
+			}
+			b[i] ^= 0x20;
+		}
+		CHECK_EQ_INT(accepted, 0);
+		CHECK(tile_module_create(b, size - 4, &m) != TILE_SUCCESS);
+		b[12] ^= 1;
+		CHECK(tile_module_create(b, size, &m) == TILE_ERROR_CHECKSUM);
+		b[12] ^= 1;
+		b[4] = 2;
+		CHECK(tile_module_create(b, size, &m) == TILE_ERROR_VERSION);
+		b[4] = 1;
+		CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS);
+		tile_module_destroy(m);
+	}
+	free(b);
+	free(b2);
+	tilec_ctx_free(ctx);
+
+	check_bad_descriptions();
+	return check_report("test_blob_writer");
+}
