@@ -1,0 +1,1072 @@
+/* interp.c - the reference interpreter: runs a tile IR function on the CPU.
+ *
+ * Each value id owns a fixed array of slots (one per block element, row-
+ * major), allocated once per run from the value's static type; an op simply
+ * overwrites its results' slots, so loop bodies reuse their storage. A slot
+ * holds an integer normalized to its kind's width (sign- or zero-extended),
+ * a float as a double whose value is exactly representable in the kind
+ * (fp16/bf16/fp32 results are rounded after every op, as the GPU computes
+ * them in their own precision), or a pointer. Pointers are fake 64-bit
+ * addresses: buffer b starts at (b + 1) << 40, so buffers are 16-byte (in
+ * fact 2^40-byte) aligned and pointer arithmetic is plain integer
+ * arithmetic; every access maps the address back to (buffer, offset) and
+ * checks it lies wholly inside the buffer. Each op runs one loop over its
+ * elements with the kind dispatch outside or at the top of the loop.
+ *
+ * Approximations, documented in docs/LANGUAGE.md: float division and exp
+ * are computed exactly (the GPU's approximate instructions differ by a few
+ * ulp); libdevice functions are computed in double and rounded; tl.dot
+ * accumulates in fp32 in k order, with fp32 operands rounded to tf32
+ * (nearest, ties away) for the tf32 precision; float sums reduce pairwise.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef interp_scalar slot;
+
+#define ADDR_SHIFT 40
+#define ADDR_MASK ((UINT64_C(1) << ADDR_SHIFT) - 1)
+
+typedef struct interp {
+	tilec_ctx *ctx;
+	const ir_func *f;
+	interp_buffer *bufs;
+	int nbufs;
+	slot **vals; /* per value id */
+	slot *store; /* backing storage of vals */
+	uint32_t grid[3], pid[3];
+} interp;
+
+/* ---------------------------------------------------------------------
+ * Numeric formats
+ * --------------------------------------------------------------------- */
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	return x;
+}
+
+static float f32_from_bits(uint32_t x)
+{
+	float f;
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+uint16_t interp_f32_to_f16(float f)
+{
+	uint32_t x = f32_bits(f);
+	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+	uint32_t a = x & 0x7fffffff;
+	if (a > 0x7f800000) /* NaN: keep it quiet */
+		return (uint16_t)(sign | 0x7e00 | ((a >> 13) & 0x3ff));
+	if (a >= 0x477ff000) /* 65520 and above round to infinity */
+		return sign | 0x7c00;
+	if (a < 0x38800000) { /* below 2^-14: a subnormal half, in units of 2^-24 */
+		if (a < 0x33000000)
+			return sign;
+		uint32_t e = a >> 23, m = (a & 0x7fffff) | 0x800000, s = 126 - e;
+		uint32_t q = m >> s, rem = m & ((1u << s) - 1), half = 1u << (s - 1);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+		return (uint16_t)(sign | q);
+	}
+	uint32_t h = (a - 0x38000000) >> 13, rem = a & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+float interp_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0) {
+		float v = ldexpf((float)m, -24);
+		return sign ? -v : v;
+	}
+	if (e == 31)
+		return f32_from_bits(sign | 0x7f800000 | (m << 13));
+	return f32_from_bits(sign | ((e + 112) << 23) | (m << 13));
+}
+
+uint16_t interp_f32_to_bf16(float f)
+{
+	uint32_t x = f32_bits(f);
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((x >> 16) | 0x40);
+	x += 0x7fff + ((x >> 16) & 1);
+	return (uint16_t)(x >> 16);
+}
+
+float interp_bf16_to_f32(uint16_t h)
+{
+	return f32_from_bits((uint32_t)h << 16);
+}
+
+/* A value rounded to a float kind. */
+static double round_to(ir_kind k, double x)
+{
+	switch (k) {
+	case IR_F16: return interp_f16_to_f32(interp_f32_to_f16((float)x));
+	case IR_BF16: return interp_bf16_to_f32(interp_f32_to_bf16((float)x));
+	case IR_F32: return (float)x;
+	default: return x;
+	}
+}
+
+/* An integer wrapped to an integer kind's width and extended back. */
+static int64_t wrap(ir_kind k, uint64_t x)
+{
+	switch (k) {
+	case IR_I1: return (int64_t)(x & 1);
+	case IR_I8: return (int8_t)x;
+	case IR_I16: return (int16_t)x;
+	case IR_I32: return (int32_t)x;
+	case IR_U8: return (uint8_t)x;
+	case IR_U16: return (uint16_t)x;
+	case IR_U32: return (uint32_t)x;
+	default: return (int64_t)x;
+	}
+}
+
+/* A slot's value as a double, by kind. */
+static double as_double(ir_kind k, slot s)
+{
+	if (ir_kind_is_float(k))
+		return s.f;
+	return ir_kind_is_signed(k) ? (double)s.i : (double)s.u;
+}
+
+/* Float to integer as the GPU converts: toward zero, saturating, NaN to 0. */
+static int64_t float_to_int(ir_kind k, double x)
+{
+	if (k == IR_I1)
+		return x != 0;
+	if (isnan(x))
+		return 0;
+	x = trunc(x);
+	if (ir_kind_is_signed(k)) {
+		int bits = ir_kind_bits(k);
+		double hi = ldexp(1.0, bits - 1), lo = -hi;
+		if (x >= hi)
+			return (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+		if (x <= lo)
+			return bits == 64 ? INT64_MIN : -(int64_t)(UINT64_C(1) << (bits - 1));
+		return (int64_t)x;
+	}
+	int bits = ir_kind_bits(k);
+	if (x <= 0)
+		return 0;
+	if (x >= ldexp(1.0, bits))
+		return bits == 64 ? (int64_t)UINT64_MAX : (int64_t)((UINT64_C(1) << bits) - 1);
+	return (int64_t)(uint64_t)x;
+}
+
+/* Numeric conversion of one slot between kinds (CAST). */
+static slot convert(ir_kind from, ir_kind to, slot s)
+{
+	slot r;
+	if (from == IR_PTR || to == IR_PTR) {
+		r.u = s.u;
+	} else if (ir_kind_is_float(to)) {
+		if (ir_kind_is_float(from))
+			r.f = round_to(to, s.f);
+		else if (to == IR_F64)
+			r.f = ir_kind_is_signed(from) ? (double)s.i : (double)s.u;
+		else /* via float so an integer is rounded once for fp32 */
+			r.f = round_to(to, ir_kind_is_signed(from) ? (float)s.i : (float)s.u);
+	} else if (ir_kind_is_float(from)) {
+		r.i = float_to_int(to, s.f);
+	} else if (to == IR_I1) {
+		r.i = s.u != 0;
+	} else {
+		r.i = wrap(to, s.u);
+	}
+	return r;
+}
+
+static uint64_t raw_bits(ir_kind k, slot s)
+{
+	switch (k) {
+	case IR_F16: return interp_f32_to_f16((float)s.f);
+	case IR_BF16: return interp_f32_to_bf16((float)s.f);
+	case IR_F32: return f32_bits((float)s.f);
+	case IR_F64: {
+		uint64_t u;
+		memcpy(&u, &s.f, 8);
+		return u;
+	}
+	default: {
+		int bits = ir_kind_bits(k);
+		return bits == 64 ? s.u : s.u & ((UINT64_C(1) << bits) - 1);
+	}
+	}
+}
+
+static slot from_bits(ir_kind k, uint64_t u)
+{
+	slot r;
+	switch (k) {
+	case IR_F16: r.f = interp_f16_to_f32((uint16_t)u); break;
+	case IR_BF16: r.f = interp_bf16_to_f32((uint16_t)u); break;
+	case IR_F32: r.f = f32_from_bits((uint32_t)u); break;
+	case IR_F64: memcpy(&r.f, &u, 8); break;
+	case IR_PTR: r.u = u; break;
+	default: r.i = wrap(k, u); break;
+	}
+	return r;
+}
+
+interp_scalar interp_read(ir_kind k, const void *p)
+{
+	uint64_t u = 0;
+	int n = ir_kind_bytes(k);
+	unsigned char b[8] = {0};
+	memcpy(b, p, (size_t)n);
+	for (int i = n - 1; i >= 0; i--)
+		u = u << 8 | b[i];
+	if (k == IR_I1)
+		u = u != 0;
+	return from_bits(k, u);
+}
+
+void interp_write(ir_kind k, void *p, interp_scalar v)
+{
+	uint64_t u = raw_bits(k, v);
+	unsigned char b[8];
+	int n = ir_kind_bytes(k);
+	for (int i = 0; i < n; i++, u >>= 8)
+		b[i] = (unsigned char)u;
+	memcpy(p, b, (size_t)n);
+}
+
+/* ---------------------------------------------------------------------
+ * Helpers
+ * --------------------------------------------------------------------- */
+
+static ir_type vtype(const interp *in, int id)
+{
+	return in->f->values[id].type;
+}
+
+static slot *V(const interp *in, int id)
+{
+	return in->vals[id];
+}
+
+static ir_kind rkind(const interp *in, const ir_op *op)
+{
+	return (ir_kind)vtype(in, op->results[0]).kind;
+}
+
+static int64_t rnumel(const interp *in, const ir_op *op)
+{
+	return ir_numel(vtype(in, op->results[0]));
+}
+
+static tilec_status runtime_error(interp *in, const ir_op *op, const char *fmt, ...) TILE_PRINTF(3, 4);
+
+static tilec_status runtime_error(interp *in, const ir_op *op, const char *fmt, ...)
+{
+	strbuf sb;
+	sb_init(&sb);
+	sb_printf(&sb, "program (%u, %u, %u): ", in->pid[0], in->pid[1], in->pid[2]);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	diag_error(in->ctx, op ? op->loc : in->f->loc, "%s", sb_str(&sb));
+	sb_free(&sb);
+	return TILEC_ERR_RUNTIME;
+}
+
+/* Maps an address to memory for an access of n bytes, or reports why not. */
+static unsigned char *address(interp *in, const ir_op *op, const char *what, int64_t lane, uint64_t addr, int n,
+			      tilec_status *st)
+{
+	uint64_t b = addr >> ADDR_SHIFT, off = addr & ADDR_MASK;
+	if (b == 0 || b > (uint64_t)in->nbufs) {
+		*st = runtime_error(in, op, "%s of %d byte(s) at element %lld: address 0x%llx lies outside every buffer",
+				    what, n, (long long)lane, (unsigned long long)addr);
+		return NULL;
+	}
+	const interp_buffer *buf = &in->bufs[b - 1];
+	if (off + (uint64_t)n > buf->size) {
+		*st = runtime_error(in, op,
+				    "%s of %d byte(s) at element %lld: byte offset %llu is out of bounds of buffer %llu (%zu bytes)",
+				    what, n, (long long)lane, (unsigned long long)off, (unsigned long long)(b - 1), buf->size);
+		return NULL;
+	}
+	return (unsigned char *)buf->data + off;
+}
+
+/* ---------------------------------------------------------------------
+ * Elementwise ops
+ * --------------------------------------------------------------------- */
+
+static float fmath(ir_math m, float x)
+{
+	switch (m) {
+	case IR_MATH_EXP: return expf(x);
+	case IR_MATH_EXP2: return exp2f(x);
+	case IR_MATH_LOG: return logf(x);
+	case IR_MATH_LOG2: return log2f(x);
+	case IR_MATH_SQRT:
+	case IR_MATH_SQRT_RN: return sqrtf(x);
+	case IR_MATH_RSQRT: return 1.0f / sqrtf(x);
+	case IR_MATH_SIN: return sinf(x);
+	case IR_MATH_COS: return cosf(x);
+	case IR_MATH_ABS: return fabsf(x);
+	case IR_MATH_FLOOR: return floorf(x);
+	case IR_MATH_CEIL: return ceilf(x);
+	case IR_MATH_ERF: return erff(x);
+	default: return x;
+	}
+}
+
+static double dmath(ir_math m, double x)
+{
+	switch (m) {
+	case IR_MATH_EXP: return exp(x);
+	case IR_MATH_EXP2: return exp2(x);
+	case IR_MATH_LOG: return log(x);
+	case IR_MATH_LOG2: return log2(x);
+	case IR_MATH_SQRT:
+	case IR_MATH_SQRT_RN: return sqrt(x);
+	case IR_MATH_RSQRT: return 1.0 / sqrt(x);
+	case IR_MATH_SIN: return sin(x);
+	case IR_MATH_COS: return cos(x);
+	case IR_MATH_ABS: return fabs(x);
+	case IR_MATH_FLOOR: return floor(x);
+	case IR_MATH_CEIL: return ceil(x);
+	case IR_MATH_ERF: return erf(x);
+	default: return x;
+	}
+}
+
+/* min/max: minnum semantics (a NaN operand loses) unless propagating. */
+static double fminmax(bool is_max, bool propagate, double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return propagate ? NAN : isnan(a) ? b : a;
+	return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+static double fbinary(ir_opcode code, unsigned flags, double a, double b)
+{
+	switch (code) {
+	case IR_OP_ADD: return a + b;
+	case IR_OP_SUB: return a - b;
+	case IR_OP_MUL: return a * b;
+	case IR_OP_DIV: return a / b;
+	case IR_OP_REM: return fmod(a, b);
+	case IR_OP_MIN: return fminmax(false, flags & IR_FLAG_PROPAGATE_NAN, a, b);
+	case IR_OP_MAX: return fminmax(true, flags & IR_FLAG_PROPAGATE_NAN, a, b);
+	default: return 0;
+	}
+}
+
+static float sbinary(ir_opcode code, unsigned flags, float a, float b)
+{
+	switch (code) {
+	case IR_OP_ADD: return a + b;
+	case IR_OP_SUB: return a - b;
+	case IR_OP_MUL: return a * b;
+	case IR_OP_DIV: return a / b;
+	case IR_OP_REM: return fmodf(a, b);
+	default: return (float)fminmax(code == IR_OP_MAX, flags & IR_FLAG_PROPAGATE_NAN, a, b);
+	}
+}
+
+/* Shifts clamp the amount to the width, as PTX's shl/shr do. */
+static uint64_t ibinary(ir_opcode code, ir_kind k, slot a, slot b, bool *div0)
+{
+	bool sgn = ir_kind_is_signed(k);
+	int bits = ir_kind_bits(k);
+	switch (code) {
+	case IR_OP_ADD: return a.u + b.u;
+	case IR_OP_SUB: return a.u - b.u;
+	case IR_OP_MUL: return a.u * b.u;
+	case IR_OP_DIV:
+	case IR_OP_REM:
+		if (b.u == 0) {
+			*div0 = true;
+			return 0;
+		}
+		if (sgn) {
+			if (b.i == -1) /* avoids INT64_MIN / -1; wraps like the GPU */
+				return code == IR_OP_DIV ? 0 - a.u : 0;
+			return (uint64_t)(code == IR_OP_DIV ? a.i / b.i : a.i % b.i);
+		}
+		return code == IR_OP_DIV ? a.u / b.u : a.u % b.u;
+	case IR_OP_AND: return a.u & b.u;
+	case IR_OP_OR: return a.u | b.u;
+	case IR_OP_XOR: return a.u ^ b.u;
+	case IR_OP_SHL: return b.u >= (uint64_t)bits ? 0 : a.u << b.u;
+	case IR_OP_SHR:
+		if (sgn)
+			return (uint64_t)(a.i >> (b.u >= (uint64_t)bits ? 63 : b.u));
+		return b.u >= (uint64_t)bits ? 0 : a.u >> b.u;
+	case IR_OP_MIN: return sgn ? (uint64_t)(a.i < b.i ? a.i : b.i) : (a.u < b.u ? a.u : b.u);
+	case IR_OP_MAX: return sgn ? (uint64_t)(a.i > b.i ? a.i : b.i) : (a.u > b.u ? a.u : b.u);
+	default: return 0;
+	}
+}
+
+static tilec_status exec_binary(interp *in, const ir_op *op)
+{
+	ir_kind k = rkind(in, op);
+	int64_t n = rnumel(in, op);
+	const slot *a = V(in, op->args[0]), *b = V(in, op->args[1]);
+	slot *r = V(in, op->results[0]);
+	if (k == IR_F64) {
+		for (int64_t i = 0; i < n; i++)
+			r[i].f = fbinary(op->code, op->flags, a[i].f, b[i].f);
+	} else if (ir_kind_is_float(k)) {
+		for (int64_t i = 0; i < n; i++)
+			r[i].f = round_to(k, sbinary(op->code, op->flags, (float)a[i].f, (float)b[i].f));
+	} else {
+		bool div0 = false;
+		for (int64_t i = 0; i < n; i++) {
+			r[i].i = wrap(k, ibinary(op->code, k, a[i], b[i], &div0));
+			if (div0)
+				return runtime_error(in, op, "integer %s by zero at element %lld",
+						     op->code == IR_OP_DIV ? "division" : "remainder", (long long)i);
+		}
+	}
+	return TILEC_OK;
+}
+
+static void exec_unary(interp *in, const ir_op *op)
+{
+	ir_kind k = rkind(in, op);
+	int64_t n = rnumel(in, op);
+	const slot *a = V(in, op->args[0]);
+	slot *r = V(in, op->results[0]);
+	for (int64_t i = 0; i < n; i++) {
+		if (ir_kind_is_float(k)) {
+			double x = a[i].f;
+			if (op->code == IR_OP_NEG)
+				r[i].f = -x;
+			else
+				r[i].f = k == IR_F64 ? dmath((ir_math)op->sub, x) : round_to(k, fmath((ir_math)op->sub, (float)x));
+		} else if (op->code == IR_OP_NEG) {
+			r[i].i = wrap(k, 0 - a[i].u);
+		} else if (op->code == IR_OP_NOT) {
+			r[i].i = wrap(k, ~a[i].u);
+		} else { /* integer abs */
+			r[i].i = wrap(k, ir_kind_is_signed(k) && a[i].i < 0 ? 0 - a[i].u : a[i].u);
+		}
+	}
+}
+
+static void exec_cmp(interp *in, const ir_op *op)
+{
+	ir_kind k = (ir_kind)vtype(in, op->args[0]).kind;
+	int64_t n = rnumel(in, op);
+	const slot *a = V(in, op->args[0]), *b = V(in, op->args[1]);
+	slot *r = V(in, op->results[0]);
+	ir_cmp c = (ir_cmp)op->sub;
+	for (int64_t i = 0; i < n; i++) {
+		int lt, eq; /* ordered comparisons; NaN makes all but NE false */
+		if (ir_kind_is_float(k)) {
+			double x = a[i].f, y = b[i].f;
+			if (isnan(x) || isnan(y)) {
+				r[i].i = c == IR_CMP_NE;
+				continue;
+			}
+			lt = x < y;
+			eq = x == y;
+		} else if (ir_kind_is_signed(k)) {
+			lt = a[i].i < b[i].i;
+			eq = a[i].i == b[i].i;
+		} else {
+			lt = a[i].u < b[i].u;
+			eq = a[i].u == b[i].u;
+		}
+		switch (c) {
+		case IR_CMP_EQ: r[i].i = eq; break;
+		case IR_CMP_NE: r[i].i = !eq; break;
+		case IR_CMP_LT: r[i].i = lt; break;
+		case IR_CMP_LE: r[i].i = lt || eq; break;
+		case IR_CMP_GT: r[i].i = !lt && !eq; break;
+		default: r[i].i = !lt; break;
+		}
+	}
+}
+
+static void exec_fma(interp *in, const ir_op *op)
+{
+	ir_kind k = rkind(in, op);
+	int64_t n = rnumel(in, op);
+	const slot *a = V(in, op->args[0]), *b = V(in, op->args[1]), *c = V(in, op->args[2]);
+	slot *r = V(in, op->results[0]);
+	for (int64_t i = 0; i < n; i++)
+		r[i].f = k == IR_F64 ? fma(a[i].f, b[i].f, c[i].f)
+				     : round_to(k, fmaf((float)a[i].f, (float)b[i].f, (float)c[i].f));
+}
+
+/* libdevice functions by name without "__nv_" and the "f" suffix. */
+typedef double (*fn1)(double);
+typedef double (*fn2)(double, double);
+
+static double rsqrt_(double x) { return 1.0 / sqrt(x); }
+static double rcbrt_(double x) { return 1.0 / cbrt(x); }
+static double exp10_(double x) { return pow(10.0, x); }
+static double sigmoid_(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double isnan_(double x) { return isnan(x); }
+static double isinf_(double x) { return isinf(x); }
+static double finite_(double x) { return isfinite(x); }
+static double signbit_(double x) { return signbit(x) != 0; }
+static double sinpi_(double x) { return sin(M_PI * x); }
+static double cospi_(double x) { return cos(M_PI * x); }
+static double rcp_(double x) { return 1.0 / x; }
+
+static const struct {
+	const char *name;
+	fn1 f1;
+	fn2 f2;
+} libdevice[] = {
+	{"exp", exp, NULL}, {"exp2", exp2, NULL}, {"exp10", exp10_, NULL}, {"expm1", expm1, NULL},
+	{"log", log, NULL}, {"log2", log2, NULL}, {"log10", log10, NULL}, {"log1p", log1p, NULL},
+	{"sqrt", sqrt, NULL}, {"rsqrt", rsqrt_, NULL}, {"cbrt", cbrt, NULL}, {"rcbrt", rcbrt_, NULL},
+	{"sin", sin, NULL}, {"cos", cos, NULL}, {"tan", tan, NULL}, {"sinpi", sinpi_, NULL}, {"cospi", cospi_, NULL},
+	{"asin", asin, NULL}, {"acos", acos, NULL}, {"atan", atan, NULL},
+	{"sinh", sinh, NULL}, {"cosh", cosh, NULL}, {"tanh", tanh, NULL},
+	{"asinh", asinh, NULL}, {"acosh", acosh, NULL}, {"atanh", atanh, NULL},
+	{"erf", erf, NULL}, {"erfc", erfc, NULL}, {"lgamma", lgamma, NULL}, {"tgamma", tgamma, NULL},
+	{"floor", floor, NULL}, {"ceil", ceil, NULL}, {"trunc", trunc, NULL}, {"round", round, NULL},
+	{"rint", rint, NULL}, {"nearbyint", nearbyint, NULL}, {"fabs", fabs, NULL}, {"abs", fabs, NULL},
+	{"rcp", rcp_, NULL}, {"sigmoid", sigmoid_, NULL},
+	{"isnan", isnan_, NULL}, {"isinf", isinf_, NULL}, {"finite", finite_, NULL}, {"isfinited", finite_, NULL},
+	{"signbit", signbit_, NULL},
+	{"pow", NULL, pow}, {"atan2", NULL, atan2}, {"fmod", NULL, fmod}, {"remainder", NULL, remainder},
+	{"hypot", NULL, hypot}, {"fmin", NULL, fmin}, {"fmax", NULL, fmax}, {"copysign", NULL, copysign},
+	{"fdim", NULL, fdim}, {"nextafter", NULL, nextafter},
+};
+
+static tilec_status exec_extern(interp *in, const ir_op *op)
+{
+	const char *name = op->name;
+	size_t len = strlen(name);
+	if (len > 5 && !strncmp(name, "__nv_", 5)) {
+		name += 5;
+		len -= 5;
+	}
+	ir_kind ak = (ir_kind)vtype(in, op->args[0]).kind, k = rkind(in, op);
+	bool f32 = ak != IR_F64 && len > 1 && name[len - 1] == 'f';
+	for (size_t j = 0; j < sizeof libdevice / sizeof libdevice[0]; j++) {
+		const char *e = libdevice[j].name;
+		size_t el = strlen(e);
+		if (!(el == len && !strncmp(e, name, len)) && !(f32 && el == len - 1 && !strncmp(e, name, el)))
+			continue;
+		int want = libdevice[j].f1 ? 1 : 2;
+		if (op->nargs != want || !ir_kind_is_float(ak))
+			break;
+		int64_t n = rnumel(in, op);
+		const slot *a = V(in, op->args[0]), *b = want == 2 ? V(in, op->args[1]) : NULL;
+		slot *r = V(in, op->results[0]);
+		for (int64_t i = 0; i < n; i++) {
+			slot x = {.f = want == 1 ? libdevice[j].f1(a[i].f) : libdevice[j].f2(a[i].f, b[i].f)};
+			r[i] = convert(IR_F64, k, x);
+		}
+		return TILEC_OK;
+	}
+	return runtime_error(in, op, "the interpreter does not implement '%s' with %d %s operand(s)", op->name,
+			     op->nargs, ir_kind_name(ak));
+}
+
+/* ---------------------------------------------------------------------
+ * Shape ops
+ * --------------------------------------------------------------------- */
+
+/* Row-major strides of a shape. */
+static void strides(ir_type t, int64_t *s)
+{
+	int64_t acc = 1;
+	for (int i = t.rank - 1; i >= 0; i--) {
+		s[i] = acc;
+		acc *= t.shape[i];
+	}
+}
+
+static void exec_broadcast(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]), rt = vtype(in, op->results[0]);
+	int64_t as[IR_MAX_RANK], rs[IR_MAX_RANK];
+	strides(at, as);
+	strides(rt, rs);
+	const slot *a = V(in, op->args[0]);
+	slot *r = V(in, op->results[0]);
+	int64_t n = ir_numel(rt);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t src = 0;
+		for (int d = 0; d < rt.rank; d++)
+			if (at.shape[d] != 1)
+				src += (i / rs[d] % rt.shape[d]) * as[d];
+		r[i] = a[src];
+	}
+}
+
+static void exec_permute(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]), rt = vtype(in, op->results[0]);
+	int64_t as[IR_MAX_RANK], rs[IR_MAX_RANK];
+	strides(at, as);
+	strides(rt, rs);
+	const slot *a = V(in, op->args[0]);
+	slot *r = V(in, op->results[0]);
+	int64_t n = ir_numel(rt);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t src = 0;
+		for (int d = 0; d < rt.rank; d++)
+			src += (i / rs[d] % rt.shape[d]) * as[op->ints[d]];
+		r[i] = a[src];
+	}
+}
+
+static void exec_cast(interp *in, const ir_op *op)
+{
+	ir_kind from = (ir_kind)vtype(in, op->args[0]).kind, to = rkind(in, op);
+	int64_t n = rnumel(in, op);
+	const slot *a = V(in, op->args[0]);
+	slot *r = V(in, op->results[0]);
+	for (int64_t i = 0; i < n; i++)
+		r[i] = op->code == IR_OP_BITCAST ? from_bits(to, raw_bits(from, a[i])) : convert(from, to, a[i]);
+}
+
+/* ---------------------------------------------------------------------
+ * Memory
+ * --------------------------------------------------------------------- */
+
+static tilec_status exec_ptr_add(interp *in, const ir_op *op)
+{
+	ir_type pt = vtype(in, op->args[0]);
+	ir_kind ok = (ir_kind)vtype(in, op->args[1]).kind;
+	uint64_t size = (uint64_t)ir_kind_bytes((ir_kind)pt.pointee);
+	int64_t n = ir_numel(pt);
+	const slot *p = V(in, op->args[0]), *o = V(in, op->args[1]);
+	slot *r = V(in, op->results[0]);
+	for (int64_t i = 0; i < n; i++)
+		r[i].u = p[i].u + (ir_kind_is_signed(ok) ? (uint64_t)o[i].i : o[i].u) * size;
+	return TILEC_OK;
+}
+
+static tilec_status exec_load(interp *in, const ir_op *op)
+{
+	ir_kind k = rkind(in, op);
+	int bytes = ir_kind_bytes(k);
+	int64_t n = rnumel(in, op);
+	const slot *p = V(in, op->args[0]);
+	const slot *mask = op->flags & IR_FLAG_HAS_MASK ? V(in, op->args[1]) : NULL;
+	const slot *other = op->flags & IR_FLAG_HAS_OTHER ? V(in, op->args[2]) : NULL;
+	slot *r = V(in, op->results[0]);
+	for (int64_t i = 0; i < n; i++) {
+		if (mask && !mask[i].i) {
+			r[i] = other ? other[i] : (slot){0};
+			continue;
+		}
+		tilec_status st;
+		const unsigned char *m = address(in, op, "load", i, p[i].u, bytes, &st);
+		if (!m)
+			return st;
+		r[i] = interp_read(k, m);
+	}
+	return TILEC_OK;
+}
+
+static tilec_status exec_store(interp *in, const ir_op *op)
+{
+	ir_kind k = (ir_kind)vtype(in, op->args[1]).kind;
+	int bytes = ir_kind_bytes(k);
+	int64_t n = ir_numel(vtype(in, op->args[0]));
+	const slot *p = V(in, op->args[0]), *x = V(in, op->args[1]);
+	const slot *mask = op->flags & IR_FLAG_HAS_MASK ? V(in, op->args[2]) : NULL;
+	for (int64_t i = 0; i < n; i++) {
+		if (mask && !mask[i].i)
+			continue;
+		tilec_status st;
+		unsigned char *m = address(in, op, "store", i, p[i].u, bytes, &st);
+		if (!m)
+			return st;
+		interp_write(k, m, x[i]);
+	}
+	return TILEC_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * Reductions and dot
+ * --------------------------------------------------------------------- */
+
+/* Combines two partial results of a SUM/MAX/MIN/XOR_SUM. */
+static slot combine(ir_reduce red, ir_kind k, slot a, slot b)
+{
+	slot r;
+	if (ir_kind_is_float(k)) {
+		if (red == IR_REDUCE_SUM)
+			r.f = k == IR_F64 ? a.f + b.f : round_to(k, (float)a.f + (float)b.f);
+		else
+			r.f = fminmax(red == IR_REDUCE_MAX, false, a.f, b.f);
+		return r;
+	}
+	bool dummy = false;
+	ir_opcode code = red == IR_REDUCE_SUM ? IR_OP_ADD : red == IR_REDUCE_MAX ? IR_OP_MAX
+						  : red == IR_REDUCE_MIN ? IR_OP_MIN : IR_OP_XOR;
+	r.i = wrap(k, ibinary(code, k, a, b, &dummy));
+	return r;
+}
+
+static tilec_status exec_reduce(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]);
+	ir_kind k = (ir_kind)at.kind;
+	ir_reduce red = (ir_reduce)op->sub;
+	int64_t len = at.shape[op->axis], outer = 1, inner = 1;
+	for (int d = 0; d < op->axis; d++)
+		outer *= at.shape[d];
+	for (int d = op->axis + 1; d < at.rank; d++)
+		inner *= at.shape[d];
+	const slot *a = V(in, op->args[0]);
+	slot *r = V(in, op->results[0]);
+	slot *tmp = malloc(sizeof(slot) * (size_t)len);
+	if (!tmp)
+		return TILEC_ERR_NOMEM;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < inner; j++) {
+			const slot *x = a + o * len * inner + j;
+			slot *out = &r[o * inner + j];
+			if (red == IR_REDUCE_ARGMAX || red == IR_REDUCE_ARGMIN) {
+				/* left to right; ties keep the smaller index */
+				int64_t best = 0;
+				for (int64_t t = 1; t < len; t++) {
+					double v = as_double(k, x[t * inner]), b = as_double(k, x[best * inner]);
+					if (red == IR_REDUCE_ARGMAX ? v > b : v < b)
+						best = t;
+				}
+				out->i = best;
+				continue;
+			}
+			/* pairwise, like the GPU's tree, keeps fp16/fp32 sums accurate */
+			for (int64_t t = 0; t < len; t++)
+				tmp[t] = x[t * inner];
+			for (int64_t step = 1; step < len; step *= 2)
+				for (int64_t t = 0; t + step < len; t += 2 * step)
+					tmp[t] = combine(red, k, tmp[t], tmp[t + step]);
+			*out = tmp[0];
+		}
+	free(tmp);
+	return TILEC_OK;
+}
+
+/* fp32 to tf32: 10 mantissa bits, nearest with ties away (cvt.rna.tf32). */
+static float to_tf32(float x)
+{
+	uint32_t u = f32_bits(x);
+	if ((u & 0x7f800000) == 0x7f800000)
+		return x;
+	return f32_from_bits((u + 0x1000) & 0xffffe000);
+}
+
+static tilec_status exec_dot(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]), ct = vtype(in, op->args[2]);
+	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
+	ir_kind ak = (ir_kind)at.kind, ck = (ir_kind)ct.kind;
+	const slot *a = V(in, op->args[0]), *b = V(in, op->args[1]), *c = V(in, op->args[2]);
+	slot *r = V(in, op->results[0]);
+	if (ak == IR_I8) {
+		for (int64_t i = 0; i < M; i++)
+			for (int64_t j = 0; j < N; j++) {
+				uint64_t acc = c[i * N + j].u;
+				for (int64_t t = 0; t < K; t++)
+					acc += (uint64_t)(a[i * K + t].i * b[t * N + j].i);
+				r[i * N + j].i = wrap(IR_I32, acc);
+			}
+		return TILEC_OK;
+	}
+	bool tf32 = ak == IR_F32 && op->sub == IR_PRECISION_TF32;
+	float *row = malloc(sizeof(float) * (size_t)(N + K));
+	if (!row)
+		return TILEC_ERR_NOMEM;
+	float *arow = row + N;
+	for (int64_t i = 0; i < M; i++) {
+		for (int64_t j = 0; j < N; j++)
+			row[j] = (float)c[i * N + j].f;
+		for (int64_t t = 0; t < K; t++)
+			arow[t] = tf32 ? to_tf32((float)a[i * K + t].f) : (float)a[i * K + t].f;
+		for (int64_t t = 0; t < K; t++) {
+			float x = arow[t];
+			const slot *brow = b + t * N;
+			for (int64_t j = 0; j < N; j++)
+				row[j] = fmaf(x, tf32 ? to_tf32((float)brow[j].f) : (float)brow[j].f, row[j]);
+		}
+		for (int64_t j = 0; j < N; j++)
+			r[i * N + j].f = round_to(ck, row[j]);
+	}
+	free(row);
+	return TILEC_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * Control flow
+ * --------------------------------------------------------------------- */
+
+static tilec_status exec_region(interp *in, const ir_region *r);
+
+static void copy_value(interp *in, int dst, int src)
+{
+	if (dst != src)
+		memcpy(V(in, dst), V(in, src), sizeof(slot) * (size_t)ir_numel(vtype(in, src)));
+}
+
+static const ir_op *terminator_of(const ir_region *r, ir_opcode code)
+{
+	return r->nops && r->ops[r->nops - 1]->code == code ? r->ops[r->nops - 1] : NULL;
+}
+
+/* Copies the values `src[0..n)` into `dst[0..n)` through scratch, as a
+ * yield may pass a region parameter on to another one. */
+static tilec_status parallel_copy(interp *in, const int *dst, const int *src, int n)
+{
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += (size_t)ir_numel(vtype(in, src[i]));
+	slot *tmp = malloc(sizeof(slot) * (total ? total : 1));
+	if (!tmp)
+		return TILEC_ERR_NOMEM;
+	size_t at = 0;
+	for (int i = 0; i < n; i++) {
+		size_t m = (size_t)ir_numel(vtype(in, src[i]));
+		memcpy(tmp + at, V(in, src[i]), sizeof(slot) * m);
+		at += m;
+	}
+	at = 0;
+	for (int i = 0; i < n; i++) {
+		size_t m = (size_t)ir_numel(vtype(in, dst[i]));
+		memcpy(V(in, dst[i]), tmp + at, sizeof(slot) * m);
+		at += m;
+	}
+	free(tmp);
+	return TILEC_OK;
+}
+
+static tilec_status exec_for(interp *in, const ir_op *op)
+{
+	const ir_region *body = &op->regions[0];
+	ir_kind k = (ir_kind)vtype(in, op->args[0]).kind;
+	bool sgn = ir_kind_is_signed(k);
+	slot lb = V(in, op->args[0])[0], ub = V(in, op->args[1])[0], step = V(in, op->args[2])[0];
+	int n = op->nargs - 3;
+	const ir_op *y = terminator_of(body, IR_OP_YIELD);
+	if (sgn ? step.i == 0 : step.u == 0)
+		return runtime_error(in, op, "loop step is zero");
+	for (int i = 0; i < n; i++)
+		copy_value(in, body->params[i + 1], op->args[i + 3]);
+	slot iv = lb;
+	/* The bounds are compared in 64 bits, so the iv cannot wrap around. */
+	while (sgn ? (step.i > 0 ? iv.i < ub.i : iv.i > ub.i) : iv.u < ub.u) {
+		V(in, body->params[0])[0] = iv;
+		tilec_status st = exec_region(in, body);
+		if (st)
+			return st;
+		if (n && (st = parallel_copy(in, body->params + 1, y->args, n)))
+			return st;
+		if (sgn ? __builtin_add_overflow(iv.i, step.i, &iv.i) : __builtin_add_overflow(iv.u, step.u, &iv.u))
+			break;
+	}
+	for (int i = 0; i < n; i++)
+		copy_value(in, op->results[i], body->params[i + 1]);
+	return TILEC_OK;
+}
+
+static tilec_status exec_if(interp *in, const ir_op *op)
+{
+	const ir_region *r = &op->regions[V(in, op->args[0])[0].i ? 0 : 1];
+	tilec_status st = exec_region(in, r);
+	if (st)
+		return st;
+	const ir_op *y = terminator_of(r, IR_OP_YIELD);
+	for (int i = 0; i < op->nresults; i++)
+		copy_value(in, op->results[i], y->args[i]);
+	return TILEC_OK;
+}
+
+static tilec_status exec_while(interp *in, const ir_op *op)
+{
+	const ir_region *before = &op->regions[0], *after = &op->regions[1];
+	const ir_op *cond = terminator_of(before, IR_OP_CONDITION), *y = terminator_of(after, IR_OP_YIELD);
+	tilec_status st = parallel_copy(in, before->params, op->args, op->nargs);
+	for (;;) {
+		if (st || (st = exec_region(in, before)))
+			return st;
+		if (!V(in, cond->args[0])[0].i)
+			break;
+		if ((st = parallel_copy(in, after->params, cond->args + 1, op->nresults)) || (st = exec_region(in, after)))
+			return st;
+		st = parallel_copy(in, before->params, y->args, op->nargs);
+	}
+	return parallel_copy(in, op->results, cond->args + 1, op->nresults);
+}
+
+static tilec_status exec_op(interp *in, const ir_op *op)
+{
+	int64_t n = op->nresults ? rnumel(in, op) : 0;
+	slot *r = op->nresults ? V(in, op->results[0]) : NULL;
+	switch (op->code) {
+	case IR_OP_CONST: {
+		ir_kind k = rkind(in, op);
+		slot s;
+		if (ir_kind_is_float(k))
+			s.f = round_to(k, op->fval);
+		else
+			s.i = wrap(k, (uint64_t)op->ival);
+		for (int64_t i = 0; i < n; i++)
+			r[i] = s;
+		return TILEC_OK;
+	}
+	case IR_OP_PROGRAM_ID: r[0].i = in->pid[op->axis]; return TILEC_OK;
+	case IR_OP_NUM_PROGRAMS: r[0].i = in->grid[op->axis]; return TILEC_OK;
+	case IR_OP_ARANGE:
+		for (int64_t i = 0; i < n; i++)
+			r[i].i = op->ival + i;
+		return TILEC_OK;
+	case IR_OP_SPLAT: {
+		slot s = V(in, op->args[0])[0];
+		for (int64_t i = 0; i < n; i++)
+			r[i] = s;
+		return TILEC_OK;
+	}
+	case IR_OP_BROADCAST: exec_broadcast(in, op); return TILEC_OK;
+	case IR_OP_EXPAND_DIMS:
+	case IR_OP_RESHAPE:
+	case IR_OP_HINT: copy_value(in, op->results[0], op->args[0]); return TILEC_OK;
+	case IR_OP_PERMUTE: exec_permute(in, op); return TILEC_OK;
+	case IR_OP_CAST:
+	case IR_OP_BITCAST: exec_cast(in, op); return TILEC_OK;
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
+	case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR:
+	case IR_OP_MIN: case IR_OP_MAX:
+		return exec_binary(in, op);
+	case IR_OP_NEG: case IR_OP_NOT: case IR_OP_MATH: exec_unary(in, op); return TILEC_OK;
+	case IR_OP_CMP: exec_cmp(in, op); return TILEC_OK;
+	case IR_OP_SELECT: {
+		const slot *c = V(in, op->args[0]), *a = V(in, op->args[1]), *b = V(in, op->args[2]);
+		for (int64_t i = 0; i < n; i++)
+			r[i] = c[i].i ? a[i] : b[i];
+		return TILEC_OK;
+	}
+	case IR_OP_FMA: exec_fma(in, op); return TILEC_OK;
+	case IR_OP_EXTERN: return exec_extern(in, op);
+	case IR_OP_PTR_ADD: return exec_ptr_add(in, op);
+	case IR_OP_LOAD: return exec_load(in, op);
+	case IR_OP_STORE: return exec_store(in, op);
+	case IR_OP_REDUCE: return exec_reduce(in, op);
+	case IR_OP_DOT: return exec_dot(in, op);
+	case IR_OP_ASSUME:
+		return V(in, op->args[0])[0].i ? TILEC_OK : runtime_error(in, op, "tl.assume: the condition does not hold");
+	case IR_OP_FOR: return exec_for(in, op);
+	case IR_OP_IF: return exec_if(in, op);
+	case IR_OP_WHILE: return exec_while(in, op);
+	case IR_OP_YIELD:
+	case IR_OP_CONDITION: return TILEC_OK; /* read by the parent op */
+	default: return runtime_error(in, op, "cannot interpret '%s'", ir_opcode_name(op->code));
+	}
+}
+
+static tilec_status exec_region(interp *in, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		tilec_status st = exec_op(in, r->ops[i]);
+		if (st)
+			return st;
+	}
+	return TILEC_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * Entry point
+ * --------------------------------------------------------------------- */
+
+/* Loads the arguments into the parameters' slots and checks the
+ * specialization's predicates (div16, == 1) against them. */
+static tilec_status bind_args(interp *in, const interp_arg *args)
+{
+	const ir_func *f = in->f;
+	for (int i = 0; i < f->nparams; i++) {
+		const ir_param *p = &f->params[i];
+		ir_kind k = (ir_kind)p->type.kind;
+		slot *s = V(in, i);
+		const char *name = p->name ? p->name : "?";
+		if (k == IR_PTR) {
+			int b = args[i].buffer;
+			if (b < -1 || b >= in->nbufs) {
+				diag_error(in->ctx, f->loc, "argument %d ('%s'): no buffer %d", i, name, b);
+				return TILEC_ERR_INVALID;
+			}
+			if (args[i].offset > ADDR_MASK) {
+				diag_error(in->ctx, f->loc, "argument %d ('%s'): offset %llu is too large", i, name,
+					   (unsigned long long)args[i].offset);
+				return TILEC_ERR_INVALID;
+			}
+			s->u = ((uint64_t)(b + 1) << ADDR_SHIFT) + args[i].offset;
+		} else {
+			*s = convert(ir_kind_is_float(k) ? IR_F64 : ir_kind_is_signed(k) ? IR_I64 : IR_U64, k, args[i].value);
+		}
+		bool div16 = k == IR_PTR || ir_kind_is_signed(k) ? s->i % 16 == 0 : s->u % 16 == 0;
+		if (p->div16 && (ir_kind_is_float(k) || !div16)) {
+			diag_error(in->ctx, f->loc, "argument %d ('%s') is not divisible by 16, as the kernel was specialized for",
+				   i, name);
+			return TILEC_ERR_INVALID;
+		}
+		if (p->equal_one && (ir_kind_is_float(k) || s->i != 1)) {
+			diag_error(in->ctx, f->loc, "argument %d ('%s') is not 1, as the kernel was specialized for", i, name);
+			return TILEC_ERR_INVALID;
+		}
+	}
+	return TILEC_OK;
+}
+
+tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
+			int nbuffers, const interp_arg *args)
+{
+	if (!ctx || !f || !grid || nbuffers < 0 || (nbuffers && !buffers) || (f->nparams && !args))
+		return TILEC_ERR_INVALID;
+	if ((uint64_t)nbuffers >= (UINT64_C(1) << (64 - ADDR_SHIFT)) - 1)
+		return TILEC_ERR_INVALID;
+	tilec_status st = ir_verify(ctx, f);
+	if (st)
+		return st;
+	interp in = {ctx, f, buffers, nbuffers, NULL, NULL, {grid[0], grid[1], grid[2]}, {0, 0, 0}};
+	size_t total = 0;
+	for (int i = 0; i < f->nvalues; i++)
+		total += (size_t)ir_numel(f->values[i].type);
+	in.vals = malloc(sizeof(slot *) * (size_t)(f->nvalues + 1));
+	in.store = calloc(total ? total : 1, sizeof(slot));
+	if (!in.vals || !in.store) {
+		free(in.vals);
+		free(in.store);
+		return TILEC_ERR_NOMEM;
+	}
+	size_t at = 0;
+	for (int i = 0; i < f->nvalues; i++) {
+		in.vals[i] = in.store + at;
+		at += (size_t)ir_numel(f->values[i].type);
+	}
+	st = bind_args(&in, args);
+	for (uint32_t z = 0; !st && z < grid[2]; z++)
+		for (uint32_t y = 0; !st && y < grid[1]; y++)
+			for (uint32_t x = 0; !st && x < grid[0]; x++) {
+				in.pid[0] = x;
+				in.pid[1] = y;
+				in.pid[2] = z;
+				st = exec_region(&in, &f->body);
+			}
+	free(in.vals);
+	free(in.store);
+	return st;
+}
