@@ -940,4 +940,50 @@ typedef struct compile_result {
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
 			    int n, const compile_options *opt, compile_result *out);
 
+/* ======================================================================
+ * interp.c - the reference interpreter: runs tile IR on the CPU
+ *
+ * Buffers are host memory standing for device allocations. A pointer
+ * argument names a buffer (or -1 for a null pointer) and a byte offset into
+ * it; every access of the kernel must lie wholly inside one buffer, else the
+ * run stops with TILEC_ERR_RUNTIME and a diagnostic at the op naming the
+ * program, the element, the offset and the buffer. Buffers count as 16-byte
+ * aligned for the div16 predicates, which are checked against the
+ * arguments (as is == 1) before anything runs; the function is verified
+ * first. Programs run one after another, x fastest.
+ * ====================================================================== */
+
+typedef struct interp_buffer {
+	void *data;
+	size_t size; /* bytes */
+} interp_buffer;
+
+/* A scalar argument or element: i for signed kinds and i1, u for unsigned
+ * kinds and pointers, f for floats. */
+typedef union interp_scalar {
+	int64_t i;
+	uint64_t u;
+	double f;
+} interp_scalar;
+
+/* One per ir_func parameter, in order. */
+typedef struct interp_arg {
+	int buffer;          /* pointers: index into buffers, -1 for null */
+	uint64_t offset;     /* pointers: byte offset into the buffer */
+	interp_scalar value; /* scalars (converted to the parameter's kind) */
+} interp_arg;
+
+tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
+			int nbuffers, const interp_arg *args);
+
+/* Round-to-nearest-even conversions between fp32 and fp16/bf16 bits. */
+uint16_t interp_f32_to_f16(float f);
+float interp_f16_to_f32(uint16_t h);
+uint16_t interp_f32_to_bf16(float f);
+float interp_bf16_to_f32(uint16_t h);
+/* One element of kind k in memory (little-endian, i1 as a byte), as an
+ * interp_scalar and back (floats rounded to the kind). */
+interp_scalar interp_read(ir_kind k, const void *p);
+void interp_write(ir_kind k, void *p, interp_scalar v);
+
 #endif
