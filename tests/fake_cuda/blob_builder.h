@@ -1,0 +1,269 @@
+/* blob_builder.h - a small blob writer for the loader's tests.
+ *
+ * Independent of libtile's writer on purpose: the loader's tests describe a
+ * blob as plain structs, get the bytes of docs/FORMAT.md, and corrupt them
+ * field by field (tb_fix_crc recomputes the checksum so that a corruption
+ * reaches the check it aims at). Uses zlib for compression and CRC-32. */
+#ifndef TILE_TEST_BLOB_BUILDER_H
+#define TILE_TEST_BLOB_BUILDER_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+typedef struct tb_param {
+	const char *name;
+	int kind, size, dtype, hidden;
+} tb_param;
+
+typedef struct tb_constexpr {
+	const char *name;
+	int kind;
+	int64_t value;    /* float: bits; string: ignored */
+	const char *sval; /* string kind */
+} tb_constexpr;
+
+typedef struct tb_variant {
+	const char *symbol;
+	int group, num_warps, num_stages;
+	uint32_t shared_static, shared_dynamic;
+	uint16_t cluster[3];
+	uint16_t n_regs;
+	uint32_t div16, eq1;
+	const uint8_t *grid; /* grid program bytes; NULL: none */
+	uint32_t grid_size;
+	int n_constexprs;
+	tb_constexpr cx[4];
+} tb_variant;
+
+typedef struct tb_kernel {
+	const char *name;
+	int n_params;
+	tb_param params[8];
+	int n_variants;
+	tb_variant variants[4];
+} tb_kernel;
+
+typedef struct tb_image {
+	int group, kind, arch, flags;
+	const void *data;
+	uint32_t raw_size;
+	int compress;
+} tb_image;
+
+typedef struct tb_blob {
+	int n_kernels;
+	tb_kernel kernels[4];
+	int n_images;
+	tb_image images[8];
+	int n_groups;
+} tb_blob;
+
+typedef struct tb_buf {
+	uint8_t *p;
+	size_t n, cap;
+} tb_buf;
+
+static inline void tb_put(tb_buf *b, const void *data, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->p = (uint8_t *)realloc(b->p, b->cap);
+	}
+	if (n)
+		memcpy(b->p + b->n, data, n);
+	b->n += n;
+}
+
+static inline void tb_u8(tb_buf *b, unsigned v) { uint8_t x = (uint8_t)v; tb_put(b, &x, 1); }
+static inline void tb_u16(tb_buf *b, unsigned v) { tb_u8(b, v & 255); tb_u8(b, v >> 8 & 255); }
+static inline void tb_u32(tb_buf *b, uint32_t v) { tb_u16(b, v & 0xffff); tb_u16(b, v >> 16); }
+static inline void tb_u64(tb_buf *b, uint64_t v) { tb_u32(b, (uint32_t)v); tb_u32(b, (uint32_t)(v >> 32)); }
+static inline void tb_pad4(tb_buf *b) { while (b->n % 4) tb_u8(b, 0); }
+
+static inline void tb_set32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t tb_get32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* Adds s to the string table (no sharing) and returns its offset. */
+static inline uint32_t tb_str(tb_buf *strtab, const char *s)
+{
+	uint32_t off = (uint32_t)strtab->n;
+	tb_put(strtab, s, strlen(s) + 1);
+	return off;
+}
+
+static inline void tb_fix_crc(uint8_t *blob, size_t size)
+{
+	tb_set32(blob + 12, (uint32_t)crc32(0, blob + 32, (uInt)(size - 32)));
+}
+
+/* Offsets of the metadata arrays of a built blob (from its counts). */
+typedef struct tb_layout {
+	size_t kernels, params, variants, constexprs, images, grid_code, strtab, data;
+} tb_layout;
+
+static inline tb_layout tb_layout_of(const uint8_t *blob)
+{
+	tb_layout l;
+	const uint8_t *h = blob + 32;
+	l.kernels = 64;
+	l.params = l.kernels + 20 * (size_t)tb_get32(h);
+	l.variants = l.params + 12 * (size_t)tb_get32(h + 4);
+	l.constexprs = l.variants + 56 * (size_t)tb_get32(h + 8);
+	l.images = l.constexprs + 16 * (size_t)tb_get32(h + 12);
+	l.grid_code = l.images + 32 * (size_t)tb_get32(h + 16);
+	l.strtab = l.grid_code + ((tb_get32(h + 20) + 3) & ~3u);
+	l.data = l.strtab + tb_get32(h + 24);
+	return l;
+}
+
+/* Builds the blob; the caller frees *out. Returns its size. */
+static inline size_t tb_build(const tb_blob *d, uint8_t **out)
+{
+	tb_buf kernels = {0}, params = {0}, variants = {0}, cxs = {0}, images = {0}, grid = {0}, strtab = {0}, data = {0}, blob = {0};
+	uint32_t n_params = 0, n_variants = 0, n_cx = 0, meta_size, data_start;
+	uint32_t img_off[8], img_size[8];
+	int k, i, j, c;
+	tb_u8(&strtab, 0);
+	for (k = 0; k < d->n_kernels; k++) {
+		const tb_kernel *kd = &d->kernels[k];
+		tb_u32(&kernels, tb_str(&strtab, kd->name));
+		tb_u32(&kernels, n_params);
+		tb_u32(&kernels, (uint32_t)kd->n_params);
+		tb_u32(&kernels, n_variants);
+		tb_u32(&kernels, (uint32_t)kd->n_variants);
+		for (i = 0; i < kd->n_params; i++) {
+			const tb_param *p = &kd->params[i];
+			tb_u32(&params, tb_str(&strtab, p->name));
+			tb_u8(&params, (unsigned)p->kind);
+			tb_u8(&params, (unsigned)p->size);
+			tb_u8(&params, (unsigned)p->dtype);
+			tb_u8(&params, (unsigned)p->hidden);
+			tb_u32(&params, 0);
+			n_params++;
+		}
+		for (j = 0; j < kd->n_variants; j++) {
+			const tb_variant *v = &kd->variants[j];
+			uint32_t goff = (uint32_t)grid.n;
+			tb_u32(&variants, (uint32_t)k);
+			tb_u32(&variants, tb_str(&strtab, v->symbol));
+			tb_u32(&variants, (uint32_t)v->group);
+			tb_u32(&variants, n_cx);
+			tb_u32(&variants, (uint32_t)v->n_constexprs);
+			tb_u16(&variants, (unsigned)v->num_warps);
+			tb_u16(&variants, (unsigned)v->num_stages);
+			tb_u32(&variants, v->shared_static);
+			tb_u32(&variants, v->shared_dynamic);
+			tb_u16(&variants, v->cluster[0]);
+			tb_u16(&variants, v->cluster[1]);
+			tb_u16(&variants, v->cluster[2]);
+			tb_u16(&variants, v->n_regs);
+			tb_u32(&variants, v->div16);
+			tb_u32(&variants, v->eq1);
+			tb_u32(&variants, v->grid ? goff : 0);
+			tb_u32(&variants, v->grid ? v->grid_size : 0);
+			if (v->grid)
+				tb_put(&grid, v->grid, v->grid_size);
+			for (c = 0; c < v->n_constexprs; c++) {
+				const tb_constexpr *x = &v->cx[c];
+				tb_u32(&cxs, tb_str(&strtab, x->name));
+				tb_u8(&cxs, (unsigned)x->kind);
+				tb_u8(&cxs, 0);
+				tb_u16(&cxs, 0);
+				tb_u64(&cxs, x->kind == 3 ? tb_str(&strtab, x->sval) : (uint64_t)x->value);
+				n_cx++;
+			}
+			n_variants++;
+		}
+	}
+	tb_pad4(&strtab);
+	meta_size = 32 + (uint32_t)(kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images +
+				    ((grid.n + 3) & ~(size_t)3) + strtab.n);
+	data_start = 32 + meta_size;
+	for (i = 0; i < d->n_images; i++) {
+		const tb_image *im = &d->images[i];
+		img_off[i] = data_start + (uint32_t)data.n;
+		if (im->compress) {
+			uLongf n = compressBound(im->raw_size);
+			uint8_t *z = (uint8_t *)malloc(n);
+			compress2(z, &n, (const Bytef *)im->data, im->raw_size, 9);
+			tb_put(&data, z, n);
+			img_size[i] = (uint32_t)n;
+			free(z);
+		} else {
+			tb_put(&data, im->data, im->raw_size);
+			img_size[i] = im->raw_size;
+		}
+		tb_pad4(&data);
+		tb_u32(&images, (uint32_t)im->group);
+		tb_u32(&images, (uint32_t)im->kind);
+		tb_u32(&images, (uint32_t)im->arch);
+		tb_u32(&images, (uint32_t)im->flags);
+		tb_u32(&images, img_off[i]);
+		tb_u32(&images, img_size[i]);
+		tb_u32(&images, im->raw_size);
+		tb_u32(&images, (uint32_t)im->compress);
+	}
+	tb_put(&blob, "TILE", 4);
+	tb_u16(&blob, 1);
+	tb_u16(&blob, 32);
+	tb_u32(&blob, 32 + meta_size + (uint32_t)data.n);
+	tb_u32(&blob, 0);
+	tb_u32(&blob, 32);
+	tb_u32(&blob, meta_size);
+	tb_u32(&blob, 0);
+	tb_u32(&blob, 0);
+	tb_u32(&blob, (uint32_t)d->n_kernels);
+	tb_u32(&blob, n_params);
+	tb_u32(&blob, n_variants);
+	tb_u32(&blob, n_cx);
+	tb_u32(&blob, (uint32_t)d->n_images);
+	tb_u32(&blob, (uint32_t)grid.n);
+	tb_u32(&blob, (uint32_t)strtab.n);
+	tb_u32(&blob, (uint32_t)d->n_groups);
+	tb_put(&blob, kernels.p, kernels.n);
+	tb_put(&blob, params.p, params.n);
+	tb_put(&blob, variants.p, variants.n);
+	tb_put(&blob, cxs.p, cxs.n);
+	tb_put(&blob, images.p, images.n);
+	tb_put(&blob, grid.p, grid.n);
+	tb_pad4(&blob);
+	tb_put(&blob, strtab.p, strtab.n);
+	tb_put(&blob, data.p, data.n);
+	tb_fix_crc(blob.p, blob.n);
+	free(kernels.p);
+	free(params.p);
+	free(variants.p);
+	free(cxs.p);
+	free(images.p);
+	free(grid.p);
+	free(strtab.p);
+	free(data.p);
+	*out = blob.p;
+	return blob.n;
+}
+
+/* Grid program helpers: tb_grid(buf, &n, ndims) then ops. */
+static inline void tb_op(uint8_t *g, uint32_t *n, int op) { g[(*n)++] = (uint8_t)op; }
+static inline void tb_op_u8(uint8_t *g, uint32_t *n, int op, int operand)
+{
+	g[(*n)++] = (uint8_t)op;
+	g[(*n)++] = (uint8_t)operand;
+}
+static inline void tb_op_const(uint8_t *g, uint32_t *n, int64_t value)
+{
+	int i;
+	g[(*n)++] = 0x02;
+	for (i = 0; i < 8; i++)
+		g[(*n)++] = (uint8_t)((uint64_t)value >> (8 * i));
+}
+
+#endif
