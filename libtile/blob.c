@@ -435,7 +435,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	uint8_t *ip = cp + (size_t)nconstexprs * CONSTEXPR_SIZE;
 	uint8_t *gp = ip + (size_t)d->nimages * IMAGE_SIZE;
 	uint8_t *sp = gp + align4(grid.len);
-	memcpy(gp, grid.data, grid.len);
+	if (grid.len)
+		memcpy(gp, grid.data, grid.len);
 	memcpy(sp, tab.data.data, tab.data.len);
 
 	uint32_t pi = 0, vi = 0, ci = 0;
