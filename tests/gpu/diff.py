@@ -1,0 +1,152 @@
+"""diff.py - the GPU differential suite: tile against Triton 3.6.
+
+Usage: python3 tests/gpu/diff.py GPU_DIR [--only ID,ID] [--max-n N]
+For every instance of GPU_DIR/manifest.json (prepare.py) and each of its
+sizes: random inputs, poisoned outputs, the kernel's .py through Triton and
+the generated launch function through tile on the same stream; outputs must
+match bit for bit (or within the case's stated tolerance), every element
+must be written and nothing past the end. Prints PASS/FAIL per case and
+size, then `gpu: N passed, N failed`.
+
+A CUDA error (an illegal address, say) poisons the process's context, so the
+cases run in a worker process; when one dies of such an error the parent
+starts a new worker at the next instance.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+STICKY = 3  # worker exit status: a CUDA error broke the context
+
+
+def size_str(s):
+    return "x".join("%s=%d" % kv for kv in s.items())
+
+
+def worker(gdir, start, only, max_n, results):
+    sys.path.insert(0, HERE)
+    import torch
+    import harness
+
+    man = harness.load_manifest(gdir)
+    lib = harness.load_lib(gdir)
+    major, minor = torch.cuda.get_device_capability()
+    if "sm_%d%d" % (major, minor) != man["arch"]:
+        print("diff: warning: the device is sm_%d%d, the blobs were built for %s"
+              % (major, minor, man["arch"]))
+    insts = man["instances"]
+    out = open(results, "a")
+
+    def record(inst, size, ok, msg, exact=None):
+        label = "%s [%s]" % (inst["id"], size_str(size) if size else "-")
+        print("%s %s%s" % ("PASS" if ok else "FAIL", label, (": " + msg) if msg else ""), flush=True)
+        out.write(json.dumps({"id": inst["id"], "size": size, "ok": ok, "msg": msg, "exact": exact}) + "\n")
+        out.flush()
+
+    for idx in range(start, len(insts)):
+        inst = insts[idx]
+        if inst.get("bench") or (only and inst["id"] not in only):
+            continue
+        if not inst["compiled"]:
+            record(inst, None, False, "not compiled: " + (inst["error"] or "?").strip().splitlines()[0])
+            continue
+        fn = harness.tile_fn(lib, inst) if lib else None
+        if fn is None:
+            record(inst, None, False, "launch function %s is not in libtilegpu.so" % inst["launch"]
+                   + ("" if lib else " (no libtilegpu.so)"))
+            continue
+        try:
+            kern = harness.triton_kernel(ROOT, inst)
+        except Exception as e:  # the test kernel itself is broken
+            record(inst, None, False, "cannot import the kernel for Triton: %s" % e)
+            continue
+        t0 = time.time()
+        for size in inst["sizes"]:
+            if max_n and any(v > max_n for v in size.values()):
+                continue
+            try:
+                args = harness.Args(inst, size, seed=idx)
+                try:
+                    harness.launch_triton(kern, inst, args)
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    record(inst, size, False, "Triton failed on this case (a suite bug): %s"
+                           % str(e).splitlines()[0][:300])
+                    continue
+                st = harness.launch_tile(fn, inst, args)
+                torch.cuda.synchronize()
+                if st != 0:
+                    record(inst, size, False, "tile launch: " + harness.tile_error(lib, st))
+                    continue
+                problems, exact = [], True
+                for name, dt, tri, til, flat in args.outputs:
+                    p, ndiff = harness.compare(dt, tri, til, flat, inst["tol"])
+                    exact &= ndiff == 0
+                    if p:
+                        problems.append("%s: %s" % (name, p))
+                note = "" if problems or exact else "within tolerance, not bit-exact"
+                record(inst, size, not problems, "; ".join(problems) or note, exact)
+                del args
+            except Exception as e:
+                msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+                try:
+                    torch.cuda.synchronize()
+                except Exception:
+                    record(inst, size, False, "CUDA error (context lost, restarting): " + msg)
+                    out.close()
+                    with open(results + ".next", "w") as f:
+                        f.write(str(idx + 1))
+                    sys.exit(STICKY)
+                record(inst, size, False, "%s: %s" % (type(e).__name__, msg))
+        print("     %s: %.1f s" % (inst["id"], time.time() - t0), flush=True)
+    out.close()
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("gdir")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--max-n", type=int, default=0, help="skip sizes with a dimension above this")
+    ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--results", default=None)
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    if a.worker:
+        return worker(a.gdir, a.start, only, a.max_n, a.results)
+    results = os.path.join(os.environ.get("OUT", a.gdir), "diff-results.jsonl")
+    open(results, "w").close()
+    start = 0
+    while True:
+        cmd = [sys.executable, os.path.abspath(__file__), a.gdir, "--worker", "--start", str(start),
+               "--results", results, "--only", a.only, "--max-n", str(a.max_n)]
+        rc = subprocess.call(cmd)
+        if rc == STICKY and os.path.exists(results + ".next"):
+            start = int(open(results + ".next").read())
+            os.remove(results + ".next")
+            continue
+        if rc != 0:
+            print("FAIL diff worker exited with status %d" % rc)
+        break
+    rows = [json.loads(l) for l in open(results) if l.strip()]
+    passed = sum(r["ok"] for r in rows)
+    failed = len(rows) - passed + (1 if rc not in (0, STICKY) else 0)
+    with open(os.path.join(a.gdir, "manifest.json")) as f:
+        man = json.load(f)
+    for u in man.get("uncovered", []):
+        print("NOCASE %s (a suite kernel no GPU case drives)" % u)
+    exact = sum(1 for r in rows if r["ok"] and r["exact"])
+    print("gpu: %d bit-exact of %d passing; %d suite kernels without a GPU case"
+          % (exact, passed, len(man.get("uncovered", []))))
+    print("gpu: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""prepare.py - compile the GPU suite on the build machine (tilec needs LLVM).
+
+For every instance of cases.py: read the kernel's parameter names from its
+.py (Python's ast, nothing is executed), run `tilec compile` with two
+variants (every pointer and int :16, then pointers only, so that odd sizes
+find a variant), and record the outcome. Writes into OUT (default .gpu):
+  cases/ID.c, cases/ID.h   one blob per instance, launch function ID
+  race/race.{c,h}          two tier-2 kernels from a manifest (-m), for racecheck
+  examples/NAME/*.{c,h}    the examples' generated pairs (from BUILD/examples)
+  manifest.json            every instance: file, kernel, parameters and their
+                           roles, constexprs, grid, sizes, tolerance, the
+                           launch function, and the compile status/diagnostics
+  compile.log              tilec's output per instance
+A kernel that does not compile stays in the manifest with its error, so the
+GPU run reports it as a failure instead of dropping it.
+"""
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import cases  # noqa: E402
+
+PTR_TYPES = {"fp16", "bf16", "fp32", "fp64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "i1"}
+
+
+def kernel_params(path, kernel):
+    """[(name, is_constexpr)] of a top-level def in a .py file, or an error."""
+    try:
+        tree = ast.parse(open(path).read(), path)
+    except (OSError, SyntaxError) as e:
+        return None, "cannot read %s: %s" % (path, e)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            out = []
+            for a in node.args.args:
+                ann = ast.unparse(a.annotation) if a.annotation is not None else ""
+                out.append((a.arg, "constexpr" in ann))
+            return out, None
+    return None, "%s: no function %s" % (path, kernel)
+
+
+def jit_kernels(path):
+    """Names of the @triton.jit functions of a file (for coverage)."""
+    try:
+        tree = ast.parse(open(path).read(), path)
+    except (OSError, SyntaxError):
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            decos = [ast.unparse(d) for d in node.decorator_list]
+            if any("jit" in d for d in decos) and not node.name.startswith("_"):
+                names.append(node.name)
+    return names
+
+
+def signature(params, hint_ints):
+    sig = []
+    for p in params:
+        t = p["dtype"]
+        if p["kind"] == "tensor":
+            sig.append("*%s:16" % t)
+        elif hint_ints and t[0] in "iu":
+            sig.append("%s:16" % t)
+        else:
+            sig.append(t)
+    return ", ".join(sig)
+
+
+def compile_instance(tilec, inst, outdir, arch, log):
+    names, err = kernel_params(os.path.join(ROOT, inst["file"]), inst["kernel"])
+    if err:
+        return err
+    runtime = [n for n, cx in names if not cx]
+    if len(runtime) != len(inst["params"]):
+        return "the case lists %d runtime parameters, %s has %d: %s" % (
+            len(inst["params"]), inst["kernel"], len(runtime), ", ".join(runtime))
+    for p, n in zip(inst["params"], runtime):
+        p["name"] = n
+    sigs = [signature(inst["params"], True), signature(inst["params"], False)]
+    cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
+    for s in sorted(set(sigs), key=sigs.index):
+        cmd += ["-s", s]
+    cmd += ["-w", str(inst["num_warps"]), "--arch", arch,
+           "-o", os.path.join(outdir, "cases", inst["id"]), "-on", inst["id"]]
+    for k, v in inst["constexprs"].items():
+        cmd += ["-D", "%s=%s" % (k, v)]
+    if inst["grid_in_blob"]:
+        cmd += ["-g", inst["grid"]]
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        out, rc = r.stdout + r.stderr, r.returncode
+    except subprocess.TimeoutExpired:
+        out, rc = "timed out after 120 s", -1
+    inst["compile_ms"] = round((time.time() - t0) * 1000, 1)
+    log.write("== %s (%d ms): %s\n%s\n" % (inst["id"], inst["compile_ms"],
+                                           " ".join(repr(a) if " " in a else a for a in cmd), out))
+    if rc != 0:
+        return "tilec compile failed (exit %d): %s" % (rc, out.strip()[-2000:] or "no output")
+    return None
+
+
+RACE_MANIFEST = """\
+# two tier-2 reductions for compute-sanitizer racecheck (tests/gpu/racecheck.c)
+{t2} softmax_row_kernel "*fp32:16, *fp32:16, i32, i32, i32" -D BLOCK_SIZE=1024 -w 4 -on race_softmax
+{t2} reduce_cols_kernel "*fp32:16, *fp32:16, i32, i32, i32" -D OP=0 -D BLOCK_M=256 -D BLOCK_N=16 -w 4 -g "cdiv(N, BLOCK_N)" -on race_colsum
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tilec", required=True)
+    ap.add_argument("--out", default=os.path.join(ROOT, ".gpu"))
+    ap.add_argument("--build", default=None, help="build dir holding examples/ (generated pairs)")
+    ap.add_argument("--arch", default="sm_90", help="the GPU machine's arch (H100/H200: sm_90)")
+    ap.add_argument("--only", default=None, help="comma-separated instance ids")
+    a = ap.parse_args()
+    out = os.path.abspath(a.out)
+    for sub in ("cases", "race", "examples"):
+        shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+        os.makedirs(os.path.join(out, sub))
+    insts = cases.instances()
+    if a.only:
+        keep = set(a.only.split(","))
+        insts = [i for i in insts if i["id"] in keep]
+    failed = 0
+    with open(os.path.join(out, "compile.log"), "w") as log:
+        for inst in insts:
+            err = compile_instance(a.tilec, inst, out, a.arch, log)
+            inst["compiled"] = err is None
+            inst["error"] = err
+            inst["launch"] = inst["id"]
+            if err:
+                failed += 1
+                print("prepare: FAIL %s: %s" % (inst["id"], err.splitlines()[0] if err else ""))
+        # racecheck kernels, through a manifest (tilec compile -m)
+        man = os.path.join(out, "race", "race.manifest")
+        with open(man, "w") as f:
+            f.write(RACE_MANIFEST.format(t2=os.path.join(ROOT, cases.T2)))
+        r = subprocess.run([a.tilec, "compile", "-m", man, "-o", os.path.join(out, "race", "race"),
+                            "--arch", a.arch], capture_output=True, text=True)
+        log.write("== race (manifest)\n%s%s\n" % (r.stdout, r.stderr))
+        race_ok = r.returncode == 0
+        if not race_ok:
+            print("prepare: FAIL race manifest: %s" % (r.stdout + r.stderr).strip()[-500:])
+    # the examples' generated pairs (examples/build.sh writes BUILD/examples/gen/NAME/kernels.{c,h})
+    examples = []
+    if a.build:
+        exdir = os.path.join(a.build, "examples", "gen")
+        for name in sorted(os.listdir(exdir)) if os.path.isdir(exdir) else []:
+            src = os.path.join(exdir, name)
+            gen = [f for f in ("kernels.c", "kernels.h") if os.path.exists(os.path.join(src, f))]
+            if len(gen) == 2:
+                os.makedirs(os.path.join(out, "examples", name))
+                for f in gen:
+                    shutil.copy(os.path.join(src, f), os.path.join(out, "examples", name, f))
+                examples.append(name)
+    # kernels of the front-end suite that no case drives: listed, not dropped
+    covered = {(c["file"], c["kernel"]) for c in insts}
+    uncovered = []
+    for d in ("tests/kernels", "tests/kernels/seeds"):
+        full = os.path.join(ROOT, d)
+        for fn in sorted(os.listdir(full)) if os.path.isdir(full) else []:
+            if fn.endswith(".py"):
+                rel = os.path.join(d, fn)
+                uncovered += ["%s:%s" % (rel, k) for k in jit_kernels(os.path.join(ROOT, rel))
+                              if (rel, k) not in covered]
+    manifest = {"arch": a.arch, "instances": insts, "race_compiled": race_ok,
+                "examples": examples, "uncovered": uncovered}
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    print("prepare: %d instances, %d compiled, %d failed; %d examples; racecheck blob %s; "
+          "%d suite kernels without a GPU case -> %s"
+          % (len(insts), len(insts) - failed, failed, len(examples), "ok" if race_ok else "FAILED",
+             len(uncovered), out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# prepare.sh - on the build machine: compile the GPU suite into .gpu/ (see
+# prepare.py), ready to be carried to a GPU machine and run there with
+#   bash tests/gpu/run.sh .gpu
+# Usage: bash tests/gpu/prepare.sh [BUILD_DIR] [OUT_DIR]   (defaults: build, .gpu)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+OUT=${2:-.gpu}
+[ -x "$BUILD/tilec" ] || { echo "prepare.sh: $BUILD/tilec not found: build first (./build.sh)" >&2; exit 1; }
+# the examples' generated C comes from examples/build.sh
+if [ -f examples/build.sh ]; then
+	bash examples/build.sh "$BUILD" || echo "prepare.sh: warning: examples/build.sh failed; examples left out" >&2
+fi
+mkdir -p "$OUT"
+python3 tests/gpu/prepare.py --tilec "$BUILD/tilec" --out "$OUT" --build "$BUILD" "${@:3}"
