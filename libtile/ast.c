@@ -14,6 +14,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const kind_names[] = {
@@ -307,6 +308,21 @@ static void dump_block(strbuf *sb, const char *label, const ast_list *l, int ind
 	sb_putc(sb, ')');
 }
 
+/* The shortest form that reads back as the same double; integral values
+ * below 1e16 without an exponent, as Python prints them. */
+static void fmt_float(char *buf, size_t size, double v)
+{
+	if (v == (double)(long long)v && v > -1e16 && v < 1e16) {
+		snprintf(buf, size, "%lld", (long long)v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 static void dump_expr(strbuf *sb, const ast_node *n)
 {
 	switch (n->kind) {
@@ -320,11 +336,16 @@ static void dump_expr(strbuf *sb, const ast_node *n)
 	case AST_FLOAT: {
 		/* like Python's repr: a float always shows it is one */
 		char buf[32];
-		snprintf(buf, sizeof buf, "%.17g", n->lit.fval);
+		fmt_float(buf, sizeof buf, n->lit.fval);
 		sb_printf(sb, "%s%s", buf, strpbrk(buf, ".eni") ? "" : ".0");
 		return;
 	}
-	case AST_IMAG: sb_printf(sb, "%.17gj", n->lit.fval); return;
+	case AST_IMAG: {
+		char buf[32];
+		fmt_float(buf, sizeof buf, n->lit.fval);
+		sb_printf(sb, "%sj", buf);
+		return;
+	}
 	case AST_STR: dump_str(sb, "", n->lit.sval, n->lit.slen); return;
 	case AST_BYTES: dump_str(sb, "b", n->lit.sval, n->lit.slen); return;
 	case AST_FSTRING: dump_str(sb, "f", n->lit.sval, n->lit.slen); return;
@@ -574,7 +595,7 @@ static void dump_stmt(strbuf *sb, const ast_node *n, int indent)
 		sb_printf(sb, "(skipped %d tokens)", n->skipped.ntoks);
 		return;
 	default:
-		sb_printf(sb, "(%s)", ast_kind_name(n->kind));
+		dump_expr(sb, n);
 		return;
 	}
 }

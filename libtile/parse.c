@@ -1318,7 +1318,7 @@ static ast_node *parse_with_item(parser *p)
 	ast_node *w = node(p, AST_WITH_ITEM, cur(p)->loc);
 	w->binary.left = parse_expr(p);
 	if (accept(p, TOK_AS)) {
-		w->binary.right = parse_targets(p);
+		w->binary.right = parse_bitor(p);
 		check_target(p, w->binary.right);
 	}
 	return w;
