@@ -99,6 +99,13 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 	return true;
 }
 
+/* Text inside a generated comment: no comment end, printable ASCII only. */
+static void put_comment_text(strbuf *sb, const char *s)
+{
+	for (char prev = 0; *s; prev = *s++)
+		sb_putc(sb, *s == '/' && prev == '*' ? '|' : (*s < ' ' || *s > '~') ? '?' : *s);
+}
+
 static void type_name(strbuf *sb, const blob_param *p)
 {
 	sb_printf(sb, "%s%s", p->kind == BLOB_PARAM_PTR ? "*" : "", ir_kind_name((ir_kind)p->dtype));
@@ -123,7 +130,11 @@ static void put_constexprs(strbuf *h, const blob_variant *v)
 		switch (x->kind) {
 		case IR_CONSTEXPR_FLOAT: sb_printf(h, "%g", x->fval); break;
 		case IR_CONSTEXPR_BOOL: sb_puts(h, x->ival ? "True" : "False"); break;
-		case IR_CONSTEXPR_STRING: sb_printf(h, "\"%s\"", x->sval); break;
+		case IR_CONSTEXPR_STRING:
+			sb_putc(h, '"');
+			put_comment_text(h, x->sval);
+			sb_putc(h, '"');
+			break;
 		case IR_CONSTEXPR_DTYPE: sb_puts(h, ir_kind_name((ir_kind)x->ival)); break;
 		default: sb_printf(h, "%lld", (long long)x->ival);
 		}
@@ -148,7 +159,9 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k)
 		  k->nvariants, k->nvariants == 1 ? "" : "s");
 	for (int i = 0; i < k->nvariants; i++) {
 		const blob_variant *v = &k->variants[i];
-		sb_printf(h, " *   %s: num_warps=%d", v->symbol, v->num_warps);
+		sb_puts(h, " *   ");
+		put_comment_text(h, v->symbol);
+		sb_printf(h, ": num_warps=%d", v->num_warps);
 		if (v->nconstexprs) {
 			sb_puts(h, ", ");
 			put_constexprs(h, v);

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static uint32_t u32(const uint8_t *p)
@@ -271,6 +272,72 @@ static void check_bad_descriptions(void)
 	check_refused(d, "at least one kernel");
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	static char buf[1 << 17];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+/* The generated files: signatures, doc comments that stay comments, and
+ * names that cannot be C refused. */
+static void check_emit(const uint8_t *b, size_t size)
+{
+	char dir[] = "/tmp/tile_emit_XXXXXX", base[64], path[80];
+	if (!CHECK(mkdtemp(dir) != NULL))
+		return;
+	snprintf(base, sizeof base, "%s/k", dir);
+	blob_desc d = make_desc();
+	ir_constexpr c[5];
+	memcpy(c, cx, sizeof c);
+	c[2].sval = "a*/b";
+	add_variants[0].constexprs = c;
+	tilec_ctx *ctx = tilec_ctx_new();
+	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_OK);
+	snprintf(path, sizeof path, "%s.h", base);
+	const char *h = slurp(path);
+	CHECK_STR_CONTAINS(h, "tile_status add_kernel(tile_stream stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, "
+			      "tile_deviceptr x, tile_deviceptr y, int32_t n, float alpha, uint8_t flag);");
+	CHECK_STR_CONTAINS(h, "tile_status scale(tile_stream stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, tile_deviceptr out);");
+	CHECK_STR_CONTAINS(h, "MODE=\"a*|b\"");
+	CHECK_STR_CONTAINS(h, "grid (cdiv(n, BLOCK))");
+	CHECK_STR_CONTAINS(h, "flag == 1");
+	CHECK(h && !strstr(h, "a*/b"));
+	snprintf(path, sizeof path, "%s.c", base);
+	const char *src = slurp(path);
+	CHECK_STR_CONTAINS(src, "tile_w4 = flag;");
+	CHECK_STR_CONTAINS(src, "return tile_launch(tile_m, 1, tile_grid, stream, tile_args, 1);");
+	CHECK_STR_CONTAINS(src, "unsigned char bytes[");
+	remove(path);
+	snprintf(path, sizeof path, "%s.h", base);
+	remove(path);
+	add_variants[0].constexprs = cx;
+
+	blob_param p[6];
+	memcpy(p, add_params, sizeof p);
+	p[2].name = "stream";
+	kernels[0].params = p;
+	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_ERR_INVALID);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "parameter name 'stream' cannot name a C parameter");
+	kernels[0].params = add_params;
+	CHECK(emit_c(ctx, &d, b, size, base, "k-k") == TILEC_ERR_INVALID);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "'k-k' is not a C identifier");
+	kernels[1].name = "int";
+	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_ERR_INVALID);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "kernel name 'int' cannot name a C function");
+	kernels[1].name = "scale";
+	snprintf(path, sizeof path, "%s/nodir/k", dir);
+	CHECK(emit_c(ctx, &d, b, size, path, "kk") == TILEC_ERR_IO);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "cannot write");
+	tilec_ctx_free(ctx);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	tilec_ctx *ctx = tilec_ctx_new();
@@ -287,6 +354,7 @@ int main(void)
 		CHECK(size == size2 && !memcmp(b, b2, size)); /* deterministic */
 		check_header(b, size);
 		check_introspection(b, size);
+		check_emit(b, size);
 
 		/* any byte changed is refused */
 		tile_module *m;
