@@ -34,7 +34,7 @@ typedef struct tb_variant {
 	const uint8_t *grid; /* grid program bytes; NULL: none */
 	uint32_t grid_size;
 	int n_constexprs;
-	tb_constexpr cx[4];
+	tb_constexpr cx[8];
 } tb_variant;
 
 typedef struct tb_kernel {

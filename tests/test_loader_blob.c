@@ -1,0 +1,707 @@
+/* test_loader_blob.c - tile.h's blob validation, introspection, grid
+ * programs and variant selection; no driver involved.
+ *
+ * A reference blob comes from the test builder (tests/fake_cuda/
+ * blob_builder.h). Then: every field corrupted (checksum recomputed so the
+ * corruption reaches its own check) with the expected status and the field
+ * named in the detail; every truncation; every byte flipped; random
+ * multi-byte mutations (ASan/UBSan watch for the crash); each grid program
+ * rule; grid arithmetic (floor division and modulo of negatives, cdiv,
+ * overflow, division by zero, limits, empty grids); predicate-driven
+ * variant selection; tile_lazy_get from many threads. */
+#define TILE_IMPLEMENTATION
+#include "tile.h"
+
+#include <pthread.h>
+
+#include "check.h"
+#include "fake_cuda/blob_builder.h"
+
+static const char cubin80[] = "FAKE cubin sm_80: add_div16 add_generic scale_one scale";
+static const char cubin90[] = "FAKE cubin sm_90: add_div16 add_generic scale_one scale";
+static const char ptx80[] = "// FAKE ptx compute_80: add_div16 add_generic scale_one scale";
+
+static uint8_t grid_add[32];
+static uint32_t grid_add_size;
+static uint8_t grid_scale[32];
+static uint32_t grid_scale_size;
+
+/* add(x, y, out: *fp32, n: i32, hidden scratch) with a div16 variant and a
+ * generic one, grid cdiv(n, BLOCK); scale(a: *fp32, s: fp32, m: i64, k: u32)
+ * with an eq1(m) variant (grid max(m, k)) and one without a grid program. */
+static void reference(tb_blob *d)
+{
+	tb_kernel *k;
+	tb_variant *v;
+	uint32_t n = 0;
+	memset(d, 0, sizeof *d);
+	grid_add[n++] = 1;
+	tb_op_u8(grid_add, &n, 0x01, 3);
+	tb_op_u8(grid_add, &n, 0x03, 0);
+	tb_op(grid_add, &n, 0x14);
+	grid_add_size = n;
+	n = 0;
+	grid_scale[n++] = 2;
+	tb_op_u8(grid_scale, &n, 0x01, 2);
+	tb_op_u8(grid_scale, &n, 0x01, 3);
+	tb_op(grid_scale, &n, 0x17);
+	tb_op_const(grid_scale, &n, 3);
+	grid_scale_size = n;
+
+	d->n_kernels = 2;
+	k = &d->kernels[0];
+	k->name = "add";
+	k->n_params = 5;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"y", 0, 8, 12, 0};
+	k->params[2] = (tb_param){"out", 0, 8, 12, 0};
+	k->params[3] = (tb_param){"n", 1, 4, 4, 0};
+	k->params[4] = (tb_param){"scratch", 0, 8, 2, 1};
+	k->n_variants = 2;
+	v = &k->variants[0];
+	v->symbol = "add_div16";
+	v->num_warps = 4;
+	v->num_stages = 3;
+	v->n_regs = 24;
+	v->div16 = 0xf;
+	v->grid = grid_add;
+	v->grid_size = grid_add_size;
+	v->n_constexprs = 5;
+	v->cx[0] = (tb_constexpr){"BLOCK", 0, 1024, NULL};
+	v->cx[1] = (tb_constexpr){"EPS", 1, 0x3ff8000000000000ll, NULL}; /* 1.5 */
+	v->cx[2] = (tb_constexpr){"MODE", 3, 0, "fast"};
+	v->cx[3] = (tb_constexpr){"EVEN", 2, 1, NULL};
+	v->cx[4] = (tb_constexpr){"DT", 4, 12, NULL};
+	v = &k->variants[1];
+	v->symbol = "add_generic";
+	v->num_warps = 4;
+	v->grid = grid_add;
+	v->grid_size = grid_add_size;
+	v->n_constexprs = 1;
+	v->cx[0] = (tb_constexpr){"BLOCK", 0, 512, NULL};
+	k = &d->kernels[1];
+	k->name = "scale";
+	k->n_params = 4;
+	k->params[0] = (tb_param){"a", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"s", 3, 4, 12, 0};
+	k->params[2] = (tb_param){"m", 1, 8, 5, 0};
+	k->params[3] = (tb_param){"k", 2, 4, 8, 0};
+	k->n_variants = 2;
+	v = &k->variants[0];
+	v->symbol = "scale_one";
+	v->num_warps = 8;
+	v->shared_dynamic = 100000;
+	v->cluster[0] = 2;
+	v->cluster[1] = 1;
+	v->cluster[2] = 1;
+	v->eq1 = 1u << 2;
+	v->grid = grid_scale;
+	v->grid_size = grid_scale_size;
+	v = &k->variants[1];
+	v->symbol = "scale";
+	v->num_warps = 1;
+	d->n_groups = 1;
+	d->n_images = 3;
+	d->images[0] = (tb_image){0, 0, 80, 0, cubin80, sizeof cubin80, 1};
+	d->images[1] = (tb_image){0, 0, 90, 0, cubin90, sizeof cubin90, 0};
+	d->images[2] = (tb_image){0, 1, 80, 0, ptx80, sizeof ptx80, 1};
+}
+
+static uint8_t *ref_blob;
+static size_t ref_size;
+static tb_layout ref_layout;
+
+/* Creates a module from blob; destroys it; returns the status. */
+static tile_status try_blob(const uint8_t *blob, size_t n)
+{
+	tile_module *m = NULL;
+	tile_status st = tile_module_create(blob, n, &m);
+	if (st == TILE_SUCCESS)
+		tile_module_destroy(m);
+	else
+		CHECK(m == NULL);
+	return st;
+}
+
+/* The reference blob with `width` bytes at `off` set to `value`, checksum fixed. */
+static tile_status try_patch(size_t off, uint64_t value, int width)
+{
+	uint8_t *b = (uint8_t *)malloc(ref_size);
+	tile_status st;
+	int i;
+	memcpy(b, ref_blob, ref_size);
+	for (i = 0; i < width; i++)
+		b[off + (size_t)i] = (uint8_t)(value >> (8 * i));
+	tb_fix_crc(b, ref_size);
+	st = try_blob(b, ref_size);
+	free(b);
+	return st;
+}
+
+#define EXPECT_PATCH(off, value, width, status, text) \
+	do { \
+		CHECK_EQ_INT(try_patch((off), (value), (width)), (status)); \
+		CHECK_STR_CONTAINS(tile_last_error(), (text)); \
+	} while (0)
+
+static void test_reference(void)
+{
+	tile_module *m = NULL;
+	tile_param_info p;
+	tile_variant_info v;
+	tile_constexpr_info c;
+	tile_image_info im;
+	CHECK_EQ_INT(tile_module_create(ref_blob, ref_size, &m), TILE_SUCCESS);
+	CHECK_STR_CONTAINS(tile_status_string(TILE_ERROR_BAD_BLOB), "invalid blob");
+	if (!m)
+		return;
+	CHECK_EQ_INT(tile_kernel_count(m), 2);
+	CHECK_EQ_INT(tile_kernel_index(m, "scale"), 1);
+	CHECK_EQ_INT(tile_kernel_index(m, "nope"), -1);
+	CHECK(strcmp(tile_kernel_name(m, 0), "add") == 0);
+	CHECK(tile_kernel_name(m, 2) == NULL);
+	CHECK_EQ_INT(tile_param_count(m, 0), 5);
+	CHECK_EQ_INT(tile_param_get_info(m, 0, 4, &p), TILE_SUCCESS);
+	CHECK(strcmp(p.name, "scratch") == 0 && p.hidden == 1 && p.kind == 0 && p.size == 8);
+	CHECK_EQ_INT(tile_param_get_info(m, 0, 5, &p), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(tile_variant_count(m, 1), 2);
+	CHECK_EQ_INT(tile_variant_get_info(m, 1, 0, &v), TILE_SUCCESS);
+	CHECK(strcmp(v.symbol, "scale_one") == 0 && v.num_warps == 8 && v.shared_dynamic == 100000);
+	CHECK(v.cluster[0] == 2 && v.cluster[1] == 1 && v.pred_eq1 == 4 && v.has_grid_program);
+	CHECK_EQ_INT(tile_variant_get_info(m, 1, 1, &v), TILE_SUCCESS);
+	CHECK(v.cluster[0] == 1 && v.cluster[1] == 1 && v.cluster[2] == 1 && !v.has_grid_program);
+	CHECK_EQ_INT(tile_variant_get_info(m, 0, 0, &v), TILE_SUCCESS);
+	CHECK(v.n_constexprs == 5 && v.n_regs == 24 && v.num_stages == 3 && v.pred_div16 == 0xf);
+	CHECK_EQ_INT(tile_constexpr_get_info(m, 0, 0, 1, &c), TILE_SUCCESS);
+	CHECK(strcmp(c.name, "EPS") == 0 && c.kind == 1 && c.fval == 1.5);
+	CHECK_EQ_INT(tile_constexpr_get_info(m, 0, 0, 2, &c), TILE_SUCCESS);
+	CHECK(c.kind == 3 && strcmp(c.sval, "fast") == 0);
+	CHECK_EQ_INT(tile_constexpr_get_info(m, 0, 0, 5, &c), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(tile_image_count(m), 3);
+	CHECK_EQ_INT(tile_image_get_info(m, 2, &im), TILE_SUCCESS);
+	CHECK(im.kind == 1 && im.arch == 80 && im.compression == 1 && im.raw_size == sizeof ptx80);
+	CHECK_EQ_INT(tile_image_get_info(m, 1, &im), TILE_SUCCESS);
+	CHECK(im.kind == 0 && im.arch == 90 && im.compression == 0 && im.size == sizeof cubin90);
+	tile_module_destroy(m);
+	CHECK_EQ_INT(tile_module_create(NULL, 10, &m), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(tile_module_create(ref_blob, ref_size, NULL), TILE_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_header_fields(void)
+{
+	const size_t meta = 32;
+	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
+	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "version 2");
+	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
+	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
+	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
+	EXPECT_PATCH(20, 0xfffffff0u, 4, TILE_ERROR_BAD_BLOB, "meta_size");
+	EXPECT_PATCH(20, 30, 4, TILE_ERROR_BAD_BLOB, "meta_size");
+	EXPECT_PATCH(20, tb_get32(ref_blob + 20) + 4, 4, TILE_ERROR_BAD_BLOB, "metadata: counts describe");
+	EXPECT_PATCH(24, 1, 4, TILE_ERROR_BAD_BLOB, "header: flags");
+	EXPECT_PATCH(28, 1, 4, TILE_ERROR_BAD_BLOB, "header: reserved");
+	/* The checksum itself, and a byte it covers, without fixing it. */
+	{
+		uint8_t *b = (uint8_t *)malloc(ref_size);
+		memcpy(b, ref_blob, ref_size);
+		b[12] ^= 1;
+		CHECK_EQ_INT(try_blob(b, ref_size), TILE_ERROR_CHECKSUM);
+		b[12] ^= 1;
+		b[ref_size - 1] ^= 1;
+		CHECK_EQ_INT(try_blob(b, ref_size), TILE_ERROR_CHECKSUM);
+		free(b);
+	}
+	/* Counts: each one record more, and oversized. */
+	{
+		size_t i;
+		for (i = 0; i < 7; i++) {
+			EXPECT_PATCH(meta + 4 * i, tb_get32(ref_blob + meta + 4 * i) + 4, 4, TILE_ERROR_BAD_BLOB, "metadata:");
+			EXPECT_PATCH(meta + 4 * i, 0xffffffffu, 4, TILE_ERROR_BAD_BLOB, "metadata:");
+		}
+	}
+	EXPECT_PATCH(meta + 24, tb_get32(ref_blob + meta + 24) - 2, 4, TILE_ERROR_BAD_BLOB, "is not a multiple of 4");
+	EXPECT_PATCH(meta + 28, 2, 4, TILE_ERROR_BAD_BLOB, "group 1: no image");
+	EXPECT_PATCH(meta + 28, 1000, 4, TILE_ERROR_BAD_BLOB, "1000 groups but only 3 images");
+	EXPECT_PATCH(meta + 28, 0, 4, TILE_ERROR_BAD_BLOB, "variant 0: group 0 (blob has 0)");
+}
+
+static void test_record_fields(void)
+{
+	const tb_layout *l = &ref_layout;
+	uint32_t strtab = tb_get32(ref_blob + 32 + 24);
+	size_t k1 = l->kernels + 20, v2 = l->variants + 2 * 56, i1 = l->images + 32;
+	/* kernels */
+	EXPECT_PATCH(l->kernels, strtab, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
+	EXPECT_PATCH(l->kernels, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
+	EXPECT_PATCH(k1, tb_get32(ref_blob + l->kernels), 4, TILE_ERROR_BAD_BLOB, "kernel 1: name 'add' already used");
+	EXPECT_PATCH(l->kernels + 8, 65, 4, TILE_ERROR_BAD_BLOB, "kernel 0: 65 parameters");
+	EXPECT_PATCH(l->kernels + 4, 7, 4, TILE_ERROR_BAD_BLOB, "kernel 0: parameter range");
+	EXPECT_PATCH(l->kernels + 4, 0xfffffffeu, 4, TILE_ERROR_BAD_BLOB, "kernel 0: parameter range");
+	EXPECT_PATCH(k1 + 4, 3, 4, TILE_ERROR_BAD_BLOB, "kernel 1: parameter range overlaps");
+	EXPECT_PATCH(l->kernels + 16, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: no variants");
+	EXPECT_PATCH(l->kernels + 16, 3, 4, TILE_ERROR_BAD_BLOB, "kernel 1: variant range overlaps");
+	EXPECT_PATCH(l->kernels + 12, 3, 4, TILE_ERROR_BAD_BLOB, "kernel 0: variant range 3+2");
+	EXPECT_PATCH(k1 + 16, 1, 4, TILE_ERROR_BAD_BLOB, "variant 3: belongs to no kernel");
+	/* params */
+	EXPECT_PATCH(l->params, strtab + 8, 4, TILE_ERROR_BAD_BLOB, "param 0: name");
+	EXPECT_PATCH(l->params + 4, 4, 1, TILE_ERROR_BAD_BLOB, "param 0: kind 4");
+	EXPECT_PATCH(l->params + 5, 4, 1, TILE_ERROR_BAD_BLOB, "param 0: size 4 invalid for kind 0");
+	EXPECT_PATCH(l->params + 3 * 12 + 5, 3, 1, TILE_ERROR_BAD_BLOB, "param 3: size 3");
+	EXPECT_PATCH(l->params + 6, 0, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 0");
+	EXPECT_PATCH(l->params + 6, 14, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 14");
+	EXPECT_PATCH(l->params + 7, 2, 1, TILE_ERROR_BAD_BLOB, "param 0: flags");
+	EXPECT_PATCH(l->params + 8, 1, 4, TILE_ERROR_BAD_BLOB, "param 0: reserved");
+	EXPECT_PATCH(l->params + 12 + 7, 1, 1, TILE_ERROR_BAD_BLOB, "kernel 0: parameter 2 is visible after a hidden one");
+	/* variants */
+	EXPECT_PATCH(l->variants, 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: kernel 1 but listed by kernel 0");
+	EXPECT_PATCH(l->variants + 4, 0, 4, TILE_ERROR_BAD_BLOB, "variant 0: symbol");
+	EXPECT_PATCH(l->variants + 8, 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: group 1");
+	EXPECT_PATCH(l->variants + 16, 7, 4, TILE_ERROR_BAD_BLOB, "variant 0: constexpr range");
+	EXPECT_PATCH(l->variants + 20, 0, 2, TILE_ERROR_BAD_BLOB, "variant 0: num_warps 0");
+	EXPECT_PATCH(l->variants + 20, 33, 2, TILE_ERROR_BAD_BLOB, "variant 0: num_warps 33");
+	EXPECT_PATCH(v2 + 34, 0, 2, TILE_ERROR_BAD_BLOB, "variant 2: cluster 2 x 0 x 1");
+	EXPECT_PATCH(l->variants + 40, 0x10, 4, TILE_ERROR_BAD_BLOB, "variant 0: predicate on a parameter");
+	EXPECT_PATCH(l->variants + 44, 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: pred_eq1 on a parameter that is not an integer");
+	EXPECT_PATCH(v2 + 40, 2, 4, TILE_ERROR_BAD_BLOB, "variant 2: pred_div16 on float parameter 1");
+	EXPECT_PATCH(l->variants + 48, tb_get32(ref_blob + 32 + 20), 4, TILE_ERROR_BAD_BLOB, "variant 0: grid program");
+	EXPECT_PATCH(l->variants + 52, 200, 4, TILE_ERROR_BAD_BLOB, "variant 0: grid program 0+200");
+	/* The informative fields may hold anything. */
+	CHECK_EQ_INT(try_patch(l->variants + 22, 0xffff, 2), TILE_SUCCESS);
+	CHECK_EQ_INT(try_patch(l->variants + 24, 0xffffffffu, 4), TILE_SUCCESS);
+	CHECK_EQ_INT(try_patch(l->variants + 38, 0xffff, 2), TILE_SUCCESS);
+	/* constexprs */
+	EXPECT_PATCH(l->constexprs, 0, 4, TILE_ERROR_BAD_BLOB, "constexpr 0: name");
+	EXPECT_PATCH(l->constexprs + 4, 5, 1, TILE_ERROR_BAD_BLOB, "constexpr 0: kind 5");
+	EXPECT_PATCH(l->constexprs + 5, 1, 1, TILE_ERROR_BAD_BLOB, "constexpr 0: reserved");
+	EXPECT_PATCH(l->constexprs + 2 * 16 + 8, strtab, 8, TILE_ERROR_BAD_BLOB, "constexpr 2: string value");
+	EXPECT_PATCH(l->constexprs + 2 * 16 + 8, 1ull << 32, 8, TILE_ERROR_BAD_BLOB, "constexpr 2: string value");
+	EXPECT_PATCH(l->constexprs + 3 * 16 + 8, 2, 8, TILE_ERROR_BAD_BLOB, "constexpr 3: bool value 2");
+	EXPECT_PATCH(l->constexprs + 4 * 16 + 8, 14, 8, TILE_ERROR_BAD_BLOB, "constexpr 4: dtype 14");
+	/* a grid program reading a float constexpr: make BLOCK a float */
+	EXPECT_PATCH(l->constexprs + 4, 1, 1, TILE_ERROR_BAD_BLOB, "variant 0: grid program: constexpr 0 is not an int or bool at byte 3");
+	/* images */
+	EXPECT_PATCH(i1, 1, 4, TILE_ERROR_BAD_BLOB, "image 1: group 1");
+	EXPECT_PATCH(i1 + 4, 2, 4, TILE_ERROR_BAD_BLOB, "image 1: kind 2");
+	EXPECT_PATCH(i1 + 8, 0, 4, TILE_ERROR_BAD_BLOB, "image 1: arch 0");
+	EXPECT_PATCH(i1 + 12, 2, 4, TILE_ERROR_BAD_BLOB, "image 1: flags");
+	EXPECT_PATCH(i1 + 16, tb_get32(ref_blob + i1 + 16) + 2, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
+	EXPECT_PATCH(i1 + 16, l->strtab, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
+	EXPECT_PATCH(i1 + 20, ref_size, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
+	EXPECT_PATCH(i1 + 20, 4, 4, TILE_ERROR_BAD_BLOB, "image 1: stored with size 4 != raw_size");
+	EXPECT_PATCH(i1 + 20, 0xfffffff0u, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
+	EXPECT_PATCH(i1 + 24, 0, 4, TILE_ERROR_BAD_BLOB, "image 1: raw_size 0");
+	EXPECT_PATCH(i1 + 24, (256u << 20) + 1, 4, TILE_ERROR_BAD_BLOB, "image 1: raw_size");
+	EXPECT_PATCH(i1 + 28, 2, 4, TILE_ERROR_BAD_BLOB, "image 1: compression 2");
+	EXPECT_PATCH(l->images + 20, 4, 4, TILE_ERROR_BAD_BLOB, "image 0: zlib stream of 4 bytes");
+	EXPECT_PATCH(i1 + 16, tb_get32(ref_blob + l->images + 16), 4, TILE_ERROR_BAD_BLOB, "images: data ranges overlap");
+	/* grid code padding */
+	EXPECT_PATCH(l->grid_code + tb_get32(ref_blob + 32 + 20), 1, 1, TILE_ERROR_BAD_BLOB, "grid_code padding");
+}
+
+/* A one-kernel blob: k(a: i64, b: i64, u: u64, c: i8, p: *fp32), one
+ * variant running `program`, constexprs C0 = 7 (int), F = 2.0 (float). */
+static size_t grid_blob(const uint8_t *program, uint32_t size, uint8_t **out)
+{
+	tb_blob d;
+	tb_kernel *k = &d.kernels[0];
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 1;
+	k->name = "k";
+	k->n_params = 5;
+	k->params[0] = (tb_param){"a", 1, 8, 5, 0};
+	k->params[1] = (tb_param){"b", 1, 8, 5, 0};
+	k->params[2] = (tb_param){"u", 2, 8, 9, 0};
+	k->params[3] = (tb_param){"c", 1, 1, 2, 0};
+	k->params[4] = (tb_param){"p", 0, 8, 12, 0};
+	k->n_variants = 1;
+	k->variants[0].symbol = "k";
+	k->variants[0].num_warps = 1;
+	k->variants[0].grid = program;
+	k->variants[0].grid_size = size;
+	k->variants[0].n_constexprs = 2;
+	k->variants[0].cx[0] = (tb_constexpr){"C0", 0, 7, NULL};
+	k->variants[0].cx[1] = (tb_constexpr){"F", 1, 0x4000000000000000ll, NULL};
+	d.n_groups = 1;
+	d.n_images = 1;
+	d.images[0] = (tb_image){0, 0, 80, 0, cubin80, sizeof cubin80, 0};
+	return tb_build(&d, out);
+}
+
+static tile_status grid_check(const uint8_t *program, uint32_t size)
+{
+	uint8_t *b;
+	size_t n = grid_blob(program, size, &b);
+	tile_status st = try_blob(b, n);
+	free(b);
+	return st;
+}
+
+#define EXPECT_GRID_CHECK(text, ...) \
+	do { \
+		static const uint8_t prog_[] = {__VA_ARGS__}; \
+		CHECK_EQ_INT(grid_check(prog_, sizeof prog_), TILE_ERROR_BAD_BLOB); \
+		CHECK_STR_CONTAINS(tile_last_error(), text); \
+	} while (0)
+
+static void test_grid_validation(void)
+{
+	static const uint8_t ok[] = {3, 1, 0, 1, 1, 0x10, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t deep[64];
+	uint32_t n = 0, i;
+	CHECK_EQ_INT(grid_check(ok, sizeof ok), TILE_SUCCESS);
+	EXPECT_GRID_CHECK("variant 0: grid program: 0 dimensions", 0);
+	EXPECT_GRID_CHECK("variant 0: grid program: 4 dimensions", 4, 1, 0, 1, 0, 1, 0, 1, 0);
+	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x10);
+	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x13);
+	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x18 at byte 3", 1, 1, 0, 0x18);
+	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x00 at byte 1", 1, 0);
+	EXPECT_GRID_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 1);
+	EXPECT_GRID_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 2, 1, 0, 0, 0, 0, 0, 0);
+	EXPECT_GRID_CHECK("variant 0: grid program: parameter 5 out of range at byte 1", 1, 1, 5);
+	EXPECT_GRID_CHECK("variant 0: grid program: parameter 4 is not an integer at byte 1", 1, 1, 4);
+	EXPECT_GRID_CHECK("variant 0: grid program: constexpr 2 out of range at byte 1", 1, 3, 2);
+	EXPECT_GRID_CHECK("variant 0: grid program: constexpr 1 is not an int or bool at byte 1", 1, 3, 1);
+	EXPECT_GRID_CHECK("variant 0: grid program: 2 values left for 1 dimensions", 1, 1, 0, 1, 1);
+	EXPECT_GRID_CHECK("variant 0: grid program: 1 values left for 2 dimensions", 2, 1, 0);
+	deep[n++] = 1;
+	for (i = 0; i < 17; i++)
+		tb_op_u8(deep, &n, 0x01, 0);
+	CHECK_EQ_INT(grid_check(deep, n), TILE_ERROR_BAD_BLOB);
+	CHECK_STR_CONTAINS(tile_last_error(), "stack deeper than 16 at byte 33");
+}
+
+/* Runs `program` with the given arguments; dims receives the grid. */
+static tile_status grid_run(const uint8_t *program, uint32_t size, int64_t a, int64_t b, uint64_t u, int8_t c, int64_t dims[3])
+{
+	uint8_t *blob;
+	size_t n = grid_blob(program, size, &blob);
+	tile_module *m = NULL;
+	tile_deviceptr p = 0;
+	void *args[5];
+	tile_status st;
+	args[0] = &a;
+	args[1] = &b;
+	args[2] = &u;
+	args[3] = &c;
+	args[4] = &p;
+	st = tile_module_create(blob, n, &m);
+	CHECK_EQ_INT(st, TILE_SUCCESS);
+	if (!st)
+		st = tile__grid_eval(m, &m->variants[0], args, dims);
+	tile_module_destroy(m);
+	free(blob);
+	return st;
+}
+
+/* Evaluates `a OP b` through a one-dimensional program. */
+static tile_status binop(int op, int64_t a, int64_t b, int64_t *r)
+{
+	const uint8_t prog[] = {1, 1, 0, 1, 1, (uint8_t)op};
+	int64_t dims[3] = {0, 0, 0};
+	tile_status st = grid_run(prog, sizeof prog, a, b, 0, 0, dims);
+	*r = dims[0];
+	return st;
+}
+
+#define EXPECT_OP(op, a, b, want) \
+	do { \
+		int64_t r_; \
+		CHECK_EQ_INT(binop(op, a, b, &r_), TILE_SUCCESS); \
+		CHECK_EQ_INT(r_, want); \
+	} while (0)
+#define EXPECT_OP_FAIL(op, a, b, text) \
+	do { \
+		int64_t r_; \
+		CHECK_EQ_INT(binop(op, a, b, &r_), TILE_ERROR_GRID); \
+		CHECK_STR_CONTAINS(tile_last_error(), text); \
+	} while (0)
+
+static void test_grid_arithmetic(void)
+{
+	int64_t dims[3];
+	EXPECT_OP(0x10, 5, -7, -2);
+	EXPECT_OP(0x11, 5, -7, 12);
+	EXPECT_OP(0x12, -5, 7, -35);
+	EXPECT_OP(0x13, 7, 2, 3);
+	EXPECT_OP(0x13, -7, 2, -4);
+	EXPECT_OP(0x13, 7, -2, -4);
+	EXPECT_OP(0x13, -7, -2, 3);
+	EXPECT_OP(0x13, -8, 2, -4);
+	EXPECT_OP(0x15, -7, 2, 1);
+	EXPECT_OP(0x15, 7, -2, -1);
+	EXPECT_OP(0x15, -7, -2, -1);
+	EXPECT_OP(0x15, 7, 3, 1);
+	EXPECT_OP(0x15, INT64_MIN, -1, 0);
+	EXPECT_OP(0x14, 7, 2, 4);
+	EXPECT_OP(0x14, 8, 2, 4);
+	EXPECT_OP(0x14, 0, 5, 0);
+	EXPECT_OP(0x14, -7, 2, -3);
+	EXPECT_OP(0x14, INT64_MAX, 2, INT64_C(4611686018427387904));
+	EXPECT_OP(0x14, 7, -2, -2); /* (7 + -2 - 1) // -2, as Triton computes cdiv */
+	EXPECT_OP(0x16, -3, 2, -3);
+	EXPECT_OP(0x17, -3, 2, 2);
+	EXPECT_OP_FAIL(0x10, INT64_MAX, 1, "kernel k: grid program: overflow at byte 5");
+	EXPECT_OP_FAIL(0x10, INT64_MIN, -1, "overflow");
+	EXPECT_OP_FAIL(0x11, INT64_MIN, 1, "overflow");
+	EXPECT_OP_FAIL(0x11, 0, INT64_MIN, "overflow");
+	EXPECT_OP_FAIL(0x12, INT64_C(1) << 62, 2, "overflow");
+	EXPECT_OP_FAIL(0x12, -1, INT64_MIN, "overflow");
+	EXPECT_OP_FAIL(0x12, INT64_MIN, -1, "overflow");
+	EXPECT_OP_FAIL(0x12, INT64_C(-3037000500), INT64_C(3037000500), "overflow");
+	EXPECT_OP(0x12, INT64_C(-3037000499), INT64_C(3037000499), INT64_C(-9223372030926249001));
+	EXPECT_OP_FAIL(0x13, INT64_MIN, -1, "overflow");
+	EXPECT_OP_FAIL(0x13, 1, 0, "kernel k: grid program: division by zero at byte 5");
+	EXPECT_OP_FAIL(0x14, 1, 0, "division by zero");
+	EXPECT_OP_FAIL(0x15, 1, 0, "division by zero");
+	EXPECT_OP_FAIL(0x14, INT64_MIN, -1, "overflow");
+	{
+		/* u64 above INT64_MAX; i8 sign extension; constexpr; three dims */
+		static const uint8_t pu[] = {1, 1, 2};
+		static const uint8_t pc[] = {3, 1, 3, 3, 0, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+		static const uint8_t p2[] = {2, 1, 3, 3, 0};
+		CHECK_EQ_INT(grid_run(pu, sizeof pu, 0, 0, UINT64_MAX, 0, dims), TILE_ERROR_GRID);
+		CHECK_STR_CONTAINS(tile_last_error(), "argument out of range at byte 1");
+		CHECK_EQ_INT(grid_run(pu, sizeof pu, 0, 0, 1ull << 40, 0, dims), TILE_SUCCESS);
+		CHECK(dims[0] == INT64_C(1) << 40 && dims[1] == 1 && dims[2] == 1);
+		CHECK_EQ_INT(grid_run(pc, sizeof pc, 0, 0, 0, -5, dims), TILE_SUCCESS);
+		CHECK(dims[0] == -5 && dims[1] == 7 && dims[2] == INT64_MAX);
+		CHECK_EQ_INT(grid_run(p2, sizeof p2, 0, 0, 0, 9, dims), TILE_SUCCESS);
+		CHECK(dims[0] == 9 && dims[1] == 7 && dims[2] == 1);
+	}
+}
+
+/* tile_launch's checks that come before any driver call. */
+static void test_launch_checks(void)
+{
+	tile_module *m = NULL;
+	tile_deviceptr x = 0x1000, y = 0x2000, out = 0x3000;
+	int32_t n = 0;
+	void *args[4];
+	uint32_t grid[3] = {0, 1, 1};
+	args[0] = &x;
+	args[1] = &y;
+	args[2] = &out;
+	args[3] = &n;
+	CHECK_EQ_INT(tile_module_create(ref_blob, ref_size, &m), TILE_SUCCESS);
+	if (!m)
+		return;
+	CHECK_EQ_INT(tile_launch(m, 2, NULL, NULL, args, 4), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "no kernel 2");
+	CHECK_EQ_INT(tile_launch(m, -1, NULL, NULL, args, 4), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(tile_launch(NULL, 0, NULL, NULL, args, 4), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 5), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel add takes 4 arguments, 5 given");
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, NULL, 4), TILE_ERROR_INVALID_ARGUMENT);
+	args[1] = NULL;
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 4), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "argument 1 is NULL");
+	args[1] = &y;
+	/* n = 0: cdiv(0, BLOCK) = 0 blocks, a successful no-op without a driver */
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 4), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 4), TILE_SUCCESS);
+	n = -5000;
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 4), TILE_ERROR_GRID);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel add: grid dimension x = -9 outside 0..2147483647");
+	n = 0;
+	grid[0] = 1u << 31;
+	CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 4), TILE_ERROR_GRID);
+	CHECK_STR_CONTAINS(tile_last_error(), "grid dimension x = 2147483648");
+	grid[0] = 1;
+	grid[1] = 65536;
+	CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 4), TILE_ERROR_GRID);
+	CHECK_STR_CONTAINS(tile_last_error(), "grid dimension y = 65536 outside 0..65535");
+	grid[1] = 1;
+	grid[2] = 65536;
+	CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 4), TILE_ERROR_GRID);
+	grid[2] = 0;
+	CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 4), TILE_SUCCESS);
+	{
+		/* scale: the generic variant has no grid program */
+		float s = 1;
+		int64_t mm = 2;
+		uint32_t k = 0;
+		void *sargs[4];
+		sargs[0] = &x;
+		sargs[1] = &s;
+		sargs[2] = &mm;
+		sargs[3] = &k;
+		CHECK_EQ_INT(tile_launch(m, 1, NULL, NULL, sargs, 4), TILE_ERROR_INVALID_ARGUMENT);
+		CHECK_STR_CONTAINS(tile_last_error(), "kernel scale has no grid program: pass the grid");
+		/* m == 1 picks scale_one: grid max(m, k) x 3 with m = 1, k = 0 */
+		mm = 1;
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[1], sargs), 2);
+		grid[2] = 0;
+		CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, sargs, 4), TILE_SUCCESS);
+	}
+	tile_module_destroy(m);
+}
+
+static void test_variant_selection(void)
+{
+	tile_module *m = NULL;
+	tile_deviceptr x = 0x1000, y = 0x2000, out = 0x3000;
+	int32_t n = 4096;
+	void *args[4];
+	args[0] = &x;
+	args[1] = &y;
+	args[2] = &out;
+	args[3] = &n;
+	CHECK_EQ_INT(tile_module_create(ref_blob, ref_size, &m), TILE_SUCCESS);
+	if (!m)
+		return;
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	y = 0x2004;
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 1);
+	y = 0x2000;
+	n = 4097;
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 1);
+	n = -32;
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	tile_module_destroy(m);
+}
+
+/* A kernel whose only variant is specialized refuses other arguments. */
+static void test_no_variant(void)
+{
+	uint8_t *b;
+	size_t n;
+	tb_blob d;
+	tile_module *m = NULL;
+	int64_t a = 3;
+	void *args[1];
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 1;
+	d.kernels[0].name = "only";
+	d.kernels[0].n_params = 1;
+	d.kernels[0].params[0] = (tb_param){"a", 1, 8, 5, 0};
+	d.kernels[0].n_variants = 1;
+	d.kernels[0].variants[0].symbol = "only_a1";
+	d.kernels[0].variants[0].num_warps = 1;
+	d.kernels[0].variants[0].eq1 = 1;
+	d.n_groups = 1;
+	d.n_images = 1;
+	d.images[0] = (tb_image){0, 0, 80, 0, cubin80, sizeof cubin80, 0};
+	n = tb_build(&d, &b);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	args[0] = &a;
+	if (m) {
+		CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 1), TILE_ERROR_NO_VARIANT);
+		CHECK_STR_CONTAINS(tile_last_error(), "kernel only: no variant");
+		a = 1;
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	}
+	tile_module_destroy(m);
+	free(b);
+}
+
+static void test_truncation_and_flips(void)
+{
+	uint8_t *b = (uint8_t *)malloc(ref_size);
+	size_t len, i;
+	int bad = 0, ok = 0;
+	for (len = 0; len < ref_size; len++) {
+		memcpy(b, ref_blob, len);
+		bad += try_blob(b, len) == TILE_SUCCESS;
+	}
+	CHECK_EQ_INT(bad, 0);
+	/* Every single bit flip is caught, by the checksum at the latest. */
+	bad = 0;
+	for (i = 0; i < ref_size * 8; i++) {
+		memcpy(b, ref_blob, ref_size);
+		b[i / 8] ^= (uint8_t)(1u << (i % 8));
+		bad += try_blob(b, ref_size) == TILE_SUCCESS;
+	}
+	CHECK_EQ_INT(bad, 0);
+	/* Every byte set to each of a few values with the checksum fixed: no
+	 * crash, and the metadata bytes mostly refused. */
+	for (i = 32; i < ref_layout.data; i++) {
+		static const uint8_t values[] = {0x00, 0xff, 0x7f, 0x80, 0x01};
+		size_t v;
+		for (v = 0; v < sizeof values; v++) {
+			tile_status st;
+			if (ref_blob[i] == values[v])
+				continue;
+			memcpy(b, ref_blob, ref_size);
+			b[i] = values[v];
+			tb_fix_crc(b, ref_size);
+			st = try_blob(b, ref_size);
+			ok += st == TILE_SUCCESS;
+			bad += st != TILE_SUCCESS;
+		}
+	}
+	CHECK_MSG(bad > 2 * ok, "%d refused, %d accepted", bad, ok);
+	free(b);
+}
+
+static void test_random_mutations(void)
+{
+	uint8_t *b = (uint8_t *)malloc(ref_size);
+	uint32_t seed = 99;
+	int round, i;
+	for (round = 0; round < 20000; round++) {
+		memcpy(b, ref_blob, ref_size);
+		for (i = 0; i < 1 + round % 6; i++) {
+			seed = seed * 1103515245u + 12345u;
+			b[(seed >> 8) % ref_size] = (uint8_t)(seed >> 24);
+		}
+		tb_fix_crc(b, ref_size);
+		try_blob(b, ref_size);
+	}
+	CHECK(1); /* reaching here without a sanitizer report is the check */
+	free(b);
+}
+
+static tile_lazy_module lazy;
+static tile_module *lazy_seen[16];
+
+static void *lazy_thread(void *arg)
+{
+	tile_module *m = NULL;
+	CHECK_EQ_INT(tile_lazy_get(&lazy, ref_blob, ref_size, &m), TILE_SUCCESS);
+	lazy_seen[(size_t)arg] = m;
+	return NULL;
+}
+
+static void test_lazy(void)
+{
+	pthread_t t[16];
+	size_t i;
+	tile_lazy_module bad_lazy;
+	tile_module *m = (tile_module *)1;
+	for (i = 0; i < 16; i++)
+		pthread_create(&t[i], NULL, lazy_thread, (void *)i);
+	for (i = 0; i < 16; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < 16; i++)
+		CHECK(lazy_seen[i] != NULL && lazy_seen[i] == lazy_seen[0]);
+	tile_lazy_release(&lazy);
+	CHECK(lazy.module == NULL && lazy.state == 0);
+	memset(&bad_lazy, 0, sizeof bad_lazy);
+	CHECK_EQ_INT(tile_lazy_get(&bad_lazy, ref_blob, ref_size - 1, &m), TILE_ERROR_BAD_BLOB);
+	CHECK(m == NULL && bad_lazy.state == 0);
+	CHECK_EQ_INT(tile_lazy_get(&bad_lazy, ref_blob, ref_size, &m), TILE_SUCCESS);
+	CHECK(m != NULL);
+	tile_lazy_release(&bad_lazy);
+	tile_lazy_release(&bad_lazy);
+}
+
+int main(void)
+{
+	tb_blob d;
+	reference(&d);
+	ref_size = tb_build(&d, &ref_blob);
+	ref_layout = tb_layout_of(ref_blob);
+	test_reference();
+	test_header_fields();
+	test_record_fields();
+	test_grid_validation();
+	test_grid_arithmetic();
+	test_launch_checks();
+	test_variant_selection();
+	test_no_variant();
+	test_truncation_and_flips();
+	test_random_mutations();
+	test_lazy();
+	free(ref_blob);
+	return check_report("test_loader_blob");
+}
