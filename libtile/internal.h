@@ -826,13 +826,21 @@ typedef struct layout_map {
 	int32_t shape[IR_MAX_RANK];
 	int nregs;                 /* registers (elements) per thread */
 	int32_t regs_per_dim[IR_MAX_RANK];
+	int8_t dim_of[IR_MAX_RANK]; /* the map's dim of each dim of the value */
 } layout_map;
 
-/* The layout of every block value (NULL for scalars), per value id, for
- * num_warps * 32 threads; memory ops' layouts use 16-byte vectors where
- * axis info allows. */
+/* The layouts of a kernel for num_warps * 32 threads. Values computed
+ * from constants, aranges and splats alone are rematerialized in whatever
+ * layout a use needs; others move between layouts through shared memory. */
+typedef struct layout_plan {
+	const layout **of;       /* per value id; NULL for scalars */
+	bool *remat;             /* per value id: cheap to recompute in any layout */
+	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
+} layout_plan;
+
+/* Memory ops' layouts use 16-byte vectors where axis info allows. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
-			   const layout ***out);
+			   layout_plan *out);
 /* A default blocked layout for a shape: `vec` consecutive elements of the
  * last dim per thread, threads then warps filling dims fastest first. */
 layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);
@@ -842,6 +850,12 @@ layout_map layout_map_of(const layout *l, int rank, const int32_t *shape);
 /* The per-register constant part of register reg's coordinates (in the
  * map's rank); registers run fastest along order[0], wraps outermost. */
 void layout_reg_coords(const layout_map *m, int reg, int32_t *coords);
+/* A register as per-dim register indices and back. */
+void layout_reg_split(const layout_map *m, int reg, int32_t *idx);
+int layout_reg_join(const layout_map *m, const int32_t *idx);
+/* How many consecutive registers hold consecutive elements along dim d
+ * (the chunk a thread owns), 1 when dim d is not the registers' fastest. */
+int layout_contig_regs(const layout_map *m, int d);
 /* Coordinate d of a thread's first element = (((lane >> lane_shift) &
  * (lanes - 1)) * lane_scale + ((warp >> warp_shift) & (warps - 1)) *
  * warp_scale); it is a replica (not the owner) when that is >= shape[d],
@@ -873,7 +887,7 @@ typedef struct lower_result {
 
 /* Adds the kernel `symbol` (PTX entry, 32 * num_warps threads) to m. */
 tilec_status lower_kernel(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const ir_func *f,
-			  const char *symbol, const axis_info *ai, const layout *const *layouts,
+			  const char *symbol, const axis_info *ai, const layout_plan *plan,
 			  lower_result *out);
 
 /* A target machine for sm_<arch> (PTX ISA 8.0). */
@@ -939,6 +953,101 @@ typedef struct compile_result {
  * LLVM's verifier failing: TILEC_ERR_LLVM. */
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
 			    int n, const compile_options *opt, compile_result *out);
+
+
+/* Internals shared by sema.c (module API, signature, statements, control
+ * flow, inlining), sema_expr.c (values, promotion, broadcasting,
+ * operators) and sema_call.c (tl.*, libdevice.*, methods, builtins). */
+
+/* A value during specialization: a constexpr (NONE .. DTYPE, folded with
+ * Python semantics), a tensor (an IR value), a tuple, or something that
+ * can be called or have attributes taken. */
+typedef enum sv_kind {
+	SV_UNDEF, SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_DTYPE,
+	SV_TENSOR, SV_TUPLE, SV_MODULE, SV_FUNC, SV_BUILTIN, SV_METHOD, SV_SLICE,
+	SV_ARGS /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
+} sv_kind;
+
+typedef struct sv {
+	sv_kind kind;
+	int id;            /* TENSOR: value id */
+	int64_t i;         /* BOOL, INT */
+	double f;          /* FLOAT */
+	const char *s;     /* STR (slen bytes), MODULE: dotted path, BUILTIN: canonical
+	                      name ("tl.load", "libdevice.tanh", "min"), METHOD: name */
+	size_t slen;
+	ir_type t;         /* DTYPE: the element type (rank 0) */
+	int n;             /* TUPLE: items; METHOD: items[0] is self */
+	struct sv *items;
+	ast_func *fn;      /* FUNC */
+} sv;
+
+typedef struct sema_var {
+	const char *name;
+	sv val;
+} sema_var;
+
+typedef struct sema_scope {
+	int n, cap;
+	sema_var *vars;
+} sema_scope;
+
+struct fe_module {
+	arena *a;
+	const src_file *file;
+	ast_module *ast;
+};
+
+typedef struct sema {
+	tilec_ctx *ctx;
+	arena *a;
+	const fe_module *m;
+	ir_func *f;
+	ir_region *cur;      /* where ops go */
+	sema_scope *scope;   /* the current function's variables */
+	int depth;           /* helper inlining depth */
+	int scf;             /* runtime if/for/while nesting in the current function */
+	bool returned;       /* the current function has executed `return` */
+	sv ret;              /* and returned this */
+	int global_depth;    /* nesting of module-global evaluation: no ops may be emitted */
+	const char *const *args_names; /* SV_ARGS: parameter names and their values */
+	const sv *args_vals;
+	int nargs_vals;
+	tilec_status status; /* of the first error */
+} sema;
+
+/* sema.c */
+bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...) TILE_PRINTF(4, 5);
+bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out);
+bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args,
+		 int nkw, const char *const *kwnames, const sv *kwargs, sv *out);
+bool sema_parse_dtype(const char *text, ir_type *out);
+/* sema_expr.c */
+bool sema_expr(sema *s, ast_node *n, sv *out);
+bool sema_binop(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out);
+bool sema_unop(sema *s, src_loc loc, ast_op op, sv a, sv *out);
+bool sema_truth(sema *s, src_loc loc, sv v, bool *out); /* a constexpr's truth value */
+bool sema_is_const(sv v);                               /* NONE .. DTYPE */
+bool sema_is_num(sv v);                                 /* BOOL, INT, FLOAT */
+sv sema_tensor(int id);
+ir_type sema_type(const sema *s, int id);
+const char *sema_type_str(sema *s, ir_type t);
+const char *sema_sv_str(sema *s, sv v);                 /* for messages */
+ir_op *sema_emit(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, ir_type rt);
+int sema_const(sema *s, src_loc loc, ir_type t, int64_t ival, double fval);
+int sema_to_tensor(sema *s, src_loc loc, sv v);         /* -1 after an error */
+int sema_cast(sema *s, src_loc loc, int id, ir_type elem);
+int sema_bitcast(sema *s, src_loc loc, int id, ir_type elem);
+int sema_splat_to(sema *s, src_loc loc, int id, ir_type shape); /* broadcast to shape's shape */
+bool sema_broadcast(sema *s, src_loc loc, int *a, int *b);
+bool sema_typecheck(sema *s, src_loc loc, const char *what, sv a, sv b, bool lptr, bool rptr,
+		    bool arith, bool divmod, int *ia, int *ib);
+int sema_expand_dims(sema *s, src_loc loc, int id, int axis);
+bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
+/* sema_call.c */
+bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
+bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
+bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
 
 /* ======================================================================
  * interp.c - the reference interpreter: runs tile IR on the CPU

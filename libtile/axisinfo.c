@@ -1,0 +1,362 @@
+/* axisinfo.c - contiguity, divisibility and constancy (Triton's AxisInfo).
+ *
+ * For every integer and pointer value and every dim, a forward pass keeps
+ * three powers-of-two facts about the block cut into aligned runs:
+ * contiguity (runs of values increasing by one), divisibility (the largest
+ * power of two dividing the first value of each run; bytes for pointers)
+ * and constancy (runs of equal values). They start at arange, constants,
+ * splats of parameters specialized as divisible by 16 and the
+ * multiple_of/max_contiguous hints, and propagate through add, mul,
+ * pointer offsets, comparisons and selects with Triton's rules. Known
+ * constant scalars are tracked too (multiplying by one keeps contiguity).
+ * Loop-carried values get nothing (contiguity, divisibility and constancy
+ * of one), which is always correct. The only consumer is the width of
+ * memory accesses, so facts are conservative where unsure.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define AXIS_MAX_DIV ((int64_t)1 << 30)
+
+typedef struct axis_state {
+	const ir_func *f;
+	axis_info *ai;
+	bool *known;     /* scalar or splat with a known integer value */
+	int64_t *value;
+} axis_state;
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t pow2_divisor(int64_t v)
+{
+	if (v == 0)
+		return AXIS_MAX_DIV;
+	int64_t d = 1;
+	while (d < AXIS_MAX_DIV && (v & d) == 0)
+		d <<= 1;
+	return d;
+}
+
+static int rank_of(const axis_state *s, int v)
+{
+	return s->f->values[v].type.rank;
+}
+
+static int dims_of(const axis_state *s, int v)
+{
+	int r = rank_of(s, v);
+	return r ? r : 1;
+}
+
+static void set_unknown(axis_info *x)
+{
+	for (int d = 0; d < IR_MAX_RANK; d++)
+		x->contiguity[d] = x->divisibility[d] = x->constancy[d] = 1;
+}
+
+static void set_constant(axis_state *s, int v, int64_t value)
+{
+	axis_info *x = &s->ai[v];
+	ir_type t = s->f->values[v].type;
+	for (int d = 0; d < IR_MAX_RANK; d++) {
+		x->contiguity[d] = 1;
+		x->divisibility[d] = pow2_divisor(value);
+		x->constancy[d] = d < t.rank ? t.shape[d] : 1;
+	}
+	s->known[v] = true;
+	s->value[v] = value;
+}
+
+static void binary(axis_state *s, const ir_op *op)
+{
+	int r = op->results[0], a = op->args[0], b = op->args[1];
+	const axis_info *x = &s->ai[a], *y = &s->ai[b];
+	axis_info *o = &s->ai[r];
+	int64_t scale = 1; /* PTR_ADD: offsets count elements, pointers bytes */
+	if (op->code == IR_OP_PTR_ADD) {
+		ir_type pt = s->f->values[a].type;
+		scale = ir_kind_bytes((ir_kind)pt.pointee);
+	}
+	for (int d = 0; d < dims_of(s, r); d++) {
+		int64_t cst = gcd64(x->constancy[d], y->constancy[d]);
+		int64_t con = 1, div = 1;
+		switch (op->code) {
+		case IR_OP_ADD:
+		case IR_OP_PTR_ADD:
+			con = max64(gcd64(x->contiguity[d], y->constancy[d]), gcd64(x->constancy[d], y->contiguity[d]));
+			div = gcd64(x->divisibility[d], min64(y->divisibility[d] * scale, AXIS_MAX_DIV));
+			break;
+		case IR_OP_SUB:
+			con = gcd64(x->contiguity[d], y->constancy[d]);
+			div = gcd64(x->divisibility[d], y->divisibility[d]);
+			break;
+		case IR_OP_MUL:
+			if (s->known[b] && s->value[b] == 1)
+				con = x->contiguity[d];
+			else if (s->known[a] && s->value[a] == 1)
+				con = y->contiguity[d];
+			div = min64(x->divisibility[d] * y->divisibility[d], AXIS_MAX_DIV);
+			break;
+		case IR_OP_DIV:
+			if (s->known[b] && s->value[b] > 0) {
+				int64_t c = s->value[b];
+				if (x->divisibility[d] % c == 0)
+					div = x->divisibility[d] / c;
+				/* A contiguous run divided by c changes value only at multiples of c. */
+				if (x->contiguity[d] > 1)
+					cst = max64(cst, gcd64(x->contiguity[d], gcd64(x->divisibility[d], c)));
+			}
+			break;
+		case IR_OP_REM:
+			if (s->known[b] && s->value[b] > 0) {
+				con = gcd64(x->contiguity[d], s->value[b]);
+				div = gcd64(x->divisibility[d], y->divisibility[d]);
+			}
+			break;
+		case IR_OP_AND:
+			div = max64(x->divisibility[d], y->divisibility[d]);
+			break;
+		case IR_OP_OR:
+		case IR_OP_XOR:
+		case IR_OP_MIN:
+		case IR_OP_MAX:
+			div = gcd64(x->divisibility[d], y->divisibility[d]);
+			break;
+		case IR_OP_SHL:
+			if (s->known[b] && s->value[b] >= 0 && s->value[b] < 31)
+				div = min64(x->divisibility[d] << s->value[b], AXIS_MAX_DIV);
+			break;
+		case IR_OP_SHR:
+			if (s->known[b] && s->value[b] >= 0 && s->value[b] < 31)
+				div = max64(x->divisibility[d] >> s->value[b], 1);
+			break;
+		default:
+			break;
+		}
+		o->contiguity[d] = max64(con, 1);
+		o->divisibility[d] = max64(div, 1);
+		o->constancy[d] = max64(cst, 1);
+	}
+	if (s->known[a] && s->known[b]) {
+		int64_t va = s->value[a], vb = s->value[b], v;
+		bool ok = true;
+		switch (op->code) {
+		case IR_OP_ADD: v = (int64_t)((uint64_t)va + (uint64_t)vb); break;
+		case IR_OP_SUB: v = (int64_t)((uint64_t)va - (uint64_t)vb); break;
+		case IR_OP_MUL: v = (int64_t)((uint64_t)va * (uint64_t)vb); break;
+		default: ok = false; v = 0; break;
+		}
+		if (ok) {
+			s->known[r] = true;
+			s->value[r] = v;
+		}
+	}
+}
+
+/* offsets < n: with offsets contiguous from a multiple of D and n a
+ * multiple of D', the result is constant on aligned runs of
+ * gcd(contiguity, D, D'). */
+static void compare(axis_state *s, const ir_op *op)
+{
+	int r = op->results[0];
+	const axis_info *x = &s->ai[op->args[0]], *y = &s->ai[op->args[1]];
+	axis_info *o = &s->ai[r];
+	bool ordered = op->sub == IR_CMP_LT || op->sub == IR_CMP_LE || op->sub == IR_CMP_GT || op->sub == IR_CMP_GE;
+	for (int d = 0; d < dims_of(s, r); d++) {
+		int64_t cst = gcd64(x->constancy[d], y->constancy[d]);
+		if (ordered && x->contiguity[d] > 1 && y->constancy[d] > 1)
+			cst = max64(cst, gcd64(gcd64(x->contiguity[d], y->constancy[d]),
+					       gcd64(x->divisibility[d], y->divisibility[d])));
+		if (ordered && y->contiguity[d] > 1 && x->constancy[d] > 1)
+			cst = max64(cst, gcd64(gcd64(y->contiguity[d], x->constancy[d]),
+					       gcd64(x->divisibility[d], y->divisibility[d])));
+		o->contiguity[d] = 1;
+		o->divisibility[d] = 1;
+		o->constancy[d] = max64(cst, 1);
+	}
+}
+
+static void analyze_region(axis_state *s, const ir_region *r);
+
+static void analyze_op(axis_state *s, const ir_op *op)
+{
+	for (int i = 0; i < op->nresults; i++)
+		set_unknown(&s->ai[op->results[i]]);
+	for (int g = 0; g < op->nregions; g++)
+		for (int i = 0; i < op->regions[g].nparams; i++)
+			set_unknown(&s->ai[op->regions[g].params[i]]);
+	int r = op->nresults ? op->results[0] : -1;
+	ir_type rt = r >= 0 ? s->f->values[r].type : ir_scalar(IR_VOID);
+	axis_info *o = r >= 0 ? &s->ai[r] : NULL;
+	switch (op->code) {
+	case IR_OP_CONST:
+		if (!ir_kind_is_float((ir_kind)rt.kind))
+			set_constant(s, r, op->ival);
+		break;
+	case IR_OP_ARANGE:
+		o->contiguity[0] = rt.shape[0];
+		o->divisibility[0] = pow2_divisor(op->ival);
+		break;
+	case IR_OP_SPLAT: {
+		const axis_info *x = &s->ai[op->args[0]];
+		for (int d = 0; d < rt.rank; d++) {
+			o->divisibility[d] = x->divisibility[0];
+			o->constancy[d] = rt.shape[d];
+		}
+		s->known[r] = s->known[op->args[0]];
+		s->value[r] = s->value[op->args[0]];
+		break;
+	}
+	case IR_OP_BROADCAST: {
+		const axis_info *x = &s->ai[op->args[0]];
+		ir_type st = s->f->values[op->args[0]].type;
+		for (int d = 0; d < rt.rank; d++) {
+			bool stretched = st.shape[d] == 1 && rt.shape[d] > 1;
+			o->contiguity[d] = stretched ? 1 : x->contiguity[d];
+			o->divisibility[d] = x->divisibility[d];
+			o->constancy[d] = stretched ? rt.shape[d] : x->constancy[d];
+		}
+		s->known[r] = s->known[op->args[0]];
+		s->value[r] = s->value[op->args[0]];
+		break;
+	}
+	case IR_OP_EXPAND_DIMS: {
+		const axis_info *x = &s->ai[op->args[0]];
+		int64_t div = AXIS_MAX_DIV;
+		bool contiguous = false;
+		for (int d = 0, j = 0; d < rt.rank; d++) {
+			if (d == op->axis)
+				continue;
+			o->contiguity[d] = x->contiguity[j];
+			o->divisibility[d] = x->divisibility[j];
+			o->constancy[d] = x->constancy[j];
+			div = min64(div, x->divisibility[j]);
+			contiguous |= x->contiguity[j] > 1;
+			j++;
+		}
+		/* Along the new dim every element starts a run. */
+		o->divisibility[op->axis] = contiguous ? 1 : div;
+		o->contiguity[op->axis] = 1;
+		o->constancy[op->axis] = 1;
+		break;
+	}
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
+	case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR:
+	case IR_OP_MIN: case IR_OP_MAX: case IR_OP_PTR_ADD:
+		if (!ir_kind_is_float((ir_kind)rt.kind))
+			binary(s, op);
+		break;
+	case IR_OP_CMP:
+		compare(s, op);
+		break;
+	case IR_OP_SELECT: {
+		const axis_info *c = &s->ai[op->args[0]], *x = &s->ai[op->args[1]], *y = &s->ai[op->args[2]];
+		for (int d = 0; d < (rt.rank ? rt.rank : 1); d++) {
+			o->contiguity[d] = max64(gcd64(min64(x->contiguity[d], y->contiguity[d]), c->constancy[d]), 1);
+			o->divisibility[d] = gcd64(x->divisibility[d], y->divisibility[d]);
+			o->constancy[d] = gcd64(c->constancy[d], gcd64(x->constancy[d], y->constancy[d]));
+		}
+		break;
+	}
+	case IR_OP_CAST:
+		if (!ir_kind_is_float((ir_kind)rt.kind) && !ir_kind_is_float((ir_kind)s->f->values[op->args[0]].type.kind) &&
+		    rt.kind != IR_I1) {
+			*o = s->ai[op->args[0]];
+			s->known[r] = s->known[op->args[0]];
+			s->value[r] = s->value[op->args[0]];
+		}
+		break;
+	case IR_OP_HINT:
+		*o = s->ai[op->args[0]];
+		for (int d = 0; d < (rt.rank ? rt.rank : 1); d++) {
+			int64_t h = op->ints[d] > 0 ? op->ints[d] : 1;
+			if (op->sub == IR_HINT_MULTIPLE_OF)
+				o->divisibility[d] = min64(max64(o->divisibility[d], pow2_divisor(h)), AXIS_MAX_DIV);
+			else if (op->sub == IR_HINT_MAX_CONTIGUOUS)
+				o->contiguity[d] = max64(o->contiguity[d], h);
+			else
+				o->constancy[d] = max64(o->constancy[d], h);
+		}
+		break;
+	case IR_OP_FOR: {
+		/* The induction variable steps from lb by step. */
+		const ir_region *body = &op->regions[0];
+		axis_info *iv = &s->ai[body->params[0]];
+		iv->divisibility[0] = gcd64(s->ai[op->args[0]].divisibility[0], s->ai[op->args[2]].divisibility[0]);
+		break;
+	}
+	default:
+		break;
+	}
+	for (int g = 0; g < op->nregions; g++)
+		analyze_region(s, &op->regions[g]);
+}
+
+static void analyze_region(axis_state *s, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++)
+		analyze_op(s, r->ops[i]);
+}
+
+tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info **out)
+{
+	(void)ctx;
+	axis_state s;
+	s.f = f;
+	s.ai = arena_alloc(a, sizeof(axis_info) * (size_t)(f->nvalues + 1));
+	s.known = arena_alloc(a, sizeof(bool) * (size_t)(f->nvalues + 1));
+	s.value = arena_alloc(a, sizeof(int64_t) * (size_t)(f->nvalues + 1));
+	if (!s.ai || !s.known || !s.value)
+		return TILEC_ERR_NOMEM;
+	for (int v = 0; v < f->nvalues; v++)
+		set_unknown(&s.ai[v]);
+	for (int i = 0; i < f->nparams; i++)
+		if (f->params[i].div16)
+			s.ai[i].divisibility[0] = 16;
+	analyze_region(&s, &f->body);
+	*out = s.ai;
+	return TILEC_OK;
+}
+
+int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask)
+{
+	ir_type pt = f->values[ptr].type;
+	if (pt.rank == 0)
+		return 1;
+	int last = pt.rank - 1;
+	int64_t bytes = ir_kind_bytes((ir_kind)pt.pointee);
+	if (bytes <= 0)
+		return 1;
+	int64_t w = min64(ai[ptr].contiguity[last], 16 / bytes);
+	w = min64(w, max64(ai[ptr].divisibility[last] / bytes, 1));
+	w = min64(w, pt.shape[last]);
+	if (mask >= 0 && f->values[mask].type.rank)
+		w = min64(w, ai[mask].constancy[last]);
+	int64_t p = 1;
+	while (p * 2 <= w)
+		p *= 2;
+	return (int)p;
+}

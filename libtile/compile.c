@@ -1,0 +1,163 @@
+/* compile.c - the pass pipeline, written out in compile_module.
+ *
+ * Per kernel: verify the IR (debug), axis info, layouts, lowering into one
+ * LLVM module shared by all kernels of the call. Per module: libdevice when
+ * a kernel calls it, the verifier and default<O3> once (the IR does not
+ * depend on the arch), then per arch a copy of the module goes through the
+ * NVPTX back end to PTX and through ptxas to a cubin whose -v report gives
+ * each kernel's registers, spills and static shared memory. With no ptxas
+ * the images are PTX (one per arch) and a warning says so.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+static const src_loc no_loc;
+
+static uint8_t *arena_copy(arena *a, const void *data, size_t n)
+{
+	uint8_t *p = arena_alloc(a, n + 1);
+	if (p && n)
+		memcpy(p, data, n);
+	return p;
+}
+
+/* One arch: PTX, then the cubin and its kernels' resources. */
+static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arch, const char *ptxas,
+			      compile_image *img, compile_kernel_info *info, const char *const *symbols, int n,
+			      const uint32_t *shared, int stride)
+{
+	LLVMTargetMachineRef tm;
+	tilec_status st = target_machine(ctx, arch, &tm);
+	if (st)
+		return st;
+	LLVMModuleRef copy = LLVMCloneModule(m);
+	char *ptx = NULL;
+	size_t len = 0;
+	st = target_emit_ptx(ctx, copy, tm, &ptx, &len);
+	LLVMDisposeModule(copy);
+	LLVMDisposeTargetMachine(tm);
+	if (st)
+		return st;
+	img->arch = arch;
+	if (!ptxas) {
+		img->kind = BLOB_IMAGE_PTX;
+		img->data = arena_copy(a, ptx, len);
+		img->size = len;
+		free(ptx);
+		return img->data ? TILEC_OK : TILEC_ERR_NOMEM;
+	}
+	uint8_t *cubin = NULL;
+	size_t size = 0;
+	strbuf log;
+	sb_init(&log);
+	st = target_ptxas(ctx, ptxas, ptx, arch, &cubin, &size, &log);
+	free(ptx);
+	if (st == TILEC_OK) {
+		img->kind = BLOB_IMAGE_CUBIN;
+		img->data = arena_copy(a, cubin, size);
+		img->size = size;
+		if (!img->data)
+			st = TILEC_ERR_NOMEM;
+		for (int k = 0; k < n && info; k++) {
+			compile_kernel_info *ki = &info[k * stride];
+			ki->symbol = symbols[k];
+			ki->arch = arch;
+			ki->shared_static = shared[k];
+			target_ptxas_info(sb_str(&log), symbols[k], &ki->n_regs, &ki->n_spills, &ki->shared_static);
+		}
+	}
+	free(cubin);
+	sb_free(&log);
+	return st;
+}
+
+tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
+			    int n, const compile_options *opt, compile_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (n <= 0 || !opt || opt->narchs < 0 || (opt->narchs == 0 && !opt->emit_ptx)) {
+		diag_error(ctx, no_loc, "compile_module: no kernels or no target");
+		return TILEC_ERR_INVALID;
+	}
+	uint32_t *shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
+	if (!shared)
+		return TILEC_ERR_NOMEM;
+	int first_arch = opt->narchs ? opt->archs[0] : opt->ptx_arch;
+	LLVMTargetMachineRef tm;
+	tilec_status st = target_machine(ctx, first_arch, &tm);
+	if (st)
+		return st;
+	LLVMContextRef c = LLVMContextCreate();
+	LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tile", c);
+	LLVMSetTarget(m, "nvptx64-nvidia-cuda");
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	char *dl = LLVMCopyStringRepOfTargetData(td);
+	LLVMSetDataLayout(m, dl);
+	LLVMDisposeMessage(dl);
+	LLVMDisposeTargetData(td);
+
+	bool libdev = false;
+	for (int k = 0; k < n && st == TILEC_OK; k++) {
+		const ir_func *f = funcs[k];
+		axis_info *ai = NULL;
+		layout_plan plan;
+		lower_result lr = {0};
+		if (opt->debug_verify)
+			st = ir_verify(ctx, f);
+		if (st == TILEC_OK)
+			st = axis_analyze(ctx, a, f, &ai);
+		if (st == TILEC_OK)
+			st = layout_assign(ctx, a, f, ai, &plan);
+		if (st == TILEC_OK)
+			st = lower_kernel(ctx, m, f, symbols[k], ai, &plan, &lr);
+		libdev |= lr.uses_libdevice;
+		shared[k] = lr.shared_bytes;
+	}
+	const char *ptxas = target_find_ptxas(a, opt->ptxas);
+	if (st == TILEC_OK && libdev)
+		st = target_link_libdevice(ctx, m, ptxas);
+	if (st == TILEC_OK)
+		st = target_optimize(ctx, m, tm);
+	LLVMDisposeTargetMachine(tm);
+
+	int nimg = opt->narchs + (opt->emit_ptx ? 1 : 0);
+	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
+	out->kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));
+	if (st == TILEC_OK && (!out->images || !out->kernels))
+		st = TILEC_ERR_NOMEM;
+	if (st == TILEC_OK && opt->ptxas && !ptxas) {
+		diag_error(ctx, no_loc, "ptxas '%s' is not an executable file", opt->ptxas);
+		st = TILEC_ERR_PTXAS;
+	}
+	if (st == TILEC_OK && !ptxas && opt->narchs)
+		diag_warning(ctx, no_loc, "ptxas not found (TILE_PTXAS, CUDA_HOME, /usr/local/cuda, PATH): "
+			     "the module carries PTX only, compiled by the driver at load time");
+	for (int i = 0; i < opt->narchs && st == TILEC_OK; i++)
+		st = emit_arch(ctx, a, m, opt->archs[i], ptxas, &out->images[i],
+			       ptxas ? &out->kernels[i] : NULL, symbols, n, shared, opt->narchs);
+	if (st == TILEC_OK && opt->emit_ptx)
+		st = emit_arch(ctx, a, m, opt->ptx_arch, NULL, &out->images[opt->narchs], NULL, symbols, n, shared, 1);
+	LLVMDisposeModule(m);
+	LLVMContextDispose(c);
+	if (st != TILEC_OK)
+		return st;
+	out->nimages = nimg;
+	out->ptx_only = !ptxas;
+	if (ptxas) {
+		out->nkernels = n * opt->narchs;
+	} else {
+		/* PTX only: resources are unknown but shared memory. */
+		out->nkernels = n;
+		for (int k = 0; k < n; k++) {
+			out->kernels[k].symbol = symbols[k];
+			out->kernels[k].arch = first_arch;
+			out->kernels[k].shared_static = shared[k];
+		}
+	}
+	return TILEC_OK;
+}

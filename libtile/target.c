@@ -1,0 +1,381 @@
+/* target.c - from an LLVM module to PTX and cubins.
+ *
+ * The NVPTX target machine is created per arch (CPU sm_XX, PTX ISA 8.0,
+ * which every supported arch accepts). libdevice is linked only into
+ * modules that call __nv_* functions: the bitcode is parsed then, given the
+ * module's triple and data layout, linked, every definition that is not a
+ * kernel made internal and the nvvm-reflect-ftz flag set to 0, so that
+ * default<O3> resolves __nvvm_reflect, inlines what is used and drops the
+ * rest. PTX comes from the back end as text; ptxas runs as a child process
+ * with -v, whose report gives registers, spills and shared memory. Nothing
+ * here prints; every failure is a diagnostic and a status.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm-c/Analysis.h>
+
+extern char **environ;
+
+#define TARGET_TRIPLE "nvptx64-nvidia-cuda"
+#define PTX_KERNEL_CC 71
+
+static const src_loc no_loc;
+
+tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
+{
+	LLVMInitializeNVPTXTargetInfo();
+	LLVMInitializeNVPTXTarget();
+	LLVMInitializeNVPTXTargetMC();
+	LLVMInitializeNVPTXAsmPrinter();
+	LLVMTargetRef t;
+	char *err = NULL;
+	if (LLVMGetTargetFromTriple(TARGET_TRIPLE, &t, &err)) {
+		diag_error(ctx, no_loc, "LLVM has no NVPTX target: %s", err ? err : "?");
+		LLVMDisposeMessage(err);
+		return TILEC_ERR_LLVM;
+	}
+	if (arch < 20 || arch > 999) {
+		diag_error(ctx, no_loc, "invalid GPU architecture sm_%d", arch);
+		return TILEC_ERR_INVALID;
+	}
+	char cpu[16];
+	snprintf(cpu, sizeof cpu, "sm_%d", arch);
+	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, "+ptx80", LLVMCodeGenLevelAggressive,
+				       LLVMRelocDefault, LLVMCodeModelDefault);
+	if (!*out) {
+		diag_error(ctx, no_loc, "LLVM cannot create a target machine for %s", cpu);
+		return TILEC_ERR_LLVM;
+	}
+	return TILEC_OK;
+}
+
+static bool file_exists(const char *p)
+{
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool executable(const char *p)
+{
+	return file_exists(p) && access(p, X_OK) == 0;
+}
+
+const char *target_find_ptxas(arena *a, const char *explicit_path)
+{
+	if (explicit_path)
+		return executable(explicit_path) ? explicit_path : NULL;
+	const char *env = getenv("TILE_PTXAS");
+	if (env && *env)
+		return executable(env) ? env : NULL;
+	const char *cuda = getenv("CUDA_HOME");
+	if (cuda && *cuda) {
+		char *p = arena_printf(a, "%s/bin/ptxas", cuda);
+		if (executable(p))
+			return p;
+	}
+	if (executable("/usr/local/cuda/bin/ptxas"))
+		return "/usr/local/cuda/bin/ptxas";
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		if (n) {
+			char *p = arena_printf(a, "%.*s/ptxas", (int)n, path);
+			if (executable(p))
+				return p;
+		}
+		path = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* libdevice sits in nvvm/libdevice of a CUDA installation; ptxas's own
+ * installation is a good guess when none is named. */
+static char *find_libdevice(arena *a, const char *ptxas)
+{
+	const char *env = getenv("TILE_LIBDEVICE");
+	if (env && *env)
+		return file_exists(env) ? arena_strdup(a, env) : NULL;
+	const char *rel = "nvvm/libdevice/libdevice.10.bc";
+	const char *cuda = getenv("CUDA_HOME");
+	char *p;
+	if (cuda && *cuda && file_exists(p = arena_printf(a, "%s/%s", cuda, rel)))
+		return p;
+	if (file_exists(p = arena_printf(a, "/usr/local/cuda/%s", rel)))
+		return p;
+	if (ptxas) {
+		const char *slash = strrchr(ptxas, '/');
+		if (slash && file_exists(p = arena_printf(a, "%.*s/../%s", (int)(slash - ptxas), ptxas, rel)))
+			return p;
+	}
+	return NULL;
+}
+
+tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *ptxas)
+{
+	arena *a = arena_new();
+	if (!a)
+		return TILEC_ERR_NOMEM;
+	char *path = find_libdevice(a, ptxas);
+	if (!path) {
+		diag_error(ctx, no_loc, "libdevice.10.bc not found (set TILE_LIBDEVICE or CUDA_HOME): "
+			   "the kernel calls libdevice math functions");
+		arena_free(a);
+		return TILEC_ERR_IO;
+	}
+	LLVMMemoryBufferRef buf;
+	char *err = NULL;
+	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &err)) {
+		diag_error(ctx, no_loc, "cannot read %s: %s", path, err ? err : "?");
+		LLVMDisposeMessage(err);
+		arena_free(a);
+		return TILEC_ERR_IO;
+	}
+	LLVMModuleRef lib;
+	bool bad = LLVMParseBitcodeInContext2(LLVMGetModuleContext(m), buf, &lib);
+	LLVMDisposeMemoryBuffer(buf);
+	if (bad) {
+		diag_error(ctx, no_loc, "%s is not valid LLVM bitcode", path);
+		arena_free(a);
+		return TILEC_ERR_LLVM;
+	}
+	arena_free(a);
+	LLVMSetTarget(lib, LLVMGetTarget(m));
+	LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
+	if (LLVMLinkModules2(m, lib)) {
+		diag_error(ctx, no_loc, "linking libdevice failed");
+		return TILEC_ERR_LLVM;
+	}
+	for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+		if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != PTX_KERNEL_CC)
+			LLVMSetLinkage(fn, LLVMInternalLinkage);
+	for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+		if (!LLVMIsDeclaration(g))
+			LLVMSetLinkage(g, LLVMInternalLinkage);
+	LLVMContextRef c = LLVMGetModuleContext(m);
+	LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", strlen("nvvm-reflect-ftz"),
+			  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), 0, false)));
+	return TILEC_OK;
+}
+
+tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm)
+{
+	char *msg = NULL;
+	if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+		diag_error(ctx, no_loc, "LLVM verifier: %s", msg ? msg : "invalid module");
+		LLVMDisposeMessage(msg);
+		return TILEC_ERR_LLVM;
+	}
+	LLVMDisposeMessage(msg);
+	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, opts);
+	LLVMDisposePassBuilderOptions(opts);
+	if (e) {
+		char *s = LLVMGetErrorMessage(e);
+		diag_error(ctx, no_loc, "LLVM optimizer: %s", s);
+		LLVMDisposeErrorMessage(s);
+		return TILEC_ERR_LLVM;
+	}
+	return TILEC_OK;
+}
+
+tilec_status target_emit_ptx(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, char **out, size_t *len)
+{
+	LLVMMemoryBufferRef buf;
+	char *err = NULL;
+	if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &err, &buf)) {
+		diag_error(ctx, no_loc, "LLVM NVPTX back end: %s", err ? err : "failed");
+		LLVMDisposeMessage(err);
+		return TILEC_ERR_LLVM;
+	}
+	size_t n = LLVMGetBufferSize(buf);
+	const char *s = LLVMGetBufferStart(buf);
+	while (n && s[n - 1] == '\0')
+		n--;
+	*out = malloc(n + 1);
+	if (!*out) {
+		LLVMDisposeMemoryBuffer(buf);
+		return TILEC_ERR_NOMEM;
+	}
+	memcpy(*out, s, n);
+	(*out)[n] = '\0';
+	*len = n;
+	LLVMDisposeMemoryBuffer(buf);
+	return TILEC_OK;
+}
+
+static bool write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool read_whole(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return false;
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap + 1);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, fp);
+		if (n < cap)
+			break;
+		uint8_t *nb = realloc(buf, cap * 2 + 1);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	bool ok = buf && !ferror(fp);
+	fclose(fp);
+	if (!ok) {
+		free(buf);
+		return false;
+	}
+	buf[n] = 0;
+	*data = buf;
+	*size = n;
+	return true;
+}
+
+tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,
+			  uint8_t **cubin, size_t *size, strbuf *log)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	char in[4096], outp[4096], logp[4096];
+	snprintf(in, sizeof in, "%s/tile-XXXXXX.ptx", tmp);
+	int fd = mkstemps(in, 4);
+	if (fd < 0) {
+		diag_error(ctx, no_loc, "cannot create a temporary file in %s: %s", tmp, strerror(errno));
+		return TILEC_ERR_IO;
+	}
+	bool wrote = write_all(fd, ptx, strlen(ptx));
+	close(fd);
+	snprintf(outp, sizeof outp, "%.4080s.cubin", in);
+	snprintf(logp, sizeof logp, "%.4080s.log", in);
+	tilec_status st = TILEC_OK;
+	if (!wrote) {
+		diag_error(ctx, no_loc, "cannot write %s", in);
+		st = TILEC_ERR_IO;
+		goto done;
+	}
+	char archarg[32];
+	snprintf(archarg, sizeof archarg, "-arch=sm_%d", arch);
+	char *argv[] = {(char *)ptxas, (char *)"-v", archarg, in, (char *)"-o", outp, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	pid_t pid;
+	int rc = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		diag_error(ctx, no_loc, "cannot run %s: %s", ptxas, strerror(rc));
+		st = TILEC_ERR_PTXAS;
+		goto done;
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	uint8_t *text = NULL;
+	size_t tlen = 0;
+	if (read_whole(logp, &text, &tlen)) {
+		sb_putn(log, (const char *)text, tlen);
+		free(text);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		diag_error(ctx, no_loc, "ptxas failed for sm_%d (%s %d):\n%s", arch,
+			   WIFEXITED(status) ? "exit status" : "signal",
+			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), sb_str(log));
+		st = TILEC_ERR_PTXAS;
+		goto done;
+	}
+	if (!read_whole(outp, cubin, size)) {
+		diag_error(ctx, no_loc, "ptxas wrote no cubin for sm_%d", arch);
+		st = TILEC_ERR_PTXAS;
+	}
+done:
+	unlink(in);
+	unlink(outp);
+	unlink(logp);
+	return st;
+}
+
+/* The number before `what` on the same line, or -1. */
+static long number_before(const char *line, const char *end, const char *what)
+{
+	size_t wl = strlen(what);
+	for (const char *p = line; p + wl <= end; p++) {
+		if (memcmp(p, what, wl) != 0)
+			continue;
+		const char *q = p;
+		while (q > line && q[-1] == ' ')
+			q--;
+		const char *d = q;
+		while (d > line && d[-1] >= '0' && d[-1] <= '9')
+			d--;
+		return d < q ? strtol(d, NULL, 10) : -1;
+	}
+	return -1;
+}
+
+bool target_ptxas_info(const char *log, const char *symbol, int *regs, int *spills, uint32_t *shared)
+{
+	char head[512];
+	snprintf(head, sizeof head, "Compiling entry function '%s'", symbol);
+	const char *p = strstr(log, head);
+	if (!p)
+		return false;
+	*regs = 0;
+	*spills = 0;
+	*shared = 0;
+	/* The entry's report runs until the next "Compiling" line. */
+	p = strchr(p, '\n');
+	while (p && *++p) {
+		const char *end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (memmem(p, (size_t)(end - p), "Compiling", 9))
+			break;
+		long v;
+		if ((v = number_before(p, end, "registers")) >= 0)
+			*regs = (int)v;
+		if ((v = number_before(p, end, "bytes spill stores")) >= 0)
+			*spills = (int)v;
+		if ((v = number_before(p, end, "bytes smem")) >= 0)
+			*shared = (uint32_t)v;
+		p = *end ? end : NULL;
+	}
+	return true;
+}
