@@ -1,10 +1,844 @@
-/* cmd_compile.c - placeholder until the sub-command lands. */
+/* cmd_compile.c - `tilec compile`: Triton kernels to one blob and a C pair.
+ *
+ * A compilation is a list of jobs, each one variant of one kernel: a .py
+ * file, a kernel name, a signature, constexpr defines, a grid expression,
+ * num_warps and num_stages. The command line makes one job per -s (several
+ * -s give several variants of one kernel); a manifest (-m) makes one job per
+ * line. Jobs sharing a launch name become the variants of one blob kernel:
+ * the blob writer orders them most specialized first and the loader picks
+ * by predicates at launch, so variants that differ only in constexprs or
+ * autotune configs are refused (nothing could select them). Every job is
+ * specialized by the front end, then all of them are lowered together into
+ * one module per arch (compile_module), packed by blob_write and written by
+ * emit_c. A failing job does not stop the others from being checked, so one
+ * run reports every error; any error means no file is written.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cmd.h"
+#include "internal.h"
+
+static const char usage_text[] =
+	"usage: tilec compile FILE.py -n KERNEL -s SIGNATURE [-s SIGNATURE]... [options]\n"
+	"       tilec compile -m MANIFEST -o OUT_BASE [options]\n"
+	"\n"
+	"Compiles @triton.jit kernels into one blob written as OUT_BASE.c and\n"
+	"OUT_BASE.h: the blob, NAME_load/NAME_unload/NAME_module, and a launch\n"
+	"function per kernel: tile_status KERNEL(tile_stream stream,\n"
+	"[uint32_t grid_x, uint32_t grid_y, uint32_t grid_z,] parameters...).\n"
+	"\n"
+	"kernel options (on the command line they apply to every -s):\n"
+	"  -n KERNEL          the @triton.jit function to compile\n"
+	"  -s SIGNATURE       Triton's AOT signature: \"*fp32:16, *fp32, i32:16, 1024\",\n"
+	"                     every parameter in order, :16 (divisible by 16) and :1\n"
+	"                     (equal to 1) hints, bare values for constexprs; or the\n"
+	"                     runtime parameters only, constexprs then coming from -D.\n"
+	"                     Repeat -s for variants of one launch function, chosen at\n"
+	"                     run time by their hints (most specialized first).\n"
+	"  -D NAME=VALUE      a constexpr's value (a Python literal or tl.float16 ...)\n"
+	"  -g GRID            grid expression over parameter and constexpr names,\n"
+	"                     + - * // %, cdiv, min, max: \"cdiv(n_elements, BLOCK_SIZE)\";\n"
+	"                     up to 3 comma-separated dimensions. Without -g the launch\n"
+	"                     function takes grid_x, grid_y, grid_z.\n"
+	"  -w NUM_WARPS       default 4 (Triton's launch default; compile.py's is 1)\n"
+	"  -ns NUM_STAGES     default 3\n"
+	"  -on OUT_NAME       the launch function's name (default: KERNEL)\n"
+	"  --config N         with @triton.autotune, compile config N (default 0, the\n"
+	"                     first): configs are not selectable at run time, so one\n"
+	"                     is compiled; -D, -w and -ns override its values\n"
+	"\n"
+	"output options:\n"
+	"  -o OUT_BASE        output path without extension (default: OUT_NAME)\n"
+	"  --name NAME        C name of the blob, NAME_load() (default: from OUT_BASE)\n"
+	"  -m MANIFEST        compile every line of MANIFEST into one blob (below)\n"
+	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90; a compute_XX\n"
+	"                     entry sets the PTX target (default: the lowest sm)\n"
+	"  --no-ptx           no PTX image for forward compatibility\n"
+	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx\n"
+	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
+	"  -v                 print registers, spills and shared memory per variant\n"
+	"\n"
+	"MANIFEST: one variant per line, FILE.py KERNEL SIGNATURE [kernel options];\n"
+	"fields are separated by blanks, a field with blanks is quoted with \" or ',\n"
+	"'#' starts a comment, relative paths are relative to the manifest. Lines\n"
+	"with the same launch name (-on, default KERNEL) are variants of one kernel.\n"
+	"  vector_add.py add_kernel \"*fp32:16, *fp32:16, *fp32:16, i32:16\" -D BLOCK_SIZE=1024 -g \"cdiv(n_elements, BLOCK_SIZE)\"\n"
+	"  vector_add.py add_kernel \"*fp32:16, *fp32:16, *fp32:16, i32\" -D BLOCK_SIZE=1024 -g \"cdiv(n_elements, BLOCK_SIZE)\"\n";
+
+/* One variant to compile, and what becomes of it. */
+typedef struct job {
+	const char *file, *kernel, *name, *signature, *grid;
+	fe_define *defines;
+	int ndefines, capdefines;
+	int num_warps, num_stages, config; /* 0 / -1: not given */
+	src_loc where;                     /* the manifest line; none on the command line */
+	ir_func *func;
+	blob_param *params;
+	int nparams;
+	uint8_t grid_code[GRIDEXPR_MAX_CODE];
+	size_t grid_size;
+	const char *symbol;   /* set once the job is placed in a kernel */
+	blob_variant *variant;
+	uint32_t pred_div16, pred_eq1;
+} job;
+
+typedef struct loaded {
+	const char *path;
+	fe_module *module;
+	tilec_status status;
+} loaded;
+
+typedef struct compile_cmd {
+	tilec_ctx *ctx;
+	arena *a;
+	job *jobs;
+	int njobs, capjobs;
+	loaded *files;
+	int nfiles, capfiles;
+	const char *out_base, *blob_name, *manifest, *keep_ptx, *ptxas;
+	int archs[16], narchs, ptx_arch;
+	bool no_ptx, verbose;
+} compile_cmd;
+
+static const src_loc no_loc = {0};
+
+static bool grow(arena *a, void **items, int *cap, int n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	int nc = *cap ? *cap * 2 : 8;
+	void *p = arena_realloc(a, *items, (size_t)*cap * size, (size_t)nc * size);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = nc;
+	return true;
+}
+
+static job *new_job(compile_cmd *c)
+{
+	if (!grow(c->a, (void **)&c->jobs, &c->capjobs, c->njobs, sizeof(job)))
+		return NULL;
+	job *j = &c->jobs[c->njobs++];
+	memset(j, 0, sizeof *j);
+	j->config = -1;
+	return j;
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static bool add_define(compile_cmd *c, job *j, const char *text)
+{
+	const char *eq = strchr(text, '=');
+	if (!eq || eq == text || !eq[1]) {
+		diag_error(c->ctx, j->where, "-D wants NAME=VALUE, not '%s'", text);
+		return false;
+	}
+	if (!grow(c->a, (void **)&j->defines, &j->capdefines, j->ndefines, sizeof(fe_define)))
+		return false;
+	fe_define *d = &j->defines[j->ndefines++];
+	d->name = arena_strndup(c->a, text, (size_t)(eq - text));
+	d->value = arena_strdup(c->a, eq + 1);
+	return d->name && d->value;
+}
+
+/* Kernel options shared by the command line and manifest lines. Returns
+ * the number of arguments consumed (0: not a kernel option, -1: error). */
+static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
+{
+	const char *o = argv[i];
+	if (!strncmp(o, "-D", 2) && o[2])
+		return add_define(c, j, o + 2) ? 1 : -1;
+	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-on", "--config"};
+	bool known = false;
+	for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+		known |= !strcmp(o, with_value[k]);
+	if (!known)
+		return 0;
+	if (i + 1 >= argc) {
+		diag_error(c->ctx, j->where, "%s needs a value", o);
+		return -1;
+	}
+	const char *v = argv[i + 1];
+	bool ok = true;
+	if (!strcmp(o, "-n"))
+		j->kernel = v;
+	else if (!strcmp(o, "-D"))
+		ok = add_define(c, j, v);
+	else if (!strcmp(o, "-g"))
+		j->grid = v;
+	else if (!strcmp(o, "-on"))
+		j->name = v;
+	else if (!strcmp(o, "-w") && !parse_int(v, 1, 32, &j->num_warps))
+		diag_error(c->ctx, j->where, "-w wants a number of warps from 1 to 32, not '%s'", v), ok = false;
+	else if (!strcmp(o, "-ns") && !parse_int(v, 1, 16, &j->num_stages))
+		diag_error(c->ctx, j->where, "-ns wants a number of stages from 1 to 16, not '%s'", v), ok = false;
+	else if (!strcmp(o, "--config") && !parse_int(v, 0, 1 << 20, &j->config))
+		diag_error(c->ctx, j->where, "--config wants a config index, not '%s'", v), ok = false;
+	return ok ? 2 : -1;
+}
+
+static bool parse_archs(compile_cmd *c, const char *list)
+{
+	c->narchs = 0;
+	c->ptx_arch = 0;
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char item[32];
+		if (n == 0 || n >= sizeof item)
+			goto bad;
+		memcpy(item, p, n);
+		item[n] = 0;
+		const char *num = item;
+		bool ptx = false;
+		if (!strncmp(item, "sm_", 3))
+			num = item + 3;
+		else if (!strncmp(item, "compute_", 8))
+			num = item + 8, ptx = true;
+		int arch;
+		if (!parse_int(num, 50, 999, &arch)) {
+			diag_error(c->ctx, no_loc, "--arch: '%s' is not sm_XX or compute_XX%s", item,
+				   num[0] && num[strlen(num) - 1] == 'a' ? " (arch-specific targets are not supported)" : "");
+			return false;
+		}
+		if (ptx) {
+			c->ptx_arch = arch;
+		} else {
+			if (c->narchs == (int)(sizeof c->archs / sizeof c->archs[0]))
+				goto bad;
+			c->archs[c->narchs++] = arch;
+		}
+		p += n + (e ? 1 : 0);
+	}
+	if (c->narchs > 0)
+		return true;
+bad:
+	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90, not '%s'", list);
+	return false;
+}
+
+/* ---- manifest ---------------------------------------------------------- */
+
+/* Splits a manifest line into fields (quotes group, '#' ends the line);
+ * cols[i] is the 1-based column of field i. */
+static int split_fields(compile_cmd *c, const src_file *f, int line, const char *s, size_t len,
+			char **fields, int *cols, int max)
+{
+	int n = 0;
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i >= len || s[i] == '#')
+			break;
+		if (n == max) {
+			diag_error(c->ctx, (src_loc){f, line, (int)i + 1}, "too many fields on this line");
+			return -1;
+		}
+		cols[n] = (int)i + 1;
+		strbuf sb;
+		sb_init(&sb);
+		while (i < len && s[i] != ' ' && s[i] != '\t') {
+			if (s[i] == '"' || s[i] == '\'') {
+				char q = s[i];
+				size_t start = i++;
+				while (i < len && s[i] != q)
+					sb_putc(&sb, s[i++]);
+				if (i >= len) {
+					diag_error(c->ctx, (src_loc){f, line, (int)start + 1}, "unterminated quote");
+					sb_free(&sb);
+					return -1;
+				}
+				i++;
+			} else {
+				sb_putc(&sb, s[i++]);
+			}
+		}
+		fields[n] = arena_strdup(c->a, sb_str(&sb));
+		sb_free(&sb);
+		if (!fields[n])
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* A path relative to the manifest's directory. */
+static const char *manifest_path(compile_cmd *c, const char *p)
+{
+	const char *slash = strrchr(c->manifest, '/');
+	if (p[0] == '/' || !slash)
+		return p;
+	return arena_printf(c->a, "%.*s/%s", (int)(slash - c->manifest), c->manifest, p);
+}
+
+static bool read_manifest(compile_cmd *c)
+{
+	src_file *f;
+	if (src_read_file(c->ctx, c->a, c->manifest, &f) != TILEC_OK)
+		return false;
+	bool ok = true;
+	int line = 0;
+	for (const char *p = f->text, *end = f->text + f->len; p < end; line++) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+		if (len && p[len - 1] == '\r')
+			len--;
+		char *fields[64];
+		int cols[64];
+		int n = split_fields(c, f, line + 1, p, len, fields, cols, 64);
+		p += len + 1;
+		if (p < end && p[-1] == '\r')
+			p++;
+		if (n <= 0) {
+			ok &= n == 0;
+			continue;
+		}
+		job *j = new_job(c);
+		if (!j)
+			return false;
+		j->where = (src_loc){f, line + 1, 1};
+		if (n < 3) {
+			diag_error(c->ctx, j->where, "a manifest line is FILE.py KERNEL SIGNATURE [options]");
+			ok = false;
+			continue;
+		}
+		j->file = manifest_path(c, fields[0]);
+		j->kernel = fields[1];
+		j->signature = fields[2];
+		for (int i = 3; i < n;) {
+			j->where.col = cols[i];
+			int used = kernel_option(c, j, n, fields, i);
+			if (used == 0)
+				diag_error(c->ctx, j->where, "unknown option '%s' in a manifest line", fields[i]);
+			if (used <= 0) {
+				ok = false;
+				break;
+			}
+			i += used;
+		}
+		j->where.col = 1;
+	}
+	if (ok && c->njobs == 0) {
+		diag_error(c->ctx, (src_loc){f, 1, 1}, "the manifest lists no kernel");
+		ok = false;
+	}
+	return ok;
+}
+
+/* ---- front end ----------------------------------------------------------- */
+
+static fe_module *load_file(compile_cmd *c, const char *path, tilec_status *st)
+{
+	for (int i = 0; i < c->nfiles; i++)
+		if (!strcmp(c->files[i].path, path)) {
+			*st = c->files[i].status;
+			return c->files[i].module;
+		}
+	if (!grow(c->a, (void **)&c->files, &c->capfiles, c->nfiles, sizeof(loaded))) {
+		*st = TILEC_ERR_NOMEM;
+		return NULL;
+	}
+	loaded *l = &c->files[c->nfiles++];
+	l->path = path;
+	l->module = NULL;
+	l->status = *st = fe_load(c->ctx, c->a, path, &l->module);
+	return l->module;
+}
+
+static const char *find_define(const fe_define *d, int n, const char *name)
+{
+	const char *v = NULL;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(d[i].name, name))
+			v = d[i].value; /* the last one wins */
+	return v;
+}
+
+/* Entries of a signature at top level (quoted strings may hold commas). */
+static int split_signature(arena *a, const char *sig, const char **items, int max)
+{
+	int n = 0;
+	const char *p = sig;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		const char *start = p;
+		char q = 0;
+		while (*p && (q || *p != ',')) {
+			if (q && *p == q)
+				q = 0;
+			else if (!q && (*p == '"' || *p == '\''))
+				q = *p;
+			p++;
+		}
+		if (n == max)
+			return -1;
+		const char *s = start, *e = p;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		items[n++] = arena_strndup(a, s, (size_t)(e - s));
+		if (!*p)
+			return n;
+		p++;
+	}
+}
+
+static void describe_params(strbuf *sb, const fe_module *m, const char *kernel)
+{
+	int np = fe_param_count(m, kernel);
+	for (int i = 0; i < np; i++)
+		sb_printf(sb, "%s%s%s", i ? ", " : "", fe_param_name(m, kernel, i),
+			  fe_param_is_constexpr(m, kernel, i) ? " (constexpr)" : "");
+}
+
+/* The signature over all parameters that fe_specialize takes: as given when
+ * it lists them all, else the runtime entries with the constexprs' -D
+ * values put in their places. */
+static const char *full_signature(compile_cmd *c, job *j, const fe_module *m, const fe_define *defs, int ndefs)
+{
+	int np = fe_param_count(m, j->kernel), nrt = 0;
+	for (int i = 0; i < np; i++)
+		nrt += !fe_param_is_constexpr(m, j->kernel, i);
+	const char *items[BLOB_MAX_PARAMS * 2];
+	int n = split_signature(c->a, j->signature, items, BLOB_MAX_PARAMS * 2);
+	if (n == np)
+		return j->signature;
+	if (n == nrt) {
+		strbuf sb;
+		sb_init(&sb);
+		bool ok = true;
+		for (int i = 0, k = 0; i < np; i++) {
+			const char *v;
+			if (!fe_param_is_constexpr(m, j->kernel, i)) {
+				v = items[k++];
+			} else if (!(v = find_define(defs, ndefs, fe_param_name(m, j->kernel, i)))) {
+				diag_error(c->ctx, j->where,
+					   "constexpr parameter '%s' of '%s' has no value: give -D %s=VALUE or list every parameter in the signature",
+					   fe_param_name(m, j->kernel, i), j->kernel, fe_param_name(m, j->kernel, i));
+				ok = false;
+				break;
+			}
+			sb_printf(&sb, "%s%s", i ? ", " : "", v);
+		}
+		const char *full = ok ? arena_strdup(c->a, sb_str(&sb)) : NULL;
+		sb_free(&sb);
+		return full;
+	}
+	strbuf sb;
+	sb_init(&sb);
+	describe_params(&sb, m, j->kernel);
+	diag_error(c->ctx, j->where,
+		   "signature \"%s\" has %d entries; '%s' has %d parameters (%d at run time): %s", j->signature,
+		   n < 0 ? BLOB_MAX_PARAMS * 2 : n, j->kernel, np, nrt, sb_str(&sb));
+	sb_free(&sb);
+	return NULL;
+}
+
+/* Specializes a job into IR, its blob parameters and its grid program. */
+static bool specialize(compile_cmd *c, job *j)
+{
+	tilec_status st;
+	fe_module *m = load_file(c, j->file, &st);
+	if (st != TILEC_OK)
+		return false;
+	if (fe_param_count(m, j->kernel) < 0) {
+		strbuf sb;
+		sb_init(&sb);
+		for (int i = 0; i < fe_kernel_count(m); i++)
+			sb_printf(&sb, "%s%s", i ? ", " : "", fe_kernel_name(m, i));
+		diag_error(c->ctx, j->where, "%s: no @triton.jit kernel named '%s' (there are: %s)", j->file, j->kernel,
+			   fe_kernel_count(m) ? sb_str(&sb) : "none");
+		sb_free(&sb);
+		return false;
+	}
+	fe_spec spec = {.kernel = j->kernel};
+	int nconfigs = fe_config_count(m, j->kernel);
+	if (j->config >= 0 && j->config >= nconfigs) {
+		diag_error(c->ctx, j->where, "--config %d: '%s' has %d autotune config%s", j->config, j->kernel, nconfigs,
+			   nconfigs == 1 ? "" : "s");
+		return false;
+	}
+	if (nconfigs > 0 && fe_config_get(c->ctx, m, j->kernel, j->config < 0 ? 0 : j->config, &spec) != TILEC_OK)
+		return false;
+	/* The config's values first, the job's own -D after them: later wins. */
+	int ndefs = spec.ndefines + j->ndefines;
+	fe_define *defs = arena_alloc(c->a, sizeof(fe_define) * (size_t)(ndefs ? ndefs : 1));
+	if (!defs)
+		return false;
+	int k = 0;
+	for (int i = 0; i < spec.ndefines; i++)
+		if (!find_define(j->defines, j->ndefines, spec.defines[i].name))
+			defs[k++] = spec.defines[i];
+	for (int i = 0; i < j->ndefines; i++)
+		defs[k++] = j->defines[i];
+	spec.defines = defs;
+	spec.ndefines = k;
+	if (j->num_warps)
+		spec.num_warps = j->num_warps;
+	if (j->num_stages)
+		spec.num_stages = j->num_stages;
+	if (!(spec.signature = full_signature(c, j, m, defs, k)))
+		return false;
+	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
+		if (j->where.file)
+			diag_note(c->ctx, j->where, "while compiling this line");
+		return false;
+	}
+	ir_func *f = j->func;
+	if (f->nparams > BLOB_MAX_PARAMS) {
+		diag_error(c->ctx, f->loc, "'%s' has %d runtime parameters; a blob kernel takes at most %d", j->kernel,
+			   f->nparams, BLOB_MAX_PARAMS);
+		return false;
+	}
+	j->nparams = f->nparams;
+	j->params = arena_alloc(c->a, sizeof(blob_param) * (size_t)(f->nparams ? f->nparams : 1));
+	if (!j->params)
+		return false;
+	for (int i = 0; i < f->nparams; i++) {
+		const ir_param *p = &f->params[i];
+		bool ptr = p->type.kind == IR_PTR;
+		j->params[i] = blob_param_make(p->name, (ir_kind)(ptr ? p->type.pointee : p->type.kind), ptr);
+		if (i < 32) {
+			j->pred_div16 |= (uint32_t)p->div16 << i;
+			j->pred_eq1 |= (uint32_t)p->equal_one << i;
+		}
+	}
+	if (j->grid && gridexpr_compile(c->ctx, "-g", j->grid, j->nparams, j->params, f->nconstexprs, f->constexprs,
+					j->grid_code, sizeof j->grid_code, &j->grid_size) != TILEC_OK) {
+		if (j->where.file)
+			diag_note(c->ctx, j->where, "in the grid of this line");
+		return false;
+	}
+	return true;
+}
+
+/* ---- kernels and variants ------------------------------------------------ */
+
+static bool same_params(const job *x, const job *y)
+{
+	if (x->nparams != y->nparams)
+		return false;
+	for (int i = 0; i < x->nparams; i++) {
+		const blob_param *p = &x->params[i], *q = &y->params[i];
+		if (p->kind != q->kind || p->size != q->size || p->dtype != q->dtype || strcmp(p->name, q->name))
+			return false;
+	}
+	return true;
+}
+
+/* Groups jobs by launch name (first appearance order) into kernels with
+ * their variants; checks that each group can share one launch function. */
+static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
+{
+	blob_kernel *ks = arena_alloc(c->a, sizeof(blob_kernel) * (size_t)c->njobs);
+	blob_variant *vs = arena_alloc(c->a, sizeof(blob_variant) * (size_t)c->njobs);
+	if (!ks || !vs)
+		return false;
+	int nk = 0, nv = 0;
+	bool ok = true;
+	for (int i = 0; i < c->njobs; i++) {
+		if (c->jobs[i].symbol)
+			continue; /* already placed in a kernel */
+		const job *first = &c->jobs[i];
+		blob_kernel *k = &ks[nk];
+		k->name = first->name;
+		k->nparams = first->nparams;
+		k->params = first->params;
+		k->variants = &vs[nv];
+		for (int t = i; t < c->njobs; t++) {
+			job *j = &c->jobs[t];
+			if (j->symbol || strcmp(j->name, first->name))
+				continue;
+			if (!same_params(first, j)) {
+				diag_error(c->ctx, j->where, "'%s': this variant's parameters differ from the first variant's "
+					   "(variants share one launch function; give it its own name with -on)", j->name);
+				ok = false;
+			}
+			if ((j->grid_size == 0) != (first->grid_size == 0)) {
+				diag_error(c->ctx, j->where, "'%s': every variant needs a grid expression (-g), or none", j->name);
+				ok = false;
+			}
+			for (int u = 0; u < k->nvariants; u++)
+				if (vs[nv - k->nvariants + u].pred_div16 == j->pred_div16 &&
+				    vs[nv - k->nvariants + u].pred_eq1 == j->pred_eq1) {
+					diag_error(c->ctx, j->where,
+						   "'%s': variants %d and %d have the same :16/:1 hints, so the loader could never "
+						   "choose the second (constexprs and autotune configs are not selected at run time: "
+						   "give each its own launch name with -on)", j->name, u, k->nvariants);
+					ok = false;
+				}
+			j->symbol = arena_printf(c->a, "%s_%d", j->name, k->nvariants);
+			if (!j->symbol)
+				return false;
+			blob_variant *v = &vs[nv++];
+			memset(v, 0, sizeof *v);
+			v->symbol = j->symbol;
+			v->nconstexprs = j->func->nconstexprs;
+			v->constexprs = j->func->constexprs;
+			v->num_warps = j->func->num_warps;
+			v->num_stages = j->func->num_stages;
+			v->pred_div16 = j->pred_div16;
+			v->pred_eq1 = j->pred_eq1;
+			v->grid_code = j->grid_size ? j->grid_code : NULL;
+			v->grid_size = j->grid_size;
+			j->variant = v;
+			k->nvariants++;
+		}
+		nk++;
+	}
+	*out = ks;
+	*nout = nk;
+	return ok;
+}
+
+/* Registers and shared memory from the compile result: the largest over
+ * the archs (the fields are per variant, not per image). */
+static void fill_resources(compile_cmd *c, const compile_result *r)
+{
+	int ncubins = r->nkernels / (c->njobs ? c->njobs : 1);
+	for (int t = 0; t < c->njobs; t++) {
+		blob_variant *v = c->jobs[t].variant;
+		for (int a = 0; a < ncubins; a++) {
+			const compile_kernel_info *info = &r->kernels[t * ncubins + a];
+			if (info->n_regs > v->n_regs)
+				v->n_regs = (uint16_t)info->n_regs;
+			if (info->shared_static > v->shared_static)
+				v->shared_static = info->shared_static;
+			if (info->shared_dynamic > v->shared_dynamic)
+				v->shared_dynamic = info->shared_dynamic;
+			if (c->verbose)
+				printf("%s: sm_%d: %d registers, %d spills, %u bytes static shared, %u dynamic\n", v->symbol,
+				       info->arch, info->n_regs, info->n_spills, info->shared_static, info->shared_dynamic);
+		}
+	}
+}
+
+static bool write_ptx(compile_cmd *c, const compile_result *r)
+{
+	for (int i = 0; i < r->nimages; i++) {
+		const compile_image *im = &r->images[i];
+		if (im->kind != BLOB_IMAGE_PTX)
+			continue;
+		const char *path = arena_printf(c->a, "%s/%s.compute_%d.ptx", c->keep_ptx, c->blob_name, im->arch);
+		const void *data = im->data;
+		if (!path || emit_write_files(c->ctx, 1, &path, &data, &im->size) != TILEC_OK)
+			return false;
+	}
+	return true;
+}
+
+/* The blob's C name from the output path: its last component, with every
+ * character that cannot be in an identifier turned into '_'. */
+static const char *default_blob_name(arena *a, const char *base)
+{
+	const char *slash = strrchr(base, '/');
+	const char *s = slash ? slash + 1 : base;
+	char *name = arena_printf(a, "%s%s", (*s >= '0' && *s <= '9') ? "_" : "", s);
+	for (char *p = name; p && *p; p++)
+		if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			*p = '_';
+	return name;
+}
+
+static int compile_all(compile_cmd *c)
+{
+	bool ok = true;
+	for (int i = 0; i < c->njobs; i++) {
+		job *j = &c->jobs[i];
+		if (!j->name)
+			j->name = j->kernel;
+		ok &= specialize(c, j);
+	}
+	if (!ok)
+		return 1;
+	blob_kernel *ks;
+	int nk;
+	if (!build_kernels(c, &ks, &nk))
+		return 1;
+
+	ir_func **funcs = arena_alloc(c->a, sizeof(ir_func *) * (size_t)c->njobs);
+	const char **symbols = arena_alloc(c->a, sizeof(char *) * (size_t)c->njobs);
+	if (!funcs || !symbols)
+		return 1;
+	for (int i = 0; i < c->njobs; i++) {
+		funcs[i] = c->jobs[i].func;
+		symbols[i] = c->jobs[i].symbol;
+	}
+	compile_options opt = {
+		.narchs = c->narchs,
+		.archs = c->archs,
+		.emit_ptx = !c->no_ptx || c->keep_ptx,
+		.ptx_arch = c->ptx_arch,
+		.ptxas = c->ptxas,
+	};
+	compile_result r;
+	memset(&r, 0, sizeof r);
+	if (compile_module(c->ctx, c->a, funcs, symbols, c->njobs, &opt, &r) != TILEC_OK)
+		return 1;
+	fill_resources(c, &r);
+	if (c->keep_ptx && !write_ptx(c, &r))
+		return 1;
+
+	blob_image *images = arena_alloc(c->a, sizeof(blob_image) * (size_t)(r.nimages ? r.nimages : 1));
+	if (!images)
+		return 1;
+	int ni = 0;
+	for (int i = 0; i < r.nimages; i++) {
+		const compile_image *im = &r.images[i];
+		if (im->kind == BLOB_IMAGE_PTX && c->no_ptx && !r.ptx_only)
+			continue; /* compiled only for --keep-ptx */
+		images[ni++] = (blob_image){.group = 0, .kind = im->kind, .arch = im->arch,
+					    .data = im->data, .size = im->size};
+	}
+	blob_desc d = {.nkernels = nk, .kernels = ks, .nimages = ni, .images = images, .ngroups = 1};
+	uint8_t *blob = NULL;
+	size_t size = 0;
+	if (blob_write(c->ctx, &d, &blob, &size) != TILEC_OK)
+		return 1;
+	tilec_status st = emit_c(c->ctx, &d, blob, size, c->out_base, c->blob_name);
+	free(blob);
+	return st == TILEC_OK ? 0 : 1;
+}
+
 int cmd_compile(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "tilec: error: 'compile' is not implemented yet\n");
-	return 2;
+	compile_cmd c;
+	memset(&c, 0, sizeof c);
+	c.ctx = tilec_ctx_new();
+	c.a = arena_new();
+	if (!c.ctx || !c.a) {
+		fprintf(stderr, "tilec: error: out of memory\n");
+		tilec_ctx_free(c.ctx);
+		arena_free(c.a);
+		return 1;
+	}
+	job proto;
+	memset(&proto, 0, sizeof proto);
+	proto.config = -1;
+	const char *file = NULL, *sigs[64];
+	int nsigs = 0, rc = 2;
+	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90");
+	for (int i = 0; ok && i < argc; i++) {
+		const char *o = argv[i];
+		int used = kernel_option(&c, &proto, argc, argv, i);
+		if (used < 0) {
+			ok = false;
+		} else if (used > 0) {
+			i += used - 1;
+		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			fputs(usage_text, stdout);
+			rc = 0;
+			goto done;
+		} else if (!strcmp(o, "--no-ptx")) {
+			c.no_ptx = true;
+		} else if (!strcmp(o, "-v")) {
+			c.verbose = true;
+		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||
+			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name")) {
+			if (i + 1 >= argc) {
+				diag_error(c.ctx, no_loc, "%s needs a value", o);
+				ok = false;
+				break;
+			}
+			const char *v = argv[++i];
+			if (!strcmp(o, "-s")) {
+				if (nsigs == (int)(sizeof sigs / sizeof sigs[0])) {
+					diag_error(c.ctx, no_loc, "too many -s");
+					ok = false;
+				} else {
+					sigs[nsigs++] = v;
+				}
+			} else if (!strcmp(o, "-o")) {
+				c.out_base = v;
+			} else if (!strcmp(o, "-m")) {
+				c.manifest = v;
+			} else if (!strcmp(o, "--arch")) {
+				ok = parse_archs(&c, v);
+			} else if (!strcmp(o, "--keep-ptx")) {
+				c.keep_ptx = v;
+			} else if (!strcmp(o, "--ptxas")) {
+				c.ptxas = v;
+			} else {
+				c.blob_name = v;
+			}
+		} else if (o[0] == '-' && o[1]) {
+			diag_error(c.ctx, no_loc, "unknown option '%s' (tilec compile --help)", o);
+			ok = false;
+		} else if (file) {
+			diag_error(c.ctx, no_loc, "more than one input file ('%s' and '%s')", file, o);
+			ok = false;
+		} else {
+			file = o;
+		}
+	}
+	if (ok && c.manifest) {
+		if (file || nsigs || proto.kernel) {
+			diag_error(c.ctx, no_loc, "-m takes the kernels from the manifest: no FILE, -n or -s with it");
+			ok = false;
+		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.name ||
+			   proto.config >= 0) {
+			diag_error(c.ctx, no_loc, "with -m, kernel options (-D, -g, -w, -ns, -on, --config) go on manifest lines");
+			ok = false;
+		} else if (!c.out_base) {
+			diag_error(c.ctx, no_loc, "-m needs -o OUT_BASE");
+			ok = false;
+		} else {
+			ok = read_manifest(&c);
+			rc = ok ? 2 : 1;
+		}
+	} else if (ok) {
+		if (!file || !proto.kernel || nsigs == 0) {
+			diag_error(c.ctx, no_loc, "needs FILE.py, -n KERNEL and -s SIGNATURE (tilec compile --help)");
+			ok = false;
+		}
+		for (int i = 0; ok && i < nsigs; i++) {
+			job *j = new_job(&c);
+			if (!j) {
+				ok = false;
+				break;
+			}
+			*j = proto;
+			j->file = file;
+			j->signature = sigs[i];
+		}
+		if (ok && !c.out_base)
+			c.out_base = proto.name ? proto.name : proto.kernel;
+	}
+	if (ok) {
+		if (!c.ptx_arch) {
+			c.ptx_arch = c.archs[0];
+			for (int i = 1; i < c.narchs; i++)
+				if (c.archs[i] < c.ptx_arch)
+					c.ptx_arch = c.archs[i];
+		}
+		if (!c.blob_name)
+			c.blob_name = default_blob_name(c.a, c.out_base);
+		rc = compile_all(&c);
+	}
+done:
+	fputs(tilec_diagnostics(c.ctx), stderr);
+	if (rc == 0 && tilec_error_count(c.ctx))
+		rc = 1;
+	if (rc != 0 && !tilec_error_count(c.ctx) && !strstr(tilec_diagnostics(c.ctx), "error"))
+		fprintf(stderr, "tilec: error: compilation failed (out of memory?)\n");
+	tilec_ctx_free(c.ctx);
+	arena_free(c.a);
+	return rc;
 }

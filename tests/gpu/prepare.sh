@@ -14,3 +14,6 @@ if [ -f examples/build.sh ]; then
 fi
 mkdir -p "$OUT"
 python3 tests/gpu/prepare.py --tilec "$BUILD/tilec" --out "$OUT" --build "$BUILD" "${@:3}"
+# tilec's compile time per kernel and arch, measured here for bench/bench.py
+bash bench/compile_time.sh "$BUILD" "$OUT/compile_time.json" | tee "$OUT/compile_time.md" ||
+	echo "prepare.sh: warning: bench/compile_time.sh failed" >&2

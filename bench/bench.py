@@ -1,0 +1,141 @@
+"""bench.py - tile against Triton 3.6 on the GPU, in the same process.
+
+Usage: python3 bench/bench.py GPU_DIR   (GPU_DIR from tests/gpu/prepare.sh)
+For each benchmark instance of GPU_DIR/manifest.json (cases.BENCH): checks
+once that tile's output equals Triton's, then times both launches with
+triton.testing.do_bench (median, its L2 flush between runs), and prints
+GB/s = bytes read and written once (every tensor argument) / time, and the
+ratio tile/Triton. Then Triton's first-call compile time per kernel, each in
+a fresh process with an empty TRITON_CACHE_DIR (imports not counted), and,
+when prepare.sh measured them on the build machine, tilec's compile times
+(GPU_DIR/compile_time.json). Ends with the markdown tables.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+
+FIRST_CALL = """
+import sys, time, torch
+sys.path.insert(0, {gpu!r})
+import harness
+man = harness.load_manifest({gdir!r})
+inst = [i for i in man["instances"] if i["id"] == {iid!r}][0]
+args = harness.Args(inst, inst["sizes"][0])
+kern = harness.triton_kernel({root!r}, inst)
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+harness.launch_triton(kern, inst, args)
+torch.cuda.synchronize()
+t1 = time.perf_counter()
+harness.launch_triton(kern, inst, args)
+torch.cuda.synchronize()
+t2 = time.perf_counter()
+print("FIRST_CALL_MS %.1f" % ((t1 - t0 - (t2 - t1)) * 1000))
+"""
+
+
+def first_call_ms(gdir, iid):
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, TRITON_CACHE_DIR=cache)
+        code = FIRST_CALL.format(gpu=os.path.join(ROOT, "tests", "gpu"), gdir=gdir, iid=iid, root=ROOT)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                           timeout=300)
+        for line in r.stdout.splitlines():
+            if line.startswith("FIRST_CALL_MS"):
+                return float(line.split()[1])
+        print("bench: first call of %s failed: %s" % (iid, (r.stdout + r.stderr)[-500:]))
+        return None
+
+
+def main():
+    import torch
+    import triton.testing
+    import harness
+
+    gdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".gpu"))
+    man = harness.load_manifest(gdir)
+    lib = harness.load_lib(gdir)
+    print("bench: %s, torch %s, triton %s" % (torch.cuda.get_device_name(), torch.__version__,
+                                              triton.__version__))
+    rows, firsts = [], []
+    for inst in man["instances"]:
+        if not inst.get("bench"):
+            continue
+        size = inst["sizes"][0]
+        row = {"name": inst["bench"], "id": inst["id"], "triton": None, "tile": None, "note": ""}
+        rows.append(row)
+        try:
+            kern = harness.triton_kernel(ROOT, inst)
+            args = harness.Args(inst, size)
+            harness.launch_triton(kern, inst, args)
+            torch.cuda.synchronize()
+            row["bytes"] = args.bytes_moved()
+            row["triton"] = triton.testing.do_bench(lambda: harness.launch_triton(kern, inst, args),
+                                                    warmup=50, rep=400, return_mode="median")
+        except Exception as e:
+            row["note"] += "Triton failed: %s " % str(e).splitlines()[0][:200]
+        fn = harness.tile_fn(lib, inst) if lib and inst["compiled"] else None
+        if fn is None:
+            row["note"] += "tile: " + ((inst.get("error") or "").strip().splitlines() or ["not built"])[0][:200]
+        else:
+            try:
+                st = harness.launch_tile(fn, inst, args)
+                torch.cuda.synchronize()
+                if st != 0:
+                    raise RuntimeError(harness.tile_error(lib, st))
+                wrong = [p for _, dt, tri, til, flat in args.outputs
+                         for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
+                if wrong:
+                    row["note"] += "tile output differs: %s " % wrong[0][:200]
+                row["tile"] = triton.testing.do_bench(lambda: harness.launch_tile(fn, inst, args),
+                                                      warmup=50, rep=400, return_mode="median")
+            except Exception as e:
+                row["note"] += "tile failed: %s" % str(e).splitlines()[0][:200]
+        print("bench: %s: triton %s ms, tile %s ms %s" % (inst["id"], row["triton"], row["tile"],
+                                                        row["note"]), flush=True)
+        del args
+        torch.cuda.empty_cache()
+    for iid in ("bench_vadd_f32", "bench_silu_bf16", "bench_softmax_4096", "bench_layer_norm_f16"):
+        if any(i["id"] == iid for i in man["instances"]):
+            firsts.append((iid, first_call_ms(gdir, iid)))
+
+    def gbs(r, k):
+        return r["bytes"] / (r[k] * 1e-3) / 1e9 if r.get(k) and r.get("bytes") else None
+
+    def f(v, fmt):
+        return fmt % v if v is not None else "—"
+
+    print("\n| kernel | Triton µs | Triton GB/s | tile µs | tile GB/s | tile/Triton | note |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        tg, ig = gbs(r, "triton"), gbs(r, "tile")
+        ratio = ig / tg if tg and ig else None
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], f(r["triton"] and r["triton"] * 1000, "%.1f"), f(tg, "%.0f"),
+            f(r["tile"] and r["tile"] * 1000, "%.1f"), f(ig, "%.0f"), f(ratio, "%.3f"),
+            r["note"].strip()))
+    ct = {}
+    path = os.path.join(gdir, "compile_time.json")
+    if os.path.exists(path):
+        ct = json.load(open(path))
+    names = {"bench_vadd_f32": "vadd_f32", "bench_silu_bf16": "silu_bf16",
+             "bench_softmax_4096": "softmax_f32", "bench_layer_norm_f16": "layer_norm_f16"}
+    print("\n| kernel | tilec sm_80 | tilec sm_87 | tilec sm_90 | tilec all archs + PTX | Triton first call |")
+    print("|---|---|---|---|---|---|")
+    for iid, ms in firsts:
+        c = ct.get(names[iid], {})
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            names[iid], *("%s ms" % c[a] if a in c else "—" for a in ("sm_80", "sm_87", "sm_90", "all")),
+            f(ms, "%.0f ms")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

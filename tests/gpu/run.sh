@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# run.sh - the GPU suite, on a machine with an NVIDIA GPU, gcc, python3 with
+# torch and triton (no LLVM needed).
+#
+#   bash tests/gpu/run.sh GPU_DIR      GPU_DIR prepared by tests/gpu/prepare.sh
+#                                      on the build machine (normally .gpu)
+#   bash tests/gpu/run.sh BUILD_DIR    (./build.sh gpu) where tilec exists:
+#                                      prepares BUILD_DIR/gpu first
+#
+# Steps, each reported and counted, none stopping the others:
+#  1. every GPU_DIR/cases/*.c with tile.h into GPU_DIR/libtilegpu.so
+#     (a case whose C does not compile is left out and fails in step 2);
+#  2. tests/gpu/diff.py: every case against Triton;
+#  3. the examples built from examples/NAME/main.c and their generated C,
+#     run, then under compute-sanitizer memcheck;
+#  4. tests/gpu/racecheck.c (two tier-2 reductions) run, then under
+#     compute-sanitizer racecheck and memcheck.
+# Logs go to $OUT (when set) or GPU_DIR/logs. The last line is
+# "gpu: N passed, N failed"; the exit status is non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ARG=${1:-.gpu}
+if [ ! -f "$ARG/manifest.json" ] && [ -x "$ARG/tilec" ]; then
+	bash tests/gpu/prepare.sh "$ARG" "$ARG/gpu" || exit 1
+	ARG=$ARG/gpu
+fi
+G=$(cd "$ARG" && pwd)
+[ -f "$G/manifest.json" ] || { echo "run.sh: $ARG/manifest.json not found: run tests/gpu/prepare.sh first" >&2; exit 1; }
+LOG=${OUT:-$G/logs}
+mkdir -p "$LOG" "$G/bin"
+CC=${CC:-gcc}
+passed=0
+failed=0
+ok() { echo "PASS $*"; passed=$((passed + 1)); }
+bad() { echo "FAIL $*"; failed=$((failed + 1)); }
+
+echo "== environment"
+nvidia-smi -L 2>&1 | head -4
+python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())' 2>&1
+$CC --version | head -1
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+echo "compute-sanitizer: ${SAN:-none}"
+
+echo "== 1. libtilegpu.so"
+bash tests/gpu/buildlib.sh "$G" "$LOG" | tee "$LOG/buildlib.log"
+# a case whose C does not compile fails in diff.py; count only what breaks all
+n=$(grep -c -E '^FAIL (tile.h|linking)' "$LOG/buildlib.log")
+failed=$((failed + n))
+
+echo "== 2. differential suite against Triton"
+python3 tests/gpu/diff.py "$G" ${DIFF_ARGS:-} 2>&1 | tee "$LOG/diff.log"
+line=$(grep -E '^gpu: [0-9]+ passed, [0-9]+ failed' "$LOG/diff.log" | tail -n 1)
+if [ -n "$line" ]; then
+	passed=$((passed + $(echo "$line" | sed -E 's/gpu: ([0-9]+) passed.*/\1/')))
+	failed=$((failed + $(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')))
+else
+	bad "diff.py ended without a summary (see $LOG/diff.log)"
+fi
+
+# sanitize NAME TOOL PROGRAM: compute-sanitizer with TOOL must report nothing
+sanitize() {
+	local name=$1 tool=$2 prog=$3
+	if [ -z "$SAN" ]; then
+		echo "SKIP $name under $tool: no compute-sanitizer"
+		return
+	fi
+	if timeout 300 "$SAN" --tool "$tool" --error-exitcode 97 "$prog" >"$LOG/$name.$tool.log" 2>&1; then
+		ok "$name under compute-sanitizer $tool"
+	else
+		bad "$name under compute-sanitizer $tool: $(grep -m3 -E 'ERROR|Error|error|hazard' "$LOG/$name.$tool.log" | head -c 600)"
+	fi
+}
+
+echo "== 3. examples"
+for d in "$G"/examples/*/; do
+	[ -d "$d" ] || continue
+	name=$(basename "$d")
+	if ! $CC -std=c99 -O2 -Wall -Wextra -Werror -I. -Iexamples -I"$d" "examples/$name/main.c" "$d/kernels.c" \
+		-ldl -lpthread -lm -o "$G/bin/$name" 2>"$LOG/$name.cc.log"; then
+		bad "example $name does not compile: $(head -c 500 "$LOG/$name.cc.log")"
+		continue
+	fi
+	if "$G/bin/$name" >"$LOG/$name.log" 2>&1; then ok "example $name: $(tail -n 1 "$LOG/$name.log")"; else bad "example $name: $(tail -n 3 "$LOG/$name.log")"; fi
+	sanitize "$name" memcheck "$G/bin/$name"
+done
+[ -d "$G/examples/vector_add" ] || bad "no generated examples in $G/examples (examples/build.sh failed at prepare time?)"
+
+echo "== 4. racecheck"
+if [ -f "$G/race/race.c" ]; then
+	if $CC -std=c99 -O2 -Wall -Wextra -Werror -I. -Iexamples -I"$G/race" tests/gpu/racecheck.c "$G/race/race.c" \
+		-ldl -lpthread -lm -o "$G/bin/racecheck" 2>"$LOG/racecheck.cc.log"; then
+		if "$G/bin/racecheck" >"$LOG/racecheck.log" 2>&1; then ok "racecheck driver: $(tail -n 1 "$LOG/racecheck.log")"; else bad "racecheck driver: $(tail -n 3 "$LOG/racecheck.log")"; fi
+		sanitize race racecheck "$G/bin/racecheck"
+		sanitize race memcheck "$G/bin/racecheck"
+	else
+		bad "racecheck.c does not compile: $(head -c 500 "$LOG/racecheck.cc.log")"
+	fi
+else
+	bad "no $G/race/race.c (the race manifest did not compile at prepare time)"
+fi
+
+echo "gpu: $passed passed, $failed failed"
+[ "$failed" = 0 ]
