@@ -1,10 +1,139 @@
-/* cmd_ir.c - placeholder until the sub-command lands. */
+/* cmd_ir.c - `tilec ir`: specialize a kernel and print its tile IR.
+ *
+ * The flags follow Triton's compile.py (-n kernel, -s signature, -w
+ * num_warps, -ns num_stages) plus -D NAME=VALUE for constexprs and -c N to
+ * take the constexprs and options of autotune config N (later -D, -w, -ns
+ * override them). Diagnostics go to stderr and the exit status is 1 when
+ * the kernel does not compile, 2 for a bad command line.
+ */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "internal.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
+		   "\n"
+		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
+		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
+		   "                :16/:1 hints for runtime ones, values for constexprs\n"
+		   "                (\"*fp32:16, *fp32:16, i32, 1024\")\n"
+		   "  -D NAME=VALUE a constexpr by name (1024, 0.5, True, \"str\", tl.float16)\n"
+		   "  -c CONFIG     use autotune config CONFIG (0-based) of the kernel\n"
+		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n");
+}
+
+static bool parse_int(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < 0 || v > 1024)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
 int cmd_ir(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "tilec: error: 'ir' is not implemented yet\n");
-	return 2;
+	const char *file = NULL, *kernel = NULL, *sig = NULL;
+	int warps = 0, stages = 0, config = -1, ndef = 0;
+	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
+	if (!defs)
+		return 1;
+	int rc = 2;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			free(defs);
+			return 0;
+		}
+		bool flag = a[0] == '-' && a[1];
+		if (flag && !v) {
+			fprintf(stderr, "tilec ir: error: %s needs a value\n", a);
+			goto out;
+		}
+		if (!strcmp(a, "-n"))
+			kernel = argv[++i];
+		else if (!strcmp(a, "-s"))
+			sig = argv[++i];
+		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-c")) {
+			int *dst = a[1] == 'w' ? &warps : a[1] == 'c' ? &config : &stages;
+			if (!parse_int(argv[++i], dst)) {
+				fprintf(stderr, "tilec ir: error: %s needs a small non-negative integer, got '%s'\n", a, argv[i]);
+				goto out;
+			}
+		} else if (!strcmp(a, "-D")) {
+			char *eq = strchr(argv[++i], '=');
+			if (!eq) {
+				fprintf(stderr, "tilec ir: error: -D needs NAME=VALUE, got '%s'\n", argv[i]);
+				goto out;
+			}
+			*eq = 0;
+			defs[ndef].name = argv[i];
+			defs[ndef++].value = eq + 1;
+		} else if (!flag && !file) {
+			file = a;
+		} else {
+			fprintf(stderr, "tilec ir: error: unexpected argument '%s'\n", a);
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (!file || !kernel) {
+		usage(stderr);
+		goto out;
+	}
+	rc = 1;
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *ar = arena_new();
+	fe_module *m = NULL;
+	ir_func *f = NULL;
+	fe_spec spec = {0};
+	spec.kernel = kernel;
+	spec.signature = sig;
+	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
+	if (st == TILEC_OK && config >= 0)
+		st = fe_config_get(ctx, m, kernel, config, &spec);
+	if (st == TILEC_OK) {
+		/* the config's constexprs first, then -D (a later define wins) */
+		fe_define *all = arena_alloc(ar, sizeof *all * (size_t)(spec.ndefines + ndef + 1));
+		int n = 0;
+		for (int i = 0; all && i < spec.ndefines; i++) {
+			bool overridden = false;
+			for (int k = 0; k < ndef; k++)
+				overridden |= !strcmp(defs[k].name, spec.defines[i].name);
+			if (!overridden)
+				all[n++] = spec.defines[i];
+		}
+		for (int k = 0; all && k < ndef; k++)
+			all[n++] = defs[k];
+		spec.defines = all;
+		spec.ndefines = n;
+		if (warps)
+			spec.num_warps = warps;
+		if (stages)
+			spec.num_stages = stages;
+		st = all ? fe_specialize(ctx, ar, m, &spec, &f) : TILEC_ERR_NOMEM;
+	}
+	if (st == TILEC_OK) {
+		strbuf sb;
+		sb_init(&sb);
+		ir_dump(&sb, f);
+		fputs(sb_str(&sb), stdout);
+		sb_free(&sb);
+		rc = 0;
+	} else {
+		fputs(ctx ? tilec_diagnostics(ctx) : "", stderr);
+		if (ctx && !tilec_error_count(ctx))
+			fprintf(stderr, "tilec ir: error: %s\n", tilec_status_string(st));
+	}
+	arena_free(ar);
+	tilec_ctx_free(ctx);
+out:
+	free(defs);
+	return rc;
 }

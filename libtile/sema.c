@@ -1,0 +1,1389 @@
+/* sema.c - specialization: a @jit kernel, a signature and constexprs in,
+ * typed tile IR out.
+ *
+ * The kernel body is executed abstractly, statement by statement, the way
+ * Triton's code generator walks the Python AST: constexprs are values
+ * (folded, `if CONSTEXPR:` runs only the taken branch, static_range
+ * unrolls), everything else becomes IR in the current region. @jit helpers
+ * are inlined at each call with their own variables. Runtime `if`, `for`
+ * and `while` build structured ops: the variables a branch or a loop body
+ * rebinds are found by comparing the variable tables before and after (for
+ * loops, a syntactic scan of the body's assignments decides which ones are
+ * carried), then yielded; their types must agree, as Triton requires.
+ * A plain assignment turns a Python number into a tensor (Triton's
+ * `_sanitize_value`); `x: tl.constexpr = ...` keeps it a constexpr.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_verror(s->ctx, loc, "error", fmt, ap);
+	va_end(ap);
+	s->ctx->errors++;
+	if (s->status == TILEC_OK)
+		s->status = st;
+	return false;
+}
+
+/* ---------------------------------------------------------------- variables */
+
+static sema_var *var_find(sema_scope *sc, const char *name)
+{
+	for (int i = sc->n - 1; i >= 0; i--)
+		if (!strcmp(sc->vars[i].name, name))
+			return &sc->vars[i];
+	return NULL;
+}
+
+static bool var_set(sema *s, src_loc loc, const char *name, sv v)
+{
+	sema_var *x = var_find(s->scope, name);
+	if (x) {
+		x->val = v;
+		return true;
+	}
+	sema_scope *sc = s->scope;
+	if (sc->n == sc->cap) {
+		int cap = sc->cap ? sc->cap * 2 : 16;
+		sema_var *nv = arena_realloc(s->a, sc->vars, sizeof(sema_var) * (size_t)sc->cap, sizeof(sema_var) * (size_t)cap);
+		if (!nv)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		sc->vars = nv;
+		sc->cap = cap;
+	}
+	sc->vars[sc->n].name = name;
+	sc->vars[sc->n].val = v;
+	sc->n++;
+	return true;
+}
+
+static sema_scope *scope_copy(sema *s, const sema_scope *from)
+{
+	sema_scope *sc = arena_alloc(s->a, sizeof *sc);
+	if (!sc)
+		return NULL;
+	sc->cap = from->n + 8;
+	sc->n = from->n;
+	sc->vars = arena_alloc(s->a, sizeof(sema_var) * (size_t)sc->cap);
+	if (!sc->vars)
+		return NULL;
+	if (from->n)
+		memcpy(sc->vars, from->vars, sizeof(sema_var) * (size_t)from->n);
+	return sc;
+}
+
+/* Same binding: the same IR value or the same constexpr. */
+static bool sv_same(sv a, sv b)
+{
+	if (a.kind != b.kind)
+		return false;
+	switch (a.kind) {
+	case SV_TENSOR: return a.id == b.id;
+	case SV_BOOL:
+	case SV_INT: return a.i == b.i;
+	case SV_FLOAT: return a.f == b.f || (a.f != a.f && b.f != b.f);
+	case SV_STR: return a.slen == b.slen && !memcmp(a.s, b.s, a.slen);
+	case SV_DTYPE: return a.t.kind == b.t.kind && a.t.pointee == b.t.pointee;
+	case SV_TUPLE:
+		if (a.n != b.n)
+			return false;
+		for (int i = 0; i < a.n; i++)
+			if (!sv_same(a.items[i], b.items[i]))
+				return false;
+		return true;
+	case SV_MODULE:
+	case SV_BUILTIN: return !strcmp(a.s, b.s);
+	case SV_FUNC: return a.fn == b.fn;
+	default: return true;
+	}
+}
+
+/* ---------------------------------------------------------------- names */
+
+static const fe_module *mod(const sema *s)
+{
+	return s->m;
+}
+
+/* A module-level assignment, evaluated as a constant where it is used. */
+static bool global_value(sema *s, src_loc loc, const ast_global *g, sv *out)
+{
+	if (s->global_depth > 16)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "global `%s` is defined in terms of itself", g->name);
+	sema_scope empty = {0}, *saved = s->scope;
+	s->scope = &empty;
+	s->global_depth++;
+	bool ok = sema_expr(s, g->value, out);
+	s->global_depth--;
+	s->scope = saved;
+	if (!ok)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "global `%s` is not a compile-time constant", g->name);
+	return true;
+}
+
+bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
+{
+	memset(out, 0, sizeof *out);
+	sema_var *v = var_find(s->scope, name);
+	if (v) {
+		if (v->val.kind == SV_UNDEF)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+					  "`%s` is defined in only one branch of a runtime `if` (or only inside a loop) and cannot be used here",
+					  name);
+		*out = v->val;
+		return true;
+	}
+	const ast_module *am = mod(s)->ast;
+	ast_func *fn = ast_find_func(am, name);
+	if (fn) {
+		out->kind = SV_FUNC;
+		out->fn = fn;
+		return true;
+	}
+	for (int i = am->nimports - 1; i >= 0; i--)
+		if (!strcmp(am->imports[i].alias, name)) {
+			const char *path = am->imports[i].path;
+			const char *dot = strrchr(path, '.');
+			/* `from triton.language import exp`: an attribute of a module */
+			if (dot && !sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out))
+				return false;
+			if (!dot) {
+				out->kind = SV_MODULE;
+				out->s = path;
+			}
+			return true;
+		}
+	for (int i = am->nglobals - 1; i >= 0; i--)
+		if (!strcmp(am->globals[i].name, name))
+			return global_value(s, loc, &am->globals[i], out);
+	static const char *const py[] = {"range", "min", "max", "int", "float", "bool", "len", "abs"};
+	for (size_t i = 0; i < sizeof py / sizeof py[0]; i++)
+		if (!strcmp(py[i], name)) {
+			out->kind = SV_BUILTIN;
+			out->s = py[i];
+			return true;
+		}
+	if (!strcmp(name, "print"))
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`print` (device printing) is not supported yet");
+	for (int i = 0; i < am->nimports; i++)
+		if (!strcmp(am->imports[i].alias, "*"))
+			return sema_module_attr(s, loc, am->imports[i].path, name, out);
+	return sema_error(s, loc, TILEC_ERR_SEMANTIC, "name `%s` is not defined", name);
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static bool stmts(sema *s, const ast_list *l);
+
+/* Triton's _sanitize_value: numbers assigned to variables become tensors. */
+static bool sanitize(sema *s, src_loc loc, sv v, sv *out)
+{
+	if (sema_is_num(v)) {
+		int id = sema_to_tensor(s, loc, v);
+		if (id < 0)
+			return false;
+		*out = sema_tensor(id);
+		return true;
+	}
+	if (v.kind == SV_TUPLE) {
+		sv t = v;
+		t.items = arena_alloc(s->a, sizeof(sv) * (size_t)(v.n + 1));
+		if (!t.items)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		for (int i = 0; i < v.n; i++)
+			if (!sanitize(s, loc, v.items[i], &t.items[i]))
+				return false;
+		*out = t;
+		return true;
+	}
+	*out = v;
+	return true;
+}
+
+static bool assign(sema *s, ast_node *target, sv v)
+{
+	switch (target->kind) {
+	case AST_NAME:
+		return var_set(s, target->loc, target->name.id, v);
+	case AST_TUPLE:
+	case AST_LIST:
+		if (v.kind != SV_TUPLE)
+			return sema_error(s, target->loc, TILEC_ERR_SEMANTIC, "cannot unpack %s", sema_sv_str(s, v));
+		if (v.n != target->seq.items.n)
+			return sema_error(s, target->loc, TILEC_ERR_SEMANTIC, "cannot unpack %d values into %d names", v.n,
+					  target->seq.items.n);
+		for (int i = 0; i < v.n; i++)
+			if (!assign(s, target->seq.items.items[i], v.items[i]))
+				return false;
+		return true;
+	default:
+		return sema_error(s, target->loc, TILEC_ERR_UNSUPPORTED, "assignment to `%s` is not supported",
+				  ast_kind_name(target->kind));
+	}
+}
+
+static bool is_constexpr_annotation(sema *s, ast_node *ann)
+{
+	if (ann->kind == AST_STR)
+		return ann->lit.slen >= 9 && strstr(ann->lit.sval, "constexpr") != NULL;
+	sv v;
+	sema_scope empty = {0}, *saved = s->scope;
+	tilec_ctx quiet = {0};
+	tilec_ctx *ctx = s->ctx;
+	tilec_status st = s->status;
+	s->ctx = &quiet;
+	s->scope = &empty;
+	s->global_depth++;
+	bool ok = sema_expr(s, ann, &v);
+	s->global_depth--;
+	s->scope = saved;
+	s->ctx = ctx;
+	s->status = st;
+	sb_free(&quiet.diags);
+	return ok && v.kind == SV_BUILTIN && !strcmp(v.s, "tl.constexpr");
+}
+
+/* Names a statement list assigns, for loop-carried values. */
+static void assigned_names(sema *s, const ast_list *l, const char ***names, int *n, int *cap);
+
+static void add_name(sema *s, const char *name, const char ***names, int *n, int *cap)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*names)[i], name))
+			return;
+	if (*n == *cap) {
+		int nc = *cap ? *cap * 2 : 8;
+		const char **nn = arena_realloc(s->a, (void *)*names, sizeof(char *) * (size_t)*cap, sizeof(char *) * (size_t)nc);
+		if (!nn)
+			return;
+		*names = nn;
+		*cap = nc;
+	}
+	(*names)[(*n)++] = name;
+}
+
+static void target_names(sema *s, ast_node *t, const char ***names, int *n, int *cap)
+{
+	if (t->kind == AST_NAME)
+		add_name(s, t->name.id, names, n, cap);
+	else if (t->kind == AST_TUPLE || t->kind == AST_LIST)
+		for (int i = 0; i < t->seq.items.n; i++)
+			target_names(s, t->seq.items.items[i], names, n, cap);
+}
+
+static void assigned_names(sema *s, const ast_list *l, const char ***names, int *n, int *cap)
+{
+	for (int i = 0; i < l->n; i++) {
+		ast_node *st = l->items[i];
+		switch (st->kind) {
+		case AST_ASSIGN:
+			for (int k = 0; k < st->assign.targets.n; k++)
+				target_names(s, st->assign.targets.items[k], names, n, cap);
+			break;
+		case AST_AUGASSIGN: target_names(s, st->augassign.target, names, n, cap); break;
+		case AST_ANNASSIGN: target_names(s, st->annassign.target, names, n, cap); break;
+		case AST_IF:
+			assigned_names(s, &st->if_.body, names, n, cap);
+			assigned_names(s, &st->if_.orelse, names, n, cap);
+			break;
+		case AST_FOR:
+			target_names(s, st->for_.target, names, n, cap);
+			assigned_names(s, &st->for_.body, names, n, cap);
+			break;
+		case AST_WHILE: assigned_names(s, &st->while_.body, names, n, cap); break;
+		default: break;
+		}
+	}
+}
+
+/* Sets an op's results (built after its regions). */
+static bool set_results(sema *s, src_loc loc, ir_op *op, int n, const ir_type *types)
+{
+	int *r = arena_alloc(s->a, sizeof(int) * (size_t)(n + 1));
+	if (!r)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		if ((r[i] = ir_value_new(s->f, types[i])) < 0)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		s->f->values[r[i]].def = op;
+		s->f->values[r[i]].def_index = i;
+	}
+	op->results = r;
+	op->nresults = n;
+	return true;
+}
+
+static bool yield(sema *s, src_loc loc, int n, const int *vals)
+{
+	ir_op *op = ir_op_new(s->f, IR_OP_YIELD, loc, n, vals, 0, NULL, 0);
+	if (!op || !ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	return true;
+}
+
+static bool no_return(sema *s, src_loc loc)
+{
+	if (s->returned)
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
+				  "`return` inside a runtime `if`, `for` or `while` is not supported yet");
+	return true;
+}
+
+static void name_value(sema *s, int id, const char *name)
+{
+	if (id >= s->f->nparams && !s->f->values[id].name)
+		s->f->values[id].name = name;
+}
+
+static bool runtime_if(sema *s, ast_node *n, int cond)
+{
+	src_loc loc = n->loc;
+	if ((cond = sema_cast(s, loc, cond, ir_scalar(IR_I1))) < 0)
+		return false;
+	if (sema_type(s, cond).rank)
+		return sema_error(s, n->if_.cond->loc, TILEC_ERR_SEMANTIC, "the condition of `if` must be a scalar, got %s",
+				  sema_type_str(s, sema_type(s, cond)));
+	ir_op *op = ir_op_new(s->f, IR_OP_IF, loc, 1, &cond, 0, NULL, 2);
+	if (!op)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	sema_scope *before = s->scope, *branch[2];
+	ir_region *saved = s->cur;
+	s->scf++;
+	for (int k = 0; k < 2; k++) {
+		if (!(branch[k] = scope_copy(s, before)))
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		s->scope = branch[k];
+		s->cur = &op->regions[k];
+		bool ok = stmts(s, k ? &n->if_.orelse : &n->if_.body) && no_return(s, loc);
+		if (!ok) {
+			s->scope = before;
+			s->cur = saved;
+			s->scf--;
+			return false;
+		}
+	}
+	s->scf--;
+	/* names bound differently by the two branches (or new in both) */
+	int cap = branch[0]->n + branch[1]->n + 1, ny = 0;
+	const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
+	int *vals[2] = {arena_alloc(s->a, sizeof(int) * (size_t)cap), arena_alloc(s->a, sizeof(int) * (size_t)cap)};
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)cap);
+	sema_scope *after = scope_copy(s, before);
+	if (!names || !vals[0] || !vals[1] || !types || !after)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < branch[k]->n; i++) {
+			const char *name = branch[k]->vars[i].name;
+			sema_var *b0 = var_find(branch[0], name), *b1 = var_find(branch[1], name), *old = var_find(before, name);
+			bool listed = false;
+			for (int j = 0; j < ny; j++)
+				listed |= !strcmp(names[j], name);
+			if (listed || (k == 1 && b0))
+				continue;
+			s->scope = after;
+			if (!b0 || !b1) {
+				if (!var_set(s, loc, name, (sv){.kind = SV_UNDEF}))
+					return false;
+				continue;
+			}
+			if (sv_same(b0->val, b1->val)) {
+				if (!old || !sv_same(old->val, b0->val))
+					if (!var_set(s, loc, name, b0->val))
+						return false;
+				continue;
+			}
+			for (int j = 0; j < 2; j++) {
+				sv v = j ? b1->val : b0->val;
+				s->cur = &op->regions[j];
+				if (v.kind != SV_TENSOR && !sema_is_num(v)) {
+					s->cur = saved;
+					s->scope = before;
+					return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
+							  "`%s` is bound to different values of a kind that cannot be yielded (%s) in the branches of a runtime `if`",
+							  name, sema_sv_str(s, v));
+				}
+				vals[j][ny] = sema_to_tensor(s, loc, v);
+				if (vals[j][ny] < 0) {
+					s->cur = saved;
+					s->scope = before;
+					return false;
+				}
+			}
+			s->cur = saved;
+			ir_type t0 = sema_type(s, vals[0][ny]), t1 = sema_type(s, vals[1][ny]);
+			if (!ir_type_eq(t0, t1)) {
+				s->scope = before;
+				return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+						  "`%s` has type %s in the then branch but %s in the else branch of a runtime `if`",
+						  name, sema_type_str(s, t0), sema_type_str(s, t1));
+			}
+			types[ny] = t0;
+			names[ny++] = name;
+		}
+	for (int k = 0; k < 2; k++) {
+		s->cur = &op->regions[k];
+		if (!yield(s, loc, ny, vals[k]))
+			return false;
+	}
+	s->cur = saved;
+	s->scope = after;
+	if (!set_results(s, loc, op, ny, types) || !ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < ny; i++) {
+		name_value(s, op->results[i], names[i]);
+		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
+			return false;
+	}
+	return true;
+}
+
+/* Carried variables of a loop: assigned in the body and tensors before it. */
+static int carried(sema *s, const ast_list *body, const char *skip, const char ***out)
+{
+	const char **names = NULL;
+	int n = 0, cap = 0, k = 0;
+	assigned_names(s, body, &names, &n, &cap);
+	for (int i = 0; i < n; i++) {
+		sema_var *v = var_find(s->scope, names[i]);
+		if (v && v->val.kind == SV_TENSOR && (!skip || strcmp(skip, names[i])))
+			names[k++] = names[i];
+	}
+	*out = names;
+	return k;
+}
+
+/* After a loop body: the carried values' final bindings, checked. */
+static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const char **names, const ir_type *types, int *finals)
+{
+	for (int i = 0; i < nc; i++) {
+		sema_var *v = var_find(s->scope, names[i]);
+		if (v->val.kind != SV_TENSOR)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "loop-carried variable `%s` is rebound to %s in the loop",
+					  names[i], sema_sv_str(s, v->val));
+		ir_type t = sema_type(s, v->val.id);
+		if (!ir_type_eq(t, types[i]))
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+					  "loop-carried variable `%s` has type %s before the loop but %s after an iteration; the type must stay the same",
+					  names[i], sema_type_str(s, types[i]), sema_type_str(s, t));
+		finals[i] = v->val.id;
+	}
+	/* constexprs may not be rebound in a loop */
+	for (int i = 0; i < before->n; i++) {
+		sema_var *v = var_find(s->scope, before->vars[i].name);
+		if (before->vars[i].val.kind != SV_TENSOR && !sv_same(v->val, before->vars[i].val))
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "constexpr `%s` cannot be reassigned in a runtime loop",
+					  before->vars[i].name);
+	}
+	return true;
+}
+
+/* After a loop: the variables of before, carried ones bound to results. */
+static bool loop_exit(sema *s, src_loc loc, sema_scope *before, ir_op *op, int first, int nc, const char **names)
+{
+	s->scope = before;
+	for (int i = 0; i < nc; i++) {
+		name_value(s, op->results[first + i], names[i]);
+		if (!var_set(s, loc, names[i], sema_tensor(op->results[first + i])))
+			return false;
+	}
+	return true;
+}
+
+static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
+{
+	sv fn;
+	*nb = 0;
+	if (it->kind != AST_CALL || !sema_expr(s, it->call.func, &fn) || fn.kind != SV_BUILTIN ||
+	    (strcmp(fn.s, "range") && strcmp(fn.s, "tl.range") && strcmp(fn.s, "tl.static_range")))
+		return s->status != TILEC_OK && s->ctx->errors ? false
+		       : sema_error(s, it->loc, TILEC_ERR_UNSUPPORTED,
+				    "only `range`, `tl.range` and `tl.static_range` loops are supported");
+	*kind = fn.s;
+	static const char *const kw[] = {"start", "end", "step", "arg1", "arg2", "arg3"};
+	for (int i = 0; i < it->call.args.n; i++) {
+		if (i >= 3)
+			return sema_error(s, it->loc, TILEC_ERR_SEMANTIC, "`%s` takes at most 3 positional arguments", fn.s);
+		if (!sema_expr(s, it->call.args.items[i], &b[(*nb)++]))
+			return false;
+	}
+	for (int i = 0; i < it->call.kwargs.n; i++) {
+		ast_node *k = it->call.kwargs.items[i];
+		int slot = -1;
+		for (int j = 0; j < 6; j++)
+			if (k->keyword.name && !strcmp(k->keyword.name, kw[j]))
+				slot = j % 3;
+		if (slot < 0)
+			continue; /* num_stages, loop_unroll_factor, ...: scheduling hints */
+		if (!sema_expr(s, k->keyword.value, &b[slot]))
+			return false;
+		if (slot >= *nb)
+			*nb = slot + 1;
+	}
+	if (*nb == 0)
+		return sema_error(s, it->loc, TILEC_ERR_SEMANTIC, "`%s` needs at least one argument", fn.s);
+	if (*nb == 1) {
+		b[1] = b[0];
+		b[0] = (sv){.kind = SV_INT, .i = 0};
+	}
+	if (*nb < 3)
+		b[2] = (sv){.kind = SV_INT, .i = 1};
+	return true;
+}
+
+static bool for_stmt(sema *s, ast_node *n)
+{
+	src_loc loc = n->loc;
+	const char *kind = NULL;
+	sv b[3];
+	int nb;
+	if (!range_args(s, n->for_.iter, &kind, b, &nb))
+		return false;
+	if (n->for_.orelse.n)
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`for ... else` is not supported");
+	ast_node *target = n->for_.target;
+	if (target->kind != AST_NAME)
+		return sema_error(s, target->loc, TILEC_ERR_UNSUPPORTED, "the target of a `for` loop must be a name");
+	if (!strcmp(kind, "tl.static_range")) {
+		for (int i = 0; i < 3; i++)
+			if (b[i].kind != SV_INT && b[i].kind != SV_BOOL)
+				return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the bounds of tl.static_range must be constexpr ints, got %s",
+						  sema_sv_str(s, b[i]));
+		if (b[2].i == 0)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "tl.static_range step must not be zero");
+		int64_t count = 0;
+		for (int64_t i = b[0].i; b[2].i > 0 ? i < b[1].i : i > b[1].i; i += b[2].i) {
+			if (++count > 4096)
+				return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tl.static_range of more than 4096 iterations");
+			if (!var_set(s, loc, target->name.id, (sv){.kind = SV_INT, .i = i}) || !stmts(s, &n->for_.body))
+				return false;
+			if (s->returned)
+				return true;
+		}
+		return true;
+	}
+	if (b[2].kind == SV_INT && b[2].i == 0)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "range step must not be zero");
+	int bounds[3];
+	ir_kind iv = IR_I1;
+	for (int i = 0; i < 3; i++) {
+		if ((bounds[i] = sema_to_tensor(s, loc, b[i])) < 0)
+			return false;
+		ir_type t = sema_type(s, bounds[i]);
+		if (!ir_kind_is_int((ir_kind)t.kind) || t.rank)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "loop bounds and step must be integer scalars, got %s",
+					  sema_type_str(s, t));
+		ir_kind k = (ir_kind)t.kind;
+		iv = i == 0 ? k : (ir_kind_bits(k) > ir_kind_bits(iv) || (ir_kind_bits(k) == ir_kind_bits(iv) && !ir_kind_is_signed(k))) ? k : iv;
+	}
+	if (iv == IR_I1)
+		iv = IR_I32;
+	for (int i = 0; i < 3; i++)
+		if ((bounds[i] = sema_cast(s, loc, bounds[i], ir_scalar(iv))) < 0)
+			return false;
+	const char **names;
+	int nc = carried(s, &n->for_.body, NULL, &names);
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 3));
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
+	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 1));
+	if (!args || !types || !finals)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	memcpy(args, bounds, sizeof bounds);
+	for (int i = 0; i < nc; i++) {
+		args[3 + i] = var_find(s->scope, names[i])->val.id;
+		types[i] = sema_type(s, args[3 + i]);
+	}
+	ir_op *op = ir_op_new(s->f, IR_OP_FOR, loc, 3 + nc, args, 0, NULL, 1);
+	if (!op)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	sema_scope *before = s->scope;
+	ir_region *saved = s->cur;
+	if (!(s->scope = scope_copy(s, before)))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	int ivid = ir_region_add_param(s->f, &op->regions[0], ir_scalar(iv));
+	if (ivid < 0 || !var_set(s, loc, target->name.id, sema_tensor(ivid)))
+		return false;
+	s->f->values[ivid].name = target->name.id;
+	for (int i = 0; i < nc; i++) {
+		int p = ir_region_add_param(s->f, &op->regions[0], types[i]);
+		if (p < 0 || !var_set(s, loc, names[i], sema_tensor(p)))
+			return false;
+		s->f->values[p].name = names[i];
+	}
+	s->cur = &op->regions[0];
+	s->scf++;
+	bool ok = stmts(s, &n->for_.body) && no_return(s, loc) && loop_finals(s, loc, before, nc, names, types, finals) &&
+		  yield(s, loc, nc, finals);
+	s->scf--;
+	s->cur = saved;
+	if (!ok) {
+		s->scope = before;
+		return false;
+	}
+	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	return loop_exit(s, loc, before, op, 0, nc, names);
+}
+
+static bool while_stmt(sema *s, ast_node *n)
+{
+	src_loc loc = n->loc;
+	if (n->while_.orelse.n)
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`while ... else` is not supported");
+	const char **names;
+	int nc = carried(s, &n->while_.body, NULL, &names);
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
+	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
+	if (!args || !types || !finals)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < nc; i++) {
+		args[i] = var_find(s->scope, names[i])->val.id;
+		types[i] = sema_type(s, args[i]);
+	}
+	ir_op *op = ir_op_new(s->f, IR_OP_WHILE, loc, nc, args, 0, NULL, 2);
+	if (!op)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	sema_scope *before = s->scope;
+	ir_region *saved = s->cur;
+	s->scf++;
+	bool ok = true;
+	for (int r = 0; r < 2 && ok; r++) {
+		if (!(s->scope = scope_copy(s, before))) {
+			ok = sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+			break;
+		}
+		s->cur = &op->regions[r];
+		for (int i = 0; i < nc && ok; i++) {
+			int p = ir_region_add_param(s->f, s->cur, types[i]);
+			ok = p >= 0 && var_set(s, loc, names[i], sema_tensor(p));
+			if (ok)
+				s->f->values[p].name = names[i];
+			finals[i + 1] = p;
+		}
+		if (!ok)
+			break;
+		if (r == 0) {
+			sv c;
+			ok = sema_expr(s, n->while_.cond, &c) && (finals[0] = sema_to_tensor(s, loc, c)) >= 0 &&
+			     (finals[0] = sema_cast(s, loc, finals[0], ir_scalar(IR_I1))) >= 0;
+			if (ok && sema_type(s, finals[0]).rank)
+				ok = sema_error(s, n->while_.cond->loc, TILEC_ERR_SEMANTIC, "the condition of `while` must be a scalar");
+			ir_op *cond = ok ? ir_op_new(s->f, IR_OP_CONDITION, loc, nc + 1, finals, 0, NULL, 0) : NULL;
+			ok = ok && cond && ir_region_append(s->f, s->cur, cond);
+		} else {
+			ok = stmts(s, &n->while_.body) && no_return(s, loc) && loop_finals(s, loc, before, nc, names, types, finals) &&
+			     yield(s, loc, nc, finals);
+		}
+	}
+	s->scf--;
+	s->cur = saved;
+	if (!ok) {
+		s->scope = before;
+		return false;
+	}
+	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	return loop_exit(s, loc, before, op, 0, nc, names);
+}
+
+static bool stmt(sema *s, ast_node *n)
+{
+	sv v;
+	switch (n->kind) {
+	case AST_EXPR_STMT:
+		if (n->unary.operand->kind == AST_STR)
+			return true; /* docstring */
+		return sema_expr(s, n->unary.operand, &v);
+	case AST_ASSIGN:
+		if (!sema_expr(s, n->assign.value, &v) || !sanitize(s, n->loc, v, &v))
+			return false;
+		for (int i = 0; i < n->assign.targets.n; i++) {
+			if (v.kind == SV_TENSOR && n->assign.targets.items[i]->kind == AST_NAME)
+				name_value(s, v.id, n->assign.targets.items[i]->name.id);
+			if (!assign(s, n->assign.targets.items[i], v))
+				return false;
+		}
+		return true;
+	case AST_ANNASSIGN:
+		if (!n->annassign.value)
+			return true;
+		if (!sema_expr(s, n->annassign.value, &v))
+			return false;
+		if (is_constexpr_annotation(s, n->annassign.annotation)) {
+			if (v.kind == SV_TENSOR)
+				return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "the value of a constexpr must be known at compile time");
+			return assign(s, n->annassign.target, v);
+		}
+		return sanitize(s, n->loc, v, &v) && assign(s, n->annassign.target, v);
+	case AST_AUGASSIGN: {
+		sv cur;
+		if (n->augassign.target->kind != AST_NAME)
+			return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "augmented assignment to `%s` is not supported",
+					  ast_kind_name(n->augassign.target->kind));
+		if (!sema_lookup(s, n->augassign.target->loc, n->augassign.target->name.id, &cur) ||
+		    !sema_expr(s, n->augassign.value, &v) || !sema_binop(s, n->loc, n->augassign.op, cur, v, &v) ||
+		    !sanitize(s, n->loc, v, &v))
+			return false;
+		if (v.kind == SV_TENSOR)
+			name_value(s, v.id, n->augassign.target->name.id);
+		return assign(s, n->augassign.target, v);
+	}
+	case AST_IF: {
+		if (!sema_expr(s, n->if_.cond, &v))
+			return false;
+		if (v.kind == SV_TENSOR)
+			return runtime_if(s, n, v.id);
+		bool t;
+		if (!sema_truth(s, n->if_.cond->loc, v, &t))
+			return false;
+		return stmts(s, t ? &n->if_.body : &n->if_.orelse);
+	}
+	case AST_FOR:
+		return for_stmt(s, n);
+	case AST_WHILE:
+		return while_stmt(s, n);
+	case AST_RETURN:
+		if (s->scf)
+			return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED,
+					  "`return` inside a runtime `if`, `for` or `while` is not supported yet");
+		memset(&v, 0, sizeof v);
+		v.kind = SV_NONE;
+		if (n->unary.operand && (!sema_expr(s, n->unary.operand, &v) || !sanitize(s, n->loc, v, &v)))
+			return false;
+		s->ret = v;
+		s->returned = true;
+		return true;
+	case AST_PASS:
+		return true;
+	case AST_ASSERT:
+		if (!sema_expr(s, n->assert_.cond, &v))
+			return false;
+		if (v.kind != SV_TENSOR) { /* a constant assertion is checked now; device asserts need debug mode */
+			bool t;
+			if (!sema_truth(s, n->loc, v, &t))
+				return false;
+			if (!t)
+				return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "assertion failed at compile time");
+		}
+		return true;
+	default:
+		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "`%s` statements are not supported in kernels",
+				  ast_kind_name(n->kind));
+	}
+}
+
+static bool stmts(sema *s, const ast_list *l)
+{
+	for (int i = 0; i < l->n && !s->returned; i++)
+		if (!stmt(s, l->items[i]))
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw, const char *const *kwnames,
+		 const sv *kwargs, sv *out)
+{
+	if (s->depth >= 64)
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "helper calls nested more than 64 deep (recursion is not supported)");
+	if (ast_check_kernel(s->ctx, fn) != TILEC_OK) {
+		if (s->status == TILEC_OK)
+			s->status = TILEC_ERR_UNSUPPORTED;
+		return false;
+	}
+	sema_scope *sc = arena_alloc(s->a, sizeof *sc);
+	if (!sc)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	bool *given = arena_alloc(s->a, sizeof(bool) * (size_t)(fn->nparams + 1));
+	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(fn->nparams + 1));
+	if (!given || !vals)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	if (nargs > fn->nparams)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` takes %d arguments, got %d", fn->name, fn->nparams, nargs);
+	for (int i = 0; i < nargs; i++) {
+		vals[i] = args[i];
+		given[i] = true;
+	}
+	for (int k = 0; k < nkw; k++) {
+		int i = 0;
+		while (i < fn->nparams && strcmp(fn->params[i].name, kwnames[k]))
+			i++;
+		if (i == fn->nparams)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` has no parameter `%s`", fn->name, kwnames[k]);
+		if (given[i])
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` got two values for parameter `%s`", fn->name, kwnames[k]);
+		vals[i] = kwargs[k];
+		given[i] = true;
+	}
+	for (int i = 0; i < fn->nparams; i++) {
+		const ast_param *p = &fn->params[i];
+		if (!given[i]) {
+			if (!p->default_value)
+				return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` is missing argument `%s`", fn->name, p->name);
+			sema_scope empty = {0}, *saved = s->scope;
+			s->scope = &empty;
+			s->global_depth++;
+			bool ok = sema_expr(s, p->default_value, &vals[i]);
+			s->global_depth--;
+			s->scope = saved;
+			if (!ok)
+				return false;
+		}
+		if (p->is_constexpr && vals[i].kind == SV_TENSOR)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "argument `%s` of `%s` is a constexpr but got %s", p->name,
+					  fn->name, sema_sv_str(s, vals[i]));
+	}
+	sema_scope *saved_scope = s->scope;
+	int saved_scf = s->scf;
+	s->scope = sc;
+	for (int i = 0; i < fn->nparams; i++)
+		if (!var_set(s, fn->params[i].loc, fn->params[i].name, vals[i])) {
+			s->scope = saved_scope;
+			return false;
+		}
+	s->depth++;
+	s->scf = 0;
+	s->returned = false;
+	s->ret = (sv){.kind = SV_NONE};
+	bool ok = stmts(s, &fn->body);
+	s->depth--;
+	*out = s->returned ? s->ret : (sv){.kind = SV_NONE};
+	s->returned = false;
+	s->scf = saved_scf;
+	s->scope = saved_scope;
+	if (!ok)
+		diag_note(s->ctx, loc, "in the call of `%s` here", fn->name);
+	return ok;
+}
+
+/* ---------------------------------------------------------------- literals */
+
+bool sema_parse_dtype(const char *text, ir_type *out)
+{
+	size_t len = strlen(text);
+	bool ptr = len && text[0] == '*';
+	if (ptr)
+		text++;
+	static const char *const prefixes[] = {"triton.language.", "tl."};
+	for (size_t i = 0; i < 2; i++)
+		if (!strncmp(text, prefixes[i], strlen(prefixes[i])))
+			text += strlen(prefixes[i]);
+	ir_kind k;
+	if (!ir_kind_from_name(text, strlen(text), &k))
+		return false;
+	*out = ptr ? ir_ptr(k) : ir_scalar(k);
+	return true;
+}
+
+/* A Python literal as -D and signatures give them; false when it is not one. */
+static bool parse_literal(arena *a, const char *text, size_t len, sv *out)
+{
+	while (len && (*text == ' ' || *text == '\t'))
+		text++, len--;
+	while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
+		len--;
+	char *t = arena_strndup(a, text, len);
+	if (!t || !len)
+		return false;
+	memset(out, 0, sizeof *out);
+	if (!strcmp(t, "True") || !strcmp(t, "False")) {
+		out->kind = SV_BOOL;
+		out->i = t[0] == 'T';
+		return true;
+	}
+	if (!strcmp(t, "None")) {
+		out->kind = SV_NONE;
+		return true;
+	}
+	if (len >= 2 && (t[0] == '"' || t[0] == '\'') && t[len - 1] == t[0]) {
+		out->kind = SV_STR;
+		out->s = t + 1;
+		out->slen = len - 2;
+		t[len - 1] = 0;
+		return true;
+	}
+	char *end;
+	errno = 0;
+	long long i = strtoll(t, &end, 0);
+	if (*end == 0 && errno == 0 && (t[0] != '0' || len == 1 || t[1] == 'x' || t[1] == 'X' || t[1] == 'b' || t[1] == 'o')) {
+		out->kind = SV_INT;
+		out->i = i;
+		return true;
+	}
+	double f = strtod(t, &end);
+	if (*end == 0 && (t[0] == '-' || t[0] == '+' || t[0] == '.' || (t[0] >= '0' && t[0] <= '9'))) {
+		out->kind = SV_FLOAT;
+		out->f = f;
+		return true;
+	}
+	ir_type dt;
+	if (sema_parse_dtype(t, &dt)) {
+		out->kind = SV_DTYPE;
+		out->t = dt;
+		return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------- signature */
+
+typedef struct sig_entry {
+	const char *text;
+	bool is_type;
+	ir_type type;
+	bool div16, one;
+	sv value;
+} sig_entry;
+
+static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry **out, int *n)
+{
+	src_loc none = {0};
+	*n = 0;
+	*out = NULL;
+	if (!sig)
+		return true;
+	int cap = 1;
+	for (const char *p = sig; *p; p++)
+		cap += *p == ',';
+	sig_entry *e = arena_alloc(a, sizeof(sig_entry) * (size_t)cap);
+	if (!e)
+		return false;
+	const char *p = sig;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return true;
+	for (;;) {
+		const char *start = p;
+		char quote = 0;
+		while (*p && (quote || *p != ',')) {
+			if (quote && *p == quote)
+				quote = 0;
+			else if (!quote && (*p == '"' || *p == '\''))
+				quote = *p;
+			p++;
+		}
+		size_t len = (size_t)(p - start);
+		while (len && (*start == ' ' || *start == '\t'))
+			start++, len--;
+		while (len && (start[len - 1] == ' ' || start[len - 1] == '\t'))
+			len--;
+		sig_entry *x = &e[*n];
+		memset(x, 0, sizeof *x);
+		x->text = arena_strndup(a, start, len);
+		if (!x->text)
+			return false;
+		if (!parse_literal(a, start, len, &x->value) || x->value.kind == SV_DTYPE) {
+			char *t = arena_strdup(a, x->text), *colon = strchr(t, ':');
+			if (colon)
+				*colon = 0;
+			ir_type ty;
+			if ((t[0] == '*' || x->value.kind != SV_DTYPE || !strchr(t, '.')) && sema_parse_dtype(t, &ty)) {
+				x->is_type = true;
+				x->type = ty;
+				if (colon) {
+					if (!strcmp(colon + 1, "16"))
+						x->div16 = true;
+					else if (!strcmp(colon + 1, "1") && ty.kind != IR_PTR && ir_kind_is_int((ir_kind)ty.kind))
+						x->one = true;
+					else {
+						diag_error(ctx, none, "signature entry %d (`%s`): the hint must be :16%s", *n + 1, x->text,
+							   ty.kind == IR_PTR ? "" : " or :1");
+						return false;
+					}
+				}
+			} else if (x->value.kind != SV_DTYPE) {
+				diag_error(ctx, none, "signature entry %d (`%s`) is neither a type (such as *fp32, i32:16) nor a constexpr value",
+					   *n + 1, x->text);
+				return false;
+			}
+		}
+		(*n)++;
+		if (!*p)
+			break;
+		p++;
+	}
+	*out = e;
+	return true;
+}
+
+/* ---------------------------------------------------------------- module API */
+
+static tilec_status load_file(tilec_ctx *ctx, arena *a, const src_file *f, fe_module **out)
+{
+	fe_module *m = arena_alloc(a, sizeof *m);
+	if (!m)
+		return TILEC_ERR_NOMEM;
+	m->a = a;
+	m->file = f;
+	tilec_status st = parse_module(ctx, a, f, &m->ast);
+	if (st == TILEC_OK)
+		*out = m;
+	return st;
+}
+
+tilec_status fe_load(tilec_ctx *ctx, arena *a, const char *path, fe_module **out)
+{
+	src_file *f;
+	tilec_status st = src_read_file(ctx, a, path, &f);
+	return st == TILEC_OK ? load_file(ctx, a, f, out) : st;
+}
+
+tilec_status fe_load_text(tilec_ctx *ctx, arena *a, const char *path, const char *text, fe_module **out)
+{
+	src_file *f = arena_alloc(a, sizeof *f);
+	if (!f || !(f->path = arena_strdup(a, path)) || !(f->text = arena_strdup(a, text)))
+		return TILEC_ERR_NOMEM;
+	f->len = strlen(text);
+	return load_file(ctx, a, f, out);
+}
+
+int fe_kernel_count(const fe_module *m)
+{
+	return m->ast->nfuncs;
+}
+
+const char *fe_kernel_name(const fe_module *m, int i)
+{
+	return i >= 0 && i < m->ast->nfuncs ? m->ast->funcs[i]->name : NULL;
+}
+
+int fe_param_count(const fe_module *m, const char *kernel)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	return f ? f->nparams : -1;
+}
+
+const char *fe_param_name(const fe_module *m, const char *kernel, int i)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	return f && i >= 0 && i < f->nparams ? f->params[i].name : NULL;
+}
+
+bool fe_param_is_constexpr(const fe_module *m, const char *kernel, int i)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	return f && i >= 0 && i < f->nparams && f->params[i].is_constexpr;
+}
+
+static ast_node *autotune_configs(const fe_module *m, const char *kernel)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	if (!f || !f->autotune)
+		return NULL;
+	ast_node *c = ast_call_kwarg(f->autotune, "configs");
+	if (!c && f->autotune->call.args.n)
+		c = f->autotune->call.args.items[0];
+	return c && (c->kind == AST_LIST || c->kind == AST_TUPLE) ? c : NULL;
+}
+
+int fe_config_count(const fe_module *m, const char *kernel)
+{
+	ast_node *c = autotune_configs(m, kernel);
+	return c ? c->seq.items.n : 0;
+}
+
+static void sema_init(sema *s, tilec_ctx *ctx, arena *a, const fe_module *m, sema_scope *scope)
+{
+	memset(s, 0, sizeof *s);
+	s->ctx = ctx;
+	s->a = a;
+	s->m = m;
+	memset(scope, 0, sizeof *scope);
+	s->scope = scope;
+}
+
+/* A constexpr value as the Python literal fe_define holds. */
+static const char *literal_text(arena *a, sv v)
+{
+	switch (v.kind) {
+	case SV_NONE: return "None";
+	case SV_BOOL: return v.i ? "True" : "False";
+	case SV_INT: return arena_printf(a, "%lld", (long long)v.i);
+	case SV_FLOAT: return arena_printf(a, "%.17g", v.f);
+	case SV_STR: return arena_printf(a, "\"%.*s\"", (int)v.slen, v.s);
+	case SV_DTYPE: return arena_printf(a, "%s%s", v.t.kind == IR_PTR ? "*" : "",
+					   ir_kind_name((ir_kind)(v.t.kind == IR_PTR ? v.t.pointee : v.t.kind)));
+	default: return NULL;
+	}
+}
+
+static bool const_expr(sema *s, ast_node *n, sv *out)
+{
+	s->global_depth++;
+	bool ok = sema_expr(s, n, out);
+	s->global_depth--;
+	return ok;
+}
+
+tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kernel, int i, fe_spec *spec)
+{
+	ast_node *list = autotune_configs(m, kernel);
+	src_loc none = {0};
+	if (!list || i < 0 || i >= list->seq.items.n) {
+		diag_error(ctx, none, "kernel `%s` has no autotune config %d", kernel, i);
+		return TILEC_ERR_INVALID;
+	}
+	sema s;
+	sema_scope scope;
+	sema_init(&s, ctx, m->a, m, &scope);
+	ast_node *cfg = list->seq.items.items[i];
+	ast_node *dict = NULL;
+	if (cfg->kind == AST_CALL)
+		dict = cfg->call.args.n ? cfg->call.args.items[0] : ast_call_kwarg(cfg, "kwargs");
+	if (!dict || dict->kind != AST_DICT) {
+		sema_error(&s, cfg->loc, TILEC_ERR_UNSUPPORTED, "autotune config %d is not a literal triton.Config({...}, ...)", i);
+		return s.status;
+	}
+	int n = dict->dict.keys.n;
+	fe_define *d = arena_alloc(m->a, sizeof(fe_define) * (size_t)(n + 1));
+	if (!d)
+		return TILEC_ERR_NOMEM;
+	for (int k = 0; k < n; k++) {
+		sv key, val;
+		ast_node *kn = dict->dict.keys.items[k];
+		if (!kn) {
+			sema_error(&s, cfg->loc, TILEC_ERR_UNSUPPORTED, "`**` in an autotune config is not supported");
+			return s.status;
+		}
+		if (!const_expr(&s, kn, &key) || !const_expr(&s, dict->dict.values.items[k], &val))
+			return s.status;
+		if (key.kind != SV_STR || !(d[k].value = literal_text(m->a, val))) {
+			sema_error(&s, kn->loc, TILEC_ERR_SEMANTIC, "autotune config keys must be strings and values constexprs");
+			return s.status;
+		}
+		d[k].name = arena_strndup(m->a, key.s, key.slen);
+	}
+	spec->defines = d;
+	spec->ndefines = n;
+	static const char *const opts[2] = {"num_warps", "num_stages"};
+	int *dst[2] = {&spec->num_warps, &spec->num_stages};
+	for (int k = 0; k < 2; k++) {
+		ast_node *v = ast_call_kwarg(cfg, opts[k]);
+		sv x;
+		*dst[k] = 0;
+		if (!v)
+			continue;
+		if (!const_expr(&s, v, &x))
+			return s.status;
+		if (x.kind != SV_INT || x.i <= 0 || x.i > 64) {
+			sema_error(&s, v->loc, TILEC_ERR_SEMANTIC, "%s must be a positive int", opts[k]);
+			return s.status;
+		}
+		*dst[k] = (int)x.i;
+	}
+	return TILEC_OK;
+}
+
+/* ---------------------------------------------------------------- specialization */
+
+/* Applies @triton.heuristics: each entry computes a constexpr parameter
+ * not given explicitly, from the values known at compile time. */
+static bool heuristics(sema *s, const ast_func *fn, sv *vals, const bool *explicit_)
+{
+	if (!fn->heuristics)
+		return true;
+	ast_node *d = fn->heuristics->call.args.n ? fn->heuristics->call.args.items[0] : ast_call_kwarg(fn->heuristics, "values");
+	if (!d || d->kind != AST_DICT)
+		return sema_error(s, fn->heuristics->loc, TILEC_ERR_UNSUPPORTED, "@triton.heuristics needs a literal dict of lambdas");
+	const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)(fn->nparams + 1));
+	if (!names)
+		return sema_error(s, fn->loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < fn->nparams; i++)
+		names[i] = fn->params[i].name;
+	s->args_names = names;
+	s->args_vals = vals;
+	s->nargs_vals = fn->nparams;
+	for (int k = 0; k < d->dict.keys.n; k++) {
+		ast_node *kn = d->dict.keys.items[k], *lam = d->dict.values.items[k];
+		sv key;
+		if (!kn || !const_expr(s, kn, &key))
+			return false;
+		int p = 0;
+		while (key.kind == SV_STR && p < fn->nparams &&
+		       (strlen(fn->params[p].name) != key.slen || memcmp(fn->params[p].name, key.s, key.slen)))
+			p++;
+		if (key.kind != SV_STR || p == fn->nparams || !fn->params[p].is_constexpr)
+			return sema_error(s, kn->loc, TILEC_ERR_SEMANTIC, "heuristic key %s is not a constexpr parameter of `%s`",
+					  sema_sv_str(s, key), fn->name);
+		if (explicit_[p])
+			continue;
+		if (lam->kind != AST_LAMBDA || lam->lambda.nparams != 1)
+			return sema_error(s, lam->loc, TILEC_ERR_UNSUPPORTED, "a heuristic must be a lambda of one argument");
+		sema_scope sc = {0}, *saved = s->scope;
+		s->scope = &sc;
+		bool ok = var_set(s, lam->loc, lam->lambda.params[0].name, (sv){.kind = SV_ARGS}) &&
+			  const_expr(s, lam->lambda.body, &vals[p]);
+		s->scope = saved;
+		if (!ok)
+			return sema_error(s, lam->loc, s->status ? s->status : TILEC_ERR_UNSUPPORTED,
+					  "cannot evaluate the heuristic for `%s` at compile time", fn->params[p].name);
+	}
+	s->args_vals = NULL;
+	s->nargs_vals = 0;
+	return true;
+}
+
+static bool constexpr_record(sema *s, ir_constexpr *c, const char *name, sv v)
+{
+	memset(c, 0, sizeof *c);
+	c->name = name;
+	switch (v.kind) {
+	case SV_INT: c->kind = IR_CONSTEXPR_INT; c->ival = v.i; return true;
+	case SV_BOOL: c->kind = IR_CONSTEXPR_BOOL; c->ival = v.i; return true;
+	case SV_FLOAT: c->kind = IR_CONSTEXPR_FLOAT; c->fval = v.f; return true;
+	case SV_STR:
+		c->kind = IR_CONSTEXPR_STRING;
+		c->sval = arena_strndup(s->a, v.s, v.slen);
+		return c->sval != NULL;
+	case SV_DTYPE: c->kind = IR_CONSTEXPR_DTYPE; c->ival = v.t.kind == IR_PTR ? v.t.pointee : v.t.kind; return true;
+	default: return false;
+	}
+}
+
+static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
+{
+	src_loc none = {0};
+	ast_func *fn = ast_find_func(s->m->ast, spec->kernel ? spec->kernel : "");
+	if (!fn)
+		return sema_error(s, none, TILEC_ERR_INVALID, "no @triton.jit function `%s` in %s", spec->kernel ? spec->kernel : "",
+				  s->m->file->path);
+	if (ast_check_kernel(s->ctx, fn) != TILEC_OK) {
+		s->status = TILEC_ERR_UNSUPPORTED;
+		return false;
+	}
+	sig_entry *sig;
+	int nsig;
+	if (!parse_signature(s->ctx, s->a, spec->signature, &sig, &nsig)) {
+		s->status = TILEC_ERR_INVALID;
+		return false;
+	}
+	int np = fn->nparams;
+	if (nsig > np)
+		return sema_error(s, fn->loc, TILEC_ERR_INVALID, "the signature has %d entries but `%s` has %d parameters", nsig,
+				  fn->name, np);
+	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(np + 1));
+	bool *expl = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
+	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)(np + 1));
+	if (!vals || !expl || !params)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+	for (int d = 0; d < spec->ndefines; d++) {
+		const fe_define *def = &spec->defines[d];
+		int i = 0;
+		while (i < np && strcmp(fn->params[i].name, def->name))
+			i++;
+		if (i == np || !fn->params[i].is_constexpr)
+			return sema_error(s, fn->loc, TILEC_ERR_INVALID, "-D %s: `%s` has no constexpr parameter `%s`", def->name,
+					  fn->name, def->name);
+		if (!def->value || !parse_literal(s->a, def->value, strlen(def->value), &vals[i]))
+			return sema_error(s, none, TILEC_ERR_INVALID, "-D %s=%s: the value is not a Python literal", def->name,
+					  def->value ? def->value : "");
+		expl[i] = true;
+	}
+	int nrt = 0;
+	for (int i = 0; i < np; i++) {
+		const ast_param *p = &fn->params[i];
+		sig_entry *e = i < nsig ? &sig[i] : NULL;
+		if (p->kind != AST_PARAM_NORMAL && p->kind != AST_PARAM_KWONLY)
+			return sema_error(s, p->loc, TILEC_ERR_UNSUPPORTED, "*args and **kwargs kernel parameters are not supported");
+		if (p->is_constexpr) {
+			if (e && e->is_type)
+				return sema_error(s, p->loc, TILEC_ERR_INVALID,
+						  "signature entry %d (`%s`) gives a type, but parameter `%s` is a constexpr: give its value",
+						  i + 1, e->text, p->name);
+			if (expl[i])
+				continue;
+			if (e) {
+				vals[i] = e->value;
+				expl[i] = true;
+			}
+			continue;
+		}
+		if (!e)
+			return sema_error(s, p->loc, TILEC_ERR_INVALID, "the signature gives no type for parameter `%s`", p->name);
+		if (!e->is_type)
+			return sema_error(s, p->loc, TILEC_ERR_INVALID,
+					  "signature entry %d (`%s`) is a value, but parameter `%s` is not a constexpr: give its type (such as i32)",
+					  i + 1, e->text, p->name);
+		ir_param *ip = &params[nrt++];
+		ip->name = p->name;
+		ip->type = e->type;
+		ip->div16 = e->div16;
+		ip->equal_one = e->one;
+		vals[i] = (sv){.kind = SV_UNDEF};
+	}
+	/* defaults, then heuristics, of the constexprs not given */
+	for (int i = 0; i < np; i++) {
+		const ast_param *p = &fn->params[i];
+		if (p->is_constexpr && !expl[i] && p->default_value && !const_expr(s, p->default_value, &vals[i]))
+			return false;
+	}
+	bool *known = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
+	if (!known)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < np; i++)
+		known[i] = expl[i] || !fn->params[i].is_constexpr;
+	if (!heuristics(s, fn, vals, known))
+		return false;
+	int nce = 0;
+	for (int i = 0; i < np; i++) {
+		const ast_param *p = &fn->params[i];
+		if (p->is_constexpr && !expl[i] && !p->default_value && vals[i].kind == SV_UNDEF)
+			return sema_error(s, p->loc, TILEC_ERR_INVALID,
+					  "no value for constexpr parameter `%s`: give it in the signature or with -D %s=VALUE", p->name,
+					  p->name);
+		nce += p->is_constexpr;
+	}
+	ir_func *f = ir_func_new(s->a, fn->name, nrt, params);
+	if (!f)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+	f->loc = fn->loc;
+	if (spec->num_warps)
+		f->num_warps = spec->num_warps;
+	if (spec->num_stages)
+		f->num_stages = spec->num_stages;
+	f->constexprs = arena_alloc(s->a, sizeof(ir_constexpr) * (size_t)(nce + 1));
+	if (!f->constexprs)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+	s->f = f;
+	s->cur = &f->body;
+	for (int i = 0, r = 0; i < np; i++) {
+		const ast_param *p = &fn->params[i];
+		sv v = vals[i];
+		if (p->is_constexpr) {
+			if (constexpr_record(s, &f->constexprs[f->nconstexprs], p->name, v))
+				f->nconstexprs++;
+		} else {
+			/* an int equal to 1 is specialized into the constexpr 1, as Triton does */
+			v = params[r].equal_one ? (sv){.kind = SV_INT, .i = 1} : sema_tensor(r);
+			r++;
+		}
+		if (!var_set(s, p->loc, p->name, v))
+			return false;
+	}
+	s->depth = 1;
+	if (!stmts(s, &fn->body))
+		return false;
+	if (s->returned && s->ret.kind != SV_NONE)
+		return sema_error(s, fn->loc, TILEC_ERR_SEMANTIC, "a kernel cannot return a value");
+	*out = f;
+	return true;
+}
+
+tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const fe_spec *spec, ir_func **out)
+{
+	sema s;
+	sema_scope scope;
+	sema_init(&s, ctx, a, m, &scope);
+	if (!specialize(&s, spec, out))
+		return s.status != TILEC_OK ? s.status : TILEC_ERR_SEMANTIC;
+	return TILEC_OK;
+}
