@@ -1,0 +1,30 @@
+/* fake_cuda.h - what the loader's fake-driver test and the fake driver
+ * (fake_cuda.c) share: limits, the launch record and the control functions
+ * the test looks up with dlsym. */
+#ifndef FAKE_CUDA_H
+#define FAKE_CUDA_H
+
+#define FAKE_MAX_DEVICES 4
+#define FAKE_SMEM_OPTIN 232448 /* an H100's opt-in shared memory per block */
+#define FAKE_SHARED_STATIC 1024
+
+typedef struct fake_launch {
+	char symbol[64], image[128];
+	unsigned int grid[3], block[3], cluster[3], shared;
+	void *stream, *ctx;
+	int ex;     /* through cuLaunchKernelEx */
+	int count;  /* launches recorded since the last reset of this record */
+	unsigned long long params[16]; /* values, by the sizes given with fake_cuda_param_sizes */
+} fake_launch;
+
+typedef void (*fake_cuda_reset_fn)(void);
+typedef int (*fake_cuda_calls_fn)(const char *name);
+typedef void (*fake_cuda_fail_fn)(const char *name, int result);
+typedef void (*fake_cuda_set_devices_fn)(int n, const int *cc);
+typedef void *(*fake_cuda_ctx_create_fn)(int device);
+typedef int (*fake_cuda_live_modules_fn)(void);
+typedef int (*fake_cuda_primary_refs_fn)(int device);
+typedef void (*fake_cuda_param_sizes_fn)(int n, const int *sizes);
+typedef void (*fake_cuda_last_launch_fn)(fake_launch *out);
+
+#endif

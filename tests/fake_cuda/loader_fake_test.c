@@ -1,0 +1,566 @@
+/* loader_fake_test.c - tile.h against the fake driver (fake_cuda.c).
+ *
+ * Built and run by tests/test_loader_fake.sh, once per mode:
+ *   main      bookkeeping: lazy load once per context under 32 racing
+ *             threads, cached handles, image choice per device, PTX JIT
+ *             and its log, threads without a context, variant selection,
+ *             hidden parameters, clusters, the shared-memory opt-in, every
+ *             driver failure as a status, unload of everything
+ *   nodriver  the library does not exist: TILE_ERROR_NO_DRIVER
+ *   nosym     the library lacks cuLaunchKernelEx: TILE_ERROR_DRIVER_SYMBOL
+ *   noinit    cuInit fails: TILE_ERROR_CUDA naming cuInit
+ * TILE_FAKE_CUDA names the library tile.h opens (through TILE_LIBCUDA_NAME)
+ * and the test opens too, to reach the fake's control functions. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+static const char *fake_library(void)
+{
+	const char *p = getenv("TILE_FAKE_CUDA");
+	return p ? p : "libfakecuda.so";
+}
+
+#define TILE_LIBCUDA_NAME fake_library()
+#define TILE_IMPLEMENTATION
+#include "tile.h"
+
+#include "check.h"
+#include "fake_cuda/blob_builder.h"
+#include "fake_cuda/fake_cuda.h"
+
+static fake_cuda_reset_fn fake_reset;
+static fake_cuda_calls_fn fake_calls;
+static fake_cuda_fail_fn fake_fail;
+static fake_cuda_set_devices_fn fake_set_devices;
+static fake_cuda_ctx_create_fn fake_ctx_create;
+static fake_cuda_live_modules_fn fake_live_modules;
+static fake_cuda_primary_refs_fn fake_primary_refs;
+static fake_cuda_param_sizes_fn fake_param_sizes;
+static fake_cuda_last_launch_fn fake_last_launch;
+
+/* The driver's own entry points, to set contexts as an application would. */
+static int (*drv_ctx_set_current)(void *);
+static int (*drv_ctx_get_current)(void **);
+
+static void *lookup(void *lib, const char *name)
+{
+	void *p = dlsym(lib, name);
+	if (!p) {
+		fprintf(stderr, "fake driver lacks %s\n", name);
+		exit(1);
+	}
+	return p;
+}
+
+#define LOOKUP(var, name) do { void *p_ = lookup(lib, name); memcpy(&var, &p_, sizeof p_); } while (0)
+
+static void open_fake(void)
+{
+	void *lib = dlopen(fake_library(), RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "cannot open %s: %s\n", fake_library(), dlerror());
+		exit(1);
+	}
+	LOOKUP(fake_reset, "fake_cuda_reset");
+	LOOKUP(fake_calls, "fake_cuda_calls");
+	LOOKUP(fake_fail, "fake_cuda_fail");
+	LOOKUP(fake_set_devices, "fake_cuda_set_devices");
+	LOOKUP(fake_ctx_create, "fake_cuda_ctx_create");
+	LOOKUP(fake_live_modules, "fake_cuda_live_modules");
+	LOOKUP(fake_primary_refs, "fake_cuda_primary_refs");
+	LOOKUP(fake_param_sizes, "fake_cuda_param_sizes");
+	LOOKUP(fake_last_launch, "fake_cuda_last_launch");
+	LOOKUP(drv_ctx_set_current, "cuCtxSetCurrent");
+	LOOKUP(drv_ctx_get_current, "cuCtxGetCurrent");
+}
+
+static const char cubin80[] = "FAKE cubin sm_80: add_div16 add_generic big";
+static const char cubin90[] = "FAKE cubin sm_90: add_div16 add_generic big";
+static const char ptx80[] = "// FAKE ptx compute_80: add_div16 add_generic big";
+static const char ptx_bad[] = "// FAKE ptx compute_80: JITFAIL add_div16 add_generic big";
+
+/* cdiv(n, BLOCK) */
+static const uint8_t grid_cdiv[] = {1, 0x01, 3, 0x03, 0, 0x14};
+
+/* add(x, y, out, n, hidden scratch): add_div16 (BLOCK 1024) and
+ * add_generic (BLOCK 256); big(p): 100000 bytes of dynamic shared memory,
+ * cluster 2x1x1, caller-given grid. Images as given. */
+static size_t make_blob(uint8_t **out, int n_images, const tb_image *images)
+{
+	tb_blob d;
+	tb_kernel *k;
+	int i;
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 2;
+	k = &d.kernels[0];
+	k->name = "add";
+	k->n_params = 5;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"y", 0, 8, 12, 0};
+	k->params[2] = (tb_param){"out", 0, 8, 12, 0};
+	k->params[3] = (tb_param){"n", 1, 4, 4, 0};
+	k->params[4] = (tb_param){"scratch", 0, 8, 2, 1};
+	k->n_variants = 2;
+	k->variants[0].symbol = "add_div16";
+	k->variants[0].num_warps = 4;
+	k->variants[0].div16 = 0xf;
+	k->variants[0].grid = grid_cdiv;
+	k->variants[0].grid_size = sizeof grid_cdiv;
+	k->variants[0].n_constexprs = 1;
+	k->variants[0].cx[0] = (tb_constexpr){"BLOCK", 0, 1024, NULL};
+	k->variants[1].symbol = "add_generic";
+	k->variants[1].num_warps = 8;
+	k->variants[1].grid = grid_cdiv;
+	k->variants[1].grid_size = sizeof grid_cdiv;
+	k->variants[1].n_constexprs = 1;
+	k->variants[1].cx[0] = (tb_constexpr){"BLOCK", 0, 256, NULL};
+	k = &d.kernels[1];
+	k->name = "big";
+	k->n_params = 1;
+	k->params[0] = (tb_param){"p", 0, 8, 12, 0};
+	k->n_variants = 1;
+	k->variants[0].symbol = "big";
+	k->variants[0].num_warps = 2;
+	k->variants[0].shared_dynamic = 100000;
+	k->variants[0].cluster[0] = 2;
+	k->variants[0].cluster[1] = 1;
+	k->variants[0].cluster[2] = 1;
+	d.n_groups = 1;
+	d.n_images = n_images;
+	for (i = 0; i < n_images; i++)
+		d.images[i] = images[i];
+	return tb_build(&d, out);
+}
+
+static uint8_t *blob;
+static size_t blob_size;
+
+static tile_module *create(void)
+{
+	tile_module *m = NULL;
+	CHECK_EQ_INT(tile_module_create(blob, blob_size, &m), TILE_SUCCESS);
+	return m;
+}
+
+/* Launch arguments of add. */
+typedef struct add_args {
+	tile_deviceptr x, y, out;
+	int32_t n;
+	void *args[4];
+} add_args;
+
+static void add_args_init(add_args *a, tile_deviceptr x, int32_t n)
+{
+	a->x = x;
+	a->y = 0x20000;
+	a->out = 0x30000;
+	a->n = n;
+	a->args[0] = &a->x;
+	a->args[1] = &a->y;
+	a->args[2] = &a->out;
+	a->args[3] = &a->n;
+}
+
+static tile_status launch_add(tile_module *m, tile_deviceptr x, int32_t n)
+{
+	add_args a;
+	add_args_init(&a, x, n);
+	return tile_launch(m, 0, NULL, (tile_stream)0x77, a.args, 4);
+}
+
+static void set_current(void *ctx) { drv_ctx_set_current(ctx); }
+
+static void *get_current(void)
+{
+	void *ctx = NULL;
+	drv_ctx_get_current(&ctx);
+	return ctx;
+}
+
+static void test_first_launch_without_context(void)
+{
+	static const int sizes[5] = {8, 8, 8, 4, 8};
+	tile_module *m = create();
+	fake_launch l;
+	if (!m)
+		return;
+	/* parameter values are recorded for the add kernel's launches only */
+	fake_param_sizes(5, sizes);
+	CHECK(get_current() == NULL);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK(get_current() != NULL);
+	CHECK_EQ_INT(fake_primary_refs(0), 1);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 1);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "add_div16") == 0);
+	CHECK_STR_CONTAINS(l.image, "sm_90");
+	CHECK(l.grid[0] == 4 && l.grid[1] == 1 && l.grid[2] == 1);
+	CHECK(l.block[0] == 128 && l.block[1] == 1 && l.block[2] == 1);
+	CHECK(l.stream == (void *)0x77 && !l.ex && l.shared == 0);
+	CHECK(l.params[0] == 0x10000 && l.params[1] == 0x20000 && l.params[2] == 0x30000);
+	CHECK(l.params[3] == 4096 && l.params[4] == 0);
+	fake_param_sizes(0, sizes);
+	/* misaligned x: the generic variant, BLOCK 256, 8 warps */
+	CHECK_EQ_INT(launch_add(m, 0x10004, 4097), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "add_generic") == 0 && l.grid[0] == 17 && l.block[0] == 256);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 1);
+	CHECK_EQ_INT(fake_calls("cuModuleGetFunction"), 2);
+	/* cached: no driver call but the context query and the launch */
+	fake_reset();
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10004, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuCtxGetCurrent"), 2);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), 2);
+	CHECK_EQ_INT(fake_calls("cuModuleGetFunction") + fake_calls("cuModuleLoadData") + fake_calls("cuCtxGetDevice"), 0);
+	/* an empty grid reaches no driver call at all */
+	CHECK_EQ_INT(launch_add(m, 0x10000, 0), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuCtxGetCurrent") + fake_calls("cuLaunchKernel"), 4);
+	/* destroy: unloads in the primary context, releases it, restores the current one */
+	set_current(NULL);
+	tile_module_destroy(m);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	CHECK_EQ_INT(fake_primary_refs(0), 0);
+	CHECK(get_current() == NULL);
+	CHECK_EQ_INT(fake_calls("cuModuleUnload"), 1);
+}
+
+static tile_module *race_module;
+static void *race_ctx;
+static pthread_barrier_t race_barrier;
+static int race_failures;
+
+static void *race_thread(void *arg)
+{
+	size_t i = (size_t)arg;
+	set_current(race_ctx);
+	pthread_barrier_wait(&race_barrier);
+	if (launch_add(race_module, i % 2 ? 0x10004 : 0x10000, 4096) != TILE_SUCCESS)
+		__atomic_add_fetch(&race_failures, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void test_threads_and_contexts(void)
+{
+	pthread_t t[32];
+	size_t i;
+	void *ctx2;
+	fake_launch l;
+	race_module = create();
+	if (!race_module)
+		return;
+	fake_reset();
+	race_ctx = fake_ctx_create(1); /* sm_80 device */
+	pthread_barrier_init(&race_barrier, NULL, 32);
+	for (i = 0; i < 32; i++)
+		pthread_create(&t[i], NULL, race_thread, (void *)i);
+	for (i = 0; i < 32; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&race_barrier);
+	CHECK_EQ_INT(race_failures, 0);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 1);
+	CHECK_EQ_INT(fake_calls("cuModuleGetFunction"), 2);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), 32);
+	fake_last_launch(&l);
+	CHECK_STR_CONTAINS(l.image, "sm_80");
+	CHECK(l.ctx == race_ctx);
+	/* a second context on another device: a second load, of its own image */
+	ctx2 = fake_ctx_create(3); /* sm_86: the sm_80 cubin is compatible */
+	set_current(ctx2);
+	CHECK_EQ_INT(launch_add(race_module, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 2);
+	fake_last_launch(&l);
+	CHECK(l.ctx == ctx2);
+	CHECK_STR_CONTAINS(l.image, "sm_80");
+	/* tile_module_load on a third context loads and looks up everything now */
+	set_current(fake_ctx_create(0));
+	CHECK_EQ_INT(tile_module_load(race_module), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 3);
+	CHECK_EQ_INT(fake_calls("cuModuleGetFunction"), 2 + 1 + 3);
+	CHECK_EQ_INT(fake_live_modules(), 3);
+	/* destroy unloads each module in its own context and restores ours */
+	set_current(ctx2);
+	tile_module_destroy(race_module);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	CHECK_EQ_INT(fake_calls("cuModuleUnload"), 3);
+	CHECK(get_current() == ctx2);
+	set_current(NULL);
+}
+
+static void *no_context_thread(void *arg)
+{
+	tile_module *m = (tile_module *)arg;
+	CHECK(get_current() == NULL);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_SUCCESS);
+	return NULL;
+}
+
+static void test_thread_without_context(void)
+{
+	tile_module *m = create();
+	pthread_t t;
+	fake_launch l;
+	if (!m)
+		return;
+	pthread_create(&t, NULL, no_context_thread, m);
+	pthread_join(t, NULL);
+	pthread_create(&t, NULL, no_context_thread, m);
+	pthread_join(t, NULL);
+	CHECK_EQ_INT(fake_primary_refs(0), 1);
+	fake_last_launch(&l);
+	CHECK(l.grid[0] == 1);
+	tile_module_destroy(m);
+	CHECK_EQ_INT(fake_primary_refs(0), 0);
+}
+
+static void test_cluster_and_shared(void)
+{
+	tile_module *m = create();
+	tile_deviceptr p = 0x40000;
+	void *args[1];
+	uint32_t grid[3] = {3, 2, 1};
+	fake_launch l;
+	if (!m)
+		return;
+	args[0] = &p;
+	set_current(fake_ctx_create(0));
+	fake_reset();
+	CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, args, 1), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(l.ex && strcmp(l.symbol, "big") == 0);
+	CHECK(l.grid[0] == 6 && l.grid[1] == 2 && l.grid[2] == 1);
+	CHECK(l.cluster[0] == 2 && l.cluster[1] == 1 && l.cluster[2] == 1);
+	CHECK(l.block[0] == 64 && l.shared == 100000);
+	CHECK_EQ_INT(fake_calls("cuFuncSetAttribute"), 1);
+	CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, args, 1), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuFuncSetAttribute"), 1);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernelEx"), 2);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), 0);
+	/* the grid times the cluster must stay inside the limits */
+	grid[0] = 1u << 30;
+	CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, args, 1), TILE_ERROR_GRID);
+	tile_module_destroy(m);
+	set_current(NULL);
+}
+
+/* Image choice: exact cubin, compatible cubin, PTX, none. */
+static void test_images(void)
+{
+	static const tb_image ptx_only[] = {{0, 1, 80, 0, ptx80, sizeof ptx80, 1}};
+	static const tb_image ptx_fail[] = {{0, 1, 80, 0, ptx_bad, sizeof ptx_bad, 1}};
+	static const tb_image arch_a[] = {{0, 0, 90, 1, cubin90, sizeof cubin90, 1}};
+	static const tb_image no_nul[] = {{0, 1, 80, 0, ptx80, sizeof ptx80 - 1, 0}};
+	uint8_t *b;
+	size_t n;
+	tile_module *m = NULL;
+	fake_launch l;
+	void *ctx75 = fake_ctx_create(2), *ctx90 = fake_ctx_create(0), *ctx86 = fake_ctx_create(3);
+
+	/* sm_75: no cubin, PTX compute_80 too new */
+	set_current(ctx75);
+	m = create();
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_ERROR_NO_IMAGE);
+	CHECK_STR_CONTAINS(tile_last_error(), "no image for the device (sm_75)");
+	CHECK_STR_CONTAINS(tile_last_error(), "cubin sm_80, cubin sm_90, PTX compute_80");
+	tile_module_destroy(m);
+
+	/* PTX only: JIT through cuModuleLoadDataEx on sm_86 and sm_90 */
+	n = make_blob(&b, 1, ptx_only);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	fake_reset();
+	set_current(ctx86);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_SUCCESS);
+	set_current(ctx90);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadDataEx"), 2);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 0);
+	fake_last_launch(&l);
+	CHECK_STR_CONTAINS(l.image, "FAKE ptx");
+	set_current(ctx75);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_ERROR_NO_IMAGE);
+	CHECK_STR_CONTAINS(tile_last_error(), "the blob has PTX compute_80");
+	tile_module_destroy(m);
+	free(b);
+
+	/* the JIT fails: its log is in the detail */
+	n = make_blob(&b, 1, ptx_fail);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	set_current(ctx90);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_ERROR_JIT);
+	CHECK_STR_CONTAINS(tile_last_error(), "cuModuleLoadDataEx (PTX compute_80 for sm_90): CUDA_ERROR_INVALID_PTX: ptxas fatal: fake JIT error in line 3");
+	tile_module_destroy(m);
+	free(b);
+
+	/* sm_90a: on 9.0 only */
+	n = make_blob(&b, 1, arch_a);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	set_current(ctx90);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_SUCCESS);
+	set_current(ctx86);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_ERROR_NO_IMAGE);
+	CHECK_STR_CONTAINS(tile_last_error(), "cubin sm_90a");
+	tile_module_destroy(m);
+	free(b);
+
+	/* a PTX image without its NUL */
+	n = make_blob(&b, 1, no_nul);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_ERROR_BAD_BLOB);
+	CHECK_STR_CONTAINS(tile_last_error(), "image 0: PTX text is not NUL-terminated");
+	tile_module_destroy(m);
+	free(b);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	set_current(NULL);
+}
+
+/* Each driver call made on the way to a launch, failing: the status and
+ * the detail name the call and the CUDA error; once the failure is gone,
+ * the same module works (nothing was left half-done). */
+static void test_driver_failures(void)
+{
+	static const struct {
+		const char *call;
+		int kernel; /* 0 add, 1 big */
+		int no_context;
+		tile_status status;
+	} cases[] = {
+		{"cuCtxGetCurrent", 0, 0, TILE_ERROR_CUDA},
+		{"cuDeviceGet", 0, 1, TILE_ERROR_CUDA},
+		{"cuDevicePrimaryCtxRetain", 0, 1, TILE_ERROR_CUDA},
+		{"cuCtxSetCurrent", 0, 1, TILE_ERROR_CUDA},
+		{"cuCtxGetDevice", 0, 0, TILE_ERROR_CUDA},
+		{"cuDeviceGetAttribute", 0, 0, TILE_ERROR_CUDA},
+		{"cuModuleLoadData", 0, 0, TILE_ERROR_CUDA},
+		{"cuModuleGetFunction", 0, 0, TILE_ERROR_CUDA},
+		{"cuLaunchKernel", 0, 0, TILE_ERROR_CUDA},
+		{"cuFuncGetAttribute", 1, 0, TILE_ERROR_CUDA},
+		{"cuFuncSetAttribute", 1, 0, TILE_ERROR_CUDA},
+		{"cuLaunchKernelEx", 1, 0, TILE_ERROR_CUDA},
+	};
+	size_t i;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tile_module *m = create();
+		tile_deviceptr p = 0x40000;
+		uint32_t grid[3] = {1, 1, 1};
+		void *big_args[1];
+		add_args a;
+		char want[128];
+		big_args[0] = &p;
+		add_args_init(&a, 0x10000, 4096);
+		set_current(cases[i].no_context ? NULL : fake_ctx_create(0));
+		fake_fail(cases[i].call, 719);
+		if (cases[i].kernel == 0)
+			CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, a.args, 4), cases[i].status);
+		else
+			CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, big_args, 1), cases[i].status);
+		snprintf(want, sizeof want, "%s", cases[i].call);
+		CHECK(strncmp(tile_last_error(), want, strlen(want)) == 0);
+		CHECK_STR_CONTAINS(tile_last_error(), ": CUDA_ERROR_LAUNCH_FAILED (719)");
+		fake_fail(cases[i].call, 0);
+		if (cases[i].kernel == 0)
+			CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, a.args, 4), TILE_SUCCESS);
+		else
+			CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, big_args, 1), TILE_SUCCESS);
+		tile_module_destroy(m);
+		CHECK_EQ_INT(fake_live_modules(), 0);
+		CHECK_EQ_INT(fake_primary_refs(0), 0);
+	}
+	/* an error the driver has no name for */
+	{
+		tile_module *m = create();
+		set_current(fake_ctx_create(0));
+		fake_fail("cuModuleLoadData", 12345);
+		CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_ERROR_CUDA);
+		CHECK_STR_CONTAINS(tile_last_error(), "cuModuleLoadData (cubin sm_90): unknown CUDA error (12345)");
+		fake_fail("cuModuleLoadData", 0);
+		tile_module_destroy(m);
+	}
+	/* the detail is per thread: another thread's failure leaves ours alone */
+	CHECK_STR_CONTAINS(tile_last_error(), "unknown CUDA error (12345)");
+	set_current(NULL);
+}
+
+static void *other_thread_error(void *arg)
+{
+	(void)arg;
+	CHECK(tile_last_error()[0] == 0);
+	CHECK_EQ_INT(tile_launch(NULL, 0, NULL, NULL, NULL, 0), TILE_ERROR_INVALID_ARGUMENT);
+	return NULL;
+}
+
+static void test_error_per_thread(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, other_thread_error, NULL);
+	pthread_join(t, NULL);
+	CHECK_STR_CONTAINS(tile_last_error(), "unknown CUDA error (12345)");
+}
+
+static void test_lazy_module(void)
+{
+	static tile_lazy_module lazy;
+	tile_module *m = NULL, *m2 = NULL;
+	CHECK_EQ_INT(tile_lazy_get(&lazy, blob, blob_size, &m), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_lazy_get(&lazy, blob, blob_size, &m2), TILE_SUCCESS);
+	CHECK(m != NULL && m == m2);
+	set_current(fake_ctx_create(1));
+	CHECK_EQ_INT(launch_add(m, 0x10000, 16), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_live_modules(), 1);
+	tile_lazy_release(&lazy);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	set_current(NULL);
+}
+
+static int run_main(void)
+{
+	static const int cc[4] = {90, 80, 75, 86};
+	static const tb_image images[] = {
+		{0, 0, 80, 0, cubin80, sizeof cubin80, 1},
+		{0, 0, 90, 0, cubin90, sizeof cubin90, 0},
+		{0, 1, 80, 0, ptx80, sizeof ptx80, 1},
+	};
+	open_fake();
+	fake_set_devices(4, cc);
+	blob_size = make_blob(&blob, 3, images);
+	test_first_launch_without_context();
+	test_threads_and_contexts();
+	test_thread_without_context();
+	test_cluster_and_shared();
+	test_images();
+	test_driver_failures();
+	test_error_per_thread();
+	test_lazy_module();
+	free(blob);
+	return check_report("test_loader_fake");
+}
+
+/* The driver cannot be used at all: launches and loads say why, by name. */
+static int run_unusable(tile_status want, const char *text)
+{
+	static const tb_image images[] = {{0, 0, 80, 0, cubin80, sizeof cubin80, 1}};
+	tile_module *m;
+	blob_size = make_blob(&blob, 1, images);
+	m = create();
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), want);
+	CHECK_STR_CONTAINS(tile_last_error(), text);
+	CHECK_EQ_INT(tile_module_load(m), want);
+	CHECK_STR_CONTAINS(tile_last_error(), text);
+	/* an empty grid still needs no driver */
+	CHECK_EQ_INT(launch_add(m, 0x10000, 0), TILE_SUCCESS);
+	tile_module_destroy(m);
+	free(blob);
+	return check_report("test_loader_fake");
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "main";
+	if (strcmp(mode, "nodriver") == 0)
+		return run_unusable(TILE_ERROR_NO_DRIVER, "cannot open the CUDA driver library");
+	if (strcmp(mode, "nosym") == 0)
+		return run_unusable(TILE_ERROR_DRIVER_SYMBOL, "the CUDA driver library has no cuLaunchKernelEx");
+	if (strcmp(mode, "noinit") == 0)
+		return run_unusable(TILE_ERROR_CUDA, "cuInit: CUDA_ERROR_NO_DEVICE");
+	return run_main();
+}
