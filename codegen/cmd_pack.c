@@ -608,7 +608,8 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 					return false;
 				}
 				const jval *name = jget(root, "name"), *target = jget(root, "target");
-				long jwarps = -1, jshared = 0, jstages = v->num_stages, jarch = 0, gscratch = 0, pscratch = 0;
+				long jwarps = -1, jshared = 0, jstages = v->num_stages, jarch = 0, gscratch = 0, pscratch = 0,
+				     jctas = 1;
 				if (!name || name->kind != J_STR || !*name->str) {
 					err(in->path, "no kernel \"name\" string");
 					return false;
@@ -616,6 +617,7 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 				if (!jint(in->path, root, "num_warps", 1, 32, &jwarps) ||
 				    !jint(in->path, root, "num_stages", 0, 0xffff, &jstages) ||
 				    !jint(in->path, root, "shared", 0, 0x7fffffff, &jshared) ||
+				    !jint(in->path, root, "num_ctas", 1, 0xffff, &jctas) ||
 				    !jint(in->path, target, "arch", 10, 10000, &jarch) ||
 				    !jint(in->path, root, "global_scratch_size", 0, 0x7fffffff, &gscratch) ||
 				    !jint(in->path, root, "profile_scratch_size", 0, 0x7fffffff, &pscratch))
@@ -638,6 +640,10 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 				if (jshared > shared) /* per arch; the largest serves all */
 					shared = jshared;
 				const jval *cl = jget(root, "cluster_dims");
+				if (jctas > 1) { /* newer Triton: num_ctas CTAs per cluster along x */
+					v->cluster[0] = (uint16_t)jctas;
+					v->cluster[1] = v->cluster[2] = 1;
+				}
 				if (cl && cl->kind == J_ARR) {
 					int c = 0;
 					v->cluster[0] = v->cluster[1] = v->cluster[2] = 1;

@@ -137,6 +137,13 @@ has "triton launch takes visible only" "$T/tri.h" "tile_deviceptr out, int32_t n
 has "triton doc" "$T/tri.h" "(plus 2 hidden trailing parameters, passed as 0)"
 check "triton gcc" gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$ROOT" -c "$T/tri.c" -o "$T/tri.o"
 
+printf '{"name": "add_kernel", "num_warps": 8, "num_ctas": 2, "target": {"arch": 90}, "shared": 70000}' >"$T/cache/ctas.json"
+cp "$T/cache/add_kernel.cubin" "$T/cache/ctas.cubin"
+check "pack num_ctas" "$TILEC" pack -o "$T/ctas" -n add_kernel -s "$SIG" --triton "$T/cache/ctas.json"
+check "inspect num_ctas" "$TILEC" inspect "$T/ctas.tileblob"
+has "num_ctas as cluster" "$T/out" "num_warps 8, num_stages 0, shared 0 static + 70000 dynamic, cluster 2x1x1"
+has "default names" "$T/out" "param 3 p3: i32"
+
 # ---- errors: status 1, a precise message, nothing written
 P=(pack -o "$T/errout/x" -n add_kernel)
 mkdir -p "$T/errout"
