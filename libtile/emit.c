@@ -88,6 +88,14 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 			diag_error(ctx, none, "kernel name '%s' cannot name a C function", k->name);
 			return false;
 		}
+		size_t n = strlen(name);
+		const char *rest = k->name + n;
+		if (!strncmp(k->name, name, n) && (!strcmp(rest, "_load") || !strcmp(rest, "_unload") ||
+						   !strcmp(rest, "_module") || !strcmp(rest, "_blob") || !strcmp(rest, "_lazy"))) {
+			diag_error(ctx, none, "kernel name '%s' clashes with the generated %s; choose another --name",
+				   k->name, k->name);
+			return false;
+		}
 		for (int i = 0; i < visible_count(k); i++)
 			if (!is_identifier(k->params[i].name) || is_reserved(k->params[i].name)) {
 				diag_error(ctx, none, "kernel '%s': parameter name '%s' cannot name a C parameter "

@@ -330,6 +330,9 @@ static void check_emit(const uint8_t *b, size_t size)
 	kernels[1].name = "int";
 	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_ERR_INVALID);
 	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "kernel name 'int' cannot name a C function");
+	kernels[1].name = "kk_load";
+	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_ERR_INVALID);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "kernel name 'kk_load' clashes with the generated kk_load");
 	kernels[1].name = "scale";
 	snprintf(path, sizeof path, "%s/nodir/k", dir);
 	CHECK(emit_c(ctx, &d, b, size, path, "kk") == TILEC_ERR_IO);
