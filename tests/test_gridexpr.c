@@ -205,6 +205,39 @@ int main(void)
 		sb_free(&sb);
 	}
 
+	/* random token soup: never a crash; whatever compiles validates, and
+	 * formats to text that compiles back to the same bytes */
+	static const char *const toks[] = {"n", "m", "BLOCK", "EVEN", "x_ptr", "7", "-", "+", "*", "//", "%", "(",
+					   ")", ",", "cdiv(", "min(", "max(", "meta['BLOCK']", " ", "0x1f", "/", "q"};
+	const char *pn[] = {"x_ptr", "n", "m", "scale", "scratch"}, *cn[] = {"BLOCK", "EVEN", "EPS"};
+	uint32_t r = 1;
+	int compiled = 0, roundtrip_bad = 0, invalid = 0;
+	for (int i = 0; i < 20000; i++) {
+		char e[200] = "";
+		int ntok = 1 + i % 12;
+		for (int t = 0; t < ntok; t++) {
+			r = r * 1103515245u + 12345u;
+			strcat(e, toks[(r >> 16) % (sizeof toks / sizeof toks[0])]);
+		}
+		uint8_t code[GRIDEXPR_MAX_CODE], again[GRIDEXPR_MAX_CODE];
+		size_t len, len2;
+		if (compile(ctx, e, code, &len) != TILEC_OK)
+			continue;
+		compiled++;
+		invalid += gridexpr_validate(code, len, 5, params, 3, constexprs) != NULL;
+		strbuf sb;
+		sb_init(&sb);
+		bool ok = gridexpr_format(&sb, code, len, 5, pn, 3, cn);
+		if (!ok || compile(ctx, sb_str(&sb), again, &len2) != TILEC_OK || len2 != len || memcmp(code, again, len)) {
+			if (!roundtrip_bad++)
+				fprintf(stderr, "round trip of '%s' via '%s' differs\n", e, sb_str(&sb));
+		}
+		sb_free(&sb);
+	}
+	CHECK(compiled > 100);
+	CHECK_EQ_INT(invalid, 0);
+	CHECK_EQ_INT(roundtrip_bad, 0);
+
 	tilec_ctx_free(ctx);
 	return check_report("test_gridexpr");
 }
