@@ -72,6 +72,7 @@ static void refuse(checker *c, src_loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_verror(c->ctx, loc, "error", fmt, ap);
 	va_end(ap);
+	c->ctx->errors++;
 	c->errors++;
 }
 

@@ -63,6 +63,7 @@ static void lex_error(lexer *lx, src_loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_verror(lx->ctx, loc, "error", fmt, ap);
 	va_end(ap);
+	lx->ctx->errors++;
 	lx->failed = true;
 }
 
@@ -749,7 +750,10 @@ tilec_status lex_file(tilec_ctx *ctx, arena *a, const src_file *file, tok **out,
 		lx.nindent--;
 		push(&lx, TOK_DEDENT, eof, lx.p, 0);
 	}
-	push(&lx, TOK_EOF, eof, lx.p, 0);
+	/* a parser that failed reads EOF from then on: give it a name too */
+	tok *t = push(&lx, TOK_EOF, eof, lx.p, 0);
+	if (t)
+		t->sval = "";
 	if (lx.failed)
 		return TILEC_ERR_NOMEM;
 	*out = lx.toks;

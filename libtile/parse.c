@@ -98,6 +98,7 @@ static void error_at(parser *p, src_loc loc, const char *fmt, ...)
 		va_start(ap, fmt);
 		diag_verror(p->ctx, loc, "error", fmt, ap);
 		va_end(ap);
+		p->ctx->errors++;
 		p->fatal = true;
 	}
 }
@@ -481,19 +482,19 @@ static ast_node *parse_primary(parser *p)
 		tok *t = cur(p);
 		if (t->kind == TOK_DOT) {
 			advance(p);
-			ast_node *a = node(p, AST_ATTR, t->loc);
+			ast_node *a = node(p, AST_ATTR, e->loc);
 			a->attr.value = e;
 			a->attr.name = expect(p, TOK_NAME)->sval;
 			e = a;
 		} else if (t->kind == TOK_LPAREN) {
 			advance(p);
-			ast_node *c = node(p, AST_CALL, t->loc);
+			ast_node *c = node(p, AST_CALL, e->loc);
 			c->call.func = e;
 			parse_call_args(p, c);
 			e = c;
 		} else if (t->kind == TOK_LBRACKET) {
 			advance(p);
-			ast_node *s = node(p, AST_SUBSCRIPT, t->loc);
+			ast_node *s = node(p, AST_SUBSCRIPT, e->loc);
 			s->subscript.value = e;
 			s->subscript.index = parse_subscript_index(p);
 			expect(p, TOK_RBRACKET);
