@@ -1230,7 +1230,7 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 			v->cluster_dim[0] = (uint16_t)c0;
 			v->cluster_dim[1] = (uint16_t)c1;
 			v->cluster_dim[2] = (uint16_t)c2;
-			v->cluster = c0 * c1 * c2 != 1;
+			v->cluster = c0 != 1 || c1 != 1 || c2 != 1;
 			if ((v->pred_div16 | v->pred_eq1) & ~visible_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: predicate on a parameter the kernel does not have", i);
 			if (v->pred_eq1 & ~int_mask)

@@ -1,0 +1,211 @@
+/* driver.c - a plain-main stand-in for libFuzzer, for machines without
+ * clang: links with any fuzz_*.c target (LLVMFuzzerTestOneInput) and runs
+ * it under the sanitizers the target was built with.
+ *
+ *   driver [-t SECONDS] [-n RUNS] [-s SEED] DIR|FILE...
+ *
+ * Files named on the command line, and every file in the named directories,
+ * are seeds; each is run once as is (so a crashing input can be replayed),
+ * then mutants of the seeds and of earlier mutants are run until the time or
+ * run budget is spent. No coverage feedback: mutations are the classic
+ * blind ones (bit flips, interesting bytes and words, inserted, deleted and
+ * duplicated runs, splices of two inputs), which is what a bounded CI run
+ * can afford anyway. A crash is the sanitizer's report and exit status. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define DRIVER_MAX_INPUT 65536
+#define POOL 256
+
+typedef struct input {
+	uint8_t *data;
+	size_t size;
+} input;
+
+static input pool[POOL];
+static int n_pool;
+static uint64_t rng_state;
+
+static uint32_t rnd(void)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng_state >> 33);
+}
+
+static void add(const uint8_t *data, size_t size, int slot)
+{
+	input *in = &pool[slot];
+	free(in->data);
+	in->data = (uint8_t *)malloc(size ? size : 1);
+	memcpy(in->data, data, size);
+	in->size = size;
+}
+
+static void add_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	size_t n;
+	if (!f)
+		return;
+	buf = (uint8_t *)malloc(DRIVER_MAX_INPUT);
+	n = fread(buf, 1, DRIVER_MAX_INPUT, f);
+	fclose(f);
+	if (n_pool < POOL)
+		add(buf, n, n_pool++);
+	free(buf);
+}
+
+static void add_path(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	char full[4096];
+	if (stat(path, &st) != 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		add_file(path);
+		return;
+	}
+	d = opendir(path);
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+		add_file(full);
+	}
+	if (d)
+		closedir(d);
+}
+
+static size_t mutate(uint8_t *buf, size_t n)
+{
+	static const uint32_t interesting[] = {0, 1, 2, 3, 4, 16, 31, 32, 64, 127, 128, 255, 256, 0x7fff, 0xffff,
+					       0x10000, 0x7fffffff, 0x80000000u, 0xfffffffeu, 0xffffffffu};
+	int rounds = 1 + (int)(rnd() % 4), r;
+	for (r = 0; r < rounds; r++) {
+		size_t at = n ? rnd() % n : 0, len, i;
+		switch (rnd() % 8) {
+		case 0: /* bit flip */
+			if (n)
+				buf[at] ^= (uint8_t)(1u << (rnd() % 8));
+			break;
+		case 1: /* random byte */
+			if (n)
+				buf[at] = (uint8_t)rnd();
+			break;
+		case 2: /* interesting little-endian word, 1, 2 or 4 bytes */
+			len = (size_t)1 << (rnd() % 3);
+			if (n >= len) {
+				uint32_t v = interesting[rnd() % (sizeof interesting / sizeof interesting[0])];
+				at = rnd() % (n - len + 1);
+				for (i = 0; i < len; i++)
+					buf[at + i] = (uint8_t)(v >> (8 * i));
+			}
+			break;
+		case 3: /* small add to a byte */
+			if (n)
+				buf[at] = (uint8_t)(buf[at] + (rnd() % 9) - 4);
+			break;
+		case 4: /* delete a run */
+			len = n ? 1 + rnd() % (n - at < 16 ? n - at : 16) : 0;
+			memmove(buf + at, buf + at + len, n - at - len);
+			n -= len;
+			break;
+		case 5: /* insert random bytes */
+			len = 1 + rnd() % 16;
+			if (n + len <= DRIVER_MAX_INPUT) {
+				memmove(buf + at + len, buf + at, n - at);
+				for (i = 0; i < len; i++)
+					buf[at + i] = (uint8_t)rnd();
+				n += len;
+			}
+			break;
+		case 6: /* copy a run over another place */
+			if (n > 1) {
+				size_t from = rnd() % n;
+				len = 1 + rnd() % 32;
+				if (len > n - from)
+					len = n - from;
+				if (len > n - at)
+					len = n - at;
+				memmove(buf + at, buf + from, len);
+			}
+			break;
+		default: /* splice: the tail of another input */
+			if (n_pool) {
+				const input *o = &pool[rnd() % n_pool];
+				size_t from = o->size ? rnd() % o->size : 0;
+				len = o->size - from;
+				if (at + len > DRIVER_MAX_INPUT)
+					len = DRIVER_MAX_INPUT - at;
+				memcpy(buf + at, o->data + from, len);
+				n = at + len;
+			}
+			break;
+		}
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = 10;
+	long runs = -1, done = 0;
+	int i, seeds;
+	uint8_t *buf = (uint8_t *)malloc(DRIVER_MAX_INPUT);
+	struct timespec t0, t;
+	rng_state = (uint64_t)time(NULL);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+			runs = atol(argv[++i]);
+		else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+			rng_state = strtoull(argv[++i], NULL, 0);
+		else
+			add_path(argv[i]);
+	}
+	printf("driver: seed %llu\n", (unsigned long long)rng_state);
+	fflush(stdout);
+	seeds = n_pool;
+	for (i = 0; i < n_pool; i++)
+		LLVMFuzzerTestOneInput(pool[i].data, pool[i].size);
+	if (!n_pool)
+		add((const uint8_t *)"", 0, n_pool++);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		const input *src = &pool[rnd() % n_pool];
+		size_t n;
+		if (runs >= 0 && done >= runs)
+			break;
+		if (done % 256 == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >= seconds)
+				break;
+		}
+		memcpy(buf, src->data, src->size);
+		n = mutate(buf, src->size);
+		LLVMFuzzerTestOneInput(buf, n);
+		done++;
+		/* Keep some mutants as parents: deeper mutation chains. */
+		if (rnd() % 64 == 0) {
+			int slot = n_pool < POOL ? n_pool++
+				   : seeds < POOL ? seeds + (int)(rnd() % (uint32_t)(POOL - seeds)) : (int)(rnd() % POOL);
+			add(buf, n, slot);
+		}
+	}
+	printf("driver: %ld runs, %d seeds, no crash\n", done, seeds);
+	free(buf);
+	for (i = 0; i < n_pool; i++)
+		free(pool[i].data);
+	return 0;
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# run.sh - builds and runs every fuzz target, tests/fuzz/fuzz_*.c.
+#   bash tests/fuzz/run.sh [BUILD] [SECONDS] [TARGET...]
+# Each target defines LLVMFuzzerTestOneInput. Where clang's libFuzzer
+# links (clang -fsanitize=fuzzer), targets are built with it and ASan/UBSan;
+# otherwise with $CC (gcc) and the plain driver tests/fuzz/driver.c, with
+# the same sanitizers. FUZZ_ENGINE=libfuzzer|driver forces one. Seeds come
+# from tests/fuzz/corpus/TARGET/ (libFuzzer grows a copy under BUILD). A
+# target that includes libtile's internal.h is linked with an archive of the
+# libtile sources that do not use LLVM, built by the same compiler (one
+# sanitizer runtime). A target that needs more gives extra compile
+# arguments on a comment line `fuzz-extra: ARGS` (shell words, expanded).
+# Prints one line per target; exits non-zero when a target fails to build
+# or crashes.
+set -u
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+seconds=${2:-60}
+shift 2 2>/dev/null || shift $#
+out=$build/fuzz
+mkdir -p "$out"
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+common="-g -O1 -D_GNU_SOURCE -I. -Ilibtile -Itests"
+
+engine=${FUZZ_ENGINE:-}
+if [ -z "$engine" ]; then
+	engine=driver
+	if command -v clang >/dev/null 2>&1 &&
+		printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |
+		clang -x c -fsanitize=fuzzer,address,undefined - -o "$out/probe" >/dev/null 2>&1; then
+		engine=libfuzzer
+	fi
+fi
+
+if [ $# -gt 0 ]; then
+	targets=("$@")
+else
+	targets=()
+	for f in tests/fuzz/fuzz_*.c; do
+		[ -e "$f" ] && targets+=("$(basename "$f" .c)")
+	done
+fi
+
+if [ "$engine" = libfuzzer ]; then cc=clang; else cc=${CC:-cc}; fi
+
+# libtile without its LLVM-using files, rebuilt when a source is newer.
+libtile_archive() {
+	local lib=$out/libtile-$engine.a obj f
+	if [ -e "$lib" ] && [ -z "$(find libtile -name '*.[ch]' -newer "$lib" | head -n 1)" ]; then
+		echo "$lib"
+		return 0
+	fi
+	rm -rf "$out/obj-$engine" "$lib"
+	mkdir -p "$out/obj-$engine"
+	for f in libtile/*.c; do
+		grep -q 'llvm-c/' "$f" && continue
+		obj=$out/obj-$engine/$(basename "$f" .c).o
+		# shellcheck disable=SC2086
+		$cc -std=c11 $common $san -c "$f" -o "$obj" >>"$out/libtile.log" 2>&1 || return 1
+	done
+	ar rcs "$lib" "$out/obj-$engine"/*.o && echo "$lib"
+}
+
+status=0
+for name in "${targets[@]}"; do
+	src=tests/fuzz/$name.c
+	seeds=tests/fuzz/corpus/$name
+	mkdir -p "$seeds"
+	words=$(grep -m 1 -o 'fuzz-extra:.*' "$src" | sed -e 's/^fuzz-extra://' -e 's|\*/.*||' || true)
+	eval "extra=($words)"
+	if grep -q '#include "internal.h"' "$src"; then
+		if ! lib=$(libtile_archive); then
+			echo "$name: building libtile failed"
+			tail -n 20 "$out/libtile.log"
+			status=1
+			continue
+		fi
+		extra+=("$lib")
+	fi
+	log=$out/$name.log
+	if [ "$engine" = libfuzzer ]; then
+		# shellcheck disable=SC2086
+		$cc $common -fsanitize=fuzzer $san "$src" "${extra[@]}" -o "$out/$name" -lz -lpthread -ldl -lm >"$log" 2>&1
+	else
+		# shellcheck disable=SC2086
+		$cc $common $san "$src" tests/fuzz/driver.c "${extra[@]}" -o "$out/$name" -lz -lpthread -ldl -lm >"$log" 2>&1
+	fi
+	if [ $? != 0 ]; then
+		echo "$name: build failed"
+		tail -n 20 "$log"
+		status=1
+		continue
+	fi
+	if [ "$engine" = libfuzzer ]; then
+		mkdir -p "$out/corpus_$name"
+		"$out/$name" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$out/$name-" "$out/corpus_$name" "$seeds" >"$log" 2>&1
+	else
+		"$out/$name" -t "$seconds" "$seeds" >"$log" 2>&1
+	fi
+	rc=$?
+	if [ $rc != 0 ]; then
+		echo "$name: CRASH (exit $rc, $engine); log: $log"
+		tail -n 40 "$log"
+		status=1
+	else
+		runs=$(grep -E -o '(stat::number_of_executed_units: *[0-9]+|[0-9]+ runs)' "$log" | grep -E -o '[0-9]+' | tail -n 1)
+		echo "$name: ok, ${runs:-?} runs in ${seconds}s ($engine)"
+	fi
+done
+exit $status
