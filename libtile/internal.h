@@ -654,7 +654,11 @@ typedef struct ast_global {
 
 struct ast_node {
 	ast_kind kind;
-	src_loc loc; /* first token of the node; an operator node: its operator */
+	/* The node's first token; but an operator node (unary, binary, boolop,
+	 * compare, ifexp, walrus): its operator, and a call, attribute or
+	 * subscript: the start of the expression it applies to, as Python's
+	 * col_offset. */
+	src_loc loc;
 	union {
 		struct { const char *id; } name;
 		struct { uint64_t ival; bool big; double fval; const char *sval; size_t slen; } lit;
