@@ -1,0 +1,1045 @@
+/* test_kernels.c - the kernel suite: every kernel of tests/kernels/ (and
+ * the seed kernels) specialized by the front end, run by the reference
+ * interpreter on pseudo-random inputs and compared with a plain C
+ * reference written here. Tolerances: exact where the kernel's arithmetic
+ * is exact or fully determined (integers, copies, single fp32 ops), a few
+ * fp32 ulp for transcendental functions and reductions (whose order the
+ * GPU picks), one ulp of the output format for fp16/bf16 results, and the
+ * tf32 error for fp32 dots. A few launches must fail cleanly: out-of-bounds
+ * accesses, a division by zero, a misaligned :16 argument.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "internal.h"
+
+#define KDIR "tests/kernels/"
+
+/* ---------------------------------------------------------------------
+ * Launch helper
+ * --------------------------------------------------------------------- */
+
+enum { MAX_ARGS = 16 };
+
+typedef struct launch {
+	const char *file, *kernel, *signature;
+	fe_define defines[4];
+	int ndefines;
+	uint32_t grid[3];
+	interp_buffer bufs[MAX_ARGS];
+	interp_arg args[MAX_ARGS];
+	int nbufs, nargs;
+	tilec_ctx *ctx;
+} launch;
+
+static launch kl(const char *file, const char *kernel, const char *signature, uint32_t gx, uint32_t gy)
+{
+	launch l;
+	memset(&l, 0, sizeof l);
+	l.file = file;
+	l.kernel = kernel;
+	l.signature = signature;
+	l.grid[0] = gx;
+	l.grid[1] = gy;
+	l.grid[2] = 1;
+	return l;
+}
+
+static void kl_ptr(launch *l, void *data, size_t bytes)
+{
+	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
+	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
+}
+
+static void kl_int(launch *l, int64_t v)
+{
+	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
+}
+
+static void kl_float(launch *l, double v)
+{
+	l->args[l->nargs++] = (interp_arg){-1, 0, {.f = v}};
+}
+
+static void kl_define(launch *l, const char *name, const char *value)
+{
+	l->defines[l->ndefines++] = (fe_define){name, value};
+}
+
+/* Front end, then interpreter; the diagnostics stay in l->ctx (freed by
+ * kl_done) so error tests can look at them. */
+static tilec_status kl_go(launch *l)
+{
+	l->ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	ir_func *f = NULL;
+	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0};
+	tilec_status st = fe_load(l->ctx, a, l->file, &m);
+	if (!st)
+		st = fe_specialize(l->ctx, a, m, &spec, &f);
+	if (!st)
+		st = ir_verify(l->ctx, f);
+	if (!st)
+		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
+	arena_free(a);
+	return st;
+}
+
+static void kl_done(launch *l)
+{
+	tilec_ctx_free(l->ctx);
+	l->ctx = NULL;
+}
+
+/* Runs and expects success; prints the diagnostics when not. */
+static bool kl_run(launch *l)
+{
+	tilec_status st = kl_go(l);
+	CHECK_MSG(st == TILEC_OK, "%s(%s) [%s]: %s\n%s", l->kernel, l->file, l->signature ? l->signature : "",
+		  tilec_status_string(st), tilec_diagnostics(l->ctx));
+	kl_done(l);
+	return st == TILEC_OK;
+}
+
+/* Runs and expects `want`, with `needle` in the diagnostics. */
+static void kl_fail(launch *l, tilec_status want, const char *needle)
+{
+	tilec_status st = kl_go(l);
+	CHECK_MSG(st == want, "%s: got %s, want %s\n%s", l->kernel, tilec_status_string(st), tilec_status_string(want),
+		  tilec_diagnostics(l->ctx));
+	CHECK_STR_CONTAINS(tilec_diagnostics(l->ctx), needle);
+	kl_done(l);
+}
+
+/* ---------------------------------------------------------------------
+ * Data and comparison
+ * --------------------------------------------------------------------- */
+
+static uint64_t rng_state = 12345;
+
+static uint32_t rnd(void)
+{
+	rng_state = rng_state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	return (uint32_t)(rng_state >> 33);
+}
+
+static float frand(float lo, float hi)
+{
+	return lo + (hi - lo) * (float)(rnd() & 0xffffff) / (float)0x1000000;
+}
+
+static int irand(int lo, int hi) /* [lo, hi) */
+{
+	return lo + (int)(rnd() % (uint32_t)(hi - lo));
+}
+
+static float *fvec(size_t n, float lo, float hi)
+{
+	float *v = malloc(sizeof(float) * (n ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		v[i] = frand(lo, hi);
+	return v;
+}
+
+static float *fzeros(size_t n)
+{
+	return calloc(n ? n : 1, sizeof(float));
+}
+
+static int32_t *ivec(size_t n, int lo, int hi)
+{
+	int32_t *v = malloc(sizeof(int32_t) * (n ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		v[i] = irand(lo, hi);
+	return v;
+}
+
+static float h2f(uint16_t h) { return interp_f16_to_f32(h); }
+static uint16_t f2h(float f) { return interp_f32_to_f16(f); }
+static float rh(float f) { return h2f(f2h(f)); } /* rounded to fp16 */
+static float rb(float f) { return interp_bf16_to_f32(interp_f32_to_bf16(f)); }
+
+/* |got - want| <= atol + rtol * |want| everywhere (NaN/inf must match). */
+static void close_f(const char *what, const float *got, const float *want, size_t n, double atol, double rtol)
+{
+	size_t bad = 0, first = 0;
+	for (size_t i = 0; i < n; i++) {
+		double g = got[i], w = want[i];
+		bool ok = (isnan(g) && isnan(w)) || (isinf(w) && g == w) || fabs(g - w) <= atol + rtol * fabs(w);
+		if (!ok && !bad++)
+			first = i;
+	}
+	CHECK_MSG(bad == 0, "%s: %zu of %zu elements differ; first [%zu]: got %.9g, want %.9g", what, bad, n, first,
+		  bad ? got[first] : 0.0, bad ? want[first] : 0.0);
+}
+
+static void same_i(const char *what, const int32_t *got, const int32_t *want, size_t n)
+{
+	size_t bad = 0, first = 0;
+	for (size_t i = 0; i < n; i++)
+		if (got[i] != want[i] && !bad++)
+			first = i;
+	CHECK_MSG(bad == 0, "%s: %zu of %zu elements differ; first [%zu]: got %d, want %d", what, bad, n, first,
+		  bad ? got[first] : 0, bad ? want[first] : 0);
+}
+
+static float sigmoidf_(float x)
+{
+	return 1.0f / (1.0f + expf(-x));
+}
+
+/* ---------------------------------------------------------------------
+ * Seed kernels
+ * --------------------------------------------------------------------- */
+
+static void test_seeds(void)
+{
+	const char *file = KDIR "seeds/add_sin_cos.py";
+	size_t n = 10;
+	float *x = fvec(n, -3, 3), *y = fvec(n, -3, 3), *o = fzeros(n), *want = fzeros(n);
+	launch l = kl(file, "add_kernel", "*fp32, *fp32, *fp32, i32, 4", 3, 1);
+	kl_ptr(&l, x, n * 4);
+	kl_ptr(&l, y, n * 4);
+	kl_ptr(&l, o, n * 4);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = x[i] + y[i];
+		close_f("seed add_kernel", o, want, n, 0, 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		launch t = kl(file, k ? "cos_kernel" : "sin_kernel", "*fp32, *fp32, i32, 4", 3, 1);
+		kl_ptr(&t, x, n * 4);
+		kl_ptr(&t, o, n * 4);
+		kl_int(&t, (int64_t)n);
+		if (kl_run(&t)) {
+			for (size_t i = 0; i < n; i++)
+				want[i] = k ? cosf(x[i]) : sinf(x[i]);
+			close_f(k ? "seed cos_kernel" : "seed sin_kernel", o, want, n, 1e-6, 1e-6);
+		}
+	}
+	free(x);
+	free(y);
+	free(o);
+	free(want);
+
+	/* SiLU on bf16, computed in fp32 and rounded once */
+	n = 1000;
+	uint16_t *xb = malloc(n * 2), *ob = calloc(n, 2);
+	for (size_t i = 0; i < n; i++)
+		xb[i] = interp_f32_to_bf16(frand(-6, 6));
+	launch s = kl(KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32, 256", 4, 1);
+	kl_ptr(&s, xb, n * 2);
+	kl_ptr(&s, ob, n * 2);
+	kl_int(&s, (int64_t)n);
+	if (kl_run(&s)) {
+		float *got = fzeros(n), *w = fzeros(n);
+		for (size_t i = 0; i < n; i++) {
+			float v = interp_bf16_to_f32(xb[i]);
+			got[i] = interp_bf16_to_f32(ob[i]);
+			w[i] = rb(v * (1.0f / (1.0f + expf(-v))));
+		}
+		close_f("seed triton_silu_kernel", got, w, n, 1e-30, 1.0 / 128);
+		free(got);
+		free(w);
+	}
+	free(xb);
+	free(ob);
+}
+
+/* ---------------------------------------------------------------------
+ * Elementwise kernels
+ * --------------------------------------------------------------------- */
+
+static void test_vector_add(void)
+{
+	size_t n = 3000;
+	float *x = fvec(n, -10, 10), *y = fvec(n, -10, 10), *o = fzeros(n), *want = fzeros(n);
+	launch l = kl(KDIR "vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024", 3, 1);
+	kl_ptr(&l, x, n * 4);
+	kl_ptr(&l, y, n * 4);
+	kl_ptr(&l, o, n * 4);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = x[i] + y[i];
+		close_f("add_kernel", o, want, n, 0, 0);
+	}
+	/* n larger than the buffers: the unmasked tail reads past x */
+	l.args[3].value.i = 3072;
+	kl_fail(&l, TILEC_ERR_RUNTIME, "vector_add.py:12:");
+	l.args[3].value.i = 3072;
+	kl_fail(&l, TILEC_ERR_RUNTIME, "byte offset 12000 is out of bounds of buffer 0 (12000 bytes)");
+	/* a pointer that breaks the :16 specialization */
+	l.args[3].value.i = (int64_t)n - 4;
+	l.args[0].offset = 8;
+	kl_fail(&l, TILEC_ERR_INVALID, "is not divisible by 16");
+	free(x);
+	free(y);
+	free(o);
+	free(want);
+}
+
+static void test_silu_bf16(void)
+{
+	size_t n = 777;
+	uint16_t *x = malloc(n * 2), *o = calloc(n, 2);
+	for (size_t i = 0; i < n; i++)
+		x[i] = interp_f32_to_bf16(frand(-8, 8));
+	launch l = kl(KDIR "silu_bf16.py", "silu_bf16_kernel", "*bf16:16, *bf16:16, i32, 128", 7, 1);
+	kl_ptr(&l, x, n * 2);
+	kl_ptr(&l, o, n * 2);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		float *got = fzeros(n), *want = fzeros(n);
+		for (size_t i = 0; i < n; i++) {
+			float v = interp_bf16_to_f32(x[i]);
+			got[i] = interp_bf16_to_f32(o[i]);
+			want[i] = rb(v * sigmoidf_(v));
+		}
+		close_f("silu_bf16_kernel", got, want, n, 1e-30, 1.0 / 128);
+		free(got);
+		free(want);
+	}
+	free(x);
+	free(o);
+}
+
+static void test_trig(void)
+{
+	size_t n = 500;
+	float *x = fvec(n, -10, 10), *s = fzeros(n), *c = fzeros(n), *want = fzeros(n);
+	launch l = kl(KDIR "trig.py", "sincos_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 2, 1);
+	kl_ptr(&l, x, n * 4);
+	kl_ptr(&l, s, n * 4);
+	kl_ptr(&l, c, n * 4);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = sinf(x[i]);
+		close_f("sincos_kernel sin", s, want, n, 1e-6, 1e-6);
+		for (size_t i = 0; i < n; i++)
+			want[i] = cosf(x[i]);
+		close_f("sincos_kernel cos", c, want, n, 1e-6, 1e-6);
+	}
+	float *px = fvec(n, -1, 1), *py = fvec(n, -1, 1), *wx = fzeros(n), *wy = fzeros(n);
+	float theta = 0.7f;
+	for (size_t i = 0; i < n; i++) {
+		wx[i] = px[i] * cosf(theta) - py[i] * sinf(theta);
+		wy[i] = px[i] * sinf(theta) + py[i] * cosf(theta);
+	}
+	launch r = kl(KDIR "trig.py", "rotate_kernel", "*fp32:16, *fp32:16, fp32, i32, 128", 4, 1);
+	kl_ptr(&r, px, n * 4);
+	kl_ptr(&r, py, n * 4);
+	kl_float(&r, theta);
+	kl_int(&r, (int64_t)n);
+	if (kl_run(&r)) {
+		close_f("rotate_kernel x", px, wx, n, 1e-6, 1e-6);
+		close_f("rotate_kernel y", py, wy, n, 1e-6, 1e-6);
+	}
+	free(x);
+	free(s);
+	free(c);
+	free(want);
+	free(px);
+	free(py);
+	free(wx);
+	free(wy);
+}
+
+static void test_masked_copy(void)
+{
+	size_t n = 100, blocks = 2, block = 64;
+	float *src = fvec(n, -1, 1), *dst = fzeros(blocks * block), *want = fzeros(blocks * block);
+	launch l = kl(KDIR "masked_copy.py", "padded_copy_kernel", "*fp32:16, *fp32:16, i32, fp32, 64", 2, 1);
+	kl_ptr(&l, src, n * 4);
+	kl_ptr(&l, dst, blocks * block * 4);
+	kl_int(&l, (int64_t)n);
+	kl_float(&l, -1.5);
+	if (kl_run(&l)) {
+		for (size_t i = 0; i < blocks * block; i++)
+			want[i] = i < n ? src[i] : -1.5f;
+		close_f("padded_copy_kernel", dst, want, blocks * block, 0, 0);
+	}
+	/* n beyond the source buffer: the masked load itself goes out of bounds */
+	l.args[2].value.i = 128;
+	kl_fail(&l, TILEC_ERR_RUNTIME, "masked_copy.py:9:");
+
+	int32_t *is = ivec(n, -1000, 1000), *id = calloc(n, 4), *iw = calloc(n, 4);
+	int shifts[2] = {3, -5};
+	for (int k = 0; k < 2; k++) {
+		launch s = kl(KDIR "masked_copy.py", "shift_kernel", "*i32:16, *i32:16, i32, i32, 32", 4, 1);
+		kl_ptr(&s, is, n * 4);
+		kl_ptr(&s, id, n * 4);
+		kl_int(&s, (int64_t)n);
+		kl_int(&s, shifts[k]);
+		if (kl_run(&s)) {
+			for (int i = 0; i < (int)n; i++)
+				iw[i] = i - shifts[k] >= 0 && i - shifts[k] < (int)n ? is[i - shifts[k]] : 0;
+			same_i("shift_kernel", id, iw, n);
+		}
+	}
+	free(src);
+	free(dst);
+	free(want);
+	free(is);
+	free(id);
+	free(iw);
+}
+
+static void test_tile2d(void)
+{
+	int M = 37, N = 50, sxm = 64, som = 1, son = 40;
+	float *x = fvec((size_t)M * sxm, -2, 2), *o = fzeros((size_t)N * son), *want = fzeros((size_t)N * son);
+	launch l = kl(KDIR "tile2d.py", "scale_2d_kernel",
+		      "*fp32:16, *fp32:16, i32, i32, i32, i32:1, i32:1, i32, fp32, fp32, 16, 32", 3, 2);
+	kl_ptr(&l, x, (size_t)M * sxm * 4);
+	kl_ptr(&l, o, (size_t)N * son * 4);
+	kl_int(&l, M);
+	kl_int(&l, N);
+	kl_int(&l, sxm);
+	kl_int(&l, 1);
+	kl_int(&l, som);
+	kl_int(&l, son);
+	kl_float(&l, 1.5);
+	kl_float(&l, -0.25);
+	if (kl_run(&l)) {
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++)
+				want[i * som + j * son] = 1.5f * x[i * sxm + j] + -0.25f;
+		close_f("scale_2d_kernel", o, want, (size_t)N * son, 0, 0);
+	}
+	/* an output buffer one column short: the store must fail, not write */
+	l.bufs[1].size = (size_t)(N - 1) * son * 4;
+	kl_fail(&l, TILEC_ERR_RUNTIME, "tile2d.py:14:");
+
+	int tm = 20, tn = 35;
+	float *t = fvec((size_t)tm * tn, -1, 1), *to = fzeros((size_t)tm * tn), *tw = fzeros((size_t)tm * tn);
+	launch tr = kl(KDIR "tile2d.py", "transpose_kernel", "*fp32:16, *fp32:16, i32, i32, 16", 2, 3);
+	kl_ptr(&tr, t, (size_t)tm * tn * 4);
+	kl_ptr(&tr, to, (size_t)tm * tn * 4);
+	kl_int(&tr, tm);
+	kl_int(&tr, tn);
+	if (kl_run(&tr)) {
+		for (int i = 0; i < tm; i++)
+			for (int j = 0; j < tn; j++)
+				tw[j * tm + i] = t[i * tn + j];
+		close_f("transpose_kernel", to, tw, (size_t)tm * tn, 0, 0);
+	}
+	free(x);
+	free(o);
+	free(want);
+	free(t);
+	free(to);
+	free(tw);
+}
+
+static void test_int_ops(void)
+{
+	size_t n = 300;
+	int32_t *a = ivec(n, -100000, 100000), *b = ivec(n, -50, 50), *q = calloc(n, 4), *r = calloc(n, 4);
+	int32_t *wq = calloc(n, 4), *wr = calloc(n, 4);
+	for (size_t i = 0; i < n; i++)
+		if (b[i] == 0)
+			b[i] = 7;
+	launch l = kl(KDIR "int_ops.py", "divmod_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, i32, 128", 3, 1);
+	kl_ptr(&l, a, n * 4);
+	kl_ptr(&l, b, n * 4);
+	kl_ptr(&l, q, n * 4);
+	kl_ptr(&l, r, n * 4);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		for (size_t i = 0; i < n; i++) {
+			wq[i] = a[i] / b[i];
+			wr[i] = a[i] % b[i];
+		}
+		same_i("divmod_kernel //", q, wq, n);
+		same_i("divmod_kernel %", r, wr, n);
+	}
+	b[17] = 0;
+	kl_fail(&l, TILEC_ERR_RUNTIME, "integer division by zero");
+
+	launch m = kl(KDIR "int_ops.py", "index_math_kernel", "*i32:16, i32, 7, 64", 2, 1);
+	kl_ptr(&m, q, n * 4);
+	kl_int(&m, 100);
+	if (kl_run(&m)) {
+		for (int i = 0; i < 100; i++)
+			wq[i] = (i / 7) * 1000 + i % 7 - 4; /* -7 // 2 == -4 */
+		same_i("index_math_kernel", q, wq, 100);
+	}
+
+	uint32_t *h = calloc(n, 4), *wh = calloc(n, 4);
+	launch c = kl(KDIR "int_ops.py", "lcg_hash_kernel", "*i32:16, *u32:16, i32, 128", 3, 1);
+	kl_ptr(&c, a, n * 4);
+	kl_ptr(&c, h, n * 4);
+	kl_int(&c, (int64_t)n);
+	if (kl_run(&c)) {
+		for (size_t i = 0; i < n; i++) {
+			uint32_t v = (uint32_t)a[i] * 1664525u + 1013904223u;
+			wh[i] = v ^ (v >> 16);
+		}
+		same_i("lcg_hash_kernel", (int32_t *)h, (int32_t *)wh, n);
+	}
+	free(a);
+	free(b);
+	free(q);
+	free(r);
+	free(wq);
+	free(wr);
+	free(h);
+	free(wh);
+}
+
+static void test_casts(void)
+{
+	size_t n = 200;
+	float *x = fvec(n, -300, 300), *f = fzeros(n), *wf = fzeros(n);
+	x[0] = 70000.0f; /* past fp16's range */
+	x[1] = -2.5f;
+	x[2] = 1.0f / 3.0f;
+	uint16_t *h = calloc(n, 2), *b = calloc(n, 2);
+	int32_t *iv = calloc(n, 4), *wi = calloc(n, 4);
+	launch l = kl(KDIR "casts.py", "cast_chain_kernel", "*fp32:16, *fp16:16, *bf16:16, *i32:16, *fp32:16, i32, 64", 4, 1);
+	kl_ptr(&l, x, n * 4);
+	kl_ptr(&l, h, n * 2);
+	kl_ptr(&l, b, n * 2);
+	kl_ptr(&l, iv, n * 4);
+	kl_ptr(&l, f, n * 4);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		int hb = 0, bb = 0;
+		for (size_t i = 0; i < n; i++) {
+			hb += h[i] != f2h(x[i]);
+			bb += b[i] != interp_f32_to_bf16(x[i]);
+			wi[i] = (int32_t)x[i];
+			wf[i] = (float)wi[i] + rh(x[i]);
+		}
+		CHECK_EQ_INT(hb, 0);
+		CHECK_EQ_INT(bb, 0);
+		CHECK_EQ_INT(h[0], 0x7c00);
+		same_i("cast_chain_kernel int", iv, wi, n);
+		close_f("cast_chain_kernel sum", f, wf, n, 0, 0);
+	}
+
+	/* y = a * x + y in fp16: each op rounds to fp16 */
+	uint16_t *hx = calloc(n, 2), *hy = calloc(n, 2);
+	float *got = fzeros(n), *want = fzeros(n);
+	for (size_t i = 0; i < n; i++) {
+		hx[i] = f2h(frand(-4, 4));
+		hy[i] = f2h(frand(-4, 4));
+		want[i] = rh(rh(rh(0.3f) * h2f(hx[i])) + h2f(hy[i]));
+	}
+	launch a = kl(KDIR "casts.py", "axpy_fp16_kernel", "*fp16:16, *fp16:16, fp32, i32, 128", 2, 1);
+	kl_ptr(&a, hx, n * 2);
+	kl_ptr(&a, hy, n * 2);
+	kl_float(&a, 0.3);
+	kl_int(&a, (int64_t)n);
+	if (kl_run(&a)) {
+		for (size_t i = 0; i < n; i++)
+			got[i] = h2f(hy[i]);
+		close_f("axpy_fp16_kernel", got, want, n, 1e-3, 1e-3);
+	}
+
+	/* fp16 input summed in fp32 */
+	size_t m = 1000;
+	uint16_t *sx = calloc(m, 2);
+	double s = 0;
+	for (size_t i = 0; i < m; i++) {
+		sx[i] = f2h(frand(-1, 1));
+		s += h2f(sx[i]);
+	}
+	float out = 0, ws = (float)s;
+	launch sm = kl(KDIR "casts.py", "sum_fp16_kernel", "*fp16:16, *fp32, i32, 1024", 1, 1);
+	kl_ptr(&sm, sx, m * 2);
+	kl_ptr(&sm, &out, 4);
+	kl_int(&sm, (int64_t)m);
+	if (kl_run(&sm))
+		close_f("sum_fp16_kernel", &out, &ws, 1, 1e-4, 1e-5);
+	free(x);
+	free(f);
+	free(wf);
+	free(h);
+	free(b);
+	free(iv);
+	free(wi);
+	free(hx);
+	free(hy);
+	free(got);
+	free(want);
+	free(sx);
+}
+
+static void test_elementwise(void)
+{
+	size_t n = 400;
+	float *x = fvec(n, -3, 3), *o = fzeros(n), *want = fzeros(n);
+	launch l = kl(KDIR "elementwise.py", "clamp_kernel", "*fp32:16, *fp32:16, fp32, fp32, i32, 128", 4, 1);
+	kl_ptr(&l, x, n * 4);
+	kl_ptr(&l, o, n * 4);
+	kl_float(&l, -1.25);
+	kl_float(&l, 2.0);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = fabsf(x[i]) < 0.1f ? 0.0f : fminf(fmaxf(x[i], -1.25f), 2.0f);
+		close_f("clamp_kernel", o, want, n, 0, 0);
+	}
+
+	float *p = fvec(n, 0.01f, 20), *e = fzeros(n), *lg = fzeros(n), *sq = fzeros(n), *rs = fzeros(n);
+	launch m = kl(KDIR "elementwise.py", "math_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 256", 2, 1);
+	kl_ptr(&m, p, n * 4);
+	kl_ptr(&m, e, n * 4);
+	kl_ptr(&m, lg, n * 4);
+	kl_ptr(&m, sq, n * 4);
+	kl_ptr(&m, rs, n * 4);
+	kl_int(&m, (int64_t)n);
+	if (kl_run(&m)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = expf(p[i]) + exp2f(p[i]);
+		close_f("math_kernel exp", e, want, n, 0, 1e-6);
+		for (size_t i = 0; i < n; i++)
+			want[i] = logf(p[i]) - log2f(p[i]);
+		close_f("math_kernel log", lg, want, n, 1e-6, 1e-6);
+		for (size_t i = 0; i < n; i++)
+			want[i] = fmaf(sqrtf(p[i]), 2.0f, 1.0f);
+		close_f("math_kernel sqrt", sq, want, n, 0, 1e-7);
+		for (size_t i = 0; i < n; i++)
+			want[i] = 1.0f / sqrtf(p[i]);
+		close_f("math_kernel rsqrt", rs, want, n, 0, 1e-6);
+	}
+
+	int32_t *k = ivec(n, -5, 6);
+	launch w = kl(KDIR "elementwise.py", "swish_int_mix_kernel", "*fp32:16, *i32:16, *fp32:16, i32, 128", 4, 1);
+	kl_ptr(&w, x, n * 4);
+	kl_ptr(&w, k, n * 4);
+	kl_ptr(&w, o, n * 4);
+	kl_int(&w, (int64_t)n);
+	if (kl_run(&w)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = x[i] * (float)k[i] + (k[i] > 2 ? 1.0f : 0.0f);
+		close_f("swish_int_mix_kernel", o, want, n, 0, 0);
+	}
+	free(x);
+	free(o);
+	free(want);
+	free(p);
+	free(e);
+	free(lg);
+	free(sq);
+	free(rs);
+	free(k);
+}
+
+static void test_constexpr_branch(void)
+{
+	size_t n = 300;
+	float *x = fvec(n, -4, 4), *o = fzeros(n), *want = fzeros(n);
+	static const char *const sigs[3] = {"*fp32:16, *fp32:16, i32, fp32, 0, False, 256",
+					    "*fp32:16, *fp32:16, i32, fp32, 1, True, 256",
+					    "*fp32:16, *fp32:16, i32, fp32, 2, False, 256"};
+	for (int act = 0; act < 3; act++) {
+		launch l = kl(KDIR "constexpr_branch.py", "activation_kernel", sigs[act], 2, 1);
+		kl_ptr(&l, x, n * 4);
+		kl_ptr(&l, o, n * 4);
+		kl_int(&l, (int64_t)n);
+		kl_float(&l, 0.125);
+		if (!kl_run(&l))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			float v = x[i];
+			float y = act == 0 ? fmaxf(v, 0.0f) : act == 1 ? (v >= 0 ? v : v * 0.125f) : sigmoidf_(v);
+			want[i] = act == 1 ? y * 2.0f : y;
+		}
+		close_f(sigs[act], o, want, n, 1e-7, act == 2 ? 1e-6 : 0);
+	}
+	/* the same kernel with the constexprs given by name */
+	launch d = kl(KDIR "constexpr_branch.py", "activation_kernel", "*fp32:16, *fp32:16, i32, fp32", 2, 1);
+	kl_define(&d, "ACTIVATION", "0");
+	kl_define(&d, "SCALE", "True");
+	kl_define(&d, "BLOCK", "256");
+	kl_ptr(&d, x, n * 4);
+	kl_ptr(&d, o, n * 4);
+	kl_int(&d, (int64_t)n);
+	kl_float(&d, 0.125);
+	if (kl_run(&d)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = fmaxf(x[i], 0.0f) * 2.0f;
+		close_f("activation_kernel -D", o, want, n, 0, 0);
+	}
+	free(x);
+	free(o);
+	free(want);
+}
+
+/* ---------------------------------------------------------------------
+ * Reductions, loops, helpers
+ * --------------------------------------------------------------------- */
+
+static void test_softmax(void)
+{
+	int rows = 5, cols = 100, sin_ = 104, sout = 100;
+	float *x = fvec((size_t)rows * sin_, -5, 5), *o = fzeros((size_t)rows * sout), *want = fzeros((size_t)rows * sout);
+	launch l = kl(KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 128", (uint32_t)rows, 1);
+	kl_ptr(&l, o, (size_t)rows * sout * 4);
+	kl_ptr(&l, x, (size_t)rows * sin_ * 4);
+	kl_int(&l, sin_);
+	kl_int(&l, sout);
+	kl_int(&l, rows);
+	kl_int(&l, cols);
+	if (kl_run(&l)) {
+		for (int r = 0; r < rows; r++) {
+			double mx = -INFINITY, s = 0;
+			for (int c = 0; c < cols; c++)
+				mx = fmax(mx, x[r * sin_ + c]);
+			for (int c = 0; c < cols; c++)
+				s += exp(x[r * sin_ + c] - mx);
+			for (int c = 0; c < cols; c++)
+				want[r * sout + c] = (float)(exp(x[r * sin_ + c] - mx) / s);
+		}
+		close_f("softmax_kernel", o, want, (size_t)rows * sout, 1e-8, 1e-5);
+	}
+	free(x);
+	free(o);
+	free(want);
+}
+
+static void test_layernorm(void)
+{
+	int rows = 4, N = 300;
+	size_t total = (size_t)rows * N;
+	uint16_t *X = calloc(total, 2), *Y = calloc(total, 2), *W = calloc((size_t)N, 2), *B = calloc((size_t)N, 2);
+	float mean[4], rstd[4], wmean[4], wrstd[4];
+	for (size_t i = 0; i < total; i++)
+		X[i] = f2h(frand(-2, 3));
+	for (int i = 0; i < N; i++) {
+		W[i] = f2h(frand(0.5f, 1.5f));
+		B[i] = f2h(frand(-0.5f, 0.5f));
+	}
+	launch l = kl(KDIR "layernorm.py", "_layer_norm_fwd", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 128",
+		      (uint32_t)rows, 1);
+	kl_ptr(&l, X, total * 2);
+	kl_ptr(&l, Y, total * 2);
+	kl_ptr(&l, W, (size_t)N * 2);
+	kl_ptr(&l, B, (size_t)N * 2);
+	kl_ptr(&l, mean, sizeof mean);
+	kl_ptr(&l, rstd, sizeof rstd);
+	kl_int(&l, N);
+	kl_int(&l, N);
+	kl_float(&l, 1e-5);
+	if (kl_run(&l)) {
+		float *got = fzeros(total), *want = fzeros(total);
+		for (int r = 0; r < rows; r++) {
+			double m = 0, v = 0;
+			for (int c = 0; c < N; c++)
+				m += h2f(X[r * N + c]);
+			m /= N;
+			for (int c = 0; c < N; c++)
+				v += (h2f(X[r * N + c]) - m) * (h2f(X[r * N + c]) - m);
+			v /= N;
+			wmean[r] = (float)m;
+			wrstd[r] = (float)(1.0 / sqrt(v + 1e-5));
+			for (int c = 0; c < N; c++) {
+				got[r * N + c] = h2f(Y[r * N + c]);
+				want[r * N + c] = rh((float)((h2f(X[r * N + c]) - m) * wrstd[r] * h2f(W[c]) + h2f(B[c])));
+			}
+		}
+		close_f("_layer_norm_fwd mean", mean, wmean, 4, 1e-6, 1e-5);
+		close_f("_layer_norm_fwd rstd", rstd, wrstd, 4, 0, 1e-5);
+		close_f("_layer_norm_fwd y", got, want, total, 1e-3, 1e-3);
+		free(got);
+		free(want);
+	}
+	free(X);
+	free(Y);
+	free(W);
+	free(B);
+}
+
+static void test_reductions(void)
+{
+	int M = 20, N = 50;
+	float *x = fvec((size_t)M * N, -1, 1), *o = fzeros((size_t)M * N), *want = fzeros((size_t)M * N);
+	launch l = kl(KDIR "reductions.py", "col_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 32, 16", 4, 1);
+	kl_ptr(&l, x, (size_t)M * N * 4);
+	kl_ptr(&l, o, (size_t)N * 4);
+	kl_int(&l, M);
+	kl_int(&l, N);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		for (int j = 0; j < N; j++) {
+			double s = 0;
+			for (int i = 0; i < M; i++)
+				s += x[i * N + j];
+			want[j] = (float)s;
+		}
+		close_f("col_sum_kernel", o, want, (size_t)N, 1e-6, 1e-5);
+	}
+
+	int cm = 10, cn = 24;
+	float mx[16] = {0}, wmx[16] = {0};
+	launch c = kl(KDIR "reductions.py", "row_center_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 4, 32", 3, 1);
+	kl_ptr(&c, x, (size_t)cm * cn * 4);
+	kl_ptr(&c, o, (size_t)cm * cn * 4);
+	kl_ptr(&c, mx, (size_t)cm * 4);
+	kl_int(&c, cm);
+	kl_int(&c, cn);
+	if (kl_run(&c)) {
+		for (int i = 0; i < cm; i++) {
+			float m = -INFINITY;
+			for (int j = 0; j < cn; j++)
+				m = fmaxf(m, x[i * cn + j]);
+			wmx[i] = m;
+			for (int j = 0; j < cn; j++)
+				want[i * cn + j] = x[i * cn + j] - m;
+		}
+		close_f("row_center_kernel y", o, want, (size_t)cm * cn, 0, 0);
+		close_f("row_center_kernel max", mx, wmx, (size_t)cm, 0, 0);
+	}
+
+	int32_t *iv = ivec(100, -1000000, 1000000), out[2] = {0, 0}, wout[2] = {INT32_MAX, INT32_MIN};
+	for (int i = 0; i < 100; i++) {
+		wout[0] = iv[i] < wout[0] ? iv[i] : wout[0];
+		wout[1] = iv[i] > wout[1] ? iv[i] : wout[1];
+	}
+	launch mm = kl(KDIR "reductions.py", "min_max_kernel", "*i32:16, *i32:16, i32, 128", 1, 1);
+	kl_ptr(&mm, iv, 400);
+	kl_ptr(&mm, out, sizeof out);
+	kl_int(&mm, 100);
+	if (kl_run(&mm))
+		same_i("min_max_kernel", out, wout, 2);
+	free(x);
+	free(o);
+	free(want);
+	free(iv);
+}
+
+static void test_argmax(void)
+{
+	int rows = 6, N = 50, stride = 56;
+	float *x = fzeros((size_t)rows * stride), vals[6], wvals[6];
+	int32_t idx[6], widx[6];
+	for (int i = 0; i < rows * stride; i++)
+		x[i] = (float)irand(0, 8); /* many ties */
+	x[3 * stride + 49] = 9; /* the last column wins once */
+	for (int r = 0; r < rows; r++) {
+		widx[r] = 0;
+		for (int c = 1; c < N; c++)
+			if (x[r * stride + c] > x[r * stride + widx[r]])
+				widx[r] = c;
+		wvals[r] = x[r * stride + widx[r]];
+	}
+	launch l = kl(KDIR "argmax.py", "row_argmax_kernel", "*fp32:16, *i32:16, *fp32:16, i32, i32, 64", (uint32_t)rows, 1);
+	kl_ptr(&l, x, (size_t)rows * stride * 4);
+	kl_ptr(&l, idx, sizeof idx);
+	kl_ptr(&l, vals, sizeof vals);
+	kl_int(&l, N);
+	kl_int(&l, stride);
+	if (kl_run(&l)) {
+		same_i("row_argmax_kernel", idx, widx, (size_t)rows);
+		close_f("row_argmax_kernel max", vals, wvals, (size_t)rows, 0, 0);
+	}
+
+	int M = 12, n2 = 10;
+	int32_t *y = ivec((size_t)M * n2, -3, 3), cidx[16] = {0}, wc[16] = {0};
+	for (int c = 0; c < n2; c++)
+		for (int r = 1; r < M; r++)
+			if (y[r * n2 + c] < y[wc[c] * n2 + c])
+				wc[c] = r;
+	launch a = kl(KDIR "argmax.py", "col_argmin_kernel", "*i32:16, *i32:16, i32, i32, 16, 16", 1, 1);
+	kl_ptr(&a, y, (size_t)M * n2 * 4);
+	kl_ptr(&a, cidx, sizeof cidx);
+	kl_int(&a, M);
+	kl_int(&a, n2);
+	if (kl_run(&a))
+		same_i("col_argmin_kernel", cidx, wc, (size_t)n2);
+	free(x);
+	free(y);
+}
+
+static void test_loops(void)
+{
+	int rows = 3, N = 1000;
+	float *x = fvec((size_t)rows * N, -1, 1), sums[3], wsums[3];
+	launch l = kl(KDIR "loops.py", "row_sum_loop_kernel", "*fp32:16, *fp32:16, i32, i32, 128", (uint32_t)rows, 1);
+	kl_ptr(&l, x, (size_t)rows * N * 4);
+	kl_ptr(&l, sums, sizeof sums);
+	kl_int(&l, N);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		for (int r = 0; r < rows; r++) {
+			double s = 0;
+			for (int c = 0; c < N; c++)
+				s += x[r * N + c];
+			wsums[r] = (float)s;
+		}
+		close_f("row_sum_loop_kernel", sums, wsums, 3, 1e-5, 1e-5);
+	}
+
+	size_t n = 3000;
+	float *o = fzeros(n), *want = fzeros(n);
+	launch g = kl(KDIR "loops.py", "grid_stride_kernel", "*fp32:16, *fp32:16, i32, 256", 4, 1);
+	kl_ptr(&g, x, n * 4);
+	kl_ptr(&g, o, n * 4);
+	kl_int(&g, (int64_t)n);
+	if (kl_run(&g)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = x[i] * 3.0f - 1.0f;
+		close_f("grid_stride_kernel", o, want, n, 0, 0);
+	}
+
+	n = 100;
+	launch p = kl(KDIR "loops.py", "poly_kernel", "*fp32:16, *fp32:16, i32, 5, 128", 1, 1);
+	kl_ptr(&p, x, n * 4);
+	kl_ptr(&p, o, n * 4);
+	kl_int(&p, (int64_t)n);
+	if (kl_run(&p)) {
+		for (size_t i = 0; i < n; i++) {
+			float acc = 0, coef = 6.0f;
+			for (int k = 0; k <= 5; k++) {
+				acc = acc * x[i] + coef;
+				coef -= 1.0f;
+			}
+			want[i] = acc;
+		}
+		close_f("poly_kernel", o, want, n, 1e-6, 1e-6);
+	}
+
+	int32_t nv = 1000, steps = -1, wsteps = 9; /* 1000 500 250 125 62 31 15 7 3 1 */
+	launch h = kl(KDIR "loops.py", "halvings_kernel", "*i32, *i32", 1, 1);
+	kl_ptr(&h, &nv, 4);
+	kl_ptr(&h, &steps, 4);
+	if (kl_run(&h))
+		same_i("halvings_kernel", &steps, &wsteps, 1);
+	free(x);
+	free(o);
+	free(want);
+}
+
+static void test_helpers(void)
+{
+	int rows = 4, N = 100;
+	size_t total = (size_t)rows * N;
+	float *x = fvec(total, -3, 3), *bias = fvec((size_t)N, -1, 1), *o = fzeros(total), *want = fzeros(total);
+	launch l = kl(KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", (uint32_t)rows, 1);
+	kl_ptr(&l, x, total * 4);
+	kl_ptr(&l, bias, (size_t)N * 4);
+	kl_ptr(&l, o, total * 4);
+	kl_int(&l, N);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		for (int r = 0; r < rows; r++)
+			for (int c = 0; c < N; c++) {
+				double v = (double)(x[r * N + c] + bias[c]);
+				want[r * N + c] = (float)(0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+			}
+		close_f("bias_gelu_kernel", o, want, total, 1e-6, 1e-5);
+	}
+	size_t n = total;
+	float *y = fvec(n, -3, 3);
+	launch h = kl(KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 2, 1);
+	kl_ptr(&h, x, n * 4);
+	kl_ptr(&h, y, n * 4);
+	kl_ptr(&h, o, n * 4);
+	kl_int(&h, (int64_t)n);
+	if (kl_run(&h)) {
+		for (size_t i = 0; i < n; i++)
+			want[i] = sqrtf(x[i] * x[i] + y[i] * y[i]);
+		close_f("hypot_kernel", o, want, n, 0, 1e-6);
+	}
+	free(x);
+	free(bias);
+	free(o);
+	free(want);
+	free(y);
+}
+
+static void test_matmul(void)
+{
+	int M = 64, N = 48, K = 80;
+	uint16_t *a = calloc((size_t)M * K, 2), *b = calloc((size_t)K * N, 2), *c = calloc((size_t)M * N, 2);
+	for (int i = 0; i < M * K; i++)
+		a[i] = f2h(frand(-1, 1));
+	for (int i = 0; i < K * N; i++)
+		b[i] = f2h(frand(-1, 1));
+	launch l = kl(KDIR "matmul.py", "matmul_kernel",
+		      "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, 1);
+	kl_ptr(&l, a, (size_t)M * K * 2);
+	kl_ptr(&l, b, (size_t)K * N * 2);
+	kl_ptr(&l, c, (size_t)M * N * 2);
+	kl_int(&l, M);
+	kl_int(&l, N);
+	kl_int(&l, K);
+	kl_int(&l, K);
+	kl_int(&l, 1);
+	kl_int(&l, N);
+	kl_int(&l, 1);
+	kl_int(&l, N);
+	kl_int(&l, 1);
+	if (kl_run(&l)) {
+		float *got = fzeros((size_t)M * N), *want = fzeros((size_t)M * N);
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int k = 0; k < K; k++)
+					s += (double)h2f(a[i * K + k]) * h2f(b[k * N + j]);
+				want[i * N + j] = rh((float)s);
+				got[i * N + j] = h2f(c[i * N + j]);
+			}
+		close_f("matmul_kernel", got, want, (size_t)M * N, 1e-3, 2e-3);
+		free(got);
+		free(want);
+	}
+
+	int fm = 40, fn = 24, fk = 50;
+	float *fa = fvec((size_t)fm * fk, -1, 1), *fb = fvec((size_t)fk * fn, -1, 1), *fc = fzeros((size_t)fm * fn),
+	      *fw = fzeros((size_t)fm * fn);
+	launch f = kl(KDIR "matmul.py", "matmul_fp32_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 2);
+	kl_ptr(&f, fa, (size_t)fm * fk * 4);
+	kl_ptr(&f, fb, (size_t)fk * fn * 4);
+	kl_ptr(&f, fc, (size_t)fm * fn * 4);
+	kl_int(&f, fm);
+	kl_int(&f, fn);
+	kl_int(&f, fk);
+	if (kl_run(&f)) {
+		for (int i = 0; i < fm; i++)
+			for (int j = 0; j < fn; j++) {
+				double s = 0;
+				for (int k = 0; k < fk; k++)
+					s += (double)fa[i * fk + k] * fb[k * fn + j];
+				fw[i * fn + j] = (float)s;
+			}
+		/* tf32 keeps 10 mantissa bits: |error| <~ K * 2^-11 */
+		close_f("matmul_fp32_kernel", fc, fw, (size_t)fm * fn, 2e-2, 0);
+	}
+	free(a);
+	free(b);
+	free(c);
+	free(fa);
+	free(fb);
+	free(fc);
+	free(fw);
+}
+
+int main(void)
+{
+	test_seeds();
+	test_vector_add();
+	test_silu_bf16();
+	test_trig();
+	test_masked_copy();
+	test_tile2d();
+	test_int_ops();
+	test_casts();
+	test_elementwise();
+	test_constexpr_branch();
+	test_softmax();
+	test_layernorm();
+	test_reductions();
+	test_argmax();
+	test_loops();
+	test_helpers();
+	test_matmul();
+	return check_report("test_kernels");
+}

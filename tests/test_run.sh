@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# test_run.sh - `tilec run`: buffers (zeros, arange, random, files), scalars,
+# --print and --out, the seed kernels, and the error paths (exit status 1
+# for a failing kernel, 2 for a bad command line).
+set -u
+TILEC=${TILEC:-build/tilec}
+K=tests/kernels
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect NAME STATUS NEEDLE -- COMMAND...: exit status and a substring of stdout+stderr
+expect() {
+	local name=$1 want=$2 needle=$3
+	shift 4
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		bad "$name: exit $rc, want $want"
+		echo "$out" | head -n 20
+	elif [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then
+		bad "$name: output lacks '$needle'"
+		echo "$out" | head -n 20
+	else
+		ok
+	fi
+}
+
+ADD=(run "$K/vector_add.py" -n add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, 1024')
+
+expect help 0 "usage: tilec run FILE" -- "$TILEC" run --help
+expect add-arange 0 "output_ptr[0:5] (fp32, 3000 elements): 0 2 4 6 8" -- \
+	"$TILEC" "${ADD[@]}" -g 3 --arg buf:3000:arange --arg buf:3000:arange --arg buf:3000 --arg 3000 --print output_ptr:5
+# --out, then the file as an input: (2i) + 0, printed by index
+expect add-out 0 "" -- \
+	"$TILEC" "${ADD[@]}" -g 3 --arg buf:3000:arange --arg buf:3000:arange --arg buf:3000 --arg 3000 --out 2="$TMP/o.bin"
+if [ "$(stat -c %s "$TMP/o.bin" 2>/dev/null)" = 12000 ]; then ok; else bad "add-out: o.bin is not 12000 bytes"; fi
+expect add-file 0 "output_ptr[0:4] (fp32, 3000 elements): 0 2 4 6" -- \
+	"$TILEC" "${ADD[@]}" -g 3 --arg "buf:file=$TMP/o.bin" --arg buf:3000 --arg buf:3000 --arg 3000 --print 2:4
+expect add-file-size 1 "holds 12000 bytes" -- \
+	"$TILEC" "${ADD[@]}" -g 3 --arg "buf:10:file=$TMP/o.bin" --arg buf:3000 --arg buf:3000 --arg 3000
+# seeded random: the same seed gives the same data, another seed other data
+a=$("$TILEC" "${ADD[@]}" -g 1 --arg buf:1024:random --arg buf:1024 --arg buf:1024 --arg 1024 --print 2:6 --seed 5 2>&1)
+b=$("$TILEC" "${ADD[@]}" -g 1 --arg buf:1024:random --arg buf:1024 --arg buf:1024 --arg 1024 --print 2:6 --seed 5 2>&1)
+c=$("$TILEC" "${ADD[@]}" -g 1 --arg buf:1024:random --arg buf:1024 --arg buf:1024 --arg 1024 --print 2:6 --seed 6 2>&1)
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ]; then ok; else bad "random: '$a' / '$b' / '$c'"; fi
+
+# scalar and integer kernels, constexprs with -D
+expect index-math 0 "out_ptr[0:9] (i32, 16 elements): -4 -3 -2 -1 0 1 2 996 997" -- \
+	"$TILEC" run "$K/int_ops.py" -n index_math_kernel -s '*i32, i32' -D COLS=7 -D BLOCK=8 -g 2 \
+	--arg buf:16 --arg 16 --print out_ptr:9
+expect divzero 1 "int_ops.py:12:" -- \
+	"$TILEC" run "$K/int_ops.py" -n divmod_kernel -s '*i32, *i32, *i32, *i32, i32, 4' -g 1 \
+	--arg buf:4:arange --arg buf:4:zeros --arg buf:4 --arg buf:4 --arg 4
+expect scalar-float 0 "dst_ptr[0:4] (fp32, 64 elements): 0 1 -2.5 -2.5" -- \
+	"$TILEC" run "$K/masked_copy.py" -n padded_copy_kernel -s '*fp32, *fp32, i32, fp32, 32' -g 2 \
+	--arg buf:2:arange --arg buf:64 --arg 2 --arg -2.5 --print dst_ptr:4
+
+# the seed kernels
+SEEDS=$K/seeds/add_sin_cos.py
+expect seed-add 0 "out_ptr[0:3] (fp32, 10 elements): 0 2 4" -- \
+	"$TILEC" run "$SEEDS" -n add_kernel -s '*fp32, *fp32, *fp32, i32, 4' -g 3 \
+	--arg buf:10:arange --arg buf:10:arange --arg buf:10 --arg 10 --print out_ptr:3
+expect seed-sin 0 "out_ptr[0:3] (fp32, 3 elements): 0 0.841470957 0.909297407" -- \
+	"$TILEC" run "$SEEDS" -n sin_kernel -s '*fp32, *fp32, i32, 4' -g 1 --arg buf:3:arange --arg buf:3 --arg 3 --print out_ptr
+expect seed-cos 0 "out_ptr[0:2] (fp32, 3 elements): 1 0.540302277" -- \
+	"$TILEC" run "$SEEDS" -n cos_kernel -s '*fp32, *fp32, i32, 4' -g 1 --arg buf:3:arange --arg buf:3 --arg 3 --print out_ptr:2
+expect seed-silu 0 "out_ptr[0:3] (bf16, 8 elements): 0 0.73046875 1.7578125" -- \
+	"$TILEC" run "$K/seeds/silu.py" -n triton_silu_kernel -s '*bf16, *bf16, i32, 8' -g 1 \
+	--arg buf:8:arange --arg buf:8 --arg 8 --print out_ptr:3
+
+# failures of the kernel: exit 1 with the source location
+expect oob 1 "vector_add.py:12:9: error: program (2, 0, 0): load of 4 byte(s) at element 952: byte offset 12000 is out of bounds of buffer 0 (12000 bytes)" -- \
+	"$TILEC" "${ADD[@]}" -g 4 --arg buf:3000 --arg buf:3000 --arg buf:3000 --arg 4096
+expect bad-kernel 1 "error" -- "$TILEC" run "$K/vector_add.py" -n no_such_kernel -s '*fp32' -g 1 --arg buf:1
+expect missing-file 1 "cannot open" -- "$TILEC" run "$TMP/none.py" -n k -g 1
+
+# bad command lines: exit 2
+expect no-grid 2 "no grid given" -- "$TILEC" "${ADD[@]}" --arg buf:1
+expect bad-grid 2 "bad grid '4,x'" -- "$TILEC" "${ADD[@]}" -g 4,x
+expect arg-count 2 "has 4 runtime parameter(s), 1 --arg given" -- "$TILEC" "${ADD[@]}" -g 1 --arg buf:4
+expect scalar-for-ptr 2 "pointer parameter 'x_ptr' needs --arg buf:COUNT" -- \
+	"$TILEC" "${ADD[@]}" -g 1 --arg 3 --arg buf:4 --arg buf:4 --arg 4
+expect bad-scalar 2 "bad value 'ten' for i32 parameter 'n_elements'" -- \
+	"$TILEC" "${ADD[@]}" -g 1 --arg buf:4 --arg buf:4 --arg buf:4 --arg ten
+expect bad-init 2 "unknown buffer contents 'ones'" -- \
+	"$TILEC" "${ADD[@]}" -g 1 --arg buf:4:ones --arg buf:4 --arg buf:4 --arg 4
+expect bad-print 2 "'nope' names no pointer parameter" -- \
+	"$TILEC" "${ADD[@]}" -g 1 --arg buf:4 --arg buf:4 --arg buf:4 --arg 4 --print nope
+expect unknown-option 2 "unknown option '--frobnicate'" -- "$TILEC" "${ADD[@]}" -g 1 --frobnicate
+
+echo "test_run: $passed passed, $failed failed"
+[ "$failed" = 0 ]
