@@ -1249,6 +1249,60 @@ static bool constexpr_record(sema *s, ir_constexpr *c, const char *name, sv v)
 	}
 }
 
+/* Dead code: ops without side effects or regions whose results are unused
+ * (constants made for implicit conversions, values a kernel never uses),
+ * removed as Triton's canonicalization removes them. */
+static void count_uses(const ir_region *r, int *uses)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int k = 0; k < op->nargs; k++)
+			uses[op->args[k]]++;
+		for (int k = 0; k < op->nregions; k++)
+			count_uses(&op->regions[k], uses);
+	}
+}
+
+static bool removable(const ir_op *op)
+{
+	switch (op->code) {
+	case IR_OP_STORE: case IR_OP_LOAD: case IR_OP_ASSUME: case IR_OP_YIELD: case IR_OP_CONDITION:
+	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
+		return false;
+	default:
+		return op->nresults == 1;
+	}
+}
+
+static bool prune_region(ir_region *r, const int *uses)
+{
+	bool changed = false;
+	int k = 0;
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nregions; j++)
+			changed |= prune_region(&op->regions[j], uses);
+		if (removable(op) && uses[op->results[0]] == 0)
+			changed = true;
+		else
+			r->ops[k++] = op;
+	}
+	r->nops = k;
+	return changed;
+}
+
+static bool prune(sema *s)
+{
+	int *uses = arena_alloc(s->a, sizeof(int) * (size_t)(s->f->nvalues + 1));
+	if (!uses)
+		return sema_error(s, s->f->loc, TILEC_ERR_NOMEM, "out of memory");
+	do {
+		memset(uses, 0, sizeof(int) * (size_t)s->f->nvalues);
+		count_uses(&s->f->body, uses);
+	} while (prune_region(&s->f->body, uses));
+	return true;
+}
+
 static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 {
 	src_loc none = {0};
@@ -1374,6 +1428,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		return false;
 	if (s->returned && s->ret.kind != SV_NONE)
 		return sema_error(s, fn->loc, TILEC_ERR_SEMANTIC, "a kernel cannot return a value");
+	if (!prune(s))
+		return false;
 	*out = f;
 	return true;
 }

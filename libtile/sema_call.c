@@ -283,7 +283,8 @@ static bool b_load(call *c, sv *out)
 	if (has_other) {
 		sv o = c->v[2];
 		if (sema_is_num(o)) {
-			other = sema_const(c->s, loc, elem, o.kind == SV_FLOAT ? (int64_t)o.f : o.i, o.kind == SV_FLOAT ? o.f : (double)o.i);
+			other = sema_const(c->s, loc, like(ty(c, ptr), (ir_kind)elem.kind), o.kind == SV_FLOAT ? (int64_t)o.f : o.i,
+					   o.kind == SV_FLOAT ? o.f : (double)o.i);
 		} else {
 			other = arg_tensor(c, 2);
 			if (other >= 0 && !ty(c, ptr).rank && ty(c, other).rank)
@@ -997,9 +998,18 @@ static bool b_py_minmax(call *c, sv *out)
 		return err(c, "`%s` of an empty sequence%s", c->name, "");
 	sv best = items[0];
 	for (int i = 0; i < n; i++) {
+		if (items[i].kind == SV_TENSOR && n == 2) {
+			/* Triton binds the builtins min/max to tl.minimum/tl.maximum */
+			call m = *c;
+			m.v[0] = items[0];
+			m.v[1] = items[1];
+			m.v[2].kind = SV_NONE;
+			m.sub = c->sub ? IR_OP_MAX : IR_OP_MIN;
+			return b_minmax(&m, out);
+		}
 		if (!sema_is_num(items[i]))
-			return sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "`%s` works on constexprs only (use tl.%s for tensors), got %s",
-					  c->name, c->sub ? "maximum" : "minimum", sema_sv_str(c->s, items[i]));
+			return sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "`%s` takes numbers, or two tensors, got %s", c->name,
+					  sema_sv_str(c->s, items[i]));
 		sv lt;
 		if (i && !sema_binop(c->s, cloc(c), c->sub ? AST_OP_GT : AST_OP_LT, items[i], best, &lt))
 			return false;

@@ -457,8 +457,12 @@ bool sema_typecheck(sema *s, src_loc loc, const char *what, sv a, sv b, bool lpt
 		if (bs && x >= 0)
 			y = number_const(s, loc, b, rk, sema_type(s, x));
 	} else {
-		x = sema_to_tensor(s, loc, a);
-		y = sema_to_tensor(s, loc, b);
+		x = as ? -1 : a.id;
+		y = bs ? -1 : b.id;
+		if (as)
+			x = number_const(s, loc, a, ak, bs ? ir_scalar(ak) : sema_type(s, y));
+		if (bs && x >= 0)
+			y = number_const(s, loc, b, bk, sema_type(s, x));
 	}
 	if (x < 0 || y < 0 || !sema_broadcast(s, loc, &x, &y))
 		return false;

@@ -16,9 +16,14 @@ failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+trim() {
+	local x=${1#"${1%%[![:space:]]*}"}
+	echo "${x%"${x##*[![:space:]]}"}"
+}
+
 while IFS='|' read -r name file args; do
-	name=$(echo "$name" | xargs)
-	file=$(echo "$file" | xargs)
+	name=$(trim "$name")
+	file=$(trim "$file")
 	case "$name" in '' | '#'*) continue ;; esac
 	eval "set -- $args"
 	"$TILEC" ir "$file" "$@" >"$tmp/out" 2>"$tmp/err"

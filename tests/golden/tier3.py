@@ -1,0 +1,113 @@
+# Kernels for the golden tests of `tilec ir`: tier-2/3 constructs.
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+SCALE = tl.constexpr(3)
+DTYPE: tl.constexpr = tl.float16
+
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, K, stride_am, stride_bk,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(axis=1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rm = tl.max_contiguous(tl.multiple_of(rm, BM), BM)
+    tl.assume(K > 0)
+    a = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=2):
+        x = tl.load(a)
+        y = tl.load(b)
+        if PRECISION == "ieee":
+            acc = tl.dot(x, y, acc, input_precision=PRECISION)
+        else:
+            acc += tl.dot(x, y)
+        a += BK
+        b += BK * stride_bk
+    c = c_ptr + rm[:, None] * BN + rn[None, :]
+    tl.store(c, acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def runtime_control_kernel(x_ptr, out_ptr, n, limit):
+    x = tl.load(x_ptr)
+    if x > limit:
+        y = x * 2
+        z = 1
+    else:
+        y = x - 1.5
+        z = 2
+    i = 0
+    while i < n:
+        y = y * 0.5
+        i += 1
+    w = y if z > 1 else 0.0
+    tl.store(out_ptr, w + z)
+
+
+@triton.jit
+def helpers_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, MODE: tl.constexpr = "tanh"):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=float("-inf"))
+    lo, hi = _split(x, scale=SCALE)
+    tl.static_assert(BLOCK % 16 == 0, "BLOCK must be a multiple of 16")
+    for i in tl.static_range(2):
+        lo = lo + i
+    y = _act(lo, MODE) + hi
+    tl.store(out_ptr + offs, y.to(DTYPE), mask=mask)
+
+
+@triton.jit
+def _act(x, MODE: tl.constexpr):
+    if MODE == "tanh":
+        return libdevice.tanh(x)
+    return libdevice.pow(x.to(tl.float64), 2).to(x.dtype)
+
+
+@triton.jit
+def _split(x, scale=2):
+    return tl.minimum(x, 0.0) * scale, tl.maximum(x, 0.0, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def reduce_kernel(x_ptr, out_ptr, idx_ptr, stride, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * stride + cols[None, :])
+    row_max = tl.max(x, axis=1, keep_dims=True)
+    total = tl.sum(x - row_max)
+    flat = tl.reshape(x, (M * N,))
+    tl.store(out_ptr + tl.arange(0, M * N), flat)
+    tl.store(out_ptr, total + x.T.sum(axis=None, keep_dims=True).sum())
+    tl.store(idx_ptr + rows, tl.argmax(x, axis=1))
+    m = max(M, N, 4) - min(M, N)
+    tl.store(idx_ptr + m, x.to(tl.int8).sum(0).max())
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 1024}, num_warps=8, num_stages=2)],
+                 key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["BLOCK"] % 256 == 0})
+@triton.jit
+def tuned_kernel(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(x_ptr + offs, 1.0)
+    else:
+        tl.store(x_ptr + offs, 2.0, mask=offs < n)
+
+
+@triton.jit
+def promote_kernel(a_ptr, b_ptr, u_ptr, h_ptr, out_ptr):
+    a = tl.load(a_ptr)      # i8
+    b = tl.load(b_ptr)      # i64
+    u = tl.load(u_ptr)      # u32
+    h = tl.load(h_ptr)      # fp16
+    tl.store(out_ptr, (a + 1) * b + (u >> 3) + (h * 2.0) / h + a // 3 % 5 + (-a) + (~u))
+    tl.store(out_ptr + 1, (a < b) & (h != 0) | (u == 7))
+    tl.store(out_ptr + 2, h * 2 + 1 - tl.where(a > 0, h, 0.5))
