@@ -71,6 +71,7 @@ def main():
         size = inst["sizes"][0]
         row = {"name": inst["bench"], "id": inst["id"], "triton": None, "tile": None, "note": ""}
         rows.append(row)
+        args = None
         try:
             kern = harness.triton_kernel(ROOT, inst)
             args = harness.Args(inst, size)
@@ -82,7 +83,9 @@ def main():
         except Exception as e:
             row["note"] += "Triton failed: %s " % str(e).splitlines()[0][:200]
         fn = harness.tile_fn(lib, inst) if lib and inst["compiled"] else None
-        if fn is None:
+        if args is None:
+            pass
+        elif fn is None:
             row["note"] += "tile: " + ((inst.get("error") or "").strip().splitlines() or ["not built"])[0][:200]
         else:
             try:

@@ -39,9 +39,9 @@ def next_pow2(x):
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True):
-    """grid: over parameter names, constexprs and size variables; compiled
-    into the blob (-g) when grid_in_blob, else the launch function takes it
-    (it must then name parameters and constexprs only when in the blob)."""
+    """grid: an expression over size variables, parameter names and
+    constexprs; with grid_in_blob it must use parameters and constexprs only
+    (tilec compiles it, -g), otherwise the launch function takes the grid."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench)
@@ -186,6 +186,142 @@ CASES.append(case("col_sum_loop_f32", T2, "col_sum_loop_kernel",
                   [{"M": 1, "N": 1}, {"M": 1000, "N": 33}, {"M": 4097, "N": 781}], 2,
                   tol(1e-4, 1e-5)))
 
+# --- the front-end suite: tests/kernels and its seeds ------------------------
+
+K = "tests/kernels/"
+SEEDS = "tests/kernels/seeds/"
+
+
+def _ew(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4, sizes=None,
+        block_name="BLOCK", grid=None):
+    cx = {block_name: block}
+    cx.update(extra or {})
+    return case(id, file, kernel, params, cx, grid or "cdiv(n, %s)" % block_name,
+                sizes or SIZES_1D, 1, tol, num_warps)
+
+
+N_ = S("i32", "n")
+APPROX = tol(1e-6, 1e-5)
+ROWS_SIZES = [{"M": 1, "N": 1}, {"M": 64, "N": 100}, {"M": 1823, "N": 781}]
+
+
+def _rowblock(s):
+    return {"BLOCK": next_pow2(s["N"])}
+
+
+CASES += [
+    case("k_vector_add", K + "vector_add.py", "add_kernel",
+         [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_], {"BLOCK_SIZE": 1024},
+         "cdiv(n_elements, BLOCK_SIZE)", SIZES_1D, 1),
+    case("k_row_argmax", K + "argmax.py", "row_argmax_kernel",
+         [T("in", "fp32", ["M", "N"], "ties:0:5"), T("out", "i32", ["M"]), T("out", "fp32", ["M"]),
+          S("i32", "N"), S("i32", "N")], _rowblock, "M", ROWS_SIZES, 2, grid_in_blob=False),
+    case("k_col_argmin", K + "argmax.py", "col_argmin_kernel",
+         [T("in", "i32", ["M", "N"], "ties:0:5"), T("out", "i32", ["N"]), S("i32", "M"), S("i32", "N")],
+         lambda s: {"BLOCK_M": next_pow2(s["M"]), "BLOCK_N": next_pow2(s["N"])}, "1",
+         [{"M": 1, "N": 1}, {"M": 30, "N": 50}, {"M": 100, "N": 50}], 2),
+    _ew("k_cast_chain", K + "casts.py", "cast_chain_kernel",
+        [_n("fp32"), _n("fp16", "out"), _n("bf16", "out"), _n("i32", "out"), _n("fp32", "out"), N_]),
+    _ew("k_axpy_fp16", K + "casts.py", "axpy_fp16_kernel",
+        [_n("fp16"), _n("fp16", "inout"), S("fp32", "1.75"), N_]),
+    case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
+         [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
+         [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),
+]
+for _act, _scale in ((0, False), (1, True), (2, False), (2, True)):
+    CASES.append(_ew("k_activation_%d%s" % (_act, "_scaled" if _scale else ""),
+                     K + "constexpr_branch.py", "activation_kernel",
+                     [_n("fp32"), _n("fp32", "out"), N_, S("fp32", "0.01")],
+                     tol=EXACT if _act < 2 else APPROX,
+                     extra={"ACTIVATION": _act, "SCALE": _scale}))
+CASES += [
+    _ew("k_clamp", K + "elementwise.py", "clamp_kernel",
+        [_n("fp32"), _n("fp32", "out"), S("fp32", "-0.5"), S("fp32", "0.75"), N_]),
+    _ew("k_math", K + "elementwise.py", "math_kernel",
+        [_n("fp32", init="uniform:0.01:4"), _n("fp32", "out"), _n("fp32", "out"), _n("fp32", "out"),
+         _n("fp32", "out"), N_], tol=APPROX),
+    _ew("k_swish_int_mix", K + "elementwise.py", "swish_int_mix_kernel",
+        [_n("fp32"), _n("i32", init="randint:-5:6"), _n("fp32", "out"), N_]),
+    case("k_bias_gelu", K + "helpers.py", "bias_gelu_kernel",
+         [T("in", "fp32", ["M", "N"]), T("in", "fp32", ["N"]), T("out", "fp32", ["M", "N"]),
+          S("i32", "N"), S("i32", "N")], _rowblock, "M", ROWS_SIZES, 1, APPROX,
+         grid_in_blob=False),
+    _ew("k_hypot", K + "helpers.py", "hypot_kernel", [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_],
+        tol=APPROX),
+    _ew("k_divmod", K + "int_ops.py", "divmod_kernel",
+        [_n("i32", init="randint:-100000:100000"), _n("i32", init="nonzero:-100:100"),
+         _n("i32", "out"), _n("i32", "out"), N_]),
+    _ew("k_index_math", K + "int_ops.py", "index_math_kernel", [_n("i32", "out"), N_],
+        extra={"COLS": 7}),
+    _ew("k_lcg_hash", K + "int_ops.py", "lcg_hash_kernel",
+        [_n("i32", init="randint:-2000000000:2000000000"), _n("i32", "out"), N_]),
+    case("k_row_sum_loop", K + "loops.py", "row_sum_loop_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "N"), S("i32", "N")],
+         {"BLOCK": 256}, "M", [{"M": 1, "N": 1}, {"M": 37, "N": 1000}, {"M": 300, "N": 4097}], 2,
+         tol(1e-5, 1e-5), grid_in_blob=False),
+    _ew("k_grid_stride", K + "loops.py", "grid_stride_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+        grid="min(cdiv(n, BLOCK), 264)"),
+    _ew("k_poly", K + "loops.py", "poly_kernel",
+        [_n("fp32", init="uniform:-1:1"), _n("fp32", "out"), N_], tol=tol(1e-5, 1e-5),
+        extra={"DEGREE": 5}),
+    case("k_halvings", K + "loops.py", "halvings_kernel",
+         [T("in", "i32", ["1"], "randint:1:1000000000"), T("out", "i32", ["1"])], {}, "1",
+         [{"one": 1}], 2),
+    _ew("k_padded_copy", K + "masked_copy.py", "padded_copy_kernel",
+        [_n("fp32"), T("out", "fp32", ["cdiv(n, 1024) * 1024"]), N_, S("fp32", "-3.5")]),
+    _ew("k_shift", K + "masked_copy.py", "shift_kernel",
+        [_n("fp32"), _n("fp32", "out"), N_, S("i32", "5")]),
+    case("k_col_sum", K + "reductions.py", "col_sum_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["N"]), S("i32", "M"), S("i32", "N"),
+          S("i32", "N")],
+         lambda s: {"BLOCK_M": next_pow2(s["M"]), "BLOCK_N": max(1, min(64, 8192 // next_pow2(s["M"])))},
+         "cdiv(N, BLOCK_N)", [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2,
+         tol(1e-5, 1e-5)),
+    case("k_row_center", K + "reductions.py", "row_center_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M", "N"]), T("out", "fp32", ["M"]),
+          S("i32", "M"), S("i32", "N")],
+         lambda s: {"BLOCK_N": next_pow2(s["N"]), "BLOCK_M": max(1, min(64, 8192 // next_pow2(s["N"])))},
+         "cdiv(M, BLOCK_M)", [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2),
+    case("k_min_max", K + "reductions.py", "min_max_kernel",
+         [_n("i32", init="randint:-1000000:1000000"), T("out", "i32", ["2"]), N_],
+         lambda s: {"BLOCK": next_pow2(s["n"])}, "1", [{"n": 1}, {"n": 1000}, {"n": 8192}], 2),
+    _ew("k_silu_bf16", K + "silu_bf16.py", "silu_bf16_kernel", [_n("bf16"), _n("bf16", "out"), N_],
+        tol=tol(1e-2, 1e-2)),
+    case("k_softmax", K + "softmax.py", "softmax_kernel", SOFTMAX_PERSISTENT_PARAMS, _softmax_cx,
+         "n_rows", SOFTMAX_SIZES, 2, SOFTMAX_TOL, _softmax_warps),
+    case("k_scale_2d", K + "tile2d.py", "scale_2d_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["N", "M"]), S("i32", "M"), S("i32", "N"),
+          S("i32", "N"), S("i32", "1"), S("i32", "1"), S("i32", "M"), S("fp32", "1.5"),
+          S("fp32", "-0.25")],
+         {"BLOCK_M": 32, "BLOCK_N": 64}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2, tol(1e-6, 1e-6)),
+    case("k_transpose", K + "tile2d.py", "transpose_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["N", "M"]), S("i32", "M"), S("i32", "N")],
+         {"BLOCK": 32}, "cdiv(M, BLOCK), cdiv(N, BLOCK)",
+         [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2),
+    _ew("k_sincos", K + "trig.py", "sincos_kernel",
+        [_n("fp32"), _n("fp32", "out"), _n("fp32", "out"), N_], tol=APPROX),
+    _ew("k_rotate", K + "trig.py", "rotate_kernel",
+        [_n("fp32", "inout"), _n("fp32", "inout"), S("fp32", "0.3"), N_], tol=APPROX),
+    case("k_layer_norm_f16", K + "layernorm.py", "_layer_norm_fwd", _ln_params("fp16"), _ln_cx(2),
+         "M", LN_SIZES, 2, tol(2e-3, 2e-3), _ln_warps(2), grid_in_blob=False),
+    # seeds: host code around the kernels is not run (harness.clean_module)
+    _ew("seed_sin", SEEDS + "add_sin_cos.py", "sin_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+        tol=APPROX, block_name="BLOCK_SIZE", grid="cdiv(n_elements, BLOCK_SIZE)"),
+    _ew("seed_cos", SEEDS + "add_sin_cos.py", "cos_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+        tol=APPROX, block_name="BLOCK_SIZE", grid="cdiv(n_elements, BLOCK_SIZE)"),
+    _ew("seed_add", SEEDS + "add_sin_cos.py", "add_kernel",
+        [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_], block_name="BLOCK_SIZE",
+        grid="cdiv(n_elements, BLOCK_SIZE)"),
+    # an @triton.autotune kernel: its config 0 (BLOCK_SIZE=4, 8 warps), given explicitly
+    _ew("seed_add_autotuned", SEEDS + "add_sin_cos.py", "add_kernel_autotuned",
+        [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_], block=4, num_warps=8,
+        block_name="BLOCK_SIZE", grid="cdiv(n_elements, BLOCK_SIZE)",
+        sizes=[{"n": 1}, {"n": 1023}, {"n": 2**20 + 7}]),
+    _ew("seed_silu_bf16", SEEDS + "silu.py", "triton_silu_kernel", [_n("bf16"), _n("bf16", "out"), N_],
+        tol=tol(1e-2, 1e-2), block_name="BLOCK_SIZE", grid="cdiv(n_elements, BLOCK_SIZE)"),
+]
+
 # --- benchmarks: one size each, same kernels -------------------------------
 
 BENCH = [
@@ -208,6 +344,62 @@ BENCH = [
          [{"M": 1823, "N": 781}], 2, num_warps=_softmax_warps, grid_in_blob=False,
          bench="softmax fp32 1823x781"),
 ]
+
+
+def jit_functions(path):
+    """{name: ast.FunctionDef} of the @jit/@autotune/@heuristics functions
+    of a file, at top level or in top-level if/else/try/with blocks (where
+    tutorial code defines them), without running anything."""
+    import ast
+    tree = ast.parse(open(path).read(), path)
+    found = {}
+
+    def visit(stmts):
+        for n in stmts:
+            if isinstance(n, ast.FunctionDef):
+                decos = " ".join(ast.unparse(d) for d in n.decorator_list)
+                if "jit" in decos or "autotune" in decos or "heuristics" in decos:
+                    found[n.name] = n
+            for block in ("body", "orelse", "finalbody"):
+                if isinstance(n, (ast.If, ast.Try, ast.With)) and hasattr(n, block):
+                    visit(getattr(n, block))
+            if isinstance(n, ast.Try):
+                for h in n.handlers:
+                    visit(h.body)
+    visit(tree.body)
+    return tree, found
+
+
+def kernel_functions(path):
+    """The jit functions that no other jit function of the file calls."""
+    import ast
+    _, found = jit_functions(path)
+    called = {c.func.id for f in found.values() for c in ast.walk(f)
+              if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+    return [n for n in found if n not in called]
+
+
+def clean_source(path):
+    """The file's imports, constant assignments and jit functions only, as
+    Python source: what Triton needs to run a kernel, none of the host code
+    (tutorial files launch kernels or torch.compile at import)."""
+    import ast
+    tree, found = jit_functions(path)
+    keep = []
+
+    def visit(stmts, top):
+        for n in stmts:
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                keep.append(n)
+            elif top and isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant):
+                keep.append(n)
+            elif isinstance(n, ast.FunctionDef) and found.get(n.name) is n:
+                keep.append(n)
+            elif isinstance(n, (ast.If, ast.Try, ast.With)):
+                for block in ("body", "orelse", "finalbody"):
+                    visit(getattr(n, block, []), False)
+    visit(tree.body, True)
+    return "\n\n".join(ast.unparse(n) for n in keep) + "\n"
 
 
 def _value(v, s):

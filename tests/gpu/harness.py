@@ -5,15 +5,21 @@ in .gpu/libtilegpu.so, called with ctypes on PyTorch's current stream).
 
 Outputs are allocated with a guard tail and every byte is poisoned (0xFF:
 a NaN for floats, -1 for ints) before a launch, so that an element a kernel
-never wrote, or a write past the end, shows up in the comparison.
+never wrote, or a write past the end, shows up in the comparison. In-out
+tensors get the same guard, each side its own copy of the initial values.
 """
 import ctypes
 import importlib.util
 import json
 import os
+import sys
+import tempfile
 
 import torch
 import triton
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
 
 GUARD = 1024  # elements after each output that must stay poisoned
 
@@ -45,13 +51,22 @@ def load_lib(gdir):
 
 
 _modules = {}
+_tmp = tempfile.mkdtemp(prefix="tile-gpu-")
 
 
 def triton_kernel(root, inst):
+    """The case's kernel as Triton sees it. The file is imported through
+    cases.clean_source, so its host code (tutorial files run kernels or
+    torch.compile at import) does not run; Triton reads the kernel's source
+    from that cleaned copy."""
     path = os.path.join(root, inst["file"])
     mod = _modules.get(path)
     if mod is None:
-        spec = importlib.util.spec_from_file_location("gpu_case_%d" % len(_modules), path)
+        name = "gpu_case_%d" % len(_modules)
+        clean = os.path.join(_tmp, name + ".py")
+        with open(clean, "w") as f:
+            f.write(cases.clean_source(path))
+        spec = importlib.util.spec_from_file_location(name, clean)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         _modules[path] = mod
@@ -85,6 +100,10 @@ def _init(p, shape, gen):
     dt = TORCH[p["dtype"]]
     if kind == "randn":
         return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dt)
+    if kind == "uniform":
+        lo, hi = (float(x) for x in rng.split(":"))
+        x = torch.rand(shape, generator=gen, device="cuda", dtype=torch.float32)
+        return (lo + (hi - lo) * x).to(dt)
     lo, hi = (int(x) for x in rng.split(":"))
     x = torch.randint(lo, hi, shape, generator=gen, device="cuda", dtype=torch.int64)
     if kind == "nonzero":
@@ -127,6 +146,15 @@ class Args:
                 t = _init(p, shape, gen)
                 tri.append(t)
                 til.append(t)
+            elif p["role"] == "inout":
+                t = _init(p, shape, gen)
+                f1, t1 = poisoned(p["dtype"], shape)
+                f2, t2 = poisoned(p["dtype"], shape)
+                t1.copy_(t)
+                t2.copy_(t)
+                tri.append(t1)
+                til.append(t2)
+                self.outputs.append((p["name"], p["dtype"], t1, t2, f2))
             else:
                 f1, t1 = poisoned(p["dtype"], shape)
                 f2, t2 = poisoned(p["dtype"], shape)

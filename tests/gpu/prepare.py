@@ -16,6 +16,7 @@ GPU run reports it as a failure instead of dropping it.
 """
 import argparse
 import ast
+import concurrent.futures
 import json
 import os
 import shutil
@@ -28,38 +29,17 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import cases  # noqa: E402
 
-PTR_TYPES = {"fp16", "bf16", "fp32", "fp64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "i1"}
-
-
 def kernel_params(path, kernel):
-    """[(name, is_constexpr)] of a top-level def in a .py file, or an error."""
+    """[(name, is_constexpr)] of a kernel in a .py file, or an error."""
     try:
-        tree = ast.parse(open(path).read(), path)
+        _, found = cases.jit_functions(path)
     except (OSError, SyntaxError) as e:
         return None, "cannot read %s: %s" % (path, e)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == kernel:
-            out = []
-            for a in node.args.args:
-                ann = ast.unparse(a.annotation) if a.annotation is not None else ""
-                out.append((a.arg, "constexpr" in ann))
-            return out, None
-    return None, "%s: no function %s" % (path, kernel)
-
-
-def jit_kernels(path):
-    """Names of the @triton.jit functions of a file (for coverage)."""
-    try:
-        tree = ast.parse(open(path).read(), path)
-    except (OSError, SyntaxError):
-        return []
-    names = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            decos = [ast.unparse(d) for d in node.decorator_list]
-            if any("jit" in d for d in decos) and not node.name.startswith("_"):
-                names.append(node.name)
-    return names
+    node = found.get(kernel)
+    if node is None:
+        return None, "%s: no @triton.jit function %s" % (path, kernel)
+    return [(a.arg, a.annotation is not None and "constexpr" in ast.unparse(a.annotation))
+            for a in node.args.args], None
 
 
 def signature(params, hint_ints):
@@ -75,7 +55,10 @@ def signature(params, hint_ints):
     return ", ".join(sig)
 
 
-def compile_instance(tilec, inst, outdir, arch, log):
+def compile_instance(tilec, inst, outdir, arch):
+    """None when tilec compiled the instance, else why not; the log text
+    goes to inst["log"]."""
+    inst["log"] = ""
     names, err = kernel_params(os.path.join(ROOT, inst["file"]), inst["kernel"])
     if err:
         return err
@@ -102,8 +85,8 @@ def compile_instance(tilec, inst, outdir, arch, log):
     except subprocess.TimeoutExpired:
         out, rc = "timed out after 120 s", -1
     inst["compile_ms"] = round((time.time() - t0) * 1000, 1)
-    log.write("== %s (%d ms): %s\n%s\n" % (inst["id"], inst["compile_ms"],
-                                           " ".join(repr(a) if " " in a else a for a in cmd), out))
+    inst["log"] = "== %s (%d ms): %s\n%s\n" % (inst["id"], inst["compile_ms"],
+                                               " ".join(repr(a) if " " in a else a for a in cmd), out)
     if rc != 0:
         return "tilec compile failed (exit %d): %s" % (rc, out.strip()[-2000:] or "no output")
     return None
@@ -133,9 +116,11 @@ def main():
         keep = set(a.only.split(","))
         insts = [i for i in insts if i["id"] in keep]
     failed = 0
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        errors = list(pool.map(lambda i: compile_instance(a.tilec, i, out, a.arch), insts))
     with open(os.path.join(out, "compile.log"), "w") as log:
-        for inst in insts:
-            err = compile_instance(a.tilec, inst, out, a.arch, log)
+        for inst, err in zip(insts, errors):
+            log.write(inst.pop("log"))
             inst["compiled"] = err is None
             inst["error"] = err
             inst["launch"] = inst["id"]
@@ -172,8 +157,11 @@ def main():
         for fn in sorted(os.listdir(full)) if os.path.isdir(full) else []:
             if fn.endswith(".py"):
                 rel = os.path.join(d, fn)
-                uncovered += ["%s:%s" % (rel, k) for k in jit_kernels(os.path.join(ROOT, rel))
-                              if (rel, k) not in covered]
+                try:
+                    names = cases.kernel_functions(os.path.join(ROOT, rel))
+                except (OSError, SyntaxError):
+                    names = ["(unreadable)"]
+                uncovered += ["%s:%s" % (rel, k) for k in names if (rel, k) not in covered]
     manifest = {"arch": a.arch, "instances": insts, "race_compiled": race_ok,
                 "examples": examples, "uncovered": uncovered}
     with open(os.path.join(out, "manifest.json"), "w") as f:

@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# test_compile.sh - `tilec compile` end to end on the CPU (no GPU needed).
+#
+# Every kernel of the front-end suite (tests/kernels, its seeds, the
+# examples, tests/gpu/kernels) is compiled for sm_80 and sm_90 with ptxas
+# assembling both, and its generated .c must compile as C99 with -Wall
+# -Wextra -Werror -pedantic. The kernel lists below are manifest lines
+# (tilec compile --help); tier 1 and tier 2 are strict, kernels of later
+# tiers are tried and reported without counting. Then: variants and
+# `tilec inspect`, 16-byte accesses in vector add's PTX and none without
+# the pointer hints, manifests, autotune configs, Triton's full signature
+# form, and the diagnostics of each failing stage.
+# Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TILEC=${TILEC:-$ROOT/build/tilec}
+CC=${CC:-cc}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+	local what=$1
+	shift
+	if "$@" >"$T/out" 2>&1; then ok; else fail "$what"; head -c 2000 "$T/out"; echo; fi
+}
+expect_error() { # expect_error DESCRIPTION PATTERN COMMAND...: must fail, output matching PATTERN
+	local what=$1 pat=$2
+	shift 2
+	if "$@" >"$T/out" 2>&1; then
+		fail "$what: succeeded"
+	elif grep -qE -- "$pat" "$T/out"; then
+		ok
+	else
+		fail "$what: no '$pat' in:"
+		head -c 2000 "$T/out"
+		echo
+	fi
+}
+CFLAGS_GEN="-std=c99 -Wall -Wextra -Werror -pedantic -I$ROOT"
+
+K=tests/kernels
+G1="cdiv(n, BLOCK)"
+TIER1=(
+	"$K/vector_add.py add_kernel '*fp32:16, *fp32:16, *fp32:16, i32:16' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"$K/casts.py cast_chain_kernel '*fp32:16, *fp16:16, *bf16:16, *i32:16, *fp32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/casts.py axpy_fp16_kernel '*fp16:16, *fp16:16, fp32, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/constexpr_branch.py activation_kernel '*fp32:16, *fp32:16, i32, fp32' -D ACTIVATION=1 -D SCALE=True -D BLOCK=1024 -g '$G1'"
+	"$K/constexpr_branch.py activation_kernel '*fp32:16, *fp32:16, i32, fp32' -D ACTIVATION=2 -D SCALE=False -D BLOCK=512 -g '$G1'"
+	"$K/elementwise.py clamp_kernel '*fp32:16, *fp32:16, fp32, fp32, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/elementwise.py math_kernel '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/elementwise.py swish_int_mix_kernel '*fp32:16, *i32:16, *fp32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/helpers.py bias_gelu_kernel '*fp32:16, *fp32:16, *fp32:16, i32, i32' -D BLOCK=1024"
+	"$K/helpers.py hypot_kernel '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/int_ops.py divmod_kernel '*i32:16, *i32:16, *i32:16, *i32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/int_ops.py index_math_kernel '*i32:16, i32' -D COLS=7 -D BLOCK=1024 -g '$G1'"
+	"$K/int_ops.py lcg_hash_kernel '*i32:16, *i32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/masked_copy.py padded_copy_kernel '*fp32:16, *fp32:16, i32, fp32' -D BLOCK=1024 -g '$G1'"
+	"$K/masked_copy.py shift_kernel '*fp32:16, *fp32:16, i32, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/silu_bf16.py silu_bf16_kernel '*bf16:16, *bf16:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/trig.py sincos_kernel '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/trig.py rotate_kernel '*fp32:16, *fp32:16, fp32, i32' -D BLOCK=1024 -g '$G1'"
+	"$K/seeds/add_sin_cos.py sin_kernel '*fp32:16, *fp32:16, i32' -D BLOCK_SIZE=4 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"$K/seeds/add_sin_cos.py cos_kernel '*fp32:16, *fp32:16, i32' -D BLOCK_SIZE=4 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"$K/seeds/add_sin_cos.py add_kernel '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"$K/seeds/add_sin_cos.py add_kernel_autotuned '*fp32:16, *fp32:16, *fp32:16, i32' -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"$K/seeds/silu.py triton_silu_kernel '*bf16:16, *bf16:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"examples/vector_add/kernel.py add_kernel '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"examples/silu/kernel.py silu_kernel '*bf16:16, *bf16:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+)
+for k in sin cos exp_div sigmoid_fma libdevice; do
+	case $k in libdevice) sig='*fp32:16, *fp32:16, i32, fp32' ;; exp_div | sigmoid_fma) sig='*fp32:16, *fp32:16, *fp32:16, i32' ;; *) sig='*fp32:16, *fp32:16, i32' ;; esac
+	TIER1+=("tests/gpu/kernels/tier1.py ${k}_kernel '$sig' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'")
+done
+TIER1+=(
+	"tests/gpu/kernels/tier1.py where_other_kernel '*fp32:16, *fp32:16, i32, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"tests/gpu/kernels/tier1.py cast_kernel '*fp32:16, *fp16:16, *bf16:16, *i32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"tests/gpu/kernels/tier1.py int_arith_kernel '*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"tests/gpu/kernels/tier1.py fp16_math_kernel '*fp16:16, *fp16:16, *fp16:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+)
+T2K=tests/gpu/kernels/tier2.py
+RED="'*fp32:16, *fp32:16, i32, i32, i32'"
+TIER2=(
+	"$K/argmax.py row_argmax_kernel '*fp32:16, *i32:16, *fp32:16, i32, i32' -D BLOCK=1024"
+	"$K/argmax.py col_argmin_kernel '*i32:16, *i32:16, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -g 1"
+	"$K/casts.py sum_fp16_kernel '*fp16:16, *fp32:16, i32' -D BLOCK=1024 -g 1"
+	"$K/loops.py row_sum_loop_kernel '*fp32:16, *fp32:16, i32, i32' -D BLOCK=256"
+	"$K/loops.py grid_stride_kernel '*fp32:16, *fp32:16, i32' -D BLOCK=1024 -g 'min(cdiv(n, BLOCK), 264)'"
+	"$K/loops.py poly_kernel '*fp32:16, *fp32:16, i32' -D DEGREE=5 -D BLOCK=1024 -g '$G1'"
+	"$K/loops.py halvings_kernel '*i32:16, *i32:16' -g 1"
+	"$K/reductions.py col_sum_kernel $RED -D BLOCK_M=128 -D BLOCK_N=64 -g 'cdiv(N, BLOCK_N)'"
+	"$K/reductions.py min_max_kernel '*i32:16, *i32:16, i32' -D BLOCK=1024 -g 1"
+	"$K/softmax.py softmax_kernel '*fp32:16, *fp32:16, i32, i32, i32, i32' -D BLOCK_SIZE=1024 -g n_rows"
+	"$K/tile2d.py scale_2d_kernel '*fp32:16, *fp32:16, i32, i32, i32, i32, i32, i32, fp32, fp32' -D BLOCK_M=32 -D BLOCK_N=64 -g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)'"
+	"$K/layernorm.py _layer_norm_fwd '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32' -D BLOCK_SIZE=1024 -w 4"
+	"$T2K softmax_row_kernel '*fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_SIZE=4096 -w 16"
+	"$T2K softmax_persistent_kernel '*fp32:16, *fp32:16, i32, i32, i32, i32' -D BLOCK_SIZE=1024 -g 'min(n_rows, 528)'"
+	"$T2K layer_norm_fwd_kernel '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, fp32' -D BLOCK_SIZE=4096 -w 8"
+	"$T2K reduce_rows_kernel $RED -D OP=3 -D BLOCK_M=8 -D BLOCK_N=1024 -g 'cdiv(M, BLOCK_M)'"
+	"$T2K reduce_rows_kernel '*i32:16, *i32:16, i32, i32, i32' -D OP=4 -D BLOCK_M=16 -D BLOCK_N=512 -g 'cdiv(M, BLOCK_M)'"
+	"$T2K reduce_cols_kernel $RED -D OP=1 -D BLOCK_M=2048 -D BLOCK_N=4 -g 'cdiv(N, BLOCK_N)'"
+	"$T2K reduce_cols_kernel $RED -D OP=3 -D BLOCK_M=128 -D BLOCK_N=64 -g 'cdiv(N, BLOCK_N)'"
+	"$T2K col_sum_loop_kernel $RED -D BLOCK_M=32 -D BLOCK_N=64 -g 'cdiv(N, BLOCK_N)'"
+)
+# later tiers (tl.dot, tl.trans, tl.reshape): tried, reported, not counted
+LATER=(
+	"$K/matmul.py matmul_fp32_kernel '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 -g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)'"
+	"$K/tile2d.py transpose_kernel '*fp32:16, *fp32:16, i32, i32' -D BLOCK=32 -g 'cdiv(M, BLOCK), cdiv(N, BLOCK)'"
+	"$K/reductions.py row_center_kernel '*fp32:16, *fp32:16, *fp32:16, i32, i32' -D BLOCK_M=16 -D BLOCK_N=512 -g 'cdiv(M, BLOCK_M)'"
+)
+
+# compile_line OUT LINE [extra tilec options]: one manifest line through the
+# command line (tilec compile FILE -n KERNEL -s SIG OPTIONS...)
+compile_line() {
+	local out=$1 line=$2
+	shift 2
+	eval "set -- $line \"\$@\""
+	local file=$1 kernel=$2 sig=$3
+	shift 3
+	"$TILEC" compile "$file" -n "$kernel" -s "$sig" "$@" --arch sm_80,sm_90 -o "$out"
+}
+
+# 1. the suite, kernel by kernel: tilec (ptxas for both archs), then the C;
+# as many at a time as there are CPUs, each leaving PASS/FAIL in its file
+suite_one() { # suite_one N TIER LINE
+	local n=$1 tier=$2 line=$3 name
+	name=$(echo "$line" | awk '{print $2}')
+	if ! compile_line "$T/k$n" "$line" -on "k${n}_$name" >"$T/k$n.log" 2>&1; then
+		echo "FAIL tier $tier: $line" >"$T/k$n.result"
+	elif ! $CC $CFLAGS_GEN -c "$T/k$n.c" -o "$T/k$n.o" >>"$T/k$n.log" 2>&1; then
+		echo "FAIL tier $tier $name: generated C does not compile (C99 -pedantic)" >"$T/k$n.result"
+	else
+		echo PASS >"$T/k$n.result"
+	fi
+}
+JOBS=$(nproc 2>/dev/null || echo 2)
+n=0
+for tier in 1 2; do
+	if [ $tier = 1 ]; then lines=("${TIER1[@]}"); else lines=("${TIER2[@]}"); fi
+	for line in "${lines[@]}"; do
+		n=$((n + 1))
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+		suite_one $n $tier "$line" &
+	done
+done
+wait
+for i in $(seq 1 $n); do
+	if grep -q PASS "$T/k$i.result" 2>/dev/null; then
+		ok
+	else
+		fail "$(cat "$T/k$i.result" 2>/dev/null || echo "suite kernel $i: no result")"
+		head -c 1500 "$T/k$i.log"
+		echo
+	fi
+done
+for line in "${LATER[@]}"; do
+	if compile_line "$T/later" "$line" >"$T/out" 2>&1; then r=compiles; else r="not yet: $(grep -m1 error "$T/out" | head -c 200)"; fi
+	echo "later tier: $(echo "$line" | awk '{print $1 ":" $2}'): $r"
+done
+
+# 2. variants: one launch function, two variants, most specialized first
+VA=examples/vector_add/kernel.py
+VSIG='*fp32:16, *fp32:16, *fp32:16, i32'
+check "vector add, two variants" "$TILEC" compile $VA -n add_kernel -s "$VSIG:16" -s "$VSIG" -D BLOCK_SIZE=1024 \
+	-g "cdiv(n_elements, BLOCK_SIZE)" --arch sm_80,sm_90 -o "$T/va" --keep-ptx "$T"
+"$TILEC" inspect "$T/va.c" >"$T/inspect" 2>&1
+check "inspect lists variant 0" grep -q "variant 0: add_kernel_0" "$T/inspect"
+check "inspect lists variant 1" grep -q "variant 1: add_kernel_1" "$T/inspect"
+check "variant 0 is the :16 one" bash -c "grep -A2 'variant 0:' '$T/inspect' | grep -q 'n_elements % 16 == 0'"
+check "inspect lists the sm_80 cubin" grep -q "cubin sm_80" "$T/inspect"
+check "inspect lists the sm_90 cubin" grep -q "cubin sm_90" "$T/inspect"
+check "inspect lists the PTX" grep -q "ptx sm_80" "$T/inspect"
+check "the grid program" grep -q "grid: cdiv(n_elements, BLOCK_SIZE)" "$T/inspect"
+check "the header declares the launch function" grep -q "tile_status add_kernel(tile_stream stream, tile_deviceptr x_ptr" "$T/va.h"
+check "vector add's PTX has 16-byte loads" grep -q "ld.global.v4" "$T/va.compute_80.ptx"
+check "vector add's PTX has 16-byte stores" grep -q "st.global.v4" "$T/va.compute_80.ptx"
+
+# 3. no hints at all: compiles, and no 16-byte access is assumed
+check "vector add without hints" "$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 \
+	-g "cdiv(n_elements, BLOCK_SIZE)" --arch sm_90 -o "$T/nohint" --keep-ptx "$T"
+check "without hints: global loads" grep -q "ld.global" "$T/nohint.compute_90.ptx"
+check "without hints: no 16-byte loads" bash -c "! grep -q 'ld.global.v4' '$T/nohint.compute_90.ptx'"
+check "without hints: generated C compiles" $CC $CFLAGS_GEN -c "$T/nohint.c" -o "$T/nohint.o"
+
+# 4. Triton's compile.py form: constexpr values inside the signature; no -g
+check "full signature, no grid" "$TILEC" compile $VA -n add_kernel -s "$VSIG:16, 1024" --arch sm_90 --no-ptx -o "$T/full" -on vadd
+check "no -g: the launch function takes the grid" grep -q "tile_status vadd(tile_stream stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z" "$T/full.h"
+"$TILEC" inspect "$T/full.c" >"$T/inspect" 2>&1
+check "--no-ptx: no PTX image" bash -c "! grep -q ' ptx ' '$T/inspect'"
+check "-on names the kernel" grep -q "kernel vadd" "$T/inspect"
+
+# 5. a manifest: several kernels and variants in one blob
+cat >"$T/k.manifest" <<EOF
+# vector add, two variants
+$ROOT/$VA add_kernel "$VSIG:16" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOCK_SIZE)"
+$ROOT/$VA add_kernel "$VSIG" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOCK_SIZE)"   # any n
+$ROOT/examples/silu/kernel.py silu_kernel '*bf16:16, *bf16:16, i32' -DBLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'
+../$(basename "$T")/../$(basename "$T")/sm.py softmax_kernel "*fp32:16, *fp32:16, i32, i32, i32, i32" -D BLOCK_SIZE=256 -on softmax_256
+EOF
+cp $K/softmax.py "$T/sm.py"
+check "manifest" "$TILEC" compile -m "$T/k.manifest" -o "$T/many" --arch sm_90
+"$TILEC" inspect "$T/many.c" >"$T/inspect" 2>&1
+check "manifest: three kernels in one blob" grep -q "3 kernels" "$T/inspect"
+check "manifest: add_kernel has two variants" grep -q "variant 1: add_kernel_1" "$T/inspect"
+check "manifest: -on on a line" grep -q "softmax_256(tile_stream stream, uint32_t grid_x" "$T/many.h"
+check "manifest: one C file compiles" $CC $CFLAGS_GEN -c "$T/many.c" -o "$T/many.o"
+check "manifest: the blob is named after -o" grep -q "tile_status many_load(void)" "$T/many.h"
+
+# 6. autotune configs: the first by default, --config N, -D over a config
+AT=$K/seeds/add_sin_cos.py
+check "autotune default" "$TILEC" compile $AT -n add_kernel_autotuned -s "$VSIG" --arch sm_90 --no-ptx -o "$T/at0"
+"$TILEC" inspect "$T/at0.c" >"$T/inspect" 2>&1
+check "autotune: config 0 (BLOCK_SIZE=4, 8 warps)" grep -q "num_warps 8" "$T/inspect"
+check "autotune: config 0's BLOCK_SIZE" grep -q "BLOCK_SIZE=4" "$T/inspect"
+check "autotune --config 3" "$TILEC" compile $AT -n add_kernel_autotuned -s "$VSIG" --config 3 --arch sm_90 --no-ptx -o "$T/at3"
+"$TILEC" inspect "$T/at3.c" >"$T/inspect" 2>&1
+check "autotune: config 3 (BLOCK_SIZE=2, 4 warps)" grep -q "BLOCK_SIZE=2" "$T/inspect"
+check "autotune: config 3's warps" grep -q "num_warps 4" "$T/inspect"
+check "autotune -D overrides" "$TILEC" compile $AT -n add_kernel_autotuned -s "$VSIG" -D BLOCK_SIZE=64 -w 2 --arch sm_90 --no-ptx -o "$T/atd"
+"$TILEC" inspect "$T/atd.c" >"$T/inspect" 2>&1
+check "autotune: -D BLOCK_SIZE=64 wins" grep -q "BLOCK_SIZE=64" "$T/inspect"
+expect_error "--config out of range" "has 4 autotune configs" "$TILEC" compile $AT -n add_kernel_autotuned -s "$VSIG" --config 4 -o "$T/x"
+
+# 7. diagnostics, stage by stage; nothing is written on error
+cat >"$T/bad.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def atomic_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(x_ptr + offs, 1.0, mask=offs < n)
+EOF
+printf 'import triton\n\n\n@triton.jit\ndef syntax_kernel(x_ptr):\n    x = tl.load(x_ptr +)\n' >"$T/syntax.py"
+expect_error "unsupported construct at file:line:col" "bad.py:8:[0-9]+: error" \
+	"$TILEC" compile "$T/bad.py" -n atomic_kernel -s "*fp32:16, i32" -D BLOCK=128 -o "$T/bad"
+check "nothing written on error" test ! -e "$T/bad.c"
+expect_error "syntax error at file:line:col" "syntax.py:6:[0-9]+: error" \
+	"$TILEC" compile "$T/syntax.py" -n syntax_kernel -s "*fp32:16" -o "$T/bad"
+expect_error "unknown kernel lists the kernels" "no @triton.jit kernel named 'nope'.*add_kernel" \
+	"$TILEC" compile $VA -n nope -s "$VSIG" -o "$T/bad"
+expect_error "signature with the wrong count" "has 3 entries; 'add_kernel' has 5 parameters" \
+	"$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, i32" -D BLOCK_SIZE=1024 -o "$T/bad"
+expect_error "bad signature type" "error" \
+	"$TILEC" compile $VA -n add_kernel -s "*fp33, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 -o "$T/bad"
+expect_error "constexpr without a value" "constexpr parameter 'BLOCK_SIZE' of 'add_kernel' has no value" \
+	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -o "$T/bad"
+expect_error "grid naming an unknown name" "-g:1:[0-9]+: error" \
+	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOK)" -o "$T/bad"
+expect_error "grid syntax" "error" \
+	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 -g "cdiv(n_elements," -o "$T/bad"
+expect_error "variants that the loader cannot tell apart" "same :16/:1 hints" \
+	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -s "$VSIG" -D BLOCK_SIZE=1024 -o "$T/bad"
+cat >"$T/mixed.manifest" <<EOF
+$ROOT/$VA add_kernel "$VSIG:16" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOCK_SIZE)"
+$ROOT/$VA add_kernel "$VSIG" -D BLOCK_SIZE=1024
+EOF
+expect_error "variants with and without a grid" "every variant needs a grid expression" \
+	"$TILEC" compile -m "$T/mixed.manifest" -o "$T/bad" --arch sm_90
+printf '#!/bin/sh\necho "ptxas fatal   : simulated failure" >&2\nexit 1\n' >"$T/fakeptxas"
+chmod +x "$T/fakeptxas"
+expect_error "ptxas failing" "ptxas" \
+	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 --ptxas "$T/fakeptxas" -o "$T/bad"
+check "nothing written when ptxas fails" test ! -e "$T/bad.c"
+expect_error "bad --arch" "--arch" "$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 --arch sm_9x -o "$T/bad"
+expect_error "unknown option" "unknown option '--frobnicate'" "$TILEC" compile $VA --frobnicate
+expect_error "-w out of range" "-w wants" "$TILEC" compile $VA -n add_kernel -s "$VSIG" -w 64 -o "$T/bad"
+cat >"$T/badline.manifest" <<EOF
+$ROOT/$VA add_kernel "$VSIG:16" -D BLOCK_SIZE=1024
+$ROOT/$VA add_kernel "$VSIG" -D BLOCK_SIZE=1024 --bogus 1
+EOF
+expect_error "manifest: error at manifest:line:col" "badline.manifest:2:[0-9]+: error: unknown option '--bogus'" \
+	"$TILEC" compile -m "$T/badline.manifest" -o "$T/bad"
+printf '%s add_kernel "%s\n' "$ROOT/$VA" "$VSIG" >"$T/quote.manifest"
+expect_error "manifest: unterminated quote" "quote.manifest:1:[0-9]+: error: unterminated quote" \
+	"$TILEC" compile -m "$T/quote.manifest" -o "$T/bad"
+printf '%s add_kernel "%s" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, NOPE)"\n' "$ROOT/$VA" "$VSIG" >"$T/grid.manifest"
+expect_error "manifest: a bad grid names its line" "grid.manifest:1:1: note: in the grid of this line" \
+	"$TILEC" compile -m "$T/grid.manifest" -o "$T/bad"
+check "help" "$TILEC" compile --help
+
+# 8. the examples built by examples/build.sh (under build.sh): with no GPU
+# they run kernel.py in the reference interpreter and check the result
+for ex in vector_add silu; do
+	prog=${TILE_BUILD:-$ROOT/build}/examples/$ex
+	if [ -x "$prog" ]; then
+		check "example $ex runs and is right" bash -c "'$prog' | grep -q 'all correct'"
+	else
+		fail "example $ex was not built ($prog)"
+	fi
+done
+
+echo "test_compile: $passed passed, $failed failed"
+[ "$failed" = 0 ]
