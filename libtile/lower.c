@@ -282,22 +282,25 @@ static void end_if(lw *w, LLVMBasicBlockRef join)
 	LLVMPositionBuilderAtEnd(w->b, join);
 }
 
-/* Moves a block between layouts: owners write their elements (row-major),
- * everyone reads its own after a barrier. */
-static bool convert(lw *w, const lval *src, ir_type t, const layout *to, lval *out)
+/* Moves a block through shared memory: owners write their elements at
+ * their row-major index in the source shape `st`, everyone reads its own
+ * after a barrier. The target `dt` is the same block in another layout,
+ * the same elements in another shape (reshape, row-major order kept), or
+ * a permutation (perm[i]: the source dim of target dim i). */
+static bool move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out)
 {
-	ir_kind k = (ir_kind)t.kind;
-	LLVMTypeRef st = stype(w, k);
+	ir_kind k = (ir_kind)st.kind;
+	LLVMTypeRef ty = stype(w, k);
 	int64_t bytes = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
-	smem_need(w, (uint64_t)ir_numel(t) * (uint64_t)bytes);
-	layout_map ms = map_of(src->l, t), md = map_of(to, t);
+	smem_need(w, (uint64_t)ir_numel(st) * (uint64_t)bytes);
+	layout_map ms = map_of(src->l, st), md = map_of(to, dt);
 	barrier(w);
 	LLVMValueRef own = owner(w, &ms);
 	LLVMBasicBlockRef join = own ? begin_if(w, own) : NULL;
 	for (int r = 0; r < src->n; r++) {
-		LLVMValueRef off = LLVMBuildMul(w->b, linear_index(w, &ms, t, r), ci32(w, bytes), "");
-		LLVMValueRef s = LLVMBuildStore(w->b, to_storage(w, src->r[r], k), smem_addr(w, off));
-		LLVMSetAlignment(s, (unsigned)bytes);
+		LLVMValueRef off = LLVMBuildMul(w->b, linear_index(w, &ms, st, r), ci32(w, bytes), "");
+		LLVMValueRef x = LLVMBuildStore(w->b, to_storage(w, src->r[r], k), smem_addr(w, off));
+		LLVMSetAlignment(x, (unsigned)bytes);
 	}
 	if (join)
 		end_if(w, join);
@@ -305,8 +308,19 @@ static bool convert(lw *w, const lval *src, ir_type t, const layout *to, lval *o
 	if (!alloc_regs(w, out, md.nregs, to))
 		return false;
 	for (int r = 0; r < md.nregs; r++) {
-		LLVMValueRef off = LLVMBuildMul(w->b, linear_index(w, &md, t, r), ci32(w, bytes), "");
-		LLVMValueRef x = LLVMBuildLoad2(w->b, st, smem_addr(w, off), "");
+		LLVMValueRef lin;
+		if (perm) {
+			LLVMValueRef c[IR_MAX_RANK], sc[IR_MAX_RANK];
+			reg_coords(w, &md, dt.rank, r, c);
+			for (int i = 0; i < dt.rank; i++)
+				sc[perm[i]] = c[i];
+			lin = ci32(w, 0);
+			for (int j = 0; j < st.rank; j++)
+				lin = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, lin, ci32(w, st.shape[j]), ""), sc[j], "");
+		} else {
+			lin = linear_index(w, &md, dt, r);
+		}
+		LLVMValueRef x = LLVMBuildLoad2(w->b, ty, smem_addr(w, LLVMBuildMul(w->b, lin, ci32(w, bytes), "")), "");
 		LLVMSetAlignment(x, (unsigned)bytes);
 		out->r[r] = from_storage(w, x, k);
 	}
@@ -328,6 +342,8 @@ static bool get(lw *w, int v, const layout *l, lval *out)
 		*out = *have;
 		return true;
 	}
+	if (l->rank != t.rank)
+		return fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d wanted in a rank-%d layout", v, l->rank);
 	layout_map mh = map_of(have->l, t), ml = map_of(l, t);
 	if (layout_map_eq(&mh, &ml)) {
 		*out = *have;
@@ -337,7 +353,7 @@ static bool get(lw *w, int v, const layout *l, lval *out)
 	const ir_op *def = w->f->values[v].def;
 	if (w->p->remat[v] && def && def->nresults == 1)
 		return emit_value(w, def, l, out);
-	return convert(w, have, t, l, out);
+	return move(w, have, t, t, NULL, l, out);
 }
 
 static bool get_args(lw *w, const ir_op *op, const layout *l, lval *args)
@@ -769,6 +785,18 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		return emit_load(w, op, l, out);
 	case IR_OP_REDUCE:
 		return emit_reduce(w, op, l, out);
+	case IR_OP_RESHAPE:
+	case IR_OP_PERMUTE: {
+		int src = op->args[0];
+		lval x;
+		if (!get(w, src, NULL, &x))
+			return false;
+		ir_type st = vtype(w, src);
+		if (st.rank == 0 || rt.rank == 0) /* a one-element block to a scalar or back */
+			return fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' to or from a scalar is not supported by the GPU back end yet",
+				    op_name(op));
+		return move(w, &x, st, rt, op->code == IR_OP_PERMUTE ? op->ints : NULL, l, out);
+	}
 	default:
 		break;
 	}
