@@ -1608,6 +1608,7 @@ typedef struct tile__driver_table {
 static tile__driver_table tile__cu;
 static pthread_once_t tile__driver_once = PTHREAD_ONCE_INIT;
 static tile_status tile__driver_status;
+static int tile__driver_ready;
 static const char *tile__driver_missing;   /* the symbol dlsym did not find */
 static tile__CUresult tile__driver_init_error;
 static char tile__driver_dlerror[256];
@@ -1642,6 +1643,7 @@ static void tile__driver_open(void)
 #undef TILE__DRIVER_LOAD
 	tile__driver_init_error = tile__cu.cuInit(0);
 	tile__driver_status = tile__driver_init_error ? TILE_ERROR_CUDA : TILE_SUCCESS;
+	__atomic_store_n(&tile__driver_ready, tile__driver_status == TILE_SUCCESS, __ATOMIC_RELEASE);
 }
 
 static const char *tile__cuda_error_name(tile__CUresult r)
@@ -1658,9 +1660,12 @@ static tile_status tile__cuda_fail(const char *call, tile__CUresult r)
 	return tile__fail(TILE_ERROR_CUDA, "%s: %s (%d)", call, tile__cuda_error_name(r), r);
 }
 
-/* Opens the driver on first use; the same outcome afterwards. */
+/* Opens the driver on first use; the same outcome afterwards. Once it is
+ * open, a single acquire load answers (the launch path comes here). */
 static tile_status tile__driver(void)
 {
+	if (__atomic_load_n(&tile__driver_ready, __ATOMIC_ACQUIRE))
+		return TILE_SUCCESS;
 	pthread_once(&tile__driver_once, tile__driver_open);
 	switch (tile__driver_status) {
 	case TILE_SUCCESS: return TILE_SUCCESS;
@@ -1918,8 +1923,7 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, voi
 	int best = -1, best_preds = -1;
 	for (mask = k->pred_mask; mask; mask &= mask - 1) {
 		uint64_t bits;
-		for (i = 0; !(mask >> i & 1); i++)
-			;
+		i = (uint32_t)__builtin_ctz(mask);
 		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
 		div16 |= (uint32_t)(bits % 16 == 0) << i;
 		eq1 |= (uint32_t)(bits == 1) << i;

@@ -74,6 +74,7 @@ typedef struct tile__driver_table {
 static tile__driver_table tile__cu;
 static pthread_once_t tile__driver_once = PTHREAD_ONCE_INIT;
 static tile_status tile__driver_status;
+static int tile__driver_ready;
 static const char *tile__driver_missing;   /* the symbol dlsym did not find */
 static tile__CUresult tile__driver_init_error;
 static char tile__driver_dlerror[256];
@@ -108,6 +109,7 @@ static void tile__driver_open(void)
 #undef TILE__DRIVER_LOAD
 	tile__driver_init_error = tile__cu.cuInit(0);
 	tile__driver_status = tile__driver_init_error ? TILE_ERROR_CUDA : TILE_SUCCESS;
+	__atomic_store_n(&tile__driver_ready, tile__driver_status == TILE_SUCCESS, __ATOMIC_RELEASE);
 }
 
 static const char *tile__cuda_error_name(tile__CUresult r)
@@ -124,9 +126,12 @@ static tile_status tile__cuda_fail(const char *call, tile__CUresult r)
 	return tile__fail(TILE_ERROR_CUDA, "%s: %s (%d)", call, tile__cuda_error_name(r), r);
 }
 
-/* Opens the driver on first use; the same outcome afterwards. */
+/* Opens the driver on first use; the same outcome afterwards. Once it is
+ * open, a single acquire load answers (the launch path comes here). */
 static tile_status tile__driver(void)
 {
+	if (__atomic_load_n(&tile__driver_ready, __ATOMIC_ACQUIRE))
+		return TILE_SUCCESS;
 	pthread_once(&tile__driver_once, tile__driver_open);
 	switch (tile__driver_status) {
 	case TILE_SUCCESS: return TILE_SUCCESS;

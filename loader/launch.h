@@ -244,8 +244,7 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, voi
 	int best = -1, best_preds = -1;
 	for (mask = k->pred_mask; mask; mask &= mask - 1) {
 		uint64_t bits;
-		for (i = 0; !(mask >> i & 1); i++)
-			;
+		i = (uint32_t)__builtin_ctz(mask);
 		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
 		div16 |= (uint32_t)(bits % 16 == 0) << i;
 		eq1 |= (uint32_t)(bits == 1) << i;
