@@ -1555,7 +1555,9 @@ enum {
 	TILE__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 	TILE__CU_JIT_ERROR_LOG_BUFFER = 5,
 	TILE__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
-	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1
 };
 
 /* CUlaunchAttribute: an enum id, padding to 8, a 64-byte value union. */
@@ -1567,6 +1569,7 @@ typedef struct tile__CUlaunchAttribute {
 		struct {
 			unsigned int x, y, z;
 		} cluster;
+		int policy;
 		void *align;
 	} value;
 } tile__CUlaunchAttribute;
@@ -1988,18 +1991,21 @@ TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid
 	}
 	if (v->cluster) {
 		tile__CUlaunchConfig config;
-		tile__CUlaunchAttribute attr;
+		tile__CUlaunchAttribute attr[2];
 		uint64_t gx = (uint64_t)dims[0] * v->cluster_dim[0], gy = (uint64_t)dims[1] * v->cluster_dim[1],
 			 gz = (uint64_t)dims[2] * v->cluster_dim[2];
-		/* As Triton: the grid counts clusters, the launch counts blocks. */
+		/* As Triton: the grid counts clusters, the launch counts blocks,
+		 * and a cluster's blocks are spread over the SMs. */
 		if (gx > 2147483647u || gy > 65535u || gz > 65535u)
 			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid times cluster exceeds the grid limits", tile__str(m, k->name));
 		memset(&config, 0, sizeof config);
-		memset(&attr, 0, sizeof attr);
-		attr.id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-		attr.value.cluster.x = v->cluster_dim[0];
-		attr.value.cluster.y = v->cluster_dim[1];
-		attr.value.cluster.z = v->cluster_dim[2];
+		memset(attr, 0, sizeof attr);
+		attr[0].id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+		attr[0].value.cluster.x = v->cluster_dim[0];
+		attr[0].value.cluster.y = v->cluster_dim[1];
+		attr[0].value.cluster.z = v->cluster_dim[2];
+		attr[1].id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+		attr[1].value.policy = TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
 		config.gridDimX = (unsigned int)gx;
 		config.gridDimY = (unsigned int)gy;
 		config.gridDimZ = (unsigned int)gz;
@@ -2007,8 +2013,8 @@ TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid
 		config.blockDimY = config.blockDimZ = 1;
 		config.sharedMemBytes = v->shared_dynamic;
 		config.hStream = stream;
-		config.attrs = &attr;
-		config.numAttrs = 1;
+		config.attrs = attr;
+		config.numAttrs = 2;
 		if ((r = tile__cu.cuLaunchKernelEx(&config, f, launch_args, NULL)) != 0)
 			return tile__cuda_fail("cuLaunchKernelEx", r);
 		return TILE_SUCCESS;

@@ -21,7 +21,9 @@ enum {
 	TILE__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 	TILE__CU_JIT_ERROR_LOG_BUFFER = 5,
 	TILE__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
-	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
+	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1
 };
 
 /* CUlaunchAttribute: an enum id, padding to 8, a 64-byte value union. */
@@ -33,6 +35,7 @@ typedef struct tile__CUlaunchAttribute {
 		struct {
 			unsigned int x, y, z;
 		} cluster;
+		int policy;
 		void *align;
 	} value;
 } tile__CUlaunchAttribute;

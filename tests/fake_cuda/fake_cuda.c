@@ -458,6 +458,7 @@ typedef struct launch_attr {
 		struct {
 			unsigned int x, y, z;
 		} cluster;
+		int policy;
 	} value;
 } launch_attr;
 
@@ -471,20 +472,29 @@ typedef struct launch_config {
 FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **params, void **extra)
 {
 	unsigned int cluster[3] = {1, 1, 1}, i;
-	int f = enter(FAKE_cuLaunchKernelEx);
+	int f = enter(FAKE_cuLaunchKernelEx), policy = 0, r;
 	if (f)
 		return f;
 	for (i = 0; i < config->n_attrs; i++) {
-		if (config->attrs[i].id != 4)
+		const launch_attr *a = &config->attrs[i];
+		if (a->id == 5 && (a->value.policy == 0 || a->value.policy == 1 || a->value.policy == 2)) {
+			policy = a->value.policy;
+			continue;
+		}
+		if (a->id != 4)
 			return CUDA_ERROR_INVALID_VALUE;
-		cluster[0] = config->attrs[i].value.cluster.x;
-		cluster[1] = config->attrs[i].value.cluster.y;
-		cluster[2] = config->attrs[i].value.cluster.z;
+		cluster[0] = a->value.cluster.x;
+		cluster[1] = a->value.cluster.y;
+		cluster[2] = a->value.cluster.z;
 	}
 	for (i = 0; i < 3; i++)
 		if (cluster[i] == 0 || config->grid[i] % cluster[i])
 			return CUDA_ERROR_INVALID_VALUE;
-	return launch((fake_func *)func, config->grid, config->block, config->shared, config->stream, params, extra, 1, cluster);
+	r = launch((fake_func *)func, config->grid, config->block, config->shared, config->stream, params, extra, 1, cluster);
+	pthread_mutex_lock(&lock);
+	last.cluster_policy = policy;
+	pthread_mutex_unlock(&lock);
+	return r;
 }
 #endif
 

@@ -13,6 +13,7 @@ typedef struct fake_launch {
 	unsigned int grid[3], block[3], cluster[3], shared;
 	void *stream, *ctx;
 	int ex;     /* through cuLaunchKernelEx */
+	int cluster_policy; /* CUclusterSchedulingPolicy given to cuLaunchKernelEx */
 	int count;  /* launches recorded since the last reset of this record */
 	unsigned long long params[16]; /* values, by the sizes given with fake_cuda_param_sizes */
 } fake_launch;

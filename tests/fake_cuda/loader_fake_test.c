@@ -330,7 +330,7 @@ static void test_cluster_and_shared(void)
 	fake_last_launch(&l);
 	CHECK(l.ex && strcmp(l.symbol, "big") == 0);
 	CHECK(l.grid[0] == 6 && l.grid[1] == 2 && l.grid[2] == 1);
-	CHECK(l.cluster[0] == 2 && l.cluster[1] == 1 && l.cluster[2] == 1);
+	CHECK(l.cluster[0] == 2 && l.cluster[1] == 1 && l.cluster[2] == 1 && l.cluster_policy == 1);
 	CHECK(l.block[0] == 64 && l.shared == 100000);
 	CHECK_EQ_INT(fake_calls("cuFuncSetAttribute"), 1);
 	CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, args, 1), TILE_SUCCESS);
