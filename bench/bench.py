@@ -14,6 +14,8 @@ import json
 import os
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import tempfile
 import time
 
@@ -130,12 +132,14 @@ def main():
         ct = json.load(open(path))
     names = {"bench_vadd_f32": "vadd_f32", "bench_silu_bf16": "silu_bf16",
              "bench_softmax_4096": "softmax_f32", "bench_layer_norm_f16": "layer_norm_f16"}
-    print("\n| kernel | tilec sm_80 | tilec sm_87 | tilec sm_90 | tilec all archs + PTX | Triton first call |")
+    print("\ntilec: ms of CPU / wall time on the build machine (bench/compile_time.sh); Triton: wall "
+          "time of the first launch with an empty cache, minus a warm launch, on this machine\n")
+    print("| kernel | tilec sm_80 | tilec sm_87 | tilec sm_90 | tilec all archs + PTX | Triton first call |")
     print("|---|---|---|---|---|---|")
     for iid, ms in firsts:
         c = ct.get(names[iid], {})
         print("| %s | %s | %s | %s | %s | %s |" % (
-            names[iid], *("%s ms" % c[a] if a in c else "—" for a in ("sm_80", "sm_87", "sm_90", "all")),
+            names[iid], *(c.get(a, "—") for a in ("sm_80", "sm_87", "sm_90", "all")),
             f(ms, "%.0f ms")))
     return 0
 

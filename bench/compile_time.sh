@@ -3,7 +3,9 @@
 # kernel and arch, on the build machine (tilec needs LLVM; the GPU machine
 # has none). Each figure is the median of 5 runs of the whole process (file
 # parsing, specialization, LLVM, ptxas, packing, writing the C), one variant,
-# no PTX image; "all" is the default set, sm_80,sm_87,sm_90 plus PTX.
+# no PTX image; "all" is the default set, sm_80,sm_87,sm_90 plus PTX. Shown
+# as CPU time (user + system, tilec and its ptxas children: steady on a busy
+# machine) / wall time.
 # Prints a markdown table; OUT_JSON (default BUILD_DIR/compile_time.json)
 # keeps the figures for bench/bench.py's table.
 set -euo pipefail
@@ -24,18 +26,19 @@ KERNELS=(
 	"layer_norm_f16|tests/gpu/kernels/tier2.py|layer_norm_fwd_kernel|*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192|"
 )
 
-median_ms() { # command... : median wall time in ms over REPS runs, or "fail"
-	local t=() s e
+median_ms() { # command... : "CPU/wall" medians in ms over REPS runs, or "fail"
+	local cpu=() wall=() r u s TIMEFORMAT='%3R %3U %3S'
 	for _ in $(seq $REPS); do
-		s=$(date +%s%N)
-		"$@" >/dev/null 2>"$TMP/err" || { echo fail; return; }
-		e=$(date +%s%N)
-		t+=($(((e - s) / 1000)))
+		{ time "$@" >/dev/null 2>"$TMP/err"; } 2>"$TMP/time" || { echo fail; return; }
+		read -r r u s <"$TMP/time"
+		cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.0f", (u + s) * 1000}')")
+		wall+=("$(awk -v r="$r" 'BEGIN{printf "%.0f", r * 1000}')")
 	done
-	printf '%s\n' "${t[@]}" | sort -n | sed -n "$(((REPS + 1) / 2))p" | awk '{printf "%.1f", $1 / 1000}'
+	local mid=$(((REPS + 1) / 2))
+	echo "$(printf '%s\n' "${cpu[@]}" | sort -n | sed -n "${mid}p")/$(printf '%s\n' "${wall[@]}" | sort -n | sed -n "${mid}p")"
 }
 
-echo "| kernel | sm_80 | sm_87 | sm_90 | sm_80,87,90 + PTX |"
+echo "| kernel (ms CPU/wall) | sm_80 | sm_87 | sm_90 | sm_80,87,90 + PTX |"
 echo "|---|---|---|---|---|"
 echo "{" >"$JSON"
 first=1
@@ -52,7 +55,7 @@ for k in "${KERNELS[@]}"; do
 		if [ $arch = all ]; then a=(); else a=(--arch $arch --no-ptx); fi
 		ms=$(median_ms "$TILEC" compile "$file" -n "$kernel" -s "$sig" "${g[@]}" "${a[@]}" -o "$TMP/k")
 		[ "$ms" = fail ] && echo "compile_time.sh: $name $arch: $(head -c 300 "$TMP/err")" >&2
-		row="$row | $ms ms"
+		row="$row | $ms"
 		printf '%s"%s": "%s"' "$sep" "$arch" "$ms" >>"$JSON"
 		sep=", "
 	done
@@ -60,4 +63,4 @@ for k in "${KERNELS[@]}"; do
 	echo "$row |"
 done
 echo "}" >>"$JSON"
-echo "(median of $REPS runs of the tilec process, $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+echo "(medians of $REPS runs of the tilec process, CPU time/wall time in ms; $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1 /proc/loadavg))"
