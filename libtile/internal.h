@@ -369,6 +369,26 @@ bool blob_param_parse(const char *s, size_t len, blob_param *out);
  * caller frees). Same input, same bytes. */
 tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_t *out_size);
 
+/* What a cubin says about itself. Kernel names point into the cubin. */
+typedef struct blob_cubin_kernel {
+	const char *name;       /* from its ".text.NAME" section */
+	uint16_t n_regs;        /* registers per thread */
+	uint32_t shared_static; /* bytes of ".nv.shared.NAME" */
+} blob_cubin_kernel;
+
+typedef struct blob_cubin {
+	int arch; /* 80, 90, ... */
+	int nkernels;
+	blob_cubin_kernel kernels[64];
+} blob_cubin;
+
+/* Reads a cubin's ELF header and section table (bounds-checked): the arch
+ * (e_flags bits 0..7 up to ELF ABI version 7, bits 8..15 from version 8),
+ * and per kernel the registers (the top byte of its text section's
+ * sh_info) and static shared memory. TILEC_ERR_FORMAT with a diagnostic
+ * naming `path` when it is not a cubin. */
+tilec_status blob_cubin_read(tilec_ctx *ctx, const char *path, const void *data, size_t size, blob_cubin *out);
+
 /* The C type of a parameter in generated launch functions:
  * tile_deviceptr, int32_t, uint64_t, float, double; uint16_t holds fp16
  * and bf16 bit patterns, uint8_t an i1. */
@@ -472,21 +492,23 @@ typedef enum tok_kind {
 enum { TOKF_BYTES = 1u << 0, TOKF_RAW = 1u << 1, TOKF_FSTRING = 1u << 2 };
 
 typedef struct tok {
-	tok_kind kind;
 	src_loc loc;
 	const char *text;   /* the token's source text (not NUL-terminated) */
-	size_t len;
-	unsigned flags;     /* TOKF_* for strings */
-	/* TOK_INT: the value; `big` when it does not fit in 64 bits.
-	 * TOK_FLOAT / TOK_IMAG: the value. TOK_NAME: the NUL-terminated name.
-	 * TOK_STRING: the decoded contents (escapes processed unless raw;
-	 * f-strings are kept as written between the quotes), slen bytes plus
-	 * a NUL; may contain NUL bytes. */
-	uint64_t ival;
-	bool big;
-	double fval;
-	const char *sval;
+	/* TOK_INT: ival (`big` when it does not fit in 64 bits); TOK_FLOAT,
+	 * TOK_IMAG: fval; TOK_NAME: sval, the NUL-terminated name; TOK_STRING:
+	 * sval, the decoded contents (escapes processed unless raw; f-strings
+	 * are kept as written between the quotes), slen bytes plus a NUL, may
+	 * contain NUL bytes. */
+	union {
+		uint64_t ival;
+		double fval;
+		const char *sval;
+	};
 	size_t slen;
+	uint32_t len;       /* of text */
+	tok_kind kind;
+	uint8_t flags;      /* TOKF_* for strings */
+	bool big;
 } tok;
 
 /* Tokenizes a whole file into an arena array ending with TOK_EOF; emits a

@@ -75,7 +75,8 @@ static void nomem(lexer *lx)
 static tok *push(lexer *lx, tok_kind kind, src_loc loc, const char *text, size_t len)
 {
 	if (lx->n == lx->cap) {
-		int cap = lx->cap ? lx->cap * 2 : 256;
+		/* about one token per 4 bytes of real code: usually one allocation */
+		int cap = lx->cap ? lx->cap * 2 : (int)(lx->end - lx->file->text) / 3 + 64;
 		tok *t = arena_realloc(lx->a, lx->toks, sizeof(tok) * (size_t)lx->cap, sizeof(tok) * (size_t)cap);
 		if (!t) {
 			nomem(lx);
@@ -89,7 +90,7 @@ static tok *push(lexer *lx, tok_kind kind, src_loc loc, const char *text, size_t
 	t->kind = kind;
 	t->loc = loc;
 	t->text = text;
-	t->len = len;
+	t->len = (uint32_t)len;
 	return t;
 }
 
@@ -120,6 +121,7 @@ static void newline(lexer *lx)
 
 /* ---- keywords ---- */
 
+/* Binary search: kws is in ASCII order. */
 static tok_kind keyword(const char *s, size_t n)
 {
 	static const tok_kind kws[] = {
@@ -131,10 +133,19 @@ static tok_kind keyword(const char *s, size_t n)
 	};
 	if (n < 2 || n > 8)
 		return TOK_NAME;
-	for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++) {
-		const char *k = tok_names[kws[i]];
-		if (strlen(k) == n && memcmp(k, s, n) == 0)
-			return kws[i];
+	size_t lo = 0, hi = sizeof kws / sizeof kws[0];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *k = tok_names[kws[mid]];
+		int cmp = strncmp(s, k, n);
+		if (cmp == 0 && k[n] != 0)
+			cmp = -1; /* s is a proper prefix of k */
+		if (cmp == 0)
+			return kws[mid];
+		if (cmp < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
 	return TOK_NAME;
 }
@@ -447,7 +458,7 @@ static void lex_string(lexer *lx, const char *start, unsigned flags)
 			lx->p = p + (triple ? 3 : 1);
 			if (!t)
 				break;
-			t->flags = flags;
+			t->flags = (uint8_t)flags;
 			if (fstr) {
 				t->sval = arena_strndup(lx->a, body, (size_t)(p - body));
 				t->slen = (size_t)(p - body);
@@ -537,22 +548,64 @@ static int string_prefix(const char *s, size_t n)
 
 /* ---- operators ---- */
 
-static const struct { const char *s; tok_kind k; } ops[] = {
-	{"**=", TOK_DSTAR_ASSIGN}, {"//=", TOK_DSLASH_ASSIGN}, {">>=", TOK_RSHIFT_ASSIGN},
-	{"<<=", TOK_LSHIFT_ASSIGN}, {"...", TOK_ELLIPSIS},
-	{"->", TOK_ARROW}, {":=", TOK_WALRUS}, {"**", TOK_DSTAR}, {"//", TOK_DSLASH},
-	{"<<", TOK_LSHIFT}, {">>", TOK_RSHIFT}, {"<=", TOK_LE}, {">=", TOK_GE},
-	{"==", TOK_EQ}, {"!=", TOK_NE}, {"+=", TOK_PLUS_ASSIGN}, {"-=", TOK_MINUS_ASSIGN},
-	{"*=", TOK_STAR_ASSIGN}, {"/=", TOK_SLASH_ASSIGN}, {"%=", TOK_PERCENT_ASSIGN},
-	{"&=", TOK_AMP_ASSIGN}, {"|=", TOK_PIPE_ASSIGN}, {"^=", TOK_CARET_ASSIGN},
-	{"@=", TOK_AT_ASSIGN},
-	{"(", TOK_LPAREN}, {")", TOK_RPAREN}, {"[", TOK_LBRACKET}, {"]", TOK_RBRACKET},
-	{"{", TOK_LBRACE}, {"}", TOK_RBRACE}, {":", TOK_COLON}, {",", TOK_COMMA},
-	{";", TOK_SEMI}, {".", TOK_DOT}, {"@", TOK_AT}, {"=", TOK_ASSIGN},
-	{"+", TOK_PLUS}, {"-", TOK_MINUS}, {"*", TOK_STAR}, {"/", TOK_SLASH},
-	{"%", TOK_PERCENT}, {"&", TOK_AMP}, {"|", TOK_PIPE}, {"^", TOK_CARET},
-	{"~", TOK_TILDE}, {"<", TOK_LT}, {">", TOK_GT},
-};
+/* `X` or `X=` */
+static int with_eq(char c1, tok_kind *k, tok_kind plain, tok_kind assign)
+{
+	*k = c1 == '=' ? assign : plain;
+	return c1 == '=' ? 2 : 1;
+}
+
+/* `X`, `X=`, `XX` or `XX=` */
+static int doubled(char c0, char c1, char c2, tok_kind *k, tok_kind one, tok_kind one_eq, tok_kind two,
+		   tok_kind two_eq)
+{
+	if (c1 == c0)
+		return 1 + with_eq(c2, k, two, two_eq);
+	return with_eq(c1, k, one, one_eq);
+}
+
+/* The operator or delimiter at p (NUL-terminated text): its kind and
+ * length, 0 when there is none. */
+static int match_op(const char *p, tok_kind *k)
+{
+	char c0 = p[0], c1 = c0 ? p[1] : 0, c2 = c1 ? p[2] : 0;
+	switch (c0) {
+	case '(': *k = TOK_LPAREN; return 1;
+	case ')': *k = TOK_RPAREN; return 1;
+	case '[': *k = TOK_LBRACKET; return 1;
+	case ']': *k = TOK_RBRACKET; return 1;
+	case '{': *k = TOK_LBRACE; return 1;
+	case '}': *k = TOK_RBRACE; return 1;
+	case ',': *k = TOK_COMMA; return 1;
+	case ';': *k = TOK_SEMI; return 1;
+	case '~': *k = TOK_TILDE; return 1;
+	case ':': return with_eq(c1, k, TOK_COLON, TOK_WALRUS);
+	case '=': return with_eq(c1, k, TOK_ASSIGN, TOK_EQ);
+	case '+': return with_eq(c1, k, TOK_PLUS, TOK_PLUS_ASSIGN);
+	case '%': return with_eq(c1, k, TOK_PERCENT, TOK_PERCENT_ASSIGN);
+	case '&': return with_eq(c1, k, TOK_AMP, TOK_AMP_ASSIGN);
+	case '|': return with_eq(c1, k, TOK_PIPE, TOK_PIPE_ASSIGN);
+	case '^': return with_eq(c1, k, TOK_CARET, TOK_CARET_ASSIGN);
+	case '@': return with_eq(c1, k, TOK_AT, TOK_AT_ASSIGN);
+	case '!':
+		*k = TOK_NE;
+		return c1 == '=' ? 2 : 0;
+	case '.':
+		*k = c1 == '.' && c2 == '.' ? TOK_ELLIPSIS : TOK_DOT;
+		return *k == TOK_ELLIPSIS ? 3 : 1;
+	case '-':
+		if (c1 == '>') {
+			*k = TOK_ARROW;
+			return 2;
+		}
+		return with_eq(c1, k, TOK_MINUS, TOK_MINUS_ASSIGN);
+	case '*': return doubled(c0, c1, c2, k, TOK_STAR, TOK_STAR_ASSIGN, TOK_DSTAR, TOK_DSTAR_ASSIGN);
+	case '/': return doubled(c0, c1, c2, k, TOK_SLASH, TOK_SLASH_ASSIGN, TOK_DSLASH, TOK_DSLASH_ASSIGN);
+	case '<': return doubled(c0, c1, c2, k, TOK_LT, TOK_LE, TOK_LSHIFT, TOK_LSHIFT_ASSIGN);
+	case '>': return doubled(c0, c1, c2, k, TOK_GT, TOK_GE, TOK_RSHIFT, TOK_RSHIFT_ASSIGN);
+	default: return 0;
+	}
+}
 
 static void bracket(lexer *lx, tok_kind k, src_loc loc)
 {
@@ -721,13 +774,9 @@ tilec_status lex_file(tilec_ctx *ctx, arena *a, const src_file *file, tok **out,
 		} else if (c == 0) {
 			lex_error(&lx, loc_at(&lx, p), "source code cannot contain null bytes");
 		} else {
-			size_t i = 0, nops = sizeof ops / sizeof ops[0];
-			for (; i < nops; i++) {
-				size_t n = strlen(ops[i].s);
-				if ((size_t)(lx.end - p) >= n && memcmp(p, ops[i].s, n) == 0)
-					break;
-			}
-			if (i == nops) {
+			tok_kind k;
+			int n = match_op(p, &k);
+			if (n == 0) {
 				if (c >= 0x20 && c < 0x7f)
 					lex_error(&lx, loc_at(&lx, p), "invalid character '%c'", c);
 				else
@@ -735,9 +784,9 @@ tilec_status lex_file(tilec_ctx *ctx, arena *a, const src_file *file, tok **out,
 				break;
 			}
 			src_loc loc = loc_at(&lx, p);
-			lx.p += strlen(ops[i].s);
-			push(&lx, ops[i].k, loc, p, strlen(ops[i].s));
-			bracket(&lx, ops[i].k, loc);
+			lx.p += n;
+			push(&lx, k, loc, p, (size_t)n);
+			bracket(&lx, k, loc);
 		}
 	}
 	if (!lx.failed && lx.depth > 0)

@@ -544,14 +544,26 @@ static ast_node *parse_factor(parser *p)
 	return u;
 }
 
-/* Binary operator levels, loosest first, from `|` to `*`. */
-static const struct { tok_kind tok; ast_op op; int level; } binops[] = {
-	{TOK_PIPE, AST_OP_BITOR, 0}, {TOK_CARET, AST_OP_BITXOR, 1}, {TOK_AMP, AST_OP_BITAND, 2},
-	{TOK_LSHIFT, AST_OP_LSHIFT, 3}, {TOK_RSHIFT, AST_OP_RSHIFT, 3},
-	{TOK_PLUS, AST_OP_ADD, 4}, {TOK_MINUS, AST_OP_SUB, 4},
-	{TOK_STAR, AST_OP_MUL, 5}, {TOK_SLASH, AST_OP_DIV, 5}, {TOK_DSLASH, AST_OP_FLOORDIV, 5},
-	{TOK_PERCENT, AST_OP_MOD, 5}, {TOK_AT, AST_OP_MATMUL, 5},
-};
+/* The binary operator a token is and its level, loosest first from `|`
+ * (0) to `*` (5); -1 for other tokens. */
+static int binop(tok_kind k, ast_op *op)
+{
+	switch (k) {
+	case TOK_PIPE: *op = AST_OP_BITOR; return 0;
+	case TOK_CARET: *op = AST_OP_BITXOR; return 1;
+	case TOK_AMP: *op = AST_OP_BITAND; return 2;
+	case TOK_LSHIFT: *op = AST_OP_LSHIFT; return 3;
+	case TOK_RSHIFT: *op = AST_OP_RSHIFT; return 3;
+	case TOK_PLUS: *op = AST_OP_ADD; return 4;
+	case TOK_MINUS: *op = AST_OP_SUB; return 4;
+	case TOK_STAR: *op = AST_OP_MUL; return 5;
+	case TOK_SLASH: *op = AST_OP_DIV; return 5;
+	case TOK_DSLASH: *op = AST_OP_FLOORDIV; return 5;
+	case TOK_PERCENT: *op = AST_OP_MOD; return 5;
+	case TOK_AT: *op = AST_OP_MATMUL; return 5;
+	default: *op = AST_OP_COUNT; return -1;
+	}
+}
 
 static ast_node *parse_binary(parser *p, int level)
 {
@@ -560,14 +572,12 @@ static ast_node *parse_binary(parser *p, int level)
 	ast_node *e = parse_binary(p, level + 1);
 	for (;;) {
 		tok *t = cur(p);
-		size_t i = 0;
-		while (i < sizeof binops / sizeof binops[0] && !(binops[i].tok == t->kind && binops[i].level == level))
-			i++;
-		if (i == sizeof binops / sizeof binops[0])
+		ast_op op;
+		if (binop(t->kind, &op) != level)
 			return e;
 		advance(p);
 		ast_node *b = node(p, AST_BINARY, t->loc);
-		b->binary.op = binops[i].op;
+		b->binary.op = op;
 		b->binary.left = e;
 		b->binary.right = parse_binary(p, level + 1);
 		e = b;
