@@ -371,55 +371,6 @@ static uint32_t rd32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
-/* A cubin's arch from its ELF header: the SM number sits in e_flags bits
- * 0..7 up to ELF ABI version 7 and in bits 8..15 from version 8 on. Also
- * finds the kernels, as ".text.NAME" sections. */
-typedef struct cubin_info {
-	int arch;
-	int nkernels;
-	const char *kernels[64];
-} cubin_info;
-
-static bool cubin_read(arena *a, const char *path, const file_data *f, cubin_info *ci)
-{
-	const uint8_t *d = f->data;
-	memset(ci, 0, sizeof *ci);
-	if (f->size < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1 || (d[18] | d[19] << 8) != 190) {
-		err(path, "not a cubin (a 64-bit little-endian ELF file for EM_CUDA)");
-		return false;
-	}
-	uint32_t flags = rd32(d + 48);
-	ci->arch = d[8] >= 8 ? (int)((flags >> 8) & 0xff) : (int)(flags & 0xff);
-	uint64_t shoff = rd64(d + 40);
-	unsigned shentsize = d[58] | d[59] << 8, shnum = d[60] | d[61] << 8, shstrndx = d[62] | d[63] << 8;
-	if (shentsize < 64 || shoff > f->size || shnum > (f->size - shoff) / shentsize || shstrndx >= shnum) {
-		err(path, "cubin: bad section header table");
-		return false;
-	}
-	const uint8_t *strsh = d + shoff + (uint64_t)shstrndx * shentsize;
-	uint64_t stroff = rd64(strsh + 24), strsize = rd64(strsh + 32);
-	if (stroff > f->size || strsize > f->size - stroff) {
-		err(path, "cubin: bad section name table");
-		return false;
-	}
-	for (unsigned i = 0; i < shnum; i++) {
-		uint32_t name = rd32(d + shoff + (uint64_t)i * shentsize);
-		if (name >= strsize)
-			continue;
-		const char *s = (const char *)d + stroff + name;
-		size_t maxlen = strsize - name, len = strnlen(s, maxlen);
-		if (len == maxlen || len <= 6 || strncmp(s, ".text.", 6) != 0 || ci->nkernels == 64)
-			continue;
-		ci->kernels[ci->nkernels++] = arena_strndup(a, s + 6, len - 6);
-	}
-	return true;
-}
-
 /* PTX: the arch of its .target and its entries with their parameter
  * counts. */
 typedef struct ptx_info {
@@ -565,9 +516,19 @@ static bool has_name(const char *const *names, int n, const char *s)
 	return false;
 }
 
+/* Prints and clears the diagnostics of a libtile call; true when it
+ * succeeded. */
+static bool flush(tilec_ctx *ctx, tilec_status st)
+{
+	fputs(tilec_diagnostics(ctx), stderr);
+	nerrors += tilec_error_count(ctx);
+	tilec_clear_diagnostics(ctx);
+	return st == TILEC_OK;
+}
+
 /* Reads one kernel's inputs into images of group b->group and fills the
  * variant. */
-static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images, int *nimages)
+static bool build_kernel(tilec_ctx *ctx, arena *a, const kspec *k, kbuilt *b, blob_image *images, int *nimages)
 {
 	memset(b, 0, offsetof(kbuilt, group));
 	if (!parse_signature(a, k, b))
@@ -577,7 +538,7 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 	const char *symbol = k->symbol;
 	int first_image = *nimages;
 	ptx_info pi[MAX_INPUTS];
-	cubin_info ci[MAX_INPUTS];
+	blob_cubin ci[MAX_INPUTS];
 	const char *json_name = NULL;
 	bool scratch[2] = {false, false};
 
@@ -668,7 +629,9 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 				n -= n > 5 && !strcmp(in->path + n - 5, ".json") ? 5 : 0;
 				cubin_path = arena_printf(a, "%.*s.cubin", (int)n, in->path);
 			}
-			if (!read_file(a, cubin_path, &f) || !cubin_read(a, cubin_path, &f, &ci[i]))
+			if (!read_file(a, cubin_path, &f))
+				return false;
+			if (!flush(ctx, blob_cubin_read(ctx, cubin_path, f.data, f.size, &ci[i])))
 				return false;
 			if (arch && arch != ci[i].arch) {
 				err(cubin_path, "the cubin is for sm_%d, not sm_%ld", ci[i].arch, arch);
@@ -699,7 +662,7 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 			symbol = has_name(pi[i].entries, pi[i].nentries, k->name) || pi[i].nentries > 1 ? k->name
 												: pi[i].entries[0];
 		else if (ci[i].nkernels == 1)
-			symbol = ci[i].kernels[0];
+			symbol = ci[i].kernels[0].name;
 	}
 	if (!symbol)
 		symbol = k->name;
@@ -710,10 +673,19 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 	for (int i = 0; i < k->ninputs; i++) {
 		const input *in = &k->inputs[i];
 		const char *path = in->kind == IN_PTX ? in->path : arena_printf(a, "cubin of %s", in->path);
-		if (in->kind == IN_PTX ? !has_name(pi[i].entries, pi[i].nentries, symbol)
-				       : !has_name(ci[i].kernels, ci[i].nkernels, symbol)) {
+		const blob_cubin_kernel *ck = NULL;
+		for (int j = 0; in->kind != IN_PTX && j < ci[i].nkernels && !ck; j++)
+			if (!strcmp(ci[i].kernels[j].name, symbol))
+				ck = &ci[i].kernels[j];
+		if (in->kind == IN_PTX ? !has_name(pi[i].entries, pi[i].nentries, symbol) : !ck) {
 			err(path, "no kernel '%s' in it%s", symbol, k->symbol ? "" : " (give it with --symbol)");
 			return false;
+		}
+		if (ck) { /* informative; per arch, the largest */
+			if (ck->n_regs > v->n_regs)
+				v->n_regs = ck->n_regs;
+			if (ck->shared_static > v->shared_static)
+				v->shared_static = ck->shared_static;
 		}
 		if (in->kind == IN_PTX) {
 			int e = 0;
@@ -738,18 +710,10 @@ static bool build_kernel(arena *a, const kspec *k, kbuilt *b, blob_image *images
 	v->num_warps = (int)(num_warps >= 0 ? num_warps : 4);
 	v->shared_dynamic = (uint32_t)(shared > 0 ? shared : 0);
 	if (k->grid) {
-		tilec_ctx *ctx = tilec_ctx_new();
 		size_t len = 0;
-		if (!ctx)
+		if (!flush(ctx, gridexpr_compile(ctx, "-g", k->grid, b->nparams, b->params, 0, NULL, b->grid,
+						 sizeof b->grid, &len)))
 			return false;
-		tilec_status st = gridexpr_compile(ctx, "-g", k->grid, b->nparams, b->params, 0, NULL, b->grid,
-						   sizeof b->grid, &len);
-		fputs(tilec_diagnostics(ctx), stderr);
-		tilec_ctx_free(ctx);
-		if (st != TILEC_OK) {
-			nerrors++;
-			return false;
-		}
 		v->grid_code = b->grid;
 		v->grid_size = len;
 	}
@@ -913,7 +877,7 @@ int cmd_pack(int argc, char **argv)
 	}
 	for (int i = 0; i < nspecs; i++) {
 		built[i].group = i;
-		if (!build_kernel(a, &specs[i], &built[i], images, &nimages))
+		if (!build_kernel(ctx, a, &specs[i], &built[i], images, &nimages))
 			goto done;
 	}
 	if (!merge_kernels(a, specs, built, nspecs, kernels, &nkernels))

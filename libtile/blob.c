@@ -48,6 +48,76 @@ bool blob_param_parse(const char *s, size_t len, blob_param *out)
 	return true;
 }
 
+/* ---- reading cubins ------------------------------------------------ */
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* The kernel of that name; a new one when `add` (NULL when full). */
+static blob_cubin_kernel *cubin_kernel(blob_cubin *c, const char *name, bool add)
+{
+	for (int i = 0; i < c->nkernels; i++)
+		if (!strcmp(c->kernels[i].name, name))
+			return &c->kernels[i];
+	if (!add || c->nkernels == (int)(sizeof c->kernels / sizeof c->kernels[0]))
+		return NULL;
+	blob_cubin_kernel *k = &c->kernels[c->nkernels++];
+	k->name = name;
+	return k;
+}
+
+tilec_status blob_cubin_read(tilec_ctx *ctx, const char *path, const void *data, size_t size, blob_cubin *out)
+{
+	src_loc none = {0};
+	const uint8_t *d = data;
+	memset(out, 0, sizeof *out);
+	if (size < 64 || memcmp(d, "\177ELF", 4) != 0 || d[4] != 2 || d[5] != 1 || (d[18] | d[19] << 8) != 190) {
+		diag_error(ctx, none, "'%s' is not a cubin (a 64-bit little-endian ELF file for EM_CUDA)", path);
+		return TILEC_ERR_FORMAT;
+	}
+	uint32_t flags = get32(d + 48);
+	out->arch = d[8] >= 8 ? (int)((flags >> 8) & 0xff) : (int)(flags & 0xff);
+	uint64_t shoff = get64(d + 40);
+	unsigned shentsize = d[58] | d[59] << 8, shnum = d[60] | d[61] << 8, shstrndx = d[62] | d[63] << 8;
+	if (shentsize < 64 || shoff > size || shnum > (size - shoff) / shentsize || shstrndx >= shnum) {
+		diag_error(ctx, none, "'%s': bad cubin section header table", path);
+		return TILEC_ERR_FORMAT;
+	}
+	const uint8_t *strsh = d + shoff + (uint64_t)shstrndx * shentsize;
+	uint64_t stroff = get64(strsh + 24), strsize = get64(strsh + 32);
+	if (stroff > size || strsize > size - stroff) {
+		diag_error(ctx, none, "'%s': bad cubin section name table", path);
+		return TILEC_ERR_FORMAT;
+	}
+	/* pass 0 finds the kernels (text sections), pass 1 their shared memory */
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < shnum; i++) {
+			const uint8_t *sh = d + shoff + (uint64_t)i * shentsize;
+			uint32_t name = get32(sh);
+			if (name >= strsize)
+				continue;
+			const char *s = (const char *)d + stroff + name;
+			size_t maxlen = strsize - name, len = strnlen(s, maxlen);
+			if (len == maxlen)
+				continue; /* not NUL-terminated inside the table */
+			blob_cubin_kernel *k;
+			if (pass == 0 && len > 6 && !strncmp(s, ".text.", 6) && (k = cubin_kernel(out, s + 6, true)) != NULL)
+				k->n_regs = (uint16_t)(get32(sh + 44) >> 24);
+			else if (pass == 1 && len > 11 && !strncmp(s, ".nv.shared.", 11) &&
+				 (k = cubin_kernel(out, s + 11, false)) != NULL)
+				k->shared_static = (uint32_t)get64(sh + 32);
+		}
+	}
+	return TILEC_OK;
+}
+
 /* ---- checking the description ------------------------------------- */
 
 static int popcount32(uint32_t x)

@@ -144,6 +144,12 @@ check "inspect num_ctas" "$TILEC" inspect "$T/ctas.tileblob"
 has "num_ctas as cluster" "$T/out" "num_warps 8, num_stages 0, shared 0 static + 70000 dynamic, cluster 2x1x1"
 has "default names" "$T/out" "param 3 p3: i32"
 
+# ---- registers and static shared memory come from the cubin
+check "pack shared" "$TILEC" pack -o "$T/sh" -n shk -s '*i32' --cubin "$FIX/shared_sm_80.cubin" --shared 512
+check "inspect shared" "$TILEC" inspect "$T/sh.tileblob"
+has "static shared" "$T/out" "variant 0: shk, group 0, num_warps 4, num_stages 0, shared 1000 static + 512 dynamic, 8 registers"
+check "inspect vadd regs" grep -q "registers" "$T/inspect.txt"
+
 # ---- errors: status 1, a precise message, nothing written
 P=(pack -o "$T/errout/x" -n add_kernel)
 mkdir -p "$T/errout"
