@@ -3,8 +3,9 @@
  * The flags follow Triton's compile.py (-n kernel, -s signature, -w
  * num_warps, -ns num_stages) plus -D NAME=VALUE for constexprs and -c N to
  * take the constexprs and options of autotune config N (later -D, -w, -ns
- * override them). Diagnostics go to stderr and the exit status is 1 when
- * the kernel does not compile, 2 for a bad command line.
+ * override them). The IR is verified before it is printed. Diagnostics go
+ * to stderr and the exit status is 1 when the kernel does not compile, 2
+ * for a bad command line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,8 @@ int cmd_ir(int argc, char **argv)
 			spec.num_stages = stages;
 		st = all ? fe_specialize(ctx, ar, m, &spec, &f) : TILEC_ERR_NOMEM;
 	}
+	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
+		st = ir_verify(ctx, f);
 	if (st == TILEC_OK) {
 		strbuf sb;
 		sb_init(&sb);

@@ -1,0 +1,192 @@
+/* test_sema.c - the front-end API: module queries, autotune configs,
+ * specialization results (parameters, hints, constexprs, options), status
+ * codes of failures, and the front end's speed on a 200-line file. */
+#include <time.h>
+
+#include "check.h"
+#include "internal.h"
+
+static const char *src =
+	"import triton\n"
+	"import triton.language as tl\n"
+	"\n"
+	"@triton.autotune(configs=[triton.Config({'BLOCK': 64}, num_warps=2),\n"
+	"                          triton.Config({'BLOCK': 256, 'ODD': False}, num_warps=8, num_stages=5)], key=['n'])\n"
+	"@triton.jit\n"
+	"def scale(x_ptr, y_ptr, n, stride, alpha, BLOCK: tl.constexpr, ODD: tl.constexpr = True, D: tl.constexpr = tl.float16):\n"
+	"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+	"    x = tl.load(x_ptr + offs * stride, mask=offs < n)\n"
+	"    tl.store(y_ptr + offs, (_twice(x) * alpha).to(D), mask=offs < n)\n"
+	"\n"
+	"@triton.jit\n"
+	"def _twice(v):\n"
+	"    return v + v\n"
+	"\n"
+	"def host_code():\n"
+	"    return [i for i in range(3)]\n";
+
+static ir_func *spec(tilec_ctx *ctx, arena *a, const fe_module *m, const char *sig, const fe_define *d, int nd,
+		     tilec_status *st)
+{
+	fe_spec s = {0};
+	s.kernel = "scale";
+	s.signature = sig;
+	s.defines = d;
+	s.ndefines = nd;
+	ir_func *f = NULL;
+	*st = fe_specialize(ctx, a, m, &s, &f);
+	return f;
+}
+
+static void test_module(void)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	CHECK_EQ_INT(fe_load_text(ctx, a, "k.py", src, &m), TILEC_OK);
+	CHECK_EQ_INT(fe_kernel_count(m), 2);
+	CHECK(!strcmp(fe_kernel_name(m, 0), "scale"));
+	CHECK(fe_kernel_name(m, 2) == NULL);
+	CHECK_EQ_INT(fe_param_count(m, "scale"), 8);
+	CHECK_EQ_INT(fe_param_count(m, "nope"), -1);
+	CHECK(!strcmp(fe_param_name(m, "scale", 4), "alpha"));
+	CHECK(!fe_param_is_constexpr(m, "scale", 4));
+	CHECK(fe_param_is_constexpr(m, "scale", 5));
+	CHECK(fe_param_name(m, "scale", 8) == NULL);
+	CHECK_EQ_INT(fe_config_count(m, "scale"), 2);
+	CHECK_EQ_INT(fe_config_count(m, "_twice"), 0);
+
+	fe_spec s = {0};
+	s.kernel = "scale";
+	CHECK_EQ_INT(fe_config_get(ctx, m, "scale", 1, &s), TILEC_OK);
+	CHECK_EQ_INT(s.ndefines, 2);
+	CHECK(!strcmp(s.defines[0].name, "BLOCK") && !strcmp(s.defines[0].value, "256"));
+	CHECK(!strcmp(s.defines[1].name, "ODD") && !strcmp(s.defines[1].value, "False"));
+	CHECK_EQ_INT(s.num_warps, 8);
+	CHECK_EQ_INT(s.num_stages, 5);
+	CHECK_EQ_INT(fe_config_get(ctx, m, "scale", 2, &s), TILEC_ERR_INVALID);
+	tilec_clear_diagnostics(ctx);
+
+	/* hints, folding of ==1 ints, constexprs by signature, define and default */
+	tilec_status st;
+	fe_define d[1] = {{"ODD", "False"}};
+	ir_func *f = spec(ctx, a, m, "*fp32:16, *fp16, i32:16, i32:1, fp32, 128", d, 1, &st);
+	CHECK_EQ_INT(st, TILEC_OK);
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ_INT(f->nparams, 5);
+		CHECK(f->params[0].div16 && !f->params[1].div16 && f->params[2].div16);
+		CHECK(f->params[3].equal_one);
+		CHECK(f->params[4].type.kind == IR_F32);
+		CHECK_EQ_INT(f->num_warps, 4);
+		CHECK_EQ_INT(f->num_stages, 3);
+		CHECK_EQ_INT(f->nconstexprs, 3);
+		CHECK(!strcmp(f->constexprs[0].name, "BLOCK") && f->constexprs[0].kind == IR_CONSTEXPR_INT &&
+		      f->constexprs[0].ival == 128);
+		CHECK(f->constexprs[1].kind == IR_CONSTEXPR_BOOL && f->constexprs[1].ival == 0);
+		CHECK(f->constexprs[2].kind == IR_CONSTEXPR_DTYPE && f->constexprs[2].ival == IR_F16);
+		CHECK_EQ_INT(ir_verify(ctx, f), TILEC_OK);
+		strbuf sb;
+		sb_init(&sb);
+		ir_dump(&sb, f);
+		/* stride == 1 folds away: nothing uses the parameter %3 */
+		int uses = 0;
+		for (int i = 0; i < f->body.nops; i++)
+			for (int k = 0; k < f->body.ops[i]->nargs; k++)
+				uses += f->body.ops[i]->args[k] == 3;
+		CHECK_EQ_INT(uses, 0);
+		CHECK_STR_CONTAINS(sb_str(&sb), "cast");
+		sb_free(&sb);
+	}
+
+	/* failures come back as statuses with diagnostics */
+	CHECK(spec(ctx, a, m, "*fp32, *fp16, i32, i32, fp32", NULL, 0, &st) == NULL);
+	CHECK_EQ_INT(st, TILEC_ERR_INVALID);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "no value for constexpr parameter `BLOCK`");
+	tilec_clear_diagnostics(ctx);
+	CHECK(spec(ctx, a, m, "*fp32, *fp16, i32, i32, fp32, 100", NULL, 0, &st) == NULL);
+	CHECK_EQ_INT(st, TILEC_ERR_SEMANTIC);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "k.py:8:39: error: arange's range must be a power of two, got 100");
+	tilec_clear_diagnostics(ctx);
+	fe_define bad[1] = {{"D", "tl.float64x"}};
+	CHECK(spec(ctx, a, m, "*fp32, *fp16, i32, i32, fp32, 64", bad, 1, &st) == NULL);
+	CHECK_EQ_INT(st, TILEC_ERR_INVALID);
+	tilec_clear_diagnostics(ctx);
+	CHECK(spec(ctx, a, m, "*fp32, *i32, i32, i32, i64, 64", NULL, 0, &st) != NULL);
+	CHECK_EQ_INT(st, TILEC_OK);
+	arena_free(a);
+	tilec_ctx_free(ctx);
+}
+
+static void test_unsupported(void)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	CHECK_EQ_INT(fe_load_text(ctx, a, "u.py",
+				  "import triton.language as T\nfrom triton import jit\n@jit\ndef k(p):\n    T.atomic_add(p, 1)\n", &m),
+		     TILEC_OK);
+	fe_spec s = {0};
+	s.kernel = "k";
+	s.signature = "*i32";
+	ir_func *f = NULL;
+	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_ERR_UNSUPPORTED);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "u.py:5:5: error: `tl.atomic_add` is not supported yet");
+	arena_free(a);
+	tilec_ctx_free(ctx);
+}
+
+/* Front-end time (read, parse, specialize) of a file of about 200 lines. */
+static void test_speed(void)
+{
+	strbuf sb;
+	sb_init(&sb);
+	sb_puts(&sb, "import triton\nimport triton.language as tl\n\n");
+	for (int i = 0; i < 14; i++)
+		sb_printf(&sb,
+			  "@triton.jit\n"
+			  "def k%d(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+			  "    # kernel %d\n"
+			  "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+			  "    mask = offs < n\n"
+			  "    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n"
+			  "    acc = tl.zeros([BLOCK], dtype=tl.float32)\n"
+			  "    for i in range(0, n, BLOCK):\n"
+			  "        acc += tl.where(x > 0, tl.exp(x), x * 0.5)\n"
+			  "    y = tl.sigmoid(acc) * x + tl.sum(x, axis=0)\n"
+			  "    tl.store(y_ptr + offs, y, mask=mask)\n"
+			  "    tl.store(y_ptr, tl.max(y, axis=0))\n"
+			  "\n",
+			  i, i);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	CHECK_EQ_INT(fe_load_text(ctx, a, "speed.py", sb_str(&sb), &m), TILEC_OK);
+	for (int i = 0; m && i < fe_kernel_count(m); i++) {
+		fe_spec s = {0};
+		s.kernel = fe_kernel_name(m, i);
+		s.signature = "*fp32:16, *fp32:16, i32, 1024";
+		ir_func *f = NULL;
+		CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	int lines = 0;
+	for (const char *p = sb_str(&sb); *p; p++)
+		lines += *p == '\n';
+	printf("front end: %d lines, %d kernels in %.2f ms (sanitized build)\n", lines, m ? fe_kernel_count(m) : 0, ms);
+	CHECK(ms < 500); /* generous: ASan, a loaded 2-core CI machine */
+	arena_free(a);
+	tilec_ctx_free(ctx);
+	sb_free(&sb);
+}
+
+int main(void)
+{
+	test_module();
+	test_unsupported();
+	test_speed();
+	return check_report("test_sema");
+}
