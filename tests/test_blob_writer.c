@@ -341,6 +341,43 @@ static void check_emit(const uint8_t *b, size_t size)
 	rmdir(dir);
 }
 
+/* The cubin reader on a ptxas-built fixture, then on every truncation and
+ * on a corrupted section table. */
+static void check_cubin_reader(void)
+{
+	FILE *f = fopen("tests/fixtures/pack/shared_sm_80.cubin", "rb");
+	static uint8_t buf[1 << 16];
+	size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+	if (f)
+		fclose(f);
+	if (!CHECK(n > 64))
+		return;
+	tilec_ctx *ctx = tilec_ctx_new();
+	blob_cubin c;
+	CHECK(blob_cubin_read(ctx, "shared.cubin", buf, n, &c) == TILEC_OK);
+	CHECK_EQ_INT(c.arch, 80);
+	CHECK_EQ_INT(c.nkernels, 1);
+	CHECK(c.nkernels == 1 && !strcmp(c.kernels[0].name, "shk"));
+	CHECK_EQ_INT(c.kernels[0].n_regs, 8);
+	CHECK_EQ_INT(c.kernels[0].shared_static, 1000);
+	int refused = 0;
+	for (size_t len = 0; len < n; len++) {
+		uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees any overread */
+		memcpy(copy, buf, len);
+		refused += blob_cubin_read(ctx, "t.cubin", copy, len, &c) != TILEC_OK;
+		free(copy);
+		tilec_clear_diagnostics(ctx);
+	}
+	CHECK(refused >= 64); /* every length up to the header at least */
+	buf[46] = 0x7f; /* e_shoff far past the end */
+	CHECK(blob_cubin_read(ctx, "bad.cubin", buf, n, &c) == TILEC_ERR_FORMAT);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "'bad.cubin': bad cubin section header table");
+	CHECK(blob_cubin_read(ctx, "x.ptx", ".version 8.0\n.target sm_80\n" "......................................", 64, &c) ==
+	      TILEC_ERR_FORMAT);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "'x.ptx' is not a cubin");
+	tilec_ctx_free(ctx);
+}
+
 int main(void)
 {
 	tilec_ctx *ctx = tilec_ctx_new();
@@ -386,5 +423,6 @@ int main(void)
 	tilec_ctx_free(ctx);
 
 	check_bad_descriptions();
+	check_cubin_reader();
 	return check_report("test_blob_writer");
 }
