@@ -341,7 +341,7 @@ typedef struct kspec {
 
 /* What the inputs of one kspec produce. */
 typedef struct kbuilt {
-	blob_param params[BLOB_MAX_PARAMS];
+	blob_param params[BLOB_MAX_PARAMS + 2]; /* + Triton's hidden scratch pointers */
 	int nparams, nvisible;
 	blob_variant variant;
 	uint8_t grid[GRIDEXPR_MAX_CODE];
@@ -459,13 +459,13 @@ static bool parse_signature(arena *a, const kspec *k, kbuilt *b)
 		if (colon) {
 			const char *h = colon + 1;
 			size_t hn = tn - ty - 1;
-			if (hn == 2 && !memcmp(h, "16", 2) && i < 32)
+			if (hn == 2 && !memcmp(h, "16", 2) && p.kind != BLOB_PARAM_FLOAT && i < 32)
 				b->variant.pred_div16 |= 1u << i;
 			else if (hn == 1 && h[0] == '1' && p.kind != BLOB_PARAM_PTR && p.kind != BLOB_PARAM_FLOAT && i < 32)
 				b->variant.pred_eq1 |= 1u << i;
 			else {
-				err(where, "bad hint ':%.*s' on '%.*s' (:16 for any parameter, :1 for an integer; "
-				    "parameters 0..31)", (int)hn, h, (int)ty, s);
+				err(where, "bad hint ':%.*s' on '%.*s' (:16 for a pointer or integer, :1 for an "
+				    "integer; parameters 0..31)", (int)hn, h, (int)ty, s);
 				return false;
 			}
 		}
