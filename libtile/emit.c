@@ -84,6 +84,10 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 	}
 	for (int ki = 0; ki < d->nkernels; ki++) {
 		const blob_kernel *k = &d->kernels[ki];
+		if (k->nparams > BLOB_MAX_PARAMS) {
+			diag_error(ctx, none, "kernel '%s' has more than %d parameters", k->name, BLOB_MAX_PARAMS);
+			return false;
+		}
 		if (!is_identifier(k->name) || is_reserved(k->name)) {
 			diag_error(ctx, none, "kernel name '%s' cannot name a C function", k->name);
 			return false;
