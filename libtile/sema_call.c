@@ -1061,6 +1061,20 @@ static bool b_py_conv(call *c, sv *out)
 	return true;
 }
 
+static bool b_next_pow2(call *c, sv *out)
+{
+	int64_t n;
+	if (!arg_int(c, 0, &n))
+		return false;
+	if (n > ((int64_t)1 << 62))
+		return err(c, "`%s` of %s overflows", c->name, sema_sv_str(c->s, c->v[0]));
+	int64_t p = 1;
+	while (p < n)
+		p <<= 1;
+	*out = mk_int(p);
+	return true;
+}
+
 static bool b_py_len(call *c, sv *out)
 {
 	if (c->v[0].kind == SV_TUPLE) {
@@ -1257,6 +1271,7 @@ static const builtin builtins[] = {
 	{"tl.div_rn", b_fdiv, 1, {"x", "y"}},
 	{"tl.cdiv", b_cdiv, 0, {"x", "div"}},
 	{"triton.cdiv", b_cdiv, 0, {"x", "y"}},
+	{"triton.next_power_of_2", b_next_pow2, 0, {"n"}},
 	{"tl.cast", b_cast, 0, {"input", "dtype", "fp_downcast_rounding", "bitcast"}},
 	{"tl.reshape", b_reshape, 0, {"input", "shape", "*", "can_reorder"}},
 	{"tl.view", b_reshape, 0, {"input", "shape", "*"}},
@@ -1541,9 +1556,9 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 		out->s = arena_printf(s->a, "libdevice.%s", name);
 		return true;
 	}
-	if (!strcmp(path, "triton") && !strcmp(name, "cdiv")) {
+	if (!strcmp(path, "triton") && (!strcmp(name, "cdiv") || !strcmp(name, "next_power_of_2"))) {
 		out->kind = SV_BUILTIN;
-		out->s = "triton.cdiv";
+		out->s = name[0] == 'c' ? "triton.cdiv" : "triton.next_power_of_2";
 		return true;
 	}
 	return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`%s` is not supported yet", full);

@@ -711,6 +711,12 @@ bool sema_binop(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out)
 {
 	if (sema_is_const(a) && sema_is_const(b))
 		return fold(s, loc, op, a, b, out);
+	if (op == AST_OP_IS || op == AST_OP_IS_NOT) {
+		/* identity, known at compile time: `ptr is not None` */
+		bool same = a.kind == SV_TENSOR && b.kind == SV_TENSOR && a.id == b.id;
+		*out = sv_bool(op == AST_OP_IS ? same : !same);
+		return true;
+	}
 	const char *what = ast_op_name(op);
 	if (op >= AST_OP_LT && op <= AST_OP_NE)
 		return tensor_cmp(s, loc, op, a, b, out);

@@ -111,3 +111,13 @@ def promote_kernel(a_ptr, b_ptr, u_ptr, h_ptr, out_ptr):
     tl.store(out_ptr, (a + 1) * b + (u >> 3) + (h * 2.0) / h + a // 3 % 5 + (-a) + (~u))
     tl.store(out_ptr + 1, (a < b) & (h != 0) | (u == 7))
     tl.store(out_ptr + 2, h * 2 + 1 - tl.where(a > 0, h, 0.5))
+
+
+@triton.heuristics({"BLOCK": lambda args: triton.next_power_of_2(args["N"]), "HALF": lambda args: args["BLOCK"] // 2})
+@triton.jit
+def bias_kernel(x_ptr, bias_ptr, N: tl.constexpr, BLOCK: tl.constexpr, HALF: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N)
+    if bias_ptr is not None:
+        x += tl.load(bias_ptr + offs, mask=offs < N)
+    tl.store(x_ptr + offs, x, mask=offs < HALF)
