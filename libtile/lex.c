@@ -75,7 +75,7 @@ static void nomem(lexer *lx)
 static tok *push(lexer *lx, tok_kind kind, src_loc loc, const char *text, size_t len)
 {
 	if (lx->n == lx->cap) {
-		/* about one token per 4 bytes of real code: usually one allocation */
+		/* about one token per 3 bytes of real code: usually one allocation */
 		int cap = lx->cap ? lx->cap * 2 : (int)(lx->end - lx->file->text) / 3 + 64;
 		tok *t = arena_realloc(lx->a, lx->toks, sizeof(tok) * (size_t)lx->cap, sizeof(tok) * (size_t)cap);
 		if (!t) {

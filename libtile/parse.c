@@ -837,6 +837,8 @@ static int parse_params(parser *p, ast_param **out, tok_kind close, bool annotat
 /* ---- statements ---- */
 
 static void parse_statement(parser *p, ast_list *out);
+static void parse_simple_stmts(parser *p, ast_list *out);
+static void record_from(parser *p, ast_list *l, int n0);
 
 /* A module-level statement may be skipped when it fails to parse. */
 static bool recoverable(const parser *p)
@@ -895,7 +897,10 @@ static void parse_block(parser *p, ast_list *body)
 {
 	expect(p, TOK_COLON);
 	if (!accept(p, TOK_NEWLINE)) {
-		parse_statement(p, body);
+		/* only simple statements may follow on the same line */
+		int n0 = body->n;
+		parse_simple_stmts(p, body);
+		record_from(p, body, n0);
 		return;
 	}
 	if (!enter(p)) {
@@ -1213,6 +1218,14 @@ static void record(parser *p, ast_node *s)
 	}
 }
 
+/* Records the statements of l from index n0 when they are at module level. */
+static void record_from(parser *p, ast_list *l, int n0)
+{
+	if (p->scope == 0 && !p->in_kernel && !p->failed)
+		for (int i = n0; i < l->n; i++)
+			record(p, l->items[i]);
+}
+
 /* ---- compound statements ---- */
 
 static ast_node *parse_funcdef(parser *p, ast_list *decorators, bool is_async, src_loc loc)
@@ -1465,9 +1478,7 @@ static void parse_statement(parser *p, ast_list *out)
 	}
 	if (s)
 		list_push(p, out, s);
-	if (p->scope == 0 && !p->in_kernel && !p->failed)
-		for (int i = n0; i < out->n; i++)
-			record(p, out->items[i]);
+	record_from(p, out, n0);
 }
 
 tilec_status parse_module(tilec_ctx *ctx, arena *a, const src_file *file, ast_module **out)

@@ -475,6 +475,7 @@ static void test_syntax_errors(void)
 	DIAG("    @dec\n    x = 1\n", "k.py:6:5: error: expected 'def' or 'class' after a decorator, found 'x'");
 	DIAG("    try:\n        pass\n    x = 1\n", "k.py:7:5: error: expected 'except' or 'finally' block, found 'x'");
 	DIAG("    return (x\n", "k.py:5:12: error: '(' was never closed");
+	DIAG("    if x: if y: pass\n", "k.py:5:11: error: expected an expression, found 'if'");
 	{
 		strbuf sb;
 		sb_init(&sb);
