@@ -305,7 +305,14 @@ CASES += [
         [_n("fp32", "inout"), _n("fp32", "inout"), S("fp32", "0.3"), N_], tol=APPROX),
     case("k_layer_norm_f16", K + "layernorm.py", "_layer_norm_fwd", _ln_params("fp16"), _ln_cx(2),
          "M", LN_SIZES, 2, tol(2e-3, 2e-3), _ln_warps(2), grid_in_blob=False),
-    # seeds: host code around the kernels is not run (harness.clean_module)
+    _ew("k_sign_scale_pos", K + "runtime_if.py", "sign_scale_kernel",
+        [_n("fp32"), _n("fp32", "out"), N_, S("i32", "1")]),
+    _ew("k_sign_scale_neg", K + "runtime_if.py", "sign_scale_kernel",
+        [_n("fp32"), _n("fp32", "out"), N_, S("i32", "-3")]),
+    case("k_block_sums", K + "runtime_if.py", "block_sums_kernel",
+         [_n("fp32"), T("out", "fp32", ["cdiv(n, 1024)"]), T("out", "i32", ["1"]), N_],
+         {"BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D, 2, tol(1e-5, 1e-5)),
+    # seeds: host code around the kernels is not run (harness.clean_source)
     _ew("seed_sin", SEEDS + "add_sin_cos.py", "sin_kernel", [_n("fp32"), _n("fp32", "out"), N_],
         tol=APPROX, block_name="BLOCK_SIZE", grid="cdiv(n_elements, BLOCK_SIZE)"),
     _ew("seed_cos", SEEDS + "add_sin_cos.py", "cos_kernel", [_n("fp32"), _n("fp32", "out"), N_],
@@ -419,8 +426,10 @@ def expand(c):
         iid = c["id"]
         if len(groups) > 1:
             iid += "_" + "_".join(str(v) for k, v in sorted(cx.items()) if k != "OP")
-        inst = {k: v for k, v in c.items() if k not in ("constexprs", "num_warps", "sizes")}
-        inst.update(id=iid, constexprs=cx, num_warps=w, sizes=sizes)
+        inst = {k: v for k, v in c.items() if k not in ("constexprs", "num_warps", "sizes", "params")}
+        # parameter dicts are shared between cases; prepare.py names them per instance
+        inst.update(id=iid, params=[dict(p) for p in c["params"]], constexprs=cx, num_warps=w,
+                    sizes=sizes)
         out.append(inst)
     return out
 

@@ -8,9 +8,10 @@ match bit for bit (or within the case's stated tolerance), every element
 must be written and nothing past the end. Prints PASS/FAIL per case and
 size, then `gpu: N passed, N failed`.
 
-A CUDA error (an illegal address, say) poisons the process's context, so the
-cases run in a worker process; when one dies of such an error the parent
-starts a new worker at the next instance.
+The cases run in worker processes, --jobs of them at once (default 4: the
+Triton compilations are CPU-bound), each taking every jobs-th instance. A
+CUDA error (an illegal address, say) poisons a process's context, so when a
+worker dies of one the parent starts a new worker at its next instance.
 """
 import argparse
 import json
@@ -30,7 +31,7 @@ def size_str(s):
     return "x".join("%s=%d" % kv for kv in s.items())
 
 
-def worker(gdir, start, only, max_n, results):
+def worker(gdir, start, step, only, max_n, results):
     sys.path.insert(0, HERE)
     import torch
     import harness
@@ -50,7 +51,7 @@ def worker(gdir, start, only, max_n, results):
         out.write(json.dumps({"id": inst["id"], "size": size, "ok": ok, "msg": msg, "exact": exact}) + "\n")
         out.flush()
 
-    for idx in range(start, len(insts)):
+    for idx in range(start, len(insts), step):
         inst = insts[idx]
         if inst.get("bench") or (only and inst["id"] not in only):
             continue
@@ -102,7 +103,7 @@ def worker(gdir, start, only, max_n, results):
                     record(inst, size, False, "CUDA error (context lost, restarting): " + msg)
                     out.close()
                     with open(results + ".next", "w") as f:
-                        f.write(str(idx + 1))
+                        f.write(str(idx + step))
                     sys.exit(STICKY)
                 record(inst, size, False, "%s: %s" % (type(e).__name__, msg))
         print("     %s: %.1f s" % (inst["id"], time.time() - t0), flush=True)
@@ -115,37 +116,61 @@ def main():
     ap.add_argument("gdir")
     ap.add_argument("--only", default="")
     ap.add_argument("--max-n", type=int, default=0, help="skip sizes with a dimension above this")
+    ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--step", type=int, default=1)
     ap.add_argument("--results", default=None)
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     if a.worker:
-        return worker(a.gdir, a.start, only, a.max_n, a.results)
-    results = os.path.join(os.environ.get("OUT", a.gdir), "diff-results.jsonl")
-    open(results, "w").close()
-    start = 0
-    while True:
+        return worker(a.gdir, a.start, a.step, only, a.max_n, a.results)
+    logdir = os.path.join(a.gdir, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    t0 = time.time()
+    procs, broken = {}, 0
+
+    def spawn(k, start):
+        res = os.path.join(logdir, "diff-results.%d.jsonl" % k)
         cmd = [sys.executable, os.path.abspath(__file__), a.gdir, "--worker", "--start", str(start),
-               "--results", results, "--only", a.only, "--max-n", str(a.max_n)]
-        rc = subprocess.call(cmd)
-        if rc == STICKY and os.path.exists(results + ".next"):
-            start = int(open(results + ".next").read())
-            os.remove(results + ".next")
-            continue
-        if rc != 0:
-            print("FAIL diff worker exited with status %d" % rc)
-        break
-    rows = [json.loads(l) for l in open(results) if l.strip()]
-    passed = sum(r["ok"] for r in rows)
-    failed = len(rows) - passed + (1 if rc not in (0, STICKY) else 0)
+               "--step", str(a.jobs), "--results", res, "--only", a.only, "--max-n", str(a.max_n)]
+        procs[k] = subprocess.Popen(cmd)
+
+    for k in range(a.jobs):
+        open(os.path.join(logdir, "diff-results.%d.jsonl" % k), "w").close()
+        spawn(k, k)
+    while procs:
+        for k, p in list(procs.items()):
+            rc = p.poll()
+            if rc is None:
+                continue
+            del procs[k]
+            nxt = os.path.join(logdir, "diff-results.%d.jsonl.next" % k)
+            if rc == STICKY and os.path.exists(nxt):
+                start = int(open(nxt).read())
+                os.remove(nxt)
+                spawn(k, start)
+            elif rc != 0:
+                print("FAIL diff worker %d exited with status %d" % (k, rc))
+                broken += 1
+        time.sleep(0.2)
+    rows = []
+    for k in range(a.jobs):
+        rows += [json.loads(l) for l in open(os.path.join(logdir, "diff-results.%d.jsonl" % k)) if l.strip()]
     with open(os.path.join(a.gdir, "manifest.json")) as f:
         man = json.load(f)
+    tier = {i["id"]: i["tier"] for i in man["instances"]}
     for u in man.get("uncovered", []):
         print("NOCASE %s (a suite kernel no GPU case drives)" % u)
-    exact = sum(1 for r in rows if r["ok"] and r["exact"])
-    print("gpu: %d bit-exact of %d passing; %d suite kernels without a GPU case"
-          % (exact, passed, len(man.get("uncovered", []))))
+    for t in sorted(set(tier.values())):
+        rt = [r for r in rows if tier.get(r["id"]) == t]
+        print("gpu: tier %d: %d passed, %d failed (%d of the passing bit-exact)"
+              % (t, sum(r["ok"] for r in rt), sum(not r["ok"] for r in rt),
+                 sum(1 for r in rt if r["ok"] and r["exact"])))
+    print("gpu: %d suite kernels without a GPU case; %.0f s" % (len(man.get("uncovered", [])),
+                                                                time.time() - t0))
+    passed = sum(r["ok"] for r in rows)
+    failed = len(rows) - passed + broken
     print("gpu: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

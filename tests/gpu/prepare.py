@@ -91,6 +91,31 @@ def compile_instance(tilec, inst, outdir, arch):
                                                " ".join(repr(a) if " " in a else a for a in cmd), out)
     if rc != 0:
         return "tilec compile failed (exit %d): %s" % (rc, out.strip()[-2000:] or "no output")
+    return check_prototype(inst, os.path.join(outdir, "cases", inst["id"] + ".h"))
+
+
+C_TYPES = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "u8": "uint8_t",
+           "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t", "fp16": "uint16_t",
+           "bf16": "uint16_t", "fp32": "float", "fp64": "double", "i1": "uint8_t"}
+
+
+def check_prototype(inst, header):
+    """The generated launch function must take exactly what diff.py passes
+    through ctypes (harness.tile_fn); a mismatch would corrupt arguments."""
+    want = ["tile_stream stream"]
+    if not inst["grid_in_blob"]:
+        want += ["uint32_t grid_x", "uint32_t grid_y", "uint32_t grid_z"]
+    for p in inst["params"]:
+        want.append("%s %s" % ("tile_deviceptr" if p["kind"] == "tensor" else C_TYPES[p["dtype"]],
+                               p["name"]))
+    proto = "tile_status %s(%s);" % (inst["id"], ", ".join(want))
+    try:
+        text = open(header).read()
+    except OSError as e:
+        return "no generated header: %s" % e
+    if proto not in text:
+        got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % inst["id"])]
+        return "launch function mismatch: expected %s, generated %s" % (proto, got[0] if got else "none")
     return None
 
 

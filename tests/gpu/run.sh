@@ -15,8 +15,10 @@
 #     run, then under compute-sanitizer memcheck;
 #  4. tests/gpu/racecheck.c (two tier-2 reductions) run, then under
 #     compute-sanitizer racecheck and memcheck.
-# Logs go to $OUT (when set) or GPU_DIR/logs. The last line is
-# "gpu: N passed, N failed"; the exit status is non-zero on any failure.
+# Logs go to GPU_DIR/logs; when $OUT is set, run.log, diff.log and a
+# tarball of all logs are copied there. The failures are recapped at the
+# end; the last line is "gpu: N passed, N failed", and the exit status is
+# non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ARG=${1:-.gpu}
@@ -26,8 +28,10 @@ if [ ! -f "$ARG/manifest.json" ] && [ -x "$ARG/tilec" ]; then
 fi
 G=$(cd "$ARG" && pwd)
 [ -f "$G/manifest.json" ] || { echo "run.sh: $ARG/manifest.json not found: run tests/gpu/prepare.sh first" >&2; exit 1; }
-LOG=${OUT:-$G/logs}
+LOG=$G/logs
+rm -rf "$LOG"
 mkdir -p "$LOG" "$G/bin"
+exec > >(tee "$LOG/run.log") 2>&1
 CC=${CC:-gcc}
 passed=0
 failed=0
@@ -99,5 +103,13 @@ else
 	bad "no $G/race/race.c (the race manifest did not compile at prepare time)"
 fi
 
+echo "== failures"
+grep -h '^FAIL' "$LOG/run.log" | head -n 60
+if [ -n "${OUT:-}" ]; then
+	mkdir -p "$OUT"
+	cp "$LOG/diff.log" "$OUT/" 2>/dev/null
+	tar czf "$OUT/gpu-logs.tar.gz" -C "$G" logs 2>/dev/null
+fi
 echo "gpu: $passed passed, $failed failed"
+[ -n "${OUT:-}" ] && cp "$LOG/run.log" "$OUT/run.log"
 [ "$failed" = 0 ]
