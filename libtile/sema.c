@@ -859,7 +859,7 @@ bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, 
 	s->returned = false;
 	s->scf = saved_scf;
 	s->scope = saved_scope;
-	if (!ok)
+	if (!ok && s->depth <= 3) /* the outermost calls: enough to find the way in */
 		diag_note(s->ctx, loc, "in the call of `%s` here", fn->name);
 	return ok;
 }

@@ -514,7 +514,8 @@ static int reshape(call *c, int x, int rank, const int64_t *shape)
 		return x;
 	if (t.rank == 0)
 		return sema_splat_to(c->s, cloc(c), x, rt);
-	return sema_emit(c->s, cloc(c), IR_OP_RESHAPE, 1, &x, rt) ? c->s->f->nvalues - 1 : -1;
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_RESHAPE, 1, &x, rt);
+	return op ? op->results[0] : -1;
 }
 
 /* shape given as one tuple argument or as varargs */
@@ -555,7 +556,7 @@ static int permute(call *c, int x, int n, const int64_t *order)
 	ir_type t = ty(c, x);
 	bool seen[IR_MAX_RANK] = {false};
 	if (n != t.rank) {
-		sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "`%s` needs %d dimensions for a block of rank %d", c->name, t.rank, t.rank);
+		sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "`%s` got %d dims for a block of rank %d", c->name, n, t.rank);
 		return -1;
 	}
 	ir_type rt = t;
@@ -797,7 +798,10 @@ static bool b_softmax(call *c, sv *out)
 	sv dim = is_none(c, 1) ? mk_int(0) : c->v[1];
 	call m = *c;
 	m.name = "max";
-	int mx = reduce(&m, x, IR_REDUCE_MAX, dim, keep);
+	ir_kind k = (ir_kind)ty(c, x).kind;
+	/* tl.max widens sub-32-bit floats; x - max then follows the promotion */
+	int xm = ir_kind_is_float(k) && ir_kind_bits(k) < 32 ? sema_cast(c->s, cloc(c), x, ir_scalar(IR_F32)) : x;
+	int mx = xm < 0 ? -1 : reduce(&m, xm, IR_REDUCE_MAX, dim, keep);
 	sv z;
 	if (mx < 0 || !sema_binop(c->s, cloc(c), AST_OP_SUB, sema_tensor(x), sema_tensor(mx), &z))
 		return false;

@@ -576,9 +576,12 @@ static bool fold_int(sema *s, src_loc loc, ast_op op, int64_t a, int64_t b, bool
 			return true;
 		}
 		r = 1;
-		for (int64_t i = 0; i < b; i++)
-			if (__builtin_mul_overflow(r, a, &r))
+		for (int64_t base = a, e = b; e; e >>= 1) { /* by squaring: b may be huge when |a| <= 1 */
+			if ((e & 1) && __builtin_mul_overflow(r, base, &r))
 				return overflow(s, loc);
+			if (e > 1 && __builtin_mul_overflow(base, base, &base))
+				return overflow(s, loc);
+		}
 		break;
 	case AST_OP_LSHIFT:
 		if (b < 0)

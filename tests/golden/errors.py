@@ -176,3 +176,48 @@ def while_block_cond(x_ptr):
     x = tl.arange(0, 16)
     while x < 3:
         x += 1
+
+
+@triton.jit
+def permute_dims(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16)).reshape(4, 4)
+    tl.store(x_ptr, tl.sum(tl.permute(x, (0, 0))))
+
+
+@triton.jit
+def reshape_numel(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 16), tl.reshape(tl.arange(0, 16), (4, 8)))
+
+
+@triton.jit
+def reduce_axis(x_ptr):
+    tl.store(x_ptr, tl.sum(tl.arange(0, 16), axis=1))
+
+
+@triton.jit
+def hint_count(x_ptr):
+    tl.store(x_ptr + tl.multiple_of(tl.arange(0, 16), (16, 16)), 1.0)
+
+
+@triton.jit
+def dot_bf16_out(x_ptr):
+    a = tl.load(x_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    tl.store(x_ptr, tl.sum(tl.dot(a, a, out_dtype=tl.bfloat16)))
+
+
+@triton.jit
+def recursion(x_ptr):
+    tl.store(x_ptr, recursion(x_ptr))
+
+
+@triton.jit
+def program_id_axis(x_ptr):
+    tl.store(x_ptr, tl.program_id(3))
+
+
+@triton.jit
+def global_not_constant(x_ptr):
+    tl.store(x_ptr, DEVICE)
+
+
+DEVICE = torch.device("cuda")

@@ -121,3 +121,28 @@ def bias_kernel(x_ptr, bias_ptr, N: tl.constexpr, BLOCK: tl.constexpr, HALF: tl.
     if bias_ptr is not None:
         x += tl.load(bias_ptr + offs, mask=offs < N)
     tl.store(x_ptr + offs, x, mask=offs < HALF)
+
+
+@triton.jit
+def shapes_kernel(x_ptr, i_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M * N)).reshape(M, N)
+    t = tl.trans(x) + tl.permute(x, (1, 0)) + x.T
+    e = tl.expand_dims(tl.arange(0, N), (0, 2))          # <1xNx1>
+    b = tl.broadcast_to(e, (M, N, 2))
+    v = tl.view(b, (M * N * 2,))
+    r = tl.ravel(t)
+    tl.store(out_ptr + tl.arange(0, M * N), r + tl.sum(v.to(tl.float32)))
+    i = tl.load(i_ptr + tl.arange(0, N))
+    tl.store(i_ptr, tl.xor_sum(i, axis=0) + tl.argmin(i, 0) + tl.abs(i).max())
+    s = tl.softmax(x)
+    tl.store(out_ptr + tl.arange(0, N), tl.sum(s, axis=0, keep_dims=False))
+
+
+@triton.jit
+def math2_kernel(x_ptr, out_ptr, d_ptr):
+    x = tl.load(x_ptr)
+    d = tl.load(d_ptr)
+    y = tl.fdiv(x, x + 1) + tl.div_rn(x, 3.0) + tl.sqrt_rn(x) + tl.erf(x) + tl.floor(x) + tl.ceil(x)
+    y += tl.fma(x, 2.0, 1) + tl.cos(x).to(tl.int32, bitcast=True).to(tl.float32)
+    y += libdevice.isnan(x) + libdevice.fast_expf(x) + libdevice.atan2(d, 2.0).to(tl.float32)
+    tl.store(out_ptr, y)
