@@ -1320,10 +1320,25 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		s->status = TILEC_ERR_INVALID;
 		return false;
 	}
-	int np = fn->nparams;
+	int np = fn->nparams, ndecl = 0, ntypes = 0;
 	if (nsig > np)
 		return sema_error(s, fn->loc, TILEC_ERR_INVALID, "the signature has %d entries but `%s` has %d parameters", nsig,
 				  fn->name, np);
+	/* entry of each parameter: in order, or, when the signature lists
+	 * exactly the runtime parameters (all types), those only */
+	sig_entry **entry = arena_alloc(s->a, sizeof(sig_entry *) * (size_t)(np + 1));
+	if (!entry)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < np; i++)
+		ndecl += !fn->params[i].is_constexpr;
+	for (int i = 0; i < nsig; i++)
+		ntypes += sig[i].is_type;
+	bool runtime_only = nsig < np && nsig == ndecl && ntypes == nsig;
+	for (int i = 0, k = 0; i < np; i++)
+		if (!runtime_only)
+			entry[i] = i < nsig ? &sig[i] : NULL;
+		else
+			entry[i] = fn->params[i].is_constexpr ? NULL : &sig[k++];
 	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(np + 1));
 	bool *expl = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
 	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)(np + 1));
@@ -1345,7 +1360,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	int nrt = 0;
 	for (int i = 0; i < np; i++) {
 		const ast_param *p = &fn->params[i];
-		sig_entry *e = i < nsig ? &sig[i] : NULL;
+		sig_entry *e = entry[i];
 		if (p->kind != AST_PARAM_NORMAL && p->kind != AST_PARAM_KWONLY)
 			return sema_error(s, p->loc, TILEC_ERR_UNSUPPORTED, "*args and **kwargs kernel parameters are not supported");
 		if (p->is_constexpr) {

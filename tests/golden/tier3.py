@@ -146,3 +146,9 @@ def math2_kernel(x_ptr, out_ptr, d_ptr):
     y += tl.fma(x, 2.0, 1) + tl.cos(x).to(tl.int32, bitcast=True).to(tl.float32)
     y += libdevice.isnan(x) + libdevice.fast_expf(x) + libdevice.atan2(d, 2.0).to(tl.float32)
     tl.store(out_ptr, y)
+
+
+@triton.jit
+def interleaved_kernel(x_ptr, B: tl.constexpr, y_ptr, n, C: tl.constexpr = 2):
+    offs = tl.arange(0, B)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * C, mask=offs < n)
