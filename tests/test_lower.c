@@ -5,6 +5,7 @@
 #include "ir_build.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const int archs[2] = {80, 90};
@@ -91,6 +92,80 @@ int main(void)
 		CHECK(strstr(ptx, "ld.global.v4") == NULL);
 		CHECK_STR_CONTAINS(ptx, "ld.global.b32");
 		CHECK_STR_CONTAINS(ptx, "st.global.b32");
+	}
+
+	/* ptxas failing: its message comes back with TILEC_ERR_PTXAS. */
+	char script[] = "/tmp/tile-fake-ptxas-XXXXXX";
+	int fd = mkstemp(script);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		const char *body = "#!/bin/sh\necho 'ptxas fatal   : fake failure for the test' >&2\nexit 3\n";
+		CHECK(write(fd, body, strlen(body)) == (ssize_t)strlen(body));
+		close(fd);
+		chmod(script, 0700);
+		tilec_clear_diagnostics(ctx);
+		st = compile1(ctx, a, vector_add(a, true, 256), script, &r);
+		CHECK_EQ_INT(st, TILEC_ERR_PTXAS);
+		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "fake failure for the test");
+		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "sm_80");
+		unlink(script);
+	}
+
+	/* No ptxas anywhere: PTX images, a warning, ptx_only. */
+	tilec_clear_diagnostics(ctx);
+	setenv("TILE_PTXAS", "/nonexistent/ptxas", 1);
+	st = compile1(ctx, a, vector_add(a, true, 256), NULL, &r);
+	unsetenv("TILE_PTXAS");
+	CHECK_EQ_INT(st, TILEC_OK);
+	CHECK(r.ptx_only);
+	CHECK_EQ_INT(tilec_warning_count(ctx), 1);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "ptxas not found");
+	CHECK_EQ_INT(r.images[0].kind, BLOB_IMAGE_PTX);
+	CHECK_STR_CONTAINS((const char *)r.images[1].data, ".target sm_90");
+
+	/* An op the back end does not lower: refused at its location. */
+	tilec_clear_diagnostics(ctx);
+	{
+		ir_param p[1] = {{"x", ir_ptr(IR_F16), true, false}};
+		irb b = irb_new(a, 1, p);
+		ir_type mf = irb_mat(ir_scalar(IR_F16), 16, 16), mp = irb_mat(ir_ptr(IR_F16), 16, 16);
+		ir_type acc = irb_mat(ir_scalar(IR_F32), 16, 16);
+		b.line = 2;
+		int ptrs = irb_1(&b, IR_OP_SPLAT, mp, 0);
+		int x = irb_load(&b, ptrs, -1, -1);
+		(void)mf;
+		b.line = 3;
+		int z = irb_c(&b, acc, 0, 0.0);
+		b.line = 4;
+		irb_3(&b, IR_OP_DOT, acc, x, x, z);
+		st = compile1(ctx, a, b.f, NULL, &r);
+		CHECK_EQ_INT(st, TILEC_ERR_UNSUPPORTED);
+		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "kernel.py:4:1: error: 'dot' is not supported");
+	}
+
+	/* The slice layout of a row reduction sees the parent's registers. */
+	{
+		int32_t shape[2] = {64, 128};
+		layout *p2 = layout_blocked(a, 2, shape, 4, 4);
+		CHECK_EQ_INT(p2->size_per_thread[1], 4);
+		CHECK_EQ_INT(p2->threads_per_warp[1], 32);
+		CHECK_EQ_INT(p2->warps_per_cta[0], 4);
+		layout_map m = layout_map_of(p2, 2, shape);
+		CHECK_EQ_INT(m.nregs, 64 * 128 / 128);
+		layout *s1 = layout_slice(a, p2, 1);
+		int32_t rows[1] = {64};
+		layout_map ms = layout_map_of(s1, 1, rows);
+		CHECK_EQ_INT(ms.rank, 2);
+		CHECK_EQ_INT(ms.nregs, 16);
+		CHECK_EQ_INT(ms.dim_of[0], 0);
+		layout_field f = layout_dim_field(&m, 0);
+		CHECK_EQ_INT(f.lane_shift, 5);
+		CHECK_EQ_INT(f.warp_scale, 1);
+		strbuf sb;
+		sb_init(&sb);
+		layout_str(&sb, s1);
+		CHECK_STR_CONTAINS(sb_str(&sb), "slice{dim=1, blocked{spt=[1,4], tpw=[1,32], wpc=[4,1], order=[1,0]}}");
+		sb_free(&sb);
 	}
 
 	tilec_ctx_free(ctx);

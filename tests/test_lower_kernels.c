@@ -15,45 +15,49 @@ typedef struct kcase {
 	const char *file, *kernel, *signature;
 	int num_warps;
 	const char *unsupported; /* NULL: must compile; else the expected message fragment */
+	const char *ptx_has, *ptx_lacks; /* in the sm_80 PTX */
 } kcase;
 
 static const kcase cases[] = {
-	{KDIR "vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL},
-	{KDIR "vector_add.py", "add_kernel", "*fp32, *fp32, *fp32, i32, 1024", 4, NULL},
-	{KDIR "seeds/add_sin_cos.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL},
-	{KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL},
-	{KDIR "silu_bf16.py", "silu_bf16_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL},
-	{KDIR "trig.py", "sincos_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL},
-	{KDIR "trig.py", "rotate_kernel", "*fp32:16, *fp32:16, fp32, i32, 128", 4, NULL},
-	{KDIR "masked_copy.py", "padded_copy_kernel", "*fp32:16, *fp32:16, i32, fp32, 64", 4, NULL},
-	{KDIR "masked_copy.py", "shift_kernel", "*i32:16, *i32:16, i32, i32, 32", 4, NULL},
-	{KDIR "tile2d.py", "scale_2d_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32:1, i32:1, i32, fp32, fp32, 16, 32", 4, NULL},
-	{KDIR "tile2d.py", "transpose_kernel", "*fp32:16, *fp32:16, i32, i32, 16", 4, NULL},
-	{KDIR "int_ops.py", "divmod_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, i32, 128", 4, NULL},
-	{KDIR "int_ops.py", "index_math_kernel", "*i32:16, i32, 7, 64", 4, NULL},
-	{KDIR "int_ops.py", "lcg_hash_kernel", "*i32:16, *u32:16, i32, 128", 4, NULL},
-	{KDIR "casts.py", "cast_chain_kernel", "*fp32:16, *fp16:16, *bf16:16, *i32:16, *fp32:16, i32, 64", 4, NULL},
-	{KDIR "casts.py", "axpy_fp16_kernel", "*fp16:16, *fp16:16, fp32, i32, 128", 4, NULL},
-	{KDIR "casts.py", "sum_fp16_kernel", "*fp16:16, *fp32, i32, 1024", 4, NULL},
-	{KDIR "elementwise.py", "clamp_kernel", "*fp32:16, *fp32:16, fp32, fp32, i32, 128", 4, NULL},
-	{KDIR "elementwise.py", "math_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL},
-	{KDIR "elementwise.py", "swish_int_mix_kernel", "*fp32:16, *i32:16, *fp32:16, i32, 128", 4, NULL},
-	{KDIR "constexpr_branch.py", "activation_kernel", "*fp32:16, *fp32:16, i32, fp32, 0, False, 256", 4, NULL},
-	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4, NULL},
-	{KDIR "layernorm.py", "_layer_norm_fwd", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 8, NULL},
-	{KDIR "reductions.py", "col_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 32, 16", 4, NULL},
-	{KDIR "reductions.py", "row_center_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 4, 32", 4, NULL},
-	{KDIR "reductions.py", "min_max_kernel", "*i32:16, *i32:16, i32, 128", 4, NULL},
-	{KDIR "argmax.py", "row_argmax_kernel", "*fp32:16, *i32:16, *fp32:16, i32, i32, 64", 4, NULL},
-	{KDIR "argmax.py", "col_argmin_kernel", "*i32:16, *i32:16, i32, i32, 16, 16", 4, NULL},
-	{KDIR "loops.py", "row_sum_loop_kernel", "*fp32:16, *fp32:16, i32, i32, 128", 4, NULL},
-	{KDIR "loops.py", "grid_stride_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL},
-	{KDIR "loops.py", "poly_kernel", "*fp32:16, *fp32:16, i32, 5, 128", 4, NULL},
-	{KDIR "loops.py", "halvings_kernel", "*i32, *i32", 4, NULL},
-	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL},
-	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL},
+	{KDIR "vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL, "st.global.v4.b32", "ld.global.b32"},
+	{KDIR "vector_add.py", "add_kernel", "*fp32, *fp32, *fp32, i32, 1024", 4, NULL, "ld.global.b32", "ld.global.v4"},
+	{KDIR "seeds/add_sin_cos.py", "sin_kernel", "*fp32:16, *fp32:16, i32:16, 1024", 4, NULL, "ld.global.v4.b32", ".extern .func"},
+	{KDIR "seeds/add_sin_cos.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL, NULL, NULL},
+	{KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL, NULL, NULL},
+	{KDIR "silu_bf16.py", "silu_bf16_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL, NULL, NULL},
+	{KDIR "trig.py", "sincos_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
+	{KDIR "trig.py", "rotate_kernel", "*fp32:16, *fp32:16, fp32, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "masked_copy.py", "padded_copy_kernel", "*fp32:16, *fp32:16, i32, fp32, 64", 4, NULL, NULL, NULL},
+	{KDIR "masked_copy.py", "shift_kernel", "*i32:16, *i32:16, i32, i32, 32", 4, NULL, NULL, NULL},
+	{KDIR "tile2d.py", "scale_2d_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32:1, i32:1, i32, fp32, fp32, 16, 32", 4, NULL, NULL, NULL},
+	{KDIR "tile2d.py", "transpose_kernel", "*fp32:16, *fp32:16, i32, i32, 16", 4, NULL, NULL, NULL},
+	{KDIR "int_ops.py", "divmod_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "int_ops.py", "index_math_kernel", "*i32:16, i32, 7, 64", 4, NULL, NULL, NULL},
+	{KDIR "int_ops.py", "lcg_hash_kernel", "*i32:16, *u32:16, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "casts.py", "cast_chain_kernel", "*fp32:16, *fp16:16, *bf16:16, *i32:16, *fp32:16, i32, 64", 4, NULL, NULL, NULL},
+	{KDIR "casts.py", "axpy_fp16_kernel", "*fp16:16, *fp16:16, fp32, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "casts.py", "sum_fp16_kernel", "*fp16:16, *fp32, i32, 1024", 4, NULL, NULL, NULL},
+	{KDIR "elementwise.py", "clamp_kernel", "*fp32:16, *fp32:16, fp32, fp32, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "elementwise.py", "math_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, "ex2.approx.f32", ".extern"},
+	{KDIR "elementwise.py", "swish_int_mix_kernel", "*fp32:16, *i32:16, *fp32:16, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "constexpr_branch.py", "activation_kernel", "*fp32:16, *fp32:16, i32, fp32, 0, False, 256", 4, NULL, NULL, NULL},
+	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 1024", 4, NULL, "shfl.sync.bfly", NULL},
+	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 4096", 16, NULL, "ld.global.v4.b32", NULL},
+	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4, NULL, "bar.sync", NULL},
+	{KDIR "layernorm.py", "_layer_norm_fwd", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 8, NULL, NULL, NULL},
+	{KDIR "reductions.py", "col_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 32, 16", 4, NULL, NULL, NULL},
+	{KDIR "reductions.py", "row_center_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 4, 32", 4, NULL, NULL, NULL},
+	{KDIR "reductions.py", "min_max_kernel", "*i32:16, *i32:16, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "argmax.py", "row_argmax_kernel", "*fp32:16, *i32:16, *fp32:16, i32, i32, 64", 4, NULL, "shfl.sync.bfly", NULL},
+	{KDIR "argmax.py", "col_argmin_kernel", "*i32:16, *i32:16, i32, i32, 16, 16", 4, NULL, NULL, NULL},
+	{KDIR "loops.py", "row_sum_loop_kernel", "*fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "loops.py", "grid_stride_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
+	{KDIR "loops.py", "poly_kernel", "*fp32:16, *fp32:16, i32, 5, 128", 4, NULL, NULL, NULL},
+	{KDIR "loops.py", "halvings_kernel", "*i32, *i32", 4, NULL, NULL, NULL},
+	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},
+	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	{KDIR "matmul.py", "matmul_kernel",
-	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, "'dot'"},
+	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, "'dot'", NULL, NULL},
 };
 
 static const int archs[2] = {80, 90};
@@ -94,6 +98,10 @@ int main(void)
 			CHECK_STR_CONTAINS(tilec_diagnostics(ctx), k->file);
 		} else {
 			CHECK_MSG(st == TILEC_OK, "%s %s [%s]: %s", k->file, k->kernel, k->signature, tilec_diagnostics(ctx));
+			if (ptx && k->ptx_has)
+				CHECK_STR_CONTAINS(ptx, k->ptx_has);
+			if (ptx && k->ptx_lacks)
+				CHECK_MSG(!strstr(ptx, k->ptx_lacks), "%s %s: PTX has %s", k->file, k->kernel, k->ptx_lacks);
 			if (ptx && !r.ptx_only)
 				fprintf(stderr, "%-22s %-22s sm_80 %3d regs %2d spills %5u smem | sm_90 %3d regs\n",
 					k->file + sizeof KDIR - 1, k->kernel, r.kernels[0].n_regs, r.kernels[0].n_spills,
