@@ -990,13 +990,15 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 				x->is_type = true;
 				x->type = ty;
 				if (colon) {
-					if (!strcmp(colon + 1, "16"))
+					if (!strcmp(colon + 1, "16") && !ir_kind_is_float((ir_kind)ty.kind))
 						x->div16 = true;
 					else if (!strcmp(colon + 1, "1") && ty.kind != IR_PTR && ir_kind_is_int((ir_kind)ty.kind))
 						x->one = true;
 					else {
-						diag_error(ctx, none, "signature entry %d (`%s`): the hint must be :16%s", *n + 1, x->text,
-							   ty.kind == IR_PTR ? "" : " or :1");
+						diag_error(ctx, none, "signature entry %d (`%s`): %s", *n + 1, x->text,
+							   ty.kind == IR_PTR ? "the hint must be :16"
+							   : ir_kind_is_float((ir_kind)ty.kind) ? "floats take no hint"
+							   : "the hint must be :16 or :1");
 						return false;
 					}
 				}
