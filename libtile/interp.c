@@ -13,11 +13,12 @@
  * checks it lies wholly inside the buffer. Each op runs one loop over its
  * elements with the kind dispatch outside or at the top of the loop.
  *
- * Approximations, documented in docs/LANGUAGE.md: float division and exp
- * are computed exactly (the GPU's approximate instructions differ by a few
- * ulp); libdevice functions are computed in double and rounded; tl.dot
- * accumulates in fp32 in k order, with fp32 operands rounded to tf32
- * (nearest, ties away) for the tf32 precision; float sums reduce pairwise.
+ * Approximations: float division and exp are computed exactly (the GPU's
+ * approximate instructions differ by a few ulp); fp32 math functions use
+ * the C library's float versions and libdevice calls are computed in double
+ * and rounded; tl.dot accumulates in fp32 in k order, with fp32 operands
+ * rounded to tf32 (nearest, ties away) for the tf32 precision; float sums
+ * reduce pairwise (the GPU's tree order differs by rounding only).
  */
 #include "internal.h"
 
@@ -644,7 +645,7 @@ static void exec_cast(interp *in, const ir_op *op)
  * Memory
  * --------------------------------------------------------------------- */
 
-static tilec_status exec_ptr_add(interp *in, const ir_op *op)
+static void exec_ptr_add(interp *in, const ir_op *op)
 {
 	ir_type pt = vtype(in, op->args[0]);
 	ir_kind ok = (ir_kind)vtype(in, op->args[1]).kind;
@@ -654,7 +655,6 @@ static tilec_status exec_ptr_add(interp *in, const ir_op *op)
 	slot *r = V(in, op->results[0]);
 	for (int64_t i = 0; i < n; i++)
 		r[i].u = p[i].u + (ir_kind_is_signed(ok) ? (uint64_t)o[i].i : o[i].u) * size;
-	return TILEC_OK;
 }
 
 static tilec_status exec_load(interp *in, const ir_op *op)
@@ -962,7 +962,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	}
 	case IR_OP_FMA: exec_fma(in, op); return TILEC_OK;
 	case IR_OP_EXTERN: return exec_extern(in, op);
-	case IR_OP_PTR_ADD: return exec_ptr_add(in, op);
+	case IR_OP_PTR_ADD: exec_ptr_add(in, op); return TILEC_OK;
 	case IR_OP_LOAD: return exec_load(in, op);
 	case IR_OP_STORE: return exec_store(in, op);
 	case IR_OP_REDUCE: return exec_reduce(in, op);

@@ -955,6 +955,40 @@ static void test_helpers(void)
 	free(y);
 }
 
+static void test_runtime_if(void)
+{
+	size_t n = 300;
+	float *x = fvec(n, -2, 2), *o = fzeros(n), *want = fzeros(n);
+	for (int flag = -1; flag <= 1; flag += 2) {
+		launch l = kl(KDIR "runtime_if.py", "sign_scale_kernel", "*fp32:16, *fp32:16, i32, i32, 128", 3, 1);
+		kl_ptr(&l, x, n * 4);
+		kl_ptr(&l, o, n * 4);
+		kl_int(&l, (int64_t)n);
+		kl_int(&l, flag);
+		if (kl_run(&l)) {
+			for (size_t i = 0; i < n; i++)
+				want[i] = flag > 0 ? x[i] * 2.0f : -x[i];
+			close_f("sign_scale_kernel", o, want, n, 0, 0);
+		}
+	}
+	float sums[3] = {0}, wsums[3] = {0};
+	int32_t count = -1, wcount = (int32_t)n;
+	for (size_t i = 0; i < n; i++)
+		wsums[i / 128] += x[i];
+	launch b = kl(KDIR "runtime_if.py", "block_sums_kernel", "*fp32:16, *fp32:16, *i32, i32, 128", 3, 1);
+	kl_ptr(&b, x, n * 4);
+	kl_ptr(&b, sums, sizeof sums);
+	kl_ptr(&b, &count, 4);
+	kl_int(&b, (int64_t)n);
+	if (kl_run(&b)) {
+		close_f("block_sums_kernel", sums, wsums, 3, 1e-5, 1e-5);
+		same_i("block_sums_kernel count", &count, &wcount, 1);
+	}
+	free(x);
+	free(o);
+	free(want);
+}
+
 static void test_matmul(void)
 {
 	int M = 64, N = 48, K = 80;
@@ -1040,6 +1074,7 @@ int main(void)
 	test_argmax();
 	test_loops();
 	test_helpers();
+	test_runtime_if();
 	test_matmul();
 	return check_report("test_kernels");
 }
