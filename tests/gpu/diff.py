@@ -37,7 +37,11 @@ def worker(gdir, start, step, only, max_n, results):
     import harness
 
     man = harness.load_manifest(gdir)
-    lib = harness.load_lib(gdir)
+    try:
+        lib = harness.load_lib(gdir)
+    except OSError as e:
+        print("FAIL cannot load libtilegpu.so: %s" % e)
+        lib = None
     major, minor = torch.cuda.get_device_capability()
     if "sm_%d%d" % (major, minor) != man["arch"]:
         print("diff: warning: the device is sm_%d%d, the blobs were built for %s"

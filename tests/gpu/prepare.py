@@ -135,9 +135,13 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated instance ids")
     a = ap.parse_args()
     out = os.path.abspath(a.out)
-    for sub in ("cases", "race", "examples"):
+    # what a GPU run left (bin/, logs/, the library) goes too: it is rebuilt there
+    for sub in ("cases", "race", "examples", "bin", "logs"):
         shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+    for sub in ("cases", "race", "examples"):
         os.makedirs(os.path.join(out, sub))
+    if os.path.exists(os.path.join(out, "libtilegpu.so")):
+        os.remove(os.path.join(out, "libtilegpu.so"))
     insts = cases.instances()
     if a.only:
         keep = set(a.only.split(","))
