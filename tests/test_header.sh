@@ -77,5 +77,33 @@ for c in "gcc -x c -std=c99" "g++ -x c++ -std=c++11"; do
 	fi
 done
 
+# TILE_USE_ZLIB: the images go through zlib's uncompress, with the same
+# status on a corrupt stream.
+cat >"$out/zlib.c" <<'C'
+#include <zlib.h>
+#define TILE_USE_ZLIB
+#define TILE_IMPLEMENTATION
+#include "tile.h"
+int main(void)
+{
+	unsigned char data[4096], z[8192], out[4096];
+	uLongf zn = sizeof z;
+	int i, ok;
+	for (i = 0; i < 4096; i++)
+		data[i] = (unsigned char)(i * 7 % 13);
+	compress2(z, &zn, data, sizeof data, 9);
+	ok = tile__inflate_image(0, z, zn, out, sizeof out) == TILE_SUCCESS && memcmp(out, data, sizeof data) == 0;
+	z[zn / 2] ^= 0x55;
+	ok = ok && tile__inflate_image(1, z, zn, out, sizeof out) == TILE_ERROR_INFLATE &&
+	     strstr(tile_last_error(), "image 1: inflate: zlib error") != NULL;
+	return !ok;
+}
+C
+if gcc -std=c99 -Wall -Wextra -Werror -pedantic -I. "$out/zlib.c" -o "$out/zlib" -lz -ldl -lpthread && "$out/zlib"; then
+	ok
+else
+	fail "TILE_USE_ZLIB inflate"
+fi
+
 echo "test_header: $passed passed, $failed failed"
 [ "$failed" = 0 ]

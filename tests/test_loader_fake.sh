@@ -45,10 +45,12 @@ run() {
 }
 
 if build; then
-	run main "$PWD/$out/libfakecuda.so"
-	run nodriver "$PWD/$out/no-such-libcuda.so"
-	run nosym "$PWD/$out/libfakecuda_nolaunchex.so"
-	run noinit "$PWD/$out/libfakecuda.so" FAKE_CUDA_INIT_ERROR=100
+	# dlopen needs a path with a slash, or it searches the library path
+	dir=$(cd "$out" && pwd)
+	run main "$dir/libfakecuda.so"
+	run nodriver "$dir/no-such-libcuda.so"
+	run nosym "$dir/libfakecuda_nolaunchex.so"
+	run noinit "$dir/libfakecuda.so" FAKE_CUDA_INIT_ERROR=100
 else
 	echo "build failed"
 	failed=$((failed + 1))
