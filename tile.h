@@ -69,10 +69,13 @@ typedef struct tile_lazy_module {
 /* Validates the whole blob (nothing reaches the driver before that) and
  * creates a module. The blob must outlive the module; it is not copied. */
 TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_module **out);
-/* Unloads the module from every context it was loaded into and frees it. */
+/* Unloads the module from every context it was loaded into and frees it.
+ * No other thread may be using the module. */
 TILEDEF void tile_module_destroy(tile_module *module);
 /* Creates the module on first call (once, whatever the number of threads). */
 TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size_t size, tile_module **out);
+/* Destroys the module; the next tile_lazy_get creates it again. Like
+ * tile_module_destroy, only while no other thread uses it. */
 TILEDEF void tile_lazy_release(tile_lazy_module *lazy);
 
 /* Loads the module into the current context now (or the primary context of
@@ -1037,7 +1040,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[7], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[7], offsets[7], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -1057,12 +1060,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[5] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
 	sizes[6] = m->strtab_size;
 	for (i = 0; i < 7; i++) {
-		arrays[i] = h + want;
+		offsets[i] = want;
 		want += sizes[i];
 	}
 	if (want != meta_size)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
+	/* Pointers only now: the offsets are known to lie inside the metadata. */
+	for (i = 0; i < 7; i++)
+		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
 		if (arrays[5][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");

@@ -55,10 +55,13 @@ typedef struct tile_lazy_module {
 /* Validates the whole blob (nothing reaches the driver before that) and
  * creates a module. The blob must outlive the module; it is not copied. */
 TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_module **out);
-/* Unloads the module from every context it was loaded into and frees it. */
+/* Unloads the module from every context it was loaded into and frees it.
+ * No other thread may be using the module. */
 TILEDEF void tile_module_destroy(tile_module *module);
 /* Creates the module on first call (once, whatever the number of threads). */
 TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size_t size, tile_module **out);
+/* Destroys the module; the next tile_lazy_get creates it again. Like
+ * tile_module_destroy, only while no other thread uses it. */
 TILEDEF void tile_lazy_release(tile_lazy_module *lazy);
 
 /* Loads the module into the current context now (or the primary context of

@@ -66,7 +66,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[7], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[7], offsets[7], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -86,12 +86,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[5] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
 	sizes[6] = m->strtab_size;
 	for (i = 0; i < 7; i++) {
-		arrays[i] = h + want;
+		offsets[i] = want;
 		want += sizes[i];
 	}
 	if (want != meta_size)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
+	/* Pointers only now: the offsets are known to lie inside the metadata. */
+	for (i = 0; i < 7; i++)
+		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
 		if (arrays[5][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
