@@ -264,6 +264,7 @@ int main(int argc, char **argv)
 
 	/* Host cost per launch, one block, same stream, same CUfunction. */
 	buffers_init(&small, 256);
+	clear_out(&small);
 	CHECK_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
 	EXPECT(vecadd_module(&m) == TILE_SUCCESS, "module");
 	t_tile = (double *)malloc(sizeof(double) * LAUNCHES);
