@@ -1627,15 +1627,17 @@ static void tile__driver_open(void)
 	const char *err;
 	void *lib, *sym;
 #ifdef TILE_LIBCUDA_NAME
+	const char *tried = TILE_LIBCUDA_NAME;
 	lib = dlopen(TILE_LIBCUDA_NAME, RTLD_NOW | RTLD_LOCAL);
 #else
+	const char *tried = "libcuda.so.1, then libcuda.so";
 	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
 #endif
 	if (!lib) {
 		err = dlerror();
-		snprintf(tile__driver_dlerror, sizeof tile__driver_dlerror, "%s", err ? err : "unknown error");
+		snprintf(tile__driver_dlerror, sizeof tile__driver_dlerror, "%s (%s)", tried, err ? err : "unknown error");
 		tile__driver_status = TILE_ERROR_NO_DRIVER;
 		return;
 	}
