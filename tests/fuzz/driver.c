@@ -2,7 +2,7 @@
  * clang: links with any fuzz_*.c target (LLVMFuzzerTestOneInput) and runs
  * it under the sanitizers the target was built with.
  *
- *   driver [-t SECONDS] [-n RUNS] [-s SEED] DIR|FILE...
+ *   driver [-t SECONDS] [-n RUNS] [-s SEED] [-o PREFIX] DIR|FILE...
  *
  * Files named on the command line, and every file in the named directories,
  * are seeds; each is run once as is (so a crashing input can be replayed),
@@ -10,7 +10,9 @@
  * run budget is spent. No coverage feedback: mutations are the classic
  * blind ones (bit flips, interesting bytes and words, inserted, deleted and
  * duplicated runs, splices of two inputs), which is what a bounded CI run
- * can afford anyway. A crash is the sanitizer's report and exit status. */
+ * can afford anyway. A crash is the sanitizer's report and exit status; the
+ * input that caused it is written to PREFIXcrash (PREFIXtimeout for an
+ * input that runs over 20 seconds), ready to be replayed. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +20,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Provided by the sanitizer runtimes; weak so that a build without them links. */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 #define DRIVER_MAX_INPUT 65536
 #define POOL 256
@@ -30,6 +37,41 @@ typedef struct input {
 } input;
 
 static input pool[POOL];
+/* The input being run, for the crash and timeout files. */
+static const uint8_t *current;
+static size_t current_size;
+static char crash_path[4096], timeout_path[4096];
+
+/* Async-signal-safe: open, write, _exit only. */
+static void save_current(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (current_size)
+			(void)!write(fd, current, current_size);
+		close(fd);
+	}
+}
+
+static void on_death(void) { save_current(crash_path); }
+
+static void on_timeout(int sig)
+{
+	static const char msg[] = "driver: an input ran over 20 s\n";
+	(void)sig;
+	save_current(timeout_path);
+	(void)!write(2, msg, sizeof msg - 1);
+	_exit(3);
+}
+
+static void run_one(const uint8_t *data, size_t size)
+{
+	current = data;
+	current_size = size;
+	alarm(20);
+	LLVMFuzzerTestOneInput(data, size);
+	alarm(0);
+}
 static int n_pool;
 static uint64_t rng_state;
 
@@ -158,6 +200,7 @@ static size_t mutate(uint8_t *buf, size_t n)
 
 int main(int argc, char **argv)
 {
+	const char *prefix = "driver-";
 	double seconds = 10;
 	long runs = -1, done = 0;
 	int i, seeds;
@@ -171,14 +214,21 @@ int main(int argc, char **argv)
 			runs = atol(argv[++i]);
 		else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
 			rng_state = strtoull(argv[++i], NULL, 0);
+		else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			prefix = argv[++i];
 		else
 			add_path(argv[i]);
 	}
+	snprintf(crash_path, sizeof crash_path, "%scrash", prefix);
+	snprintf(timeout_path, sizeof timeout_path, "%stimeout", prefix);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(on_death);
+	signal(SIGALRM, on_timeout);
 	printf("driver: seed %llu\n", (unsigned long long)rng_state);
 	fflush(stdout);
 	seeds = n_pool;
 	for (i = 0; i < n_pool; i++)
-		LLVMFuzzerTestOneInput(pool[i].data, pool[i].size);
+		run_one(pool[i].data, pool[i].size);
 	if (!n_pool)
 		add((const uint8_t *)"", 0, n_pool++);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -194,7 +244,7 @@ int main(int argc, char **argv)
 		}
 		memcpy(buf, src->data, src->size);
 		n = mutate(buf, src->size);
-		LLVMFuzzerTestOneInput(buf, n);
+		run_one(buf, n);
 		done++;
 		/* Keep some mutants as parents: deeper mutation chains. */
 		if (rnd() % 64 == 0) {

@@ -96,7 +96,7 @@ for name in "${targets[@]}"; do
 		"$out/$name" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix="$out/$name-" "$out/corpus_$name" "$seeds" >"$log" 2>&1
 	else
-		"$out/$name" -t "$seconds" "$seeds" >"$log" 2>&1
+		"$out/$name" -t "$seconds" -o "$out/$name-" "$seeds" >"$log" 2>&1
 	fi
 	rc=$?
 	if [ $rc != 0 ]; then
