@@ -15,6 +15,8 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAXARGS 12
@@ -45,9 +47,16 @@ static src_loc cloc(call *c)
 	return c->node->loc;
 }
 
-static bool err(call *c, const char *fmt, const char *a, const char *b)
+static bool err(call *c, const char *fmt, ...) TILE_PRINTF(2, 3);
+
+static bool err(call *c, const char *fmt, ...)
 {
-	return sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, fmt, a, b);
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "%s", msg);
 }
 
 static sv mk_int(int64_t i)
@@ -222,7 +231,7 @@ static bool b_full(call *c, sv *out)
 static bool b_zeros_like(call *c, sv *out)
 {
 	if (c->v[0].kind != SV_TENSOR)
-		return err(c, "`%s` needs a tensor%s", c->name, "");
+		return err(c, "`%s` needs a tensor", c->name);
 	ir_type t = ty(c, c->v[0].id);
 	return out_tensor(c, sema_const(c->s, cloc(c), t, 0, 0.0), out);
 }
@@ -375,7 +384,7 @@ static bool b_minmax(call *c, sv *out)
 		return false;
 	ir_type t = ty(c, x);
 	if (t.kind == IR_PTR)
-		return err(c, "`%s` does not take pointers%s", c->name, "");
+		return err(c, "`%s` does not take pointers", c->name);
 	int64_t nan = 0;
 	if (!is_none(c, 2) && !arg_int(c, 2, &nan))
 		return false;
@@ -415,7 +424,7 @@ static bool b_math(call *c, sv *out)
 		return false;
 	ir_type t = ty(c, x);
 	if (c->sub == IR_MATH_ABS && (t.kind == IR_PTR || (ir_kind_is_int((ir_kind)t.kind) && !ir_kind_is_signed((ir_kind)t.kind))))
-		return t.kind == IR_PTR ? err(c, "`%s` does not take pointers%s", c->name, "") : out_tensor(c, x, out);
+		return t.kind == IR_PTR ? err(c, "`%s` does not take pointers", c->name) : out_tensor(c, x, out);
 	return out_tensor(c, math1(c, x, (ir_math)c->sub), out);
 }
 
@@ -445,7 +454,7 @@ static bool b_fma(call *c, sv *out)
 	if (!ir_kind_is_float((ir_kind)ty(c, t).kind))
 		return err(c, "`%s` needs floating-point operands, got %s", c->name, sema_type_str(c->s, ty(c, t)));
 	if (!ir_type_eq(ty(c, x), ty(c, y)) || !ir_type_eq(ty(c, x), ty(c, z)))
-		return err(c, "`%s` operands have different types%s", c->name, "");
+		return err(c, "`%s` operands have different types", c->name);
 	int args[3] = {x, y, z};
 	ir_op *op = emit1(c, IR_OP_FMA, 3, args, ty(c, x));
 	return op && out_tensor(c, op->results[0], out);
@@ -458,7 +467,7 @@ static bool b_fdiv(call *c, sv *out)
 	if (y < 0)
 		return false;
 	if (!ir_kind_is_float((ir_kind)ty(c, x).kind) || !ir_kind_is_float((ir_kind)ty(c, y).kind))
-		return err(c, "both operands of `%s` must be floating-point%s", c->name, "");
+		return err(c, "both operands of `%s` must be floating-point", c->name);
 	if (c->sub && (!float_only(c, x, false) || !float_only(c, y, false)))
 		return false;
 	if (!sema_broadcast(c->s, cloc(c), &x, &y))
@@ -540,7 +549,7 @@ static bool b_reshape(call *c, sv *out)
 	int64_t shape[IR_MAX_RANK];
 	int x = arg_tensor(c, 0);
 	if (x < 0 || !c->given[1] || !get_shape(c, shape_args(c, 1), &rank, shape))
-		return x < 0 || c->given[1] ? false : err(c, "`%s` needs a shape%s", c->name, "");
+		return x < 0 || c->given[1] ? false : err(c, "`%s` needs a shape", c->name);
 	return out_tensor(c, reshape(c, x, rank, shape), out);
 }
 
@@ -589,14 +598,14 @@ static bool b_permute(call *c, sv *out)
 		n = d.kind == SV_TUPLE ? d.n : 1;
 		const sv *items = d.kind == SV_TUPLE ? d.items : &d;
 		if (n > IR_MAX_RANK)
-			return err(c, "too many dims for `%s`%s", c->name, "");
+			return err(c, "too many dims for `%s`", c->name);
 		for (int i = 0; i < n; i++) {
 			if (items[i].kind != SV_INT)
-				return err(c, "the dims of `%s` must be constexpr ints%s", c->name, "");
+				return err(c, "the dims of `%s` must be constexpr ints", c->name);
 			order[i] = items[i].i;
 		}
 	} else if (!c->sub) {
-		return err(c, "`%s` needs dims%s", c->name, "");
+		return err(c, "`%s` needs dims", c->name);
 	}
 	return out_tensor(c, permute(c, x, n, order), out);
 }
@@ -612,13 +621,13 @@ static bool b_expand_dims(call *c, sv *out)
 	int rank = ty(c, x).rank + n;
 	int64_t axes[IR_MAX_RANK];
 	if (rank > IR_MAX_RANK)
-		return err(c, "`%s` would make a block of more than 4 dimensions%s", c->name, "");
+		return err(c, "`%s` would make a block of more than 4 dimensions", c->name);
 	for (int i = 0; i < n; i++) {
 		if (items[i].kind != SV_INT)
-			return err(c, "the axis of `%s` must be a constexpr int%s", c->name, "");
+			return err(c, "the axis of `%s` must be a constexpr int", c->name);
 		axes[i] = items[i].i < 0 ? items[i].i + rank : items[i].i;
 		if (axes[i] < 0 || axes[i] >= rank)
-			return err(c, "axis out of range in `%s`%s", c->name, "");
+			return err(c, "axis out of range in `%s`", c->name);
 	}
 	for (int i = 0; i < n; i++) /* ascending */
 		for (int j = i + 1; j < n; j++)
@@ -727,7 +736,7 @@ static bool b_sum(call *c, sv *out)
 		dt = ir_scalar(ir_kind_is_signed(k) ? IR_I32 : IR_U32);
 	}
 	if (k == IR_PTR)
-		return err(c, "`%s` does not take pointers%s", c->name, "");
+		return err(c, "`%s` does not take pointers", c->name);
 	if ((x = sema_cast(c->s, cloc(c), x, dt)) < 0)
 		return false;
 	return out_tensor(c, reduce(c, x, IR_REDUCE_SUM, c->v[1], keep), out);
@@ -742,7 +751,7 @@ static bool b_max(call *c, sv *out)
 		return false;
 	ir_kind k = (ir_kind)ty(c, x).kind;
 	if (k == IR_PTR)
-		return err(c, "`%s` does not take pointers%s", c->name, "");
+		return err(c, "`%s` does not take pointers", c->name);
 	if (k == IR_BF16)
 		k = IR_F32;
 	if (!indices && ir_kind_bits(k) < 32)
@@ -869,7 +878,7 @@ static bool b_dot(call *c, sv *out)
 	if (k == IR_I8 || k == IR_U8)
 		rk = IR_I32;
 	else if (od.kind == IR_BF16)
-		return err(c, "out_dtype=bfloat16 is not supported by `%s`; use float32 and cast%s", c->name, "");
+		return err(c, "out_dtype=bfloat16 is not supported by `%s`; use float32 and cast", c->name);
 	else if (k == IR_F32 || k == IR_BF16)
 		rk = IR_F32;
 	else if (k == IR_F64)
@@ -916,7 +925,7 @@ static bool b_hint(call *c, sv *out)
 	op->sub = c->sub;
 	for (int i = 0; i < n; i++) {
 		if (items[i].kind != SV_INT || items[i].i <= 0 || items[i].i > INT32_MAX)
-			return err(c, "the values of `%s` must be positive constexpr ints%s", c->name, "");
+			return err(c, "the values of `%s` must be positive constexpr ints", c->name);
 		op->ints[i] = (int32_t)items[i].i;
 	}
 	return out_tensor(c, op->results[0], out);
@@ -929,7 +938,7 @@ static bool b_assume(call *c, sv *out)
 		bool t;
 		if (!arg_bool(c, 0, &t))
 			return false;
-		return t ? true : err(c, "`%s` of a false constant%s", c->name, "");
+		return t ? true : err(c, "`%s` of a false constant", c->name);
 	}
 	int x = c->v[0].id;
 	if (ty(c, x).kind != IR_I1 || ty(c, x).rank)
@@ -942,7 +951,7 @@ static bool b_assume(call *c, sv *out)
 static bool b_constexpr(call *c, sv *out)
 {
 	if (c->v[0].kind == SV_TENSOR)
-		return err(c, "`%s` of a runtime value%s", c->name, "");
+		return err(c, "`%s` of a runtime value", c->name);
 	*out = c->v[0];
 	return true;
 }
@@ -973,7 +982,7 @@ static bool b_pointer_type(call *c, sv *out)
 	if (!need_dtype(c, 0, &dt))
 		return false;
 	if (dt.kind == IR_PTR)
-		return err(c, "pointers to pointers are not supported%s%s", "", "");
+		return err(c, "pointers to pointers are not supported");
 	*out = mk_dtype(ir_ptr((ir_kind)dt.kind));
 	return true;
 }
@@ -981,7 +990,7 @@ static bool b_pointer_type(call *c, sv *out)
 static bool b_loop_only(call *c, sv *out)
 {
 	(void)out;
-	return err(c, "`%s` can only be the iterable of a `for` loop%s", c->name, "");
+	return err(c, "`%s` can only be the iterable of a `for` loop", c->name);
 }
 
 /* Python's min/max over constexpr numbers */
@@ -999,7 +1008,7 @@ static bool b_py_minmax(call *c, sv *out)
 		items = all;
 	}
 	if (n == 0)
-		return err(c, "`%s` of an empty sequence%s", c->name, "");
+		return err(c, "`%s` of an empty sequence", c->name);
 	sv best = items[0];
 	for (int i = 0; i < n; i++) {
 		if (items[i].kind == SV_TENSOR && n == 2) {
@@ -1042,7 +1051,7 @@ static bool b_py_conv(call *c, sv *out)
 		const char *p = buf + (buf[0] == '-' || buf[0] == '+');
 		double f = !strcmp(p, "inf") || !strcmp(p, "infinity") ? INFINITY : !strcmp(p, "nan") ? NAN : 0;
 		if (f == 0)
-			return err(c, "`float` of %s is not supported%s", sema_sv_str(c->s, v), "");
+			return err(c, "`float` of %s is not supported", sema_sv_str(c->s, v));
 		*out = (sv){.kind = SV_FLOAT, .f = buf[0] == '-' ? -f : f};
 		return true;
 	}
@@ -1060,7 +1069,7 @@ static bool b_py_conv(call *c, sv *out)
 		return true;
 	}
 	if (v.kind == SV_FLOAT && (isnan(v.f) || isinf(v.f) || fabs(v.f) >= 9.2e18))
-		return err(c, "`int` of %s is not representable%s", sema_sv_str(c->s, v), "");
+		return err(c, "`int` of %s is not representable", sema_sv_str(c->s, v));
 	*out = mk_int(v.kind == SV_FLOAT ? (int64_t)v.f : v.i);
 	return true;
 }
@@ -1089,7 +1098,7 @@ static bool b_py_len(call *c, sv *out)
 		*out = mk_int((int64_t)c->v[0].slen);
 		return true;
 	}
-	return err(c, "`len` of %s is not supported%s", sema_sv_str(c->s, c->v[0]), "");
+	return err(c, "`len` of %s is not supported", sema_sv_str(c->s, c->v[0]));
 }
 
 static bool b_py_abs(call *c, sv *out)
@@ -1098,7 +1107,7 @@ static bool b_py_abs(call *c, sv *out)
 	if (v.kind == SV_TENSOR)
 		return b_math(c, out);
 	if (!sema_is_num(v))
-		return err(c, "`abs` of %s is not supported%s", sema_sv_str(c->s, v), "");
+		return err(c, "`abs` of %s is not supported", sema_sv_str(c->s, v));
 	if (v.kind == SV_FLOAT)
 		*out = (sv){.kind = SV_FLOAT, .f = fabs(v.f)};
 	else
