@@ -397,6 +397,62 @@ static bool b_minmax(call *c, sv *out)
 	return out_tensor(c, op->results[0], out);
 }
 
+/* clamp(x, min, max, propagate_nan): floats only, min(max(x, lo), hi) */
+static bool b_clamp(call *c, sv *out)
+{
+	src_loc loc = cloc(c);
+	int x, lo, hi;
+	if (!sema_typecheck(c->s, loc, c->name, c->v[1], c->v[2], false, false, true, false, &lo, &hi) ||
+	    !sema_typecheck(c->s, loc, c->name, c->v[0], sema_tensor(lo), false, false, true, false, &x, &lo) ||
+	    !sema_typecheck(c->s, loc, c->name, sema_tensor(x), sema_tensor(hi), false, false, true, false, &x, &hi) ||
+	    !sema_broadcast(c->s, loc, &lo, &hi))
+		return false;
+	if (!ir_kind_is_float((ir_kind)ty(c, x).kind))
+		return err(c, "`%s` supports floating-point values only, got %s", c->name, sema_type_str(c->s, ty(c, x)));
+	int64_t nan = 0;
+	if (!is_none(c, 3) && !arg_int(c, 3, &nan))
+		return false;
+	int a1[2] = {x, lo};
+	ir_op *mx = emit1(c, IR_OP_MAX, 2, a1, ty(c, x));
+	int a2[2] = {mx ? mx->results[0] : -1, hi};
+	ir_op *mn = mx ? emit1(c, IR_OP_MIN, 2, a2, ty(c, x)) : NULL;
+	if (!mn)
+		return false;
+	mx->flags = mn->flags = nan ? IR_FLAG_PROPAGATE_NAN : 0;
+	return out_tensor(c, mn->results[0], out);
+}
+
+/* swizzle2d(i, j, size_i, size_j, size_g), as standard.py writes it */
+static bool b_swizzle2d(call *c, sv *out)
+{
+	src_loc loc = cloc(c);
+	sema *s = c->s;
+	sv ij, t, size_gj, group, off_i, rem, size_g, ij2, r, new_i, new_j;
+	if (!sema_binop(s, loc, AST_OP_MUL, c->v[0], c->v[3], &t) || !sema_binop(s, loc, AST_OP_ADD, t, c->v[1], &ij) ||
+	    !sema_binop(s, loc, AST_OP_MUL, c->v[4], c->v[3], &size_gj) ||
+	    !sema_binop(s, loc, AST_OP_FLOORDIV, ij, size_gj, &group) ||
+	    !sema_binop(s, loc, AST_OP_MUL, group, c->v[4], &off_i) || !sema_binop(s, loc, AST_OP_SUB, c->v[2], off_i, &rem))
+		return false;
+	call m = *c;
+	m.name = "tl.minimum";
+	m.v[0] = rem;
+	m.v[1] = c->v[4];
+	m.v[2].kind = SV_NONE;
+	m.sub = IR_OP_MIN;
+	if (!b_minmax(&m, &size_g) || !sema_binop(s, loc, AST_OP_MOD, ij, size_gj, &ij2) ||
+	    !sema_binop(s, loc, AST_OP_MOD, ij2, size_g, &r) || !sema_binop(s, loc, AST_OP_ADD, off_i, r, &new_i) ||
+	    !sema_binop(s, loc, AST_OP_FLOORDIV, ij2, size_g, &new_j))
+		return false;
+	out->kind = SV_TUPLE;
+	out->n = 2;
+	out->items = arena_alloc(s->a, 2 * sizeof(sv));
+	if (!out->items)
+		return false;
+	out->items[0] = new_i;
+	out->items[1] = new_j;
+	return true;
+}
+
 static bool float_only(call *c, int id, bool f64)
 {
 	ir_kind k = (ir_kind)ty(c, id).kind;
@@ -1279,6 +1335,8 @@ static const builtin builtins[] = {
 	{"tl.ceil", b_math, IR_MATH_CEIL, {"x"}},
 	{"tl.erf", b_math, IR_MATH_ERF, {"x"}},
 	{"tl.sigmoid", b_sigmoid, 0, {"x"}},
+	{"tl.clamp", b_clamp, 0, {"x", "min", "max", "propagate_nan"}},
+	{"tl.swizzle2d", b_swizzle2d, 0, {"i", "j", "size_i", "size_j", "size_g"}},
 	{"tl.fma", b_fma, 0, {"x", "y", "z"}},
 	{"tl.fdiv", b_fdiv, 0, {"x", "y", "ieee_rounding"}},
 	{"tl.div_rn", b_fdiv, 1, {"x", "y"}},
@@ -1340,7 +1398,7 @@ static int required(const builtin *b)
 	} req[] = {
 		{"tl.program_id", 0}, {"tl.num_programs", 0}, {"tl.arange", 2}, {"tl.full", 3}, {"tl.zeros", 2},
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
-		{"tl.fma", 3}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
+		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
 		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},

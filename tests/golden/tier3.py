@@ -152,3 +152,10 @@ def math2_kernel(x_ptr, out_ptr, d_ptr):
 def interleaved_kernel(x_ptr, B: tl.constexpr, y_ptr, n, C: tl.constexpr = 2):
     offs = tl.arange(0, B)
     tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * C, mask=offs < n)
+
+
+@triton.jit
+def swizzle_clamp_kernel(x_ptr, M, N, GROUP: tl.constexpr):
+    pid_m, pid_n = tl.swizzle2d(tl.program_id(0), tl.program_id(1), M, N, GROUP)
+    x = tl.load(x_ptr + pid_m * N + pid_n)
+    tl.store(x_ptr, tl.clamp(x, -1.0, 1.0) + tl.clamp(x, 0.0, 2.0, propagate_nan=tl.PropagateNan.ALL))
