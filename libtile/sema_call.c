@@ -1144,6 +1144,30 @@ static bool b_next_pow2(call *c, sv *out)
 	return true;
 }
 
+/* math.sqrt, math.log2, ... of a constexpr number */
+static bool b_py_math(call *c, sv *out)
+{
+	sv v = c->v[0];
+	if (!sema_is_num(v))
+		return err(c, "`%s` takes a constexpr number, got %s", c->name, sema_sv_str(c->s, v));
+	double x = v.kind == SV_FLOAT ? v.f : (double)v.i, r;
+	switch (c->sub) {
+	case 0: r = sqrt(x); break;
+	case 1: r = log(x); break;
+	case 2: r = log2(x); break;
+	case 3: r = exp(x); break;
+	case 4: r = exp2(x); break;
+	default: /* floor, ceil: ints */
+		r = c->sub == 5 ? floor(x) : ceil(x);
+		if (!(fabs(r) < 9.2e18))
+			return err(c, "`%s` of %s is not representable", c->name, sema_sv_str(c->s, v));
+		*out = mk_int((int64_t)r);
+		return true;
+	}
+	*out = (sv){.kind = SV_FLOAT, .f = r};
+	return true;
+}
+
 static bool b_py_len(call *c, sv *out)
 {
 	if (c->v[0].kind == SV_TUPLE) {
@@ -1379,6 +1403,13 @@ static const builtin builtins[] = {
 	{"bool", b_py_conv, 2, {"x"}},
 	{"len", b_py_len, 0, {"obj"}},
 	{"abs", b_py_abs, IR_MATH_ABS, {"x"}},
+	{"math.sqrt", b_py_math, 0, {"x"}},
+	{"math.log", b_py_math, 1, {"x"}},
+	{"math.log2", b_py_math, 2, {"x"}},
+	{"math.exp", b_py_math, 3, {"x"}},
+	{"math.exp2", b_py_math, 4, {"x"}},
+	{"math.floor", b_py_math, 5, {"x"}},
+	{"math.ceil", b_py_math, 6, {"x"}},
 };
 
 static const builtin *builtin_find(const char *name)
@@ -1626,6 +1657,24 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 		out->kind = SV_BUILTIN;
 		out->s = arena_printf(s->a, "libdevice.%s", name);
 		return true;
+	}
+	if (!strcmp(path, "math")) { /* Python's math module on constexprs */
+		static const struct {
+			const char *name;
+			double v;
+		} consts[] = {{"pi", M_PI}, {"e", M_E}, {"tau", 2 * M_PI}, {"inf", INFINITY}, {"nan", NAN}};
+		for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++)
+			if (!strcmp(name, consts[i].name)) {
+				out->kind = SV_FLOAT;
+				out->f = consts[i].v;
+				return true;
+			}
+		const char *canon = arena_printf(s->a, "math.%s", name);
+		if (canon && builtin_find(canon)) {
+			out->kind = SV_BUILTIN;
+			out->s = canon;
+			return true;
+		}
 	}
 	if (!strcmp(path, "triton") && (!strcmp(name, "cdiv") || !strcmp(name, "next_power_of_2"))) {
 		out->kind = SV_BUILTIN;

@@ -1,4 +1,6 @@
 # Kernels for the golden tests of `tilec ir`: tier-2/3 constructs.
+import math
+
 import triton
 import triton.language as tl
 from triton.language.extra import libdevice
@@ -159,3 +161,10 @@ def swizzle_clamp_kernel(x_ptr, M, N, GROUP: tl.constexpr):
     pid_m, pid_n = tl.swizzle2d(tl.program_id(0), tl.program_id(1), M, N, GROUP)
     x = tl.load(x_ptr + pid_m * N + pid_n)
     tl.store(x_ptr, tl.clamp(x, -1.0, 1.0) + tl.clamp(x, 0.0, 2.0, propagate_nan=tl.PropagateNan.ALL))
+
+
+@triton.jit
+def python_math_kernel(x_ptr):
+    LOG2E: tl.constexpr = 1.0 / math.log(2.0)
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, tl.exp2(x * LOG2E) + math.pi + math.floor(2.5) + math.sqrt(16))
