@@ -443,14 +443,12 @@ static void region_params(verifier *v, const ir_op *op, const ir_region *r, cons
 }
 
 /* The region's terminator: `code` with operands of the listed types (after
- * `skip` leading operands). A region without results may omit a YIELD. */
+ * `skip` leading operands). */
 static void terminator(verifier *v, const ir_op *op, const ir_region *r, const char *which, ir_opcode code,
 		       int skip, int n, const ir_type *types)
 {
 	const ir_op *t = r->nops ? r->ops[r->nops - 1] : NULL;
 	if (!t || t->code != code) {
-		if (code == IR_OP_YIELD && n == 0 && (!t || (t->code != IR_OP_YIELD && t->code != IR_OP_CONDITION)))
-			return;
 		fail(v, op, "%s region does not end with '%s'", which, ir_opcode_name(code));
 		return;
 	}

@@ -133,6 +133,17 @@ static void test_for_missing_yield(void)
 	irb_for(b, 1, 1, 1, 1, &init);
 	b->cur = &b->f->body;
 	expect_error(&fx, 2, "body region does not end with 'yield'");
+	/* also when nothing is carried, and for an if's empty else */
+	fx = setup();
+	b = &fx.b;
+	b->line = 3;
+	int c = irb_cmp(b, IR_CMP_GT, 1, irb_c(b, I32, 0, 0));
+	src_loc loc = {&irb_file, 3, 1};
+	ir_op *op = ir_op_new(b->f, IR_OP_IF, loc, 1, &c, 0, NULL, 2);
+	ir_region_append(b->f, &b->f->body, op);
+	b->cur = &op->regions[0];
+	irb_end(b, IR_OP_YIELD, 0, NULL, &b->f->body);
+	expect_error(&fx, 3, "else region does not end with 'yield'");
 }
 
 static void test_if_yield_count(void)
