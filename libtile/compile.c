@@ -65,10 +65,8 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 			st = TILEC_ERR_NOMEM;
 		for (int k = 0; k < n && info; k++) {
 			compile_kernel_info *ki = &info[k * stride];
-			ki->symbol = symbols[k];
-			ki->arch = arch;
-			ki->shared_static = shared[k];
-			target_ptxas_info(sb_str(&log), symbols[k], &ki->n_regs, &ki->n_spills, &ki->shared_static);
+			if (!target_ptxas_info(sb_str(&log), symbols[k], &ki->n_regs, &ki->n_spills, &ki->shared_static))
+				ki->shared_static = shared[k];
 		}
 	}
 	free(cubin);
@@ -85,7 +83,8 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		return TILEC_ERR_INVALID;
 	}
 	uint32_t *shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
-	if (!shared)
+	bool *dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
+	if (!shared || !dynamic)
 		return TILEC_ERR_NOMEM;
 	int first_arch = opt->narchs ? opt->archs[0] : opt->ptx_arch;
 	LLVMTargetMachineRef tm;
@@ -117,6 +116,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			st = lower_kernel(ctx, m, f, symbols[k], ai, &plan, &lr);
 		libdev |= lr.uses_libdevice;
 		shared[k] = lr.shared_bytes;
+		dynamic[k] = lr.shared_dynamic;
 	}
 	const char *ptxas = target_find_ptxas(a, opt->ptxas);
 	if (st == TILEC_OK && libdev)
@@ -148,16 +148,20 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		return st;
 	out->nimages = nimg;
 	out->ptx_only = !ptxas;
-	if (ptxas) {
-		out->nkernels = n * opt->narchs;
-	} else {
-		/* PTX only: resources are unknown but shared memory. */
-		out->nkernels = n;
-		for (int k = 0; k < n; k++) {
-			out->kernels[k].symbol = symbols[k];
-			out->kernels[k].arch = first_arch;
-			out->kernels[k].shared_static = shared[k];
+	int per = ptxas ? opt->narchs : 1;
+	out->nkernels = n * per;
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < per; i++) {
+			/* PTX only: resources are unknown but shared memory. */
+			compile_kernel_info *ki = &out->kernels[k * per + i];
+			ki->symbol = symbols[k];
+			ki->arch = ptxas ? opt->archs[i] : first_arch;
+			if (!ptxas)
+				ki->shared_static = shared[k];
+			if (dynamic[k]) {
+				ki->shared_static = 0;
+				ki->shared_dynamic = shared[k];
+			}
 		}
-	}
 	return TILEC_OK;
 }

@@ -908,7 +908,8 @@ struct LLVMOpaqueTargetMachine;
 
 typedef struct lower_result {
 	bool uses_libdevice;      /* calls __nv_* functions */
-	uint32_t shared_bytes;    /* static shared memory of the kernel */
+	uint32_t shared_bytes;    /* shared memory of the kernel */
+	bool shared_dynamic;      /* over 48 KB: dynamic (extern) shared memory, the launch passes it */
 } lower_result;
 
 /* Adds the kernel `symbol` (PTX entry, 32 * num_warps threads) to m. */

@@ -50,6 +50,7 @@ typedef struct lw {
 	LLVMValueRef tid, lane, warp;
 	LLVMValueRef smem;   /* placeholder, resized at the end */
 	uint32_t smem_bytes;
+	bool smem_dynamic;
 	bool libdevice;
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, sptr, vd;
@@ -282,6 +283,14 @@ static void end_if(lw *w, LLVMBasicBlockRef join)
 	LLVMPositionBuilderAtEnd(w->b, join);
 }
 
+/* Byte offset of element `lin` with one pad element per 32, so that
+ * column-wise accesses of rows of 32 words hit different banks. */
+static LLVMValueRef padded(lw *w, LLVMValueRef lin, int64_t bytes)
+{
+	LLVMValueRef e = LLVMBuildAdd(w->b, lin, LLVMBuildLShr(w->b, lin, ci32(w, 5), ""), "");
+	return LLVMBuildMul(w->b, e, ci32(w, bytes), "");
+}
+
 /* Moves a block through shared memory: owners write their elements at
  * their row-major index in the source shape `st`, everyone reads its own
  * after a barrier. The target `dt` is the same block in another layout,
@@ -292,13 +301,14 @@ static bool move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *
 	ir_kind k = (ir_kind)st.kind;
 	LLVMTypeRef ty = stype(w, k);
 	int64_t bytes = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
-	smem_need(w, (uint64_t)ir_numel(st) * (uint64_t)bytes);
+	int64_t numel = ir_numel(st);
+	smem_need(w, (uint64_t)(numel + numel / 32) * (uint64_t)bytes);
 	layout_map ms = map_of(src->l, st), md = map_of(to, dt);
 	barrier(w);
 	LLVMValueRef own = owner(w, &ms);
 	LLVMBasicBlockRef join = own ? begin_if(w, own) : NULL;
 	for (int r = 0; r < src->n; r++) {
-		LLVMValueRef off = LLVMBuildMul(w->b, linear_index(w, &ms, st, r), ci32(w, bytes), "");
+		LLVMValueRef off = padded(w, linear_index(w, &ms, st, r), bytes);
 		LLVMValueRef x = LLVMBuildStore(w->b, to_storage(w, src->r[r], k), smem_addr(w, off));
 		LLVMSetAlignment(x, (unsigned)bytes);
 	}
@@ -320,7 +330,7 @@ static bool move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *
 		} else {
 			lin = linear_index(w, &md, dt, r);
 		}
-		LLVMValueRef x = LLVMBuildLoad2(w->b, ty, smem_addr(w, LLVMBuildMul(w->b, lin, ci32(w, bytes), "")), "");
+		LLVMValueRef x = LLVMBuildLoad2(w->b, ty, smem_addr(w, padded(w, lin, bytes)), "");
 		LLVMSetAlignment(x, (unsigned)bytes);
 		out->r[r] = from_storage(w, x, k);
 	}
@@ -1399,7 +1409,8 @@ static bool build_entry(lw *w, const char *symbol)
 	return true;
 }
 
-/* The shared scratch gets its final size once every use is known. */
+/* The shared scratch gets its final size once every use is known; past
+ * the 48 KB a static allocation may take it is dynamic shared memory. */
 static void finish_smem(lw *w, const char *symbol)
 {
 	if (!w->smem_bytes) {
@@ -1407,12 +1418,15 @@ static void finish_smem(lw *w, const char *symbol)
 		return;
 	}
 	char name[300];
-	snprintf(name, sizeof name, "%.256s.shared", symbol);
+	snprintf(name, sizeof name, "__tile_smem_%.256s", symbol);
 	uint32_t size = (w->smem_bytes + 15) & ~15u;
-	LLVMTypeRef at = LLVMArrayType(w->i8, size);
+	w->smem_dynamic = size > 48 * 1024;
+	LLVMTypeRef at = LLVMArrayType(w->i8, w->smem_dynamic ? 0 : size);
 	LLVMValueRef g = LLVMAddGlobalInAddressSpace(w->m, at, name, 3);
-	LLVMSetInitializer(g, LLVMGetUndef(at));
-	LLVMSetLinkage(g, LLVMInternalLinkage);
+	if (!w->smem_dynamic) {
+		LLVMSetInitializer(g, LLVMGetUndef(at));
+		LLVMSetLinkage(g, LLVMInternalLinkage);
+	}
 	LLVMSetAlignment(g, 16);
 	LLVMReplaceAllUsesWith(w->smem, g);
 	LLVMDeleteGlobal(w->smem);
@@ -1453,6 +1467,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	if (out && w.st == TILEC_OK) {
 		out->uses_libdevice = w.libdevice;
 		out->shared_bytes = w.smem_bytes;
+		out->shared_dynamic = w.smem_dynamic;
 	}
 	return w.st;
 }

@@ -112,5 +112,22 @@ int main(void)
 		arena_free(a);
 		tilec_ctx_free(ctx);
 	}
+	/* A 128x128 fp32 transpose needs 66 KB of shared memory: dynamic. */
+	{
+		const kcase big = {KDIR "tile2d.py", "transpose_kernel", "*fp32:16, *fp32:16, i32, i32, 128", 8, NULL, NULL, NULL};
+		tilec_ctx *ctx = tilec_ctx_new();
+		arena *a = arena_new();
+		tilec_status st;
+		compile_result r;
+		const char *ptx = compile_case(ctx, a, &big, &st, &r);
+		CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
+		if (ptx) {
+			CHECK_STR_CONTAINS(ptx, ".extern .shared .align 16 .b8 __tile_smem_transpose_kernel[]");
+			CHECK(r.kernels[0].shared_dynamic >= 128 * 128 * 4);
+			CHECK_EQ_INT(r.kernels[0].shared_static, 0);
+		}
+		arena_free(a);
+		tilec_ctx_free(ctx);
+	}
 	return check_report("test_lower_kernels");
 }
