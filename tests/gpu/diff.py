@@ -55,6 +55,20 @@ def worker(gdir, start, step, only, max_n, results):
         out.write(json.dumps({"id": inst["id"], "size": size, "ok": ok, "msg": msg, "exact": exact}) + "\n")
         out.flush()
 
+    def context_lost(inst, size, idx, msg):
+        """After an exception: when the context is broken, records it and
+        exits for the parent to start a new worker at the next instance."""
+        try:
+            torch.cuda.synchronize()
+            return
+        except Exception:
+            pass
+        record(inst, size, False, "CUDA error (context lost, restarting): " + msg)
+        out.close()
+        with open(results + ".next", "w") as f:
+            f.write(str(idx + step))
+        sys.exit(STICKY)
+
     for idx in range(start, len(insts), step):
         inst = insts[idx]
         if inst.get("bench") or (only and inst["id"] not in only):
@@ -82,8 +96,9 @@ def worker(gdir, start, step, only, max_n, results):
                     harness.launch_triton(kern, inst, args)
                     torch.cuda.synchronize()
                 except Exception as e:
-                    record(inst, size, False, "Triton failed on this case (a suite bug): %s"
-                           % str(e).splitlines()[0][:300])
+                    msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+                    context_lost(inst, size, idx, "in Triton's launch: " + msg)
+                    record(inst, size, False, "Triton failed on this case (a suite bug): " + msg)
                     continue
                 st = harness.launch_tile(fn, inst, args)
                 torch.cuda.synchronize()
@@ -101,14 +116,7 @@ def worker(gdir, start, step, only, max_n, results):
                 del args
             except Exception as e:
                 msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
-                try:
-                    torch.cuda.synchronize()
-                except Exception:
-                    record(inst, size, False, "CUDA error (context lost, restarting): " + msg)
-                    out.close()
-                    with open(results + ".next", "w") as f:
-                        f.write(str(idx + step))
-                    sys.exit(STICKY)
+                context_lost(inst, size, idx, msg)
                 record(inst, size, False, "%s: %s" % (type(e).__name__, msg))
         print("     %s: %.1f s" % (inst["id"], time.time() - t0), flush=True)
     out.close()
