@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_fuzz.sh - short bounded runs of every fuzz target under ASan/UBSan
-# (tests/fuzz/run.sh), about 40 seconds of fuzzing in all; each target that
+# (tests/fuzz/run.sh), about 30 seconds of fuzzing in all; each target that
 # builds and runs without a crash counts as one passed check.
 set -u
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ n=0
 for f in tests/fuzz/fuzz_*.c; do
 	[ -e "$f" ] && n=$((n + 1))
 done
-seconds=$(( n > 0 ? 40 / n : 0 ))
+seconds=$(( n > 0 ? 30 / n : 0 ))
 [ "$seconds" -lt 5 ] && seconds=5
 passed=0
 failed=0
