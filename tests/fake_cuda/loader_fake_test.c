@@ -2,7 +2,8 @@
  *
  * Built and run by tests/test_loader_fake.sh, once per mode:
  *   main      bookkeeping: lazy load once per context under 32 racing
- *             threads, cached handles, image choice per device, PTX JIT
+ *             threads, cached handles, no lock and no allocation once
+ *             cached, image choice per device, PTX JIT
  *             and its log, threads without a context, variant selection,
  *             hidden parameters, clusters, the shared-memory opt-in, every
  *             driver failure as a status, unload of everything
@@ -21,6 +22,28 @@ static const char *fake_library(void)
 	return p ? p : "libfakecuda.so";
 }
 
+/* Every allocation tile.h makes, and every lock of one module's mutex (the
+ * test's pthread_mutex_lock interposes the C library's), are counted: the
+ * launch path after the first launch must do neither. */
+static int allocations;
+static pthread_mutex_t *watched_lock;
+static int watched_locks;
+static int (*real_mutex_lock)(pthread_mutex_t *);
+
+static void *counting_malloc(size_t n)
+{
+	__atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED);
+	return malloc(n);
+}
+
+int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+	if (mutex == watched_lock)
+		__atomic_add_fetch(&watched_locks, 1, __ATOMIC_RELAXED);
+	return real_mutex_lock(mutex);
+}
+
+#define TILE_MALLOC(n) counting_malloc(n)
 #define TILE_LIBCUDA_NAME fake_library()
 #define TILE_IMPLEMENTATION
 #include "tile.h"
@@ -224,6 +247,34 @@ static void test_first_launch_without_context(void)
 	CHECK_EQ_INT(fake_primary_refs(0), 0);
 	CHECK(get_current() == NULL);
 	CHECK_EQ_INT(fake_calls("cuModuleUnload"), 1);
+}
+
+/* After the first launch of a variant in a context, launches take no lock
+ * and allocate nothing; the counters do see the first launch's. */
+static void test_no_lock_no_allocation(void)
+{
+	tile_module *m = create();
+	int i;
+	if (!m)
+		return;
+	set_current(fake_ctx_create(0));
+	allocations = 0;
+	watched_lock = &m->lock;
+	watched_locks = 0;
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10004, 4096), TILE_SUCCESS);
+	CHECK(allocations > 0 && watched_locks > 0);
+	allocations = 0;
+	watched_locks = 0;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ_INT(launch_add(m, 0x10000, 4096 + 16 * i), TILE_SUCCESS);
+		CHECK_EQ_INT(launch_add(m, 0x10004, 4096 + i), TILE_SUCCESS);
+	}
+	CHECK_EQ_INT(allocations, 0);
+	CHECK_EQ_INT(watched_locks, 0);
+	watched_lock = NULL;
+	tile_module_destroy(m);
+	set_current(NULL);
 }
 
 static tile_module *race_module;
@@ -524,6 +575,7 @@ static int run_main(void)
 	fake_set_devices(4, cc);
 	blob_size = make_blob(&blob, 3, images);
 	test_first_launch_without_context();
+	test_no_lock_no_allocation();
 	test_threads_and_contexts();
 	test_thread_without_context();
 	test_cluster_and_shared();
@@ -556,6 +608,8 @@ static int run_unusable(tile_status want, const char *text)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "main";
+	void *real = dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	memcpy(&real_mutex_lock, &real, sizeof real);
 	if (strcmp(mode, "nodriver") == 0)
 		return run_unusable(TILE_ERROR_NO_DRIVER, "cannot open the CUDA driver library");
 	if (strcmp(mode, "nosym") == 0)
