@@ -2,8 +2,9 @@
  *
  * The NVPTX target machine is created per arch (CPU sm_XX, PTX ISA 8.0,
  * which every supported arch accepts). libdevice is linked only into
- * modules that call __nv_* functions: the bitcode is parsed then, given the
- * module's triple and data layout, linked, every definition that is not a
+ * modules that call __nv_* functions: the bitcode is read lazily, its
+ * definitions made linkonce so that the linker brings in only the
+ * functions the module reaches, then every definition that is not a
  * kernel made internal and the nvvm-reflect-ftz flag set to 0, so that
  * default<O3> resolves __nvvm_reflect, inlines what is used and drops the
  * rest. PTX comes from the back end as text; ptxas runs as a child process
@@ -147,10 +148,11 @@ tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *
 		arena_free(a);
 		return TILEC_ERR_IO;
 	}
+	/* Lazily read (the module owns buf from here), with every definition
+	 * linkonce: the linker then materializes only what m references. */
 	LLVMModuleRef lib;
-	bool bad = LLVMParseBitcodeInContext2(LLVMGetModuleContext(m), buf, &lib);
-	LLVMDisposeMemoryBuffer(buf);
-	if (bad) {
+	if (LLVMGetBitcodeModuleInContext2(LLVMGetModuleContext(m), buf, &lib)) {
+		LLVMDisposeMemoryBuffer(buf);
 		diag_error(ctx, no_loc, "%s is not valid LLVM bitcode", path);
 		arena_free(a);
 		return TILEC_ERR_LLVM;
@@ -158,6 +160,9 @@ tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *
 	arena_free(a);
 	LLVMSetTarget(lib, LLVMGetTarget(m));
 	LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
+	for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn))
+		if (LLVMGetLinkage(fn) == LLVMExternalLinkage && !LLVMIsDeclaration(fn))
+			LLVMSetLinkage(fn, LLVMLinkOnceODRLinkage);
 	if (LLVMLinkModules2(m, lib)) {
 		diag_error(ctx, no_loc, "linking libdevice failed");
 		return TILEC_ERR_LLVM;
