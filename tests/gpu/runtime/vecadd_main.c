@@ -121,7 +121,8 @@ static int verify(buffers *b, int n, const char *what)
 	for (i = 0; i < n; i++)
 		bad += b->hout[i] != b->hx[i] + b->hy[i];
 	EXPECT(bad == 0, "%s: %d of %d elements wrong", what, bad, n);
-	EXPECT(memcmp(&b->hout[n], &canary, 4) == 0, "%s: wrote past n", what);
+	EXPECT(memcmp(&b->hout[n], &canary, 4) == 0, "%s: wrote past n (out[n] = %g, x[n-1] + y[n-1] = %g)", what,
+	       (double)b->hout[n], (double)(b->hx[n - 1] + b->hy[n - 1]));
 	return bad == 0;
 }
 
