@@ -432,13 +432,22 @@ static LLVMValueRef libdevice(lw *w, const char *name, LLVMTypeRef ret, LLVMValu
 	return call(w, name, ret, args, n);
 }
 
+/* Triton compiles with FP-op fusion on (its enable_fp_fusion default), so a
+ * multiply feeding an add becomes one fma. The C API has no target option
+ * for that; the per-instruction `contract` flag gives the same fusion. */
+static LLVMValueRef contract(LLVMValueRef v)
+{
+	LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+	return v;
+}
+
 static LLVMValueRef binop(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x, LLVMValueRef y)
 {
 	bool f = is_f(k), sg = ir_kind_is_signed(k);
 	switch (op->code) {
-	case IR_OP_ADD: return f ? LLVMBuildFAdd(w->b, x, y, "") : LLVMBuildAdd(w->b, x, y, "");
-	case IR_OP_SUB: return f ? LLVMBuildFSub(w->b, x, y, "") : LLVMBuildSub(w->b, x, y, "");
-	case IR_OP_MUL: return f ? LLVMBuildFMul(w->b, x, y, "") : LLVMBuildMul(w->b, x, y, "");
+	case IR_OP_ADD: return f ? contract(LLVMBuildFAdd(w->b, x, y, "")) : LLVMBuildAdd(w->b, x, y, "");
+	case IR_OP_SUB: return f ? contract(LLVMBuildFSub(w->b, x, y, "")) : LLVMBuildSub(w->b, x, y, "");
+	case IR_OP_MUL: return f ? contract(LLVMBuildFMul(w->b, x, y, "")) : LLVMBuildMul(w->b, x, y, "");
 	case IR_OP_DIV:
 		if (!f)
 			return sg ? LLVMBuildSDiv(w->b, x, y, "") : LLVMBuildUDiv(w->b, x, y, "");
