@@ -54,6 +54,8 @@ static const kcase cases[] = {
 	{KDIR "loops.py", "grid_stride_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	{KDIR "loops.py", "poly_kernel", "*fp32:16, *fp32:16, i32, 5, 128", 4, NULL, NULL, NULL},
 	{KDIR "loops.py", "halvings_kernel", "*i32, *i32", 4, NULL, NULL, NULL},
+	{KDIR "runtime_if.py", "sign_scale_kernel", "*fp32:16, *fp32:16, i32:16, i32, 1024", 4, NULL, "ld.global.v4.b32", NULL},
+	{KDIR "runtime_if.py", "block_sums_kernel", "*fp32:16, *fp32:16, *i32, i32, 1024", 4, NULL, "shfl.sync.bfly", NULL},
 	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},
 	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	{KDIR "matmul.py", "matmul_kernel",
