@@ -1062,6 +1062,7 @@ const char *sema_type_str(sema *s, ir_type t);
 const char *sema_sv_str(sema *s, sv v);                 /* for messages */
 ir_op *sema_emit(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, ir_type rt);
 int sema_const(sema *s, src_loc loc, ir_type t, int64_t ival, double fval);
+int sema_number(sema *s, src_loc loc, sv v, ir_type t); /* a number as a CONST of type t */
 int sema_to_tensor(sema *s, src_loc loc, sv v);         /* -1 after an error */
 int sema_cast(sema *s, src_loc loc, int id, ir_type elem);
 int sema_bitcast(sema *s, src_loc loc, int id, ir_type elem);

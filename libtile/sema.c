@@ -558,12 +558,12 @@ static bool for_stmt(sema *s, ast_node *n)
 		if (b[2].i == 0)
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "tl.static_range step must not be zero");
 		int64_t count = 0;
-		for (int64_t i = b[0].i; b[2].i > 0 ? i < b[1].i : i > b[1].i; i += b[2].i) {
+		for (int64_t i = b[0].i; b[2].i > 0 ? i < b[1].i : i > b[1].i;) {
 			if (++count > 4096)
 				return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tl.static_range of more than 4096 iterations");
 			if (!var_set(s, loc, target->name.id, (sv){.kind = SV_INT, .i = i}) || !stmts(s, &n->for_.body))
 				return false;
-			if (s->returned)
+			if (s->returned || __builtin_add_overflow(i, b[2].i, &i))
 				return true;
 		}
 		return true;

@@ -217,10 +217,8 @@ static bool b_full(call *c, sv *out)
 		return false;
 	ir_type rt = shape_type(dt, rank, shape);
 	sv val = c->sub ? mk_int(0) : c->v[1];
-	if (sema_is_num(val)) {
-		double f = val.kind == SV_FLOAT ? val.f : (double)val.i;
-		return out_tensor(c, sema_const(c->s, cloc(c), rt, val.kind == SV_FLOAT ? (int64_t)val.f : val.i, f), out);
-	}
+	if (sema_is_num(val))
+		return out_tensor(c, sema_number(c->s, cloc(c), val, rt), out);
 	if (val.kind != SV_TENSOR || ty(c, val.id).rank)
 		return sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "the value of `%s` must be a number or a scalar, got %s",
 				  c->name, sema_sv_str(c->s, val));
@@ -292,8 +290,7 @@ static bool b_load(call *c, sv *out)
 	if (has_other) {
 		sv o = c->v[2];
 		if (sema_is_num(o)) {
-			other = sema_const(c->s, loc, like(ty(c, ptr), (ir_kind)elem.kind), o.kind == SV_FLOAT ? (int64_t)o.f : o.i,
-					   o.kind == SV_FLOAT ? o.f : (double)o.i);
+			other = sema_number(c->s, loc, o, like(ty(c, ptr), (ir_kind)elem.kind));
 		} else {
 			other = arg_tensor(c, 2);
 			if (other >= 0 && !ty(c, ptr).rank && ty(c, other).rank)

@@ -254,8 +254,7 @@ bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape)
 		if (shape[i] <= 0 || (shape[i] & (shape[i] - 1)) != 0)
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "block shape dimension %d is %lld, not a power of two",
 					  i, (long long)shape[i]);
-		numel *= shape[i];
-		if (numel > (1 << 20))
+		if (shape[i] > (1 << 20) || (numel *= shape[i]) > (1 << 20))
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "block of more than 1048576 elements");
 	}
 	return true;
@@ -386,12 +385,30 @@ static bool int_in_range(ir_kind k, int64_t v)
 	}
 }
 
+/* A float truncated toward zero as an integer conversion does, saturated
+ * (and NaN as 0) instead of undefined. */
+static int64_t float_to_int(double f)
+{
+	if (f != f)
+		return 0;
+	if (f >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (f <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)f;
+}
+
+int sema_number(sema *s, src_loc loc, sv v, ir_type t)
+{
+	double f = v.kind == SV_FLOAT ? v.f : (double)v.i;
+	int64_t i = v.kind == SV_FLOAT ? float_to_int(v.f) : v.i;
+	return sema_const(s, loc, t, i, f);
+}
+
 /* A Python number as a constant of kind k and the shape of `shape`. */
 static int number_const(sema *s, src_loc loc, sv v, ir_kind k, ir_type shape)
 {
-	double f = v.kind == SV_FLOAT ? v.f : (double)v.i;
-	int64_t i = v.kind == SV_FLOAT ? (int64_t)v.f : v.i;
-	return sema_const(s, loc, reshaped(shape, ir_scalar(k)), i, f);
+	return sema_number(s, loc, v, reshaped(shape, ir_scalar(k)));
 }
 
 int sema_to_tensor(sema *s, src_loc loc, sv v)
