@@ -17,8 +17,11 @@
  * Math follows Triton: fp32 division is div.full.f32, exp is ex2.approx of
  * x*log2(e), exp2 is ex2.approx, other transcendental functions are
  * libdevice calls (linked later by target.c), fp16/bf16 math goes through
- * fp32. Reductions and structured control flow live in lower_reduce.c and
- * lower_control.c style sections below.
+ * fp32. Reductions combine within a thread, then across the lanes of the
+ * axis with butterfly shuffles, then across its warps through shared
+ * memory, leaving the result in the slice layout where expand_dims and
+ * broadcast find it without moving data. for/if/while become LLVM loops
+ * and branches with one phi per register of each carried value.
  */
 #include "internal.h"
 
@@ -53,7 +56,7 @@ typedef struct lw {
 	bool smem_dynamic;
 	bool libdevice;
 	tilec_status st;
-	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, sptr, vd;
+	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;
 
 static const char *op_name(const ir_op *op)
@@ -1374,7 +1377,6 @@ static void init_types(lw *w)
 	w->f32 = LLVMFloatTypeInContext(w->c);
 	w->f64 = LLVMDoubleTypeInContext(w->c);
 	w->gptr = LLVMPointerTypeInContext(w->c, 1);
-	w->sptr = LLVMPointerTypeInContext(w->c, 3);
 	w->vd = LLVMVoidTypeInContext(w->c);
 }
 
