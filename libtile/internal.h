@@ -1048,7 +1048,6 @@ bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...) TIL
 bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out);
 bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args,
 		 int nkw, const char *const *kwnames, const sv *kwargs, sv *out);
-bool sema_parse_dtype(const char *text, ir_type *out);
 /* sema_expr.c */
 bool sema_expr(sema *s, ast_node *n, sv *out);
 bool sema_binop(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out);

@@ -107,11 +107,6 @@ static bool sv_same(sv a, sv b)
 
 /* ---------------------------------------------------------------- names */
 
-static const fe_module *mod(const sema *s)
-{
-	return s->m;
-}
-
 /* A module-level assignment, evaluated as a constant where it is used. */
 static bool global_value(sema *s, src_loc loc, const ast_global *g, sv *out)
 {
@@ -140,7 +135,7 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 		*out = v->val;
 		return true;
 	}
-	const ast_module *am = mod(s)->ast;
+	const ast_module *am = s->m->ast;
 	ast_func *fn = ast_find_func(am, name);
 	if (fn) {
 		out->kind = SV_FUNC;
@@ -866,7 +861,8 @@ bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, 
 
 /* ---------------------------------------------------------------- literals */
 
-bool sema_parse_dtype(const char *text, ir_type *out)
+/* "fp32", "tl.float16", "*bf16", ... */
+static bool parse_dtype(const char *text, ir_type *out)
 {
 	size_t len = strlen(text);
 	bool ptr = len && text[0] == '*';
@@ -925,7 +921,7 @@ static bool parse_literal(arena *a, const char *text, size_t len, sv *out)
 		return true;
 	}
 	ir_type dt;
-	if (sema_parse_dtype(t, &dt)) {
+	if (parse_dtype(t, &dt)) {
 		out->kind = SV_DTYPE;
 		out->t = dt;
 		return true;
@@ -986,7 +982,7 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 			if (colon)
 				*colon = 0;
 			ir_type ty;
-			if ((t[0] == '*' || x->value.kind != SV_DTYPE || !strchr(t, '.')) && sema_parse_dtype(t, &ty)) {
+			if ((t[0] == '*' || x->value.kind != SV_DTYPE || !strchr(t, '.')) && parse_dtype(t, &ty)) {
 				x->is_type = true;
 				x->type = ty;
 				if (colon) {
