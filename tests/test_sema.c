@@ -176,7 +176,7 @@ static void test_speed(void)
 	int lines = 0;
 	for (const char *p = sb_str(&sb); *p; p++)
 		lines += *p == '\n';
-	printf("front end: %d lines, %d kernels in %.2f ms (sanitized build)\n", lines, m ? fe_kernel_count(m) : 0, ms);
+	printf("front end: %d lines, %d kernels in %.2f ms\n", lines, m ? fe_kernel_count(m) : 0, ms);
 	CHECK(ms < 500); /* generous: ASan, a loaded 2-core CI machine */
 	arena_free(a);
 	tilec_ctx_free(ctx);
