@@ -1047,6 +1047,46 @@ static void test_matmul(void)
 		/* tf32 keeps 10 mantissa bits: |error| <~ K * 2^-11 */
 		close_f("matmul_fp32_kernel", fc, fw, (size_t)fm * fn, 2e-2, 0);
 	}
+	/* the same kernel on bf16 operands: exact products, fp32 sums */
+	uint16_t *ba = calloc((size_t)fm * fk, 2), *bb = calloc((size_t)fk * fn, 2);
+	for (int i = 0; i < fm * fk; i++)
+		ba[i] = interp_f32_to_bf16(fa[i]);
+	for (int i = 0; i < fk * fn; i++)
+		bb[i] = interp_f32_to_bf16(fb[i]);
+	launch bf = kl(KDIR "matmul.py", "matmul_fp32_kernel", "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 2);
+	kl_ptr(&bf, ba, (size_t)fm * fk * 2);
+	kl_ptr(&bf, bb, (size_t)fk * fn * 2);
+	kl_ptr(&bf, fc, (size_t)fm * fn * 4);
+	kl_int(&bf, fm);
+	kl_int(&bf, fn);
+	kl_int(&bf, fk);
+	if (kl_run(&bf)) {
+		for (int i = 0; i < fm; i++)
+			for (int j = 0; j < fn; j++) {
+				double s = 0;
+				for (int k = 0; k < fk; k++)
+					s += (double)interp_bf16_to_f32(ba[i * fk + k]) * interp_bf16_to_f32(bb[k * fn + j]);
+				fw[i * fn + j] = (float)s;
+			}
+		close_f("matmul_fp32_kernel bf16", fc, fw, (size_t)fm * fn, 1e-5, 1e-5);
+	}
+	free(ba);
+	free(bb);
+	/* input_precision="ieee": fp32 products, no tf32 rounding */
+	launch ie = kl(KDIR "matmul.py", "dot_ieee_kernel", "*fp32:16, *fp32:16, *fp32:16, 16, 16, 32", 1, 1);
+	kl_ptr(&ie, fa, 16 * 32 * 4);
+	kl_ptr(&ie, fb, 32 * 16 * 4);
+	kl_ptr(&ie, fc, 16 * 16 * 4);
+	if (kl_run(&ie)) {
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 16; j++) {
+				double s = 0;
+				for (int k = 0; k < 32; k++)
+					s += (double)fa[i * 32 + k] * fb[k * 16 + j];
+				fw[i * 16 + j] = (float)s;
+			}
+		close_f("dot_ieee_kernel", fc, fw, 16 * 16, 1e-6, 1e-6);
+	}
 	free(a);
 	free(b);
 	free(c);
