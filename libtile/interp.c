@@ -17,7 +17,8 @@
  * approximate instructions differ by a few ulp); fp32 math functions use
  * the C library's float versions and libdevice calls are computed in double
  * and rounded; tl.dot accumulates in fp32 in k order, with fp32 operands
- * rounded to tf32 (nearest, ties away) for the tf32 precision; float sums
+ * rounded to tf32 (nearest, ties away) for the tf32 precision (tf32x3 and
+ * ieee multiply the fp32 values themselves); float sums
  * reduce pairwise (the GPU's tree order differs by rounding only).
  */
 #include "internal.h"
