@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -38,12 +40,26 @@ extern char **environ;
 
 static const src_loc no_loc;
 
-tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
+/* LLVM's targets and options are process-wide; they are set up once.
+ * Triton compiles with floating-point op fusion (enable_fp_fusion): a*b+c
+ * becomes fma and other f32 arithmetic is emitted without .rn, so ptxas
+ * may fuse too. The C API reaches that setting only through the NVPTX
+ * option, given its default value explicitly. */
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+static void llvm_init(void)
 {
 	LLVMInitializeNVPTXTargetInfo();
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
 	LLVMInitializeNVPTXAsmPrinter();
+	const char *const args[] = {"tile", "-nvptx-fma-level=2"};
+	LLVMParseCommandLineOptions(2, args, NULL);
+}
+
+tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
+{
+	pthread_once(&llvm_once, llvm_init);
 	LLVMTargetRef t;
 	char *err = NULL;
 	if (LLVMGetTargetFromTriple(TARGET_TRIPLE, &t, &err)) {
