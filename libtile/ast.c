@@ -313,7 +313,7 @@ static void dump_block(strbuf *sb, const char *label, const ast_list *l, int ind
  * below 1e16 without an exponent, as Python prints them. */
 static void fmt_float(char *buf, size_t size, double v)
 {
-	if (v == (double)(long long)v && v > -1e16 && v < 1e16) {
+	if (v > -1e16 && v < 1e16 && v == (double)(long long)v) { /* range first: no UB on inf/NaN */
 		snprintf(buf, size, "%lld", (long long)v);
 		return;
 	}
