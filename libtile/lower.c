@@ -927,8 +927,14 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 			LLVMValueRef args[8];
 			for (int i = 0; i < op->nargs; i++)
 				args[i] = a[i].n > 1 ? a[i].r[r] : a[i].r[0];
-			x = strncmp(op->name, "__nv_", 5) == 0 ? libdevice(w, op->name, ltype(w, k), args, op->nargs)
-							       : call(w, op->name, ltype(w, k), args, op->nargs);
+			if (strncmp(op->name, "__nv_", 5) != 0)
+				return fail(w, op, TILEC_ERR_UNSUPPORTED, "extern function '%s' is not a libdevice function",
+					    op->name);
+			LLVMValueRef fn = LLVMGetNamedFunction(w->m, op->name);
+			if (fn && (LLVMCountParams(fn) != (unsigned)op->nargs ||
+				   LLVMGetReturnType(LLVMGlobalGetValueType(fn)) != ltype(w, k)))
+				return fail(w, op, TILEC_ERR_SEMANTIC, "'%s' called with two different signatures", op->name);
+			x = libdevice(w, op->name, ltype(w, k), args, op->nargs);
 			break;
 		}
 		default:

@@ -183,16 +183,24 @@ tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *
 		diag_error(ctx, no_loc, "linking libdevice failed");
 		return TILEC_ERR_LLVM;
 	}
-	for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+	tilec_status st = TILEC_OK;
+	for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+		size_t len;
+		const char *name = LLVMGetValueName2(fn, &len);
 		if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != PTX_KERNEL_CC)
 			LLVMSetLinkage(fn, LLVMInternalLinkage);
+		else if (LLVMIsDeclaration(fn) && len > 5 && !strncmp(name, "__nv_", 5) && LLVMGetFirstUse(fn)) {
+			diag_error(ctx, no_loc, "libdevice has no function '%.*s'", (int)len, name);
+			st = TILEC_ERR_UNSUPPORTED;
+		}
+	}
 	for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
 		if (!LLVMIsDeclaration(g))
 			LLVMSetLinkage(g, LLVMInternalLinkage);
 	LLVMContextRef c = LLVMGetModuleContext(m);
 	LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", strlen("nvvm-reflect-ftz"),
 			  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), 0, false)));
-	return TILEC_OK;
+	return st;
 }
 
 tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm)

@@ -143,6 +143,27 @@ int main(void)
 		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "kernel.py:4:1: error: 'dot' is not supported");
 	}
 
+	/* libdevice calls: a name libdevice lacks, a name outside it. */
+	{
+		static const char *const names[2] = {"__nv_no_such_function", "my_helper"};
+		static const char *const msgs[2] = {"libdevice has no function '__nv_no_such_function'",
+						    "kernel.py:2:1: error: extern function 'my_helper' is not a libdevice function"};
+		for (int i = 0; i < 2; i++) {
+			tilec_clear_diagnostics(ctx);
+			ir_param p[1] = {{"x", ir_ptr(IR_F32), true, false}};
+			irb b = irb_new(a, 1, p);
+			int x = irb_load(&b, 0, -1, -1);
+			b.line = 2;
+			ir_op *e = irb_op(&b, IR_OP_EXTERN, ir_scalar(IR_F32), 1, &x);
+			e->name = names[i];
+			b.line = 3;
+			irb_store(&b, 0, irb_res(e), -1);
+			st = compile1(ctx, a, b.f, NULL, &r);
+			CHECK_EQ_INT(st, TILEC_ERR_UNSUPPORTED);
+			CHECK_STR_CONTAINS(tilec_diagnostics(ctx), msgs[i]);
+		}
+	}
+
 	/* The slice layout of a row reduction sees the parent's registers. */
 	{
 		int32_t shape[2] = {64, 128};

@@ -44,7 +44,7 @@ static const kcase cases[] = {
 	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 1024", 4, NULL, "shfl.sync.bfly", NULL},
 	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32:16, i32:16, i32, i32:16, 4096", 16, NULL, "ld.global.v4.b32", NULL},
 	{KDIR "softmax.py", "softmax_kernel", "*fp32:16, *fp32:16, i32, i32, i32, i32, 1024", 4, NULL, "bar.sync", NULL},
-	{KDIR "layernorm.py", "_layer_norm_fwd", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 8, NULL, NULL, NULL},
+	{KDIR "layernorm.py", "_layer_norm_fwd", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32, fp32, 1024", 8, NULL, "fma.rn.f32", "add.rn.f32"},
 	{KDIR "reductions.py", "col_sum_kernel", "*fp32:16, *fp32:16, i32, i32, i32, 32, 16", 4, NULL, NULL, NULL},
 	{KDIR "reductions.py", "row_center_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 4, 32", 4, NULL, NULL, NULL},
 	{KDIR "reductions.py", "min_max_kernel", "*i32:16, *i32:16, i32, 128", 4, NULL, NULL, NULL},
