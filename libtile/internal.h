@@ -769,9 +769,10 @@ typedef struct fe_define {
 
 typedef struct fe_spec {
 	const char *kernel;    /* function name in the file */
-	const char *signature; /* Triton AOT syntax over all parameters; NULL or "" only
-	                          when every parameter is a constexpr given by `defines`
-	                          or a default */
+	const char *signature; /* Triton AOT syntax over all parameters in order, or over
+	                          the runtime ones only (all types; constexprs then come
+	                          from `defines`, defaults, heuristics); NULL or "" when
+	                          every parameter is a constexpr */
 	const fe_define *defines;
 	int ndefines;
 	int num_warps, num_stages; /* 0: the defaults (4, 3) */
