@@ -1,7 +1,6 @@
 /* test_sema.c - the front-end API: module queries, autotune configs,
  * specialization results (parameters, hints, constexprs, options), status
  * codes of failures, and the front end's speed on a 200-line file. */
-#include <time.h>
 
 #include "check.h"
 #include "internal.h"
@@ -136,8 +135,9 @@ static void test_unsupported(void)
 	tilec_ctx_free(ctx);
 }
 
-/* Front-end time (read, parse, specialize) of a file of about 200 lines. */
-static void test_speed(void)
+/* A file of about 200 lines and 14 kernels loads and specializes whole
+ * (bench/frontend.sh measures the time). */
+static void test_many_kernels(void)
 {
 	strbuf sb;
 	sb_init(&sb);
@@ -158,8 +158,6 @@ static void test_speed(void)
 			  "    tl.store(y_ptr, tl.max(y, axis=0))\n"
 			  "\n",
 			  i, i);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tilec_ctx *ctx = tilec_ctx_new();
 	arena *a = arena_new();
 	fe_module *m = NULL;
@@ -171,13 +169,7 @@ static void test_speed(void)
 		ir_func *f = NULL;
 		CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	int lines = 0;
-	for (const char *p = sb_str(&sb); *p; p++)
-		lines += *p == '\n';
-	printf("front end: %d lines, %d kernels in %.2f ms\n", lines, m ? fe_kernel_count(m) : 0, ms);
-	CHECK(ms < 500); /* generous: ASan, a loaded 2-core CI machine */
+	CHECK_EQ_INT(m ? fe_kernel_count(m) : 0, 14);
 	arena_free(a);
 	tilec_ctx_free(ctx);
 	sb_free(&sb);
@@ -187,6 +179,6 @@ int main(void)
 {
 	test_module();
 	test_unsupported();
-	test_speed();
+	test_many_kernels();
 	return check_report("test_sema");
 }
