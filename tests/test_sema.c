@@ -1,6 +1,6 @@
 /* test_sema.c - the front-end API: module queries, autotune configs,
  * specialization results (parameters, hints, constexprs, options), status
- * codes of failures,, and a 200-line file of 14 kernels. */
+ * codes of failures, and a 200-line file of 14 kernels. */
 
 #include "check.h"
 #include "internal.h"
