@@ -94,6 +94,25 @@ int main(void)
 		CHECK_STR_CONTAINS(ptx, "st.global.b32");
 	}
 
+	/* Two kernels, one module per arch; kernel info kernel-major. */
+	tilec_clear_diagnostics(ctx);
+	{
+		ir_func *fs[2] = {vector_add(a, true, 1024), vector_add(a, false, 128)};
+		const char *syms[2] = {"add_div16", "add_plain"};
+		compile_options o = {2, archs, true, 80, NULL, false};
+		st = compile_module(ctx, a, fs, syms, 2, &o, &r);
+		CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
+		if (st == TILEC_OK) {
+			CHECK_STR_CONTAINS(ptx_of(&r), ".entry add_div16");
+			CHECK_STR_CONTAINS(ptx_of(&r), ".entry add_plain");
+			CHECK_EQ_INT(r.nkernels, ptxas ? 4 : 2);
+			CHECK(strcmp(r.kernels[0].symbol, "add_div16") == 0);
+			CHECK(strcmp(r.kernels[r.nkernels - 1].symbol, "add_plain") == 0);
+			if (ptxas)
+				CHECK_EQ_INT(r.kernels[3].arch, 90);
+		}
+	}
+
 	/* ptxas failing: its message comes back with TILEC_ERR_PTXAS. */
 	char script[] = "/tmp/tile-fake-ptxas-XXXXXX";
 	int fd = mkstemp(script);
