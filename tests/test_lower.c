@@ -52,6 +52,75 @@ static tilec_status compile1(tilec_ctx *ctx, arena *a, ir_func *f, const char *p
 	return compile_module(ctx, a, &f, &sym, 1, &o, r);
 }
 
+/* Every element of the shape is held by exactly one owner (thread,
+ * register), and every register of every thread holds an element inside
+ * the shape: the arithmetic lower.c emits, done on the CPU. */
+static bool covers(const layout *l, int rank, const int32_t *shape, int nthreads)
+{
+	layout_map m = layout_map_of(l, rank, shape);
+	int64_t n = 1;
+	for (int d = 0; d < m.rank; d++)
+		n *= m.shape[d];
+	int *seen = calloc((size_t)n, sizeof(int));
+	bool ok = seen != NULL;
+	for (int t = 0; ok && t < nthreads; t++) {
+		int lane = t & 31, warp = t >> 5;
+		int32_t raw[IR_MAX_RANK];
+		bool own = true;
+		for (int d = 0; d < m.rank; d++) {
+			layout_field f = layout_dim_field(&m, d);
+			raw[d] = ((lane >> f.lane_shift) & (f.lanes - 1)) * f.lane_scale +
+				 ((warp >> f.warp_shift) & (f.warps - 1)) * f.warp_scale;
+			if ((int64_t)f.warp_scale * f.warps > m.shape[d] && raw[d] >= m.shape[d])
+				own = false;
+		}
+		for (int r = 0; ok && r < m.nregs; r++) {
+			int32_t c[IR_MAX_RANK];
+			layout_reg_coords(&m, r, c);
+			int64_t lin = 0;
+			for (int d = 0; d < m.rank; d++) {
+				int32_t x = (raw[d] & (m.shape[d] - 1)) + c[d];
+				ok &= x >= 0 && x < m.shape[d];
+				lin = lin * m.shape[d] + x;
+			}
+			if (ok && own)
+				seen[lin]++;
+		}
+	}
+	for (int64_t i = 0; ok && i < n; i++)
+		ok = seen[i] == 1;
+	free(seen);
+	return ok;
+}
+
+static void layout_coverage(arena *a)
+{
+	static const int32_t sizes[] = {1, 2, 8, 64, 4096};
+	const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+	int bad = 0, total = 0;
+	for (int w = 1; w <= 8; w *= 2)
+		for (int vec = 1; vec <= 8; vec *= 2)
+			for (int i = 0; i < ns; i++) {
+				int32_t s1[1] = {sizes[i]};
+				layout *l1 = layout_blocked(a, 1, s1, w, vec);
+				total++;
+				bad += !covers(l1, 1, s1, 32 * w);
+				for (int j = 0; j < ns; j++) {
+					int32_t s2[2] = {sizes[i] > 64 ? 64 : sizes[i], sizes[j] > 1024 ? 1024 : sizes[j]};
+					layout *l2 = layout_blocked(a, 2, s2, w, vec);
+					int32_t small[2] = {s2[0] > 4 ? s2[0] / 4 : s2[0], s2[1]};
+					total += 4;
+					bad += !covers(l2, 2, s2, 32 * w);
+					bad += !covers(l2, 2, small, 32 * w);
+					for (int k = 0; k < 2; k++) {
+						int32_t rest[1] = {s2[1 - k]};
+						bad += !covers(layout_slice(a, l2, k), 1, rest, 32 * w);
+					}
+				}
+			}
+	CHECK_MSG(bad == 0, "%d of %d layouts do not cover their shape exactly once", bad, total);
+}
+
 int main(void)
 {
 	tilec_ctx *ctx = tilec_ctx_new();
@@ -207,6 +276,8 @@ int main(void)
 		CHECK_STR_CONTAINS(sb_str(&sb), "slice{dim=1, blocked{spt=[1,4], tpw=[1,32], wpc=[4,1], order=[1,0]}}");
 		sb_free(&sb);
 	}
+
+	layout_coverage(a);
 
 	tilec_ctx_free(ctx);
 	arena_free(a);
