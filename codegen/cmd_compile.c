@@ -13,10 +13,12 @@
  * emit_c. A failing job does not stop the others from being checked, so one
  * run reports every error; any error means no file is written.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "internal.h"
@@ -57,7 +59,7 @@ static const char usage_text[] =
 	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90; a compute_XX\n"
 	"                     entry sets the PTX target (default: the lowest sm)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
-	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx\n"
+	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx (DIR is created)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
 	"  -v                 print registers, spills and shared memory per variant\n"
 	"\n"
@@ -411,36 +413,19 @@ static void describe_params(strbuf *sb, const fe_module *m, const char *kernel)
 /* The signature over all parameters that fe_specialize takes: as given when
  * it lists them all, else the runtime entries with the constexprs' -D
  * values put in their places. */
-static const char *full_signature(compile_cmd *c, job *j, const fe_module *m, const fe_define *defs, int ndefs)
+/* The signature lists every parameter (compile.py's form) or only the
+ * runtime ones (constexprs then come from -D, defaults or heuristics, which
+ * the front end resolves); anything else is refused here with the
+ * parameter list, which says more than a count mismatch further down. */
+static bool check_signature(compile_cmd *c, job *j, const fe_module *m)
 {
 	int np = fe_param_count(m, j->kernel), nrt = 0;
 	for (int i = 0; i < np; i++)
 		nrt += !fe_param_is_constexpr(m, j->kernel, i);
 	const char *items[BLOB_MAX_PARAMS * 2];
 	int n = split_signature(c->a, j->signature, items, BLOB_MAX_PARAMS * 2);
-	if (n == np)
-		return j->signature;
-	if (n == nrt) {
-		strbuf sb;
-		sb_init(&sb);
-		bool ok = true;
-		for (int i = 0, k = 0; i < np; i++) {
-			const char *v;
-			if (!fe_param_is_constexpr(m, j->kernel, i)) {
-				v = items[k++];
-			} else if (!(v = find_define(defs, ndefs, fe_param_name(m, j->kernel, i)))) {
-				diag_error(c->ctx, j->where,
-					   "constexpr parameter '%s' of '%s' has no value: give -D %s=VALUE or list every parameter in the signature",
-					   fe_param_name(m, j->kernel, i), j->kernel, fe_param_name(m, j->kernel, i));
-				ok = false;
-				break;
-			}
-			sb_printf(&sb, "%s%s", i ? ", " : "", v);
-		}
-		const char *full = ok ? arena_strdup(c->a, sb_str(&sb)) : NULL;
-		sb_free(&sb);
-		return full;
-	}
+	if (n == np || n == nrt)
+		return true;
 	strbuf sb;
 	sb_init(&sb);
 	describe_params(&sb, m, j->kernel);
@@ -448,7 +433,7 @@ static const char *full_signature(compile_cmd *c, job *j, const fe_module *m, co
 		   "signature \"%s\" has %d entries; '%s' has %d parameters (%d at run time): %s", j->signature,
 		   n < 0 ? BLOB_MAX_PARAMS * 2 : n, j->kernel, np, nrt, sb_str(&sb));
 	sb_free(&sb);
-	return NULL;
+	return false;
 }
 
 /* Specializes a job into IR, its blob parameters and its grid program. */
@@ -494,8 +479,9 @@ static bool specialize(compile_cmd *c, job *j)
 		spec.num_warps = j->num_warps;
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
-	if (!(spec.signature = full_signature(c, j, m, defs, k)))
+	if (!check_signature(c, j, m))
 		return false;
+	spec.signature = j->signature;
 	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
 		if (j->where.file)
 			diag_note(c->ctx, j->where, "while compiling this line");
@@ -632,6 +618,10 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 
 static bool write_ptx(compile_cmd *c, const compile_result *r)
 {
+	if (mkdir(c->keep_ptx, 0777) != 0 && errno != EEXIST) {
+		diag_error(c->ctx, (src_loc){0}, "cannot create '%s': %s", c->keep_ptx, strerror(errno));
+		return false;
+	}
 	for (int i = 0; i < r->nimages; i++) {
 		const compile_image *im = &r->images[i];
 		if (im->kind != BLOB_IMAGE_PTX)

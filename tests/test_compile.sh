@@ -248,7 +248,7 @@ expect_error "signature with the wrong count" "has 3 entries; 'add_kernel' has 5
 	"$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, i32" -D BLOCK_SIZE=1024 -o "$T/bad"
 expect_error "bad signature type" "error" \
 	"$TILEC" compile $VA -n add_kernel -s "*fp33, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 -o "$T/bad"
-expect_error "constexpr without a value" "constexpr parameter 'BLOCK_SIZE' of 'add_kernel' has no value" \
+expect_error "constexpr without a value" "no value for constexpr parameter .BLOCK_SIZE." \
 	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -o "$T/bad"
 expect_error "grid naming an unknown name" "-g:1:[0-9]+: error" \
 	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOK)" -o "$T/bad"
