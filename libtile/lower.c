@@ -786,6 +786,7 @@ static bool emit_store(lw *w, const ir_op *op)
 /* ---- value ops ---- */
 
 static bool emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
+static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
 
 static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 {
@@ -807,6 +808,8 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		return emit_load(w, op, l, out);
 	case IR_OP_REDUCE:
 		return emit_reduce(w, op, l, out);
+	case IR_OP_DOT:
+		return emit_dot(w, op, l, out);
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
@@ -1133,6 +1136,74 @@ static bool emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	for (int q = 0; q < nq; q++)
 		out->r[q] = arg ? acci[q] : acc[q];
+	return true;
+}
+
+/* ---- dot ---- */
+
+/* A copy of blocked layout l holding all `k` elements of dim d per thread:
+ * threads that differ only along d share (replicate) them. */
+static const layout *whole_dim(lw *w, const layout *l, int d, int k)
+{
+	layout *x = arena_alloc(w->a, sizeof *x);
+	if (!x)
+		return NULL;
+	*x = *l;
+	x->size_per_thread[d] = k;
+	return x;
+}
+
+static LLVMValueRef dot_operand(lw *w, LLVMValueRef x, ir_kind k, bool tf32)
+{
+	if (k == IR_I8)
+		return LLVMBuildSExt(w->b, x, w->i32, "");
+	x = widen(w, x, k);
+	if (tf32) /* round to nearest, ties away: what the tensor cores get */
+		x = LLVMBuildBitCast(w->b, asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", &x, 1, false), w->f32, "");
+	return x;
+}
+
+/* tl.dot without tensor cores: each thread keeps the rows of A and the
+ * columns of B its accumulator elements need, all of K, and runs one fma
+ * chain per element in k order (fp32, i32 for i8), as the reference
+ * interpreter does. MMA layouts are the fast path still to come. */
+static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	ir_type at = vtype(w, op->args[0]), bt = vtype(w, op->args[1]), ct = vtype(w, op->results[0]);
+	ir_kind ak = (ir_kind)at.kind, ck = (ir_kind)ct.kind;
+	int kk = at.shape[1];
+	if (!l || l->kind != LAYOUT_BLOCKED)
+		l = w->p->by_rank[2];
+	const layout *la = whole_dim(w, l, 1, kk), *lb = whole_dim(w, l, 0, kk);
+	lval a, b, c;
+	if (!la || !lb)
+		return oom(w);
+	if (!get(w, op->args[0], la, &a) || !get(w, op->args[1], lb, &b) || !get(w, op->args[2], l, &c))
+		return false;
+	layout_map mc = map_of(l, ct), ma = map_of(la, at), mb = map_of(lb, bt);
+	if (!alloc_regs(w, out, mc.nregs, l))
+		return false;
+	bool tf32 = ak == IR_F32 && op->sub == IR_PRECISION_TF32;
+	for (int r = 0; r < mc.nregs; r++) {
+		int32_t idx[2], ia[2], ib[2];
+		layout_reg_split(&mc, r, idx);
+		LLVMValueRef acc = ak == IR_I8 ? c.r[r] : widen(w, c.r[r], ck);
+		for (int t = 0; t < kk; t++) {
+			ia[0] = idx[0];
+			ia[1] = t;
+			ib[0] = t;
+			ib[1] = idx[1];
+			LLVMValueRef x = dot_operand(w, a.r[layout_reg_join(&ma, ia)], ak, tf32);
+			LLVMValueRef y = dot_operand(w, b.r[layout_reg_join(&mb, ib)], ak, tf32);
+			if (ak == IR_I8) {
+				acc = LLVMBuildAdd(w->b, acc, LLVMBuildMul(w->b, x, y, ""), "");
+			} else {
+				LLVMValueRef v3[3] = {x, y, acc};
+				acc = call(w, "llvm.fma.f32", w->f32, v3, 3);
+			}
+		}
+		out->r[r] = ak == IR_I8 ? acc : narrow(w, acc, ck);
+	}
 	return true;
 }
 

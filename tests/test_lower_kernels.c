@@ -59,7 +59,9 @@ static const kcase cases[] = {
 	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},
 	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	{KDIR "matmul.py", "matmul_kernel",
-	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, "'dot'", NULL, NULL},
+	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, NULL, "fma.rn.f32", NULL},
+	{KDIR "matmul.py", "matmul_fp32_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 16, 16, 16", 4, NULL,
+	 "cvt.rna.tf32.f32", NULL},
 };
 
 static const int archs[2] = {80, 90};
