@@ -9,9 +9,9 @@
  * multiple_of/max_contiguous hints, and propagate through add, mul,
  * pointer offsets, comparisons and selects with Triton's rules. Known
  * constant scalars are tracked too (multiplying by one keeps contiguity).
- * Loop-carried values get nothing (contiguity, divisibility and constancy
- * of one), which is always correct. The only consumer is the width of
- * memory accesses, so facts are conservative where unsure.
+ * Loop-carried values get what holds for their initial value and for all
+ * the values the body yields (a fixpoint of gcds). The only consumer is
+ * the width of memory accesses, so facts are conservative where unsure.
  */
 #include "internal.h"
 
@@ -131,8 +131,10 @@ static void binary(axis_state *s, const ir_op *op)
 			}
 			break;
 		case IR_OP_REM:
-			if (s->known[b] && s->value[b] > 0) {
-				con = gcd64(x->contiguity[d], s->value[b]);
+			/* A run from a multiple of D wraps modulo a multiple of D' only at
+			 * multiples of gcd(D, D'). */
+			if (y->constancy[d] > 1 || rank_of(s, r) == 0) {
+				con = gcd64(x->contiguity[d], gcd64(x->divisibility[d], y->divisibility[d]));
 				div = gcd64(x->divisibility[d], y->divisibility[d]);
 			}
 			break;
@@ -200,6 +202,55 @@ static void compare(axis_state *s, const ir_op *op)
 }
 
 static void analyze_region(axis_state *s, const ir_region *r);
+
+/* x = join(x, y): what holds for both; true when x changed. */
+static bool join(axis_info *x, const axis_info *y)
+{
+	bool changed = false;
+	for (int d = 0; d < IR_MAX_RANK; d++) {
+		int64_t c = gcd64(x->contiguity[d], y->contiguity[d]), v = gcd64(x->divisibility[d], y->divisibility[d]);
+		int64_t k = gcd64(x->constancy[d], y->constancy[d]);
+		changed |= c != x->contiguity[d] || v != x->divisibility[d] || k != x->constancy[d];
+		x->contiguity[d] = c;
+		x->divisibility[d] = v;
+		x->constancy[d] = k;
+	}
+	return changed;
+}
+
+/* Loop-carried values: what holds for the initial values and for every
+ * value the body yields back, found by iterating the body until nothing
+ * changes (gcds only shrink, so this ends quickly; the bound is a guard). */
+static void analyze_loop(axis_state *s, const ir_region *body, const int *params, const int *inits, int n,
+			 const ir_region *yielder, const ir_region *second)
+{
+	for (int i = 0; i < n; i++)
+		s->ai[params[i]] = s->ai[inits[i]];
+	for (int iter = 0; iter < 16; iter++) {
+		analyze_region(s, body);
+		if (second)
+			analyze_region(s, second);
+		const ir_op *y = yielder->nops ? yielder->ops[yielder->nops - 1] : NULL;
+		bool changed = false;
+		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++)
+			changed |= join(&s->ai[params[i]], &s->ai[y->args[i]]);
+		if (!y || y->code != IR_OP_YIELD || y->nargs < n) {
+			for (int i = 0; i < n; i++)
+				set_unknown(&s->ai[params[i]]);
+			analyze_region(s, body);
+			if (second)
+				analyze_region(s, second);
+			return;
+		}
+		if (!changed)
+			return;
+	}
+	for (int i = 0; i < n; i++)
+		set_unknown(&s->ai[params[i]]);
+	analyze_region(s, body);
+	if (second)
+		analyze_region(s, second);
+}
 
 static void analyze_op(axis_state *s, const ir_op *op)
 {
@@ -306,8 +357,20 @@ static void analyze_op(axis_state *s, const ir_op *op)
 		const ir_region *body = &op->regions[0];
 		axis_info *iv = &s->ai[body->params[0]];
 		iv->divisibility[0] = gcd64(s->ai[op->args[0]].divisibility[0], s->ai[op->args[2]].divisibility[0]);
-		break;
+		int n = op->nargs - 3 < body->nparams - 1 ? op->nargs - 3 : body->nparams - 1;
+		analyze_loop(s, body, body->params + 1, op->args + 3, n, body, NULL);
+		for (int i = 0; i < op->nresults && i < n; i++)
+			s->ai[op->results[i]] = s->ai[body->params[1 + i]];
+		return;
 	}
+	case IR_OP_WHILE:
+		if (op->nregions == 2) {
+			const ir_region *before = &op->regions[0];
+			int n = op->nargs < before->nparams ? op->nargs : before->nparams;
+			analyze_loop(s, before, before->params, op->args, n, &op->regions[1], &op->regions[1]);
+			return;
+		}
+		break;
 	default:
 		break;
 	}
