@@ -369,73 +369,6 @@ static const char *find_define(const fe_define *d, int n, const char *name)
 	return v;
 }
 
-/* Entries of a signature at top level (quoted strings may hold commas). */
-static int split_signature(arena *a, const char *sig, const char **items, int max)
-{
-	int n = 0;
-	const char *p = sig;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p)
-		return 0;
-	for (;;) {
-		const char *start = p;
-		char q = 0;
-		while (*p && (q || *p != ',')) {
-			if (q && *p == q)
-				q = 0;
-			else if (!q && (*p == '"' || *p == '\''))
-				q = *p;
-			p++;
-		}
-		if (n == max)
-			return -1;
-		const char *s = start, *e = p;
-		while (s < e && (*s == ' ' || *s == '\t'))
-			s++;
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-			e--;
-		items[n++] = arena_strndup(a, s, (size_t)(e - s));
-		if (!*p)
-			return n;
-		p++;
-	}
-}
-
-static void describe_params(strbuf *sb, const fe_module *m, const char *kernel)
-{
-	int np = fe_param_count(m, kernel);
-	for (int i = 0; i < np; i++)
-		sb_printf(sb, "%s%s%s", i ? ", " : "", fe_param_name(m, kernel, i),
-			  fe_param_is_constexpr(m, kernel, i) ? " (constexpr)" : "");
-}
-
-/* The signature over all parameters that fe_specialize takes: as given when
- * it lists them all, else the runtime entries with the constexprs' -D
- * values put in their places. */
-/* The signature lists every parameter (compile.py's form) or only the
- * runtime ones (constexprs then come from -D, defaults or heuristics, which
- * the front end resolves); anything else is refused here with the
- * parameter list, which says more than a count mismatch further down. */
-static bool check_signature(compile_cmd *c, job *j, const fe_module *m)
-{
-	int np = fe_param_count(m, j->kernel), nrt = 0;
-	for (int i = 0; i < np; i++)
-		nrt += !fe_param_is_constexpr(m, j->kernel, i);
-	const char *items[BLOB_MAX_PARAMS * 2];
-	int n = split_signature(c->a, j->signature, items, BLOB_MAX_PARAMS * 2);
-	if (n == np || n == nrt)
-		return true;
-	strbuf sb;
-	sb_init(&sb);
-	describe_params(&sb, m, j->kernel);
-	diag_error(c->ctx, j->where,
-		   "signature \"%s\" has %d entries; '%s' has %d parameters (%d at run time): %s", j->signature,
-		   n < 0 ? BLOB_MAX_PARAMS * 2 : n, j->kernel, np, nrt, sb_str(&sb));
-	sb_free(&sb);
-	return false;
-}
-
 /* Specializes a job into IR, its blob parameters and its grid program. */
 static bool specialize(compile_cmd *c, job *j)
 {
@@ -479,9 +412,7 @@ static bool specialize(compile_cmd *c, job *j)
 		spec.num_warps = j->num_warps;
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
-	if (!check_signature(c, j, m))
-		return false;
-	spec.signature = j->signature;
+	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */
 	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
 		if (j->where.file)
 			diag_note(c->ctx, j->where, "while compiling this line");

@@ -244,8 +244,10 @@ expect_error "syntax error at file:line:col" "syntax.py:6:[0-9]+: error" \
 	"$TILEC" compile "$T/syntax.py" -n syntax_kernel -s "*fp32:16" -o "$T/bad"
 expect_error "unknown kernel lists the kernels" "no @triton.jit kernel named 'nope'.*add_kernel" \
 	"$TILEC" compile $VA -n nope -s "$VSIG" -o "$T/bad"
-expect_error "signature with the wrong count" "has 3 entries; 'add_kernel' has 5 parameters" \
-	"$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, i32" -D BLOCK_SIZE=1024 -o "$T/bad"
+expect_error "signature with too many entries" "signature has 6 entries but .add_kernel. has 5 parameters" \
+	"$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, *fp32, i32, 1024, 3" -o "$T/bad"
+expect_error "signature without a runtime parameter's type" "gives no type for parameter .n_elements." \
+	"$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, *fp32" -D BLOCK_SIZE=1024 -o "$T/bad"
 expect_error "bad signature type" "error" \
 	"$TILEC" compile $VA -n add_kernel -s "*fp33, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 -o "$T/bad"
 expect_error "constexpr without a value" "no value for constexpr parameter .BLOCK_SIZE." \
