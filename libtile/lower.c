@@ -440,7 +440,9 @@ static LLVMValueRef libdevice(lw *w, const char *name, LLVMTypeRef ret, LLVMValu
  * for that; the per-instruction `contract` flag gives the same fusion. */
 static LLVMValueRef contract(LLVMValueRef v)
 {
-	LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+	/* The builder folds constant operands into constants, which carry no flags. */
+	if (LLVMIsAInstruction(v))
+		LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
 	return v;
 }
 

@@ -228,6 +228,22 @@ int main(void)
 			CHECK_STR_CONTAINS(ptx_of(&r), "fma.rn.f32");
 	}
 
+	/* Arithmetic on constants folds in the builder (no flags to set). */
+	tilec_clear_diagnostics(ctx);
+	{
+		ir_param p[1] = {{"y", ir_ptr(IR_F32), true, false}};
+		irb b = irb_new(a, 1, p);
+		ir_type vf = irb_vec(ir_scalar(IR_F32), 128), vp = irb_vec(ir_ptr(IR_F32), 128);
+		int two = irb_c(&b, vf, 0, 2.0), three = irb_c(&b, vf, 0, 3.0);
+		int v = irb_2(&b, IR_OP_ADD, vf, irb_2(&b, IR_OP_MUL, vf, two, three), two);
+		int ptrs = irb_2(&b, IR_OP_PTR_ADD, vp, irb_1(&b, IR_OP_SPLAT, vp, 0), irb_arange(&b, 128));
+		irb_store(&b, ptrs, v, -1);
+		st = compile1(ctx, a, b.f, NULL, &r);
+		CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
+		if (st == TILEC_OK)
+			CHECK_STR_CONTAINS(ptx_of(&r), "1090519040"); /* the bits of 8.0 */
+	}
+
 	/* libdevice calls: a name libdevice lacks, a name outside it. */
 	{
 		static const char *const names[2] = {"__nv_no_such_function", "my_helper"};
