@@ -33,12 +33,29 @@ have_zlib() {
 	[ -e /usr/include/zlib.h ] || echo '#include <zlib.h>' | cc -E -x c - >/dev/null 2>&1
 }
 
+have_zstd() {
+	[ -e /usr/include/zstd.h ] || echo '#include <zstd.h>' | cc -E -x c - >/dev/null 2>&1
+}
+
+# Static LLVM for tilec when its archives are installed (Debian's llvm-N-dev
+# has them), else the shared library.
+tilec_llvm_libs() {
+	local comps="nvptx passes bitreader linker" libs
+	if have_zstd && libs=$("$LLVM_CONFIG" --link-static --libs $comps 2>/dev/null) && [ -n "$libs" ]; then
+		echo "$("$LLVM_CONFIG" --link-static --ldflags) $libs $("$LLVM_CONFIG" --link-static --system-libs) -lstdc++"
+	else
+		echo "$("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --libs)"
+	fi
+}
+
 deps() {
 	local missing=()
 	find_llvm_config >/dev/null || missing+=(llvm-19-dev)
 	have_zlib || missing+=(zlib1g-dev)
 	command -v cc >/dev/null || missing+=(gcc)
 	command -v make >/dev/null || missing+=(make)
+	# only for linking tilec against static LLVM; without it tilec uses the shared one
+	if ! have_zstd && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then missing+=(libzstd-dev); fi
 	if [ ${#missing[@]} -gt 0 ]; then
 		if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 			echo "build.sh: installing ${missing[*]}"
@@ -88,7 +105,7 @@ check() {
 
 build() {
 	mkdir -p "$BUILD"
-	make -s -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG="$LLVM_CONFIG" all
+	make -s -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG="$LLVM_CONFIG" TILEC_LLVM_LIBS="$(tilec_llvm_libs)" all
 }
 
 examples() {
