@@ -16,14 +16,15 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
+	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
 		   "                :16/:1 hints for runtime ones, values for constexprs\n"
 		   "                (\"*fp32:16, *fp32:16, i32, 1024\")\n"
 		   "  -D NAME=VALUE a constexpr by name (1024, 0.5, True, \"str\", tl.float16)\n"
-		   "  -c CONFIG     use autotune config CONFIG (0-based) of the kernel\n"
+		   "  -c, --config CONFIG\n"
+		   "                use autotune config CONFIG (0-based) of the kernel\n"
 		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n");
 }
 
@@ -61,8 +62,8 @@ int cmd_ir(int argc, char **argv)
 			kernel = argv[++i];
 		else if (!strcmp(a, "-s"))
 			sig = argv[++i];
-		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-c")) {
-			int *dst = a[1] == 'w' ? &warps : a[1] == 'c' ? &config : &stages;
+		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-c") || !strcmp(a, "--config")) {
+			int *dst = a[1] == 'w' ? &warps : a[1] == 'c' || a[1] == '-' ? &config : &stages;
 			if (!parse_int(argv[++i], dst)) {
 				fprintf(stderr, "tilec ir: error: %s needs a small non-negative integer, got '%s'\n", a, argv[i]);
 				goto out;

@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"  -s, --signature SIG    Triton AOT signature over all parameters, constexprs as\n"
 	"                         values: \"*fp32:16, *fp32:16, i32, 1024\"\n"
 	"  -D NAME=VALUE          a constexpr (repeatable; overrides the signature)\n"
+	"  -c, --config N         take the constexprs and num_warps of autotune config N\n"
+	"                         (0-based) of the kernel; -D and -w override them\n"
 	"  -w, --num-warps N      num_warps of the specialization (default 4)\n"
 	"  -g, --grid X[,Y[,Z]]   the launch grid (programs per axis)\n"
 	"  --arg SPEC             the argument of the next runtime parameter, in order:\n"
@@ -57,7 +59,7 @@ enum { MAX_LIST = 64 };
 typedef struct run_opts {
 	const char *file, *kernel, *signature;
 	fe_define defines[MAX_LIST];
-	int ndefines, num_warps;
+	int ndefines, num_warps, config;
 	uint32_t grid[3];
 	bool have_grid;
 	const char *args[MAX_LIST];
@@ -116,6 +118,7 @@ static bool parse_grid(const char *s, uint32_t grid[3])
 static int parse_args(int argc, char **argv, run_opts *o)
 {
 	o->seed = 1;
+	o->config = -1;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -156,6 +159,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
 			if (!parse_u64(v, &w) || w == 0 || w > 32 || (w & (w - 1)))
 				return bad_usage("bad num_warps '%s' (a power of two up to 32)", v);
 			o->num_warps = (int)w;
+		} else if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
+			TAKES_VALUE();
+			uint64_t c;
+			if (!parse_u64(v, &c) || c > 1024)
+				return bad_usage("bad autotune config '%s' (a non-negative index)", v);
+			o->config = (int)c;
 		} else if (!strcmp(a, "-g") || !strcmp(a, "--grid")) {
 			TAKES_VALUE();
 			if (!parse_grid(v, o->grid))
@@ -390,7 +399,31 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 	fe_module *m;
 	ir_func *f;
 	fe_spec spec = {o->kernel, o->signature, o->defines, o->ndefines, o->num_warps, 0};
-	if (fe_load(ctx, a, o->file, &m) || fe_specialize(ctx, a, m, &spec, &f))
+	if (fe_load(ctx, a, o->file, &m))
+		return 1;
+	if (o->config >= 0) {
+		/* the config's constexprs and options first; -D and -w win */
+		if (fe_config_get(ctx, m, o->kernel, o->config, &spec))
+			return 1;
+		fe_define *all = arena_alloc(a, sizeof *all * (size_t)(spec.ndefines + o->ndefines + 1));
+		if (!all)
+			return 1;
+		int n = 0;
+		for (int i = 0; i < spec.ndefines; i++) {
+			bool overridden = false;
+			for (int k = 0; k < o->ndefines; k++)
+				overridden |= !strcmp(o->defines[k].name, spec.defines[i].name);
+			if (!overridden)
+				all[n++] = spec.defines[i];
+		}
+		for (int k = 0; k < o->ndefines; k++)
+			all[n++] = o->defines[k];
+		spec.defines = all;
+		spec.ndefines = n;
+		if (o->num_warps)
+			spec.num_warps = o->num_warps;
+	}
+	if (fe_specialize(ctx, a, m, &spec, &f))
 		return 1;
 	if (o->nargs != f->nparams) {
 		fprintf(stderr, "tilec run: error: kernel '%s' has %d runtime parameter(s), %d --arg given\n", o->kernel,

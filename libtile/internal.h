@@ -723,6 +723,8 @@ typedef struct ast_module {
 	ast_import *imports; /* in source order; a later binding of an alias wins */
 	int nglobals;
 	ast_global *globals; /* in source order; a later assignment wins */
+	int nhost_funcs;
+	const char **host_funcs; /* names of the module-level defs without @jit */
 } ast_module;
 
 /* Lexes and parses a file. TILEC_ERR_SYNTAX (with a diagnostic) when the
@@ -1041,6 +1043,7 @@ typedef struct sema {
 	const char *const *args_names; /* SV_ARGS: parameter names and their values */
 	const sv *args_vals;
 	int nargs_vals;
+	const ast_func *args_fn;       /* whose parameters they are */
 	tilec_status status; /* of the first error */
 } sema;
 

@@ -23,6 +23,7 @@
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,6 +517,7 @@ static void exec_fma(interp *in, const ir_op *op)
 /* libdevice functions by name without "__nv_" and the "f" suffix. */
 typedef double (*fn1)(double);
 typedef double (*fn2)(double, double);
+typedef double (*fn2i)(double, int64_t); /* a float and an integer operand */
 
 static double rsqrt_(double x) { return 1.0 / sqrt(x); }
 static double rcbrt_(double x) { return 1.0 / cbrt(x); }
@@ -528,29 +530,74 @@ static double signbit_(double x) { return signbit(x) != 0; }
 static double sinpi_(double x) { return sin(M_PI * x); }
 static double cospi_(double x) { return cos(M_PI * x); }
 static double rcp_(double x) { return 1.0 / x; }
+static double normcdf_(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+static double saturate_(double x) { return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0; } /* NaN gives 0 */
+static double ilogb_(double x) { return ilogb(x); }
+static double add_(double x, double y) { return x + y; }
+static double sub_(double x, double y) { return x - y; }
+static double mul_(double x, double y) { return x * y; }
+static double div_(double x, double y) { return x / y; }
+static double powi_(double x, int64_t n) { return pow(x, (double)n); }
+static double ldexp_(double x, int64_t n) { return ldexp(x, n < INT_MIN ? INT_MIN : n > INT_MAX ? INT_MAX : (int)n); }
 
 static const struct {
 	const char *name;
 	fn1 f1;
 	fn2 f2;
+	fn2i fi;
 } libdevice[] = {
-	{"exp", exp, NULL}, {"exp2", exp2, NULL}, {"exp10", exp10_, NULL}, {"expm1", expm1, NULL},
-	{"log", log, NULL}, {"log2", log2, NULL}, {"log10", log10, NULL}, {"log1p", log1p, NULL},
-	{"sqrt", sqrt, NULL}, {"rsqrt", rsqrt_, NULL}, {"cbrt", cbrt, NULL}, {"rcbrt", rcbrt_, NULL},
-	{"sin", sin, NULL}, {"cos", cos, NULL}, {"tan", tan, NULL}, {"sinpi", sinpi_, NULL}, {"cospi", cospi_, NULL},
-	{"asin", asin, NULL}, {"acos", acos, NULL}, {"atan", atan, NULL},
-	{"sinh", sinh, NULL}, {"cosh", cosh, NULL}, {"tanh", tanh, NULL},
-	{"asinh", asinh, NULL}, {"acosh", acosh, NULL}, {"atanh", atanh, NULL},
-	{"erf", erf, NULL}, {"erfc", erfc, NULL}, {"lgamma", lgamma, NULL}, {"tgamma", tgamma, NULL},
-	{"floor", floor, NULL}, {"ceil", ceil, NULL}, {"trunc", trunc, NULL}, {"round", round, NULL},
-	{"rint", rint, NULL}, {"nearbyint", nearbyint, NULL}, {"fabs", fabs, NULL}, {"abs", fabs, NULL},
-	{"rcp", rcp_, NULL}, {"sigmoid", sigmoid_, NULL},
-	{"isnan", isnan_, NULL}, {"isinf", isinf_, NULL}, {"finite", finite_, NULL}, {"isfinited", finite_, NULL},
-	{"signbit", signbit_, NULL},
-	{"pow", NULL, pow}, {"atan2", NULL, atan2}, {"fmod", NULL, fmod}, {"remainder", NULL, remainder},
-	{"hypot", NULL, hypot}, {"fmin", NULL, fmin}, {"fmax", NULL, fmax}, {"copysign", NULL, copysign},
-	{"fdim", NULL, fdim}, {"nextafter", NULL, nextafter},
+	{"exp", exp, NULL, NULL}, {"exp2", exp2, NULL, NULL}, {"exp10", exp10_, NULL, NULL}, {"expm1", expm1, NULL, NULL},
+	{"log", log, NULL, NULL}, {"log2", log2, NULL, NULL}, {"log10", log10, NULL, NULL}, {"log1p", log1p, NULL, NULL},
+	{"logb", logb, NULL, NULL}, {"ilogb", ilogb_, NULL, NULL},
+	{"sqrt", sqrt, NULL, NULL}, {"rsqrt", rsqrt_, NULL, NULL}, {"cbrt", cbrt, NULL, NULL}, {"rcbrt", rcbrt_, NULL, NULL},
+	{"sin", sin, NULL, NULL}, {"cos", cos, NULL, NULL}, {"tan", tan, NULL, NULL},
+	{"sinpi", sinpi_, NULL, NULL}, {"cospi", cospi_, NULL, NULL},
+	{"asin", asin, NULL, NULL}, {"acos", acos, NULL, NULL}, {"atan", atan, NULL, NULL},
+	{"sinh", sinh, NULL, NULL}, {"cosh", cosh, NULL, NULL}, {"tanh", tanh, NULL, NULL},
+	{"asinh", asinh, NULL, NULL}, {"acosh", acosh, NULL, NULL}, {"atanh", atanh, NULL, NULL},
+	{"erf", erf, NULL, NULL}, {"erfc", erfc, NULL, NULL}, {"normcdf", normcdf_, NULL, NULL},
+	{"lgamma", lgamma, NULL, NULL}, {"tgamma", tgamma, NULL, NULL},
+	{"floor", floor, NULL, NULL}, {"ceil", ceil, NULL, NULL}, {"trunc", trunc, NULL, NULL}, {"round", round, NULL, NULL},
+	{"rint", rint, NULL, NULL}, {"nearbyint", nearbyint, NULL, NULL}, {"fabs", fabs, NULL, NULL}, {"abs", fabs, NULL, NULL},
+	{"rcp", rcp_, NULL, NULL}, {"sigmoid", sigmoid_, NULL, NULL}, {"saturate", saturate_, NULL, NULL},
+	{"isnan", isnan_, NULL, NULL}, {"isinf", isinf_, NULL, NULL}, {"finite", finite_, NULL, NULL},
+	{"isfinited", finite_, NULL, NULL}, {"signbit", signbit_, NULL, NULL},
+	{"pow", NULL, pow, NULL}, {"atan2", NULL, atan2, NULL}, {"fmod", NULL, fmod, NULL}, {"remainder", NULL, remainder, NULL},
+	{"hypot", NULL, hypot, NULL}, {"fmin", NULL, fmin, NULL}, {"fmax", NULL, fmax, NULL}, {"copysign", NULL, copysign, NULL},
+	{"fdim", NULL, fdim, NULL}, {"nextafter", NULL, nextafter, NULL},
+	{"add", NULL, add_, NULL}, {"sub", NULL, sub_, NULL}, {"mul", NULL, mul_, NULL}, {"div", NULL, div_, NULL},
+	{"powi", NULL, NULL, powi_}, {"ldexp", NULL, NULL, ldexp_}, {"scalbn", NULL, NULL, ldexp_},
+	{"fma", NULL, NULL, NULL}, /* three operands: exec_extern */
 };
+
+/* Symbols whose names do not follow NAME / NAMEf: the fp64 predicates, the
+ * integer-operand variants, the round-to-nearest variants (computed as the
+ * plain operation: in double, then rounded once to the result type) and
+ * the fast_ variants (computed as the accurate function). */
+static const struct {
+	const char *sym, *name;
+} libdevice_alias[] = {
+	{"isnand", "isnan"}, {"isinfd", "isinf"}, {"signbitd", "signbit"}, {"saturatef", "saturate"},
+	{"ilogbf", "ilogb"}, {"powif", "powi"}, {"ldexpf", "ldexp"}, {"scalbnf", "scalbn"},
+	{"fadd_rn", "add"}, {"dadd_rn", "add"}, {"fsub_rn", "sub"}, {"dsub_rn", "sub"},
+	{"fmul_rn", "mul"}, {"dmul_rn", "mul"}, {"fdiv_rn", "div"}, {"ddiv_rn", "div"},
+	{"frcp_rn", "rcp"}, {"drcp_rn", "rcp"}, {"fsqrt_rn", "sqrt"}, {"dsqrt_rn", "sqrt"},
+	{"fmaf_rn", "fma"}, {"fma_rn", "fma"},
+	{"fast_expf", "exp"}, {"fast_exp10f", "exp10"}, {"fast_logf", "log"}, {"fast_log2f", "log2"},
+	{"fast_log10f", "log10"}, {"fast_sinf", "sin"}, {"fast_cosf", "cos"}, {"fast_tanf", "tan"},
+	{"fast_powf", "pow"}, {"fast_fdividef", "div"},
+};
+
+static tilec_status extern_unsupported(interp *in, const ir_op *op)
+{
+	strbuf sb;
+	sb_init(&sb);
+	for (int i = 0; i < op->nargs; i++)
+		sb_printf(&sb, i ? ", %s" : "%s", ir_kind_name((ir_kind)vtype(in, op->args[i]).kind));
+	tilec_status st = runtime_error(in, op, "the interpreter does not implement '%s' on (%s)", op->name, sb_str(&sb));
+	sb_free(&sb);
+	return st;
+}
 
 static tilec_status exec_extern(interp *in, const ir_op *op)
 {
@@ -560,27 +607,59 @@ static tilec_status exec_extern(interp *in, const ir_op *op)
 		name += 5;
 		len -= 5;
 	}
-	ir_kind ak = (ir_kind)vtype(in, op->args[0]).kind, k = rkind(in, op);
-	bool f32 = ak != IR_F64 && len > 1 && name[len - 1] == 'f';
+	for (size_t j = 0; j < sizeof libdevice_alias / sizeof libdevice_alias[0]; j++)
+		if (!strcmp(name, libdevice_alias[j].sym)) {
+			name = libdevice_alias[j].name;
+			len = strlen(name);
+			break;
+		}
+	if (op->nargs < 1 || op->nargs > 3)
+		return extern_unsupported(in, op);
+	ir_kind ak[3], k = rkind(in, op);
+	for (int i = 0; i < op->nargs; i++)
+		ak[i] = (ir_kind)vtype(in, op->args[i]).kind;
+	int64_t n = rnumel(in, op);
+	const slot *a = V(in, op->args[0]), *b = op->nargs > 1 ? V(in, op->args[1]) : NULL;
+	const slot *c = op->nargs > 2 ? V(in, op->args[2]) : NULL;
+	slot *r = V(in, op->results[0]);
+	/* abs and llabs of integers */
+	if (op->nargs == 1 && (!strcmp(name, "abs") || !strcmp(name, "llabs")) && ir_kind_is_signed(ak[0]) &&
+	    !ir_kind_is_float(ak[0])) {
+		for (int64_t i = 0; i < n; i++) {
+			slot x = {.u = a[i].i < 0 ? 0 - a[i].u : a[i].u};
+			r[i] = convert(IR_I64, k, x);
+		}
+		return TILEC_OK;
+	}
+	bool f32 = ak[0] != IR_F64 && len > 1 && name[len - 1] == 'f';
 	for (size_t j = 0; j < sizeof libdevice / sizeof libdevice[0]; j++) {
 		const char *e = libdevice[j].name;
 		size_t el = strlen(e);
 		if (!(el == len && !strncmp(e, name, len)) && !(f32 && el == len - 1 && !strncmp(e, name, el)))
 			continue;
-		int want = libdevice[j].f1 ? 1 : 2;
-		if (op->nargs != want || !ir_kind_is_float(ak))
+		int want = libdevice[j].f1 ? 1 : libdevice[j].f2 || libdevice[j].fi ? 2 : 3;
+		bool int2 = libdevice[j].fi != NULL; /* the second operand is an integer */
+		if (op->nargs != want || !ir_kind_is_float(ak[0]))
 			break;
-		int64_t n = rnumel(in, op);
-		const slot *a = V(in, op->args[0]), *b = want == 2 ? V(in, op->args[1]) : NULL;
-		slot *r = V(in, op->results[0]);
+		for (int i = 1; i < want; i++)
+			if (int2 ? ir_kind_is_float(ak[i]) : !ir_kind_is_float(ak[i]))
+				return extern_unsupported(in, op);
 		for (int64_t i = 0; i < n; i++) {
-			slot x = {.f = want == 1 ? libdevice[j].f1(a[i].f) : libdevice[j].f2(a[i].f, b[i].f)};
+			slot x;
+			if (want == 3) /* fma: one rounding in the operands' precision */
+				x.f = ak[0] == IR_F64 ? fma(a[i].f, b[i].f, c[i].f)
+						      : (double)fmaf((float)a[i].f, (float)b[i].f, (float)c[i].f);
+			else if (want == 1)
+				x.f = libdevice[j].f1(a[i].f);
+			else if (int2)
+				x.f = libdevice[j].fi(a[i].f, ir_kind_is_signed(ak[1]) ? b[i].i : (int64_t)b[i].u);
+			else
+				x.f = libdevice[j].f2(a[i].f, b[i].f);
 			r[i] = convert(IR_F64, k, x);
 		}
 		return TILEC_OK;
 	}
-	return runtime_error(in, op, "the interpreter does not implement '%s' with %d %s operand(s)", op->name,
-			     op->nargs, ir_kind_name(ak));
+	return extern_unsupported(in, op);
 }
 
 /* ---------------------------------------------------------------------

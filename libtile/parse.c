@@ -1215,6 +1215,9 @@ static void record(parser *p, ast_node *s)
 	} else if (s->kind == AST_FUNCDEF && s->func->jit) {
 		if (grow(p, (void **)&m->funcs, m->nfuncs, sizeof *m->funcs))
 			m->funcs[m->nfuncs++] = s->func;
+	} else if (s->kind == AST_FUNCDEF && s->func->name) {
+		if (grow(p, (void **)&m->host_funcs, m->nhost_funcs, sizeof *m->host_funcs))
+			m->host_funcs[m->nhost_funcs++] = s->func->name;
 	}
 }
 

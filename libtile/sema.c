@@ -170,6 +170,10 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 	for (int i = 0; i < am->nimports; i++)
 		if (!strcmp(am->imports[i].alias, "*"))
 			return sema_module_attr(s, loc, am->imports[i].path, name, out);
+	for (int i = am->nhost_funcs - 1; i >= 0; i--)
+		if (!strcmp(am->host_funcs[i], name))
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+					  "`%s` is not a @triton.jit function: a kernel can call only @jit helpers", name);
 	return sema_error(s, loc, TILEC_ERR_SEMANTIC, "name `%s` is not defined", name);
 }
 
@@ -1200,6 +1204,7 @@ static bool heuristics(sema *s, const ast_func *fn, sv *vals, const bool *explic
 	s->args_names = names;
 	s->args_vals = vals;
 	s->nargs_vals = fn->nparams;
+	s->args_fn = fn;
 	for (int k = 0; k < d->dict.keys.n; k++) {
 		ast_node *kn = d->dict.keys.items[k], *lam = d->dict.values.items[k];
 		sv key;
@@ -1227,6 +1232,7 @@ static bool heuristics(sema *s, const ast_func *fn, sv *vals, const bool *explic
 	}
 	s->args_vals = NULL;
 	s->nargs_vals = 0;
+	s->args_fn = NULL;
 	return true;
 }
 
@@ -1405,8 +1411,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		const ast_param *p = &fn->params[i];
 		if (p->is_constexpr && !expl[i] && !p->default_value && vals[i].kind == SV_UNDEF)
 			return sema_error(s, p->loc, TILEC_ERR_INVALID,
-					  "no value for constexpr parameter `%s`: give it in the signature or with -D %s=VALUE", p->name,
-					  p->name);
+					  "no value for constexpr parameter `%s`: give it in the signature or with -D %s=VALUE%s",
+					  p->name, p->name, fn->autotune ? ", or pick an autotune config with --config N" : "");
 		nce += p->is_constexpr;
 	}
 	ir_func *f = ir_func_new(s->a, fn->name, nrt, params);

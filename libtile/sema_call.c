@@ -603,6 +603,10 @@ static bool b_reshape(call *c, sv *out)
 	int x = arg_tensor(c, 0);
 	if (x < 0 || !c->given[1] || !get_shape(c, shape_args(c, 1), &rank, shape))
 		return x < 0 || c->given[1] ? false : err(c, "`%s` needs a shape", c->name);
+	/* Triton forbids 0-d blocks: its reshape to () fails in block_type */
+	if (rank == 0 && ty(c, x).rank > 0)
+		return err(c, "`%s` to the empty shape () is not supported: Triton has no 0-d tensors (reduce the "
+			      "1-element tensor with tl.sum or tl.max to get a scalar)", c->name);
 	return out_tensor(c, reshape(c, x, rank, shape), out);
 }
 

@@ -992,6 +992,12 @@ static bool subscript(sema *s, ast_node *n, sv *out)
 			return false;
 		for (int i = 0; k.kind == SV_STR && i < s->nargs_vals; i++)
 			if (strlen(s->args_names[i]) == k.slen && !memcmp(s->args_names[i], k.s, k.slen)) {
+				const ast_func *af = s->args_fn;
+				if (s->args_vals[i].kind == SV_UNDEF && af && i < af->nparams && af->params[i].is_constexpr)
+					return sema_error(s, idx->loc, TILEC_ERR_SEMANTIC,
+							  "this heuristic reads constexpr `%s`, which has no value: give it in the "
+							  "signature or with -D %s=VALUE%s", s->args_names[i], s->args_names[i],
+							  af->autotune ? ", or pick an autotune config with --config N" : "");
 				if (s->args_vals[i].kind == SV_UNDEF)
 					return sema_error(s, idx->loc, TILEC_ERR_UNSUPPORTED,
 							  "this heuristic reads runtime argument `%s`, unknown at compile time; give the "

@@ -74,6 +74,29 @@ expect seed-silu 0 "out_ptr[0:3] (bf16, 8 elements): 0 0.73046875 1.7578125" -- 
 	"$TILEC" run "$K/seeds/silu.py" -n triton_silu_kernel -s '*bf16, *bf16, i32, 8' -g 1 \
 	--arg buf:8:arange --arg buf:8 --arg 8 --print out_ptr:3
 
+# libdevice functions the interpreter computes, and a precise error for the others
+LD=(run "$K/libdevice_ops.py" -n libdevice_kernel -s '*fp32, *fp32, i32' -D BLOCK=8 -g 1 --arg buf:4:arange --arg buf:4 --arg 4 --print out_ptr)
+expect ld-powi 0 "(fp32, 4 elements): 0 1 8 27" -- "$TILEC" "${LD[@]}" -D FN='"powi"'
+expect ld-ldexp 0 "(fp32, 4 elements): 0 4 8 12" -- "$TILEC" "${LD[@]}" -D FN='"ldexp"'
+expect ld-ilogb 0 "(fp32, 4 elements): 0 1 1 2" -- "$TILEC" "${LD[@]}" -D FN='"ilogb"'
+expect ld-fma 0 "(fp32, 4 elements): 0.5 1.5 4.5 9.5" -- "$TILEC" "${LD[@]}" -D FN='"fma"'
+expect ld-normcdf 0 "(fp32, 4 elements): 0.5 0.841344774 0.977249861 0.998650074" -- "$TILEC" "${LD[@]}" -D FN='"normcdf"'
+expect ld-div-rn 0 "(fp32, 4 elements): 0 0.25 0.5 0.75" -- "$TILEC" "${LD[@]}" -D FN='"div_rn"'
+expect ld-fast-exp 0 "(fp32, 4 elements): 1 2.71828175 7.38905621 20.085537" -- "$TILEC" "${LD[@]}" -D FN='"fast_expf"'
+expect ld-isnan-fp64 0 "(fp32, 4 elements): 0 0 0 0" -- "$TILEC" "${LD[@]}" -D FN='"isnan"'
+expect ld-erfinv 1 "libdevice_ops.py:28:13: error: program (0, 0, 0): the interpreter does not implement '__nv_erfinvf' on (fp32)" -- \
+	"$TILEC" "${LD[@]}" -D FN='"erfinv"'
+expect ld-div-rz 1 "does not implement '__nv_fdiv_rz' on (fp32, fp32)" -- "$TILEC" "${LD[@]}" -D FN='"div_rz"'
+
+# autotune configs: -c/--config takes a config's constexprs, -D overrides them
+AT=(run tests/golden/errors.py -n heuristic_autotuned -s '*fp32, i32' -g 1 --arg buf:128:arange --arg 128 --print x_ptr:3)
+expect config 0 "x_ptr[0:3] (fp32, 128 elements): 1 1 1" -- "$TILEC" "${AT[@]}" -c 1
+expect config-long 0 "x_ptr[0:3] (fp32, 128 elements): 0 0 0" -- "$TILEC" "${AT[@]}" --config 0
+expect config-define 0 "x_ptr[0:3] (fp32, 128 elements): 1 1 1" -- "$TILEC" "${AT[@]}" -c 0 -D BLOCK=128
+expect config-missing 1 "reads constexpr \`BLOCK\`, which has no value" -- "$TILEC" "${AT[@]}"
+expect config-range 1 "has no autotune config 2" -- "$TILEC" "${AT[@]}" -c 2
+expect config-bad 2 "bad autotune config 'x'" -- "$TILEC" "${AT[@]}" -c x
+
 # failures of the kernel: exit 1 with the source location
 expect oob 1 "vector_add.py:12:9: error: program (2, 0, 0): load of 4 byte(s) at element 952: byte offset 12000 is out of bounds of buffer 0 (12000 bytes)" -- \
 	"$TILEC" "${ADD[@]}" -g 4 --arg buf:3000 --arg buf:3000 --arg buf:3000 --arg 4096

@@ -221,3 +221,31 @@ def global_not_constant(x_ptr):
 
 
 DEVICE = torch.device("cuda")
+
+
+@triton.jit
+def reshape_to_scalar(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 1))
+    tl.store(x_ptr, tl.reshape(x, ()))
+
+
+def host_helper(x):
+    return x * 2
+
+
+@triton.jit
+def host_call(x_ptr):
+    tl.store(x_ptr, host_helper(1.0))
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, num_warps=2), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["BLOCK"] >= 128})
+@triton.jit
+def heuristic_autotuned(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), EVEN)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64})], key=[])
+@triton.jit
+def autotuned_no_config(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
