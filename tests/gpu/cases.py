@@ -299,6 +299,12 @@ CASES += [
          [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["N", "M"]), S("i32", "M"), S("i32", "N")],
          {"BLOCK": 32}, "cdiv(M, BLOCK), cdiv(N, BLOCK)",
          [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2),
+    # a 128x128 fp32 tile through shared memory: 66 KB, past the 48 KB that
+    # needs the dynamic shared-memory opt-in at launch
+    case("k_transpose_128", K + "tile2d.py", "transpose_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["N", "M"]), S("i32", "M"), S("i32", "N")],
+         {"BLOCK": 128}, "cdiv(M, BLOCK), cdiv(N, BLOCK)",
+         [{"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2, num_warps=8),
     _ew("k_sincos", K + "trig.py", "sincos_kernel",
         [_n("fp32"), _n("fp32", "out"), _n("fp32", "out"), N_], tol=APPROX),
     _ew("k_rotate", K + "trig.py", "rotate_kernel",
