@@ -1060,6 +1060,8 @@ bool sema_truth(sema *s, src_loc loc, sv v, bool *out); /* a constexpr's truth v
 bool sema_is_const(sv v);                               /* NONE .. DTYPE */
 bool sema_is_num(sv v);                                 /* BOOL, INT, FLOAT */
 sv sema_tensor(int id);
+sv sema_int(int64_t i);
+sv sema_bool(bool b);
 ir_type sema_type(const sema *s, int id);
 const char *sema_type_str(sema *s, ir_type t);
 const char *sema_sv_str(sema *s, sv v);                 /* for messages */

@@ -59,21 +59,6 @@ static bool err(call *c, const char *fmt, ...)
 	return sema_error(c->s, cloc(c), TILEC_ERR_SEMANTIC, "%s", msg);
 }
 
-static sv mk_int(int64_t i)
-{
-	sv v = {0};
-	v.kind = SV_INT;
-	v.i = i;
-	return v;
-}
-
-static sv mk_bool(bool b)
-{
-	sv v = mk_int(b);
-	v.kind = SV_BOOL;
-	return v;
-}
-
 static sv mk_dtype(ir_type t)
 {
 	sv v = {0};
@@ -88,6 +73,19 @@ static bool out_tensor(call *c, int id, sv *out)
 	if (id < 0)
 		return false;
 	*out = sema_tensor(id);
+	return true;
+}
+
+/* (a, b) as a 2-tuple; false when out of memory */
+static bool out_pair(call *c, sv a, sv b, sv *out)
+{
+	out->kind = SV_TUPLE;
+	out->n = 2;
+	out->items = arena_alloc(c->s->a, 2 * sizeof(sv));
+	if (!out->items)
+		return false;
+	out->items[0] = a;
+	out->items[1] = b;
 	return true;
 }
 
@@ -216,7 +214,7 @@ static bool b_full(call *c, sv *out)
 	if (!get_shape(c, c->v[0], &rank, shape) || !need_dtype(c, di, &dt))
 		return false;
 	ir_type rt = shape_type(dt, rank, shape);
-	sv val = c->sub ? mk_int(0) : c->v[1];
+	sv val = c->sub ? sema_int(0) : c->v[1];
 	if (sema_is_num(val))
 		return out_tensor(c, sema_number(c->s, cloc(c), val, rt), out);
 	if (val.kind != SV_TENSOR || ty(c, val.id).rank)
@@ -440,14 +438,7 @@ static bool b_swizzle2d(call *c, sv *out)
 	    !sema_binop(s, loc, AST_OP_MOD, ij2, size_g, &r) || !sema_binop(s, loc, AST_OP_ADD, off_i, r, &new_i) ||
 	    !sema_binop(s, loc, AST_OP_FLOORDIV, ij2, size_g, &new_j))
 		return false;
-	out->kind = SV_TUPLE;
-	out->n = 2;
-	out->items = arena_alloc(s->a, 2 * sizeof(sv));
-	if (!out->items)
-		return false;
-	out->items[0] = new_i;
-	out->items[1] = new_j;
-	return true;
+	return out_pair(c, new_i, new_j, out);
 }
 
 static bool float_only(call *c, int id, bool f64)
@@ -485,7 +476,7 @@ static bool b_math(call *c, sv *out)
 static bool b_sigmoid(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
-	sv one = mk_int(1), neg, den;
+	sv one = sema_int(1), neg, den;
 	int x = arg_tensor(c, 0);
 	if (x < 0 || !sema_unop(c->s, loc, AST_OP_NEG, sema_tensor(x), &neg))
 		return false;
@@ -542,7 +533,7 @@ static bool b_cdiv(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
 	sv t, u;
-	return sema_binop(c->s, loc, AST_OP_ADD, c->v[0], c->v[1], &t) && sema_binop(c->s, loc, AST_OP_SUB, t, mk_int(1), &u) &&
+	return sema_binop(c->s, loc, AST_OP_ADD, c->v[0], c->v[1], &t) && sema_binop(c->s, loc, AST_OP_SUB, t, sema_int(1), &u) &&
 	       sema_binop(c->s, loc, AST_OP_FLOORDIV, u, c->v[1], out);
 }
 
@@ -713,14 +704,7 @@ static bool b_broadcast(call *c, sv *out)
 	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
 	if (y < 0 || !sema_broadcast(c->s, cloc(c), &x, &y))
 		return false;
-	out->kind = SV_TUPLE;
-	out->n = 2;
-	out->items = arena_alloc(c->s->a, 2 * sizeof(sv));
-	if (!out->items)
-		return false;
-	out->items[0] = sema_tensor(x);
-	out->items[1] = sema_tensor(y);
-	return true;
+	return out_pair(c, sema_tensor(x), sema_tensor(y), out);
 }
 
 /* ---------------------------------------------------------------- reductions */
@@ -821,14 +805,7 @@ static bool b_max(call *c, sv *out)
 	int i = reduce(c, x, c->sub == IR_REDUCE_MAX ? IR_REDUCE_ARGMAX : IR_REDUCE_ARGMIN, c->v[1], keep);
 	if (i < 0)
 		return false;
-	out->kind = SV_TUPLE;
-	out->n = 2;
-	out->items = arena_alloc(c->s->a, 2 * sizeof(sv));
-	if (!out->items)
-		return false;
-	out->items[0] = sema_tensor(v);
-	out->items[1] = sema_tensor(i);
-	return true;
+	return out_pair(c, sema_tensor(v), sema_tensor(i), out);
 }
 
 /* argmax/argmin(input, axis, tie_break_left, keep_dims) */
@@ -861,7 +838,7 @@ static bool b_softmax(call *c, sv *out)
 	int x = arg_tensor(c, 0);
 	if (x < 0 || !keep_dims(c, 2, &keep))
 		return false;
-	sv dim = is_none(c, 1) ? mk_int(0) : c->v[1];
+	sv dim = is_none(c, 1) ? sema_int(0) : c->v[1];
 	call m = *c;
 	m.name = "max";
 	ir_kind k = (ir_kind)ty(c, x).kind;
@@ -1094,9 +1071,9 @@ static bool b_py_conv(call *c, sv *out)
 {
 	sv v = c->v[0];
 	if (!c->given[0]) {
-		*out = c->sub == 1 ? (sv){.kind = SV_FLOAT} : mk_int(0);
+		*out = c->sub == 1 ? (sv){.kind = SV_FLOAT} : sema_int(0);
 		if (c->sub == 2)
-			*out = mk_bool(false);
+			*out = sema_bool(false);
 		return true;
 	}
 	if (c->sub == 1 && v.kind == SV_STR) { /* float('inf') */
@@ -1116,7 +1093,7 @@ static bool b_py_conv(call *c, sv *out)
 		bool t;
 		if (!sema_truth(c->s, cloc(c), v, &t))
 			return false;
-		*out = mk_bool(t);
+		*out = sema_bool(t);
 		return true;
 	}
 	if (!sema_is_num(v))
@@ -1127,7 +1104,7 @@ static bool b_py_conv(call *c, sv *out)
 	}
 	if (v.kind == SV_FLOAT && (isnan(v.f) || isinf(v.f) || fabs(v.f) >= 9.2e18))
 		return err(c, "`int` of %s is not representable", sema_sv_str(c->s, v));
-	*out = mk_int(v.kind == SV_FLOAT ? (int64_t)v.f : v.i);
+	*out = sema_int(v.kind == SV_FLOAT ? (int64_t)v.f : v.i);
 	return true;
 }
 
@@ -1141,7 +1118,7 @@ static bool b_next_pow2(call *c, sv *out)
 	int64_t p = 1;
 	while (p < n)
 		p <<= 1;
-	*out = mk_int(p);
+	*out = sema_int(p);
 	return true;
 }
 
@@ -1162,7 +1139,7 @@ static bool b_py_math(call *c, sv *out)
 		r = c->sub == 5 ? floor(x) : ceil(x);
 		if (!(fabs(r) < 9.2e18))
 			return err(c, "`%s` of %s is not representable", c->name, sema_sv_str(c->s, v));
-		*out = mk_int((int64_t)r);
+		*out = sema_int((int64_t)r);
 		return true;
 	}
 	*out = (sv){.kind = SV_FLOAT, .f = r};
@@ -1172,11 +1149,11 @@ static bool b_py_math(call *c, sv *out)
 static bool b_py_len(call *c, sv *out)
 {
 	if (c->v[0].kind == SV_TUPLE) {
-		*out = mk_int(c->v[0].n);
+		*out = sema_int(c->v[0].n);
 		return true;
 	}
 	if (c->v[0].kind == SV_STR) {
-		*out = mk_int((int64_t)c->v[0].slen);
+		*out = sema_int((int64_t)c->v[0].slen);
 		return true;
 	}
 	return err(c, "`len` of %s is not supported", sema_sv_str(c->s, c->v[0]));
@@ -1192,7 +1169,7 @@ static bool b_py_abs(call *c, sv *out)
 	if (v.kind == SV_FLOAT)
 		*out = (sv){.kind = SV_FLOAT, .f = fabs(v.f)};
 	else
-		*out = mk_int(v.i < 0 ? -v.i : v.i);
+		*out = sema_int(v.i < 0 ? -v.i : v.i);
 	return true;
 }
 
@@ -1558,7 +1535,7 @@ static bool dtype_method(sema *s, src_loc loc, ir_type t, const char *m, sv *out
 		case 8: r = k == IR_PTR; break;
 		case 9: r = k == IR_I1; break;
 		}
-		*out = mk_bool(r);
+		*out = sema_bool(r);
 		return true;
 	}
 	return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "dtype method `%s` is not supported yet", m);
@@ -1630,7 +1607,7 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 	if (!strcmp(path, "triton.language.PropagateNan")) {
 		if (strcmp(name, "ALL") && strcmp(name, "NONE"))
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "tl.PropagateNan has no member `%s`", name);
-		*out = mk_int(!strcmp(name, "ALL") ? 0xFFFF : 0);
+		*out = sema_int(!strcmp(name, "ALL") ? 0xFFFF : 0);
 		return true;
 	}
 	bool lang = !strcmp(path, "triton.language") || !strcmp(path, "triton.language.math") ||
@@ -1703,11 +1680,11 @@ bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out)
 			if (!out->items)
 				return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 			for (int i = 0; i < t.rank; i++)
-				out->items[i] = mk_int(t.shape[i]);
+				out->items[i] = sema_int(t.shape[i]);
 			return true;
 		}
 		if (!strcmp(name, "numel")) {
-			*out = mk_int(ir_numel(t));
+			*out = sema_int(ir_numel(t));
 			return true;
 		}
 		if (!strcmp(name, "T")) {
@@ -1725,7 +1702,7 @@ bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out)
 	if (v.kind == SV_DTYPE) {
 		ir_kind k = (ir_kind)v.t.kind;
 		if (!strcmp(name, "primitive_bitwidth") || (!strcmp(name, "int_bitwidth") && ir_kind_is_int(k))) {
-			*out = mk_int(ir_kind_bits(k));
+			*out = sema_int(ir_kind_bits(k));
 			return true;
 		}
 		if (!strcmp(name, "element_ty") && k == IR_PTR) {

@@ -25,7 +25,7 @@ sv sema_tensor(int id)
 	return v;
 }
 
-static sv sv_int(int64_t i)
+sv sema_int(int64_t i)
 {
 	sv v = {0};
 	v.kind = SV_INT;
@@ -33,7 +33,7 @@ static sv sv_int(int64_t i)
 	return v;
 }
 
-static sv sv_bool(bool b)
+sv sema_bool(bool b)
 {
 	sv v = {0};
 	v.kind = SV_BOOL;
@@ -524,7 +524,7 @@ static bool fold_cmp(ast_op op, int c, sv *out)
 	case AST_OP_NE: r = c != 0; break;
 	default: return false;
 	}
-	*out = sv_bool(r);
+	*out = sema_bool(r);
 	return true;
 }
 
@@ -556,7 +556,7 @@ static bool fold_float(sema *s, src_loc loc, ast_op op, double a, double b, sv *
 	case AST_OP_POW: *out = sv_float(pow(a, b)); return true;
 	default:
 		if (isnan(a) || isnan(b)) {
-			*out = sv_bool(op == AST_OP_NE);
+			*out = sema_bool(op == AST_OP_NE);
 			return op >= AST_OP_LT && op <= AST_OP_NE;
 		}
 		return fold_cmp(op, a < b ? -1 : a > b ? 1 : 0, out);
@@ -604,7 +604,7 @@ static bool fold_int(sema *s, src_loc loc, ast_op op, int64_t a, int64_t b, bool
 		if (b < 0)
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "negative shift count");
 		if (b >= 63 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b))))
-			return a == 0 ? (*out = sv_int(0), true) : overflow(s, loc);
+			return a == 0 ? (*out = sema_int(0), true) : overflow(s, loc);
 		r = (int64_t)((uint64_t)a << b);
 		break;
 	case AST_OP_RSHIFT:
@@ -612,13 +612,13 @@ static bool fold_int(sema *s, src_loc loc, ast_op op, int64_t a, int64_t b, bool
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "negative shift count");
 		r = b >= 63 ? (a < 0 ? -1 : 0) : a >> b;
 		break;
-	case AST_OP_BITAND: r = a & b; if (bools) { *out = sv_bool(r); return true; } break;
-	case AST_OP_BITOR: r = a | b; if (bools) { *out = sv_bool(r); return true; } break;
-	case AST_OP_BITXOR: r = a ^ b; if (bools) { *out = sv_bool(r); return true; } break;
+	case AST_OP_BITAND: r = a & b; if (bools) { *out = sema_bool(r); return true; } break;
+	case AST_OP_BITOR: r = a | b; if (bools) { *out = sema_bool(r); return true; } break;
+	case AST_OP_BITXOR: r = a ^ b; if (bools) { *out = sema_bool(r); return true; } break;
 	default:
 		return fold_cmp(op, a < b ? -1 : a > b ? 1 : 0, out);
 	}
-	*out = sv_int(r);
+	*out = sema_int(r);
 	return true;
 }
 
@@ -627,7 +627,7 @@ static bool fold(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out)
 	if (op == AST_OP_IS || op == AST_OP_IS_NOT) {
 		bool same = a.kind == b.kind && (a.kind == SV_NONE || (a.kind == SV_BOOL && a.i == b.i) ||
 						  (a.kind == SV_DTYPE && elem_eq(a.t, b.t)));
-		*out = sv_bool(op == AST_OP_IS ? same : !same);
+		*out = sema_bool(op == AST_OP_IS ? same : !same);
 		return true;
 	}
 	if (sema_is_num(a) && sema_is_num(b)) {
@@ -649,7 +649,7 @@ static bool fold(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out)
 			eq = elem_eq(a.t, b.t);
 		else
 			eq = a.kind == SV_NONE && b.kind == SV_NONE;
-		*out = sv_bool(op == AST_OP_EQ ? eq : !eq);
+		*out = sema_bool(op == AST_OP_EQ ? eq : !eq);
 		return true;
 	}
 	if (op == AST_OP_ADD && a.kind == SV_STR && b.kind == SV_STR) {
@@ -734,7 +734,7 @@ bool sema_binop(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out)
 	if (op == AST_OP_IS || op == AST_OP_IS_NOT) {
 		/* identity, known at compile time: `ptr is not None` */
 		bool same = a.kind == SV_TENSOR && b.kind == SV_TENSOR && a.id == b.id;
-		*out = sv_bool(op == AST_OP_IS ? same : !same);
+		*out = sema_bool(op == AST_OP_IS ? same : !same);
 		return true;
 	}
 	const char *what = ast_op_name(op);
@@ -827,12 +827,12 @@ bool sema_unop(sema *s, src_loc loc, ast_op op, sv a, sv *out)
 		bool t;
 		if (!sema_truth(s, loc, a, &t))
 			return false;
-		*out = sv_bool(!t);
+		*out = sema_bool(!t);
 		return true;
 	}
 	if (sema_is_num(a)) {
 		switch (op) {
-		case AST_OP_POS: *out = a.kind == SV_BOOL ? sv_int(a.i) : a; return true;
+		case AST_OP_POS: *out = a.kind == SV_BOOL ? sema_int(a.i) : a; return true;
 		case AST_OP_NEG:
 			if (a.kind == SV_FLOAT) {
 				*out = sv_float(-a.f);
@@ -840,12 +840,12 @@ bool sema_unop(sema *s, src_loc loc, ast_op op, sv a, sv *out)
 			}
 			if (a.i == INT64_MIN)
 				return overflow(s, loc);
-			*out = sv_int(-a.i);
+			*out = sema_int(-a.i);
 			return true;
 		case AST_OP_INVERT:
 			if (a.kind == SV_FLOAT)
 				break;
-			*out = sv_int(~a.i);
+			*out = sema_int(~a.i);
 			return true;
 		default: break;
 		}
@@ -1054,7 +1054,7 @@ bool sema_expr(sema *s, ast_node *n, sv *out)
 	case AST_INT:
 		if (n->lit.big || n->lit.ival > INT64_MAX)
 			return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "integer literal does not fit in 64 bits");
-		*out = sv_int((int64_t)n->lit.ival);
+		*out = sema_int((int64_t)n->lit.ival);
 		return true;
 	case AST_FLOAT:
 		*out = sv_float(n->lit.fval);
@@ -1069,7 +1069,7 @@ bool sema_expr(sema *s, ast_node *n, sv *out)
 		return true;
 	case AST_TRUE:
 	case AST_FALSE:
-		*out = sv_bool(n->kind == AST_TRUE);
+		*out = sema_bool(n->kind == AST_TRUE);
 		return true;
 	case AST_ATTR: {
 		sv v;
