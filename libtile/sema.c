@@ -483,13 +483,24 @@ static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const 
 	return true;
 }
 
-/* After a loop: the variables of before, carried ones bound to results. */
-static bool loop_exit(sema *s, src_loc loc, sema_scope *before, ir_op *op, int first, int nc, const char **names)
+/* After a loop's regions (ok when they were built): back in the enclosing
+ * region saved, the op appended there with its results, the variables of
+ * before restored and the carried ones bound to the results. */
+static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scope *before, ir_op *op, int nc,
+		      const char **names, const ir_type *types)
 {
+	s->scf--;
+	s->cur = saved;
+	if (!ok) {
+		s->scope = before;
+		return false;
+	}
+	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	s->scope = before;
 	for (int i = 0; i < nc; i++) {
-		name_value(s, op->results[first + i], names[i]);
-		if (!var_set(s, loc, names[i], sema_tensor(op->results[first + i])))
+		name_value(s, op->results[i], names[i]);
+		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
 			return false;
 	}
 	return true;
@@ -619,15 +630,7 @@ static bool for_stmt(sema *s, ast_node *n)
 	s->scf++;
 	bool ok = stmts(s, &n->for_.body) && no_return(s, loc) && loop_finals(s, loc, before, nc, names, types, finals) &&
 		  yield(s, loc, nc, finals);
-	s->scf--;
-	s->cur = saved;
-	if (!ok) {
-		s->scope = before;
-		return false;
-	}
-	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
-		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
-	return loop_exit(s, loc, before, op, 0, nc, names);
+	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
 }
 
 static bool while_stmt(sema *s, ast_node *n)
@@ -681,15 +684,7 @@ static bool while_stmt(sema *s, ast_node *n)
 			     yield(s, loc, nc, finals);
 		}
 	}
-	s->scf--;
-	s->cur = saved;
-	if (!ok) {
-		s->scope = before;
-		return false;
-	}
-	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
-		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
-	return loop_exit(s, loc, before, op, 0, nc, names);
+	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
 }
 
 static bool stmt(sema *s, ast_node *n)
