@@ -676,11 +676,11 @@ static void strides(ir_type t, int64_t *s)
 	}
 }
 
-static void exec_broadcast(interp *in, const ir_op *op)
+/* r[i] = a[sum over d of (index d of i in the result) * from[d]] */
+static void gather(interp *in, const ir_op *op, const int64_t *from)
 {
-	ir_type at = vtype(in, op->args[0]), rt = vtype(in, op->results[0]);
-	int64_t as[IR_MAX_RANK], rs[IR_MAX_RANK];
-	strides(at, as);
+	ir_type rt = vtype(in, op->results[0]);
+	int64_t rs[IR_MAX_RANK];
 	strides(rt, rs);
 	const slot *a = V(in, op->args[0]);
 	slot *r = V(in, op->results[0]);
@@ -688,27 +688,31 @@ static void exec_broadcast(interp *in, const ir_op *op)
 	for (int64_t i = 0; i < n; i++) {
 		int64_t src = 0;
 		for (int d = 0; d < rt.rank; d++)
-			if (at.shape[d] != 1)
-				src += (i / rs[d] % rt.shape[d]) * as[d];
+			src += (i / rs[d] % rt.shape[d]) * from[d];
 		r[i] = a[src];
 	}
 }
 
+/* a dimension of size 1 repeats: its stride in the source is 0 */
+static void exec_broadcast(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]);
+	int64_t as[IR_MAX_RANK], from[IR_MAX_RANK];
+	strides(at, as);
+	for (int d = 0; d < at.rank; d++)
+		from[d] = at.shape[d] != 1 ? as[d] : 0;
+	gather(in, op, from);
+}
+
+/* result dimension d is source dimension ints[d] */
 static void exec_permute(interp *in, const ir_op *op)
 {
-	ir_type at = vtype(in, op->args[0]), rt = vtype(in, op->results[0]);
-	int64_t as[IR_MAX_RANK], rs[IR_MAX_RANK];
+	ir_type at = vtype(in, op->args[0]);
+	int64_t as[IR_MAX_RANK], from[IR_MAX_RANK];
 	strides(at, as);
-	strides(rt, rs);
-	const slot *a = V(in, op->args[0]);
-	slot *r = V(in, op->results[0]);
-	int64_t n = ir_numel(rt);
-	for (int64_t i = 0; i < n; i++) {
-		int64_t src = 0;
-		for (int d = 0; d < rt.rank; d++)
-			src += (i / rs[d] % rt.shape[d]) * as[op->ints[d]];
-		r[i] = a[src];
-	}
+	for (int d = 0; d < at.rank; d++)
+		from[d] = as[op->ints[d]];
+	gather(in, op, from);
 }
 
 static void exec_cast(interp *in, const ir_op *op)
