@@ -190,6 +190,33 @@ static float sigmoidf_(float x)
 	return 1.0f / (1.0f + expf(-x));
 }
 
+/* A SiLU kernel (x, out, n) on n bf16 values drawn from [-range, range]:
+ * computed in fp32 and rounded once. */
+static void silu_bf16(const char *file, const char *kernel, const char *signature, uint32_t gx, size_t n, float range,
+		      const char *what)
+{
+	uint16_t *x = malloc(n * 2), *o = calloc(n, 2);
+	for (size_t i = 0; i < n; i++)
+		x[i] = interp_f32_to_bf16(frand(-range, range));
+	launch l = kl(file, kernel, signature, gx, 1);
+	kl_ptr(&l, x, n * 2);
+	kl_ptr(&l, o, n * 2);
+	kl_int(&l, (int64_t)n);
+	if (kl_run(&l)) {
+		float *got = fzeros(n), *want = fzeros(n);
+		for (size_t i = 0; i < n; i++) {
+			float v = interp_bf16_to_f32(x[i]);
+			got[i] = interp_bf16_to_f32(o[i]);
+			want[i] = rb(v * sigmoidf_(v));
+		}
+		close_f(what, got, want, n, 1e-30, 1.0 / 128);
+		free(got);
+		free(want);
+	}
+	free(x);
+	free(o);
+}
+
 /* ---------------------------------------------------------------------
  * Seed kernels
  * --------------------------------------------------------------------- */
@@ -226,27 +253,8 @@ static void test_seeds(void)
 	free(want);
 
 	/* SiLU on bf16, computed in fp32 and rounded once */
-	n = 1000;
-	uint16_t *xb = malloc(n * 2), *ob = calloc(n, 2);
-	for (size_t i = 0; i < n; i++)
-		xb[i] = interp_f32_to_bf16(frand(-6, 6));
-	launch s = kl(KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32, 256", 4, 1);
-	kl_ptr(&s, xb, n * 2);
-	kl_ptr(&s, ob, n * 2);
-	kl_int(&s, (int64_t)n);
-	if (kl_run(&s)) {
-		float *got = fzeros(n), *w = fzeros(n);
-		for (size_t i = 0; i < n; i++) {
-			float v = interp_bf16_to_f32(xb[i]);
-			got[i] = interp_bf16_to_f32(ob[i]);
-			w[i] = rb(v * (1.0f / (1.0f + expf(-v))));
-		}
-		close_f("seed triton_silu_kernel", got, w, n, 1e-30, 1.0 / 128);
-		free(got);
-		free(w);
-	}
-	free(xb);
-	free(ob);
+	silu_bf16(KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32, 256", 4, 1000, 6,
+		  "seed triton_silu_kernel");
 }
 
 /* ---------------------------------------------------------------------
@@ -284,27 +292,7 @@ static void test_vector_add(void)
 
 static void test_silu_bf16(void)
 {
-	size_t n = 777;
-	uint16_t *x = malloc(n * 2), *o = calloc(n, 2);
-	for (size_t i = 0; i < n; i++)
-		x[i] = interp_f32_to_bf16(frand(-8, 8));
-	launch l = kl(KDIR "silu_bf16.py", "silu_bf16_kernel", "*bf16:16, *bf16:16, i32, 128", 7, 1);
-	kl_ptr(&l, x, n * 2);
-	kl_ptr(&l, o, n * 2);
-	kl_int(&l, (int64_t)n);
-	if (kl_run(&l)) {
-		float *got = fzeros(n), *want = fzeros(n);
-		for (size_t i = 0; i < n; i++) {
-			float v = interp_bf16_to_f32(x[i]);
-			got[i] = interp_bf16_to_f32(o[i]);
-			want[i] = rb(v * sigmoidf_(v));
-		}
-		close_f("silu_bf16_kernel", got, want, n, 1e-30, 1.0 / 128);
-		free(got);
-		free(want);
-	}
-	free(x);
-	free(o);
+	silu_bf16(KDIR "silu_bf16.py", "silu_bf16_kernel", "*bf16:16, *bf16:16, i32, 128", 7, 777, 8, "silu_bf16_kernel");
 }
 
 static void test_trig(void)
