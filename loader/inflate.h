@@ -120,7 +120,8 @@ static tile__inflate_result tile__huff_build(tile__huff *h, const uint8_t *lengt
 			return TILE__INF_OVERSUBSCRIBED;
 		used += h->count[len];
 	}
-	if (left > 0 && !(allow_single && used <= 1))
+	/* zlib's rule: an incomplete code only when it is empty or one code of one bit. */
+	if (left > 0 && !(allow_single && (used == 0 || (used == 1 && h->count[1] == 1))))
 		return TILE__INF_INCOMPLETE;
 	offs[1] = 0;
 	for (len = 1; len < 15; len++)

@@ -248,6 +248,43 @@ static void test_malformed(void)
 	bw_bits(&w, 0, 3);
 	CHECK_EQ_INT(inflate_result(w.b, w.n, 0), TILE__INF_INCOMPLETE);
 
+	/* Literal/length code {0, 256} of one bit each, then one distance code
+	 * of i bits: zlib takes a lone code only at one bit. The
+	 * code-length code is {0, 1, 2, 18} at 2 bits each. */
+	for (i = 1; i <= 2; i++) {
+		bw_header(&w);
+		bw_bits(&w, 1, 1);
+		bw_bits(&w, 2, 2);
+		bw_bits(&w, 0, 5);   /* 257 literal/length codes */
+		bw_bits(&w, 0, 5);   /* 1 distance code */
+		bw_bits(&w, 14, 4);  /* 18 code-length codes */
+		{
+			/* order: 16 17 18 0 8 7 9 6 10 5 11 4 12 3 13 2 14 1 */
+			static const unsigned cl[18] = {0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2};
+			unsigned j;
+			for (j = 0; j < 18; j++)
+				bw_bits(&w, cl[j], 3);
+		}
+		bw_code(&w, 1, 2);   /* literal 0: length 1 */
+		bw_code(&w, 3, 2);   /* 138 zeros */
+		bw_bits(&w, 127, 7);
+		bw_code(&w, 3, 2);   /* 117 zeros */
+		bw_bits(&w, 106, 7);
+		bw_code(&w, 1, 2);   /* end-of-block: length 1 */
+		bw_code(&w, i, 2);   /* the distance code: length i */
+		bw_code(&w, 1, 1);   /* end-of-block: an empty stream */
+		bw_bits(&w, 0, (8 - w.bit) & 7);
+		bw_bytes(&w, "\0\0\0\1", 4); /* Adler-32 of nothing */
+		{
+			uint8_t out[1];
+			uLongf got = 0;
+			int z = uncompress(out, &got, w.b, (uLong)w.n);
+			/* One bit: a valid empty stream. Two: refused, as zlib does. */
+			CHECK_EQ_INT(z, (i == 1 ? Z_OK : Z_DATA_ERROR));
+			CHECK_EQ_INT(inflate_result(w.b, w.n, 0), (i == 1 ? TILE__INF_OK : TILE__INF_INCOMPLETE));
+		}
+	}
+
 	bw_header(&w); /* 287 literal/length codes */
 	bw_dynamic_head(&w, 30, 0);
 	CHECK_EQ_INT(inflate_result(w.b, w.n, 0), TILE__INF_CODE_COUNT);
