@@ -360,15 +360,6 @@ static fe_module *load_file(compile_cmd *c, const char *path, tilec_status *st)
 	return l->module;
 }
 
-static const char *find_define(const fe_define *d, int n, const char *name)
-{
-	const char *v = NULL;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(d[i].name, name))
-			v = d[i].value; /* the last one wins */
-	return v;
-}
-
 /* Specializes a job into IR, its blob parameters and its grid program. */
 static bool specialize(compile_cmd *c, job *j)
 {
@@ -395,21 +386,9 @@ static bool specialize(compile_cmd *c, job *j)
 	}
 	if (nconfigs > 0 && fe_config_get(c->ctx, m, j->kernel, j->config < 0 ? 0 : j->config, &spec) != TILEC_OK)
 		return false;
-	/* The config's values first, the job's own -D after them: later wins. */
-	int ndefs = spec.ndefines + j->ndefines;
-	fe_define *defs = arena_alloc(c->a, sizeof(fe_define) * (size_t)(ndefs ? ndefs : 1));
-	if (!defs)
+	/* The config's values first, the job's own -D and -w over them. */
+	if (fe_config_override(c->a, &spec, j->defines, j->ndefines, j->num_warps) != TILEC_OK)
 		return false;
-	int k = 0;
-	for (int i = 0; i < spec.ndefines; i++)
-		if (!find_define(j->defines, j->ndefines, spec.defines[i].name))
-			defs[k++] = spec.defines[i];
-	for (int i = 0; i < j->ndefines; i++)
-		defs[k++] = j->defines[i];
-	spec.defines = defs;
-	spec.ndefines = k;
-	if (j->num_warps)
-		spec.num_warps = j->num_warps;
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
 	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */

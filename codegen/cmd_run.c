@@ -403,25 +403,9 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 		return 1;
 	if (o->config >= 0) {
 		/* the config's constexprs and options first; -D and -w win */
-		if (fe_config_get(ctx, m, o->kernel, o->config, &spec))
+		if (fe_config_get(ctx, m, o->kernel, o->config, &spec) ||
+		    fe_config_override(a, &spec, o->defines, o->ndefines, o->num_warps))
 			return 1;
-		fe_define *all = arena_alloc(a, sizeof *all * (size_t)(spec.ndefines + o->ndefines + 1));
-		if (!all)
-			return 1;
-		int n = 0;
-		for (int i = 0; i < spec.ndefines; i++) {
-			bool overridden = false;
-			for (int k = 0; k < o->ndefines; k++)
-				overridden |= !strcmp(o->defines[k].name, spec.defines[i].name);
-			if (!overridden)
-				all[n++] = spec.defines[i];
-		}
-		for (int k = 0; k < o->ndefines; k++)
-			all[n++] = o->defines[k];
-		spec.defines = all;
-		spec.ndefines = n;
-		if (o->num_warps)
-			spec.num_warps = o->num_warps;
 	}
 	if (fe_specialize(ctx, a, m, &spec, &f))
 		return 1;

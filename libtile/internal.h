@@ -795,6 +795,10 @@ const char *fe_kernel_name(const fe_module *m, int i);
  * arena given to fe_load. */
 int fe_config_count(const fe_module *m, const char *kernel);
 tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kernel, int i, fe_spec *spec_inout);
+/* Puts defines after the config's in *spec (dropping the config's that
+ * defines names again) and num_warps, when non-zero, over the config's;
+ * the list is allocated in a. TILEC_ERR_NOMEM when that fails. */
+tilec_status fe_config_override(arena *a, fe_spec *spec, const fe_define *defines, int ndefines, int num_warps);
 /* The parameter list as written: -1 / NULL / false when out of range. */
 int fe_param_count(const fe_module *m, const char *kernel);
 const char *fe_param_name(const fe_module *m, const char *kernel, int i);

@@ -1180,6 +1180,28 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 	return TILEC_OK;
 }
 
+tilec_status fe_config_override(arena *a, fe_spec *spec, const fe_define *defines, int ndefines, int num_warps)
+{
+	fe_define *all = arena_alloc(a, sizeof *all * (size_t)(spec->ndefines + ndefines + 1));
+	if (!all)
+		return TILEC_ERR_NOMEM;
+	int n = 0;
+	for (int i = 0; i < spec->ndefines; i++) {
+		bool overridden = false;
+		for (int k = 0; k < ndefines; k++)
+			overridden |= !strcmp(defines[k].name, spec->defines[i].name);
+		if (!overridden)
+			all[n++] = spec->defines[i];
+	}
+	for (int k = 0; k < ndefines; k++)
+		all[n++] = defines[k];
+	spec->defines = all;
+	spec->ndefines = n;
+	if (num_warps)
+		spec->num_warps = num_warps;
+	return TILEC_OK;
+}
+
 /* ---------------------------------------------------------------- specialization */
 
 /* Applies @triton.heuristics: each entry computes a constexpr parameter
