@@ -6,7 +6,7 @@
  *     #define TILE_IMPLEMENTATION
  * for the implementation. Options (define before including):
  *     TILE_STATIC            private (static) functions
- *     TILE_MALLOC(size), TILE_FREE(ptr), TILE_REALLOC(ptr, size)
+ *     TILE_MALLOC(size), TILE_FREE(ptr)
  *     TILE_USE_ZLIB          inflate with zlib (link -lz) instead of the built-in decoder
  *     TILE_LIBCUDA_NAME      the CUDA driver library to dlopen ("libcuda.so.1", then "libcuda.so")
  *     TILE_MAX_CONTEXTS      contexts one module can be loaded into (32)
@@ -160,8 +160,9 @@ TILEDEF const char *tile_last_error(void);
  *
  * The loader needs POSIX (dlopen, pthread) and the GCC/Clang __atomic
  * builtins, which read the same in C and C++. The blob is never trusted:
- * blob.h decodes it once, after full validation, into the small structs
- * below, so the launch path reads plain fields and never re-parses bytes.
+ * blob.h decodes it once, while validating it, into the small structs
+ * below, so the launch path reads plain fields; only a grid program's bytes
+ * (and its constants) are read from the blob at launch, already validated.
  * The error detail lives in thread-local storage so that concurrent callers
  * never see each other's messages. */
 #include <stdarg.h>
@@ -177,9 +178,6 @@ TILEDEF const char *tile_last_error(void);
 #endif
 #ifndef TILE_FREE
 #define TILE_FREE(ptr) free(ptr)
-#endif
-#ifndef TILE_REALLOC
-#define TILE_REALLOC(ptr, size) realloc(ptr, size)
 #endif
 
 /* Distinct CUDA contexts one module can be loaded into. */

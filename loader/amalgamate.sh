@@ -13,7 +13,7 @@ cat <<'HEAD'
  *     #define TILE_IMPLEMENTATION
  * for the implementation. Options (define before including):
  *     TILE_STATIC            private (static) functions
- *     TILE_MALLOC(size), TILE_FREE(ptr), TILE_REALLOC(ptr, size)
+ *     TILE_MALLOC(size), TILE_FREE(ptr)
  *     TILE_USE_ZLIB          inflate with zlib (link -lz) instead of the built-in decoder
  *     TILE_LIBCUDA_NAME      the CUDA driver library to dlopen ("libcuda.so.1", then "libcuda.so")
  *     TILE_MAX_CONTEXTS      contexts one module can be loaded into (32)

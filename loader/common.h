@@ -4,8 +4,9 @@
  *
  * The loader needs POSIX (dlopen, pthread) and the GCC/Clang __atomic
  * builtins, which read the same in C and C++. The blob is never trusted:
- * blob.h decodes it once, after full validation, into the small structs
- * below, so the launch path reads plain fields and never re-parses bytes.
+ * blob.h decodes it once, while validating it, into the small structs
+ * below, so the launch path reads plain fields; only a grid program's bytes
+ * (and its constants) are read from the blob at launch, already validated.
  * The error detail lives in thread-local storage so that concurrent callers
  * never see each other's messages. */
 #include <stdarg.h>
@@ -21,9 +22,6 @@
 #endif
 #ifndef TILE_FREE
 #define TILE_FREE(ptr) free(ptr)
-#endif
-#ifndef TILE_REALLOC
-#define TILE_REALLOC(ptr, size) realloc(ptr, size)
 #endif
 
 /* Distinct CUDA contexts one module can be loaded into. */
