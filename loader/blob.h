@@ -29,6 +29,12 @@ static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
 
 static const char *tile__str(const tile_module *m, uint32_t off) { return (const char *)m->strtab + off; }
 
+/* malloc(0) may return NULL: ask for at least one element. */
+static void *tile__alloc_array(uint32_t n, size_t size)
+{
+	return TILE_MALLOC((n ? n : 1) * size);
+}
+
 static tile_status tile__check_header(tile_module *m)
 {
 	const uint8_t *b = m->blob;
@@ -160,8 +166,49 @@ static tile_status tile__check_constexprs(tile_module *m)
 	return TILE_SUCCESS;
 }
 
-/* Kernels own disjoint parameter and variant ranges; `owned` marks them. */
-static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned)
+typedef struct tile__name_ref {
+	const tile_module *m;
+	uint32_t name, index;
+} tile__name_ref;
+
+/* By name, then by index; the same offset is the same name without a strcmp. */
+static int tile__name_ref_cmp(const void *a, const void *b)
+{
+	const tile__name_ref *x = (const tile__name_ref *)a, *y = (const tile__name_ref *)b;
+	int c = x->name == y->name ? 0 : strcmp(tile__str(x->m, x->name), tile__str(x->m, y->name));
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* first[i]: the first kernel with kernel i's name (i itself when none comes
+ * before it), found by sorting rather than comparing every pair, so that a
+ * blob of many kernels cannot make validation quadratic. Kernels whose name
+ * is not a string of the table are left out: their own check fails first. */
+static tile_status tile__kernel_first_names(const tile_module *m, const uint8_t *p, uint32_t *first)
+{
+	tile__name_ref *refs = (tile__name_ref *)tile__alloc_array(m->n_kernels, sizeof *refs);
+	uint32_t i, n = 0;
+	if (!refs)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	for (i = 0; i < m->n_kernels; i++, p += TILE__KERNEL_SIZE) {
+		first[i] = i;
+		if (tile__str_ok(m, tile__u32(p), 0)) {
+			refs[n].m = m;
+			refs[n].name = tile__u32(p);
+			refs[n++].index = i;
+		}
+	}
+	qsort(refs, n, sizeof *refs, tile__name_ref_cmp);
+	for (i = 1; i < n; i++)
+		if (refs[i - 1].name == refs[i].name || strcmp(tile__str(m, refs[i - 1].name), tile__str(m, refs[i].name)) == 0)
+			first[refs[i].index] = first[refs[i - 1].index];
+	TILE_FREE(refs);
+	return TILE_SUCCESS;
+}
+
+/* Kernels own disjoint parameter and variant ranges; `owned` marks them.
+ * first: from tile__kernel_first_names. */
+static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned,
+					      const uint32_t *first)
 {
 	uint32_t i, j;
 	for (i = 0; i < m->n_kernels; i++, p += TILE__KERNEL_SIZE) {
@@ -173,9 +220,8 @@ static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t
 		k->n_variants = tile__u32(p + 16);
 		if (!tile__str_ok(m, k->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name is not a string of the table", i);
-		for (j = 0; j < i; j++)
-			if (strcmp(tile__str(m, m->kernels[j].name), tile__str(m, k->name)) == 0)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name '%s' already used by kernel %u", i, tile__str(m, k->name), j);
+		if (first[i] != i)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name '%s' already used by kernel %u", i, tile__str(m, k->name), first[i]);
 		if (k->n_params > TILE__MAX_PARAMS)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u parameters (at most %u)", i, k->n_params, TILE__MAX_PARAMS);
 		if ((uint64_t)k->first_param + k->n_params > m->n_params)
@@ -204,6 +250,19 @@ static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t
 		if (!variant_owned[j])
 			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: belongs to no kernel", j);
 	return TILE_SUCCESS;
+}
+
+static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned)
+{
+	uint32_t *first = (uint32_t *)tile__alloc_array(m->n_kernels, sizeof *first);
+	tile_status st;
+	if (!first)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	st = tile__kernel_first_names(m, p, first);
+	if (!st)
+		st = tile__check_kernel_records(m, p, param_owned, variant_owned, first);
+	TILE_FREE(first);
+	return st;
 }
 
 static int tile__popcount(uint32_t x)
@@ -356,12 +415,6 @@ static void tile__module_free(tile_module *m)
 	TILE_FREE(m->variants);
 	TILE_FREE(m->images);
 	TILE_FREE(m);
-}
-
-/* malloc(0) may return NULL: ask for at least one element. */
-static void *tile__alloc_array(uint32_t n, size_t size)
-{
-	return TILE_MALLOC((n ? n : 1) * size);
 }
 
 static tile_status tile__validate(tile_module *m)

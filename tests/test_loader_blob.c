@@ -594,6 +594,47 @@ static void test_no_variant(void)
 	free(b);
 }
 
+/* Four one-variant kernels named `names`: the first repeated name is
+ * reported against the first kernel that has it. */
+static tile_status names_blob(const char *const names[4])
+{
+	uint8_t *b;
+	size_t n;
+	tb_blob d;
+	tile_status st;
+	int i;
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 4;
+	for (i = 0; i < 4; i++) {
+		d.kernels[i].name = names[i];
+		d.kernels[i].n_variants = 1;
+		d.kernels[i].variants[0].symbol = "k";
+		d.kernels[i].variants[0].num_warps = 1;
+	}
+	d.n_groups = 1;
+	d.n_images = 1;
+	d.images[0] = (tb_image){0, 0, 80, 0, cubin80, sizeof cubin80, 0};
+	n = tb_build(&d, &b);
+	st = try_blob(b, n);
+	free(b);
+	return st;
+}
+
+static void test_kernel_names(void)
+{
+	static const char *const distinct[4] = {"c", "b", "a", "ab"};
+	static const char *const late[4] = {"a", "b", "c", "b"};
+	static const char *const two[4] = {"b", "a", "b", "a"};
+	static const char *const three[4] = {"z", "y", "z", "z"};
+	CHECK_EQ_INT(names_blob(distinct), TILE_SUCCESS);
+	CHECK_EQ_INT(names_blob(late), TILE_ERROR_BAD_BLOB);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel 3: name 'b' already used by kernel 1");
+	CHECK_EQ_INT(names_blob(two), TILE_ERROR_BAD_BLOB);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel 2: name 'b' already used by kernel 0");
+	CHECK_EQ_INT(names_blob(three), TILE_ERROR_BAD_BLOB);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel 2: name 'z' already used by kernel 0");
+}
+
 static void test_truncation_and_flips(void)
 {
 	uint8_t *b = (uint8_t *)malloc(ref_size);
@@ -694,6 +735,7 @@ int main(void)
 	test_reference();
 	test_header_fields();
 	test_record_fields();
+	test_kernel_names();
 	test_grid_validation();
 	test_grid_arithmetic();
 	test_launch_checks();
