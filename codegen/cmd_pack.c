@@ -72,28 +72,21 @@ typedef struct file_data {
 
 static bool read_file(arena *a, const char *path, file_data *out)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	uint8_t *data;
+	size_t len;
+	file_read_status rs = file_read(path, &data, &len);
+	if (rs == FILE_READ_NO_OPEN) {
 		err(path, "cannot open: %s", strerror(errno));
 		return false;
 	}
-	size_t cap = 1 << 16, len = 0;
-	uint8_t *buf = arena_alloc(a, cap + 1);
-	while (buf) {
-		len += fread(buf + len, 1, cap - len, f);
-		if (len < cap)
-			break;
-		buf = arena_realloc(a, buf, cap + 1, 2 * cap + 1);
-		cap *= 2;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (!buf || bad) {
-		err(path, bad ? "read error" : "out of memory");
+	char *buf = rs == FILE_READ_OK ? arena_strndup(a, (const char *)data, len) : NULL;
+	if (rs == FILE_READ_OK)
+		free(data);
+	if (!buf) {
+		err(path, rs == FILE_READ_ERROR ? "read error" : "out of memory");
 		return false;
 	}
-	buf[len] = 0;
-	out->data = buf;
+	out->data = (uint8_t *)buf;
 	out->size = len;
 	return true;
 }

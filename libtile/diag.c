@@ -108,38 +108,54 @@ DIAG_FN(diag_error, "error", ctx->errors++)
 DIAG_FN(diag_warning, "warning", ctx->warnings++)
 DIAG_FN(diag_note, "note", (void)0)
 
+file_read_status file_read(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return FILE_READ_NO_OPEN;
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap + 1);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		uint8_t *nb = realloc(buf, cap * 2 + 1);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	file_read_status st = !buf ? FILE_READ_NOMEM : ferror(f) ? FILE_READ_ERROR : FILE_READ_OK;
+	fclose(f);
+	if (st != FILE_READ_OK) {
+		free(buf);
+		return st;
+	}
+	buf[n] = 0;
+	*data = buf;
+	*size = n;
+	return FILE_READ_OK;
+}
+
 tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out)
 {
 	src_loc none = {0};
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	uint8_t *buf;
+	size_t len;
+	file_read_status rs = file_read(path, &buf, &len);
+	if (rs == FILE_READ_NO_OPEN) {
 		diag_error(ctx, none, "cannot open '%s': %s", path, strerror(errno));
 		return TILEC_ERR_IO;
 	}
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	for (size_t n; buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-		len += n;
-		if (cap - len - 1 == 0) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	int err = ferror(f);
-	fclose(f);
-	if (!buf || err) {
-		free(buf);
+	if (rs != FILE_READ_OK) {
 		diag_error(ctx, none, "cannot read '%s'", path);
-		return buf ? TILEC_ERR_IO : TILEC_ERR_NOMEM;
+		return rs == FILE_READ_NOMEM ? TILEC_ERR_NOMEM : TILEC_ERR_IO;
 	}
 	src_file *sf = arena_alloc(a, sizeof *sf);
-	char *text = sf ? arena_strndup(a, buf, len) : NULL;
+	char *text = sf ? arena_strndup(a, (const char *)buf, len) : NULL;
 	char *p = sf ? arena_strdup(a, path) : NULL;
 	free(buf);
 	if (!sf || !text || !p)

@@ -85,6 +85,12 @@ void diag_verror(tilec_ctx *ctx, src_loc loc, const char *kind, const char *fmt,
  * returns TILEC_ERR_IO on failure. */
 tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out);
 
+typedef enum { FILE_READ_OK, FILE_READ_NO_OPEN, FILE_READ_ERROR, FILE_READ_NOMEM } file_read_status;
+/* The whole file at path in *data (malloc'd, NUL-terminated) and *size (the
+ * NUL not counted); no diagnostics. After FILE_READ_NO_OPEN errno is
+ * fopen's. */
+file_read_status file_read(const char *path, uint8_t **data, size_t *size);
+
 /* ======================================================================
  * ir.c - the tile IR: types, values, ops, builder, dump
  *

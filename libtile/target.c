@@ -264,38 +264,6 @@ static bool write_all(int fd, const void *data, size_t n)
 	return true;
 }
 
-static bool read_whole(const char *path, uint8_t **data, size_t *size)
-{
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return false;
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *buf = malloc(cap + 1);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, fp);
-		if (n < cap)
-			break;
-		uint8_t *nb = realloc(buf, cap * 2 + 1);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	bool ok = buf && !ferror(fp);
-	fclose(fp);
-	if (!ok) {
-		free(buf);
-		return false;
-	}
-	buf[n] = 0;
-	*data = buf;
-	*size = n;
-	return true;
-}
-
 tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,
 			  uint8_t **cubin, size_t *size, strbuf *log)
 {
@@ -339,7 +307,7 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		;
 	uint8_t *text = NULL;
 	size_t tlen = 0;
-	if (read_whole(logp, &text, &tlen)) {
+	if (file_read(logp, &text, &tlen) == FILE_READ_OK) {
 		sb_putn(log, (const char *)text, tlen);
 		free(text);
 	}
@@ -350,7 +318,7 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		st = TILEC_ERR_PTXAS;
 		goto done;
 	}
-	if (!read_whole(outp, cubin, size)) {
+	if (file_read(outp, cubin, size) != FILE_READ_OK) {
 		diag_error(ctx, no_loc, "ptxas wrote no cubin for sm_%d", arch);
 		st = TILEC_ERR_PTXAS;
 	}
