@@ -436,8 +436,10 @@ static LLVMValueRef libdevice(lw *w, const char *name, LLVMTypeRef ret, LLVMValu
 }
 
 /* Triton compiles with FP-op fusion on (its enable_fp_fusion default), so a
- * multiply feeding an add becomes one fma. The C API has no target option
- * for that; the per-instruction `contract` flag gives the same fusion. */
+ * multiply feeding an add becomes one fma. target.c sets the NVPTX fusion
+ * option (it also drops .rn as Triton's PTX does), but that alone leaves
+ * vectorized f16x2 multiply-adds unfused: the per-instruction `contract`
+ * flag fuses those too, so both stay. */
 static LLVMValueRef contract(LLVMValueRef v)
 {
 	/* The builder folds constant operands into constants, which carry no flags. */
