@@ -36,6 +36,10 @@
 extern "C" {
 #endif
 
+/* The blob format version this header reads (docs/FORMAT.md); generated
+ * .c files check it at compile time. */
+#define TILE_BLOB_VERSION 2
+
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
 	TILE_SUCCESS = 0,
@@ -101,7 +105,8 @@ typedef struct tile_variant_info {
 	int num_warps, num_stages;
 	uint32_t shared_static, shared_dynamic;
 	uint16_t cluster[3];
-	int n_regs;
+	int n_regs;              /* 0: unknown */
+	int spill_stores, spill_loads; /* bytes per thread; -1: unknown */
 	uint32_t pred_div16, pred_eq1;
 	int n_constexprs;
 	int has_grid_program;
@@ -286,6 +291,7 @@ typedef struct tile__kernel {
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
+	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t block;     /* 32 * num_warps */
 	int n_preds;        /* predicate bits set: the specialization rank */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
@@ -987,7 +993,9 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
 #define TILE__META_HEADER_SIZE 32u
 #define TILE__KERNEL_SIZE 20u
 #define TILE__PARAM_SIZE 12u
-#define TILE__VARIANT_SIZE 56u
+#define TILE__VARIANT_SIZE 64u
+#define TILE__SPILLS_UNKNOWN 0xffffffffu
+#define TILE__MAX_SPILL (512u << 10)
 #define TILE__CONSTEXPR_SIZE 16u
 #define TILE__IMAGE_SIZE 32u
 #define TILE__MAX_PARAMS 64u
@@ -1017,8 +1025,9 @@ static tile_status tile__check_header(tile_module *m)
 				  (unsigned long)m->size, TILE__HEADER_SIZE);
 	if (memcmp(b, "TILE", 4) != 0)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: bad magic (not a tile blob)");
-	if (tile__u16(b + 4) != 1)
-		return tile__fail(TILE_ERROR_VERSION, "header: format version %u (this loader reads version 1)", tile__u16(b + 4));
+	if (tile__u16(b + 4) != TILE_BLOB_VERSION)
+		return tile__fail(TILE_ERROR_VERSION, "header: format version %u (this loader reads version %u)", tile__u16(b + 4),
+				  (unsigned)TILE_BLOB_VERSION);
 	if (tile__u16(b + 6) != TILE__HEADER_SIZE)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: header_size %u (expected 32)", tile__u16(b + 6));
 	total = tile__u32(b + 8);
@@ -1276,6 +1285,8 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 			v->pred_eq1 = tile__u32(r + 44);
 			v->grid_offset = tile__u32(r + 48);
 			v->grid_size = tile__u32(r + 52);
+			v->spill_stores = tile__u32(r + 56);
+			v->spill_loads = tile__u32(r + 60);
 			if (v->kernel != k)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
 			if (!tile__str_ok(m, v->symbol, 0))
@@ -1302,6 +1313,11 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 			for (j = 0; j < kern->n_visible && j < 32; j++)
 				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind == TILE__KIND_FLOAT)
 					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on float parameter %u", i, j);
+			if ((v->spill_stores == TILE__SPILLS_UNKNOWN) != (v->spill_loads == TILE__SPILLS_UNKNOWN) ||
+			    (v->spill_stores != TILE__SPILLS_UNKNOWN &&
+			     (v->spill_stores > TILE__MAX_SPILL || v->spill_loads > TILE__MAX_SPILL)))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: spills %u stored, %u loaded (at most %u, or both unknown)",
+						  i, v->spill_stores, v->spill_loads, TILE__MAX_SPILL);
 			if ((uint64_t)v->grid_offset + v->grid_size > m->grid_code_size)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program %u+%u outside grid_code of %u bytes", i,
 						  v->grid_offset, v->grid_size, m->grid_code_size);
@@ -1523,6 +1539,8 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->shared_dynamic = v->shared_dynamic;
 	memcpy(out->cluster, v->cluster_dim, sizeof out->cluster);
 	out->n_regs = v->n_regs;
+	out->spill_stores = v->spill_stores == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_stores;
+	out->spill_loads = v->spill_loads == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_loads;
 	out->pred_div16 = v->pred_div16;
 	out->pred_eq1 = v->pred_eq1;
 	out->n_constexprs = (int)v->n_constexprs;

@@ -504,15 +504,22 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 	return ok;
 }
 
-/* Registers and shared memory from the compile result: the largest over
- * the archs (the fields are per variant, not per image). */
+/* Registers, spills and shared memory from the compile result: the
+ * largest over the archs (the fields are per variant, not per image);
+ * spills are known when ptxas reported them for every arch. */
 static void fill_resources(compile_cmd *c, const compile_result *r)
 {
 	int ncubins = r->nkernels / (c->njobs ? c->njobs : 1);
 	for (int t = 0; t < c->njobs; t++) {
 		blob_variant *v = c->jobs[t].variant;
+		v->spills_known = !r->ptx_only && ncubins > 0;
 		for (int a = 0; a < ncubins; a++) {
 			const compile_kernel_info *info = &r->kernels[t * ncubins + a];
+			v->spills_known = v->spills_known && info->spills_known;
+			if (info->spill_stores > v->spill_stores)
+				v->spill_stores = info->spill_stores;
+			if (info->spill_loads > v->spill_loads)
+				v->spill_loads = info->spill_loads;
 			if (info->n_regs > v->n_regs)
 				v->n_regs = (uint16_t)info->n_regs;
 			if (info->shared_static > v->shared_static)
@@ -520,8 +527,9 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 			if (info->shared_dynamic > v->shared_dynamic)
 				v->shared_dynamic = info->shared_dynamic;
 			if (c->verbose)
-				printf("%s: sm_%d: %d registers, %d spills, %u bytes static shared, %u dynamic\n", v->symbol,
-				       info->arch, info->n_regs, info->n_spills, info->shared_static, info->shared_dynamic);
+				printf("%s: sm_%d: %d registers, spills %u bytes stored + %u loaded, %u bytes static shared, "
+				       "%u dynamic\n", v->symbol, info->arch, info->n_regs, info->spill_stores, info->spill_loads,
+				       info->shared_static, info->shared_dynamic);
 		}
 	}
 }

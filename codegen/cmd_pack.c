@@ -957,11 +957,12 @@ static void print_grid(const uint8_t *b, int k, int v, const char *const *pnames
 {
 	const uint8_t *m = b + rd32(b + 16);
 	uint32_t nk = rd32(m), npar = rd32(m + 4);
-	const uint8_t *kp = m + 32 + (size_t)k * 20;
+	const uint8_t *kp = m + 32 + (size_t)k * BLOB_KERNEL_SIZE;
 	uint32_t vi = rd32(kp + 12) + (uint32_t)v, nv = rd32(m + 8), nce = rd32(m + 12), ni = rd32(m + 16);
-	const uint8_t *vp = m + 32 + (size_t)nk * 20 + (size_t)npar * 12 + (size_t)vi * 56;
-	const uint8_t *code = m + 32 + (size_t)nk * 20 + (size_t)npar * 12 + (size_t)nv * 56 + (size_t)nce * 16 +
-			      (size_t)ni * 32 + rd32(vp + 48);
+	const uint8_t *variants = m + 32 + (size_t)nk * BLOB_KERNEL_SIZE + (size_t)npar * BLOB_PARAM_SIZE;
+	const uint8_t *vp = variants + (size_t)vi * BLOB_VARIANT_SIZE;
+	const uint8_t *code = variants + (size_t)nv * BLOB_VARIANT_SIZE + (size_t)nce * BLOB_CONSTEXPR_SIZE +
+			      (size_t)ni * BLOB_IMAGE_SIZE + rd32(vp + 48);
 	strbuf sb;
 	sb_init(&sb);
 	gridexpr_format(&sb, code, rd32(vp + 52), np, pnames, nc, cnames);
@@ -972,8 +973,8 @@ static void print_grid(const uint8_t *b, int k, int v, const char *const *pnames
 static void list_blob(const char *path, const uint8_t *b, size_t size, tile_module *m)
 {
 	int nk = tile_kernel_count(m), ni = tile_image_count(m);
-	printf("%s: tile blob v1, %zu bytes, %d kernel%s, %d image%s\n", path, size, nk, nk == 1 ? "" : "s", ni,
-	       ni == 1 ? "" : "s");
+	printf("%s: tile blob v%d, %zu bytes, %d kernel%s, %d image%s\n", path, BLOB_VERSION, size, nk, nk == 1 ? "" : "s",
+	       ni, ni == 1 ? "" : "s");
 	for (int k = 0; k < nk; k++) {
 		int np = tile_param_count(m, k), nv = tile_variant_count(m, k), nvis = 0;
 		const char *pnames[BLOB_MAX_PARAMS];
@@ -996,6 +997,8 @@ static void list_blob(const char *path, const uint8_t *b, size_t size, tile_modu
 				printf(", cluster %ux%ux%u", vi.cluster[0], vi.cluster[1], vi.cluster[2]);
 			if (vi.n_regs)
 				printf(", %d registers", vi.n_regs);
+			if (vi.spill_stores >= 0)
+				printf(", spills %d bytes stored + %d loaded", vi.spill_stores, vi.spill_loads);
 			printf("\n");
 			const char *cnames[256];
 			if (vi.n_constexprs)

@@ -18,11 +18,7 @@
 
 #define HEADER_SIZE 32
 #define META_HEADER_SIZE 32
-#define KERNEL_SIZE 20
-#define PARAM_SIZE 12
-#define VARIANT_SIZE 56
-#define CONSTEXPR_SIZE 16
-#define IMAGE_SIZE 32
+#define SPILLS_UNKNOWN 0xffffffffu
 #define MAX_RAW_SIZE (256u << 20)
 
 blob_param blob_param_make(const char *name, ir_kind kind, bool pointer)
@@ -192,6 +188,11 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 	if (v->num_warps < 1 || v->num_warps > 32 || v->num_stages < 0 || v->num_stages > 0xffff) {
 		diag_error(ctx, none, "kernel '%s': variant '%s' has num_warps %d (1..32) or num_stages %d",
 			   k->name, sym, v->num_warps, v->num_stages);
+		return false;
+	}
+	if (v->spills_known && (v->spill_stores > BLOB_MAX_SPILL || v->spill_loads > BLOB_MAX_SPILL)) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' has %u bytes of spill stores and %u of loads (at most %u)",
+			   k->name, sym, v->spill_stores, v->spill_loads, BLOB_MAX_SPILL);
 		return false;
 	}
 	const uint16_t *c = v->cluster;
@@ -473,9 +474,9 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	if (grid.failed || tab.data.failed)
 		goto done;
 
-	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * KERNEL_SIZE + (size_t)nparams * PARAM_SIZE +
-			   (size_t)nvariants * VARIANT_SIZE + (size_t)nconstexprs * CONSTEXPR_SIZE +
-			   (size_t)d->nimages * IMAGE_SIZE + align4(grid.len) + tab.data.len;
+	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * BLOB_KERNEL_SIZE + (size_t)nparams * BLOB_PARAM_SIZE +
+			   (size_t)nvariants * BLOB_VARIANT_SIZE + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE +
+			   (size_t)d->nimages * BLOB_IMAGE_SIZE + align4(grid.len) + tab.data.len;
 	size_t total = HEADER_SIZE + meta_size;
 	for (int i = 0; i < d->nimages; i++)
 		total = align4(total) + imgs[i].size;
@@ -499,25 +500,25 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	put32(m + 24, (uint32_t)tab.data.len);
 	put32(m + 28, (uint32_t)d->ngroups);
 	uint8_t *kp = m + META_HEADER_SIZE;
-	uint8_t *pp = kp + (size_t)d->nkernels * KERNEL_SIZE;
-	uint8_t *vp = pp + (size_t)nparams * PARAM_SIZE;
-	uint8_t *cp = vp + (size_t)nvariants * VARIANT_SIZE;
-	uint8_t *ip = cp + (size_t)nconstexprs * CONSTEXPR_SIZE;
-	uint8_t *gp = ip + (size_t)d->nimages * IMAGE_SIZE;
+	uint8_t *pp = kp + (size_t)d->nkernels * BLOB_KERNEL_SIZE;
+	uint8_t *vp = pp + (size_t)nparams * BLOB_PARAM_SIZE;
+	uint8_t *cp = vp + (size_t)nvariants * BLOB_VARIANT_SIZE;
+	uint8_t *ip = cp + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE;
+	uint8_t *gp = ip + (size_t)d->nimages * BLOB_IMAGE_SIZE;
 	uint8_t *sp = gp + align4(grid.len);
 	if (grid.len)
 		memcpy(gp, grid.data, grid.len);
 	memcpy(sp, tab.data.data, tab.data.len);
 
 	uint32_t pi = 0, vi = 0, ci = 0;
-	for (int ki = 0; ki < d->nkernels; ki++, kp += KERNEL_SIZE) {
+	for (int ki = 0; ki < d->nkernels; ki++, kp += BLOB_KERNEL_SIZE) {
 		const blob_kernel *k = &d->kernels[ki];
 		put32(kp + 0, str_add(&tab, k->name));
 		put32(kp + 4, pi);
 		put32(kp + 8, (uint32_t)k->nparams);
 		put32(kp + 12, vi);
 		put32(kp + 16, (uint32_t)k->nvariants);
-		for (int i = 0; i < k->nparams; i++, pi++, pp += PARAM_SIZE) {
+		for (int i = 0; i < k->nparams; i++, pi++, pp += BLOB_PARAM_SIZE) {
 			const blob_param *p = &k->params[i];
 			put32(pp + 0, str_add(&tab, p->name));
 			pp[4] = p->kind;
@@ -525,7 +526,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			pp[6] = p->dtype;
 			pp[7] = p->flags;
 		}
-		for (int i = 0; i < k->nvariants; i++, vi++, vp += VARIANT_SIZE) {
+		for (int i = 0; i < k->nvariants; i++, vi++, vp += BLOB_VARIANT_SIZE) {
 			const blob_variant *v = vlist[vi];
 			put32(vp + 0, (uint32_t)ki);
 			put32(vp + 4, str_add(&tab, v->symbol));
@@ -543,7 +544,9 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			put32(vp + 44, v->pred_eq1);
 			put32(vp + 48, grid_off[vi]);
 			put32(vp + 52, (uint32_t)v->grid_size);
-			for (int c = 0; c < v->nconstexprs; c++, ci++, cp += CONSTEXPR_SIZE) {
+			put32(vp + 56, v->spills_known ? v->spill_stores : SPILLS_UNKNOWN);
+			put32(vp + 60, v->spills_known ? v->spill_loads : SPILLS_UNKNOWN);
+			for (int c = 0; c < v->nconstexprs; c++, ci++, cp += BLOB_CONSTEXPR_SIZE) {
 				const ir_constexpr *x = &v->constexprs[c];
 				uint64_t val = (uint64_t)x->ival;
 				if (x->kind == IR_CONSTEXPR_FLOAT)
@@ -557,7 +560,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 		}
 	}
 	size_t off = HEADER_SIZE + meta_size;
-	for (int i = 0; i < d->nimages; i++, ip += IMAGE_SIZE) {
+	for (int i = 0; i < d->nimages; i++, ip += BLOB_IMAGE_SIZE) {
 		const blob_image *im = &d->images[i];
 		off = align4(off);
 		put32(ip + 0, (uint32_t)im->group);
@@ -573,7 +576,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	}
 
 	memcpy(b, "TILE", 4);
-	put16(b + 4, 1);
+	put16(b + 4, BLOB_VERSION);
 	put16(b + 6, HEADER_SIZE);
 	put32(b + 8, (uint32_t)total);
 	put32(b + 16, HEADER_SIZE);

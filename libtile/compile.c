@@ -65,7 +65,7 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 			st = TILEC_ERR_NOMEM;
 		for (int k = 0; k < n && info; k++) {
 			compile_kernel_info *ki = &info[k * stride];
-			if (!target_ptxas_info(sb_str(&log), symbols[k], &ki->n_regs, &ki->n_spills, &ki->shared_static))
+			if (!target_ptxas_info(sb_str(&log), symbols[k], ki))
 				ki->shared_static = shared[k];
 		}
 	}

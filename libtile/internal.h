@@ -314,6 +314,14 @@ enum { BLOB_PARAM_HIDDEN = 1u << 0 };
 enum { BLOB_IMAGE_CUBIN = 0, BLOB_IMAGE_PTX = 1 };
 enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0 }; /* sm_90a */
 #define BLOB_MAX_PARAMS 64
+#define BLOB_VERSION 2             /* FORMAT.md's version field */
+/* FORMAT.md's record sizes in bytes */
+#define BLOB_KERNEL_SIZE 20
+#define BLOB_PARAM_SIZE 12
+#define BLOB_VARIANT_SIZE 64
+#define BLOB_CONSTEXPR_SIZE 16
+#define BLOB_IMAGE_SIZE 32
+#define BLOB_MAX_SPILL (512u << 10) /* bytes: a thread's local memory */
 #define GRIDEXPR_MAX_CODE 256 /* bytes; larger programs are refused */
 
 typedef struct blob_param {
@@ -336,6 +344,8 @@ typedef struct blob_variant {
 	uint32_t pred_div16, pred_eq1;  /* bit i: visible parameter i */
 	const uint8_t *grid_code;       /* from gridexpr_compile; NULL/0: caller passes the grid */
 	size_t grid_size;
+	bool spills_known;              /* false: written as unknown */
+	uint32_t spill_stores, spill_loads; /* bytes per thread */
 } blob_variant;
 
 typedef struct blob_kernel {
@@ -947,9 +957,6 @@ const char *target_find_ptxas(arena *a, const char *explicit_path);
  * (malloc'd), ptxas's messages in *log (caller frees). */
 tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,
 			  uint8_t **cubin, size_t *size, strbuf *log);
-/* Registers, spills (stores) and static shared bytes of one entry from
- * ptxas -v output; false when the entry is not mentioned. */
-bool target_ptxas_info(const char *log, const char *symbol, int *regs, int *spills, uint32_t *shared);
 
 /* ======================================================================
  * compile.c - the pass pipeline: verify, axis info, layouts, lowering,
@@ -968,9 +975,16 @@ typedef struct compile_options {
 typedef struct compile_kernel_info {
 	const char *symbol;
 	int arch;                /* one entry per (kernel, cubin arch) */
-	int n_regs, n_spills;
+	int n_regs;
+	bool spills_known;       /* ptxas reported on the entry */
+	uint32_t spill_stores, spill_loads; /* bytes per thread */
 	uint32_t shared_static, shared_dynamic;
 } compile_kernel_info;
+
+/* (target.c) Registers, spill stores and loads (bytes) and static shared
+ * bytes of one entry from ptxas -v output; false when the entry is not
+ * mentioned. */
+bool target_ptxas_info(const char *log, const char *symbol, compile_kernel_info *info);
 
 typedef struct compile_image {
 	int arch;

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -342,21 +343,25 @@ static long number_before(const char *line, const char *end, const char *what)
 		const char *d = q;
 		while (d > line && d[-1] >= '0' && d[-1] <= '9')
 			d--;
-		return d < q ? strtol(d, NULL, 10) : -1;
+		if (d == q)
+			return -1;
+		long n = strtol(d, NULL, 10); /* saturates: the writer refuses what cannot be true */
+		return n > INT_MAX ? INT_MAX : n;
 	}
 	return -1;
 }
 
-bool target_ptxas_info(const char *log, const char *symbol, int *regs, int *spills, uint32_t *shared)
+bool target_ptxas_info(const char *log, const char *symbol, compile_kernel_info *info)
 {
 	char head[512];
 	snprintf(head, sizeof head, "Compiling entry function '%s'", symbol);
 	const char *p = strstr(log, head);
 	if (!p)
 		return false;
-	*regs = 0;
-	*spills = 0;
-	*shared = 0;
+	info->n_regs = 0;
+	info->spill_stores = info->spill_loads = 0;
+	info->shared_static = 0;
+	info->spills_known = false;
 	/* The entry's report runs until the next "Compiling" line. */
 	p = strchr(p, '\n');
 	while (p && *++p) {
@@ -367,11 +372,15 @@ bool target_ptxas_info(const char *log, const char *symbol, int *regs, int *spil
 			break;
 		long v;
 		if ((v = number_before(p, end, "registers")) >= 0)
-			*regs = (int)v;
-		if ((v = number_before(p, end, "bytes spill stores")) >= 0)
-			*spills = (int)v;
+			info->n_regs = (int)v;
+		if ((v = number_before(p, end, "bytes spill stores")) >= 0) {
+			info->spill_stores = (uint32_t)v;
+			info->spills_known = true;
+		}
+		if ((v = number_before(p, end, "bytes spill loads")) >= 0)
+			info->spill_loads = (uint32_t)v;
 		if ((v = number_before(p, end, "bytes smem")) >= 0)
-			*shared = (uint32_t)v;
+			info->shared_static = (uint32_t)v;
 		p = *end ? end : NULL;
 	}
 	return true;

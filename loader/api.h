@@ -22,6 +22,10 @@
 extern "C" {
 #endif
 
+/* The blob format version this header reads (docs/FORMAT.md); generated
+ * .c files check it at compile time. */
+#define TILE_BLOB_VERSION 2
+
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
 	TILE_SUCCESS = 0,
@@ -87,7 +91,8 @@ typedef struct tile_variant_info {
 	int num_warps, num_stages;
 	uint32_t shared_static, shared_dynamic;
 	uint16_t cluster[3];
-	int n_regs;
+	int n_regs;              /* 0: unknown */
+	int spill_stores, spill_loads; /* bytes per thread; -1: unknown */
 	uint32_t pred_div16, pred_eq1;
 	int n_constexprs;
 	int has_grid_program;

@@ -130,6 +130,7 @@ typedef struct tile__kernel {
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
+	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t block;     /* 32 * num_warps */
 	int n_preds;        /* predicate bits set: the specialization rank */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */

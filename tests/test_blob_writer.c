@@ -56,10 +56,11 @@ static blob_desc make_desc(void)
 		cubin90[i] = (uint8_t)(r >> 16); /* incompressible: stored */
 	}
 	/* given least specialized first: the writer reorders */
-	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len};
-	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len};
-	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0};
-	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0};
+	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0};
+	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len,
+					 true, 16, 24};
+	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0};
+	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0};
 	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants};
 	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
@@ -71,7 +72,7 @@ static blob_desc make_desc(void)
 static void check_header(const uint8_t *b, size_t size)
 {
 	CHECK(!memcmp(b, "TILE", 4));
-	CHECK_EQ_INT(b[4] | b[5] << 8, 1);
+	CHECK_EQ_INT(b[4] | b[5] << 8, 2);
 	CHECK_EQ_INT(b[6] | b[7] << 8, 32);
 	CHECK_EQ_INT(u32(b + 8), size);
 	CHECK_EQ_INT(u32(b + 12), crc32(0, b + 32, (uInt)(size - 32)));
@@ -89,11 +90,19 @@ static void check_header(const uint8_t *b, size_t size)
 	CHECK_EQ_INT(ni, 3);
 	CHECK_EQ_INT(u32(m + 28), 2);
 	CHECK_EQ_INT(ssize % 4, 0);
-	size_t meta = 32 + nk * 20 + np * 12 + nv * 56 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
+	size_t meta = 32 + nk * 20 + np * 12 + nv * 64 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
 	CHECK_EQ_INT(u32(b + 20), meta);
 	CHECK_EQ_INT(gsize, grid1_len + grid2_len);
+	/* spills in the variant records, most specialized first (all, x16,
+	 * plain, scale): unknown is 0xffffffff in both fields */
+	const uint8_t *vr = m + 32 + nk * 20 + np * 12;
+	static const uint32_t spills[4][2] = {{0, 0}, {16, 24}, {0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}};
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ_INT(u32(vr + 64 * i + 56), spills[i][0]);
+		CHECK_EQ_INT(u32(vr + 64 * i + 60), spills[i][1]);
+	}
 	/* images: aligned, after the metadata, inflating to the input */
-	const uint8_t *im = m + 32 + nk * 20 + np * 12 + nv * 56 + nc * 16;
+	const uint8_t *im = m + 32 + nk * 20 + np * 12 + nv * 64 + nc * 16;
 	for (uint32_t i = 0; i < ni; i++, im += 32) {
 		uint32_t off = u32(im + 16), sz = u32(im + 20), raw = u32(im + 24), comp = u32(im + 28);
 		CHECK_EQ_INT(off % 4, 0);
@@ -150,6 +159,8 @@ static void check_introspection(const uint8_t *b, size_t size)
 		for (int c = 0; c < 3; c++) /* 0 0 0 reads back as 1 1 1: both mean none */
 			CHECK_EQ_INT(v.cluster[c], w->cluster[c] ? w->cluster[c] : 1);
 		CHECK_EQ_INT(v.n_regs, w->n_regs);
+		CHECK_EQ_INT(v.spill_stores, w->spills_known ? (int)w->spill_stores : -1);
+		CHECK_EQ_INT(v.spill_loads, w->spills_known ? (int)w->spill_loads : -1);
 		CHECK_EQ_INT(v.pred_div16, w->pred_div16);
 		CHECK_EQ_INT(v.pred_eq1, w->pred_eq1);
 		CHECK_EQ_INT(v.n_constexprs, w->nconstexprs);
@@ -246,6 +257,20 @@ static void check_bad_descriptions(void)
 	memcpy(v, add_variants, sizeof v);
 	v[0].num_warps = 0;
 	check_refused(d, "num_warps 0");
+
+	memcpy(v, add_variants, sizeof v);
+	v[1].spill_loads = (512u << 10) + 1;
+	check_refused(d, "has 16 bytes of spill stores and 524289 of loads (at most 524288)");
+	v[1].spills_known = false; /* unknown: the values are not written */
+	d.kernels = k;
+	{
+		tilec_ctx *ctx = tilec_ctx_new();
+		uint8_t *out = NULL;
+		size_t size = 0;
+		CHECK(blob_write(ctx, &d, &out, &size) == TILEC_OK);
+		free(out);
+		tilec_ctx_free(ctx);
+	}
 
 	memcpy(v, add_variants, sizeof v);
 	v[1].group = 2;
@@ -412,11 +437,11 @@ int main(void)
 		b[12] ^= 1;
 		CHECK(tile_module_create(b, size, &m) == TILE_ERROR_CHECKSUM);
 		b[12] ^= 1;
-		b[4] = 2;
+		b[4] = BLOB_VERSION + 1;
 		CHECK(tile_module_create(b, size, &m) == TILE_ERROR_VERSION);
-		b[4] = 1;
-		CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS);
-		tile_module_destroy(m);
+		b[4] = BLOB_VERSION;
+		if (CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS))
+			tile_module_destroy(m);
 	}
 	free(b);
 	free(b2);

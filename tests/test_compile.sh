@@ -175,9 +175,30 @@ check "inspect lists the sm_80 cubin" grep -q "cubin sm_80" "$T/inspect"
 check "inspect lists the sm_90 cubin" grep -q "cubin sm_90" "$T/inspect"
 check "inspect lists the PTX" grep -q "ptx sm_80" "$T/inspect"
 check "the grid program" grep -q "grid: cdiv(n_elements, BLOCK_SIZE)" "$T/inspect"
+check "registers and spills recorded" grep -qE "variant 0: .*, [0-9]+ registers, spills 0 bytes stored \+ 0 loaded" "$T/inspect"
 check "the header declares the launch function" grep -q "tile_status add_kernel(tile_stream stream, tile_deviceptr x_ptr" "$T/va.h"
 check "vector add's PTX has 16-byte loads" grep -q "ld.global.v4" "$T/va.compute_80.ptx"
 check "vector add's PTX has 16-byte stores" grep -q "st.global.v4" "$T/va.compute_80.ptx"
+
+# 2b. a kernel that spills: 512 fp32 values live per thread (one warp);
+# the blob records ptxas's spill bytes
+cat >"$T/spill.py" <<'EOF'
+import triton
+import triton.language as tl
+
+@triton.jit
+def spill_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    d = x - tl.sum(x, axis=0) / BLOCK
+    tl.store(out_ptr + offs, d * tl.sum(d * d, axis=0))
+EOF
+check "a spilling kernel compiles" "$TILEC" compile "$T/spill.py" -n spill_kernel -s "*fp32:16, *fp32:16, 8192" -w 1 -g 1 \
+	--arch sm_80 --no-ptx -o "$T/spill" -v
+cp "$T/out" "$T/spill.log"
+check "-v prints the spills" grep -qE "spill_kernel_0: sm_80: [0-9]+ registers, spills [1-9][0-9]* bytes stored \+ [1-9][0-9]* loaded" "$T/spill.log"
+"$TILEC" inspect "$T/spill.c" >"$T/inspect" 2>&1
+check "the blob records the spills" grep -qE "variant 0: .*, spills [1-9][0-9]* bytes stored \+ [1-9][0-9]* loaded" "$T/inspect"
 
 # 3. no hints at all: compiles, and no 16-byte access is assumed
 check "vector add without hints" "$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 \

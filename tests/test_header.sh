@@ -48,7 +48,7 @@ int tile_user(void);
 extern int hook_allocs, hook_frees;
 int main(void)
 {
-	static const unsigned char not_a_blob[40] = {'T', 'I', 'L', 'E', 1, 0, 32, 0, 40};
+	static const unsigned char not_a_blob[40] = {'T', 'I', 'L', 'E', TILE_BLOB_VERSION, 0, 32, 0, 40};
 	tile_module *m = NULL;
 	tile_status st = tile_module_create(not_a_blob, sizeof not_a_blob, &m);
 	printf("%d %s / %s / %d %d\n", (int)st, tile_status_string(st), tile_last_error(), hook_allocs, hook_frees);

@@ -63,6 +63,8 @@ static void reference(tb_blob *d)
 	v->num_warps = 4;
 	v->num_stages = 3;
 	v->n_regs = 24;
+	v->spill_stores = 8;
+	v->spill_loads = 12;
 	v->div16 = 0xf;
 	v->grid = grid_add;
 	v->grid_size = grid_add_size;
@@ -100,6 +102,7 @@ static void reference(tb_blob *d)
 	v = &k->variants[1];
 	v->symbol = "scale";
 	v->num_warps = 1;
+	v->spills_unknown = 1;
 	d->n_groups = 1;
 	d->n_images = 3;
 	d->images[0] = (tb_image){0, 0, 80, 0, cubin80, sizeof cubin80, 1};
@@ -172,6 +175,9 @@ static void test_reference(void)
 	CHECK(v.cluster[0] == 1 && v.cluster[1] == 1 && v.cluster[2] == 1 && !v.has_grid_program);
 	CHECK_EQ_INT(tile_variant_get_info(m, 0, 0, &v), TILE_SUCCESS);
 	CHECK(v.n_constexprs == 5 && v.n_regs == 24 && v.num_stages == 3 && v.pred_div16 == 0xf);
+	CHECK(v.spill_stores == 8 && v.spill_loads == 12);
+	CHECK_EQ_INT(tile_variant_get_info(m, 1, 1, &v), TILE_SUCCESS);
+	CHECK(v.spill_stores == -1 && v.spill_loads == -1);
 	CHECK_EQ_INT(tile_constexpr_get_info(m, 0, 0, 1, &c), TILE_SUCCESS);
 	CHECK(strcmp(c.name, "EPS") == 0 && c.kind == 1 && c.fval == 1.5);
 	CHECK_EQ_INT(tile_constexpr_get_info(m, 0, 0, 2, &c), TILE_SUCCESS);
@@ -191,7 +197,8 @@ static void test_header_fields(void)
 {
 	const size_t meta = 32;
 	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
-	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "version 2");
+	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "format version 1 (this loader reads version 2)");
+	EXPECT_PATCH(4, 3, 2, TILE_ERROR_VERSION, "format version 3 (this loader reads version 2)");
 	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
 	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
 	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
@@ -229,7 +236,7 @@ static void test_record_fields(void)
 {
 	const tb_layout *l = &ref_layout;
 	uint32_t strtab = tb_get32(ref_blob + 32 + 24);
-	size_t k1 = l->kernels + 20, v2 = l->variants + 2 * 56, i1 = l->images + 32;
+	size_t k1 = l->kernels + 20, v3 = l->variants + 3 * 64, v2 = l->variants + 2 * 64, i1 = l->images + 32;
 	/* kernels */
 	EXPECT_PATCH(l->kernels, strtab, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
 	EXPECT_PATCH(l->kernels, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
@@ -265,7 +272,12 @@ static void test_record_fields(void)
 	EXPECT_PATCH(v2 + 40, 2, 4, TILE_ERROR_BAD_BLOB, "variant 2: pred_div16 on float parameter 1");
 	EXPECT_PATCH(l->variants + 48, tb_get32(ref_blob + 32 + 20), 4, TILE_ERROR_BAD_BLOB, "variant 0: grid program");
 	EXPECT_PATCH(l->variants + 52, 200, 4, TILE_ERROR_BAD_BLOB, "variant 0: grid program 0+200");
-	/* The informative fields may hold anything. */
+	EXPECT_PATCH(l->variants + 56, 0xffffffffu, 4, TILE_ERROR_BAD_BLOB, "variant 0: spills 4294967295 stored, 12 loaded");
+	EXPECT_PATCH(v3 + 60, 0, 4, TILE_ERROR_BAD_BLOB, "variant 3: spills 4294967295 stored, 0 loaded");
+	EXPECT_PATCH(l->variants + 56, (512u << 10) + 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: spills 524289 stored");
+	EXPECT_PATCH(l->variants + 60, (512u << 10) + 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: spills 8 stored, 524289 loaded");
+	CHECK_EQ_INT(try_patch(l->variants + 56, 512u << 10, 4), TILE_SUCCESS);
+	/* The other informative fields may hold anything. */
 	CHECK_EQ_INT(try_patch(l->variants + 22, 0xffff, 2), TILE_SUCCESS);
 	CHECK_EQ_INT(try_patch(l->variants + 24, 0xffffffffu, 4), TILE_SUCCESS);
 	CHECK_EQ_INT(try_patch(l->variants + 38, 0xffff, 2), TILE_SUCCESS);

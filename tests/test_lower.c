@@ -146,7 +146,9 @@ int main(void)
 			CHECK_EQ_INT(r.images[1].arch, 90);
 			CHECK_EQ_INT(r.nkernels, 2);
 			CHECK(r.kernels[0].n_regs > 0 && r.kernels[0].n_regs < 64);
-			CHECK_EQ_INT(r.kernels[0].n_spills, 0);
+			CHECK(r.kernels[0].spills_known);
+			CHECK_EQ_INT(r.kernels[0].spill_stores, 0);
+			CHECK_EQ_INT(r.kernels[0].spill_loads, 0);
 			fprintf(stderr, "vector add: sm_80 %d registers, sm_90 %d registers\n", r.kernels[0].n_regs,
 				r.kernels[1].n_regs);
 		}

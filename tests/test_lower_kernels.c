@@ -112,7 +112,7 @@ int main(void)
 				CHECK_MSG(!strstr(ptx, k->ptx_lacks), "%s %s: PTX has %s", k->file, k->kernel, k->ptx_lacks);
 			if (ptx && !r.ptx_only)
 				fprintf(stderr, "%-22s %-22s sm_80 %3d regs %2d spills %5u smem | sm_90 %3d regs\n",
-					k->file + sizeof KDIR - 1, k->kernel, r.kernels[0].n_regs, r.kernels[0].n_spills,
+					k->file + sizeof KDIR - 1, k->kernel, r.kernels[0].n_regs, (int)r.kernels[0].spill_stores,
 					r.kernels[0].shared_static, r.kernels[1].n_regs);
 			if (ptx && verbose)
 				fprintf(stderr, "%s\n", ptx);

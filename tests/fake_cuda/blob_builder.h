@@ -30,6 +30,8 @@ typedef struct tb_variant {
 	uint32_t shared_static, shared_dynamic;
 	uint16_t cluster[3];
 	uint16_t n_regs;
+	int spills_unknown;                  /* else spill_stores/spill_loads bytes */
+	uint32_t spill_stores, spill_loads;
 	uint32_t div16, eq1;
 	const uint8_t *grid; /* grid program bytes; NULL: none */
 	uint32_t grid_size;
@@ -117,7 +119,7 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 	l.kernels = 64;
 	l.params = l.kernels + 20 * (size_t)tb_get32(h);
 	l.variants = l.params + 12 * (size_t)tb_get32(h + 4);
-	l.constexprs = l.variants + 56 * (size_t)tb_get32(h + 8);
+	l.constexprs = l.variants + 64 * (size_t)tb_get32(h + 8);
 	l.images = l.constexprs + 16 * (size_t)tb_get32(h + 12);
 	l.grid_code = l.images + 32 * (size_t)tb_get32(h + 16);
 	l.strtab = l.grid_code + ((tb_get32(h + 20) + 3) & ~3u);
@@ -170,6 +172,8 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 			tb_u32(&variants, v->eq1);
 			tb_u32(&variants, v->grid ? goff : 0);
 			tb_u32(&variants, v->grid ? v->grid_size : 0);
+			tb_u32(&variants, v->spills_unknown ? 0xffffffffu : v->spill_stores);
+			tb_u32(&variants, v->spills_unknown ? 0xffffffffu : v->spill_loads);
 			if (v->grid)
 				tb_put(&grid, v->grid, v->grid_size);
 			for (c = 0; c < v->n_constexprs; c++) {
@@ -213,7 +217,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 		tb_u32(&images, (uint32_t)im->compress);
 	}
 	tb_put(&blob, "TILE", 4);
-	tb_u16(&blob, 1);
+	tb_u16(&blob, TILE_BLOB_VERSION);
 	tb_u16(&blob, 32);
 	tb_u32(&blob, 32 + meta_size + (uint32_t)data.n);
 	tb_u32(&blob, 0);
