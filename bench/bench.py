@@ -4,8 +4,9 @@ Usage: python3 bench/bench.py GPU_DIR   (GPU_DIR from tests/gpu/prepare.sh)
 For each benchmark instance of GPU_DIR/manifest.json (cases.BENCH): checks
 once that tile's output equals Triton's, then times both launches with
 triton.testing.do_bench (median, its L2 flush between runs), and prints
-GB/s = bytes read and written once (every tensor argument) / time, and the
-ratio tile/Triton. Then Triton's first-call compile time per kernel, each in
+GB/s = bytes read and written once (every tensor argument) / time (for a
+compute-bound case with `flops`, TFLOP/s instead), and the ratio of the
+speeds tile/Triton. Then Triton's first-call compile time per kernel, each in
 a fresh process with an empty TRITON_CACHE_DIR (imports not counted), and,
 when prepare.sh measured them on the build machine, tilec's compile times
 (GPU_DIR/compile_time.json). Ends with the markdown tables.
@@ -80,6 +81,8 @@ def main():
             harness.launch_triton(kern, inst, args)
             torch.cuda.synchronize()
             row["bytes"] = args.bytes_moved()
+            if inst.get("flops"):
+                row["flops"] = harness._eval(inst["flops"], dict(size))
             row["triton"] = triton.testing.do_bench(lambda: harness.launch_triton(kern, inst, args),
                                                     warmup=50, rep=400, return_mode="median")
         except Exception as e:
@@ -122,6 +125,11 @@ def main():
     for r in rows:
         tg, ig = gbs(r, "triton"), gbs(r, "tile")
         ratio = ig / tg if tg and ig else None
+        if r.get("flops"):  # compute-bound: TFLOP/s instead of GB/s
+            r["note"] = "TFLOP/s: Triton %s, tile %s %s" % (
+                f(r["triton"] and r["flops"] / (r["triton"] * 1e-3) / 1e12, "%.1f"),
+                f(r["tile"] and r["flops"] / (r["tile"] * 1e-3) / 1e12, "%.2f"), r["note"])
+            tg = ig = None
         print("| %s | %s | %s | %s | %s | %s | %s |" % (
             r["name"], f(r["triton"] and r["triton"] * 1000, "%.1f"), f(tg, "%.0f"),
             f(r["tile"] and r["tile"] * 1000, "%.1f"), f(ig, "%.0f"), f(ratio, "%.3f"),

@@ -1480,7 +1480,7 @@ static bool build_entry(lw *w, const char *symbol)
 	w->fn = LLVMAddFunction(w->m, symbol, LLVMFunctionType(w->vd, pt, (unsigned)f->nparams, false));
 	LLVMSetFunctionCallConv(w->fn, PTX_KERNEL_CC);
 	annotate(w, "kernel", 1);
-	annotate(w, "maxntidx", 32 * f->num_warps);
+	annotate(w, "reqntidx", 32 * f->num_warps); /* as Triton: ptxas may rely on the exact block size */
 	LLVMBasicBlockRef entry;
 	new_block(w, "entry", &entry);
 	LLVMPositionBuilderAtEnd(w->b, entry);

@@ -136,7 +136,7 @@ int main(void)
 		CHECK_STR_CONTAINS(ptx, "ld.global.v4.b32");
 		CHECK_STR_CONTAINS(ptx, "st.global.v4.b32");
 		CHECK_STR_CONTAINS(ptx, ".entry kernel");
-		CHECK_STR_CONTAINS(ptx, ".maxntid 128");
+		CHECK_STR_CONTAINS(ptx, ".reqntid 128");
 		if (getenv("TILE_TEST_VERBOSE"))
 			fputs(ptx, stderr);
 		CHECK_EQ_INT(r.nimages, 3);

@@ -38,13 +38,15 @@ def next_pow2(x):
 
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
-         bench=None, grid_in_blob=True):
+         bench=None, grid_in_blob=True, flops=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
-    (tilec compiles it, -g), otherwise the launch function takes the grid."""
+    (tilec compiles it, -g), otherwise the launch function takes the grid.
+    flops: for a benchmark, floating-point operations per launch (an
+    expression over the size variables): bench.py adds TFLOP/s."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
-                num_warps=num_warps, bench=bench)
+                num_warps=num_warps, bench=bench, flops=flops)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -339,6 +341,38 @@ CASES += [
         tol=tol(1e-2, 1e-2), block_name="BLOCK_SIZE", grid="cdiv(n_elements, BLOCK_SIZE)"),
 ]
 
+# --- tier 3: tl.dot ---------------------------------------------------------
+# Triton multiplies on tensor cores (fp32 operands as tf32), tile with fma
+# chains (operands rounded to tf32 with cvt.rna): the same products to
+# within the operands' rounding, summed in another order. Inputs are standard normal,
+# so a K-term dot product is about sqrt(K) in size.
+MM_SIZES = [{"M": 16, "N": 16, "K": 16}, {"M": 100, "N": 257, "K": 70},
+            {"M": 512, "N": 384, "K": 1000}]
+MM_STRIDES = [S("i32", "K"), S("i32", "1"), S("i32", "N"), S("i32", "1"), S("i32", "N"),
+              S("i32", "1")]
+MM_SIZES_PARAMS = [S("i32", "M"), S("i32", "N"), S("i32", "K")]
+# fp16 result: one fp16 ulp of a value near 30 is 0.016
+MM_F16_TOL = tol(3e-2, 1e-2)
+# tf32 operands (10-bit mantissa): each product within about 2^-10 relative
+MM_TF32_TOL = tol(1e-1, 1e-2)
+
+CASES += [
+    case("k_matmul_f16", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES,
+         {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", MM_SIZES, 3, MM_F16_TOL),
+    case("k_matmul_tf32", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM_SIZES, 3, MM_TF32_TOL),
+    # fp32 at full precision: fma chains on both sides, only the order differs
+    case("k_dot_ieee", K + "matmul.py", "dot_ieee_kernel",
+         [T("in", "fp32", ["m", "k"]), T("in", "fp32", ["k", "n"]), T("out", "fp32", ["m", "n"])],
+         lambda s: {"M": s["m"], "N": s["n"], "K": s["k"]}, "1",
+         [{"m": 16, "n": 16, "k": 16}, {"m": 32, "n": 64, "k": 128}], 3, tol(1e-4, 1e-5)),
+]
+
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
 BENCH = [
@@ -361,6 +395,14 @@ BENCH = [
     case("bench_softmax_odd", T2, "softmax_row_kernel", SOFTMAX_ROW_PARAMS, _softmax_cx, "M",
          [{"M": 1823, "N": 781}], 2, SOFTMAX_TOL, num_warps=8, grid_in_blob=False,
          bench="softmax fp32 1823x781"),
+    # the tutorial's fp16 matmul at one fixed config (Triton pipelines it with
+    # its default num_stages; tile has no tensor-core lowering yet)
+    case("bench_matmul_f16", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES,
+         {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
+         MM_F16_TOL, bench="matmul fp16 2048^3 (64x64x32, 4 warps)", flops="2 * M * N * K"),
 ]
 
 
