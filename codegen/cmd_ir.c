@@ -17,6 +17,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
+		   "                [--pipelined]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
@@ -25,7 +26,9 @@ static void usage(FILE *f)
 		   "  -D NAME=VALUE a constexpr by name (1024, 0.5, True, \"str\", tl.float16)\n"
 		   "  -c, --config CONFIG\n"
 		   "                use autotune config CONFIG (0-based) of the kernel\n"
-		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n");
+		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n"
+		   "  --pipelined   after the loads that feed dots are pipelined (what\n"
+		   "                tilec compile lowers when num_stages >= 2)\n");
 }
 
 static bool parse_int(const char *s, int *out)
@@ -42,6 +45,7 @@ int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, config = -1, ndef = 0;
+	bool pipelined = false;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
 	if (!defs)
 		return 1;
@@ -52,6 +56,10 @@ int cmd_ir(int argc, char **argv)
 			usage(stdout);
 			free(defs);
 			return 0;
+		}
+		if (!strcmp(a, "--pipelined")) {
+			pipelined = true;
+			continue;
 		}
 		bool flag = a[0] == '-' && a[1];
 		if (flag && !v) {
@@ -123,6 +131,11 @@ int cmd_ir(int argc, char **argv)
 	}
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
+	if (st == TILEC_OK && pipelined) {
+		st = pipeline_loads(ctx, f);
+		if (st == TILEC_OK)
+			st = ir_verify(ctx, f);
+	}
 	if (st == TILEC_OK) {
 		strbuf sb;
 		sb_init(&sb);

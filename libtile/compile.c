@@ -1,7 +1,8 @@
 /* compile.c - the pass pipeline, written out in compile_module.
  *
- * Per kernel: verify the IR (debug), axis info, layouts, lowering into one
- * LLVM module shared by all kernels of the call. Per module: libdevice when
+ * Per kernel: verify the IR (debug), pipeline the loads that feed dots
+ * (num_stages >= 2; verified again in debug), axis info, layouts, lowering
+ * into one LLVM module shared by all kernels of the call. Per module: libdevice when
  * a kernel calls it, the verifier and default<O3> once (the IR does not
  * depend on the arch), then per arch a copy of the module goes through the
  * NVPTX back end to PTX and through ptxas to a cubin whose -v report gives
@@ -100,18 +101,26 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	LLVMDisposeMessage(dl);
 	LLVMDisposeTargetData(td);
 
+	/* One module serves every target: mma.sync only when all have it. */
+	bool tensor_cores = !opt->emit_ptx || opt->ptx_arch >= 80;
+	for (int i = 0; i < opt->narchs; i++)
+		tensor_cores = tensor_cores && opt->archs[i] >= 80;
 	bool libdev = false;
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
-		const ir_func *f = funcs[k];
+		ir_func *f = funcs[k];
 		axis_info *ai = NULL;
 		layout_plan plan;
 		lower_result lr = {0};
 		if (opt->debug_verify)
 			st = ir_verify(ctx, f);
 		if (st == TILEC_OK)
+			st = pipeline_loads(ctx, f);
+		if (st == TILEC_OK && opt->debug_verify)
+			st = ir_verify(ctx, f);
+		if (st == TILEC_OK)
 			st = axis_analyze(ctx, a, f, &ai);
 		if (st == TILEC_OK)
-			st = layout_assign(ctx, a, f, ai, &plan);
+			st = layout_assign(ctx, a, f, ai, tensor_cores, &plan);
 		if (st == TILEC_OK)
 			st = lower_kernel(ctx, m, f, symbols[k], ai, &plan, &lr);
 		libdev |= lr.uses_libdevice;

@@ -823,6 +823,16 @@ bool fe_param_is_constexpr(const fe_module *m, const char *kernel, int i);
 tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const fe_spec *spec, ir_func **out);
 
 /* ======================================================================
+ * pipeline.c - loads feeding tl.dot issued one loop iteration ahead
+ * ====================================================================== */
+
+/* With num_stages >= 2, rewrites each qualifying runtime for loop so that
+ * the loads its dots read are issued an iteration early (a prologue, a
+ * carried tile, the next tile loaded at the top of the body). The IR stays
+ * valid; only ops are added and the pipelined loads removed. */
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f);
+
+/* ======================================================================
  * axisinfo.c - contiguity, divisibility and constancy of integer and
  * pointer values, per dimension (Triton's AxisInfo); it decides how wide
  * memory accesses may be
@@ -848,9 +858,10 @@ int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask);
  * Triton's BlockedEncoding (powers of two everywhere); SLICE is a parent
  * layout with one dimension removed (reduction results, expand_dims
  * sources). Every coordinate is a sum of lane and warp bit fields plus a
- * per-register constant, which the MMA layouts of tl.dot also are, so they
- * become one more kind. A layout applies to any shape of its rank: dims
- * smaller than the CTA tile replicate, larger ones wrap.
+ * per-register constant. mma.sync's accumulator is such a blocked layout
+ * (flagged `mma`: the dot producing it runs on tensor cores). A layout
+ * applies to any shape of its rank: dims smaller than the CTA tile
+ * replicate, larger ones wrap.
  * ====================================================================== */
 
 typedef enum layout_kind { LAYOUT_BLOCKED = 1, LAYOUT_SLICE = 2 } layout_kind;
@@ -865,6 +876,7 @@ struct layout {
 	int32_t order[IR_MAX_RANK];           /* dims, fastest-varying first */
 	int dim;                              /* SLICE: the parent's removed dim */
 	const layout *parent;                 /* SLICE */
+	bool mma;                             /* BLOCKED: mma.sync's accumulator (layout_mma) */
 };
 
 /* A layout applied to one shape, flattened to a blocked layout over an
@@ -887,9 +899,20 @@ typedef struct layout_plan {
 	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
 } layout_plan;
 
-/* Memory ops' layouts use 16-byte vectors where axis info allows. */
+/* Memory ops' layouts use 16-byte vectors where axis info allows; with
+ * tensor_cores (every target sm_80 or newer) the dots layout_dot_mma
+ * accepts produce layout_mma. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
-			   layout_plan *out);
+			   bool tensor_cores, layout_plan *out);
+/* The accumulator layout of mma.sync m16n8k16 over num_warps warps: per
+ * warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each 16x8
+ * tile, which is blocked spt [1,2], tpw [8,4] with the warps side by side
+ * along N (wpc [1,W]); rows 8 apart are registers of one thread, as the
+ * instruction wants. */
+layout *layout_mma(arena *a, int num_warps);
+/* A dot the tensor cores can run: fp16 or bf16 operands, an fp32 result,
+ * M and K multiples of 16, N of 8. */
+bool layout_dot_mma(const ir_func *f, const ir_op *op);
 /* A default blocked layout for a shape: `vec` consecutive elements of the
  * last dim per thread, threads then warps filling dims fastest first. */
 layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);

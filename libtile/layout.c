@@ -19,6 +19,12 @@
  * take the layout of what the loop yields when their initial value is cheap
  * (zeros). Cheap values (constants, aranges, splats and elementwise chains
  * of them) are recomputed in whatever layout a use needs.
+ *
+ * A dot with fp16 or bf16 operands produces layout_mma when every target
+ * has mma.sync (sm_80): a blocked layout whose registers are exactly the
+ * instruction's accumulator fragments, so the accumulator of a K loop stays
+ * in registers across iterations and the rest of the kernel treats it as
+ * any blocked value.
  */
 #include "internal.h"
 
@@ -70,6 +76,24 @@ layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, 
 	return l;
 }
 
+layout *layout_mma(arena *a, int num_warps)
+{
+	layout *l = arena_alloc(a, sizeof *l);
+	if (!l)
+		return NULL;
+	*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, 2}, .threads_per_warp = {8, 4},
+		      .warps_per_cta = {1, num_warps > 0 ? num_warps : 1}, .order = {1, 0}, .mma = true};
+	return l;
+}
+
+bool layout_dot_mma(const ir_func *f, const ir_op *op)
+{
+	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
+	ir_type ct = f->values[op->results[0]].type;
+	return (at.kind == IR_F16 || at.kind == IR_BF16) && bt.kind == at.kind && ct.kind == IR_F32 &&
+	       at.rank == 2 && at.shape[0] % 16 == 0 && at.shape[1] % 16 == 0 && bt.shape[1] % 8 == 0;
+}
+
 layout *layout_slice(arena *a, const layout *parent, int dim)
 {
 	layout *l = arena_alloc(a, sizeof *l);
@@ -91,7 +115,7 @@ bool layout_eq(const layout *x, const layout *y)
 	if (x->kind == LAYOUT_SLICE)
 		return x->dim == y->dim && layout_eq(x->parent, y->parent);
 	size_t n = sizeof(int32_t) * (size_t)x->rank;
-	return !memcmp(x->size_per_thread, y->size_per_thread, n) &&
+	return x->mma == y->mma && !memcmp(x->size_per_thread, y->size_per_thread, n) &&
 	       !memcmp(x->threads_per_warp, y->threads_per_warp, n) &&
 	       !memcmp(x->warps_per_cta, y->warps_per_cta, n) && !memcmp(x->order, y->order, n);
 }
@@ -221,7 +245,7 @@ void layout_str(strbuf *sb, const layout *l)
 	ints_str(sb, ", tpw", l->threads_per_warp, l->rank);
 	ints_str(sb, ", wpc", l->warps_per_cta, l->rank);
 	ints_str(sb, ", order", l->order, l->rank);
-	sb_putc(sb, '}');
+	sb_puts(sb, l->mma ? ", mma}" : "}");
 }
 
 /* ---- assignment ---- */
@@ -233,6 +257,7 @@ typedef struct assigner {
 	layout_plan *p;
 	int32_t max_shape[IR_MAX_RANK + 1][IR_MAX_RANK];
 	int vec[IR_MAX_RANK + 1];
+	bool tensor_cores;
 	bool oom;
 } assigner;
 
@@ -414,6 +439,10 @@ static void assign_op(assigner *s, const ir_op *op)
 		l = (src && src->kind == LAYOUT_BLOCKED && !p->remat[op->args[0]]) ? src : by_rank(s, rt.rank);
 		break;
 	}
+	case IR_OP_DOT:
+		l = s->tensor_cores && layout_dot_mma(s->f, op) ? layout_mma(s->a, s->f->num_warps)
+								 : follow_operands(s, op, rt.rank);
+		break;
 	default:
 		l = follow_operands(s, op, rt.rank);
 		break;
@@ -439,7 +468,8 @@ static void assign_region(assigner *s, const ir_region *r)
 		assign_op(s, r->ops[i]);
 }
 
-tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, layout_plan *out)
+tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, bool tensor_cores,
+			   layout_plan *out)
 {
 	(void)ctx;
 	memset(out, 0, sizeof *out);
@@ -448,6 +478,7 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.a = a;
 	s.f = f;
 	s.ai = ai;
+	s.tensor_cores = tensor_cores;
 	s.p = out;
 	out->of = arena_alloc(a, sizeof(layout *) * (size_t)(f->nvalues + 1));
 	out->remat = arena_alloc(a, sizeof(bool) * (size_t)(f->nvalues + 1));

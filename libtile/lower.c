@@ -1167,12 +1167,137 @@ static LLVMValueRef dot_operand(lw *w, LLVMValueRef x, ir_kind k, bool tf32)
 	return x;
 }
 
+/* Writes a 2-D block to shared memory row-major from `base` (bytes), rows
+ * `stride` elements apart; replicas do not write. */
+static void stage_rows(lw *w, const lval *x, ir_type t, int64_t stride, int64_t base)
+{
+	int64_t bytes = ir_kind_bytes((ir_kind)t.kind);
+	layout_map m = map_of(x->l, t);
+	LLVMValueRef own = owner(w, &m);
+	LLVMBasicBlockRef join = own ? begin_if(w, own) : NULL;
+	for (int r = 0; r < x->n; r++) {
+		LLVMValueRef cc[2];
+		reg_coords(w, &m, 2, r, cc);
+		LLVMValueRef e = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, cc[0], ci32(w, stride), ""), cc[1], "");
+		LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, e, ci32(w, bytes), ""), ci32(w, base), "");
+		LLVMSetAlignment(LLVMBuildStore(w->b, x->r[r], smem_addr(w, off)), (unsigned)bytes);
+	}
+	if (join)
+		end_if(w, join);
+}
+
+/* n 32-bit registers from ldmatrix (x2 or x4, .trans) at this lane's row
+ * address (bytes into shared memory). */
+static void ldmatrix(lw *w, LLVMValueRef off, int n, bool trans, LLVMValueRef *out)
+{
+	LLVMTypeRef el[4] = {w->i32, w->i32, w->i32, w->i32};
+	LLVMTypeRef st = LLVMStructTypeInContext(w->c, el, (unsigned)n, false);
+	char name[64];
+	snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n, trans ? ".trans" : "");
+	LLVMValueRef p = smem_addr(w, off);
+	LLVMValueRef v = call(w, name, st, &p, 1);
+	for (int i = 0; i < n; i++)
+		out[i] = LLVMBuildExtractValue(w->b, v, (unsigned)i, "");
+}
+
+/* tl.dot on tensor cores: mma.sync m16n8k16, fp16 or bf16 in, fp32 out.
+ * A (MxK) and B (KxN) go to shared memory row-major, each row padded by
+ * 16 bytes, which keeps ldmatrix's row addresses 16-byte aligned and puts
+ * 8 consecutive rows in distinct banks. Then, per 16-deep slice of K, each
+ * warp loads the B fragments of its 8-column tiles (ldmatrix.trans) and,
+ * per 16-row tile of A (ldmatrix), accumulates into its 16x8 tiles. The
+ * result is in layout_mma, so a tile's registers are the instruction's
+ * c0..c3 (rows g and g+8, columns 2t and 2t+1, g = lane/4, t = lane%4). */
+static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	ir_type at = vtype(w, op->args[0]), bt = vtype(w, op->args[1]), ct = vtype(w, op->results[0]);
+	int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
+	int64_t a_stride = K + 8, b_stride = N + 8;
+	int64_t a_bytes = M * a_stride * 2;
+	lval a, b, c;
+	if (!get(w, op->args[0], NULL, &a) || !get(w, op->args[1], NULL, &b) || !get(w, op->args[2], l, &c))
+		return false;
+	layout_map mc = map_of(l, ct);
+	int mt = mc.regs_per_dim[0] / 2, nt = mc.regs_per_dim[1] / 2;
+	if (mc.rank != 2 || mt < 1 || nt < 1)
+		return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator of %d x %d registers", mc.regs_per_dim[0],
+			    mc.regs_per_dim[1]);
+	smem_need(w, (uint64_t)(a_bytes + K * b_stride * 2));
+	barrier(w);
+	stage_rows(w, &a, at, a_stride, 0);
+	stage_rows(w, &b, bt, b_stride, a_bytes);
+	barrier(w);
+
+	if (!alloc_regs(w, out, mc.nregs, l))
+		return false;
+	for (int r = 0; r < mc.nregs; r++)
+		out->r[r] = c.r[r];
+	LLVMValueRef t2 = LLVMBuildShl(w->b, LLVMBuildAnd(w->b, w->lane, ci32(w, 3), ""), ci32(w, 1), "");
+	LLVMValueRef lrow = LLVMBuildAnd(w->b, w->lane, ci32(w, 15), "");
+	LLVMValueRef lcol = LLVMBuildShl(w->b, LLVMBuildLShr(w->b, w->lane, ci32(w, 4), ""), ci32(w, 3), "");
+	/* column 2t of the thread's first register, less 2t: its tiles' origin */
+	LLVMValueRef col0 = LLVMBuildSub(w->b, thread_raw(w, &mc, 1), t2, "");
+	int *reg = arena_alloc(w->a, sizeof(int) * 4 * (size_t)(mt * nt));
+	LLVMValueRef *bfrag = arena_alloc(w->a, sizeof(LLVMValueRef) * 2 * (size_t)nt);
+	int32_t *rowc = arena_alloc(w->a, sizeof(int32_t) * (size_t)mt);
+	int32_t *colc = arena_alloc(w->a, sizeof(int32_t) * (size_t)nt);
+	if (!reg || !bfrag || !rowc || !colc)
+		return oom(w);
+	for (int i = 0; i < mt; i++)
+		for (int j = 0; j < nt; j++)
+			for (int q = 0; q < 4; q++) {
+				int32_t idx[2] = {2 * i + (q >> 1), 2 * j + (q & 1)}, cc[2];
+				int r = layout_reg_join(&mc, idx);
+				layout_reg_coords(&mc, r, cc);
+				if (q == 0) {
+					rowc[i] = cc[0];
+					colc[j] = cc[1];
+				} else if (cc[0] != rowc[i] + 8 * (q >> 1) || cc[1] != colc[j] + (q & 1)) {
+					return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator register %d is not "
+						    "an mma.sync c%d", r, q);
+				}
+				reg[(i * nt + j) * 4 + q] = r;
+			}
+	const char *text = at.kind == IR_BF16
+		? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
+		: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};";
+	LLVMTypeRef f4[4] = {w->f32, w->f32, w->f32, w->f32};
+	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, f4, 4, false);
+	for (int64_t k0 = 0; k0 < K; k0 += 16) {
+		for (int j = 0; j < nt; j++) {
+			LLVMValueRef col = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, col0, ci32(w, colc[j]), ""), ci32(w, N - 1), "");
+			LLVMValueRef e = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, LLVMBuildAdd(w->b, lrow, ci32(w, k0), ""),
+									ci32(w, b_stride), ""), col, "");
+			LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildShl(w->b, e, ci32(w, 1), ""), ci32(w, a_bytes), "");
+			ldmatrix(w, off, 2, true, &bfrag[2 * j]);
+		}
+		for (int i = 0; i < mt; i++) {
+			LLVMValueRef afrag[4];
+			LLVMValueRef row = LLVMBuildAdd(w->b, lrow, ci32(w, rowc[i]), "");
+			LLVMValueRef e = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, ci32(w, a_stride), ""),
+						      LLVMBuildAdd(w->b, lcol, ci32(w, k0), ""), "");
+			ldmatrix(w, LLVMBuildShl(w->b, e, ci32(w, 1), ""), 4, false, afrag);
+			for (int j = 0; j < nt; j++) {
+				int *rr = &reg[(i * nt + j) * 4];
+				LLVMValueRef args[14] = {afrag[0], afrag[1], afrag[2], afrag[3], bfrag[2 * j], bfrag[2 * j + 1],
+							 out->r[rr[0]], out->r[rr[1]], out->r[rr[2]], out->r[rr[3]]};
+				LLVMValueRef d = asm_call(w, rt, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", args, 10, false);
+				for (int q = 0; q < 4; q++)
+					out->r[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
+			}
+		}
+	}
+	return true;
+}
+
 /* tl.dot without tensor cores: each thread keeps the rows of A and the
  * columns of B its accumulator elements need, all of K, and runs one fma
  * chain per element in k order (fp32, i32 for i8), as the reference
- * interpreter does. MMA layouts are the fast path still to come. */
+ * interpreter does. */
 static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 {
+	if (l && l->mma)
+		return emit_dot_mma(w, op, l, out);
 	ir_type at = vtype(w, op->args[0]), bt = vtype(w, op->args[1]), ct = vtype(w, op->results[0]);
 	ir_kind ak = (ir_kind)at.kind, ck = (ir_kind)ct.kind;
 	int kk = at.shape[1];
@@ -1203,7 +1328,8 @@ static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 				acc = LLVMBuildAdd(w->b, acc, LLVMBuildMul(w->b, x, y, ""), "");
 			} else {
 				LLVMValueRef v3[3] = {x, y, acc};
-				acc = call(w, "llvm.fma.f32", w->f32, v3, 3);
+				acc = ak == IR_F64 ? call(w, "llvm.fma.f64", w->f64, v3, 3)
+						   : call(w, "llvm.fma.f32", w->f32, v3, 3);
 			}
 		}
 		out->r[r] = ak == IR_I8 ? acc : narrow(w, acc, ck);

@@ -200,6 +200,52 @@ check "-v prints the spills" grep -qE "spill_kernel_0: sm_80: [0-9]+ registers, 
 "$TILEC" inspect "$T/spill.c" >"$T/inspect" 2>&1
 check "the blob records the spills" grep -qE "variant 0: .*, spills [1-9][0-9]* bytes stored \+ [1-9][0-9]* loaded" "$T/inspect"
 
+# 2c. tl.dot on tensor cores: fp16 and bf16 operands run mma.sync with
+# ldmatrix when every target is sm_80 or newer, fma chains otherwise
+MMSIG='*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'
+check "fp16 matmul compiles" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=64 \
+	-D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
+	--arch sm_80,sm_90 -o "$T/mm" --keep-ptx "$T" -v
+cp "$T/out" "$T/mm.log"
+check "fp16 matmul: mma.sync" grep -q "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" "$T/mm.compute_80.ptx"
+check "fp16 matmul: ldmatrix for A" grep -q "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "$T/mm.compute_80.ptx"
+check "fp16 matmul: ldmatrix.trans for B" grep -q "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" "$T/mm.compute_80.ptx"
+check "fp16 matmul: no fma chains" bash -c "! grep -q 'fma.rn.f32' '$T/mm.compute_80.ptx'"
+check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
+	test "$(grep -c 'mma.sync' "$T/mm.compute_80.ptx")" = 16
+check "fp16 matmul: no spills" grep -q "matmul_kernel_0: sm_90: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm.log"
+check "fp16 matmul: generated C compiles" $CC $CFLAGS_GEN -c "$T/mm.c" -o "$T/mm.o"
+# the K loop's two loads issued one iteration ahead: a prologue load
+# before the loop and one at the top of the body each (num_stages >= 2)
+MMIR=("$TILEC" ir $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32
+	-D GROUP_SIZE_M=8)
+check "tilec ir --pipelined" "${MMIR[@]}" --pipelined
+cp "$T/out" "$T/pipelined.ir"
+check "pipelined: four loads" test "$(grep -c '= load ' "$T/pipelined.ir")" = 4
+check "pipelined: the loop carries both tiles" grep -qE "^    yield %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+$" "$T/pipelined.ir"
+check "tilec ir -ns 1 --pipelined" "${MMIR[@]}" -ns 1 --pipelined
+check "num_stages 1: two loads, not pipelined" test "$(grep -c '= load ' "$T/out")" = 2
+T3K=tests/gpu/kernels/tier3.py
+B16SIG='*bf16:16, *bf16:16, *fp32:16, i32, i32, i32'
+check "bf16 matmul, 16x16 tile over 4 warps" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel -s "$B16SIG" -D BLOCK_M=16 \
+	-D BLOCK_N=16 -D BLOCK_K=16 -g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_80 --no-ptx -o "$T/b16" --keep-ptx "$T"
+check "bf16 matmul: mma.sync bf16" grep -q "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" "$T/b16.compute_80.ptx"
+check "bf16 matmul, 128x64x64 on 8 warps" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel -s "$B16SIG" -D BLOCK_M=128 \
+	-D BLOCK_N=64 -D BLOCK_K=64 -w 8 -g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_90 --no-ptx -o "$T/b8"
+check "a dot reduced along rows" "$TILEC" compile $T3K -n dot_rowsum_kernel -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16' \
+	-D M=64 -D N=16 -D K=128 -g 1 --arch sm_80,sm_90 -o "$T/rs" --keep-ptx "$T"
+check "a dot reduced along rows: mma.sync" grep -q "mma.sync" "$T/rs.compute_80.ptx"
+check "with sm_75 among the targets: fma chains" "$TILEC" compile $T3K -n dot_rowsum_kernel \
+	-s '*fp16:16, *fp16:16, *fp32:16, *fp32:16' -D M=32 -D N=16 -D K=16 -g 1 --arch sm_75,sm_90 -o "$T/rs75" --keep-ptx "$T"
+check "with sm_75 among the targets: no mma.sync" bash -c "! grep -q 'mma.sync' '$T/rs75.compute_75.ptx'"
+check "fp32 operands (tf32) stay on fma chains" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
+	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_80 --no-ptx -o "$T/tf" --keep-ptx "$T"
+check "fp64 operands: fp64 fma chains" "$TILEC" compile $K/matmul.py -n dot_ieee_kernel -s '*fp64:16, *fp64:16, *fp64:16' \
+	-D M=32 -D N=32 -D K=16 -g 1 --arch sm_80 --no-ptx -o "$T/d64" --keep-ptx "$T"
+check "fp64 operands: fma.rn.f64" grep -q "fma.rn.f64" "$T/d64.compute_80.ptx"
+check "fp32 operands: cvt.rna.tf32 and fma" bash -c "grep -q 'cvt.rna.tf32.f32' '$T/tf.compute_80.ptx' && ! grep -q 'mma.sync' '$T/tf.compute_80.ptx'"
+
 # 3. no hints at all: compiles, and no 16-byte access is assumed
 check "vector add without hints" "$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 \
 	-g "cdiv(n_elements, BLOCK_SIZE)" --arch sm_90 -o "$T/nohint" --keep-ptx "$T"

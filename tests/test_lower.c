@@ -213,7 +213,7 @@ int main(void)
 	CHECK_EQ_INT(r.images[0].kind, BLOB_IMAGE_PTX);
 	CHECK_STR_CONTAINS((const char *)r.images[1].data, ".target sm_90");
 
-	/* A dot without tensor cores yet: fma chains, fp16 operands widened. */
+	/* An fp16 dot on tensor cores: operands through ldmatrix into mma.sync. */
 	tilec_clear_diagnostics(ctx);
 	{
 		ir_param p[2] = {{"x", ir_ptr(IR_F16), true, false}, {"y", ir_ptr(IR_F32), true, false}};
@@ -226,8 +226,11 @@ int main(void)
 		irb_store(&b, irb_1(&b, IR_OP_SPLAT, op, 1), d, -1);
 		st = compile1(ctx, a, b.f, NULL, &r);
 		CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
-		if (st == TILEC_OK)
-			CHECK_STR_CONTAINS(ptx_of(&r), "fma.rn.f32");
+		if (st == TILEC_OK) {
+			CHECK_STR_CONTAINS(ptx_of(&r), "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32");
+			CHECK_STR_CONTAINS(ptx_of(&r), "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16");
+			CHECK(!strstr(ptx_of(&r), "fma.rn.f32"));
+		}
 	}
 
 	/* Arithmetic on constants folds in the builder (no flags to set). */

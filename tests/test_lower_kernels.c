@@ -59,7 +59,7 @@ static const kcase cases[] = {
 	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},
 	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	{KDIR "matmul.py", "matmul_kernel",
-	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, NULL, "fma.rn.f32", NULL},
+	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, NULL, "mma.sync", "fma.rn.f32"},
 	/* Pointers advanced in the loop keep their 16-byte alignment; % M keeps runs. */
 	{KDIR "matmul.py", "matmul_kernel",
 	 "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 32, 32, 32, 4", 4, NULL,

@@ -62,6 +62,7 @@ def _n(dtype, role="in", init="randn"):
 
 T1 = "tests/gpu/kernels/tier1.py"
 T2 = "tests/gpu/kernels/tier2.py"
+T3 = "tests/gpu/kernels/tier3.py"
 EX_ADD = "examples/vector_add/kernel.py"
 EX_SILU = "examples/silu/kernel.py"
 N_ELEMENTS = S("i32", "n")
@@ -353,6 +354,9 @@ MM_STRIDES = [S("i32", "K"), S("i32", "1"), S("i32", "N"), S("i32", "1"), S("i32
 MM_SIZES_PARAMS = [S("i32", "M"), S("i32", "N"), S("i32", "K")]
 # fp16 result: one fp16 ulp of a value near 30 is 0.016
 MM_F16_TOL = tol(3e-2, 1e-2)
+# bf16 and fp16 products are exact in fp32; only the order of the fp32 sums
+# differs (sums of up to 1000 terms near 30)
+MM_BF16_TOL = tol(1e-3, 1e-4)
 # tf32 operands (10-bit mantissa): each product within about 2^-10 relative
 MM_TF32_TOL = tol(1e-1, 1e-2)
 
@@ -366,11 +370,35 @@ CASES += [
          [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
          + MM_SIZES_PARAMS, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32},
          "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM_SIZES, 3, MM_TF32_TOL),
+    # bf16 on tensor cores with masked K tails; a 16x16 tile over 4 warps
+    # (warps replicate columns); 8 warps side by side
+    case("t3_matmul_bf16", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "bf16", ["M", "K"]), T("in", "bf16", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 1, "N": 1, "K": 1}] + MM_SIZES, 3, MM_BF16_TOL),
+    case("t3_matmul_bf16_16", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "bf16", ["M", "K"]), T("in", "bf16", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 100, "N": 257, "K": 70}], 3, MM_BF16_TOL),
+    case("t3_matmul_bf16_w8", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "bf16", ["M", "K"]), T("in", "bf16", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 512, "N": 384, "K": 1000}], 3, MM_BF16_TOL,
+         num_warps=8),
+    case("t3_dot_rowsum", T3, "dot_rowsum_kernel",
+         [T("in", "fp16", ["m", "k"]), T("in", "fp16", ["k", "n"]), T("out", "fp32", ["m", "n"]),
+          T("out", "fp32", ["m"])],
+         lambda s: {"M": s["m"], "N": s["n"], "K": s["k"]}, "1",
+         [{"m": 32, "n": 32, "k": 32}, {"m": 64, "n": 16, "k": 128}], 3, MM_BF16_TOL),
     # fp32 at full precision: fma chains on both sides, only the order differs
     case("k_dot_ieee", K + "matmul.py", "dot_ieee_kernel",
          [T("in", "fp32", ["m", "k"]), T("in", "fp32", ["k", "n"]), T("out", "fp32", ["m", "n"])],
          lambda s: {"M": s["m"], "N": s["n"], "K": s["k"]}, "1",
          [{"m": 16, "n": 16, "k": 16}, {"m": 32, "n": 64, "k": 128}], 3, tol(1e-4, 1e-5)),
+    case("k_dot_f64", K + "matmul.py", "dot_ieee_kernel",
+         [T("in", "fp64", ["m", "k"]), T("in", "fp64", ["k", "n"]), T("out", "fp64", ["m", "n"])],
+         lambda s: {"M": s["m"], "N": s["n"], "K": s["k"]}, "1", [{"m": 32, "n": 32, "k": 16}], 3,
+         tol(1e-12, 1e-12)),
 ]
 
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps

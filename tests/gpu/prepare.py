@@ -1,9 +1,11 @@
 """prepare.py - compile the GPU suite on the build machine (tilec needs LLVM).
 
 For every instance of cases.py: read the kernel's parameter names from its
-.py (Python's ast, nothing is executed), run `tilec compile` with two
-variants (every pointer and int :16, then pointers only, so that odd sizes
-find a variant), and record the outcome. Writes into OUT (default .gpu):
+.py (Python's ast, nothing is executed), run `tilec compile` with the
+variants Triton's JIT would specialize at the instance's sizes (integers
+equal to 1 as :1, multiples of 16 as :16), plus every pointer and int :16
+and pointers only (so that any size finds a variant), and record the
+outcome. Writes into OUT (default .gpu):
   cases/ID.c, cases/ID.h   one blob per instance, launch function ID
   race/race.{c,h}          two tier-2 kernels from a manifest (-m), for racecheck
   examples/NAME/*.{c,h}    the examples' generated pairs (from BUILD/examples)
@@ -57,6 +59,27 @@ def signature(params, hint_ints):
     return ", ".join(sig)
 
 
+def triton_signature(inst, size):
+    """The signature Triton's JIT specializes a launch at this size to:
+    pointers 16-byte aligned (fresh tensors), an integer equal to 1 as :1,
+    a multiple of 16 as :16 (harness.Args computes the same values)."""
+    env = dict(size)
+    sig = []
+    for p in inst["params"]:
+        t = p["dtype"]
+        if p["kind"] == "tensor":
+            sig.append("*%s:16" % t)
+            continue
+        v = eval(p["value"], {"__builtins__": {}, "cdiv": lambda a, b: (a + b - 1) // b,
+                              "min": min, "max": max}, env)
+        env[p["name"]] = v
+        hint = ""
+        if t[0] in "iu":
+            hint = ":1" if v == 1 else ":16" if v % 16 == 0 else ""
+        sig.append(t + hint)
+    return ", ".join(sig)
+
+
 def compile_instance(tilec, inst, outdir, arch):
     """None when tilec compiled the instance, else why not; the log text
     goes to inst["log"]."""
@@ -70,7 +93,10 @@ def compile_instance(tilec, inst, outdir, arch):
             len(inst["params"]), inst["kernel"], len(runtime), ", ".join(runtime))
     for p, n in zip(inst["params"], runtime):
         p["name"] = n
-    sigs = [signature(inst["params"], True), signature(inst["params"], False)]
+    # the variants Triton would compile for the case's sizes, then every int
+    # :16, then no hints (any launch finds one)
+    sigs = [triton_signature(inst, s) for s in inst["sizes"]]
+    sigs += [signature(inst["params"], True), signature(inst["params"], False)]
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
     for s in sorted(set(sigs), key=sigs.index):
         cmd += ["-s", s]
