@@ -45,7 +45,9 @@ static const src_loc no_loc;
  * Triton compiles with floating-point op fusion (enable_fp_fusion): a*b+c
  * becomes fma and other f32 arithmetic is emitted without .rn, so ptxas
  * may fuse too. The C API reaches that setting only through the NVPTX
- * option, given its default value explicitly. */
+ * option, given its default value explicitly. Shared-memory pointers are
+ * 32 bits wide (-nvptx-short-ptr, as in Triton's data layout): addresses
+ * into shared memory take one register instead of two. */
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 static void llvm_init(void)
@@ -54,8 +56,8 @@ static void llvm_init(void)
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
 	LLVMInitializeNVPTXAsmPrinter();
-	const char *const args[] = {"tile", "-nvptx-fma-level=2"};
-	LLVMParseCommandLineOptions(2, args, NULL);
+	const char *const args[] = {"tile", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
+	LLVMParseCommandLineOptions(3, args, NULL);
 }
 
 tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)

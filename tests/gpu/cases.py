@@ -431,6 +431,13 @@ BENCH = [
          {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
          "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
          MM_F16_TOL, bench="matmul fp16 2048^3 (64x64x32, 4 warps)", flops="2 * M * N * K"),
+    case("bench_matmul_f16_128", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES,
+         {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
+         MM_F16_TOL, num_warps=8, bench="matmul fp16 2048^3 (128x128x32, 8 warps)",
+         flops="2 * M * N * K"),
 ]
 
 
