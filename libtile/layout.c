@@ -20,6 +20,9 @@
  * (zeros). Cheap values (constants, aranges, splats and elementwise chains
  * of them) are recomputed in whatever layout a use needs.
  *
+ * Where such dots exist, the default 2-D layout is built for the smallest
+ * of their operand tiles, so that no operand load fetches replicas.
+ *
  * A dot with fp16 or bf16 operands produces layout_mma when every target
  * has mma.sync (sm_80): a blocked layout whose registers are exactly the
  * instruction's accumulator fragments, so the accumulator of a K loop stays
@@ -257,6 +260,7 @@ typedef struct assigner {
 	layout_plan *p;
 	int32_t max_shape[IR_MAX_RANK + 1][IR_MAX_RANK];
 	int vec[IR_MAX_RANK + 1];
+	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
 	bool oom;
 } assigner;
@@ -288,6 +292,13 @@ static void survey_region(assigner *s, const ir_region *r)
 			}
 			survey_region(s, reg);
 		}
+		if (op->code == IR_OP_DOT && s->tensor_cores && layout_dot_mma(s->f, op))
+			for (int k = 0; k < 2; k++) {
+				ir_type t = vtype(s, op->args[k]);
+				for (int d = 0; d < 2; d++)
+					if (t.shape[d] < s->dot_tile[d])
+						s->dot_tile[d] = t.shape[d];
+			}
 		if ((op->code == IR_OP_LOAD || op->code == IR_OP_STORE) && vtype(s, op->args[0]).rank > 0) {
 			ir_type pt = vtype(s, op->args[0]);
 			int mask = -1;
@@ -487,7 +498,13 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	for (int r = 1; r <= IR_MAX_RANK; r++)
 		for (int d = 0; d < r; d++)
 			s.max_shape[r][d] = 1;
+	s.dot_tile[0] = s.dot_tile[1] = INT32_MAX;
 	survey_region(&s, &f->body);
+	/* The default 2-D layout must not replicate a dot's operand tiles (their
+	 * loads would fetch everything twice): its CTA tile fits the smallest. */
+	for (int d = 0; d < 2; d++)
+		if (s.dot_tile[d] < s.max_shape[2][d])
+			s.max_shape[2][d] = s.dot_tile[d];
 	for (int r = 1; r <= IR_MAX_RANK; r++) {
 		out->by_rank[r] = layout_blocked(a, r, s.max_shape[r], f->num_warps, s.vec[r] ? s.vec[r] : 1);
 		if (!out->by_rank[r])
