@@ -38,15 +38,16 @@ def next_pow2(x):
 
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
-         bench=None, grid_in_blob=True, flops=None):
+         bench=None, grid_in_blob=True, flops=None, num_stages=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
     flops: for a benchmark, floating-point operations per launch (an
-    expression over the size variables): bench.py adds TFLOP/s."""
+    expression over the size variables): bench.py adds TFLOP/s.
+    num_stages: given to both sides (None: each side's default, 3)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
-                num_warps=num_warps, bench=bench, flops=flops)
+                num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -431,6 +432,14 @@ BENCH = [
          {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
          "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
          MM_F16_TOL, bench="matmul fp16 2048^3 (64x64x32, 4 warps)", flops="2 * M * N * K"),
+    # the same without pipelining on either side (num_stages 1)
+    case("bench_matmul_f16_ns1", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES,
+         {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
+         "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
+         MM_F16_TOL, bench="matmul fp16 2048^3 (64x64x32, 4 warps, num_stages 1)",
+         flops="2 * M * N * K", num_stages=1),
     case("bench_matmul_f16_128", K + "matmul.py", "matmul_kernel",
          [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
          + MM_SIZES_PARAMS + MM_STRIDES,

@@ -175,7 +175,8 @@ class Args:
 
 
 def launch_triton(kern, inst, args):
-    kern[args.grid](*args.triton, **inst["constexprs"], num_warps=inst["num_warps"])
+    extra = {"num_stages": inst["num_stages"]} if inst.get("num_stages") else {}
+    kern[args.grid](*args.triton, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
 
 
 def launch_tile(fn, inst, args):

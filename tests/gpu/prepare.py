@@ -100,6 +100,8 @@ def compile_instance(tilec, inst, outdir, arch):
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
     for s in sorted(set(sigs), key=sigs.index):
         cmd += ["-s", s]
+    if inst.get("num_stages"):
+        cmd += ["-ns", str(inst["num_stages"])]
     cmd += ["-w", str(inst["num_warps"]), "--arch", arch,
            "-o", os.path.join(outdir, "cases", inst["id"]), "-on", inst["id"]]
     for k, v in inst["constexprs"].items():
