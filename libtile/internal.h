@@ -910,8 +910,9 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
  * along N (wpc [1,W]); rows 8 apart are registers of one thread, as the
  * instruction wants. */
 layout *layout_mma(arena *a, int num_warps);
-/* A dot the tensor cores can run: fp16 or bf16 operands, an fp32 result,
- * M and K multiples of 16, N of 8. */
+/* A dot the tensor cores can run: fp16 or bf16 operands, or fp32 ones at
+ * "tf32" precision (the default), an fp32 result, M and K multiples of 16,
+ * N of 8. */
 bool layout_dot_mma(const ir_func *f, const ir_op *op);
 /* A default blocked layout for a shape: `vec` consecutive elements of the
  * last dim per thread, threads then warps filling dims fastest first. */

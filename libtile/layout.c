@@ -93,7 +93,8 @@ bool layout_dot_mma(const ir_func *f, const ir_op *op)
 {
 	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
 	ir_type ct = f->values[op->results[0]].type;
-	return (at.kind == IR_F16 || at.kind == IR_BF16) && bt.kind == at.kind && ct.kind == IR_F32 &&
+	bool tf32 = at.kind == IR_F32 && op->sub == IR_PRECISION_TF32;
+	return (at.kind == IR_F16 || at.kind == IR_BF16 || tf32) && bt.kind == at.kind && ct.kind == IR_F32 &&
 	       at.rank == 2 && at.shape[0] % 16 == 0 && at.shape[1] % 16 == 0 && bt.shape[1] % 8 == 0;
 }
 

@@ -1200,7 +1200,10 @@ static void ldmatrix(lw *w, LLVMValueRef off, int n, bool trans, LLVMValueRef *o
 		out[i] = LLVMBuildExtractValue(w->b, v, (unsigned)i, "");
 }
 
-/* tl.dot on tensor cores: mma.sync m16n8k16, fp16 or bf16 in, fp32 out.
+/* tl.dot on tensor cores: mma.sync m16n8k16, fp16 or bf16 in, fp32 out;
+ * fp32 operands of a "tf32" dot round to tf32 and run m16n8k8, whose A
+ * fragment has ldmatrix's shape in 32-bit words (B's is loaded word by
+ * word: ldmatrix.trans moves 16-bit elements).
  * A (MxK) and B (KxN) go to shared memory row-major, each row padded by
  * 16 bytes, which keeps ldmatrix's row addresses 16-byte aligned and puts
  * 8 consecutive rows in distinct banks. Then, per 16-deep slice of K, each
@@ -1212,8 +1215,13 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type at = vtype(w, op->args[0]), bt = vtype(w, op->args[1]), ct = vtype(w, op->results[0]);
 	int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
-	int64_t a_stride = K + 8, b_stride = N + 8;
-	int64_t a_bytes = M * a_stride * 2;
+	bool tf32 = at.kind == IR_F32;
+	/* rows padded by 16 bytes (A: 4 tf32 words, keeping 8 rows of ldmatrix
+	 * in distinct banks; B: 8 words, so that a tf32 B fragment's 4 rows of
+	 * 8 words do too) */
+	int64_t e = tf32 ? 4 : 2, kstep = tf32 ? 8 : 16;
+	int64_t a_stride = K + 16 / e, b_stride = N + 8;
+	int64_t a_bytes = M * a_stride * e;
 	lval a, b, c;
 	if (!get(w, op->args[0], NULL, &a) || !get(w, op->args[1], NULL, &b) || !get(w, op->args[2], l, &c))
 		return false;
@@ -1222,7 +1230,17 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (mc.rank != 2 || mt < 1 || nt < 1)
 		return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator of %d x %d registers", mc.regs_per_dim[0],
 			    mc.regs_per_dim[1]);
-	smem_need(w, (uint64_t)(a_bytes + K * b_stride * 2));
+	if (tf32) /* rounded to tf32 as the fma path and the interpreter do (copies: the registers are shared) */
+		for (int k = 0; k < 2; k++) {
+			lval *x = k ? &b : &a;
+			LLVMValueRef *r = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(x->n + 1));
+			if (!r)
+				return oom(w);
+			for (int i = 0; i < x->n; i++)
+				r[i] = dot_operand(w, x->r[i], IR_F32, true);
+			x->r = r;
+		}
+	smem_need(w, (uint64_t)(a_bytes + K * b_stride * e));
 	barrier(w);
 	stage_rows(w, &a, at, a_stride, 0);
 	stage_rows(w, &b, bt, b_stride, a_bytes);
@@ -1234,7 +1252,9 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 		out->r[r] = c.r[r];
 	LLVMValueRef t2 = LLVMBuildShl(w->b, LLVMBuildAnd(w->b, w->lane, ci32(w, 3), ""), ci32(w, 1), "");
 	LLVMValueRef lrow = LLVMBuildAnd(w->b, w->lane, ci32(w, 15), "");
-	LLVMValueRef lcol = LLVMBuildShl(w->b, LLVMBuildLShr(w->b, w->lane, ci32(w, 4), ""), ci32(w, 3), "");
+	LLVMValueRef lcol = LLVMBuildMul(w->b, LLVMBuildLShr(w->b, w->lane, ci32(w, 4), ""), ci32(w, kstep / 2), "");
+	LLVMValueRef g = LLVMBuildLShr(w->b, w->lane, ci32(w, 2), "");
+	LLVMValueRef t = LLVMBuildAnd(w->b, w->lane, ci32(w, 3), "");
 	/* column 2t of the thread's first register, less 2t: its tiles' origin */
 	LLVMValueRef col0 = LLVMBuildSub(w->b, thread_raw(w, &mc, 1), t2, "");
 	int *reg = arena_alloc(w->a, sizeof(int) * 4 * (size_t)(mt * nt));
@@ -1258,25 +1278,39 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 				}
 				reg[(i * nt + j) * 4 + q] = r;
 			}
-	const char *text = at.kind == IR_BF16
+	const char *text = tf32 ? "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
+		: at.kind == IR_BF16
 		? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
 		: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};";
 	LLVMTypeRef f4[4] = {w->f32, w->f32, w->f32, w->f32};
 	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, f4, 4, false);
-	for (int64_t k0 = 0; k0 < K; k0 += 16) {
+	for (int64_t k0 = 0; k0 < K; k0 += kstep) {
 		for (int j = 0; j < nt; j++) {
 			LLVMValueRef col = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, col0, ci32(w, colc[j]), ""), ci32(w, N - 1), "");
-			LLVMValueRef e = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, LLVMBuildAdd(w->b, lrow, ci32(w, k0), ""),
-									ci32(w, b_stride), ""), col, "");
-			LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildShl(w->b, e, ci32(w, 1), ""), ci32(w, a_bytes), "");
+			if (tf32) { /* b0 = B[k0 + t][col + g], b1 four rows down: 32-bit, no ldmatrix.trans */
+				for (int h = 0; h < 2; h++) {
+					LLVMValueRef k = LLVMBuildAdd(w->b, t, ci32(w, k0 + 4 * h), "");
+					LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, k, ci32(w, b_stride), ""),
+								       LLVMBuildAdd(w->b, col, g, ""), "");
+					LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, el, ci32(w, 4), ""),
+									ci32(w, a_bytes), "");
+					LLVMValueRef x = LLVMBuildLoad2(w->b, w->i32, smem_addr(w, off), "");
+					LLVMSetAlignment(x, 4);
+					bfrag[2 * j + h] = x;
+				}
+				continue;
+			}
+			LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, LLVMBuildAdd(w->b, lrow, ci32(w, k0), ""),
+									 ci32(w, b_stride), ""), col, "");
+			LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildShl(w->b, el, ci32(w, 1), ""), ci32(w, a_bytes), "");
 			ldmatrix(w, off, 2, true, &bfrag[2 * j]);
 		}
 		for (int i = 0; i < mt; i++) {
 			LLVMValueRef afrag[4];
 			LLVMValueRef row = LLVMBuildAdd(w->b, lrow, ci32(w, rowc[i]), "");
-			LLVMValueRef e = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, ci32(w, a_stride), ""),
-						      LLVMBuildAdd(w->b, lcol, ci32(w, k0), ""), "");
-			ldmatrix(w, LLVMBuildShl(w->b, e, ci32(w, 1), ""), 4, false, afrag);
+			LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, ci32(w, a_stride), ""),
+						       LLVMBuildAdd(w->b, lcol, ci32(w, k0), ""), "");
+			ldmatrix(w, LLVMBuildMul(w->b, el, ci32(w, e), ""), 4, false, afrag);
 			for (int j = 0; j < nt; j++) {
 				int *rr = &reg[(i * nt + j) * 4];
 				LLVMValueRef args[14] = {afrag[0], afrag[1], afrag[2], afrag[3], bfrag[2 * j], bfrag[2 * j + 1],

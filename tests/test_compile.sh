@@ -238,13 +238,17 @@ check "a dot reduced along rows: mma.sync" grep -q "mma.sync" "$T/rs.compute_80.
 check "with sm_75 among the targets: fma chains" "$TILEC" compile $T3K -n dot_rowsum_kernel \
 	-s '*fp16:16, *fp16:16, *fp32:16, *fp32:16' -D M=32 -D N=16 -D K=16 -g 1 --arch sm_75,sm_90 -o "$T/rs75" --keep-ptx "$T"
 check "with sm_75 among the targets: no mma.sync" bash -c "! grep -q 'mma.sync' '$T/rs75.compute_75.ptx'"
-check "fp32 operands (tf32) stay on fma chains" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
+check "fp32 operands at tf32" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
 	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_80 --no-ptx -o "$T/tf" --keep-ptx "$T"
 check "fp64 operands: fp64 fma chains" "$TILEC" compile $K/matmul.py -n dot_ieee_kernel -s '*fp64:16, *fp64:16, *fp64:16' \
 	-D M=32 -D N=32 -D K=16 -g 1 --arch sm_80 --no-ptx -o "$T/d64" --keep-ptx "$T"
 check "fp64 operands: fma.rn.f64" grep -q "fma.rn.f64" "$T/d64.compute_80.ptx"
-check "fp32 operands: cvt.rna.tf32 and fma" bash -c "grep -q 'cvt.rna.tf32.f32' '$T/tf.compute_80.ptx' && ! grep -q 'mma.sync' '$T/tf.compute_80.ptx'"
+check "fp32 operands at tf32: rounded, then mma.sync m16n8k8" bash -c "grep -q 'cvt.rna.tf32.f32' '$T/tf.compute_80.ptx' &&
+	grep -q 'mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32' '$T/tf.compute_80.ptx' && ! grep -q 'fma.rn.f32' '$T/tf.compute_80.ptx'"
+check "fp32 operands at ieee precision" "$TILEC" compile $K/matmul.py -n dot_ieee_kernel -s '*fp32:16, *fp32:16, *fp32:16' \
+	-D M=32 -D N=32 -D K=16 -g 1 --arch sm_80 --no-ptx -o "$T/ie" --keep-ptx "$T"
+check "fp32 operands at ieee precision: fma chains" bash -c "grep -q 'fma.rn.f32' '$T/ie.compute_80.ptx' && ! grep -q 'mma.sync' '$T/ie.compute_80.ptx'"
 
 # 3. no hints at all: compiles, and no 16-byte access is assumed
 check "vector add without hints" "$TILEC" compile $VA -n add_kernel -s "*fp32, *fp32, *fp32, i32" -D BLOCK_SIZE=1024 \

@@ -440,6 +440,11 @@ BENCH = [
          "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
          MM_F16_TOL, bench="matmul fp16 2048^3 (64x64x32, 4 warps, num_stages 1)",
          flops="2 * M * N * K", num_stages=1),
+    case("bench_matmul_tf32", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3, MM_TF32_TOL,
+         bench="matmul fp32 (tf32) 2048^3 (64x64x32, 4 warps)", flops="2 * M * N * K"),
     case("bench_matmul_f16_128", K + "matmul.py", "matmul_kernel",
          [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
          + MM_SIZES_PARAMS + MM_STRIDES,
