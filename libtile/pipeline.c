@@ -11,8 +11,8 @@
  * staging and tensor-core work; this is Triton's num_stages = 2, applied
  * when num_stages is at least 2 (deeper pipelines are not built).
  *
- * What a pipelined load needs is recomputed by cloning the pure ops it
- * depends on, so the pass only adds ops, loop-carried values and one
+ * What a pipelined load needs is recomputed by cloning the cheap,
+ * effect-free ops it depends on, so the pass only adds ops, loop-carried values and one
  * prologue per load; the original load goes away and the ops only it used
  * are left for LLVM to delete. Nothing else moves, and since the body
  * stores nothing, loading earlier reads the same memory.
@@ -26,14 +26,16 @@ typedef struct pipe {
 	bool oom;
 } pipe;
 
-static bool pure_op(const ir_op *op)
+/* Ops a pipelined load's operands may be recomputed from: no effects, no
+ * memory, no regions, and cheap (a dot or a reduction is not worth a copy). */
+static bool clonable(const ir_op *op)
 {
 	switch (op->code) {
 	case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
 	case IR_OP_YIELD: case IR_OP_CONDITION: case IR_OP_DOT: case IR_OP_REDUCE:
 		return false;
 	default:
-		return op->nregions == 0;
+		return op->nregions == 0 && op->nargs <= 8 && op->nresults <= 4;
 	}
 }
 
@@ -49,14 +51,14 @@ static int def_index(const ir_func *f, const ir_region *b, int v)
 }
 
 /* Marks in `in` the body ops value v depends on; false when one of them is
- * not pure (or is `stop`). */
+ * not clonable (or is `stop`). */
 static bool slice(const ir_func *f, const ir_region *b, int v, const ir_op *stop, bool *in)
 {
 	int i = def_index(f, b, v);
 	if (i < 0 || in[i])
 		return true;
 	const ir_op *op = b->ops[i];
-	if (op == stop || !pure_op(op))
+	if (op == stop || !clonable(op))
 		return false;
 	in[i] = true;
 	for (int a = 0; a < op->nargs; a++)
@@ -115,7 +117,7 @@ static ir_op *clone_into(pipe *p, const ir_op *op, rename *map, ir_region *r, in
 	int args[8];
 	ir_type types[4];
 	if (op->nargs > 8 || op->nresults > 4 || op->nregions) {
-		p->oom = true; /* not reached: pure ops are small */
+		p->oom = true; /* not reached: slice() admits clonable ops only */
 		return NULL;
 	}
 	for (int i = 0; i < op->nargs; i++)
@@ -247,7 +249,7 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 		if (!slice(f, b, load->args[a], NULL, in))
 			return false;
 	/* The carried values the load reads, and how the body computes their
-	 * next values: pure ops that do not use the load. */
+	 * next values: clonable ops that do not use the load. */
 	for (int i = 0; i <= nops; i++) {
 		const ir_op *op = i == nops ? load : in[i] ? orig[i] : NULL;
 		for (int a = 0; op && a < op->nargs; a++)
