@@ -305,6 +305,7 @@ typedef struct tile__image {
 enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
 enum { TILE__IMAGE_ARCH_SPECIFIC = 1 };
+#define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
 /* One CUDA context a module is loaded into. ctx and funcs[] are read without
  * the lock (published with release stores); everything else is touched only
@@ -817,7 +818,7 @@ static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
 				uint8_t kind;
 				if (idx >= v->n_constexprs)
 					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u out of range at byte %u", vi, idx, at);
-				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * 16 + 4];
+				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * TILE__CONSTEXPR_SIZE + 4];
 				if (kind != 0 && kind != 2)
 					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u is not an int or bool at byte %u", vi, idx, at);
 			}
@@ -923,7 +924,7 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			continue;
 		}
 		if (op == TILE__OP_CONSTEXPR) {
-			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * 16 + 8);
+			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * TILE__CONSTEXPR_SIZE + 8);
 			continue;
 		}
 		b = stack[--sp];
@@ -996,7 +997,6 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
 #define TILE__VARIANT_SIZE 64u
 #define TILE__SPILLS_UNKNOWN 0xffffffffu
 #define TILE__MAX_SPILL (512u << 10)
-#define TILE__CONSTEXPR_SIZE 16u
 #define TILE__IMAGE_SIZE 32u
 #define TILE__MAX_PARAMS 64u
 #define TILE__MAX_RAW_SIZE (256u << 20)
@@ -1014,6 +1014,15 @@ static const char *tile__str(const tile_module *m, uint32_t off) { return (const
 static void *tile__alloc_array(uint32_t n, size_t size)
 {
 	return TILE_MALLOC((n ? n : 1) * size);
+}
+
+/* The same, zeroed. */
+static void *tile__alloc_zeroed(uint32_t n, size_t size)
+{
+	void *p = tile__alloc_array(n, size);
+	if (p)
+		memset(p, 0, (n ? n : 1) * size);
+	return p;
 }
 
 static tile_status tile__check_header(tile_module *m)
@@ -1422,12 +1431,11 @@ static tile_status tile__validate(tile_module *m)
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
 	/* marks: params owned, variants owned, groups with an image */
 	n_marks = m->n_params + m->n_variants + m->n_groups;
-	marks = (uint8_t *)tile__alloc_array(n_marks, 1);
+	marks = (uint8_t *)tile__alloc_zeroed(n_marks, 1);
 	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
 		TILE_FREE(marks);
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
-	memset(marks, 0, n_marks);
 	st = tile__check_params(m, arrays[1]);
 	if (!st)
 		st = tile__check_constexprs(m);
@@ -1892,16 +1900,14 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, tile__slot **out)
 		return tile__cuda_fail("cuDeviceGetAttribute", r);
 	slot->arch = major * 10 + minor;
 	slot->smem_optin = 0;
-	slot->modules = (void **)tile__alloc_array(m->n_groups, sizeof(void *));
-	slot->funcs = (void **)tile__alloc_array(m->n_variants, sizeof(void *));
+	slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
+	slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
 	if (!slot->modules || !slot->funcs) {
 		TILE_FREE(slot->modules);
 		TILE_FREE(slot->funcs);
 		slot->modules = slot->funcs = NULL;
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
-	memset(slot->modules, 0, (m->n_groups ? m->n_groups : 1) * sizeof(void *));
-	memset(slot->funcs, 0, (m->n_variants ? m->n_variants : 1) * sizeof(void *));
 	slot->ctx = ctx;
 	__atomic_store_n(&m->n_slots, m->n_slots + 1, __ATOMIC_RELEASE);
 	*out = slot;
@@ -1965,36 +1971,34 @@ static tile_status tile__context(tile_module *m, void **ctx)
 	return st;
 }
 
-/* The slow path of a launch: variant vi ready in context ctx. */
-static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t vi, void **func)
+/* The slow path of a launch, and tile_module_load: variants [first, end)
+ * ready in context ctx, under the lock; *func (when given) is first's. */
+static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t first, uint32_t end, void **func)
 {
 	tile__slot *slot;
 	tile_status st = TILE_SUCCESS;
+	uint32_t vi;
 	pthread_mutex_lock(&m->lock);
 	slot = tile__slot_find(m, ctx);
 	if (!slot)
 		st = tile__slot_add(m, ctx, &slot);
-	if (!st)
+	for (vi = first; !st && vi < end; vi++)
 		st = tile__prepare_variant(m, slot, vi);
-	if (!st)
-		*func = slot->funcs[vi];
+	if (!st && func)
+		*func = slot->funcs[first];
 	pthread_mutex_unlock(&m->lock);
 	return st;
 }
 
 TILEDEF tile_status tile_module_load(tile_module *m)
 {
-	void *ctx, *f;
-	uint32_t vi;
+	void *ctx;
 	tile_status st;
 	if (!m)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_load: module is NULL");
 	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS)
 		return st;
-	for (vi = 0; vi < m->n_variants; vi++)
-		if ((st = tile__prepare(m, ctx, vi, &f)) != TILE_SUCCESS)
-			return st;
-	return TILE_SUCCESS;
+	return tile__prepare(m, ctx, 0, m->n_variants, NULL);
 }
 
 /* The most specialized variant whose predicates hold; -1 when none. */
@@ -2059,7 +2063,7 @@ TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid
 	slot = tile__slot_find(m, ctx);
 	if (slot)
 		f = __atomic_load_n(&slot->funcs[vi], __ATOMIC_ACQUIRE);
-	if (!f && (st = tile__prepare(m, ctx, (uint32_t)vi, &f)) != TILE_SUCCESS)
+	if (!f && (st = tile__prepare(m, ctx, (uint32_t)vi, (uint32_t)vi + 1, &f)) != TILE_SUCCESS)
 		return st;
 	if (k->n_params > k->n_visible) {
 		/* Hidden trailing parameters (scratch pointers) get a null pointer. */

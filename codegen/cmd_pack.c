@@ -359,11 +359,6 @@ static bool parse_sm(const char *s, size_t n, int *arch, unsigned *flags)
 	return i == n && v >= 10;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* PTX: the arch of its .target and its entries with their parameter
  * counts. */
 typedef struct ptx_info {
@@ -950,27 +945,20 @@ static void print_constexpr(const tile_constexpr_info *c)
 	}
 }
 
-/* Prints the grid program of variant v of kernel k, read from the blob
- * (which tile_module_create validated; the API does not expose the code). */
-static void print_grid(const uint8_t *b, int k, int v, const char *const *pnames, int np,
+/* Prints the grid program of variant v of kernel k. */
+static void print_grid(const tile_module *m, int k, int v, const char *const *pnames, int np,
 		       const char *const *cnames, int nc)
 {
-	const uint8_t *m = b + rd32(b + 16);
-	uint32_t nk = rd32(m), npar = rd32(m + 4);
-	const uint8_t *kp = m + 32 + (size_t)k * BLOB_KERNEL_SIZE;
-	uint32_t vi = rd32(kp + 12) + (uint32_t)v, nv = rd32(m + 8), nce = rd32(m + 12), ni = rd32(m + 16);
-	const uint8_t *variants = m + 32 + (size_t)nk * BLOB_KERNEL_SIZE + (size_t)npar * BLOB_PARAM_SIZE;
-	const uint8_t *vp = variants + (size_t)vi * BLOB_VARIANT_SIZE;
-	const uint8_t *code = variants + (size_t)nv * BLOB_VARIANT_SIZE + (size_t)nce * BLOB_CONSTEXPR_SIZE +
-			      (size_t)ni * BLOB_IMAGE_SIZE + rd32(vp + 48);
+	uint32_t size;
+	const uint8_t *code = tilec_grid_program(m, k, v, &size);
 	strbuf sb;
 	sb_init(&sb);
-	gridexpr_format(&sb, code, rd32(vp + 52), np, pnames, nc, cnames);
+	gridexpr_format(&sb, code, size, np, pnames, nc, cnames);
 	printf("%s", sb_str(&sb));
 	sb_free(&sb);
 }
 
-static void list_blob(const char *path, const uint8_t *b, size_t size, tile_module *m)
+static void list_blob(const char *path, size_t size, tile_module *m)
 {
 	int nk = tile_kernel_count(m), ni = tile_image_count(m);
 	printf("%s: tile blob v%d, %zu bytes, %d kernel%s, %d image%s\n", path, BLOB_VERSION, size, nk, nk == 1 ? "" : "s",
@@ -1026,7 +1014,7 @@ static void list_blob(const char *path, const uint8_t *b, size_t size, tile_modu
 			}
 			printf("    grid: ");
 			if (vi.has_grid_program)
-				print_grid(b, k, v, pnames, np, cnames, vi.n_constexprs < 256 ? vi.n_constexprs : 256);
+				print_grid(m, k, v, pnames, np, cnames, vi.n_constexprs < 256 ? vi.n_constexprs : 256);
 			else
 				printf("given by the caller");
 			printf("\n");
@@ -1074,7 +1062,7 @@ int cmd_inspect(int argc, char **argv)
 		err(argv[0], "bad blob: %s: %s", tile_status_string(st), tile_last_error());
 		goto done;
 	}
-	list_blob(argv[0], b, size, m);
+	list_blob(argv[0], size, m);
 	tile_module_destroy(m);
 	status = 0;
 done:

@@ -234,14 +234,8 @@ static void analyze_loop(axis_state *s, const ir_region *body, const int *params
 		bool changed = false;
 		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++)
 			changed |= join(&s->ai[params[i]], &s->ai[y->args[i]]);
-		if (!y || y->code != IR_OP_YIELD || y->nargs < n) {
-			for (int i = 0; i < n; i++)
-				set_unknown(&s->ai[params[i]]);
-			analyze_region(s, body);
-			if (second)
-				analyze_region(s, second);
-			return;
-		}
+		if (!y || y->code != IR_OP_YIELD || y->nargs < n)
+			break; /* malformed: give up as below */
 		if (!changed)
 			return;
 	}

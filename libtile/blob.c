@@ -20,6 +20,12 @@
 #define META_HEADER_SIZE 32
 #define SPILLS_UNKNOWN 0xffffffffu
 #define MAX_RAW_SIZE (256u << 20)
+/* FORMAT.md's record sizes in bytes */
+#define BLOB_KERNEL_SIZE 20
+#define BLOB_PARAM_SIZE 12
+#define BLOB_VARIANT_SIZE 64
+#define BLOB_CONSTEXPR_SIZE 16
+#define BLOB_IMAGE_SIZE 32
 
 blob_param blob_param_make(const char *name, ir_kind kind, bool pointer)
 {

@@ -315,12 +315,6 @@ enum { BLOB_IMAGE_CUBIN = 0, BLOB_IMAGE_PTX = 1 };
 enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0 }; /* sm_90a */
 #define BLOB_MAX_PARAMS 64
 #define BLOB_VERSION 2             /* FORMAT.md's version field */
-/* FORMAT.md's record sizes in bytes */
-#define BLOB_KERNEL_SIZE 20
-#define BLOB_PARAM_SIZE 12
-#define BLOB_VARIANT_SIZE 64
-#define BLOB_CONSTEXPR_SIZE 16
-#define BLOB_IMAGE_SIZE 32
 #define BLOB_MAX_SPILL (512u << 10) /* bytes: a thread's local memory */
 #define GRIDEXPR_MAX_CODE 256 /* bytes; larger programs are refused */
 
@@ -1110,6 +1104,7 @@ bool sema_is_num(sv v);                                 /* BOOL, INT, FLOAT */
 sv sema_tensor(int id);
 sv sema_int(int64_t i);
 sv sema_bool(bool b);
+sv sema_float(double f);
 ir_type sema_type(const sema *s, int id);
 const char *sema_type_str(sema *s, ir_type t);
 const char *sema_sv_str(sema *s, sv v);                 /* for messages */

@@ -23,8 +23,8 @@
  * Where such dots exist, the default 2-D layout is built for the smallest
  * of their operand tiles, so that no operand load fetches replicas.
  *
- * A dot with fp16 or bf16 operands produces layout_mma when every target
- * has mma.sync (sm_80): a blocked layout whose registers are exactly the
+ * A dot the tensor cores take (layout_dot_mma: fp16, bf16, tf32) produces
+ * layout_mma when every target has mma.sync (sm_80): a blocked layout whose registers are exactly the
  * instruction's accumulator fragments, so the accumulator of a K loop stays
  * in registers across iterations and the rest of the kernel treats it as
  * any blocked value.
@@ -271,29 +271,33 @@ static ir_type vtype(const assigner *s, int v)
 	return s->f->values[v].type;
 }
 
+static bool on_tensor_cores(const assigner *s, const ir_op *op)
+{
+	return s->tensor_cores && op->code == IR_OP_DOT && layout_dot_mma(s->f, op);
+}
+
+static void note_shape(assigner *s, ir_type t)
+{
+	for (int d = 0; d < t.rank; d++)
+		if (t.shape[d] > s->max_shape[t.rank][d])
+			s->max_shape[t.rank][d] = t.shape[d];
+}
+
 /* Pass 1: the largest shape and the widest access of each rank. */
 static void survey_region(assigner *s, const ir_region *r)
 {
 	int threads = 32 * (s->f->num_warps > 0 ? s->f->num_warps : 1);
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
-		for (int k = 0; k < op->nresults; k++) {
-			ir_type t = vtype(s, op->results[k]);
-			for (int d = 0; d < t.rank; d++)
-				if (t.shape[d] > s->max_shape[t.rank][d])
-					s->max_shape[t.rank][d] = t.shape[d];
-		}
+		for (int k = 0; k < op->nresults; k++)
+			note_shape(s, vtype(s, op->results[k]));
 		for (int g = 0; g < op->nregions; g++) {
 			const ir_region *reg = &op->regions[g];
-			for (int k = 0; k < reg->nparams; k++) {
-				ir_type t = vtype(s, reg->params[k]);
-				for (int d = 0; d < t.rank; d++)
-					if (t.shape[d] > s->max_shape[t.rank][d])
-						s->max_shape[t.rank][d] = t.shape[d];
-			}
+			for (int k = 0; k < reg->nparams; k++)
+				note_shape(s, vtype(s, reg->params[k]));
 			survey_region(s, reg);
 		}
-		if (op->code == IR_OP_DOT && s->tensor_cores && layout_dot_mma(s->f, op))
+		if (on_tensor_cores(s, op))
 			for (int k = 0; k < 2; k++) {
 				ir_type t = vtype(s, op->args[k]);
 				for (int d = 0; d < 2; d++)
@@ -452,8 +456,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_DOT:
-		l = s->tensor_cores && layout_dot_mma(s->f, op) ? layout_mma(s->a, s->f->num_warps)
-								 : follow_operands(s, op, rt.rank);
+		l = on_tensor_cores(s, op) ? layout_mma(s->a, s->f->num_warps) : follow_operands(s, op, rt.rank);
 		break;
 	default:
 		l = follow_operands(s, op, rt.rank);

@@ -1167,6 +1167,19 @@ static LLVMValueRef dot_operand(lw *w, LLVMValueRef x, ir_kind k, bool tf32)
 	return x;
 }
 
+/* Replaces x's registers by dot operands (dot_operand), converted once
+ * each; a copy, since the registers belong to the value. */
+static bool dot_operands(lw *w, lval *x, ir_kind k, bool tf32)
+{
+	LLVMValueRef *r = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(x->n + 1));
+	if (!r)
+		return oom(w);
+	for (int i = 0; i < x->n; i++)
+		r[i] = dot_operand(w, x->r[i], k, tf32);
+	x->r = r;
+	return true;
+}
+
 /* Writes a 2-D block to shared memory row-major from `base` (bytes), rows
  * `stride` elements apart; replicas do not write. */
 static void stage_rows(lw *w, const lval *x, ir_type t, int64_t stride, int64_t base)
@@ -1206,8 +1219,8 @@ static void ldmatrix(lw *w, LLVMValueRef off, int n, bool trans, LLVMValueRef *o
  * word: ldmatrix.trans moves 16-bit elements).
  * A (MxK) and B (KxN) go to shared memory row-major, each row padded by
  * 16 bytes, which keeps ldmatrix's row addresses 16-byte aligned and puts
- * 8 consecutive rows in distinct banks. Then, per 16-deep slice of K, each
- * warp loads the B fragments of its 8-column tiles (ldmatrix.trans) and,
+ * 8 consecutive rows in distinct banks. Then, per 16-deep (tf32: 8-deep)
+ * slice of K, each warp loads the B fragments of its 8-column tiles and,
  * per 16-row tile of A (ldmatrix), accumulates into its 16x8 tiles. The
  * result is in layout_mma, so a tile's registers are the instruction's
  * c0..c3 (rows g and g+8, columns 2t and 2t+1, g = lane/4, t = lane%4). */
@@ -1230,16 +1243,9 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (mc.rank != 2 || mt < 1 || nt < 1)
 		return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator of %d x %d registers", mc.regs_per_dim[0],
 			    mc.regs_per_dim[1]);
-	if (tf32) /* rounded to tf32 as the fma path and the interpreter do (copies: the registers are shared) */
-		for (int k = 0; k < 2; k++) {
-			lval *x = k ? &b : &a;
-			LLVMValueRef *r = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(x->n + 1));
-			if (!r)
-				return oom(w);
-			for (int i = 0; i < x->n; i++)
-				r[i] = dot_operand(w, x->r[i], IR_F32, true);
-			x->r = r;
-		}
+	/* rounded to tf32 as the fma path and the interpreter do */
+	if (tf32 && (!dot_operands(w, &a, IR_F32, true) || !dot_operands(w, &b, IR_F32, true)))
+		return false;
 	smem_need(w, (uint64_t)(a_bytes + K * b_stride * e));
 	barrier(w);
 	stage_rows(w, &a, at, a_stride, 0);
@@ -1278,10 +1284,10 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 				}
 				reg[(i * nt + j) * 4 + q] = r;
 			}
-	const char *text = tf32 ? "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
-		: at.kind == IR_BF16
-		? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};"
-		: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};";
+	const char *ty = tf32 ? "tf32" : at.kind == IR_BF16 ? "bf16" : "f16";
+	char text[160];
+	snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+		 "{$10,$11,$12,$13};", (int)kstep, ty, ty);
 	LLVMTypeRef f4[4] = {w->f32, w->f32, w->f32, w->f32};
 	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, f4, 4, false);
 	for (int64_t k0 = 0; k0 < K; k0 += kstep) {
@@ -1292,7 +1298,7 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 					LLVMValueRef k = LLVMBuildAdd(w->b, t, ci32(w, k0 + 4 * h), "");
 					LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, k, ci32(w, b_stride), ""),
 								       LLVMBuildAdd(w->b, col, g, ""), "");
-					LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, el, ci32(w, 4), ""),
+					LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, el, ci32(w, e), ""),
 									ci32(w, a_bytes), "");
 					LLVMValueRef x = LLVMBuildLoad2(w->b, w->i32, smem_addr(w, off), "");
 					LLVMSetAlignment(x, 4);
@@ -1302,7 +1308,7 @@ static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 			}
 			LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, LLVMBuildAdd(w->b, lrow, ci32(w, k0), ""),
 									 ci32(w, b_stride), ""), col, "");
-			LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildShl(w->b, el, ci32(w, 1), ""), ci32(w, a_bytes), "");
+			LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, el, ci32(w, e), ""), ci32(w, a_bytes), "");
 			ldmatrix(w, off, 2, true, &bfrag[2 * j]);
 		}
 		for (int i = 0; i < mt; i++) {
@@ -1344,9 +1350,9 @@ static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!get(w, op->args[0], la, &a) || !get(w, op->args[1], lb, &b) || !get(w, op->args[2], l, &c))
 		return false;
 	layout_map mc = map_of(l, ct), ma = map_of(la, at), mb = map_of(lb, bt);
-	if (!alloc_regs(w, out, mc.nregs, l))
-		return false;
 	bool tf32 = ak == IR_F32 && op->sub == IR_PRECISION_TF32;
+	if (!dot_operands(w, &a, ak, tf32) || !dot_operands(w, &b, ak, tf32) || !alloc_regs(w, out, mc.nregs, l))
+		return false;
 	for (int r = 0; r < mc.nregs; r++) {
 		int32_t idx[2], ia[2], ib[2];
 		layout_reg_split(&mc, r, idx);
@@ -1356,14 +1362,12 @@ static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 			ia[1] = t;
 			ib[0] = t;
 			ib[1] = idx[1];
-			LLVMValueRef x = dot_operand(w, a.r[layout_reg_join(&ma, ia)], ak, tf32);
-			LLVMValueRef y = dot_operand(w, b.r[layout_reg_join(&mb, ib)], ak, tf32);
+			LLVMValueRef x = a.r[layout_reg_join(&ma, ia)], y = b.r[layout_reg_join(&mb, ib)];
 			if (ak == IR_I8) {
 				acc = LLVMBuildAdd(w->b, acc, LLVMBuildMul(w->b, x, y, ""), "");
 			} else {
 				LLVMValueRef v3[3] = {x, y, acc};
-				acc = ak == IR_F64 ? call(w, "llvm.fma.f64", w->f64, v3, 3)
-						   : call(w, "llvm.fma.f32", w->f32, v3, 3);
+				acc = call(w, ak == IR_F64 ? "llvm.fma.f64" : "llvm.fma.f32", LLVMTypeOf(acc), v3, 3);
 			}
 		}
 		out->r[r] = ak == IR_I8 ? acc : narrow(w, acc, ck);

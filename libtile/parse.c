@@ -643,30 +643,28 @@ static ast_node *parse_not(parser *p)
 	return u;
 }
 
-static ast_node *parse_and(parser *p)
+/* Left-associative `and`/`or` chains over operands parsed by `next`. */
+static ast_node *parse_boolop(parser *p, tok_kind tk, ast_op op, ast_node *(*next)(parser *))
 {
-	ast_node *e = parse_not(p);
-	while (peek(p) == TOK_AND) {
+	ast_node *e = next(p);
+	while (peek(p) == tk) {
 		ast_node *b = node(p, AST_BOOLOP, advance(p)->loc);
-		b->binary.op = AST_OP_AND;
+		b->binary.op = op;
 		b->binary.left = e;
-		b->binary.right = parse_not(p);
+		b->binary.right = next(p);
 		e = b;
 	}
 	return e;
 }
 
+static ast_node *parse_and(parser *p)
+{
+	return parse_boolop(p, TOK_AND, AST_OP_AND, parse_not);
+}
+
 static ast_node *parse_or(parser *p)
 {
-	ast_node *e = parse_and(p);
-	while (peek(p) == TOK_OR) {
-		ast_node *b = node(p, AST_BOOLOP, advance(p)->loc);
-		b->binary.op = AST_OP_OR;
-		b->binary.left = e;
-		b->binary.right = parse_and(p);
-		e = b;
-	}
-	return e;
+	return parse_boolop(p, TOK_OR, AST_OP_OR, parse_and);
 }
 
 static int parse_params(parser *p, ast_param **out, tok_kind close, bool annotations);

@@ -98,15 +98,29 @@ static void rename_set(rename *m, int from, int to)
 		m->to[from] = to;
 }
 
-/* Inserts op into r at index at. */
-static bool insert_at(pipe *p, ir_region *r, int at, ir_op *op)
+/* Puts a new op (NULL: out of memory) into r at index *at, which
+ * advances past it. */
+static ir_op *place(pipe *p, ir_region *r, int *at, ir_op *op)
 {
-	if (!ir_region_append(p->f, r, op)) {
+	if (!op || !ir_region_append(p->f, r, op)) {
+		p->oom = true;
+		return NULL;
+	}
+	memmove(&r->ops[*at + 1], &r->ops[*at], sizeof(ir_op *) * (size_t)(r->nops - 1 - *at));
+	r->ops[(*at)++] = op;
+	return op;
+}
+
+/* Appends v to the int array *a of *n elements (arena memory). */
+static bool append_int(pipe *p, int **a, int *n, int v)
+{
+	int *x = arena_realloc(p->f->arena, *a, sizeof(int) * (size_t)*n, sizeof(int) * (size_t)(*n + 1));
+	if (!x) {
 		p->oom = true;
 		return false;
 	}
-	memmove(&r->ops[at + 1], &r->ops[at], sizeof(ir_op *) * (size_t)(r->nops - 1 - at));
-	r->ops[at] = op;
+	x[(*n)++] = v;
+	*a = x;
 	return true;
 }
 
@@ -124,11 +138,9 @@ static ir_op *clone_into(pipe *p, const ir_op *op, rename *map, ir_region *r, in
 		args[i] = mapped(map, op->args[i]);
 	for (int i = 0; i < op->nresults; i++)
 		types[i] = p->f->values[op->results[i]].type;
-	ir_op *c = ir_op_new(p->f, op->code, op->loc, op->nargs, args, op->nresults, types, 0);
-	if (!c) {
-		p->oom = true;
+	ir_op *c = place(p, r, at, ir_op_new(p->f, op->code, op->loc, op->nargs, args, op->nresults, types, 0));
+	if (!c)
 		return NULL;
-	}
 	c->ival = op->ival;
 	c->ival2 = op->ival2;
 	c->fval = op->fval;
@@ -141,25 +153,17 @@ static ir_op *clone_into(pipe *p, const ir_op *op, rename *map, ir_region *r, in
 		rename_set(map, op->results[i], c->results[i]);
 		p->f->values[c->results[i]].name = p->f->values[op->results[i]].name;
 	}
-	if (!insert_at(p, r, *at, c))
-		return NULL;
-	(*at)++;
 	return c;
 }
 
-/* A new op of one result inserted at *at; -1 when out of memory. */
+/* A new op of one result placed at *at; -1 when out of memory. */
 static int emit(pipe *p, ir_region *r, int *at, ir_opcode code, src_loc loc, int nargs, const int *args, ir_type t,
 		int sub)
 {
-	ir_op *op = ir_op_new(p->f, code, loc, nargs, args, 1, &t, 0);
-	if (!op) {
-		p->oom = true;
+	ir_op *op = place(p, r, at, ir_op_new(p->f, code, loc, nargs, args, 1, &t, 0));
+	if (!op)
 		return -1;
-	}
 	op->sub = sub;
-	if (!insert_at(p, r, *at, op))
-		return -1;
-	(*at)++;
 	return op->results[0];
 }
 
@@ -189,17 +193,12 @@ static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, cons
 	}
 	if (load->flags & IR_FLAG_HAS_OTHER)
 		args[nargs++] = mapped(map, load->args[2]);
-	ir_op *c = ir_op_new(f, IR_OP_LOAD, load->loc, nargs, args, 1, &lt, 0);
-	if (!c) {
-		p->oom = true;
+	ir_op *c = place(p, r, at, ir_op_new(f, IR_OP_LOAD, load->loc, nargs, args, 1, &lt, 0));
+	if (!c)
 		return -1;
-	}
 	c->flags = load->flags | IR_FLAG_HAS_MASK;
 	c->name = load->name;
 	f->values[c->results[0]].name = f->values[load->results[0]].name;
-	if (!insert_at(p, r, *at, c))
-		return -1;
-	(*at)++;
 	return c->results[0];
 }
 
@@ -235,15 +234,11 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	bool *in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
 	bool *next_in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
 	bool *needs = arena_alloc(f->arena, sizeof(bool) * (size_t)(ncarried + 1));
-	int *next = arena_alloc(f->arena, sizeof(int) * (size_t)(ncarried + 1));
 	ir_op **orig = arena_alloc(f->arena, sizeof(ir_op *) * (size_t)nops);
-	if (!in || !next_in || !needs || !next || !orig) {
+	if (!in || !next_in || !needs || !orig) {
 		p->oom = true;
 		return false;
 	}
-	memset(in, 0, sizeof(bool) * (size_t)nops);
-	memset(next_in, 0, sizeof(bool) * (size_t)nops);
-	memset(needs, 0, sizeof(bool) * (size_t)(ncarried + 1));
 	memcpy(orig, b->ops, sizeof(ir_op *) * (size_t)nops);
 	for (int a = 0; a < load->nargs; a++)
 		if (!slice(f, b, load->args[a], NULL, in))
@@ -280,8 +275,6 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	for (int i = 0; i < nops; i++)
 		if (next_in[i] && !clone_into(p, orig[i], &cur_map, b, &bat))
 			return false;
-	for (int c = 0; c < ncarried; c++)
-		next[c] = mapped(&cur_map, yield->args[c]);
 	int add_args[2] = {iv, step};
 	int iv_next = emit(p, b, &bat, IR_OP_ADD, loop->loc, 2, add_args, f->values[iv].type, 0);
 	if (iv_next < 0)
@@ -289,7 +282,7 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	rename_set(&next_map, iv, iv_next);
 	for (int c = 0; c < ncarried; c++)
 		if (needs[c])
-			rename_set(&next_map, b->params[1 + c], next[c]);
+			rename_set(&next_map, b->params[1 + c], mapped(&cur_map, yield->args[c]));
 	int following = clone_load(p, orig, nops, in, load, &next_map, iv_next, ub, b, &bat);
 	if (following < 0)
 		return false;
@@ -297,25 +290,16 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	/* Carry the tile: a new loop argument, body parameter, yield operand
 	 * and loop result; the dots read the parameter. */
 	int carried = ir_region_add_param(f, b, lt);
-	int *args = arena_alloc(f->arena, sizeof(int) * (size_t)(loop->nargs + 1));
-	int *results = arena_alloc(f->arena, sizeof(int) * (size_t)(loop->nresults + 1));
-	int *yargs = arena_alloc(f->arena, sizeof(int) * (size_t)(yield->nargs + 1));
 	int res = ir_value_new(f, lt);
-	if (carried < 0 || !args || !results || !yargs || res < 0) {
+	if (carried < 0 || res < 0) {
 		p->oom = true;
 		return false;
 	}
-	memcpy(args, loop->args, sizeof(int) * (size_t)loop->nargs);
-	args[loop->nargs++] = first;
-	loop->args = args;
-	memcpy(results, loop->results, sizeof(int) * (size_t)loop->nresults);
 	f->values[res].def = loop;
 	f->values[res].def_index = loop->nresults;
-	results[loop->nresults++] = res;
-	loop->results = results;
-	memcpy(yargs, yield->args, sizeof(int) * (size_t)yield->nargs);
-	yargs[yield->nargs++] = following;
-	yield->args = yargs;
+	if (!append_int(p, &loop->args, &loop->nargs, first) || !append_int(p, &loop->results, &loop->nresults, res) ||
+	    !append_int(p, &yield->args, &yield->nargs, following))
+		return false;
 	int old = load->results[0];
 	for (int i = 0; i < b->nops; i++) {
 		ir_op *op = b->ops[i];

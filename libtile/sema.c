@@ -444,14 +444,14 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 }
 
 /* Carried variables of a loop: assigned in the body and tensors before it. */
-static int carried(sema *s, const ast_list *body, const char *skip, const char ***out)
+static int carried(sema *s, const ast_list *body, const char ***out)
 {
 	const char **names = NULL;
 	int n = 0, cap = 0, k = 0;
 	assigned_names(s, body, &names, &n, &cap);
 	for (int i = 0; i < n; i++) {
 		sema_var *v = var_find(s->scope, names[i]);
-		if (v && v->val.kind == SV_TENSOR && (!skip || strcmp(skip, names[i])))
+		if (v && v->val.kind == SV_TENSOR)
 			names[k++] = names[i];
 	}
 	*out = names;
@@ -540,10 +540,10 @@ static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
 		return sema_error(s, it->loc, TILEC_ERR_SEMANTIC, "`%s` needs at least one argument", fn.s);
 	if (*nb == 1) {
 		b[1] = b[0];
-		b[0] = (sv){.kind = SV_INT, .i = 0};
+		b[0] = sema_int(0);
 	}
 	if (*nb < 3)
-		b[2] = (sv){.kind = SV_INT, .i = 1};
+		b[2] = sema_int(1);
 	return true;
 }
 
@@ -571,7 +571,7 @@ static bool for_stmt(sema *s, ast_node *n)
 		for (int64_t i = b[0].i; b[2].i > 0 ? i < b[1].i : i > b[1].i;) {
 			if (++count > 4096)
 				return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tl.static_range of more than 4096 iterations");
-			if (!var_set(s, loc, target->name.id, (sv){.kind = SV_INT, .i = i}) || !stmts(s, &n->for_.body))
+			if (!var_set(s, loc, target->name.id, sema_int(i)) || !stmts(s, &n->for_.body))
 				return false;
 			if (s->returned || __builtin_add_overflow(i, b[2].i, &i))
 				return true;
@@ -598,7 +598,7 @@ static bool for_stmt(sema *s, ast_node *n)
 		if ((bounds[i] = sema_cast(s, loc, bounds[i], ir_scalar(iv))) < 0)
 			return false;
 	const char **names;
-	int nc = carried(s, &n->for_.body, NULL, &names);
+	int nc = carried(s, &n->for_.body, &names);
 	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 3));
 	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
 	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 1));
@@ -639,7 +639,7 @@ static bool while_stmt(sema *s, ast_node *n)
 	if (n->while_.orelse.n)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`while ... else` is not supported");
 	const char **names;
-	int nc = carried(s, &n->while_.body, NULL, &names);
+	int nc = carried(s, &n->while_.body, &names);
 	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
 	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
 	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
@@ -1453,7 +1453,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 				f->nconstexprs++;
 		} else {
 			/* an int equal to 1 is specialized into the constexpr 1, as Triton does */
-			v = params[r].equal_one ? (sv){.kind = SV_INT, .i = 1} : sema_tensor(r);
+			v = params[r].equal_one ? sema_int(1) : sema_tensor(r);
 			r++;
 		}
 		if (!var_set(s, p->loc, p->name, v))

@@ -142,12 +142,12 @@ static ir_type shape_type(ir_type elem, int rank, const int64_t *shape)
 	int32_t sh[IR_MAX_RANK] = {0};
 	for (int i = 0; i < rank; i++)
 		sh[i] = (int32_t)shape[i];
-	return rank ? ir_block(elem, rank, sh) : ir_elem(elem);
+	return ir_block(elem, rank, sh);
 }
 
 static ir_type like(ir_type shape, ir_kind k)
 {
-	return shape.rank ? ir_block(ir_scalar(k), shape.rank, shape.shape) : ir_scalar(k);
+	return ir_block(ir_scalar(k), shape.rank, shape.shape);
 }
 
 static bool need_dtype(call *c, int i, ir_type *out)
@@ -1071,7 +1071,7 @@ static bool b_py_conv(call *c, sv *out)
 {
 	sv v = c->v[0];
 	if (!c->given[0]) {
-		*out = c->sub == 1 ? (sv){.kind = SV_FLOAT} : sema_int(0);
+		*out = c->sub == 1 ? sema_float(0) : sema_int(0);
 		if (c->sub == 2)
 			*out = sema_bool(false);
 		return true;
@@ -1086,7 +1086,7 @@ static bool b_py_conv(call *c, sv *out)
 		double f = !strcmp(p, "inf") || !strcmp(p, "infinity") ? INFINITY : !strcmp(p, "nan") ? NAN : 0;
 		if (f == 0)
 			return err(c, "`float` of %s is not supported", sema_sv_str(c->s, v));
-		*out = (sv){.kind = SV_FLOAT, .f = buf[0] == '-' ? -f : f};
+		*out = sema_float(buf[0] == '-' ? -f : f);
 		return true;
 	}
 	if (c->sub == 2) {
@@ -1099,7 +1099,7 @@ static bool b_py_conv(call *c, sv *out)
 	if (!sema_is_num(v))
 		return err(c, "`%s` of %s is not supported", c->name, sema_sv_str(c->s, v));
 	if (c->sub == 1) {
-		*out = (sv){.kind = SV_FLOAT, .f = v.kind == SV_FLOAT ? v.f : (double)v.i};
+		*out = sema_float(v.kind == SV_FLOAT ? v.f : (double)v.i);
 		return true;
 	}
 	if (v.kind == SV_FLOAT && (isnan(v.f) || isinf(v.f) || fabs(v.f) >= 9.2e18))
@@ -1142,7 +1142,7 @@ static bool b_py_math(call *c, sv *out)
 		*out = sema_int((int64_t)r);
 		return true;
 	}
-	*out = (sv){.kind = SV_FLOAT, .f = r};
+	*out = sema_float(r);
 	return true;
 }
 
@@ -1167,7 +1167,7 @@ static bool b_py_abs(call *c, sv *out)
 	if (!sema_is_num(v))
 		return err(c, "`abs` of %s is not supported", sema_sv_str(c->s, v));
 	if (v.kind == SV_FLOAT)
-		*out = (sv){.kind = SV_FLOAT, .f = fabs(v.f)};
+		*out = sema_float(fabs(v.f));
 	else
 		*out = sema_int(v.i < 0 ? -v.i : v.i);
 	return true;

@@ -41,7 +41,7 @@ sv sema_bool(bool b)
 	return v;
 }
 
-static sv sv_float(double f)
+sv sema_float(double f)
 {
 	sv v = {0};
 	v.kind = SV_FLOAT;
@@ -132,7 +132,7 @@ int sema_const(sema *s, src_loc loc, ir_type t, int64_t ival, double fval)
 
 static ir_type reshaped(ir_type shape, ir_type elem)
 {
-	return shape.rank ? ir_block(elem, shape.rank, shape.shape) : ir_elem(elem);
+	return ir_block(elem, shape.rank, shape.shape);
 }
 
 /* SPLAT; a scalar CONST becomes a block CONST directly. */
@@ -528,32 +528,22 @@ static bool fold_cmp(ast_op op, int c, sv *out)
 	return true;
 }
 
-static bool fold_float(sema *s, src_loc loc, ast_op op, double a, double b, sv *out)
+static bool fold_float(ast_op op, double a, double b, sv *out)
 {
 	switch (op) {
-	case AST_OP_ADD: *out = sv_float(a + b); return true;
-	case AST_OP_SUB: *out = sv_float(a - b); return true;
-	case AST_OP_MUL: *out = sv_float(a * b); return true;
-	case AST_OP_DIV:
-		if (b == 0)
-			return div_zero(s, loc);
-		*out = sv_float(a / b);
-		return true;
-	case AST_OP_FLOORDIV:
-		if (b == 0)
-			return div_zero(s, loc);
-		*out = sv_float(floor(a / b));
-		return true;
+	case AST_OP_ADD: *out = sema_float(a + b); return true;
+	case AST_OP_SUB: *out = sema_float(a - b); return true;
+	case AST_OP_MUL: *out = sema_float(a * b); return true;
+	case AST_OP_DIV: *out = sema_float(a / b); return true;
+	case AST_OP_FLOORDIV: *out = sema_float(floor(a / b)); return true;
 	case AST_OP_MOD: {
-		if (b == 0)
-			return div_zero(s, loc);
 		double r = fmod(a, b);
 		if (r != 0 && ((r < 0) != (b < 0)))
 			r += b;
-		*out = sv_float(r);
+		*out = sema_float(r);
 		return true;
 	}
-	case AST_OP_POW: *out = sv_float(pow(a, b)); return true;
+	case AST_OP_POW: *out = sema_float(pow(a, b)); return true;
 	default:
 		if (isnan(a) || isnan(b)) {
 			*out = sema_bool(op == AST_OP_NE);
@@ -571,25 +561,19 @@ static bool fold_int(sema *s, src_loc loc, ast_op op, int64_t a, int64_t b, bool
 	case AST_OP_SUB: if (__builtin_sub_overflow(a, b, &r)) return overflow(s, loc); break;
 	case AST_OP_MUL: if (__builtin_mul_overflow(a, b, &r)) return overflow(s, loc); break;
 	case AST_OP_DIV:
-		if (b == 0)
-			return div_zero(s, loc);
-		*out = sv_float((double)a / (double)b);
+		*out = sema_float((double)a / (double)b);
 		return true;
 	case AST_OP_FLOORDIV:
-		if (b == 0)
-			return div_zero(s, loc);
 		if (a == INT64_MIN && b == -1)
 			return overflow(s, loc);
 		r = floordiv64(a, b);
 		break;
 	case AST_OP_MOD:
-		if (b == 0)
-			return div_zero(s, loc);
 		r = b == -1 ? 0 : floormod64(a, b);
 		break;
 	case AST_OP_POW:
 		if (b < 0) {
-			*out = sv_float(pow((double)a, (double)b));
+			*out = sema_float(pow((double)a, (double)b));
 			return true;
 		}
 		r = 1;
@@ -631,11 +615,14 @@ static bool fold(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out)
 		return true;
 	}
 	if (sema_is_num(a) && sema_is_num(b)) {
+		if ((op == AST_OP_DIV || op == AST_OP_FLOORDIV || op == AST_OP_MOD) &&
+		    (b.kind == SV_FLOAT ? b.f == 0 : b.i == 0))
+			return div_zero(s, loc);
 		if (a.kind == SV_FLOAT || b.kind == SV_FLOAT) {
 			double x = a.kind == SV_FLOAT ? a.f : (double)a.i, y = b.kind == SV_FLOAT ? b.f : (double)b.i;
 			if (op >= AST_OP_LSHIFT && op <= AST_OP_BITXOR)
 				goto bad;
-			return fold_float(s, loc, op, x, y, out);
+			return fold_float(op, x, y, out);
 		}
 		if (op == AST_OP_MATMUL)
 			goto bad;
@@ -835,7 +822,7 @@ bool sema_unop(sema *s, src_loc loc, ast_op op, sv a, sv *out)
 		case AST_OP_POS: *out = a.kind == SV_BOOL ? sema_int(a.i) : a; return true;
 		case AST_OP_NEG:
 			if (a.kind == SV_FLOAT) {
-				*out = sv_float(-a.f);
+				*out = sema_float(-a.f);
 				return true;
 			}
 			if (a.i == INT64_MIN)
@@ -1057,7 +1044,7 @@ bool sema_expr(sema *s, ast_node *n, sv *out)
 		*out = sema_int((int64_t)n->lit.ival);
 		return true;
 	case AST_FLOAT:
-		*out = sv_float(n->lit.fval);
+		*out = sema_float(n->lit.fval);
 		return true;
 	case AST_STR:
 		out->kind = SV_STR;

@@ -17,7 +17,6 @@
 #define TILE__VARIANT_SIZE 64u
 #define TILE__SPILLS_UNKNOWN 0xffffffffu
 #define TILE__MAX_SPILL (512u << 10)
-#define TILE__CONSTEXPR_SIZE 16u
 #define TILE__IMAGE_SIZE 32u
 #define TILE__MAX_PARAMS 64u
 #define TILE__MAX_RAW_SIZE (256u << 20)
@@ -35,6 +34,15 @@ static const char *tile__str(const tile_module *m, uint32_t off) { return (const
 static void *tile__alloc_array(uint32_t n, size_t size)
 {
 	return TILE_MALLOC((n ? n : 1) * size);
+}
+
+/* The same, zeroed. */
+static void *tile__alloc_zeroed(uint32_t n, size_t size)
+{
+	void *p = tile__alloc_array(n, size);
+	if (p)
+		memset(p, 0, (n ? n : 1) * size);
+	return p;
 }
 
 static tile_status tile__check_header(tile_module *m)
@@ -443,12 +451,11 @@ static tile_status tile__validate(tile_module *m)
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
 	/* marks: params owned, variants owned, groups with an image */
 	n_marks = m->n_params + m->n_variants + m->n_groups;
-	marks = (uint8_t *)tile__alloc_array(n_marks, 1);
+	marks = (uint8_t *)tile__alloc_zeroed(n_marks, 1);
 	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
 		TILE_FREE(marks);
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
-	memset(marks, 0, n_marks);
 	st = tile__check_params(m, arrays[1]);
 	if (!st)
 		st = tile__check_constexprs(m);

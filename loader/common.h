@@ -144,6 +144,7 @@ typedef struct tile__image {
 enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
 enum { TILE__IMAGE_ARCH_SPECIFIC = 1 };
+#define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
 /* One CUDA context a module is loaded into. ctx and funcs[] are read without
  * the lock (published with release stores); everything else is touched only

@@ -43,7 +43,7 @@ static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
 				uint8_t kind;
 				if (idx >= v->n_constexprs)
 					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u out of range at byte %u", vi, idx, at);
-				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * 16 + 4];
+				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * TILE__CONSTEXPR_SIZE + 4];
 				if (kind != 0 && kind != 2)
 					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u is not an int or bool at byte %u", vi, idx, at);
 			}
@@ -149,7 +149,7 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			continue;
 		}
 		if (op == TILE__OP_CONSTEXPR) {
-			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * 16 + 8);
+			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * TILE__CONSTEXPR_SIZE + 8);
 			continue;
 		}
 		b = stack[--sp];

@@ -132,16 +132,14 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, tile__slot **out)
 		return tile__cuda_fail("cuDeviceGetAttribute", r);
 	slot->arch = major * 10 + minor;
 	slot->smem_optin = 0;
-	slot->modules = (void **)tile__alloc_array(m->n_groups, sizeof(void *));
-	slot->funcs = (void **)tile__alloc_array(m->n_variants, sizeof(void *));
+	slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
+	slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
 	if (!slot->modules || !slot->funcs) {
 		TILE_FREE(slot->modules);
 		TILE_FREE(slot->funcs);
 		slot->modules = slot->funcs = NULL;
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
-	memset(slot->modules, 0, (m->n_groups ? m->n_groups : 1) * sizeof(void *));
-	memset(slot->funcs, 0, (m->n_variants ? m->n_variants : 1) * sizeof(void *));
 	slot->ctx = ctx;
 	__atomic_store_n(&m->n_slots, m->n_slots + 1, __ATOMIC_RELEASE);
 	*out = slot;
@@ -205,36 +203,34 @@ static tile_status tile__context(tile_module *m, void **ctx)
 	return st;
 }
 
-/* The slow path of a launch: variant vi ready in context ctx. */
-static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t vi, void **func)
+/* The slow path of a launch, and tile_module_load: variants [first, end)
+ * ready in context ctx, under the lock; *func (when given) is first's. */
+static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t first, uint32_t end, void **func)
 {
 	tile__slot *slot;
 	tile_status st = TILE_SUCCESS;
+	uint32_t vi;
 	pthread_mutex_lock(&m->lock);
 	slot = tile__slot_find(m, ctx);
 	if (!slot)
 		st = tile__slot_add(m, ctx, &slot);
-	if (!st)
+	for (vi = first; !st && vi < end; vi++)
 		st = tile__prepare_variant(m, slot, vi);
-	if (!st)
-		*func = slot->funcs[vi];
+	if (!st && func)
+		*func = slot->funcs[first];
 	pthread_mutex_unlock(&m->lock);
 	return st;
 }
 
 TILEDEF tile_status tile_module_load(tile_module *m)
 {
-	void *ctx, *f;
-	uint32_t vi;
+	void *ctx;
 	tile_status st;
 	if (!m)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_load: module is NULL");
 	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS)
 		return st;
-	for (vi = 0; vi < m->n_variants; vi++)
-		if ((st = tile__prepare(m, ctx, vi, &f)) != TILE_SUCCESS)
-			return st;
-	return TILE_SUCCESS;
+	return tile__prepare(m, ctx, 0, m->n_variants, NULL);
 }
 
 /* The most specialized variant whose predicates hold; -1 when none. */
@@ -299,7 +295,7 @@ TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid
 	slot = tile__slot_find(m, ctx);
 	if (slot)
 		f = __atomic_load_n(&slot->funcs[vi], __ATOMIC_ACQUIRE);
-	if (!f && (st = tile__prepare(m, ctx, (uint32_t)vi, &f)) != TILE_SUCCESS)
+	if (!f && (st = tile__prepare(m, ctx, (uint32_t)vi, (uint32_t)vi + 1, &f)) != TILE_SUCCESS)
 		return st;
 	if (k->n_params > k->n_visible) {
 		/* Hidden trailing parameters (scratch pointers) get a null pointer. */

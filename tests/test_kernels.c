@@ -1004,6 +1004,18 @@ static void matmul_args(launch *l, uint16_t *a, uint16_t *b, uint16_t *c, int M,
 		kl_int(l, ints[i]);
 }
 
+/* The arguments of matmul_fp32_kernel: row-major A (MxK) and B (KxN) of
+ * `esize`-byte elements, fp32 C (MxN). */
+static void matmul_fp32_args(launch *l, void *a, void *b, float *c, size_t esize, int M, int N, int K)
+{
+	kl_ptr(l, a, (size_t)M * (K ? K : 1) * esize);
+	kl_ptr(l, b, (size_t)(K ? K : 1) * N * esize);
+	kl_ptr(l, c, (size_t)M * N * 4);
+	kl_int(l, M);
+	kl_int(l, N);
+	kl_int(l, K);
+}
+
 /* The loads of a K loop issued one iteration ahead (pipeline.c) compute
  * the same bits as the plain loop: the tutorial matmul (step 1, a K-tail
  * mask) and matmul_fp32_kernel on bf16 (step BLOCK_K), for K giving no,
@@ -1031,12 +1043,7 @@ static void test_pipelined_loads(void)
 			launch g = kl(KDIR "matmul.py", "matmul_fp32_kernel",
 				      "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 3);
 			g.pipelined = run == 1;
-			kl_ptr(&g, a, (size_t)M * (K ? K : 1) * 2);
-			kl_ptr(&g, b, (size_t)(K ? K : 1) * N * 2);
-			kl_ptr(&g, d[run], (size_t)M * N * 4);
-			kl_int(&g, M);
-			kl_int(&g, N);
-			kl_int(&g, K);
+			matmul_fp32_args(&g, a, b, d[run], 2, M, N, K);
 			if (kl_run(&g) && run == 1)
 				CHECK_EQ_INT(g.loads_after, 4);
 		}
@@ -1083,12 +1090,7 @@ static void test_matmul(void)
 	float *fa = fvec((size_t)fm * fk, -1, 1), *fb = fvec((size_t)fk * fn, -1, 1), *fc = fzeros((size_t)fm * fn),
 	      *fw = fzeros((size_t)fm * fn);
 	launch f = kl(KDIR "matmul.py", "matmul_fp32_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 2);
-	kl_ptr(&f, fa, (size_t)fm * fk * 4);
-	kl_ptr(&f, fb, (size_t)fk * fn * 4);
-	kl_ptr(&f, fc, (size_t)fm * fn * 4);
-	kl_int(&f, fm);
-	kl_int(&f, fn);
-	kl_int(&f, fk);
+	matmul_fp32_args(&f, fa, fb, fc, 4, fm, fn, fk);
 	if (kl_run(&f)) {
 		for (int i = 0; i < fm; i++)
 			for (int j = 0; j < fn; j++) {
@@ -1107,12 +1109,7 @@ static void test_matmul(void)
 	for (int i = 0; i < fk * fn; i++)
 		bb[i] = interp_f32_to_bf16(fb[i]);
 	launch bf = kl(KDIR "matmul.py", "matmul_fp32_kernel", "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 2);
-	kl_ptr(&bf, ba, (size_t)fm * fk * 2);
-	kl_ptr(&bf, bb, (size_t)fk * fn * 2);
-	kl_ptr(&bf, fc, (size_t)fm * fn * 4);
-	kl_int(&bf, fm);
-	kl_int(&bf, fn);
-	kl_int(&bf, fk);
+	matmul_fp32_args(&bf, ba, bb, fc, 2, fm, fn, fk);
 	if (kl_run(&bf)) {
 		for (int i = 0; i < fm; i++)
 			for (int j = 0; j < fn; j++) {
