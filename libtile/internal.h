@@ -891,6 +891,7 @@ typedef struct layout_plan {
 	const layout **of;       /* per value id; NULL for scalars */
 	bool *remat;             /* per value id: cheap to recompute in any layout */
 	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
+	bool tensor_cores;       /* every target is sm_80 or newer (mma.sync, cvt.rna.tf32) */
 } layout_plan;
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; with

@@ -493,7 +493,7 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.a = a;
 	s.f = f;
 	s.ai = ai;
-	s.tensor_cores = tensor_cores;
+	s.tensor_cores = out->tensor_cores = tensor_cores;
 	s.p = out;
 	out->of = arena_alloc(a, sizeof(layout *) * (size_t)(f->nvalues + 1));
 	out->remat = arena_alloc(a, sizeof(bool) * (size_t)(f->nvalues + 1));

@@ -1162,9 +1162,17 @@ static LLVMValueRef dot_operand(lw *w, LLVMValueRef x, ir_kind k, bool tf32)
 	if (k == IR_I8)
 		return LLVMBuildSExt(w->b, x, w->i32, "");
 	x = widen(w, x, k);
-	if (tf32) /* round to nearest, ties away: what the tensor cores get */
-		x = LLVMBuildBitCast(w->b, asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", &x, 1, false), w->f32, "");
-	return x;
+	if (!tf32)
+		return x;
+	/* round to nearest, ties away: what the tensor cores get */
+	if (w->p->tensor_cores)
+		return LLVMBuildBitCast(w->b, asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", &x, 1, false), w->f32, "");
+	/* cvt.rna.tf32 needs sm_80: the same in integers, as the interpreter's to_tf32 */
+	LLVMValueRef u = LLVMBuildBitCast(w->b, x, w->i32, "");
+	LLVMValueRef e = LLVMBuildAnd(w->b, u, ci32(w, 0x7f800000), "");
+	LLVMValueRef special = LLVMBuildICmp(w->b, LLVMIntEQ, e, ci32(w, 0x7f800000), "");
+	LLVMValueRef r = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, u, ci32(w, 0x1000), ""), ci32(w, (int32_t)0xffffe000), "");
+	return LLVMBuildBitCast(w->b, LLVMBuildSelect(w->b, special, u, r, ""), w->f32, "");
 }
 
 /* Replaces x's registers by dot operands (dot_operand), converted once

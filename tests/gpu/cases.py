@@ -38,16 +38,17 @@ def next_pow2(x):
 
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
-         bench=None, grid_in_blob=True, flops=None, num_stages=None):
+         bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
     flops: for a benchmark, floating-point operations per launch (an
     expression over the size variables): bench.py adds TFLOP/s.
-    num_stages: given to both sides (None: each side's default, 3)."""
+    num_stages: given to both sides (None: each side's default, 3).
+    arch: tilec's --arch for this case instead of the suite's (the GPU's)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
-                num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages)
+                num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -371,6 +372,13 @@ CASES += [
          [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
          + MM_SIZES_PARAMS, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32},
          "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM_SIZES, 3, MM_TF32_TOL),
+    # compiled for sm_75 (no tf32 instructions: rounding in integers, fma
+    # chains), run through the driver's JIT of its compute_75 PTX
+    case("k_matmul_tf32_sm75", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 100, "N": 257, "K": 70}], 3, MM_TF32_TOL,
+         arch="sm_75,compute_75"),
     # bf16 on tensor cores with masked K tails; a 16x16 tile over 4 warps
     # (warps replicate columns); 8 warps side by side
     case("t3_matmul_bf16", K + "matmul.py", "matmul_fp32_kernel",

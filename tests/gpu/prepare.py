@@ -102,7 +102,7 @@ def compile_instance(tilec, inst, outdir, arch):
         cmd += ["-s", s]
     if inst.get("num_stages"):
         cmd += ["-ns", str(inst["num_stages"])]
-    cmd += ["-w", str(inst["num_warps"]), "--arch", arch,
+    cmd += ["-w", str(inst["num_warps"]), "--arch", inst.get("arch") or arch,
            "-o", os.path.join(outdir, "cases", inst["id"]), "-on", inst["id"]]
     for k, v in inst["constexprs"].items():
         cmd += ["-D", "%s=%s" % (k, v)]
