@@ -80,7 +80,7 @@ def triton_signature(inst, size):
     return ", ".join(sig)
 
 
-def compile_instance(tilec, inst, outdir, arch):
+def compile_instance(tilec, inst, outdir, arch, keep_ptx=None):
     """None when tilec compiled the instance, else why not; the log text
     goes to inst["log"]."""
     inst["log"] = ""
@@ -108,6 +108,8 @@ def compile_instance(tilec, inst, outdir, arch):
         cmd += ["-D", "%s=%s" % (k, v)]
     if inst["grid_in_blob"]:
         cmd += ["-g", inst["grid"]]
+    if keep_ptx:
+        cmd += ["--keep-ptx", os.path.join(keep_ptx, inst["id"])]
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -161,6 +163,7 @@ def main():
     ap.add_argument("--build", default=None, help="build dir holding examples/ (generated pairs)")
     ap.add_argument("--arch", default="sm_90", help="the GPU machine's arch (H100/H200: sm_90)")
     ap.add_argument("--only", default=None, help="comma-separated instance ids")
+    ap.add_argument("--keep-ptx", default=None, help="also write each instance's PTX to DIR/ID/")
     a = ap.parse_args()
     out = os.path.abspath(a.out)
     # what a GPU run left (bin/, logs/, the library) goes too: it is rebuilt there
@@ -170,13 +173,15 @@ def main():
         os.makedirs(os.path.join(out, sub))
     if os.path.exists(os.path.join(out, "libtilegpu.so")):
         os.remove(os.path.join(out, "libtilegpu.so"))
+    if a.keep_ptx:
+        os.makedirs(a.keep_ptx, exist_ok=True)
     insts = cases.instances()
     if a.only:
         keep = set(a.only.split(","))
         insts = [i for i in insts if i["id"] in keep]
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        errors = list(pool.map(lambda i: compile_instance(a.tilec, i, out, a.arch), insts))
+        errors = list(pool.map(lambda i: compile_instance(a.tilec, i, out, a.arch, a.keep_ptx), insts))
     with open(os.path.join(out, "compile.log"), "w") as log:
         for inst, err in zip(insts, errors):
             log.write(inst.pop("log"))
