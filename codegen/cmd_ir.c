@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
-		   "                [--pipelined]\n"
+		   "                [--pipelined[=registers]]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
@@ -28,7 +28,10 @@ static void usage(FILE *f)
 		   "                use autotune config CONFIG (0-based) of the kernel\n"
 		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n"
 		   "  --pipelined   after the loads that feed dots are pipelined (what\n"
-		   "                tilec compile lowers when num_stages >= 2)\n");
+		   "                tilec compile lowers when num_stages >= 2): as for sm_80\n"
+		   "                and newer, rings of num_stages shared-memory tiles filled\n"
+		   "                by asynchronous copies; =registers as for older targets,\n"
+		   "                loads issued one iteration ahead into registers\n");
 }
 
 static bool parse_int(const char *s, int *out)
@@ -45,7 +48,7 @@ int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, config = -1, ndef = 0;
-	bool pipelined = false;
+	bool pipelined = false, async_copies = true;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
 	if (!defs)
 		return 1;
@@ -57,8 +60,9 @@ int cmd_ir(int argc, char **argv)
 			free(defs);
 			return 0;
 		}
-		if (!strcmp(a, "--pipelined")) {
+		if (!strcmp(a, "--pipelined") || !strcmp(a, "--pipelined=registers")) {
 			pipelined = true;
+			async_copies = a[11] == '\0';
 			continue;
 		}
 		bool flag = a[0] == '-' && a[1];
@@ -132,7 +136,7 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = pipeline_loads(ctx, f);
+		st = pipeline_loads(ctx, f, async_copies);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

@@ -113,6 +113,7 @@ typedef enum ir_kind {
 	IR_U8, IR_U16, IR_U32, IR_U64,
 	IR_F16, IR_BF16, IR_F32, IR_F64,
 	IR_PTR,
+	IR_SMEM, /* a ring of shared-memory tiles: pointee = element kind, shape [stages, rows, cols] */
 	IR_KIND_COUNT
 } ir_kind;
 
@@ -178,7 +179,15 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \
 	X(YIELD, "yield") \
-	X(CONDITION, "condition")       /* cond, values passed to the after region / results */
+	X(CONDITION, "condition")       /* cond, values passed to the after region / results */ \
+	/* asynchronous pipelining (passes/pipeline.c): rings of tiles in shared memory */ \
+	X(LOCAL_ALLOC, "local_alloc")   /* -> smem<S x R x C x elem> */ \
+	X(LOCAL_DEALLOC, "local_dealloc") /* smem: its memory is free again (after ASYNC_WAIT 0) */ \
+	X(ASYNC_COPY, "async_copy")     /* smem, slot, ptr [, mask]: tile `slot` <- load(ptr, mask, other=0), \
+	                                   complete once ASYNC_WAIT lets its group go */ \
+	X(ASYNC_COMMIT, "async_commit") /* closes the group of copies issued since the last commit */ \
+	X(ASYNC_WAIT, "async_wait")     /* ival: committed groups that may still be in flight; then a barrier */ \
+	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */
 
 typedef enum ir_opcode {
 #define IR_ENUM_(name, text) IR_OP_##name,
@@ -824,7 +833,7 @@ tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const f
  * the loads its dots read are issued an iteration early (a prologue, a
  * carried tile, the next tile loaded at the top of the body). The IR stays
  * valid; only ops are added and the pipelined loads removed. */
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f);
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies);
 
 /* ======================================================================
  * axisinfo.c - contiguity, divisibility and constancy of integer and

@@ -20,6 +20,10 @@
  * rounded to tf32 (nearest, ties away) for the tf32 precision (tf32x3 and
  * ieee multiply the fp32 values themselves); float sums
  * reduce pairwise (the GPU's tree order differs by rounding only).
+ *
+ * Asynchronous copies into shared-memory rings (the pipelined form of a
+ * loop) complete when they are issued; commits, waits and barriers have
+ * nothing to wait for. A ring is its value's slots.
  */
 #include "internal.h"
 
@@ -896,6 +900,55 @@ static tilec_status exec_dot(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* A ring's tile `slot` (the ring is the value's own slots); NULL after a
+ * runtime error for a slot outside the ring. */
+static slot *ring_tile(interp *in, const ir_op *op, tilec_status *st)
+{
+	ir_type t = vtype(in, op->args[0]);
+	int64_t i = V(in, op->args[1])[0].i, tile = (int64_t)t.shape[1] * t.shape[2];
+	if (i < 0 || i >= t.shape[0]) {
+		*st = runtime_error(in, op, "slot %lld of a ring of %d tiles", (long long)i, (int)t.shape[0]);
+		return NULL;
+	}
+	return V(in, op->args[0]) + i * tile;
+}
+
+/* Copies run at once: what the GPU makes visible at the ASYNC_WAIT that
+ * covers them is what was in memory when they were issued, since the
+ * pipelined loops store nothing. */
+static tilec_status exec_async_copy(interp *in, const ir_op *op)
+{
+	tilec_status st = TILEC_OK;
+	slot *r = ring_tile(in, op, &st);
+	if (!r)
+		return st;
+	ir_type pt = vtype(in, op->args[2]);
+	ir_kind k = (ir_kind)pt.pointee;
+	const slot *p = V(in, op->args[2]);
+	const slot *mask = op->flags & IR_FLAG_HAS_MASK ? V(in, op->args[3]) : NULL;
+	for (int64_t i = 0; i < ir_numel(pt); i++) {
+		if (mask && !mask[i].i) {
+			r[i] = (slot){0};
+			continue;
+		}
+		const unsigned char *m = address(in, op, "load", i, p[i].u, ir_kind_bytes(k), &st);
+		if (!m)
+			return st;
+		r[i] = interp_read(k, m);
+	}
+	return TILEC_OK;
+}
+
+static tilec_status exec_local_load(interp *in, const ir_op *op)
+{
+	tilec_status st = TILEC_OK;
+	const slot *t = ring_tile(in, op, &st);
+	if (!t)
+		return st;
+	memcpy(V(in, op->results[0]), t, sizeof(slot) * (size_t)rnumel(in, op));
+	return TILEC_OK;
+}
+
 /* ---------------------------------------------------------------------
  * Control flow
  * --------------------------------------------------------------------- */
@@ -1058,6 +1111,12 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_WHILE: return exec_while(in, op);
 	case IR_OP_YIELD:
 	case IR_OP_CONDITION: return TILEC_OK; /* read by the parent op */
+	case IR_OP_ASYNC_COPY: return exec_async_copy(in, op);
+	case IR_OP_LOCAL_LOAD: return exec_local_load(in, op);
+	case IR_OP_LOCAL_ALLOC: /* the ring is the value's slots */
+	case IR_OP_LOCAL_DEALLOC:
+	case IR_OP_ASYNC_COMMIT:
+	case IR_OP_ASYNC_WAIT: return TILEC_OK; /* copies complete when issued */
 	default: return runtime_error(in, op, "cannot interpret '%s'", ir_opcode_name(op->code));
 	}
 }

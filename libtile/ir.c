@@ -20,7 +20,7 @@ static const struct {
 	[IR_I32] = {"i32", 32}, [IR_I64] = {"i64", 64},
 	[IR_U8] = {"u8", 8}, [IR_U16] = {"u16", 16}, [IR_U32] = {"u32", 32}, [IR_U64] = {"u64", 64},
 	[IR_F16] = {"fp16", 16}, [IR_BF16] = {"bf16", 16}, [IR_F32] = {"fp32", 32}, [IR_F64] = {"fp64", 64},
-	[IR_PTR] = {"ptr", 64},
+	[IR_PTR] = {"ptr", 64}, [IR_SMEM] = {"smem", 0},
 };
 
 ir_type ir_scalar(ir_kind kind)
@@ -67,7 +67,8 @@ bool ir_same_shape(ir_type a, ir_type b)
 
 bool ir_type_eq(ir_type a, ir_type b)
 {
-	return a.kind == b.kind && (a.kind != IR_PTR || a.pointee == b.pointee) && ir_same_shape(a, b);
+	return a.kind == b.kind && ((a.kind != IR_PTR && a.kind != IR_SMEM) || a.pointee == b.pointee) &&
+	       ir_same_shape(a, b);
 }
 
 int64_t ir_numel(ir_type t)
@@ -134,6 +135,8 @@ static void elem_str(strbuf *sb, ir_type t)
 {
 	if (t.kind == IR_PTR)
 		sb_printf(sb, "*%s", ir_kind_name((ir_kind)t.pointee));
+	else if (t.kind == IR_SMEM)
+		sb_puts(sb, ir_kind_name((ir_kind)t.pointee));
 	else
 		sb_puts(sb, ir_kind_name((ir_kind)t.kind));
 }
@@ -144,6 +147,8 @@ void ir_type_str(strbuf *sb, ir_type t)
 		elem_str(sb, t);
 		return;
 	}
+	if (t.kind == IR_SMEM) /* smem<3x64x32xfp16> */
+		sb_puts(sb, "smem");
 	sb_putc(sb, '<');
 	for (int i = 0; i < t.rank; i++)
 		sb_printf(sb, "%dx", (int)t.shape[i]);
@@ -325,6 +330,9 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		break;
 	case IR_OP_DOT:
 		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");
+		break;
+	case IR_OP_ASYNC_WAIT:
+		sb_printf(sb, " pending=%lld", (long long)op->ival);
 		break;
 	case IR_OP_HINT: {
 		static const char *const hints[] = {"multiple_of", "max_contiguous", "max_constancy"};

@@ -1,21 +1,36 @@
-/* pipeline.c - loads that feed tl.dot issued one iteration ahead.
+/* pipeline.c - software pipelining of the loads that feed tl.dot.
  *
  * In a runtime for loop with a positive constant step whose body stores
  * nothing and has no nested regions, a load whose only users are dots of
- * that body is software-pipelined: a prologue before the loop loads the
- * first iteration's tile, the body begins by loading the next iteration's
- * (its pointer, mask and `other` recomputed for iv + step from the values
- * the body will yield, and masked off past the end of the loop), and the
- * dots read the tile carried in from the previous iteration. The latency
- * of iteration i+1's global loads then overlaps iteration i's shared-memory
- * staging and tensor-core work; this is Triton's num_stages = 2, applied
- * when num_stages is at least 2 (deeper pipelines are not built).
- *
- * What a pipelined load needs is recomputed by cloning the cheap,
- * effect-free ops it depends on, so the pass only adds ops, loop-carried values and one
- * prologue per load; the original load goes away and the ops only it used
- * are left for LLVM to delete. Nothing else moves, and since the body
+ * that body is pipelined. What a pipelined load needs (pointer, mask,
+ * `other`) is recomputed for a later iteration by cloning the cheap,
+ * effect-free ops it depends on, with the induction variable and the
+ * carried values it reads renamed to their values in that iteration; the
+ * pass only adds ops and loop-carried values, the original load goes away
+ * and the ops only it used are left for LLVM to delete. Since the body
  * stores nothing, loading earlier reads the same memory.
+ *
+ * With asynchronous copies (every target has cp.async, sm_80 and newer),
+ * num_stages = S >= 2 gives Triton's multi-stage pipeline: each load
+ * becomes a ring of S shared-memory tiles (LOCAL_ALLOC). A prologue issues
+ * the copies of iterations 0 .. S-2, one commit group per iteration; the
+ * body starts by waiting until at most S-2 groups are in flight (its own
+ * tile has landed) with one barrier, reads its tile from slot i % S
+ * (LOCAL_LOAD, which the dots take straight from shared memory), then
+ * issues the copies of iteration i + S-1 into the slot that iteration i-1
+ * read, the barrier having retired those reads. Copies past the end are
+ * masked off (they zero-fill), so the group count stays the same on every
+ * path. The carried values the copies' addresses read are carried S-1
+ * iterations ahead as extra loop values; after the loop all copies are
+ * waited for and the rings freed. Only loads whose masked-off elements are
+ * zero qualify (`other` absent or 0), since that is what a zero-filling
+ * copy gives.
+ *
+ * Without asynchronous copies (a target below sm_80), num_stages >= 2
+ * issues each load one iteration ahead into registers instead: a
+ * prologue loads the first iteration's tile, the body begins by loading
+ * the next iteration's (masked off past the end of the loop) and the dots
+ * read the tile carried in from the previous iteration.
  */
 #include "internal.h"
 
@@ -23,6 +38,7 @@
 
 typedef struct pipe {
 	ir_func *f;
+	bool async;  /* multi-stage rings of asynchronous copies */
 	bool oom;
 } pipe;
 
@@ -167,30 +183,45 @@ static int emit(pipe *p, ir_region *r, int *at, ir_opcode code, src_loc loc, int
 	return op->results[0];
 }
 
-/* Clones the load's slice (ops marked in `in`, in body order) and the
- * load itself at r[*at], renamed through map, its mask and-ed with
- * `lo < hi`; returns the loaded value, -1 on failure. */
-static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, const ir_op *load, rename *map, int lo,
-		      int hi, ir_region *r, int *at)
+/* Clones the ops marked in `in` (in body order) at r[*at], renamed
+ * through map; false when out of memory. */
+static bool clone_marked(pipe *p, ir_op *const *ops, int nops, const bool *in, rename *map, ir_region *r, int *at)
 {
-	ir_func *f = p->f;
 	for (int i = 0; i < nops; i++)
 		if (in[i] && !clone_into(p, ops[i], map, r, at))
-			return -1;
-	ir_type lt = f->values[load->results[0]].type;
+			return false;
+	return true;
+}
+
+/* The load's mask renamed through map and-ed with `lo < hi` (the
+ * iteration it is issued for exists), at r[*at]; -1 on failure. */
+static int iteration_mask(pipe *p, const ir_op *load, rename *map, int lo, int hi, ir_region *r, int *at)
+{
+	ir_type lt = p->f->values[load->results[0]].type;
 	ir_type mt = ir_block(ir_scalar(IR_I1), lt.rank, lt.shape);
 	int cmp_args[2] = {lo, hi};
 	int cond = emit(p, r, at, IR_OP_CMP, load->loc, 2, cmp_args, ir_scalar(IR_I1), IR_CMP_LT);
 	int mask = cond < 0 ? -1 : emit(p, r, at, IR_OP_SPLAT, load->loc, 1, &cond, mt, 0);
-	if (mask < 0)
+	if (mask < 0 || !(load->flags & IR_FLAG_HAS_MASK))
+		return mask;
+	int and_args[2] = {mapped(map, load->args[1]), mask};
+	return emit(p, r, at, IR_OP_AND, load->loc, 2, and_args, mt, 0);
+}
+
+/* Clones the load's slice (ops marked in `in`) and the load itself at
+ * r[*at], renamed through map, its mask and-ed with `lo < hi`; returns the
+ * loaded value, -1 on failure. */
+static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, const ir_op *load, rename *map, int lo,
+		      int hi, ir_region *r, int *at)
+{
+	ir_func *f = p->f;
+	if (!clone_marked(p, ops, nops, in, map, r, at))
 		return -1;
-	int args[3] = {mapped(map, load->args[0]), mask, -1};
+	ir_type lt = f->values[load->results[0]].type;
+	int args[3] = {mapped(map, load->args[0]), iteration_mask(p, load, map, lo, hi, r, at), -1};
 	int nargs = 2;
-	if (load->flags & IR_FLAG_HAS_MASK) {
-		int and_args[2] = {mapped(map, load->args[1]), mask};
-		if ((args[1] = emit(p, r, at, IR_OP_AND, load->loc, 2, and_args, mt, 0)) < 0)
-			return -1;
-	}
+	if (args[1] < 0)
+		return -1;
 	if (load->flags & IR_FLAG_HAS_OTHER)
 		args[nargs++] = mapped(map, load->args[2]);
 	ir_op *c = place(p, r, at, ir_op_new(f, IR_OP_LOAD, load->loc, nargs, args, 1, &lt, 0));
@@ -316,6 +347,292 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	return true;
 }
 
+/* ---- multi-stage pipelines of asynchronous copies ---- */
+
+static bool is_zero_const(const ir_func *f, int v)
+{
+	const ir_op *d = f->values[v].def;
+	if (d && d->code == IR_OP_SPLAT)
+		d = f->values[d->args[0]].def;
+	if (!d || d->code != IR_OP_CONST)
+		return false;
+	ir_kind k = (ir_kind)f->values[d->results[0]].type.kind;
+	/* +0.0 only: a zero-filled copy has no sign */
+	return ir_kind_is_float(k) ? d->fval == 0.0 && 1.0 / d->fval > 0 : d->ival == 0;
+}
+
+/* The load at body index li can become an asynchronous copy into a ring:
+ * a 2-D tile that only dots read, whose masked-off elements are zero. */
+static bool copy_qualifies(const ir_func *f, const ir_region *b, int li)
+{
+	const ir_op *load = b->ops[li];
+	return load->code == IR_OP_LOAD && !(load->flags & IR_FLAG_VOLATILE) &&
+	       f->values[load->results[0]].type.rank == 2 &&
+	       (!(load->flags & IR_FLAG_HAS_OTHER) || is_zero_const(f, load->args[2])) && feeds_only_dots(b, li);
+}
+
+static int emit_const(pipe *p, ir_region *r, int *at, src_loc loc, ir_type t, int64_t v)
+{
+	ir_op *op = place(p, r, at, ir_op_new(p->f, IR_OP_CONST, loc, 0, NULL, 1, &t, 0));
+	if (!op)
+		return -1;
+	op->ival = v;
+	return op->results[0];
+}
+
+/* An effect-only op (no results) at r[*at]; false when out of memory. */
+static ir_op *emit_effect(pipe *p, ir_region *r, int *at, ir_opcode code, src_loc loc, int nargs, const int *args)
+{
+	return place(p, r, at, ir_op_new(p->f, code, loc, nargs, args, 0, NULL, 0));
+}
+
+/* The copy of one load into ring slot `slot`, for the iteration whose
+ * renaming is `map` and whose induction variable is `iv` (masked off
+ * unless iv < ub). */
+static bool emit_copy(pipe *p, const ir_op *load, int ring, int slot, rename *map, int iv, int ub, ir_region *r,
+		      int *at)
+{
+	int mask = iteration_mask(p, load, map, iv, ub, r, at);
+	int args[4] = {ring, slot, mapped(map, load->args[0]), mask};
+	ir_op *op = mask < 0 ? NULL : emit_effect(p, r, at, IR_OP_ASYNC_COPY, load->loc, 4, args);
+	if (op)
+		op->flags = IR_FLAG_HAS_MASK;
+	return op != NULL;
+}
+
+/* Adds a loop-carried value: initial value `init`, next value `next`
+ * (yielded); returns the body parameter, -1 when out of memory. */
+static int add_carried(pipe *p, ir_op *loop, int init, int next)
+{
+	ir_func *f = p->f;
+	ir_region *b = &loop->regions[0];
+	ir_op *yield = b->ops[b->nops - 1];
+	ir_type t = f->values[init].type;
+	int param = ir_region_add_param(f, b, t);
+	int res = ir_value_new(f, t);
+	if (param < 0 || res < 0) {
+		p->oom = true;
+		return -1;
+	}
+	f->values[res].def = loop;
+	f->values[res].def_index = loop->nresults;
+	if (!append_int(p, &loop->args, &loop->nargs, init) || !append_int(p, &loop->results, &loop->nresults, res) ||
+	    !append_int(p, &yield->args, &yield->nargs, next))
+		return -1;
+	return param;
+}
+
+/* Rewrites loop `loop` (at index pos of region r) into an S-stage pipeline
+ * of asynchronous copies; false when no load qualifies or memory ran out. */
+static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
+{
+	ir_func *f = p->f;
+	ir_region *b = &loop->regions[0];
+	ir_op *yield = b->ops[b->nops - 1];
+	int ncarried = loop->nargs - 3, nops = b->nops;
+	bool *in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
+	bool *sel = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
+	bool *needs = arena_alloc(f->arena, sizeof(bool) * (size_t)(ncarried + 1));
+	ir_op **orig = arena_alloc(f->arena, sizeof(ir_op *) * (size_t)nops);
+	if (!in || !sel || !needs || !orig) {
+		p->oom = true;
+		return false;
+	}
+	memcpy(orig, b->ops, sizeof(ir_op *) * (size_t)nops);
+	/* the loads, and the ops their operands need (in) */
+	int nsel = 0;
+	for (int li = 0; li < nops; li++) {
+		if (!copy_qualifies(f, b, li))
+			continue;
+		bool *mine = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
+		bool ok = mine != NULL;
+		for (int a = 0; ok && a < orig[li]->nargs; a++)
+			ok = slice(f, b, orig[li]->args[a], NULL, mine);
+		if (!mine)
+			p->oom = true;
+		if (!ok)
+			continue;
+		for (int i = 0; i < nops; i++)
+			in[i] |= mine[i];
+		sel[li] = true;
+		nsel++;
+	}
+	if (!nsel)
+		return false;
+	/* The carried values the copies' addresses read, closed over what
+	 * computing their next values reads; those ops join `in`. */
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (int c = 0; c < ncarried; c++) {
+			bool read = false;
+			for (int i = 0; i < nops && !read; i++)
+				for (int a = 0; (in[i] || sel[i]) && a < orig[i]->nargs; a++)
+					read |= orig[i]->args[a] == b->params[1 + c];
+			for (int d = 0; d < ncarried && !read; d++)
+				read = needs[d] && yield->args[d] == b->params[1 + c];
+			if (!read || needs[c])
+				continue;
+			if (!slice(f, b, yield->args[c], NULL, in))
+				return false;
+			needs[c] = grew = true;
+		}
+	}
+	int lb = loop->args[0], ub = loop->args[1], step = loop->args[2], iv = b->params[0];
+	ir_type ivt = f->values[iv].type, i32 = ir_scalar(IR_I32);
+	int64_t step_v = f->values[step].def->ival;
+	src_loc loc = loop->loc;
+	int *ring = arena_alloc(f->arena, sizeof(int) * (size_t)nops);
+	int *state = arena_alloc(f->arena, sizeof(int) * (size_t)(ncarried + 1));
+	if (!ring || !state) {
+		p->oom = true;
+		return false;
+	}
+
+	/* Before the loop: the rings, then the copies of iterations 0 .. S-2. */
+	int at = pos;
+	for (int i = 0; i < nops; i++) {
+		if (!sel[i])
+			continue;
+		ir_type lt = f->values[orig[i]->results[0]].type;
+		ir_type rt = {.kind = IR_SMEM, .pointee = lt.kind, .rank = 3, .shape = {S, lt.shape[0], lt.shape[1]}};
+		ir_op *alloc = place(p, r, &at, ir_op_new(f, IR_OP_LOCAL_ALLOC, orig[i]->loc, 0, NULL, 1, &rt, 0));
+		if (!alloc)
+			return false;
+		ring[i] = alloc->results[0];
+	}
+	for (int c = 0; c < ncarried; c++)
+		state[c] = loop->args[3 + c];
+	int iv_s = lb;
+	for (int s = 0; s < S - 1; s++) {
+		rename map;
+		if (!rename_init(p, &map))
+			return false;
+		rename_set(&map, iv, iv_s);
+		for (int c = 0; c < ncarried; c++)
+			if (needs[c])
+				rename_set(&map, b->params[1 + c], state[c]);
+		if (!clone_marked(p, orig, nops, in, &map, r, &at))
+			return false;
+		int slot = emit_const(p, r, &at, loc, i32, s);
+		for (int i = 0; i < nops && slot >= 0; i++)
+			if (sel[i] && !emit_copy(p, orig[i], ring[i], slot, &map, iv_s, ub, r, &at))
+				return false;
+		if (slot < 0 || !emit_effect(p, r, &at, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
+			return false;
+		for (int c = 0; c < ncarried; c++)
+			if (needs[c])
+				state[c] = mapped(&map, yield->args[c]);
+		int add_args[2] = {iv_s, step};
+		if (s < S - 2 && (iv_s = emit(p, r, &at, IR_OP_ADD, loc, 2, add_args, ivt, 0)) < 0)
+			return false;
+	}
+
+	/* The loop's new values: the slot it reads, and the needed carried
+	 * values S-1 iterations ahead. */
+	int zero = emit_const(p, r, &at, loc, i32, 0);
+	int slot = zero < 0 ? -1 : add_carried(p, loop, zero, zero); /* next value set below */
+	if (slot < 0)
+		return false;
+	int *ahead = arena_alloc(f->arena, sizeof(int) * (size_t)(ncarried + 1));
+	if (!ahead) {
+		p->oom = true;
+		return false;
+	}
+	for (int c = 0; c < ncarried; c++)
+		if (needs[c] && (ahead[c] = add_carried(p, loop, state[c], state[c])) < 0)
+			return false;
+
+	/* The body's start: wait for this iteration's tiles, read them, issue
+	 * the copies of iteration i + S-1 into the slot iteration i-1 read. */
+	int bat = 0;
+	ir_op *wait = emit_effect(p, b, &bat, IR_OP_ASYNC_WAIT, loc, 0, NULL);
+	if (!wait)
+		return false;
+	wait->ival = S - 2;
+	for (int i = 0; i < nops; i++) {
+		if (!sel[i])
+			continue;
+		ir_type lt = f->values[orig[i]->results[0]].type;
+		int args[2] = {ring[i], slot};
+		ir_op *ld = place(p, b, &bat, ir_op_new(f, IR_OP_LOCAL_LOAD, orig[i]->loc, 2, args, 1, &lt, 0));
+		if (!ld)
+			return false;
+		int old = orig[i]->results[0];
+		f->values[ld->results[0]].name = f->values[old].name;
+		for (int k = 0; k < b->nops; k++)
+			for (int a = 0; b->ops[k]->code == IR_OP_DOT && a < 2; a++)
+				if (b->ops[k]->args[a] == old)
+					b->ops[k]->args[a] = ld->results[0];
+	}
+	int c0 = emit_const(p, b, &bat, loc, i32, 0), c1 = emit_const(p, b, &bat, loc, i32, 1);
+	int cS = emit_const(p, b, &bat, loc, i32, S), cL = emit_const(p, b, &bat, loc, i32, S - 1);
+	int dist = emit_const(p, b, &bat, loc, ivt, (int64_t)(S - 1) * step_v);
+	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0 || dist < 0)
+		return false;
+	int a2[2] = {slot, c0};
+	int first = emit(p, b, &bat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
+	a2[1] = c1;
+	int prev = emit(p, b, &bat, IR_OP_SUB, loc, 2, a2, i32, 0);
+	int a3[3] = {first, cL, prev};
+	int wslot = first < 0 || prev < 0 ? -1 : emit(p, b, &bat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+	a2[0] = iv;
+	a2[1] = dist;
+	int iv_ahead = emit(p, b, &bat, IR_OP_ADD, loc, 2, a2, ivt, 0);
+	if (wslot < 0 || iv_ahead < 0)
+		return false;
+	rename map;
+	if (!rename_init(p, &map))
+		return false;
+	rename_set(&map, iv, iv_ahead);
+	for (int c = 0; c < ncarried; c++)
+		if (needs[c])
+			rename_set(&map, b->params[1 + c], ahead[c]);
+	if (!clone_marked(p, orig, nops, in, &map, b, &bat))
+		return false;
+	for (int i = 0; i < nops; i++)
+		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, iv_ahead, ub, b, &bat))
+			return false;
+	if (!emit_effect(p, b, &bat, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
+		return false;
+	a2[0] = slot;
+	a2[1] = c1;
+	int inc = emit(p, b, &bat, IR_OP_ADD, loc, 2, a2, i32, 0);
+	a2[0] = inc;
+	a2[1] = cS;
+	int wrap = inc < 0 ? -1 : emit(p, b, &bat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
+	int a4[3] = {wrap, c0, inc};
+	int next_slot = wrap < 0 ? -1 : emit(p, b, &bat, IR_OP_SELECT, loc, 3, a4, i32, 0);
+	if (next_slot < 0)
+		return false;
+	/* the yields of the new values: the slot, then the ahead values */
+	int y = yield->nargs - 1;
+	for (int c = ncarried - 1; c >= 0; c--)
+		if (needs[c])
+			yield->args[y--] = mapped(&map, yield->args[c]);
+	yield->args[y] = next_slot;
+	/* the loads are gone */
+	int kept = 0;
+	for (int i = 0; i < b->nops; i++) {
+		bool gone = false;
+		for (int j = 0; j < nops && !gone; j++)
+			gone = sel[j] && b->ops[i] == orig[j];
+		if (!gone)
+			b->ops[kept++] = b->ops[i];
+	}
+	b->nops = kept;
+
+	/* After the loop: no copy left in flight, the rings freed. */
+	at++; /* past the loop */
+	ir_op *done = emit_effect(p, r, &at, IR_OP_ASYNC_WAIT, loc, 0, NULL);
+	if (!done)
+		return false;
+	done->ival = 0;
+	for (int i = nops - 1; i >= 0; i--)
+		if (sel[i] && !emit_effect(p, r, &at, IR_OP_LOCAL_DEALLOC, loc, 1, &ring[i]))
+			return false;
+	return true;
+}
+
 /* A loop the pass may touch: constant positive step, bounds of one type,
  * a body without stores or nested regions. */
 static bool loop_qualifies(const ir_func *f, const ir_op *loop)
@@ -343,6 +660,12 @@ static void walk(pipe *p, ir_region *r)
 			walk(p, &op->regions[g]);
 		if (op->code != IR_OP_FOR || !loop_qualifies(p->f, op))
 			continue;
+		if (p->async) {
+			int before = r->nops;
+			if (pipeline_async(p, r, i, op, p->f->num_stages))
+				i += r->nops - before; /* the prologue and epilogue went in around the loop */
+			continue;
+		}
 		for (int li = 0; li < op->regions[0].nops && !p->oom; li++) {
 			if (op->regions[0].ops[li]->code != IR_OP_LOAD)
 				continue;
@@ -355,11 +678,11 @@ static void walk(pipe *p, ir_region *r)
 	}
 }
 
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f)
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {f, false};
+	pipe p = {f, async_copies, false};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");

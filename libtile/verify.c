@@ -56,7 +56,11 @@ static bool type_ok(ir_type t)
 		return false;
 	if (t.kind == IR_PTR && (t.pointee <= IR_VOID || t.pointee >= IR_KIND_COUNT))
 		return false;
-	for (int i = 0; i < t.rank; i++)
+	/* a ring of any number of power-of-two tiles of a number kind */
+	if (t.kind == IR_SMEM && (t.rank != 3 || t.shape[0] < 1 ||
+				  (!ir_kind_is_float((ir_kind)t.pointee) && !ir_kind_is_int((ir_kind)t.pointee))))
+		return false;
+	for (int i = t.kind == IR_SMEM; i < t.rank; i++)
 		if (!is_pow2(t.shape[i]))
 			return false;
 	return true;
@@ -531,6 +535,40 @@ static void check_while(verifier *v, const ir_op *op)
 	terminator(v, op, after, "after", IR_OP_YIELD, 0, op->nargs, inits);
 }
 
+/* A ring operand and its slot index: the tile type the ring holds. */
+static ir_type ring_tile(verifier *v, const ir_op *op)
+{
+	ir_type m = arg(v, op, 0), i = arg(v, op, 1);
+	if (m.kind != IR_SMEM)
+		fail(v, op, "operand 0 %s is not a shared-memory ring", tstr(v, m));
+	if (!is_int_scalar(i))
+		fail(v, op, "slot %s is not an integer scalar", tstr(v, i));
+	return ir_block(ir_scalar((ir_kind)m.pointee), 2, m.shape + 1);
+}
+
+static void check_async_copy(verifier *v, const ir_op *op)
+{
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
+	if (op->flags & IR_FLAG_HAS_OTHER)
+		fail(v, op, "'other' on an asynchronous copy (masked-off elements are zero)");
+	if (!arity(v, op, 3 + has_mask, false, 0, 0))
+		return;
+	ir_type tile = ring_tile(v, op), p = arg(v, op, 2);
+	if (p.kind != IR_PTR || p.pointee != tile.kind || !ir_same_shape(p, tile))
+		fail(v, op, "copying through %s into tiles %s", tstr(v, p), tstr(v, tile));
+	if (has_mask)
+		check_mask(v, op, 3, p);
+}
+
+static void check_local_load(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, 2, false, 1, 0))
+		return;
+	ir_type tile = ring_tile(v, op);
+	if (!ir_type_eq(res(v, op, 0), tile))
+		fail(v, op, "result %s is not the ring's tile %s", tstr(v, res(v, op, 0)), tstr(v, tile));
+}
+
 /* Per-opcode rule for ops without regions. */
 static void check_simple(verifier *v, const ir_op *op)
 {
@@ -567,6 +605,21 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_DOT: check_dot(v, op); break;
 	case IR_OP_HINT: check_hint(v, op); break;
 	case IR_OP_ASSUME: check_assume(v, op); break;
+	case IR_OP_LOCAL_ALLOC:
+		if (arity(v, op, 0, false, 1, 0) && res(v, op, 0).kind != IR_SMEM)
+			fail(v, op, "result %s is not a shared-memory ring", tstr(v, res(v, op, 0)));
+		break;
+	case IR_OP_LOCAL_DEALLOC:
+		if (arity(v, op, 1, false, 0, 0) && arg(v, op, 0).kind != IR_SMEM)
+			fail(v, op, "operand %s is not a shared-memory ring", tstr(v, arg(v, op, 0)));
+		break;
+	case IR_OP_ASYNC_COPY: check_async_copy(v, op); break;
+	case IR_OP_ASYNC_COMMIT: arity(v, op, 0, false, 0, 0); break;
+	case IR_OP_ASYNC_WAIT:
+		if (arity(v, op, 0, false, 0, 0) && op->ival < 0)
+			fail(v, op, "negative number of pending groups %lld", (long long)op->ival);
+		break;
+	case IR_OP_LOCAL_LOAD: check_local_load(v, op); break;
 	default: break;
 	}
 }

@@ -30,8 +30,10 @@ typedef struct launch {
 	interp_buffer bufs[MAX_ARGS];
 	interp_arg args[MAX_ARGS];
 	int nbufs, nargs;
-	bool pipelined;   /* run pipeline_loads (num_stages 2) before the interpreter */
+	int stages;       /* >= 2: run pipeline_loads with this num_stages before the interpreter */
+	bool async;       /* ... as for sm_80 and newer targets (rings of asynchronous copies) */
 	int loads_after;  /* pipelined: load ops left in the IR */
+	int copies_after; /* pipelined: async_copy ops in the IR */
 	tilec_ctx *ctx;
 } launch;
 
@@ -83,17 +85,19 @@ static tilec_status kl_go(launch *l)
 		st = fe_specialize(l->ctx, a, m, &spec, &f);
 	if (!st)
 		st = ir_verify(l->ctx, f);
-	if (!st && l->pipelined) {
-		f->num_stages = 2;
-		st = pipeline_loads(l->ctx, f);
+	if (!st && l->stages >= 2) {
+		f->num_stages = l->stages;
+		st = pipeline_loads(l->ctx, f, l->async);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;
 		sb_init(&sb);
 		ir_dump(&sb, f);
-		l->loads_after = 0;
+		l->loads_after = l->copies_after = 0;
 		for (const char *p = sb_str(&sb); (p = strstr(p, "= load ")) != NULL; p++)
 			l->loads_after++;
+		for (const char *p = sb_str(&sb); (p = strstr(p, "async_copy ")) != NULL; p++)
+			l->copies_after++;
 		sb_free(&sb);
 	}
 	if (!st)
@@ -1016,14 +1020,22 @@ static void matmul_fp32_args(launch *l, void *a, void *b, float *c, size_t esize
 	kl_int(l, K);
 }
 
-/* The loads of a K loop issued one iteration ahead (pipeline.c) compute
- * the same bits as the plain loop: the tutorial matmul (step 1, a K-tail
- * mask) and matmul_fp32_kernel on bf16 (step BLOCK_K), for K giving no,
- * one, and several iterations with and without a tail. */
+/* Pipelined loops (pipeline.c) compute the same bits as the plain loop:
+ * the tutorial matmul (step 1, a K-tail mask, carried pointers) and
+ * matmul_fp32_kernel on bf16 (step BLOCK_K, addresses from the induction
+ * variable), for K giving no, one, and several iterations with and without
+ * a tail: loads one iteration ahead into registers (mode 0), and rings of
+ * asynchronous copies with 2 to 5 stages (fewer iterations than stages
+ * included), whose loops keep no load. */
 static void test_pipelined_loads(void)
 {
-	static const int ks[] = {0, 1, 16, 32, 70, 96};
+	static const int ks[] = {0, 1, 16, 32, 70, 96, 160};
+	for (int mode = 0; mode <= 5; mode++)
 	for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+		if (mode == 1)
+			continue; /* one stage is no pipeline */
+		int stages = mode ? mode : 2;
+		bool async = mode != 0;
 		int M = 48, N = 40, K = ks[t];
 		uint16_t *a = calloc((size_t)M * (K ? K : 1), 2), *b = calloc((size_t)(K ? K : 1) * N, 2);
 		uint16_t *c[2] = {calloc((size_t)M * N, 2), calloc((size_t)M * N, 2)};
@@ -1036,19 +1048,29 @@ static void test_pipelined_loads(void)
 			launch l = kl(KDIR "matmul.py", "matmul_kernel",
 				      "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 16, 16, 2",
 				      2 * 3, 1);
-			l.pipelined = run == 1;
+			l.stages = run == 1 ? stages : 0;
+			l.async = async;
 			matmul_args(&l, a, b, c[run], M, N, K);
-			if (kl_run(&l) && run == 1)
-				CHECK_EQ_INT(l.loads_after, 4); /* two prologues, two in the body */
+			/* registers: two prologue loads, two in the body; rings: two copies
+			 * per prologue stage and two in the body, no load */
+			if (kl_run(&l) && run == 1) {
+				CHECK_EQ_INT(l.loads_after, async ? 0 : 4);
+				CHECK_EQ_INT(l.copies_after, async ? 2 * stages : 0);
+			}
 			launch g = kl(KDIR "matmul.py", "matmul_fp32_kernel",
 				      "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 3);
-			g.pipelined = run == 1;
+			g.stages = run == 1 ? stages : 0;
+			g.async = async;
 			matmul_fp32_args(&g, a, b, d[run], 2, M, N, K);
-			if (kl_run(&g) && run == 1)
-				CHECK_EQ_INT(g.loads_after, 4);
+			if (kl_run(&g) && run == 1) {
+				CHECK_EQ_INT(g.loads_after, async ? 0 : 4);
+				CHECK_EQ_INT(g.copies_after, async ? 2 * stages : 0);
+			}
 		}
-		CHECK_MSG(!memcmp(c[0], c[1], (size_t)M * N * 2), "pipelined matmul_kernel differs at K=%d", K);
-		CHECK_MSG(!memcmp(d[0], d[1], (size_t)M * N * 4), "pipelined matmul_fp32_kernel (bf16) differs at K=%d", K);
+		CHECK_MSG(!memcmp(c[0], c[1], (size_t)M * N * 2), "pipelined matmul_kernel (%d stages%s) differs at K=%d",
+			  stages, async ? ", async" : "", K);
+		CHECK_MSG(!memcmp(d[0], d[1], (size_t)M * N * 4),
+			  "pipelined matmul_fp32_kernel (bf16, %d stages%s) differs at K=%d", stages, async ? ", async" : "", K);
 		if (K == 70) /* a nonzero result, so the comparison means something */
 			CHECK(c[0][0] != 0 && d[0][0] != 0);
 		free(a);
