@@ -57,6 +57,41 @@ def first_call_ms(gdir, iid):
         return None
 
 
+def sm80_rows(lib, inst, args, row):
+    """The sm_80-class code of both sides on this GPU: Triton's kernel
+    compiled for sm_80 and tile's compute_80 build, both as PTX that the
+    driver compiles at load; outputs checked against Triton's native run."""
+    import torch
+    import triton.testing
+    import harness
+    try:
+        tri80 = harness.triton_sm80(ROOT, inst, args)
+        tri80()
+        torch.cuda.synchronize()
+        row["triton80"] = triton.testing.do_bench(tri80, warmup=50, rep=400, return_mode="median")
+    except Exception as e:
+        row["note"] += "Triton sm_80 failed: %s " % str(e).splitlines()[0][:300]
+    fn = getattr(lib, inst["sm80_launch"], None) if lib and inst.get("sm80_launch") else None
+    if fn is None:
+        row["note"] += "tile compute_80: not built "
+        return
+    sub = dict(inst, launch=inst["sm80_launch"])
+    fn = harness.tile_fn(lib, sub)
+    try:
+        st = harness.launch_tile(fn, sub, args)
+        torch.cuda.synchronize()
+        if st != 0:
+            raise RuntimeError(harness.tile_error(lib, st))
+        wrong = [p for _, dt, tri, til, flat in args.outputs
+                 for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
+        if wrong:
+            row["note"] += "tile compute_80 output differs: %s " % wrong[0][:200]
+        row["tile80"] = triton.testing.do_bench(lambda: harness.launch_tile(fn, sub, args), warmup=50,
+                                                rep=400, return_mode="median")
+    except Exception as e:
+        row["note"] += "tile compute_80 failed: %s " % str(e).splitlines()[0][:200]
+
+
 def main():
     import torch
     import triton.testing
@@ -106,8 +141,17 @@ def main():
                                                       warmup=50, rep=400, return_mode="median")
             except Exception as e:
                 row["note"] += "tile failed: %s" % str(e).splitlines()[0][:200]
-        print("bench: %s: triton %s ms, tile %s ms %s" % (inst["id"], row["triton"], row["tile"],
-                                                        row["note"]), flush=True)
+        if args is not None and inst.get("cublas"):
+            try:
+                row["cublas"] = triton.testing.do_bench(harness.cublas_fn(inst["cublas"], args), warmup=50,
+                                                        rep=400, return_mode="median")
+            except Exception as e:
+                row["note"] += "cuBLAS failed: %s " % str(e).splitlines()[0][:200]
+        if args is not None and inst.get("sm80"):
+            sm80_rows(lib, inst, args, row)
+        print("bench: %s: triton %s ms, tile %s ms, cublas %s ms, triton sm_80 PTX %s ms, tile compute_80 PTX "
+              "%s ms %s" % (inst["id"], row["triton"], row["tile"], row.get("cublas"), row.get("triton80"),
+                            row.get("tile80"), row["note"]), flush=True)
         del args
         torch.cuda.empty_cache()
     for iid in ("bench_vadd_f32", "bench_silu_bf16", "bench_softmax_4096", "bench_layer_norm_f16"):
@@ -134,6 +178,23 @@ def main():
             r["name"], f(r["triton"] and r["triton"] * 1000, "%.1f"), f(tg, "%.0f"),
             f(r["tile"] and r["tile"] * 1000, "%.1f"), f(ig, "%.0f"), f(ratio, "%.3f"),
             r["note"].strip()))
+    tc = [r for r in rows if r.get("flops")]
+    if tc:
+        def tf(r, k):
+            return r["flops"] / (r[k] * 1e-3) / 1e12 if r.get(k) else None
+
+        def ratio(a, b):
+            return a / b if a and b else None
+        print("\nTensor-core rows, TFLOP/s (native: each side's build for this GPU; sm_80-class: Triton "
+              "compiled for sm_80 and tile for compute_80, both as PTX compiled by the driver)\n")
+        print("| kernel | Triton | tile | tile/Triton | cuBLAS | Triton sm_80 | tile sm_80 | tile/Triton sm_80 |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in tc:
+            t, i, c = tf(r, "triton"), tf(r, "tile"), tf(r, "cublas")
+            t8, i8 = tf(r, "triton80"), tf(r, "tile80")
+            print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["name"], f(t, "%.1f"), f(i, "%.1f"), f(ratio(i, t), "%.3f"), f(c, "%.1f"), f(t8, "%.1f"),
+                f(i8, "%.1f"), f(ratio(i8, t8), "%.3f")))
     ct = {}
     path = os.path.join(gdir, "compile_time.json")
     if os.path.exists(path):

@@ -38,17 +38,25 @@ def next_pow2(x):
 
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
-         bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None):
+         bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
+         sm80=False):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
     flops: for a benchmark, floating-point operations per launch (an
     expression over the size variables): bench.py adds TFLOP/s.
     num_stages: given to both sides (None: each side's default, 3).
-    arch: tilec's --arch for this case instead of the suite's (the GPU's)."""
+    arch: tilec's --arch for this case instead of the suite's (the GPU's).
+    cublas: for a benchmark, the library call that computes the same product
+    ("mm", "bmm", "int_mm" on the first two tensor arguments), timed as a
+    third column.
+    sm80: for a benchmark, also compare the sm_80-class code of both sides:
+    tile compiled for compute_80 (PTX) and Triton compiled for sm_80 (its PTX),
+    both JIT-compiled by the driver for the GPU at hand."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
-                num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch)
+                num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
+                cublas=cublas, sm80=sm80)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -65,6 +73,8 @@ def _n(dtype, role="in", init="randn"):
 T1 = "tests/gpu/kernels/tier1.py"
 T2 = "tests/gpu/kernels/tier2.py"
 T3 = "tests/gpu/kernels/tier3.py"
+DOTS = "tests/gpu/kernels/dots.py"
+ATTN = "tests/gpu/kernels/attention.py"
 EX_ADD = "examples/vector_add/kernel.py"
 EX_SILU = "examples/silu/kernel.py"
 N_ELEMENTS = S("i32", "n")
@@ -410,6 +420,102 @@ CASES += [
          tol(1e-12, 1e-12)),
 ]
 
+# --- tier 3: the pipelined tensor-core paths ---------------------------------
+# The tutorial matmul at square, tall, skinny and odd shapes (K not a multiple
+# of BLOCK_K exercises the masked zero-fill of the asynchronous copies).
+MM_SHAPES = [{"M": 1, "N": 1, "K": 1}, {"M": 17, "N": 17, "K": 17}, {"M": 1000, "N": 1000, "K": 1000},
+             {"M": 4096, "N": 17, "K": 1000}, {"M": 1, "N": 4096, "K": 4096},
+             {"M": 1024, "N": 1024, "K": 4096}]
+MM_PARAMS = [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+MM_GRID = "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"
+
+
+def _mm_cx(bm, bn, bk, g=8):
+    return {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": g}
+
+
+CASES += [
+    case("p_matmul_f16", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(64, 64, 32), MM_GRID, MM_SHAPES, 3, MM_F16_TOL),
+    case("p_matmul_f16_128", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 512, "N": 256, "K": 4096}],
+         3, MM_F16_TOL, num_stages=4),
+    case("p_matmul_f16_256", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, num_warps=8),
+    # transposed operands: A stored K x M, B stored N x K (strides say so)
+    case("p_matmul_f16_at", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["K", "M"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + [S("i32", "1"), S("i32", "M"), S("i32", "N"), S("i32", "1"), S("i32", "N"),
+                              S("i32", "1")],
+         _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 128}],
+         3, MM_F16_TOL),
+    case("p_matmul_f16_bt", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"),
+                              S("i32", "1")],
+         _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 128}],
+         3, MM_F16_TOL),
+] + [
+    case("p_matmul_ns%d" % ns, K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(64, 64, 32), MM_GRID, [{"M": 512, "N": 384, "K": 1000}, {"M": 64, "N": 64, "K": 32}], 3,
+         MM_F16_TOL, num_stages=ns)
+    for ns in (1, 2, 3, 4, 5)
+] + [
+    case("p_matmul_tf32", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 17, "N": 17, "K": 17}, {"M": 1000, "N": 1000, "K": 1000}],
+         3, MM_TF32_TOL),
+    case("p_matmul_bias_gelu", DOTS, "matmul_bias_gelu_kernel",
+         MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 64}], 3,
+         MM_F16_TOL, num_warps=8),
+    case("p_bmm_bf16", DOTS, "bmm_kernel",
+         [T("in", "bf16", ["B", "M", "K"]), T("in", "bf16", ["B", "K", "N"]), T("out", "bf16", ["B", "M", "N"])]
+         + MM_SIZES_PARAMS + [S("i32", "M * K"), S("i32", "K"), S("i32", "K * N"), S("i32", "N"),
+                              S("i32", "M * N"), S("i32", "N")],
+         {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), B",
+         [{"B": 3, "M": 100, "N": 257, "K": 70}, {"B": 2, "M": 512, "N": 256, "K": 1024}], 3, tol(2e-2, 1e-2)),
+    case("p_dot3d", DOTS, "dot3d_kernel",
+         [T("in", "fp16", ["b", "m", "k"]), T("in", "fp16", ["b", "k", "n"]), T("out", "fp32", ["b", "m", "n"])],
+         lambda s: {"B": s["b"], "M": s["m"], "N": s["n"], "K": s["k"]}, "1",
+         [{"b": 2, "m": 16, "n": 16, "k": 16}, {"b": 4, "m": 32, "n": 64, "k": 32}], 3, MM_BF16_TOL),
+    case("p_matmul_int8", DOTS, "matmul_int8_kernel",
+         [T("in", "i8", ["M", "K"], "int:-128:128"), T("in", "i8", ["K", "N"], "int:-128:128"),
+          T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 17, "N": 17, "K": 17}, {"M": 1000, "N": 1000, "K": 1000}],
+         3),
+    case("p_matmul_f16acc", DOTS, "matmul_f16acc_kernel",
+         [T("in", "fp16", ["M", "K"], "uniform:-1:1"), T("in", "fp16", ["K", "N"], "uniform:-1:1"),
+          T("out", "fp16", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 17, "N": 17, "K": 17}, {"M": 500, "N": 300, "K": 256}],
+         3, tol(0.1, 2e-2)),
+]
+
+# Fused attention forward: head dims 64 and 128, causal (STAGE 3) and not (1).
+ATTN_PARAMS = [T("in", "fp16", ["Z", "H", "N_CTX", "D"]), T("in", "fp16", ["Z", "H", "N_CTX", "D"]),
+               T("in", "fp16", ["Z", "H", "N_CTX", "D"]), T("out", "fp16", ["Z", "H", "N_CTX", "D"]),
+               S("fp32", "0.5"), S("i32", "H * N_CTX * D"), S("i32", "N_CTX * D"), S("i32", "D"),
+               S("i32", "H"), S("i32", "N_CTX")]
+ATTN_GRID = "cdiv(N_CTX, BLOCK_M), Z * H"
+ATTN_TOL = tol(1e-2, 1e-2)
+
+
+def _attn_cx(stage):
+    return lambda s: {"HEAD_DIM": s["D"], "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": stage}
+
+
+def _attn_warps(s):
+    return 8 if s["D"] >= 128 else 4
+
+
+CASES += [
+    case("p_attn_%s" % name, ATTN, "attn_fwd", ATTN_PARAMS, _attn_cx(stage), ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False)
+    for name, stage in (("full", 1), ("causal", 3))
+]
+
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
 BENCH = [
@@ -460,6 +566,57 @@ BENCH = [
          "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)", [{"M": 2048, "N": 2048, "K": 2048}], 3,
          MM_F16_TOL, num_warps=8, bench="matmul fp16 2048^3 (128x128x32, 8 warps)",
          flops="2 * M * N * K"),
+]
+
+
+# tensor-core rows: the tutorial matmul at 4096^3 with Triton's own configs,
+# the epilogue, batch, tf32 and int8 variants, attention; cuBLAS alongside,
+# and the sm_80-class code of both sides (PTX, JIT-compiled for this GPU)
+MM4096 = [{"M": 4096, "N": 4096, "K": 4096}]
+BENCH += [
+    case("bench_mm_256x64", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="matmul fp16 4096^3 (128x256x64, 8 warps, 3 stages)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+    case("bench_mm_128x64", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=4,
+         bench="matmul fp16 4096^3 (128x128x64, 4 warps, 4 stages)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+    case("bench_mm_128x32", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=3,
+         bench="matmul fp16 4096^3 (128x128x32, 4 warps, 3 stages)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+    case("bench_mm_bias_gelu", DOTS, "matmul_bias_gelu_kernel",
+         MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8,
+         bench="matmul + bias + GELU fp16 4096^3 (128x128x32, 8 warps)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+    case("bench_bmm_bf16", DOTS, "bmm_kernel",
+         [T("in", "bf16", ["B", "M", "K"]), T("in", "bf16", ["B", "K", "N"]), T("out", "bf16", ["B", "M", "N"])]
+         + MM_SIZES_PARAMS + [S("i32", "M * K"), S("i32", "K"), S("i32", "K * N"), S("i32", "N"),
+                              S("i32", "M * N"), S("i32", "N")],
+         {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), B",
+         [{"B": 16, "M": 1024, "N": 1024, "K": 1024}], 3, tol(2e-2, 1e-2),
+         bench="batched matmul bf16 16x1024^3 (64x64x32, 4 warps)", flops="2 * B * M * N * K",
+         cublas="bmm", sm80=True),
+    case("bench_mm_tf32_4096", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM4096, 3, MM_TF32_TOL, num_warps=8,
+         bench="matmul fp32 (tf32) 4096^3 (128x128x32, 8 warps)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+    case("bench_mm_int8", DOTS, "matmul_int8_kernel",
+         [T("in", "i8", ["M", "K"], "int:-128:128"), T("in", "i8", ["K", "N"], "int:-128:128"),
+          T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM4096, 3, num_warps=8,
+         bench="matmul int8 4096^3 (128x128x64, 8 warps)", flops="2 * M * N * K", cublas="int_mm",
+         sm80=True),
+] + [
+    case("bench_attn_d%d_%s" % (d, name), ATTN, "attn_fwd", ATTN_PARAMS, _attn_cx(stage), ATTN_GRID,
+         [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False,
+         bench="attention fwd fp16, Z=4 H=32 N=4096 D=%d%s" % (d, ", causal" if stage == 3 else ""),
+         flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"), sm80=True)
+    for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
 ]
 
 

@@ -232,3 +232,146 @@ def compare(dtype, tri, til, flat_tile, tol):
                            % (tol["atol"], tol["rtol"]), i, ta, tb, err))
     ndiff = int(differ.sum())
     return ("; ".join(problems) if problems else None), ndiff
+
+
+# --- the sm_80-class comparison (bench.py) ----------------------------------
+
+_cuda = None
+
+
+def _driver():
+    global _cuda
+    if _cuda is None:
+        _cuda = ctypes.CDLL("libcuda.so.1")
+    return _cuda
+
+
+def _check(what, rc):
+    if rc != 0:
+        raise RuntimeError("%s failed: CUDA error %d" % (what, rc))
+
+
+def ptx_entry_params(ptx, name):
+    """The parameter types (.u64, .u32, .f32 ...) of entry `name` in PTX text."""
+    import re
+    m = re.search(r"\.entry\s+%s\s*\((.*?)\)" % re.escape(name), ptx, re.S)
+    if not m:
+        raise RuntimeError("no .entry %s in the PTX" % name)
+    return re.findall(r"\.param\s+\.(\w+)", m.group(1))
+
+
+class PtxKernel:
+    """A kernel loaded from PTX text with cuModuleLoadData (the driver
+    compiles it for the current GPU) and launched with cuLaunchKernel."""
+
+    def __init__(self, ptx, name, shared, num_warps):
+        cu = _driver()
+        self.mod = ctypes.c_void_p()
+        data = ptx.encode() + b"\0"
+        _check("cuModuleLoadData", cu.cuModuleLoadData(ctypes.byref(self.mod), ctypes.c_char_p(data)))
+        self.fn = ctypes.c_void_p()
+        _check("cuModuleGetFunction", cu.cuModuleGetFunction(ctypes.byref(self.fn), self.mod, name.encode()))
+        if shared > 48 * 1024:  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            _check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self.fn, 8, ctypes.c_int(shared)))
+        self.types = ptx_entry_params(ptx, name)
+        self.shared = shared
+        self.threads = 32 * num_warps
+
+    def launch(self, grid, values):
+        if len(values) != len(self.types):
+            raise RuntimeError("%d arguments for %d PTX parameters" % (len(values), len(self.types)))
+        ct = {"u64": ctypes.c_uint64, "b64": ctypes.c_uint64, "s64": ctypes.c_int64, "u32": ctypes.c_uint32,
+              "b32": ctypes.c_uint32, "s32": ctypes.c_int32, "f32": ctypes.c_float, "f64": ctypes.c_double,
+              "u16": ctypes.c_uint16, "b16": ctypes.c_uint16, "u8": ctypes.c_uint8, "b8": ctypes.c_uint8}
+        holders = [ct[t](v) for t, v in zip(self.types, values)]
+        params = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p)
+                                                               for h in holders])
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        cu = _driver()
+        return cu.cuLaunchKernel(self.fn, grid[0], grid[1], grid[2], self.threads, 1, 1, self.shared, stream,
+                                 params, None)
+
+
+def triton_sm80(root, inst, args):
+    """Triton's build of the case's kernel for sm_80 (target cuda:80, the
+    same specialization its JIT gives this launch), as PTX loaded by the
+    driver for the GPU at hand. Returns a launch callable."""
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime import driver
+    # a JITFunction of its own: Triton caches the target per function
+    path = os.path.join(root, inst["file"])
+    clean = os.path.join(_tmp, "sm80_%d.py" % len(_modules))
+    with open(clean, "w") as f:
+        f.write(cases.clean_source(path))
+    spec = importlib.util.spec_from_file_location("gpu_case_sm80_%d" % len(_modules), clean)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    _modules[clean] = mod
+    k = getattr(mod, inst["kernel"])
+    while not isinstance(k, triton.runtime.jit.JITFunction) and hasattr(k, "fn"):
+        k = k.fn
+    active = driver.active
+    real = active.get_current_target
+    active.get_current_target = lambda: GPUTarget("cuda", 80, 32)
+    try:
+        extra = {"num_stages": inst["num_stages"]} if inst.get("num_stages") else {}
+        ck = k.warmup(*args.triton, grid=args.grid, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
+    finally:
+        active.get_current_target = real
+    ptx = ck.asm["ptx"]
+    md = ck.metadata
+    if getattr(md, "global_scratch_size", 0):
+        raise RuntimeError("Triton's sm_80 build needs global scratch memory")
+    name = md.name
+    pk = PtxKernel(ptx, name, md.shared, md.num_warps)
+    # runtime arguments in order; Triton may drop integers it specialized
+    # to 1 (constants in its signature) and appends its scratch pointers
+    rt = list(args.triton)
+    vals = match_ptx_args(rt, pk.types)
+    grid = args.grid
+
+    def launch():
+        rc = pk.launch(grid, vals)
+        if rc != 0:
+            raise RuntimeError("cuLaunchKernel failed: CUDA error %d" % rc)
+    launch.ptx = ptx
+    launch.regs_note = "shared %d" % md.shared
+    return launch
+
+
+def match_ptx_args(rt, types):
+    """Values for a PTX entry's parameters from the runtime arguments: all of
+    them or all but the integers equal to 1, then 0 for up to two trailing
+    pointer parameters (Triton's global and profile scratch); each tensor
+    must meet a 64-bit parameter, each float an f32."""
+    def fits(a, t):
+        if isinstance(a, torch.Tensor):
+            return t in ("u64", "b64", "s64")
+        if isinstance(a, float):
+            return t == "f32"
+        return t in ("u32", "b32", "s32", "u64", "b64", "s64")
+    kept = [a for a in rt if isinstance(a, (torch.Tensor, float)) or a != 1]
+    for cand in (rt, kept):
+        for extra in (2, 1, 0):
+            if len(cand) + extra != len(types):
+                continue
+            if all(fits(a, t) for a, t in zip(cand, types)) and all(
+                    t in ("u64", "b64") for t in types[len(cand):]):
+                return [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in cand] + [0] * extra
+    raise RuntimeError("cannot match %d arguments to the %d PTX parameters (%s)"
+                       % (len(rt), len(types), " ".join(types)))
+
+
+def cublas_fn(kind, args):
+    """The library call computing the same product as a benchmark case, on
+    its first two tensor arguments."""
+    a, b = [t for t in args.triton if isinstance(t, torch.Tensor)][:2]
+    if kind == "mm":
+        if a.dtype == torch.float32:
+            torch.backends.cuda.matmul.allow_tf32 = True
+        return lambda: torch.matmul(a, b)
+    if kind == "bmm":
+        return lambda: torch.bmm(a, b)
+    if kind == "int_mm":
+        return lambda: torch._int_mm(a, b)
+    raise ValueError(kind)

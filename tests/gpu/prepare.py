@@ -82,7 +82,20 @@ def triton_signature(inst, size):
 
 def compile_instance(tilec, inst, outdir, arch, keep_ptx=None):
     """None when tilec compiled the instance, else why not; the log text
-    goes to inst["log"]."""
+    goes to inst["log"]. A benchmark with `sm80` is compiled a second time,
+    for compute_80 only (PTX the driver compiles for the GPU at hand), as
+    launch function ID_sm80."""
+    err = compile_one(tilec, inst, outdir, inst.get("arch") or arch, inst["id"], keep_ptx)
+    if err is None and inst.get("sm80"):
+        log = inst["log"]
+        err = compile_one(tilec, inst, outdir, "compute_80", inst["id"] + "_sm80", keep_ptx)
+        inst["log"] = log + inst["log"]
+        if err is None:
+            inst["sm80_launch"] = inst["id"] + "_sm80"
+    return err
+
+
+def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
     inst["log"] = ""
     names, err = kernel_params(os.path.join(ROOT, inst["file"]), inst["kernel"])
     if err:
@@ -102,14 +115,14 @@ def compile_instance(tilec, inst, outdir, arch, keep_ptx=None):
         cmd += ["-s", s]
     if inst.get("num_stages"):
         cmd += ["-ns", str(inst["num_stages"])]
-    cmd += ["-w", str(inst["num_warps"]), "--arch", inst.get("arch") or arch,
-           "-o", os.path.join(outdir, "cases", inst["id"]), "-on", inst["id"]]
+    cmd += ["-w", str(inst["num_warps"]), "--arch", arch,
+           "-o", os.path.join(outdir, "cases", launch), "-on", launch]
     for k, v in inst["constexprs"].items():
         cmd += ["-D", "%s=%s" % (k, v)]
     if inst["grid_in_blob"]:
         cmd += ["-g", inst["grid"]]
     if keep_ptx:
-        cmd += ["--keep-ptx", os.path.join(keep_ptx, inst["id"])]
+        cmd += ["--keep-ptx", os.path.join(keep_ptx, launch)]
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -121,7 +134,7 @@ def compile_instance(tilec, inst, outdir, arch, keep_ptx=None):
                                                " ".join(repr(a) if " " in a else a for a in cmd), out)
     if rc != 0:
         return "tilec compile failed (exit %d): %s" % (rc, out.strip()[-2000:] or "no output")
-    return check_prototype(inst, os.path.join(outdir, "cases", inst["id"] + ".h"))
+    return check_prototype(inst, os.path.join(outdir, "cases", launch + ".h"), launch)
 
 
 C_TYPES = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t", "u8": "uint8_t",
@@ -129,7 +142,7 @@ C_TYPES = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
            "bf16": "uint16_t", "fp32": "float", "fp64": "double", "i1": "uint8_t"}
 
 
-def check_prototype(inst, header):
+def check_prototype(inst, header, launch):
     """The generated launch function must take exactly what diff.py passes
     through ctypes (harness.tile_fn); a mismatch would corrupt arguments."""
     want = ["tile_stream stream"]
@@ -138,13 +151,13 @@ def check_prototype(inst, header):
     for p in inst["params"]:
         want.append("%s %s" % ("tile_deviceptr" if p["kind"] == "tensor" else C_TYPES[p["dtype"]],
                                p["name"]))
-    proto = "tile_status %s(%s);" % (inst["id"], ", ".join(want))
+    proto = "tile_status %s(%s);" % (launch, ", ".join(want))
     try:
         text = open(header).read()
     except OSError as e:
         return "no generated header: %s" % e
     if proto not in text:
-        got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % inst["id"])]
+        got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % launch)]
         return "launch function mismatch: expected %s, generated %s" % (proto, got[0] if got else "none")
     return None
 

@@ -1,0 +1,118 @@
+"""sass.py - the machine code of tile's and Triton's builds of the benchmark
+kernels, side by side, on the GPU machine (ptxas and cuobjdump there).
+
+Usage: python3 bench/sass.py GPU_DIR OUT_DIR [ID ...]
+GPU_DIR comes from tests/gpu/prepare.sh run with --keep-ptx GPU_DIR/ptx
+(prepare.sh passes extra arguments on). For each benchmark instance (or the
+ids given): tile's PTX for the GPU's arch is assembled with `ptxas -v` and
+disassembled; Triton's cubin is taken from its cache (TRITON_CACHE_DIR or
+~/.triton/cache, filled by bench.py in the same run). Writes OUT_DIR/ID.tile.sass,
+OUT_DIR/ID.triton.sass and prints a table of instruction counts by opcode
+class (tensor-core, shared-memory, global, async-copy, barrier, ...) plus
+registers and spills, the first things to compare when tile is slower.
+"""
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+CLASSES = [
+    ("HMMA", r"^HMMA"), ("HGMMA", r"^HGMMA"), ("IMMA", r"^IMMA"), ("LDSM", r"^LDSM"),
+    ("LDS", r"^LDS(?!M)"), ("STS", r"^STS"), ("LDGSTS", r"^LDGSTS"), ("LDG", r"^LDG(?!STS)"),
+    ("STG", r"^STG"), ("BAR", r"^BAR"), ("DEPBAR", r"^DEPBAR"), ("LDL/STL", r"^(LDL|STL)"),
+    ("FFMA", r"^FFMA"), ("IMAD/IADD", r"^(IMAD|IADD3|LEA)"), ("LOP/SHF", r"^(LOP3|SHF)"),
+    ("MUFU", r"^MUFU"), ("SHFL", r"^SHFL"), ("BRA", r"^BRA"),
+]
+
+
+def tool(name):
+    for d in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"):
+        p = os.path.join(d, "bin", name)
+        if d and os.path.exists(p):
+            return p
+    return name
+
+
+def histogram(sass):
+    ops = []
+    for line in sass.splitlines():
+        m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if m:
+            ops.append(m.group(1))
+    h = collections.Counter()
+    for op in ops:
+        for name, pat in CLASSES:
+            if re.match(pat, op):
+                h[name] += 1
+                break
+    h["total"] = len(ops)
+    return h
+
+
+def disasm(cubin):
+    r = subprocess.run([tool("cuobjdump"), "-sass", cubin], capture_output=True, text=True)
+    return r.stdout if r.returncode == 0 else "cuobjdump failed: " + r.stderr
+
+
+def tile_sass(gdir, iid, arch, out):
+    ptxs = sorted(glob.glob(os.path.join(gdir, "ptx", iid, "*.ptx")))
+    if not ptxs:
+        return None, "no PTX (prepare with --keep-ptx GPU_DIR/ptx)"
+    cubin = os.path.join(out, iid + ".tile.cubin")
+    r = subprocess.run([tool("ptxas"), "-v", "-arch=" + arch, ptxs[-1], "-o", cubin], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        return None, "ptxas failed: " + r.stderr[-300:]
+    return disasm(cubin), " ".join(l.split(":", 1)[-1].strip() for l in r.stderr.splitlines()
+                                   if "registers" in l or "spill" in l)[:200]
+
+
+def triton_sass(kernel, out, iid):
+    cache = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
+    found = []
+    for js in glob.glob(os.path.join(cache, "*", kernel + ".json")):
+        cub = js[:-5] + ".cubin"
+        if os.path.exists(cub):
+            md = json.load(open(js))
+            found.append((os.path.getmtime(cub), cub, md))
+    if not found:
+        return None, "no cubin of %s in %s" % (kernel, cache)
+    found.sort()
+    # the native build (the newest whose target matches the device), not the sm_80 one
+    for _, cub, md in reversed(found):
+        if md.get("target", {}).get("arch") != 80:
+            return disasm(cub), "shared %s, warps %s" % (md.get("shared"), md.get("num_warps"))
+    return None, "only sm_80 builds of %s cached" % kernel
+
+
+def main():
+    gdir, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    man = json.load(open(os.path.join(gdir, "manifest.json")))
+    want = set(sys.argv[3:])
+    arch = man.get("arch", "sm_90")
+    cols = [c for c, _ in CLASSES] + ["total"]
+    print("| kernel | build | " + " | ".join(cols) + " | notes |")
+    print("|" + "---|" * (len(cols) + 3))
+    for inst in man["instances"]:
+        if want and inst["id"] not in want:
+            continue
+        if not want and not inst.get("bench"):
+            continue
+        for side, (sass, note) in (("tile", tile_sass(gdir, inst["id"], arch, out)),
+                                   ("triton", triton_sass(inst["kernel"], out, inst["id"]))):
+            if sass is None:
+                print("| %s | %s | %s | %s |" % (inst["id"], side, " | ".join("" for _ in cols), note))
+                continue
+            with open(os.path.join(out, "%s.%s.sass" % (inst["id"], side)), "w") as f:
+                f.write(sass)
+            h = histogram(sass)
+            print("| %s | %s | %s | %s |" % (inst["id"], side, " | ".join(str(h.get(c, 0)) for c in cols), note))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

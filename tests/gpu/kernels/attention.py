@@ -1,0 +1,74 @@
+"""GPU suite, tier 3: fused attention forward (online softmax), shaped as
+Triton's tutorial 06 kernel: a helper runs the K/V loop for one stage
+(STAGE 1: the blocks left of the diagonal, 2: the diagonal block with the
+causal mask, 3: every block), two dots per iteration, the second taking the
+softmax result as its A operand. Operands are loaded through plain pointers
+(K transposed by its index arithmetic) instead of tensor descriptors.
+Q, K, V, Out: [Z, H, N_CTX, HEAD_DIM] fp16, contiguous."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_n, start_m, qk_scale,
+                    offs_m, offs_n, offs_d, N_CTX,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        # K^T block [HEAD_DIM, BLOCK_N]: contiguous along the head dim
+        k = tl.load(k_base + offs_d[:, None] + (start_n + offs_n)[None, :] * stride_n)
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(v_base + (start_n + offs_n)[:, None] * stride_n + offs_d[None, :])
+        p = p.to(tl.float16)
+        acc = tl.dot(p, v, acc)
+        m_i = m_ij
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
+             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             STAGE: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    base = off_z.to(tl.int64) * stride_z + off_h.to(tl.int64) * stride_h
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    q = tl.load(Q + base + offs_m[:, None] * stride_n + offs_d[None, :])
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K + base, V + base, stride_n, start_m,
+                                        qk_scale, offs_m, offs_n, offs_d, N_CTX,
+                                        BLOCK_M, BLOCK_N, 4 - STAGE)
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K + base, V + base, stride_n, start_m,
+                                        qk_scale, offs_m, offs_n, offs_d, N_CTX,
+                                        BLOCK_M, BLOCK_N, 2)
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * stride_n + offs_d[None, :], acc.to(Out.type.element_ty))
