@@ -57,7 +57,8 @@ static const char usage_text[] =
 	"  --name NAME        C name of the blob, NAME_load() (default: from OUT_BASE)\n"
 	"  -m MANIFEST        compile every line of MANIFEST into one blob (below)\n"
 	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90; a compute_XX\n"
-	"                     entry sets the PTX target (default: the lowest sm)\n"
+	"                     entry sets the PTX target (default: the lowest sm);\n"
+	"                     compute_XX alone gives PTX only\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx (DIR is created)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
@@ -224,8 +225,8 @@ static bool parse_archs(compile_cmd *c, const char *list)
 		}
 		p += n + (e ? 1 : 0);
 	}
-	if (c->narchs > 0)
-		return true;
+	if (c->narchs > 0 || c->ptx_arch)
+		return true; /* compute_XX alone: a blob of PTX only */
 bad:
 	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90, not '%s'", list);
 	return false;
@@ -695,6 +696,10 @@ int cmd_compile(int argc, char **argv)
 		} else {
 			file = o;
 		}
+	}
+	if (ok && c.no_ptx && c.narchs == 0) {
+		diag_error(c.ctx, no_loc, "--no-ptx with only compute_XX targets leaves nothing to compile");
+		ok = false;
 	}
 	if (ok && c.manifest) {
 		if (file || nsigs || proto.kernel) {

@@ -401,9 +401,14 @@ tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info 
 int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask)
 {
 	ir_type pt = f->values[ptr].type;
+	return pt.rank ? axis_vector_width_dim(f, ai, ptr, mask, pt.rank - 1) : 1;
+}
+
+int axis_vector_width_dim(const ir_func *f, const axis_info *ai, int ptr, int mask, int last)
+{
+	ir_type pt = f->values[ptr].type;
 	if (pt.rank == 0)
 		return 1;
-	int last = pt.rank - 1;
 	int64_t bytes = ir_kind_bytes((ir_kind)pt.pointee);
 	if (bytes <= 0)
 		return 1;

@@ -114,7 +114,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		if (opt->debug_verify)
 			st = ir_verify(ctx, f);
 		if (st == TILEC_OK)
-			st = pipeline_loads(ctx, f, false);
+			st = pipeline_loads(ctx, f, tensor_cores);
 		if (st == TILEC_OK && opt->debug_verify)
 			st = ir_verify(ctx, f);
 		if (st == TILEC_OK)

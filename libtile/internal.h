@@ -853,6 +853,8 @@ tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info 
  * pointer block `ptr` (with `mask`, -1 for none) may cover: contiguity,
  * alignment, mask constancy and 16 bytes. */
 int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask);
+/* The same along dimension `dim` (accesses running down that dim). */
+int axis_vector_width_dim(const ir_func *f, const axis_info *ai, int ptr, int mask, int dim);
 
 /* ======================================================================
  * layout.c - distributed layouts: which thread holds which element
@@ -893,6 +895,25 @@ typedef struct layout_map {
 	int8_t dim_of[IR_MAX_RANK]; /* the map's dim of each dim of the value */
 } layout_map;
 
+/* How a 2-D tile is laid out in shared memory: stored rows of the
+ * contiguous dim (the value's dim 1, or dim 0 when transposed), 16-byte
+ * chunks XOR-swizzled so that 8 consecutive rows read at one chunk column
+ * (an ldmatrix phase, a column of 16-byte copies) hit distinct banks:
+ * element (row r, byte b of the row) is at
+ *   r * row_bytes + ((b / 16) ^ ((r / per_phase) % max_phase)) * 16 + b % 16
+ * (Triton's shared encoding with vec = 16 bytes). */
+typedef struct smem_layout {
+	bool transposed;          /* stored rows run along the value's dim 0 */
+	int elem_bytes;
+	int rows, row_bytes;      /* of the stored tile */
+	int per_phase, max_phase;
+	uint32_t tile_bytes;      /* one tile of a ring */
+} smem_layout;
+
+/* The swizzled layout of an R x C tile of elem_bytes elements. */
+smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed);
+void smem_layout_str(strbuf *sb, const smem_layout *s);
+
 /* The layouts of a kernel for num_warps * 32 threads. Values computed
  * from constants, aranges and splats alone are rematerialized in whatever
  * layout a use needs; others move between layouts through shared memory. */
@@ -901,6 +922,11 @@ typedef struct layout_plan {
 	bool *remat;             /* per value id: cheap to recompute in any layout */
 	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
 	bool tensor_cores;       /* every target is sm_80 or newer (mma.sync, cvt.rna.tf32) */
+	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
+	const smem_layout **ring;  /* its tiles' layout */
+	const layout **copy;       /* the layout its asynchronous copies read their pointers in */
+	bool *view;              /* per value id: a LOCAL_LOAD only tensor-core dots read, straight
+	                            from shared memory (it has no registers) */
 } layout_plan;
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; with
@@ -908,19 +934,25 @@ typedef struct layout_plan {
  * accepts produce layout_mma. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
 			   bool tensor_cores, layout_plan *out);
-/* The accumulator layout of mma.sync m16n8k16 over num_warps warps: per
- * warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each 16x8
- * tile, which is blocked spt [1,2], tpw [8,4] with the warps side by side
- * along N (wpc [1,W]); rows 8 apart are registers of one thread, as the
- * instruction wants. */
-layout *layout_mma(arena *a, int num_warps);
-/* A dot the tensor cores can run: fp16 or bf16 operands, or fp32 ones at
- * "tf32" precision (the default), an fp32 result, M and K multiples of 16,
- * N of 8. */
+/* The accumulator layout of mma.sync m16n8 over a wm x wn grid of warps:
+ * per warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each
+ * 16x8 tile, which is blocked spt [1,2], tpw [8,4], wpc [wm,wn] except
+ * that along M (flagged `mma`) a warp's rows come in 16-row tiles whose
+ * rows 8 apart are registers of one thread, as the instruction wants. */
+layout *layout_mma(arena *a, int wm, int wn);
+/* Triton's warps for an M x N mma.sync accumulator: wm along M, wn along N
+ * (wm * wn = num_warps); `chained`: the dot feeds, or is fed by, another. */
+void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn);
+/* A dot mma.sync can run: fp16 operands with an fp32 or fp16 result, bf16
+ * or fp32 at "tf32" precision (the default) with an fp32 result, int8 with
+ * an int32 result; M a multiple of 16, N of 8, K of the instruction's
+ * depth (16, 8 for tf32, 32 for int8). */
 bool layout_dot_mma(const ir_func *f, const ir_op *op);
 /* A default blocked layout for a shape: `vec` consecutive elements of the
  * last dim per thread, threads then warps filling dims fastest first. */
 layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);
+/* The same with `vec` elements along dim order[0], dims filled in `order`. */
+layout *layout_blocked_order(arena *a, int rank, const int32_t *shape, int num_warps, int vec, const int32_t *order);
 layout *layout_slice(arena *a, const layout *parent, int dim);
 bool layout_eq(const layout *x, const layout *y);
 layout_map layout_map_of(const layout *l, int rank, const int32_t *shape);

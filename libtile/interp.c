@@ -860,13 +860,16 @@ static float to_tf32(float x)
 	return f32_from_bits((u + 0x1000) & 0xffffe000);
 }
 
-static tilec_status exec_dot(interp *in, const ir_op *op)
+/* One product of a 2-D or batched (3-D) dot: batch element z. */
+static tilec_status dot2(interp *in, const ir_op *op, int64_t z)
 {
 	ir_type at = vtype(in, op->args[0]), ct = vtype(in, op->args[2]);
-	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
+	int rk = at.rank;
+	int64_t M = at.shape[rk - 2], K = at.shape[rk - 1], N = ct.shape[rk - 1];
 	ir_kind ak = (ir_kind)at.kind, ck = (ir_kind)ct.kind;
-	const slot *a = V(in, op->args[0]), *b = V(in, op->args[1]), *c = V(in, op->args[2]);
-	slot *r = V(in, op->results[0]);
+	const slot *a = V(in, op->args[0]) + z * M * K, *b = V(in, op->args[1]) + z * K * N;
+	const slot *c = V(in, op->args[2]) + z * M * N;
+	slot *r = V(in, op->results[0]) + z * M * N;
 	if (ak == IR_I8) {
 		for (int64_t i = 0; i < M; i++)
 			for (int64_t j = 0; j < N; j++) {
@@ -897,6 +900,18 @@ static tilec_status exec_dot(interp *in, const ir_op *op)
 			r[i * N + j].f = round_to(ck, row[j]);
 	}
 	free(row);
+	return TILEC_OK;
+}
+
+static tilec_status exec_dot(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]);
+	int64_t batch = at.rank == 3 ? at.shape[0] : 1;
+	for (int64_t z = 0; z < batch; z++) {
+		tilec_status st = dot2(in, op, z);
+		if (st)
+			return st;
+	}
 	return TILEC_OK;
 }
 

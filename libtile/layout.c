@@ -48,16 +48,24 @@ static int32_t min32(int32_t a, int32_t b)
 
 layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec)
 {
+	int32_t order[IR_MAX_RANK];
+	for (int d = 0; d < rank; d++)
+		order[d] = rank - 1 - d;
+	return layout_blocked_order(a, rank, shape, num_warps, vec, order);
+}
+
+layout *layout_blocked_order(arena *a, int rank, const int32_t *shape, int num_warps, int vec, const int32_t *order)
+{
 	layout *l = arena_alloc(a, sizeof *l);
 	if (!l)
 		return NULL;
 	l->kind = LAYOUT_BLOCKED;
 	l->rank = rank;
 	for (int d = 0; d < rank; d++) {
-		l->order[d] = rank - 1 - d;
+		l->order[d] = order[d];
 		l->size_per_thread[d] = 1;
 	}
-	l->size_per_thread[rank - 1] = min32(vec > 0 ? vec : 1, shape[rank - 1]);
+	l->size_per_thread[order[0]] = min32(vec > 0 ? vec : 1, shape[order[0]]);
 	int32_t threads = 32, warps = num_warps > 0 ? num_warps : 1;
 	for (int i = 0; i < rank; i++) {
 		int d = l->order[i];
@@ -79,23 +87,66 @@ layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, 
 	return l;
 }
 
-layout *layout_mma(arena *a, int num_warps)
+layout *layout_mma(arena *a, int wm, int wn)
 {
 	layout *l = arena_alloc(a, sizeof *l);
 	if (!l)
 		return NULL;
 	*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, 2}, .threads_per_warp = {8, 4},
-		      .warps_per_cta = {1, num_warps > 0 ? num_warps : 1}, .order = {1, 0}, .mma = true};
+		      .warps_per_cta = {wm, wn}, .order = {1, 0}, .mma = true};
 	return l;
+}
+
+/* Triton's choice of warps for mma.sync (warpsPerTileV2): a dot chained
+ * to another (attention) puts all warps along its longer dim, so the
+ * result feeds the next dot's A operand from registers; otherwise warps
+ * double along whichever dim has more 16-wide blocks per warp left,
+ * never more warps along M than M has 16-row blocks. */
+void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn)
+{
+	int w = num_warps > 0 ? num_warps : 1;
+	if (chained) {
+		*wm = m >= n ? w : 1;
+		*wn = m >= n ? 1 : w;
+		return;
+	}
+	*wm = *wn = 1;
+	while (*wm * *wn < w) {
+		if (m / 16 / *wm >= n / 16 / *wn && *wm < m / 16)
+			*wm *= 2;
+		else
+			*wn *= 2;
+	}
+}
+
+smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed)
+{
+	smem_layout s = {.transposed = transposed, .elem_bytes = elem_bytes};
+	s.rows = transposed ? c : r;
+	s.row_bytes = (transposed ? r : c) * elem_bytes;
+	int chunks = s.row_bytes / 16;
+	/* rows sharing one 128-byte line of banks need no phase of their own */
+	s.per_phase = s.row_bytes >= 128 ? 1 : 128 / (s.row_bytes > 0 ? s.row_bytes : 1);
+	s.max_phase = chunks >= 8 ? 8 : chunks > 0 ? chunks : 1;
+	s.tile_bytes = (uint32_t)s.rows * (uint32_t)s.row_bytes;
+	return s;
 }
 
 bool layout_dot_mma(const ir_func *f, const ir_op *op)
 {
 	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
 	ir_type ct = f->values[op->results[0]].type;
-	bool tf32 = at.kind == IR_F32 && op->sub == IR_PRECISION_TF32;
-	return (at.kind == IR_F16 || at.kind == IR_BF16 || tf32) && bt.kind == at.kind && ct.kind == IR_F32 &&
-	       at.rank == 2 && at.shape[0] % 16 == 0 && at.shape[1] % 16 == 0 && bt.shape[1] % 8 == 0;
+	int kstep;
+	if ((at.kind == IR_F16 && (ct.kind == IR_F32 || ct.kind == IR_F16)) || (at.kind == IR_BF16 && ct.kind == IR_F32))
+		kstep = 16;
+	else if (at.kind == IR_F32 && op->sub == IR_PRECISION_TF32 && ct.kind == IR_F32)
+		kstep = 8;
+	else if (at.kind == IR_I8 && ct.kind == IR_I32)
+		kstep = 32;
+	else
+		return false;
+	return bt.kind == at.kind && at.rank == 2 && at.shape[0] % 16 == 0 && at.shape[1] % kstep == 0 &&
+	       bt.shape[1] % 8 == 0;
 }
 
 layout *layout_slice(arena *a, const layout *parent, int dim)
@@ -124,13 +175,31 @@ bool layout_eq(const layout *x, const layout *y)
 	       !memcmp(x->warps_per_cta, y->warps_per_cta, n) && !memcmp(x->order, y->order, n);
 }
 
+/* mma.sync's M dim: its 8-row lane groups sit 16 rows apart per warp,
+ * rows 8 apart are registers of one thread. */
+static bool mma_rows(const layout *b, int d)
+{
+	return b->mma && d == b->rank - 2;
+}
+
+/* Registers of one thread per repetition of the CTA tile along dim d. */
 static int32_t spt_eff(const layout_map *m, int d)
 {
+	if (mma_rows(m->blocked, d))
+		return m->shape[d] >= 16 ? 2 : 1;
 	return min32(m->blocked->size_per_thread[d], m->shape[d]);
+}
+
+/* The coordinate distance between those registers. */
+static int32_t spt_stride(const layout *b, int d)
+{
+	return mma_rows(b, d) ? 8 : 1;
 }
 
 static int32_t tile_of(const layout *b, int d)
 {
+	if (mma_rows(b, d))
+		return 16 * b->warps_per_cta[d];
 	return b->size_per_thread[d] * b->threads_per_warp[d] * b->warps_per_cta[d];
 }
 
@@ -187,7 +256,7 @@ void layout_reg_coords(const layout_map *m, int reg, int32_t *coords)
 	layout_reg_split(m, reg, idx);
 	for (int d = 0; d < m->rank; d++) {
 		int32_t s = spt_eff(m, d);
-		coords[d] = (idx[d] / s) * tile_of(m->blocked, d) + idx[d] % s;
+		coords[d] = (idx[d] / s) * tile_of(m->blocked, d) + (idx[d] % s) * spt_stride(m->blocked, d);
 	}
 }
 
@@ -196,7 +265,7 @@ int layout_contig_regs(const layout_map *m, int d)
 	for (int i = 0; i < m->rank; i++) {
 		int o = m->blocked->order[i];
 		if (o == d)
-			return spt_eff(m, d);
+			return spt_stride(m->blocked, d) == 1 ? spt_eff(m, d) : 1;
 		if (m->regs_per_dim[o] > 1)
 			return 1;
 	}
@@ -214,7 +283,7 @@ layout_field layout_dim_field(const layout_map *m, int d)
 	f.lanes = b->threads_per_warp[d];
 	f.warps = b->warps_per_cta[d];
 	f.lane_scale = b->size_per_thread[d];
-	f.warp_scale = b->size_per_thread[d] * b->threads_per_warp[d];
+	f.warp_scale = tile_of(b, d) / b->warps_per_cta[d];
 	return f;
 }
 
@@ -252,6 +321,12 @@ void layout_str(strbuf *sb, const layout *l)
 	sb_puts(sb, l->mma ? ", mma}" : "}");
 }
 
+void smem_layout_str(strbuf *sb, const smem_layout *s)
+{
+	sb_printf(sb, "shared{%s, row=%dB, swizzle=%d/%d}", s->transposed ? "col-major" : "row-major", s->row_bytes,
+		  s->per_phase, s->max_phase);
+}
+
 /* ---- assignment ---- */
 
 typedef struct assigner {
@@ -263,6 +338,9 @@ typedef struct assigner {
 	int vec[IR_MAX_RANK + 1];
 	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
+	const ir_region *region; /* being assigned */
+	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
+	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
 	bool oom;
 } assigner;
 
@@ -297,6 +375,12 @@ static void survey_region(assigner *s, const ir_region *r)
 				note_shape(s, vtype(s, reg->params[k]));
 			survey_region(s, reg);
 		}
+		for (int k = 0; k < op->nargs; k++) {
+			int *u = &s->view_uses[op->args[k]];
+			*u = *u >= 0 && on_tensor_cores(s, op) && k < 2 ? *u + 1 : -1;
+		}
+		if (op->code == IR_OP_ASYNC_COPY && !s->copy_of[op->args[0]])
+			s->copy_of[op->args[0]] = op;
 		if (on_tensor_cores(s, op))
 			for (int k = 0; k < 2; k++) {
 				ir_type t = vtype(s, op->args[k]);
@@ -351,6 +435,87 @@ static const layout *follow_operands(const assigner *s, const ir_op *op, int ran
 
 static void assign_region(assigner *s, const ir_region *r);
 
+/* A dot reachable from `dot` through the values of its region, forward
+ * from its result or backward from its operands (Triton's slice): the
+ * chain of an attention loop. */
+static bool chained_dot(assigner *s, const ir_op *dot)
+{
+	const ir_region *r = s->region;
+	bool *mark = arena_alloc(s->a, sizeof(bool) * (size_t)(s->f->nvalues + 1));
+	int at = 0;
+	if (!mark) {
+		s->oom = true;
+		return false;
+	}
+	while (at < r->nops && r->ops[at] != dot)
+		at++;
+	mark[dot->results[0]] = true;
+	for (int i = at + 1; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		bool uses = false;
+		for (int a = 0; a < op->nargs; a++)
+			uses |= mark[op->args[a]];
+		if (uses && op->code == IR_OP_DOT)
+			return true;
+		for (int k = 0; uses && k < op->nresults; k++)
+			mark[op->results[k]] = true;
+	}
+	memset(mark, 0, sizeof(bool) * (size_t)s->f->nvalues);
+	mark[dot->args[0]] = mark[dot->args[1]] = true;
+	for (int i = at - 1; i >= 0; i--) {
+		const ir_op *op = r->ops[i];
+		bool defines = false;
+		for (int k = 0; k < op->nresults; k++)
+			defines |= mark[op->results[k]];
+		if (defines && op->code == IR_OP_DOT)
+			return true;
+		for (int a = 0; defines && a < op->nargs; a++)
+			mark[op->args[a]] = true;
+	}
+	return false;
+}
+
+/* A ring's tile layout and the layout its copies read pointers in: the
+ * tile is stored along the pointer's more contiguous dim, and each thread
+ * copies as many consecutive elements of it as one access may cover. */
+static void assign_ring(assigner *s, int ring)
+{
+	ir_type rt = vtype(s, ring);
+	const ir_op *copy = s->copy_of[ring];
+	int32_t tile[2] = {rt.shape[1], rt.shape[2]};
+	int w[2] = {1, 1};
+	for (int d = 0; copy && d < 2; d++)
+		w[d] = axis_vector_width_dim(s->f, s->ai, copy->args[2],
+					     copy->flags & IR_FLAG_HAS_MASK ? copy->args[3] : -1, d);
+	bool transposed = w[0] > w[1];
+	int vec = w[transposed ? 0 : 1];
+	int64_t per_thread = (int64_t)tile[0] * tile[1] / (32 * (s->f->num_warps > 0 ? s->f->num_warps : 1));
+	if (vec > per_thread)
+		vec = per_thread > 1 ? (int)per_thread : 1;
+	int32_t order[2] = {transposed ? 0 : 1, transposed ? 1 : 0};
+	smem_layout *sl = arena_alloc(s->a, sizeof *sl);
+	const layout *cl = layout_blocked_order(s->a, 2, tile, s->f->num_warps, vec, order);
+	if (!sl || !cl) {
+		s->oom = true;
+		return;
+	}
+	*sl = smem_layout_make(tile[0], tile[1], ir_kind_bytes((ir_kind)rt.pointee), transposed);
+	s->p->ring[ring] = sl;
+	s->p->copy[ring] = cl;
+}
+
+/* The layout the asynchronous copies of a loop body read pointer block v
+ * in (a pointer carried ahead of the loop), NULL when none does. */
+static const layout *copy_pointer_layout(const assigner *s, const ir_region *body, int v)
+{
+	for (int i = 0; i < body->nops; i++) {
+		const ir_op *op = body->ops[i];
+		if (op->code == IR_OP_ASYNC_COPY && op->args[2] == v)
+			return s->p->copy[op->args[0]];
+	}
+	return NULL;
+}
+
 static const layout *yielded(const assigner *s, const ir_region *r, int i)
 {
 	if (!r->nops)
@@ -384,10 +549,23 @@ static void assign_op(assigner *s, const ir_op *op)
 	case IR_OP_FOR: {
 		const ir_region *body = &op->regions[0];
 		int n = op->nargs - 3;
-		for (int i = 0; i < n; i++)
-			p->of[body->params[1 + i]] = p->of[op->args[3 + i]];
+		/* A value carried from a cheap start (zeros, -inf) is first left
+		 * open, so the body's ops follow their other operands (a
+		 * reduction's slice, a dot's accumulator) and the value then takes
+		 * what the body yields; copies' pointers take the copies' layout. */
+		for (int i = 0; i < n; i++) {
+			int param = body->params[1 + i], init = op->args[3 + i];
+			const layout *want = p->remat[init] ? copy_pointer_layout(s, body, param) : NULL;
+			p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
+		}
 		assign_region(s, body);
-		if (retarget(s, body->params + 1, op->args + 3, n, body))
+		bool again = retarget(s, body->params + 1, op->args + 3, n, body);
+		for (int i = 0; i < n; i++)
+			if (!p->of[body->params[1 + i]] && vtype(s, op->args[3 + i]).rank) {
+				p->of[body->params[1 + i]] = p->of[op->args[3 + i]];
+				again = true;
+			}
+		if (again)
 			assign_region(s, body);
 		for (int i = 0; i < op->nresults; i++)
 			p->of[op->results[i]] = p->of[body->params[1 + i]];
@@ -421,6 +599,9 @@ static void assign_op(assigner *s, const ir_op *op)
 			bool then_cheap = ty && i < ty->nargs && p->remat[ty->args[i]];
 			p->of[op->results[i]] = (then_cheap && e) ? e : t;
 		}
+		return;
+	case IR_OP_LOCAL_ALLOC:
+		assign_ring(s, res);
 		return;
 	default:
 		break;
@@ -456,7 +637,18 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_DOT:
-		l = on_tensor_cores(s, op) ? layout_mma(s->a, s->f->num_warps) : follow_operands(s, op, rt.rank);
+		if (on_tensor_cores(s, op)) {
+			int wm, wn;
+			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
+			l = layout_mma(s->a, wm, wn);
+		} else {
+			l = follow_operands(s, op, rt.rank);
+		}
+		break;
+	case IR_OP_LOCAL_LOAD:
+		/* read where a dot needs it (a view), else into the default layout */
+		p->view[res] = s->view_uses[res] > 0;
+		l = by_rank(s, rt.rank);
 		break;
 	default:
 		l = follow_operands(s, op, rt.rank);
@@ -479,8 +671,11 @@ static void assign_op(assigner *s, const ir_op *op)
 
 static void assign_region(assigner *s, const ir_region *r)
 {
+	const ir_region *outer = s->region;
+	s->region = r;
 	for (int i = 0; i < r->nops; i++)
 		assign_op(s, r->ops[i]);
+	s->region = outer;
 }
 
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, bool tensor_cores,
@@ -495,9 +690,15 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.ai = ai;
 	s.tensor_cores = out->tensor_cores = tensor_cores;
 	s.p = out;
-	out->of = arena_alloc(a, sizeof(layout *) * (size_t)(f->nvalues + 1));
-	out->remat = arena_alloc(a, sizeof(bool) * (size_t)(f->nvalues + 1));
-	if (!out->of || !out->remat)
+	size_t nv = (size_t)(f->nvalues + 1);
+	out->of = arena_alloc(a, sizeof(layout *) * nv);
+	out->remat = arena_alloc(a, sizeof(bool) * nv);
+	out->ring = arena_alloc(a, sizeof(smem_layout *) * nv);
+	out->copy = arena_alloc(a, sizeof(layout *) * nv);
+	out->view = arena_alloc(a, sizeof(bool) * nv);
+	s.copy_of = arena_alloc(a, sizeof(ir_op *) * nv);
+	s.view_uses = arena_alloc(a, sizeof(int) * nv);
+	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !s.copy_of || !s.view_uses)
 		return TILEC_ERR_NOMEM;
 	for (int r = 1; r <= IR_MAX_RANK; r++)
 		for (int d = 0; d < r; d++)

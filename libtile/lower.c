@@ -33,11 +33,25 @@
 
 #define PTX_KERNEL_CC 71
 
+/* A tile in shared memory that dots read directly (a view). */
+typedef struct smem_tile {
+	LLVMValueRef base;        /* i32 byte offset of the tile in shared memory */
+	const smem_layout *sl;
+} smem_tile;
+
 typedef struct lval {
 	int n;               /* registers; 1 for scalars */
 	LLVMValueRef *r;
 	const layout *l;     /* NULL for scalars */
+	const smem_tile *view; /* a LOCAL_LOAD the plan reads in place: no registers */
 } lval;
+
+/* A dot operand's fragments loaded once, before a loop (hoist_fragments). */
+typedef struct frag_cache {
+	int value, which;        /* the operand value, 0 for A and 1 for B */
+	const layout *l;         /* of the dot it was loaded for */
+	LLVMValueRef *frags;
+} frag_cache;
 
 typedef struct lw {
 	tilec_ctx *ctx;
@@ -52,7 +66,11 @@ typedef struct lw {
 	lval *v;
 	LLVMValueRef tid, lane, warp;
 	LLVMValueRef smem;   /* placeholder, resized at the end */
-	uint32_t smem_bytes;
+	uint32_t smem_bytes; /* the most any point of the kernel uses */
+	uint32_t smem_top;   /* the rings live below; scratch goes from here */
+	uint32_t *ring_at;   /* per ring value id: its byte offset */
+	frag_cache cached[8]; /* dot operands loaded before the loop being lowered */
+	int ncached;
 	bool smem_dynamic;
 	bool libdevice;
 	tilec_status st;
@@ -118,6 +136,14 @@ static LLVMTypeRef stype(const lw *w, ir_kind k)
 static LLVMValueRef ci32(const lw *w, int64_t v)
 {
 	return LLVMConstInt(w->i32, (unsigned long long)v, true);
+}
+
+static int ilog2_32(int v)
+{
+	int n = 0;
+	while (n < 30 && (1 << (n + 1)) <= v)
+		n++;
+	return n;
 }
 
 static LLVMValueRef func_decl(lw *w, const char *name, LLVMTypeRef ret, LLVMTypeRef *args, int n)
@@ -240,15 +266,29 @@ static LLVMValueRef linear_index(lw *w, const layout_map *m, ir_type t, int r)
 
 /* ---- shared memory ---- */
 
-static LLVMValueRef smem_addr(lw *w, LLVMValueRef byte_offset)
+/* Shared memory is a stack in program order: rings (LOCAL_ALLOC) are
+ * pushed and popped (LOCAL_DEALLOC) around their loops, scratch for
+ * layout conversions, reductions and staged dot operands lies above the
+ * live rings. */
+static LLVMValueRef smem_at(lw *w, LLVMValueRef byte_offset)
 {
 	return LLVMBuildGEP2(w->b, w->i8, w->smem, &byte_offset, 1, "");
 }
 
+/* Scratch byte `byte_offset`. */
+static LLVMValueRef smem_addr(lw *w, LLVMValueRef byte_offset)
+{
+	if (w->smem_top)
+		byte_offset = LLVMBuildAdd(w->b, byte_offset, ci32(w, w->smem_top), "");
+	return smem_at(w, byte_offset);
+}
+
+/* Scratch of `bytes` is used here. */
 static void smem_need(lw *w, uint64_t bytes)
 {
+	bytes += w->smem_top;
 	if (bytes > w->smem_bytes)
-		w->smem_bytes = (uint32_t)bytes;
+		w->smem_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 }
 
 static LLVMValueRef to_storage(lw *w, LLVMValueRef x, ir_kind k)
@@ -351,6 +391,8 @@ static bool get(lw *w, int v, const layout *l, lval *out)
 	const lval *have = &w->v[v];
 	if (!have->r)
 		return fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "value %%%d used before it is defined", v);
+	if (have->view)
+		return fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d is read in place by dots only", v);
 	if (t.rank == 0 || !l) {
 		*out = *have;
 		return true;
@@ -672,12 +714,50 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
+/* vec consecutive elements of kind k at global pointer ptr, as storage
+ * elements; with pred, one predicated ld.global (elements undefined where
+ * it is false). */
+static void load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems)
+{
+	LLVMTypeRef st = stype(w, k);
+	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
+	if (!pred) {
+		LLVMTypeRef vt = vec > 1 ? LLVMVectorType(st, (unsigned)vec) : st;
+		LLVMValueRef x = LLVMBuildLoad2(w->b, vt, ptr, "");
+		LLVMSetAlignment(x, (unsigned)(vec * eb));
+		for (int i = 0; i < vec; i++)
+			elems[i] = vec > 1 ? LLVMBuildExtractElement(w->b, x, ci32(w, i), "") : x;
+		return;
+	}
+	vec_shape vs = vec_words(w, vec * eb);
+	char text[160], cons[96];
+	int pos = snprintf(text, sizeof text, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
+	int cp = 0;
+	for (int i = 0; i < vs.nw; i++) {
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,", vs.cons);
+	}
+	snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
+	snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
+	LLVMTypeRef ret;
+	if (vs.nw == 1) {
+		ret = vs.word;
+	} else {
+		LLVMTypeRef fields[4] = {vs.word, vs.word, vs.word, vs.word};
+		ret = LLVMStructTypeInContext(w->c, fields, (unsigned)vs.nw, false);
+	}
+	LLVMValueRef args[2] = {ptr, pred};
+	LLVMValueRef res = asm_call(w, ret, text, cons, args, 2, true);
+	LLVMValueRef words[4];
+	for (int i = 0; i < vs.nw; i++)
+		words[i] = vs.nw == 1 ? res : LLVMBuildExtractValue(w->b, res, (unsigned)i, "");
+	unpack_words(w, words, vs, vec, st, eb, elems);
+}
+
 static bool emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type pt = vtype(w, op->args[0]);
 	ir_kind k = (ir_kind)pt.pointee;
-	LLVMTypeRef st = stype(w, k);
-	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
 	lval a[3];
 	if (!get_args(w, op, l, a))
 		return false;
@@ -685,42 +765,12 @@ static bool emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	int vec = access_width(w, op, l, has_mask ? op->args[1] : -1);
 	if (!alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))
 		return false;
-	vec_shape vs = vec_words(w, vec * eb);
 	for (int r = 0; r < a[0].n; r += vec) {
 		LLVMValueRef elems[16] = {0};
-		if (!has_mask) {
-			LLVMTypeRef vt = vec > 1 ? LLVMVectorType(st, (unsigned)vec) : st;
-			LLVMValueRef x = LLVMBuildLoad2(w->b, vt, a[0].r[r], "");
-			LLVMSetAlignment(x, (unsigned)(vec * eb));
-			for (int i = 0; i < vec; i++)
-				elems[i] = vec > 1 ? LLVMBuildExtractElement(w->b, x, ci32(w, i), "") : x;
-		} else {
-			char text[160], cons[96];
-			int pos = snprintf(text, sizeof text, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
-			int cp = 0;
-			for (int i = 0; i < vs.nw; i++) {
-				pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
-				cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,", vs.cons);
-			}
-			snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
-			snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
-			LLVMTypeRef ret;
-			if (vs.nw == 1) {
-				ret = vs.word;
-			} else {
-				LLVMTypeRef fields[4] = {vs.word, vs.word, vs.word, vs.word};
-				ret = LLVMStructTypeInContext(w->c, fields, (unsigned)vs.nw, false);
-			}
-			LLVMValueRef args[2] = {a[0].r[r], a[1].r[r]};
-			LLVMValueRef res = asm_call(w, ret, text, cons, args, 2, true);
-			LLVMValueRef words[4];
-			for (int i = 0; i < vs.nw; i++)
-				words[i] = vs.nw == 1 ? res : LLVMBuildExtractValue(w->b, res, (unsigned)i, "");
-			unpack_words(w, words, vs, vec, st, eb, elems);
-			/* Without `other` masked-off elements are undefined, as in Triton. */
-			for (int i = 0; i < vec && has_other; i++)
-				elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], to_storage(w, a[2].r[r + i], k), "");
-		}
+		load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, elems);
+		/* Without `other` masked-off elements are undefined, as in Triton. */
+		for (int i = 0; i < vec && has_mask && has_other; i++)
+			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], to_storage(w, a[2].r[r + i], k), "");
 		for (int i = 0; i < vec; i++)
 			out->r[r + i] = from_storage(w, elems[i], k);
 	}
@@ -737,7 +787,9 @@ static bool emit_store(lw *w, const ir_op *op)
 	const layout *l = NULL;
 	if (pt.rank) {
 		l = w->p->remat[val] && !w->p->remat[ptr] ? w->p->of[ptr] : w->p->of[val];
-		if (!l)
+		/* a tensor-core result holds 2 consecutive elements per thread: it
+		 * goes through shared memory to the default layout's wide stores */
+		if (!l || l->mma)
 			l = w->p->by_rank[pt.rank];
 	}
 	lval a[3];
@@ -791,6 +843,7 @@ static bool emit_store(lw *w, const ir_op *op)
 
 static bool emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
 static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
+static bool emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);
 
 static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 {
@@ -814,6 +867,8 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		return emit_reduce(w, op, l, out);
 	case IR_OP_DOT:
 		return emit_dot(w, op, l, out);
+	case IR_OP_LOCAL_LOAD:
+		return emit_local_load(w, op, l, out);
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
@@ -1188,24 +1243,205 @@ static bool dot_operands(lw *w, lval *x, ir_kind k, bool tf32)
 	return true;
 }
 
-/* Writes a 2-D block to shared memory row-major from `base` (bytes), rows
- * `stride` elements apart; replicas do not write. */
-static void stage_rows(lw *w, const lval *x, ir_type t, int64_t stride, int64_t base)
+/* ---- shared-memory tiles ---- */
+
+/* Byte offset (i32) of element (row, col) of a tile laid out by sl at
+ * byte `base`: the row of the stored tile, then its 16-byte chunk XOR-ed
+ * with the row's phase. */
+static LLVMValueRef swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col)
 {
-	int64_t bytes = ir_kind_bytes((ir_kind)t.kind);
+	if (sl->transposed) {
+		LLVMValueRef t = row;
+		row = col;
+		col = t;
+	}
+	LLVMValueRef byte = LLVMBuildMul(w->b, col, ci32(w, sl->elem_bytes), "");
+	LLVMValueRef chunk = LLVMBuildLShr(w->b, byte, ci32(w, 4), "");
+	if (sl->max_phase > 1) {
+		LLVMValueRef phase = LLVMBuildLShr(w->b, row, ci32(w, ilog2_32(sl->per_phase)), "");
+		phase = LLVMBuildAnd(w->b, phase, ci32(w, sl->max_phase - 1), "");
+		chunk = LLVMBuildXor(w->b, chunk, phase, "");
+	}
+	LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, ci32(w, sl->row_bytes), ""),
+					LLVMBuildShl(w->b, chunk, ci32(w, 4), ""), "");
+	if (sl->elem_bytes < 16)
+		off = LLVMBuildAdd(w->b, off, LLVMBuildAnd(w->b, byte, ci32(w, 15), ""), "");
+	return LLVMBuildAdd(w->b, base, off, "");
+}
+
+/* Writes a 2-D block's elements into a tile laid out by sl at scratch
+ * byte `base` (replicas do not write). */
+static void stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
+{
 	layout_map m = map_of(x->l, t);
 	LLVMValueRef own = owner(w, &m);
 	LLVMBasicBlockRef join = own ? begin_if(w, own) : NULL;
 	for (int r = 0; r < x->n; r++) {
 		LLVMValueRef cc[2];
 		reg_coords(w, &m, 2, r, cc);
-		LLVMValueRef e = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, cc[0], ci32(w, stride), ""), cc[1], "");
-		LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, e, ci32(w, bytes), ""), ci32(w, base), "");
-		LLVMSetAlignment(LLVMBuildStore(w->b, x->r[r], smem_addr(w, off)), (unsigned)bytes);
+		LLVMValueRef off = swizzled(w, sl, ci32(w, base), cc[0], cc[1]);
+		LLVMSetAlignment(LLVMBuildStore(w->b, to_storage(w, x->r[r], (ir_kind)t.kind), smem_addr(w, off)),
+				 (unsigned)sl->elem_bytes);
 	}
 	if (join)
 		end_if(w, join);
 }
+
+/* ---- rings of tiles and asynchronous copies (pipeline.c) ---- */
+
+static bool emit_local_alloc(lw *w, const ir_op *op)
+{
+	int ring = op->results[0];
+	const smem_layout *sl = w->p->ring[ring];
+	if (!sl)
+		return fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
+	/* the ring may cover scratch that threads read just before */
+	barrier(w);
+	uint32_t at = (w->smem_top + 127) & ~127u; /* the swizzle repeats every 128 bytes */
+	w->ring_at[ring] = at;
+	w->smem_top = at + (uint32_t)vtype(w, ring).shape[0] * sl->tile_bytes;
+	smem_need(w, 0);
+	return true;
+}
+
+/* The byte offset of tile `slot` of a ring. */
+static LLVMValueRef ring_tile(lw *w, int ring, LLVMValueRef slot)
+{
+	LLVMValueRef off = LLVMBuildMul(w->b, slot, ci32(w, w->p->ring[ring]->tile_bytes), "");
+	return LLVMBuildAdd(w->b, off, ci32(w, w->ring_at[ring]), "");
+}
+
+/* cp.async of 4, 8 or 16 bytes per register group, zero-filling where the
+ * mask is off (source size 0); narrower accesses (elements that are not
+ * contiguous in memory) load and store at once instead. */
+static bool emit_async_copy(lw *w, const ir_op *op)
+{
+	int ring = op->args[0];
+	const smem_layout *sl = w->p->ring[ring];
+	const layout *cl = w->p->copy[ring];
+	if (!sl || !cl)
+		return fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
+	ir_type pt = vtype(w, op->args[2]);
+	ir_kind k = (ir_kind)pt.pointee;
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
+	lval slot, ptr, mask = {0};
+	if (!get(w, op->args[1], NULL, &slot) || !get(w, op->args[2], cl, &ptr) ||
+	    (has_mask && !get(w, op->args[3], cl, &mask)))
+		return false;
+	layout_map m = map_of(cl, pt);
+	int cd = sl->transposed ? 0 : 1;
+	int vec = axis_vector_width_dim(w->f, w->ai, op->args[2], has_mask ? op->args[3] : -1, cd);
+	int contig = layout_contig_regs(&m, m.dim_of[cd]);
+	if (vec > contig)
+		vec = contig;
+	int bytes = vec * sl->elem_bytes;
+	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
+	LLVMValueRef own = owner(w, &m);
+	LLVMBasicBlockRef join = own ? begin_if(w, own) : NULL;
+	for (int r = 0; r < ptr.n; r += vec) {
+		LLVMValueRef cc[2];
+		/* registers r .. r+vec-1 run along the stored rows */
+		reg_coords(w, &m, 2, r, cc);
+		LLVMValueRef dst = smem_at(w, swizzled(w, sl, base, cc[0], cc[1]));
+		if (bytes >= 4) {
+			/* inline PTX: LLVM 19 selects the source-size form only for
+			 * 64-bit shared pointers */
+			char text[96];
+			snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
+			LLVMValueRef n = ci32(w, bytes);
+			if (has_mask)
+				n = LLVMBuildSelect(w->b, mask.r[r], n, ci32(w, 0), "");
+			LLVMValueRef args[3] = {LLVMBuildPtrToInt(w->b, dst, w->i32, ""), ptr.r[r], n};
+			asm_call(w, w->vd, text, "r,l,r", args, 3, true);
+			continue;
+		}
+		LLVMValueRef elems[16] = {0};
+		load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, elems);
+		for (int i = 0; i < vec; i++) {
+			LLVMValueRef x = elems[i];
+			if (has_mask)
+				x = LLVMBuildSelect(w->b, mask.r[r], x, LLVMConstNull(LLVMTypeOf(x)), "");
+			LLVMValueRef at = i ? LLVMBuildGEP2(w->b, stype(w, k), dst, (LLVMValueRef[]){ci32(w, i)}, 1, "") : dst;
+			LLVMSetAlignment(LLVMBuildStore(w->b, x, at), (unsigned)sl->elem_bytes);
+		}
+	}
+	if (join)
+		end_if(w, join);
+	return true;
+}
+
+/* A tile of a ring: left in shared memory for the dots that read it (a
+ * view), or loaded into registers of layout l. */
+static bool emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	int ring = op->args[0], res = op->results[0];
+	const smem_layout *sl = w->p->ring[ring];
+	lval slot;
+	if (!sl)
+		return fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
+	if (!get(w, op->args[1], NULL, &slot))
+		return false;
+	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
+	if (w->p->view[res]) {
+		smem_tile *t = arena_alloc(w->a, sizeof *t);
+		if (!t || !alloc_regs(w, out, 0, l))
+			return oom(w);
+		t->base = base;
+		t->sl = sl;
+		out->view = t;
+		return true;
+	}
+	ir_type rt = vtype(w, res);
+	ir_kind k = (ir_kind)rt.kind;
+	layout_map m = map_of(l, rt);
+	if (!alloc_regs(w, out, m.nregs, l))
+		return false;
+	for (int r = 0; r < m.nregs; r++) {
+		LLVMValueRef cc[2];
+		reg_coords(w, &m, 2, r, cc);
+		LLVMValueRef x = LLVMBuildLoad2(w->b, stype(w, k), smem_at(w, swizzled(w, sl, base, cc[0], cc[1])), "");
+		LLVMSetAlignment(x, (unsigned)sl->elem_bytes);
+		out->r[r] = from_storage(w, x, k);
+	}
+	return true;
+}
+
+/* ---- tl.dot on tensor cores: mma.sync ---- */
+
+/* One mma.sync instruction: K depth, operand and accumulator types. Every
+ * kind moves 32 bytes of K per instruction, so a fragment register is one
+ * 32-bit word of 4 / eb elements. */
+typedef struct mma_kind {
+	int kstep, eb;
+	bool tf32, f16acc, int8;
+	const char *ab;   /* operand type in the instruction */
+} mma_kind;
+
+static mma_kind mma_kind_of(ir_kind a, ir_kind c)
+{
+	mma_kind k = {16, 2, false, c == IR_F16, a == IR_I8, a == IR_BF16 ? "bf16" : "f16"};
+	if (a == IR_F32) {
+		k.kstep = 8;
+		k.eb = 4;
+		k.tf32 = true;
+		k.ab = "tf32";
+	} else if (a == IR_I8) {
+		k.kstep = 32;
+		k.eb = 1;
+		k.ab = "s8";
+	}
+	return k;
+}
+
+/* Where a dot operand's fragments come from: a tile in shared memory, or
+ * (A only) the registers of a chained dot's result in the same mma
+ * layout, or fragments loaded once before the loop (cache). */
+typedef struct mma_operand {
+	smem_tile tile;          /* base NULL: not in shared memory */
+	const lval *regs;        /* the chained result */
+	layout_map regm;
+	LLVMValueRef *cache;     /* [tile][kstep][words] */
+} mma_operand;
 
 /* n 32-bit registers from ldmatrix (x2 or x4, .trans) at this lane's row
  * address (bytes into shared memory). */
@@ -1215,124 +1451,398 @@ static void ldmatrix(lw *w, LLVMValueRef off, int n, bool trans, LLVMValueRef *o
 	LLVMTypeRef st = LLVMStructTypeInContext(w->c, el, (unsigned)n, false);
 	char name[64];
 	snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n, trans ? ".trans" : "");
-	LLVMValueRef p = smem_addr(w, off);
+	LLVMValueRef p = smem_at(w, off);
 	LLVMValueRef v = call(w, name, st, &p, 1);
 	for (int i = 0; i < n; i++)
 		out[i] = LLVMBuildExtractValue(w->b, v, (unsigned)i, "");
 }
 
-/* tl.dot on tensor cores: mma.sync m16n8k16, fp16 or bf16 in, fp32 out;
- * fp32 operands of a "tf32" dot round to tf32 and run m16n8k8, whose A
- * fragment has ldmatrix's shape in 32-bit words (B's is loaded word by
- * word: ldmatrix.trans moves 16-bit elements).
- * A (MxK) and B (KxN) go to shared memory row-major, each row padded by
- * 16 bytes, which keeps ldmatrix's row addresses 16-byte aligned and puts
- * 8 consecutive rows in distinct banks. Then, per 16-deep (tf32: 8-deep)
- * slice of K, each warp loads the B fragments of its 8-column tiles and,
- * per 16-row tile of A (ldmatrix), accumulates into its 16x8 tiles. The
- * result is in layout_mma, so a tile's registers are the instruction's
- * c0..c3 (rows g and g+8, columns 2t and 2t+1, g = lane/4, t = lane%4). */
+/* One fragment word read element by element: element e of word (row,
+ * col + e) in value coordinates; for layouts ldmatrix cannot serve. */
+static LLVMValueRef frag_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row, LLVMValueRef col)
+{
+	LLVMTypeRef et = LLVMIntTypeInContext(w->c, (unsigned)(8 * mk->eb));
+	LLVMValueRef word = LLVMConstInt(w->i32, 0, false);
+	for (int e = 0; e < 4 / mk->eb; e++) {
+		LLVMValueRef c = LLVMBuildAdd(w->b, col, ci32(w, e), "");
+		LLVMValueRef x = LLVMBuildLoad2(w->b, et, smem_at(w, swizzled(w, t->sl, t->base, row, c)), "");
+		LLVMSetAlignment(x, (unsigned)mk->eb);
+		x = LLVMBuildZExt(w->b, x, w->i32, "");
+		word = e ? LLVMBuildOr(w->b, word, LLVMBuildShl(w->b, x, ci32(w, 8 * mk->eb * e), ""), "") : x;
+	}
+	return word;
+}
+
+/* A's fragment words a0..a3 for the 16-row tile at rows row0.. and K
+ * k0..: a_q holds row g + 8 (q & 1), columns (q >> 1) kstep/2 + t (4/eb) ..
+ * (g = lane / 4, t = lane % 4). ldmatrix reads stored rows of 16 bytes:
+ * the rows themselves when K is contiguous, transposed for 16-bit
+ * elements stored along M. */
+static void frag_a(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row0, int64_t k0, LLVMValueRef *a)
+{
+	LLVMValueRef l = w->lane;
+	if (!t->sl->transposed) {
+		LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAnd(w->b, l, ci32(w, 15), ""), "");
+		LLVMValueRef col = LLVMBuildAdd(w->b, ci32(w, k0),
+						LLVMBuildMul(w->b, LLVMBuildLShr(w->b, l, ci32(w, 4), ""), ci32(w, 16 / mk->eb), ""), "");
+		ldmatrix(w, swizzled(w, t->sl, t->base, row, col), 4, false, a);
+	} else if (mk->eb == 2) {
+		/* matrix q: K rows k0 + 8 (q >> 1) .., M columns row0 + 8 (q & 1) .. */
+		LLVMValueRef k = LLVMBuildAdd(w->b, ci32(w, k0),
+					      LLVMBuildAdd(w->b, LLVMBuildAnd(w->b, l, ci32(w, 7), ""),
+							   LLVMBuildMul(w->b, LLVMBuildLShr(w->b, l, ci32(w, 4), ""), ci32(w, 8), ""), ""), "");
+		LLVMValueRef m = LLVMBuildAdd(w->b, row0, LLVMBuildAnd(w->b, l, ci32(w, 8), ""), "");
+		ldmatrix(w, swizzled(w, t->sl, t->base, m, k), 4, true, a);
+	} else {
+		LLVMValueRef g = LLVMBuildLShr(w->b, l, ci32(w, 2), "");
+		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, ci32(w, 3), ""), ci32(w, 4 / mk->eb), "");
+		for (int q = 0; q < 4; q++) {
+			LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAdd(w->b, g, ci32(w, 8 * (q & 1)), ""), "");
+			LLVMValueRef col = LLVMBuildAdd(w->b, tk, ci32(w, k0 + (q >> 1) * mk->kstep / 2), "");
+			a[q] = frag_word(w, mk, t, row, col);
+		}
+	}
+}
+
+/* B's fragment words b0, b1 for the 8-column tiles at columns col0 and
+ * (when col1) col1, K k0..: b_q holds column g, rows q kstep/2 + t (4/eb)
+ * ..; with two tiles, one ldmatrix x4 reads both (b[0..1], b[2..3]). */
+static void frag_b(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef col0, LLVMValueRef col1, int64_t k0,
+		   LLVMValueRef *b)
+{
+	LLVMValueRef l = w->lane;
+	int n = col1 ? 4 : 2;
+	LLVMValueRef hi = LLVMBuildICmp(w->b, LLVMIntUGE, l, ci32(w, 16), "");
+	LLVMValueRef col = col1 ? LLVMBuildSelect(w->b, hi, col1, col0, "") : col0;
+	if (t->sl->transposed) {
+		/* stored rows are N: matrix q of a tile holds K k0 + q kstep/2 .. */
+		LLVMValueRef row = LLVMBuildAdd(w->b, col, LLVMBuildAnd(w->b, l, ci32(w, 7), ""), "");
+		LLVMValueRef k = LLVMBuildAdd(w->b, ci32(w, k0),
+					      LLVMBuildMul(w->b, LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, l, ci32(w, 3), ""), ci32(w, 1), ""),
+							   ci32(w, mk->kstep / 2), ""), "");
+		ldmatrix(w, swizzled(w, t->sl, t->base, k, row), n, false, b);
+	} else if (mk->eb == 2) {
+		/* stored rows are K: .trans gives column g of rows k0 + 8q + 2t .. */
+		LLVMValueRef k = LLVMBuildAdd(w->b, ci32(w, k0), LLVMBuildAnd(w->b, l, ci32(w, 15), ""), "");
+		ldmatrix(w, swizzled(w, t->sl, t->base, k, col), n, true, b);
+	} else {
+		LLVMValueRef g = LLVMBuildLShr(w->b, l, ci32(w, 2), "");
+		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, ci32(w, 3), ""), ci32(w, 4 / mk->eb), "");
+		for (int j = 0; j < n / 2; j++)
+			for (int q = 0; q < 2; q++) {
+				LLVMValueRef c = LLVMBuildAdd(w->b, j ? col1 : col0, g, "");
+				LLVMValueRef k = LLVMBuildAdd(w->b, tk, ci32(w, k0 + q * mk->kstep / 2), "");
+				/* word of K elements k .. k + 4/eb - 1 at column c: one per element */
+				LLVMTypeRef et = LLVMIntTypeInContext(w->c, (unsigned)(8 * mk->eb));
+				LLVMValueRef word = NULL;
+				for (int e = 0; e < 4 / mk->eb; e++) {
+					LLVMValueRef ke = LLVMBuildAdd(w->b, k, ci32(w, e), "");
+					LLVMValueRef x = LLVMBuildLoad2(w->b, et, smem_at(w, swizzled(w, t->sl, t->base, ke, c)), "");
+					LLVMSetAlignment(x, (unsigned)mk->eb);
+					x = LLVMBuildZExt(w->b, x, w->i32, "");
+					word = e ? LLVMBuildOr(w->b, word, LLVMBuildShl(w->b, x, ci32(w, 8 * mk->eb * e), ""), "") : x;
+				}
+				b[2 * j + q] = word;
+			}
+	}
+}
+
+/* Two 16-bit elements packed into one fragment word. */
+static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
+{
+	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), 2);
+	LLVMValueRef v = LLVMBuildInsertElement(w->b, LLVMGetUndef(vt), x, ci32(w, 0), "");
+	v = LLVMBuildInsertElement(w->b, v, y, ci32(w, 1), "");
+	return LLVMBuildBitCast(w->b, v, w->i32, "");
+}
+
+/* A's fragment from a chained dot's result held in the same mma layout:
+ * the accumulator tiles 2ks and 2ks+1 of a warp's rows are exactly the
+ * A fragment of K step ks. */
+static void frag_a_regs(lw *w, const mma_operand *o, int i, int ks, LLVMValueRef *a)
+{
+	for (int q = 0; q < 4; q++) {
+		int32_t i0[2] = {2 * i + (q & 1), 4 * ks + 2 * (q >> 1)}, i1[2] = {i0[0], i0[1] + 1};
+		a[q] = pack2(w, o->regs->r[layout_reg_join(&o->regm, i0)], o->regs->r[layout_reg_join(&o->regm, i1)]);
+	}
+}
+
+/* The warp's first row (d = 0) or column (d = 1) of an mma layout. */
+static LLVMValueRef warp_origin(lw *w, const layout_map *m, int d)
+{
+	layout_field fl = layout_dim_field(m, d);
+	if (fl.warps <= 1)
+		return ci32(w, 0);
+	LLVMValueRef x = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, ci32(w, fl.warp_shift), ""),
+				      ci32(w, fl.warps - 1), "");
+	return LLVMBuildMul(w->b, x, ci32(w, fl.warp_scale), "");
+}
+
+/* Rounds fp32 fragment words to tf32 (nearest, ties away), as the fma
+ * path and the interpreter do. */
+static void round_tf32(lw *w, LLVMValueRef *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", (LLVMValueRef[]){LLVMBuildBitCast(w->b, x[i], w->f32, "")},
+				1, false);
+}
+
+/* The operand `which` (0: A, 1: B) of a tensor-core dot: its ring tile
+ * when it is a view, A's chained registers when they sit in the
+ * accumulator's warps, else its registers staged into scratch at byte
+ * `scratch` (A stored row-major, B with K rows for 16-bit elements and N
+ * rows otherwise, so that ldmatrix serves every kind). Staging writes
+ * between barriers; *staged says how many bytes it took. */
+static bool mma_operand_of(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+			   int64_t scratch, mma_operand *o, int64_t *staged)
+{
+	(void)op;
+	int v = op->args[which];
+	ir_type t = vtype(w, v);
+	memset(o, 0, sizeof *o);
+	*staged = 0;
+	for (int i = 0; i < w->ncached; i++)
+		if (w->cached[i].value == v && w->cached[i].which == which && layout_eq(w->cached[i].l, mc->blocked)) {
+			o->cache = w->cached[i].frags;
+			return true;
+		}
+	const lval *have = &w->v[v];
+	if (have->view) {
+		o->tile = *have->view;
+		return true;
+	}
+	const layout *hl = have->l;
+	if (which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
+	    layout_eq(hl, mc->blocked) && have->r) {
+		o->regs = have;
+		o->regm = map_of(hl, t);
+		return true;
+	}
+	lval x;
+	if (!get(w, v, NULL, &x))
+		return false;
+	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+	if (!sl)
+		return oom(w);
+	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2);
+	*staged = ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
+	smem_need(w, (uint64_t)(scratch + *staged));
+	if (!scratch)
+		barrier(w); /* the scratch may still be read by the op before */
+	stage_tile(w, &x, t, sl, scratch);
+	o->tile.sl = sl;
+	o->tile.base = ci32(w, (int64_t)w->smem_top + scratch);
+	return true;
+}
+
+/* A's fragment words (4) of tile i, K step ks. */
+static void mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row, int i, int ks, int nks,
+		  LLVMValueRef *a)
+{
+	if (o->cache) {
+		memcpy(a, &o->cache[((size_t)i * nks + ks) * 4], sizeof(LLVMValueRef) * 4);
+		return;
+	}
+	if (o->regs) {
+		frag_a_regs(w, o, i, ks, a);
+		return;
+	}
+	frag_a(w, mk, &o->tile, row, (int64_t)ks * mk->kstep, a);
+	if (mk->tf32)
+		round_tf32(w, a, 4);
+}
+
+/* B's fragment words (2 per tile) of tiles j (and j + 1 when col1), K step ks. */
+static void mma_b(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef col0, LLVMValueRef col1, int j,
+		  int ks, int nks, LLVMValueRef *b)
+{
+	if (o->cache) {
+		for (int h = 0; h < (col1 ? 2 : 1); h++)
+			memcpy(&b[2 * h], &o->cache[((size_t)(j + h) * nks + ks) * 2], sizeof(LLVMValueRef) * 2);
+		return;
+	}
+	frag_b(w, mk, &o->tile, col0, col1, (int64_t)ks * mk->kstep, b);
+	if (mk->tf32)
+		round_tf32(w, b, col1 ? 4 : 2);
+}
+
+/* Per warp: the accumulator's tiles (mt x nt of 16 x 8) and their rows
+ * and columns (constants of the layout, plus the warp's origin). */
+typedef struct mma_tiles {
+	int mt, nt;
+	int *reg;            /* [i][j][q]: the accumulator register of c_q */
+	LLVMValueRef *row;   /* [i]: first row of A's tile i, wrapped to M */
+	LLVMValueRef *col;   /* [j]: first column of B's tile j, wrapped to N */
+} mma_tiles;
+
+static bool mma_tiles_of(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64_t N, mma_tiles *tl)
+{
+	tl->mt = mc->regs_per_dim[0] / 2;
+	tl->nt = mc->regs_per_dim[1] / 2;
+	if (mc->rank != 2 || tl->mt < 1 || tl->nt < 1)
+		return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator of %d x %d registers", mc->regs_per_dim[0],
+			    mc->regs_per_dim[1]);
+	tl->reg = arena_alloc(w->a, sizeof(int) * 4 * (size_t)(tl->mt * tl->nt));
+	tl->row = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)tl->mt);
+	tl->col = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)tl->nt);
+	if (!tl->reg || !tl->row || !tl->col)
+		return oom(w);
+	LLVMValueRef r0 = warp_origin(w, mc, 0), c0 = warp_origin(w, mc, 1);
+	for (int i = 0; i < tl->mt; i++)
+		for (int j = 0; j < tl->nt; j++)
+			for (int q = 0; q < 4; q++) {
+				int32_t idx[2] = {2 * i + (q >> 1), 2 * j + (q & 1)}, cc[2], base[2];
+				int r = layout_reg_join(mc, idx);
+				layout_reg_coords(mc, r, cc);
+				int32_t i0[2] = {2 * i, 2 * j};
+				layout_reg_coords(mc, layout_reg_join(mc, i0), base);
+				if (cc[0] != base[0] + 8 * (q >> 1) || cc[1] != base[1] + (q & 1))
+					return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator register %d is not "
+						    "an mma.sync c%d", r, q);
+				tl->reg[(i * tl->nt + j) * 4 + q] = r;
+				if (q == 0 && j == 0)
+					tl->row[i] = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, r0, ci32(w, base[0]), ""), ci32(w, M - 1), "");
+				if (q == 0 && i == 0)
+					tl->col[j] = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, c0, ci32(w, base[1]), ""), ci32(w, N - 1), "");
+			}
+	return true;
+}
+
+/* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
+ * accumulators), m16n8k8 (tf32, operands rounded with cvt.rna) and
+ * m16n8k32 (int8, int32 accumulators). The accumulator is in layout_mma,
+ * so a tile's registers are the instruction's c0..c3 (rows g and g+8,
+ * columns 2t and 2t+1). Per K step, each warp reads the B fragments of its
+ * 8-column tiles (ldmatrix x4: two tiles at once) and, per 16-row tile of
+ * A, its A fragment, then multiplies into its tiles. Operands come from
+ * shared memory (the tiles of a pipelined loop in place, registers staged
+ * into a swizzled scratch tile otherwise) or, for A, straight from a
+ * chained dot's registers. */
 static bool emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 {
-	ir_type at = vtype(w, op->args[0]), bt = vtype(w, op->args[1]), ct = vtype(w, op->results[0]);
-	int64_t M = at.shape[0], K = at.shape[1], N = bt.shape[1];
-	bool tf32 = at.kind == IR_F32;
-	/* rows padded by 16 bytes (A: 4 tf32 words, keeping 8 rows of ldmatrix
-	 * in distinct banks; B: 8 words, so that a tf32 B fragment's 4 rows of
-	 * 8 words do too) */
-	int64_t e = tf32 ? 4 : 2, kstep = tf32 ? 8 : 16;
-	int64_t a_stride = K + 16 / e, b_stride = N + 8;
-	int64_t a_bytes = M * a_stride * e;
-	lval a, b, c;
-	if (!get(w, op->args[0], NULL, &a) || !get(w, op->args[1], NULL, &b) || !get(w, op->args[2], l, &c))
+	ir_type at = vtype(w, op->args[0]), ct = vtype(w, op->results[0]);
+	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
+	mma_kind mk = mma_kind_of((ir_kind)at.kind, (ir_kind)ct.kind);
+	lval c;
+	if (!get(w, op->args[2], l, &c))
 		return false;
 	layout_map mc = map_of(l, ct);
-	int mt = mc.regs_per_dim[0] / 2, nt = mc.regs_per_dim[1] / 2;
-	if (mc.rank != 2 || mt < 1 || nt < 1)
-		return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator of %d x %d registers", mc.regs_per_dim[0],
-			    mc.regs_per_dim[1]);
-	/* rounded to tf32 as the fma path and the interpreter do */
-	if (tf32 && (!dot_operands(w, &a, IR_F32, true) || !dot_operands(w, &b, IR_F32, true)))
+	mma_tiles tl;
+	if (!mma_tiles_of(w, op, &mc, M, N, &tl))
 		return false;
-	smem_need(w, (uint64_t)(a_bytes + K * b_stride * e));
-	barrier(w);
-	stage_rows(w, &a, at, a_stride, 0);
-	stage_rows(w, &b, bt, b_stride, a_bytes);
-	barrier(w);
-
+	mma_operand A, B;
+	int64_t sa, sb;
+	if (!mma_operand_of(w, op, 0, &mc, &mk, 0, &A, &sa) || !mma_operand_of(w, op, 1, &mc, &mk, sa, &B, &sb))
+		return false;
+	if (sa || sb)
+		barrier(w);
 	if (!alloc_regs(w, out, mc.nregs, l))
 		return false;
 	for (int r = 0; r < mc.nregs; r++)
 		out->r[r] = c.r[r];
-	LLVMValueRef t2 = LLVMBuildShl(w->b, LLVMBuildAnd(w->b, w->lane, ci32(w, 3), ""), ci32(w, 1), "");
-	LLVMValueRef lrow = LLVMBuildAnd(w->b, w->lane, ci32(w, 15), "");
-	LLVMValueRef lcol = LLVMBuildMul(w->b, LLVMBuildLShr(w->b, w->lane, ci32(w, 4), ""), ci32(w, kstep / 2), "");
-	LLVMValueRef g = LLVMBuildLShr(w->b, w->lane, ci32(w, 2), "");
-	LLVMValueRef t = LLVMBuildAnd(w->b, w->lane, ci32(w, 3), "");
-	/* column 2t of the thread's first register, less 2t: its tiles' origin */
-	LLVMValueRef col0 = LLVMBuildSub(w->b, thread_raw(w, &mc, 1), t2, "");
-	int *reg = arena_alloc(w->a, sizeof(int) * 4 * (size_t)(mt * nt));
-	LLVMValueRef *bfrag = arena_alloc(w->a, sizeof(LLVMValueRef) * 2 * (size_t)nt);
-	int32_t *rowc = arena_alloc(w->a, sizeof(int32_t) * (size_t)mt);
-	int32_t *colc = arena_alloc(w->a, sizeof(int32_t) * (size_t)nt);
-	if (!reg || !bfrag || !rowc || !colc)
+	int nks = (int)(K / mk.kstep);
+	char text[200];
+	const char *cons;
+	int nd;
+	if (mk.int8) {
+		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
+			 "{$8,$9}, {$10,$11,$12,$13};");
+		cons = "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r";
+		nd = 4;
+	} else if (mk.f16acc) {
+		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$0,$1}, {$2,$3,$4,$5}, "
+			 "{$6,$7}, {$8,$9};");
+		cons = "=r,=r,r,r,r,r,r,r,r,r";
+		nd = 2;
+	} else {
+		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
+			 "{$8,$9}, {$10,$11,$12,$13};", mk.kstep, mk.ab, mk.ab);
+		cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+		nd = 4;
+	}
+	LLVMTypeRef dt = mk.int8 || mk.f16acc ? w->i32 : w->f32, d4[4] = {dt, dt, dt, dt};
+	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, d4, (unsigned)nd, false);
+	LLVMValueRef *bfrag = arena_alloc(w->a, sizeof(LLVMValueRef) * 2 * (size_t)(tl.nt + 1));
+	if (!bfrag)
 		return oom(w);
-	for (int i = 0; i < mt; i++)
-		for (int j = 0; j < nt; j++)
-			for (int q = 0; q < 4; q++) {
-				int32_t idx[2] = {2 * i + (q >> 1), 2 * j + (q & 1)}, cc[2];
-				int r = layout_reg_join(&mc, idx);
-				layout_reg_coords(&mc, r, cc);
-				if (q == 0) {
-					rowc[i] = cc[0];
-					colc[j] = cc[1];
-				} else if (cc[0] != rowc[i] + 8 * (q >> 1) || cc[1] != colc[j] + (q & 1)) {
-					return fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator register %d is not "
-						    "an mma.sync c%d", r, q);
-				}
-				reg[(i * nt + j) * 4 + q] = r;
-			}
-	const char *ty = tf32 ? "tf32" : at.kind == IR_BF16 ? "bf16" : "f16";
-	char text[160];
-	snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
-		 "{$10,$11,$12,$13};", (int)kstep, ty, ty);
-	LLVMTypeRef f4[4] = {w->f32, w->f32, w->f32, w->f32};
-	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, f4, 4, false);
-	for (int64_t k0 = 0; k0 < K; k0 += kstep) {
-		for (int j = 0; j < nt; j++) {
-			LLVMValueRef col = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, col0, ci32(w, colc[j]), ""), ci32(w, N - 1), "");
-			if (tf32) { /* b0 = B[k0 + t][col + g], b1 four rows down: 32-bit, no ldmatrix.trans */
-				for (int h = 0; h < 2; h++) {
-					LLVMValueRef k = LLVMBuildAdd(w->b, t, ci32(w, k0 + 4 * h), "");
-					LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, k, ci32(w, b_stride), ""),
-								       LLVMBuildAdd(w->b, col, g, ""), "");
-					LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, el, ci32(w, e), ""),
-									ci32(w, a_bytes), "");
-					LLVMValueRef x = LLVMBuildLoad2(w->b, w->i32, smem_addr(w, off), "");
-					LLVMSetAlignment(x, 4);
-					bfrag[2 * j + h] = x;
-				}
-				continue;
-			}
-			LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, LLVMBuildAdd(w->b, lrow, ci32(w, k0), ""),
-									 ci32(w, b_stride), ""), col, "");
-			LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, el, ci32(w, e), ""), ci32(w, a_bytes), "");
-			ldmatrix(w, off, 2, true, &bfrag[2 * j]);
-		}
-		for (int i = 0; i < mt; i++) {
+	for (int ks = 0; ks < nks; ks++) {
+		for (int j = 0; j < tl.nt; j += 2)
+			mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks, &bfrag[2 * j]);
+		for (int i = 0; i < tl.mt; i++) {
 			LLVMValueRef afrag[4];
-			LLVMValueRef row = LLVMBuildAdd(w->b, lrow, ci32(w, rowc[i]), "");
-			LLVMValueRef el = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, ci32(w, a_stride), ""),
-						       LLVMBuildAdd(w->b, lcol, ci32(w, k0), ""), "");
-			ldmatrix(w, LLVMBuildMul(w->b, el, ci32(w, e), ""), 4, false, afrag);
-			for (int j = 0; j < nt; j++) {
-				int *rr = &reg[(i * nt + j) * 4];
-				LLVMValueRef args[14] = {afrag[0], afrag[1], afrag[2], afrag[3], bfrag[2 * j], bfrag[2 * j + 1],
-							 out->r[rr[0]], out->r[rr[1]], out->r[rr[2]], out->r[rr[3]]};
-				LLVMValueRef d = asm_call(w, rt, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", args, 10, false);
-				for (int q = 0; q < 4; q++)
-					out->r[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
+			mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afrag);
+			for (int j = 0; j < tl.nt; j++) {
+				int *rr = &tl.reg[(i * tl.nt + j) * 4];
+				LLVMValueRef args[14] = {afrag[0], afrag[1], afrag[2], afrag[3], bfrag[2 * j], bfrag[2 * j + 1]};
+				int na = 6;
+				if (mk.f16acc) {
+					args[na++] = pack2(w, out->r[rr[0]], out->r[rr[1]]);
+					args[na++] = pack2(w, out->r[rr[2]], out->r[rr[3]]);
+				} else {
+					for (int q = 0; q < 4; q++)
+						args[na++] = out->r[rr[q]];
+				}
+				LLVMValueRef d = asm_call(w, rt, text, cons, args, na, false);
+				if (mk.f16acc) {
+					for (int h = 0; h < 2; h++) {
+						LLVMValueRef v = LLVMBuildBitCast(w->b, LLVMBuildExtractValue(w->b, d, (unsigned)h, ""),
+										  LLVMVectorType(w->f16, 2), "");
+						out->r[rr[2 * h]] = LLVMBuildExtractElement(w->b, v, ci32(w, 0), "");
+						out->r[rr[2 * h + 1]] = LLVMBuildExtractElement(w->b, v, ci32(w, 1), "");
+					}
+				} else {
+					for (int q = 0; q < 4; q++)
+						out->r[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
+				}
 			}
+		}
+	}
+	return true;
+}
+
+/* Before a loop: the fragments of dot operands the loop body reads but
+ * does not compute (attention's Q), loaded once into registers. */
+static bool hoist_fragments(lw *w, const ir_region *body)
+{
+	for (int i = 0; i < body->nops; i++) {
+		const ir_op *op = body->ops[i];
+		const layout *l = op->code == IR_OP_DOT ? w->p->of[op->results[0]] : NULL;
+		if (!l || !l->mma)
+			continue;
+		for (int which = 0; which < 2; which++) {
+			int v = op->args[which];
+			const lval *have = &w->v[v];
+			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
+				continue; /* computed in the loop, or read in place */
+			ir_type at = vtype(w, op->args[0]), ct = vtype(w, op->results[0]);
+			mma_kind mk = mma_kind_of((ir_kind)at.kind, (ir_kind)ct.kind);
+			layout_map mc = map_of(l, ct);
+			mma_tiles tl;
+			mma_operand o;
+			int64_t staged;
+			if (!mma_tiles_of(w, op, &mc, at.shape[0], ct.shape[1], &tl))
+				return false;
+			int nks = (int)(at.shape[1] / mk.kstep), nt = which ? tl.nt : tl.mt, words = which ? 2 : 4;
+			if (nt * nks * words > 64)
+				continue; /* too many registers: read it from shared memory each time */
+			if (have->l && have->l->mma && which == 0)
+				continue; /* a chained dot's registers already are fragments */
+			if (!mma_operand_of(w, op, which, &mc, &mk, 0, &o, &staged))
+				return false;
+			if (staged)
+				barrier(w);
+			LLVMValueRef *frags = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(nt * nks * words + 4));
+			if (!frags)
+				return oom(w);
+			for (int t = 0; t < nt; t++)
+				for (int ks = 0; ks < nks; ks++) {
+					LLVMValueRef *f = &frags[((size_t)t * nks + ks) * words];
+					if (which)
+						mma_b(w, &mk, &o, tl.col[t], NULL, t, ks, nks, f);
+					else
+						mma_a(w, &mk, &o, tl.row[t], t, ks, nks, f);
+				}
+			w->cached[w->ncached++] = (frag_cache){v, which, l, frags};
 		}
 	}
 	return true;
@@ -1348,10 +1858,10 @@ static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 		return emit_dot_mma(w, op, l, out);
 	ir_type at = vtype(w, op->args[0]), bt = vtype(w, op->args[1]), ct = vtype(w, op->results[0]);
 	ir_kind ak = (ir_kind)at.kind, ck = (ir_kind)ct.kind;
-	int kk = at.shape[1];
+	int rk = at.rank, kk = at.shape[rk - 1]; /* 3-D: dim 0 is a batch */
 	if (!l || l->kind != LAYOUT_BLOCKED)
-		l = w->p->by_rank[2];
-	const layout *la = whole_dim(w, l, 1, kk), *lb = whole_dim(w, l, 0, kk);
+		l = w->p->by_rank[rk];
+	const layout *la = whole_dim(w, l, rk - 1, kk), *lb = whole_dim(w, l, rk - 2, kk);
 	lval a, b, c;
 	if (!la || !lb)
 		return oom(w);
@@ -1362,14 +1872,14 @@ static bool emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!dot_operands(w, &a, ak, tf32) || !dot_operands(w, &b, ak, tf32) || !alloc_regs(w, out, mc.nregs, l))
 		return false;
 	for (int r = 0; r < mc.nregs; r++) {
-		int32_t idx[2], ia[2], ib[2];
+		int32_t idx[IR_MAX_RANK], ia[IR_MAX_RANK], ib[IR_MAX_RANK];
 		layout_reg_split(&mc, r, idx);
 		LLVMValueRef acc = ak == IR_I8 ? c.r[r] : widen(w, c.r[r], ck);
 		for (int t = 0; t < kk; t++) {
-			ia[0] = idx[0];
-			ia[1] = t;
-			ib[0] = t;
-			ib[1] = idx[1];
+			memcpy(ia, idx, sizeof ia);
+			memcpy(ib, idx, sizeof ib);
+			ia[rk - 1] = t;
+			ib[rk - 2] = t;
 			LLVMValueRef x = a.r[layout_reg_join(&ma, ia)], y = b.r[layout_reg_join(&mb, ib)];
 			if (ak == IR_I8) {
 				acc = LLVMBuildAdd(w->b, acc, LLVMBuildMul(w->b, x, y, ""), "");
@@ -1450,6 +1960,9 @@ static bool lower_for(lw *w, const ir_op *op)
 	for (int i = 0; i < n; i++)
 		if (!get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
 			return false;
+	int ncached = w->ncached;
+	if (!hoist_fragments(w, body))
+		return false;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
 	new_block(w, "for.head", &head);
 	new_block(w, "for.body", &loop);
@@ -1476,7 +1989,7 @@ static bool lower_for(lw *w, const ir_op *op)
 			return false;
 		add_incoming(&w->v[body->params[1 + i]], &next, LLVMGetInsertBlock(w->b));
 	}
-	lval ivn = {1, NULL, NULL};
+	lval ivn = {1, NULL, NULL, NULL};
 	LLVMValueRef next_iv = LLVMBuildAdd(w->b, iv, step.r[0], "");
 	ivn.r = &next_iv;
 	add_incoming(&w->v[body->params[0]], &ivn, LLVMGetInsertBlock(w->b));
@@ -1484,6 +1997,7 @@ static bool lower_for(lw *w, const ir_op *op)
 	LLVMPositionBuilderAtEnd(w->b, exit);
 	for (int i = 0; i < op->nresults; i++)
 		w->v[op->results[i]] = w->v[body->params[1 + i]];
+	w->ncached = ncached; /* the hoisted fragments serve this loop only */
 	return true;
 }
 
@@ -1596,6 +2110,22 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lower_if(w, op);
 	case IR_OP_WHILE:
 		return lower_while(w, op);
+	case IR_OP_LOCAL_ALLOC:
+		return emit_local_alloc(w, op);
+	case IR_OP_LOCAL_DEALLOC:
+		w->smem_top = w->ring_at[op->args[0]];
+		return true;
+	case IR_OP_ASYNC_COPY:
+		return emit_async_copy(w, op);
+	case IR_OP_ASYNC_COMMIT:
+		call(w, "llvm.nvvm.cp.async.commit.group", w->vd, NULL, 0);
+		return true;
+	case IR_OP_ASYNC_WAIT: {
+		LLVMValueRef n = ci32(w, op->ival);
+		call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
+		barrier(w);
+		return true;
+	}
 	default:
 		break;
 	}
@@ -1712,7 +2242,8 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	if (!w.a)
 		return TILEC_ERR_NOMEM;
 	w.v = arena_alloc(w.a, sizeof(lval) * (size_t)(f->nvalues + 1));
-	if (!w.v) {
+	w.ring_at = arena_alloc(w.a, sizeof(uint32_t) * (size_t)(f->nvalues + 1));
+	if (!w.v || !w.ring_at) {
 		arena_free(w.a);
 		return TILEC_ERR_NOMEM;
 	}

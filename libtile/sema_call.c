@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAXARGS 12
+#define MAXARGS 64 /* arguments of one call (a kernel has at most 64 parameters) */
 
 typedef struct call {
 	sema *s;
@@ -872,21 +872,26 @@ static bool b_dot(call *c, sv *out)
 	if (b < 0)
 		return false;
 	ir_type ta = ty(c, a), tb = ty(c, b);
-	if (ta.rank != 2 || tb.rank != 2)
-		return sema_error(c->s, loc, ta.rank == 3 && tb.rank == 3 ? TILEC_ERR_UNSUPPORTED : TILEC_ERR_SEMANTIC,
-				  "`%s` needs two 2-D blocks, got %s and %s", c->name, sema_type_str(c->s, ta), sema_type_str(c->s, tb));
+	if ((ta.rank != 2 && ta.rank != 3) || tb.rank != ta.rank)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s` needs two 2-D or two 3-D blocks, got %s and %s", c->name,
+				  sema_type_str(c->s, ta), sema_type_str(c->s, tb));
+	int r = ta.rank; /* 3-D: a batch of independent products along dim 0 */
+	if (r == 3 && ta.shape[0] != tb.shape[0])
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s`: the batch dimensions differ (%s and %s)", c->name,
+				  sema_type_str(c->s, ta), sema_type_str(c->s, tb));
 	ir_kind k = (ir_kind)ta.kind;
 	if (k != IR_I8 && k != IR_U8 && k != IR_F16 && k != IR_BF16 && k != IR_F32 && k != IR_F64)
 		return err(c, "unsupported operand dtype %s for `%s`", ir_kind_name(k), c->name);
 	if (tb.kind != ta.kind)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "both operands of `%s` must have the same dtype, got %s and %s",
 				  c->name, ir_kind_name(k), ir_kind_name((ir_kind)tb.kind));
-	if (ta.shape[1] != tb.shape[0])
+	int32_t M = ta.shape[r - 2], K = ta.shape[r - 1], N = tb.shape[r - 1];
+	if (K != tb.shape[r - 2])
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s`: inner dimensions differ (%s and %s)", c->name,
 				  sema_type_str(c->s, ta), sema_type_str(c->s, tb));
-	if (ta.shape[0] < 16 || tb.shape[1] < 16 || ta.shape[1] < 16)
+	if (M < 16 || N < 16 || K < 16)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s` needs M, N and K of at least 16, got %dx%dx%d", c->name,
-				  (int)ta.shape[0], (int)tb.shape[1], (int)ta.shape[1]);
+				  (int)M, (int)N, (int)K);
 	int prec = IR_PRECISION_TF32;
 	if (!is_none(c, 3)) {
 		sv p = c->v[3];
@@ -919,8 +924,8 @@ static bool b_dot(call *c, sv *out)
 		rk = IR_F64;
 	else
 		rk = od.kind == IR_F16 ? IR_F16 : IR_F32;
-	int32_t sh[2] = {ta.shape[0], tb.shape[1]};
-	ir_type rt = ir_block(ir_scalar(rk), 2, sh);
+	int32_t sh[3] = {ta.shape[0], r == 3 ? M : N, N};
+	ir_type rt = ir_block(ir_scalar(rk), r, sh);
 	int acc;
 	if (is_none(c, 2)) {
 		acc = sema_const(c->s, loc, rt, 0, 0.0);
@@ -1473,7 +1478,8 @@ static bool bind(sema *s, ast_node *node, const char *name, const char *const *p
 static bool eval_args(sema *s, ast_node *n, sv *pos, const char **kwn, sv *kwv)
 {
 	if (n->call.args.n > MAXARGS || n->call.kwargs.n > MAXARGS)
-		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "too many arguments");
+		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "a call with more than %d positional or %d keyword "
+				  "arguments is not supported", MAXARGS, MAXARGS);
 	for (int i = 0; i < n->call.args.n; i++) {
 		ast_node *a = n->call.args.items[i];
 		if (a->kind == AST_STARRED)
@@ -1669,7 +1675,8 @@ bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out)
 		return sema_module_attr(s, loc, v.s, name, out);
 	if (v.kind == SV_TENSOR) {
 		ir_type t = sema_type(s, v.id);
-		if (!strcmp(name, "dtype")) {
+		/* a scalar's type is its dtype (Out.type.element_ty for a pointer) */
+		if (!strcmp(name, "dtype") || (!strcmp(name, "type") && t.rank == 0)) {
 			*out = mk_dtype(t);
 			return true;
 		}

@@ -398,8 +398,10 @@ static void check_dot(verifier *v, const ir_op *op)
 	if (!arity(v, op, 3, false, 1, 0))
 		return;
 	ir_type a = arg(v, op, 0), b = arg(v, op, 1), c = arg(v, op, 2);
-	if (a.rank != 2 || b.rank != 2 || c.rank != 2 || a.shape[1] != b.shape[0] || a.shape[0] != c.shape[0] ||
-	    b.shape[1] != c.shape[1])
+	int r = a.rank; /* 3-D: a batch along dim 0 */
+	if ((r != 2 && r != 3) || b.rank != r || c.rank != r || a.shape[r - 1] != b.shape[r - 2] ||
+	    a.shape[r - 2] != c.shape[r - 2] || b.shape[r - 1] != c.shape[r - 1] ||
+	    (r == 3 && (a.shape[0] != b.shape[0] || a.shape[0] != c.shape[0])))
 		fail(v, op, "shapes %s x %s + %s do not chain", tstr(v, a), tstr(v, b), tstr(v, c));
 	if (a.kind != b.kind || !(a.kind == IR_F16 || a.kind == IR_BF16 || a.kind == IR_F32 || a.kind == IR_I8))
 		fail(v, op, "operand types %s and %s are not fp16, bf16, fp32 or i8 pairs", tstr(v, a), tstr(v, b));

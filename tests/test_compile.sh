@@ -209,20 +209,44 @@ check "fp16 matmul compiles" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "
 cp "$T/out" "$T/mm.log"
 check "fp16 matmul: mma.sync" grep -q "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" "$T/mm.compute_80.ptx"
 check "fp16 matmul: ldmatrix for A" grep -q "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "$T/mm.compute_80.ptx"
-check "fp16 matmul: ldmatrix.trans for B" grep -q "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" "$T/mm.compute_80.ptx"
+check "fp16 matmul: ldmatrix.trans for B, two tiles at once" grep -q "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "$T/mm.compute_80.ptx"
+# the operands arrive by asynchronous copies into 3 stages: the loop waits
+# for all but the newest group (num_stages - 2 = 1), one barrier per
+# iteration, and no operand is loaded into registers
+check "fp16 matmul: 16-byte asynchronous copies" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %r" "$T/mm.compute_80.ptx"
+check "fp16 matmul: the loop waits for num_stages - 2 groups" grep -q "cp.async.wait_group 1;" "$T/mm.compute_80.ptx"
+check "fp16 matmul: every copy is waited for after the loop" grep -q "cp.async.wait_group 0;" "$T/mm.compute_80.ptx"
+check "fp16 matmul: no operand load into registers" bash -c "! grep -q 'ld.global' '$T/mm.compute_80.ptx'"
+check "fp16 matmul: one barrier in the loop" test "$(awk '/cp.async.wait_group 1;/{on=1} on&&/bar.sync/{n++} on&&/@%p[0-9]+ bra/{print n; exit}' "$T/mm.compute_80.ptx")" = 1
+check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: no fma chains" bash -c "! grep -q 'fma.rn.f32' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
 	test "$(grep -c 'mma.sync' "$T/mm.compute_80.ptx")" = 16
 check "fp16 matmul: no spills" grep -q "matmul_kernel_0: sm_90: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm.log"
 check "fp16 matmul: generated C compiles" $CC $CFLAGS_GEN -c "$T/mm.c" -o "$T/mm.o"
-# the K loop's two loads issued one iteration ahead: a prologue load
-# before the loop and one at the top of the body each (num_stages >= 2)
+# the K loop's two loads as rings of num_stages (3) tiles: copies for
+# iterations 0 and 1 before the loop, the body waits, reads its tiles and
+# copies iteration i + 2; no load is left
 MMIR=("$TILEC" ir $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32
 	-D GROUP_SIZE_M=8)
 check "tilec ir --pipelined" "${MMIR[@]}" --pipelined
 cp "$T/out" "$T/pipelined.ir"
-check "pipelined: four loads" test "$(grep -c '= load ' "$T/pipelined.ir")" = 4
-check "pipelined: the loop carries both tiles" grep -qE "^    yield %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+$" "$T/pipelined.ir"
+check "pipelined: two rings of 3 tiles" test "$(grep -cE 'local_alloc : smem<3x(64x32|32x64)xfp16>' "$T/pipelined.ir")" = 2
+check "pipelined: six copies" test "$(grep -c 'async_copy ' "$T/pipelined.ir")" = 6
+check "pipelined: no load left" bash -c "! grep -q '= load ' '$T/pipelined.ir'"
+check "pipelined: the body starts by waiting for its tiles" grep -qE "^    async_wait pending=1$" "$T/pipelined.ir"
+check "pipelined: two reads of the current tiles" test "$(grep -c 'local_load ' "$T/pipelined.ir")" = 2
+check "pipelined: all copies done after the loop" grep -qE "^  async_wait pending=0$" "$T/pipelined.ir"
+check "tilec ir -ns 5 --pipelined" "${MMIR[@]}" -ns 5 --pipelined
+cp "$T/out" "$T/pipelined5.ir"
+check "num_stages 5: rings of 5 tiles" grep -q 'smem<5x64x32xfp16>' "$T/pipelined5.ir"
+check "num_stages 5: copies for 4 iterations ahead" test "$(grep -c 'async_copy ' "$T/pipelined5.ir")" = 10
+check "num_stages 5: the body waits for all but 3 groups" grep -q 'async_wait pending=3' "$T/pipelined5.ir"
+# for targets without cp.async (below sm_80): loads one iteration ahead
+check "tilec ir --pipelined=registers" "${MMIR[@]}" --pipelined=registers
+cp "$T/out" "$T/registers.ir"
+check "registers: four loads" test "$(grep -c '= load ' "$T/registers.ir")" = 4
+check "registers: the loop carries both tiles" grep -qE "^    yield %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+$" "$T/registers.ir"
 check "tilec ir -ns 1 --pipelined" "${MMIR[@]}" -ns 1 --pipelined
 check "num_stages 1: two loads, not pipelined" test "$(grep -c '= load ' "$T/out")" = 2
 T3K=tests/gpu/kernels/tier3.py

@@ -60,10 +60,11 @@ static const kcase cases[] = {
 	{KDIR "helpers.py", "hypot_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	{KDIR "matmul.py", "matmul_kernel",
 	 "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1, 32, 32, 32, 4", 4, NULL, "mma.sync", "fma.rn.f32"},
-	/* Pointers advanced in the loop keep their 16-byte alignment; % M keeps runs. */
+	/* Pointers advanced in the loop keep their 16-byte alignment; % M keeps
+	 * runs: 16-byte asynchronous copies, no narrow loads. */
 	{KDIR "matmul.py", "matmul_kernel",
 	 "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 32, 32, 32, 4", 4, NULL,
-	 "ld.global.v4.b32", "ld.global.b16"},
+	 "cp.async.cg.shared.global", "ld.global.b16"},
 	{KDIR "matmul.py", "matmul_fp32_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 16, 16, 16", 4, NULL,
 	 "cvt.rna.tf32.f32", NULL},
 };
