@@ -1,8 +1,11 @@
-/* racecheck.c - a small C driver for compute-sanitizer: launches the two
- * tier-2 reductions of .gpu/race/race.{c,h} (a row softmax: warp shuffles and
- * a cross-warp exchange through shared memory; a column sum over a
- * 256-row tile) on awkward shapes, checks the statuses and a few values, so
- * that racecheck and memcheck watch tile's shared-memory code run. */
+/* racecheck.c - a small C driver for compute-sanitizer: launches the
+ * kernels of .gpu/race/race.{c,h} on awkward shapes, checks the statuses
+ * and the values against plain C, so that racecheck and memcheck watch
+ * tile's shared-memory code run: a row softmax (warp shuffles and a
+ * cross-warp exchange through shared memory), a column sum over a 256-row
+ * tile, a matmul pipelined through 3-stage rings of asynchronous copies
+ * (a K tail masked off, ldmatrix from swizzled tiles) and causal attention
+ * (two dots per iteration, the second fed from registers). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,126 @@
 #include "common/gpu.h"
 
 enum { M = 200, N = 781 };
+
+/* fp16 <-> fp32 (round to nearest even; no NaN or overflow here) */
+static uint16_t to_half(float f)
+{
+	union { float f; uint32_t u; } v = {f};
+	uint32_t sign = (v.u >> 16) & 0x8000, a = v.u & 0x7fffffff;
+	if (a < 0x38800000) { /* subnormal halves */
+		float m = fabsf(f) * 16777216.0f; /* units of 2^-24 */
+		uint32_t q = (uint32_t)nearbyintf(m);
+		return (uint16_t)(sign | q);
+	}
+	uint32_t h = (a - 0x38000000) >> 13, rem = a & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+static float from_half(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0)
+		return (sign ? -1.0f : 1.0f) * ldexpf((float)m, -24);
+	union { uint32_t u; float f; } v = {sign | ((e + 112) << 23) | (m << 13)};
+	return v.f;
+}
+
+static uint16_t *halves(int n, int seed)
+{
+	uint16_t *p = malloc(sizeof *p * (size_t)n);
+	for (int i = 0; p && i < n; i++)
+		p[i] = to_half((float)(((i + seed) * 7919) % 201 - 100) / 100.0f);
+	return p;
+}
+
+/* The pipelined matmul: C = A B, fp16 in and out, K with a tail. */
+static int check_matmul(void)
+{
+	enum { MM = 200, MN = 144, MK = 1008 }; /* K: a tail of 16 past 31 blocks of 32 */
+	uint16_t *a = halves(MM * MK, 1), *b = halves(MK * MN, 2), *c = malloc(sizeof(uint16_t) * MM * MN);
+	gpu_ptr da = 0, db = 0, dc = 0;
+	if (!a || !b || !c || gpu_check(gpu.alloc(&da, 2 * MM * MK), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&db, 2 * MK * MN), "cuMemAlloc") || gpu_check(gpu.alloc(&dc, 2 * MM * MN), "cuMemAlloc") ||
+	    gpu_check(gpu.htod(da, a, 2 * MM * MK), "cuMemcpyHtoD") || gpu_check(gpu.htod(db, b, 2 * MK * MN), "cuMemcpyHtoD"))
+		return 1;
+	tile_status st = race_matmul(NULL, da, db, dc, MM, MN, MK, MK, 1, MN, 1, MN, 1);
+	if (st != TILE_SUCCESS) {
+		fprintf(stderr, "race_matmul: %s: %s\n", tile_status_string(st), tile_last_error());
+		return 1;
+	}
+	if (gpu_check(gpu.sync(), "cuCtxSynchronize") || gpu_check(gpu.dtoh(c, dc, 2 * MM * MN), "cuMemcpyDtoH"))
+		return 1;
+	int bad = 0;
+	for (int i = 0; i < MM; i++)
+		for (int j = 0; j < MN; j++) {
+			double s = 0;
+			for (int k = 0; k < MK; k++)
+				s += (double)from_half(a[i * MK + k]) * from_half(b[k * MN + j]);
+			bad += fabs(s - from_half(c[i * MN + j])) > 2e-2 + 2e-3 * fabs(s);
+		}
+	printf("racecheck: pipelined matmul right: %s\n", bad ? "NO" : "yes");
+	gpu.free(da);
+	gpu.free(db);
+	gpu.free(dc);
+	free(a);
+	free(b);
+	free(c);
+	return bad != 0;
+}
+
+/* Causal attention, one head of 256 rows, head dim 64. */
+static int check_attention(void)
+{
+	enum { T = 256, D = 64 };
+	uint16_t *q = halves(T * D, 3), *k = halves(T * D, 4), *v = halves(T * D, 5), *o = malloc(sizeof(uint16_t) * T * D);
+	gpu_ptr dq = 0, dk = 0, dv = 0, dout = 0;
+	const float scale = 0.125f;
+	size_t bytes = sizeof(uint16_t) * T * D;
+	if (!q || !k || !v || !o || gpu_check(gpu.alloc(&dq, bytes), "cuMemAlloc") || gpu_check(gpu.alloc(&dk, bytes), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&dv, bytes), "cuMemAlloc") || gpu_check(gpu.alloc(&dout, bytes), "cuMemAlloc") ||
+	    gpu_check(gpu.htod(dq, q, bytes), "cuMemcpyHtoD") || gpu_check(gpu.htod(dk, k, bytes), "cuMemcpyHtoD") ||
+	    gpu_check(gpu.htod(dv, v, bytes), "cuMemcpyHtoD"))
+		return 1;
+	tile_status st = race_attn(NULL, T / 128, 1, 1, dq, dk, dv, dout, scale, T * D, T * D, D, 1, T);
+	if (st != TILE_SUCCESS) {
+		fprintf(stderr, "race_attn: %s: %s\n", tile_status_string(st), tile_last_error());
+		return 1;
+	}
+	if (gpu_check(gpu.sync(), "cuCtxSynchronize") || gpu_check(gpu.dtoh(o, dout, bytes), "cuMemcpyDtoH"))
+		return 1;
+	int bad = 0;
+	static double p[T];
+	for (int i = 0; i < T; i++) {
+		double mx = -1e30, sum = 0;
+		for (int j = 0; j <= i; j++) {
+			double s = 0;
+			for (int d = 0; d < D; d++)
+				s += (double)from_half(q[i * D + d]) * from_half(k[j * D + d]);
+			p[j] = s * scale;
+			mx = p[j] > mx ? p[j] : mx;
+		}
+		for (int j = 0; j <= i; j++)
+			sum += p[j] = exp(p[j] - mx);
+		for (int d = 0; d < D; d++) {
+			double acc = 0;
+			for (int j = 0; j <= i; j++)
+				acc += p[j] * from_half(v[j * D + d]);
+			bad += fabs(acc / sum - from_half(o[i * D + d])) > 1e-2;
+		}
+	}
+	printf("racecheck: causal attention right: %s\n", bad ? "NO" : "yes");
+	gpu.free(dq);
+	gpu.free(dk);
+	gpu.free(dv);
+	gpu.free(dout);
+	free(q);
+	free(k);
+	free(v);
+	free(o);
+	return bad != 0;
+}
 
 int main(void)
 {
@@ -55,6 +178,8 @@ int main(void)
 		bad += fabs(s - col[c]) > 1e-3 * (1 + fabs(s));
 	}
 	printf("racecheck: softmax rows sum to 1, column sums right: %s\n", bad ? "NO" : "yes");
+	bad += check_matmul();
+	bad += check_attention();
 	gpu.free(dx);
 	gpu.free(dy);
 	gpu.free(dcol);
