@@ -99,7 +99,7 @@ def matmul_int8_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOC
                     mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0)
         b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :],
                     mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
