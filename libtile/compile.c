@@ -9,7 +9,8 @@
  * each kernel's registers, spills and static shared memory. With no ptxas
  * the images are PTX (one per arch) and a warning says so.
  */
-#include "internal.h"
+#include "compile.h"
+#include "passes/passes.h"
 
 #include <stdlib.h>
 #include <string.h>

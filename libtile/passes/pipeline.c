@@ -17,7 +17,7 @@
  * are left for LLVM to delete. Nothing else moves, and since the body
  * stores nothing, loading earlier reads the same memory.
  */
-#include "internal.h"
+#include "passes/passes.h"
 
 #include <string.h>
 

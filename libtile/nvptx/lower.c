@@ -23,7 +23,7 @@
  * broadcast find it without moving data. for/if/while become LLVM loops
  * and branches with one phi per register of each carried value.
  */
-#include "internal.h"
+#include "nvptx/nvptx.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
  * ieee multiply the fp32 values themselves); float sums
  * reduce pairwise (the GPU's tree order differs by rounding only).
  */
-#include "internal.h"
+#include "ir/ir.h"
 
 #include <limits.h>
 #include <math.h>
