@@ -13,10 +13,12 @@
 #include "analysis/analysis.h"
 
 /* ======================================================================
- * lower.c - tile IR to LLVM IR (nvptx64-nvidia-cuda) under the layouts
+ * lower.c and the op families beside it (memory.c, math.c, reduce.c,
+ * convert.c, dot_fma.c, dot_mma.c) - tile IR to LLVM IR
+ * (nvptx64-nvidia-cuda) under the layouts
  * target.c - target machines, libdevice, the O3 pipeline, PTX, ptxas
  *
- * Only these files (and compile.c) include llvm-c; the opaque LLVM handles
+ * Only nvptx/ (and compile.c) includes llvm-c; the opaque LLVM handles
  * are forward-declared here so the interfaces need no LLVM header.
  * ====================================================================== */
 
