@@ -1,5 +1,6 @@
 # Makefile - driven by build.sh (which finds LLVM and installs dependencies).
-# Every libtile/*.c goes into libtile.a, every codegen/*.c into tilec, every
+# Every libtile/*.c and libtile/PHASE/*.c goes into libtile.a (includes are
+# written from libtile/, as "ir/ir.h"), every codegen/*.c into tilec, every
 # tests/test_*.c becomes a test program built with ASan and UBSan.
 
 LLVM_CONFIG ?= llvm-config-19
@@ -16,8 +17,8 @@ LIBS = $(LLVM_LIBS) -lz -lpthread -ldl -lm
 # libraries: loading the shared libLLVM costs every tilec run ~15 ms.
 TILEC_LLVM_LIBS ?= $(LLVM_LIBS)
 
-LIB_SRC := $(wildcard libtile/*.c)
-LIB_HDR := $(wildcard libtile/*.h)
+LIB_SRC := $(wildcard libtile/*.c libtile/*/*.c)
+LIB_HDR := $(wildcard libtile/*.h libtile/*/*.h)
 TILEC_SRC := $(wildcard codegen/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 LOADER_SRC := $(sort $(wildcard loader/*))

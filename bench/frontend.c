@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "front/front.h"
 
 static double now_ms(void)
 {

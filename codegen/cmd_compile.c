@@ -21,7 +21,8 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
-#include "internal.h"
+#include "compile.h"
+#include "front/front.h"
 
 static const char usage_text[] =
 	"usage: tilec compile FILE.py -n KERNEL -s SIGNATURE [-s SIGNATURE]... [options]\n"

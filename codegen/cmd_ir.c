@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "internal.h"
+#include "front/front.h"
+#include "passes/passes.h"
 
 static void usage(FILE *f)
 {

@@ -23,7 +23,7 @@
 
 #include "../tile.h"
 #include "cmd.h"
-#include "internal.h"
+#include "pack/pack.h"
 
 #define MAX_INPUTS 16
 

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "internal.h"
+#include "front/front.h"
 
 static const char usage_text[] =
 	"usage: tilec run FILE -n KERNEL -s SIGNATURE -g X[,Y[,Z]] [--arg SPEC]... [options]\n"

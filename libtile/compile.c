@@ -9,7 +9,8 @@
  * each kernel's registers, spills and static shared memory. With no ptxas
  * the images are PTX (one per arch) and a warning says so.
  */
-#include "internal.h"
+#include "compile.h"
+#include "passes/passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,16 +157,18 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	if (st != TILEC_OK)
 		return st;
 	out->nimages = nimg;
-	out->ptx_only = !ptxas;
-	int per = ptxas ? opt->narchs : 1;
+	/* no cubin (no ptxas, or compute_XX targets only): one entry per kernel */
+	bool cubins = ptxas && opt->narchs > 0;
+	out->ptx_only = !cubins;
+	int per = cubins ? opt->narchs : 1;
 	out->nkernels = n * per;
 	for (int k = 0; k < n; k++)
 		for (int i = 0; i < per; i++) {
 			/* PTX only: resources are unknown but shared memory. */
 			compile_kernel_info *ki = &out->kernels[k * per + i];
 			ki->symbol = symbols[k];
-			ki->arch = ptxas ? opt->archs[i] : first_arch;
-			if (!ptxas)
+			ki->arch = cubins ? opt->archs[i] : first_arch;
+			if (!cubins)
 				ki->shared_static = shared[k];
 			if (dynamic[k]) {
 				ki->shared_static = 0;

@@ -4,7 +4,7 @@
 #ifndef TILE_TEST_IR_BUILD_H
 #define TILE_TEST_IR_BUILD_H
 
-#include "internal.h"
+#include "ir/ir.h"
 
 static src_file irb_file = {"kernel.py", "line1\nline2\nline3\nline4\nline5\nline6\nline7\nline8\nline9\n", 54};
 

@@ -7,7 +7,7 @@
 #include "tile.h"
 
 #include "check.h"
-#include "internal.h"
+#include "pack/pack.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -224,6 +224,15 @@ check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
 	test "$(grep -c 'mma.sync' "$T/mm.compute_80.ptx")" = 16
 check "fp16 matmul: no spills" grep -q "matmul_kernel_0: sm_90: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm.log"
 check "fp16 matmul: generated C compiles" $CC $CFLAGS_GEN -c "$T/mm.c" -o "$T/mm.o"
+# compute_XX alone: a blob of PTX only, which still records the shared
+# memory its rings need (the launch passes it)
+check "fp16 matmul for compute_80 only" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
+	-D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
+	--arch compute_80 -o "$T/mm80"
+"$TILEC" inspect "$T/mm80.c" >"$T/inspect80" 2>&1
+check "compute_80 only: one PTX image" bash -c "grep -q 'image 0: group 0, ptx sm_80' '$T/inspect80' && ! grep -q 'image 1' '$T/inspect80'"
+check "compute_80 only: the rings' 96 KB of dynamic shared memory" grep -q "shared 0 static + 98304 dynamic" "$T/inspect80"
+check "--no-ptx with compute_XX only is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch compute_80 --no-ptx -o '$T/none' 2>'$T/none.err' && grep -q 'leaves nothing to compile' '$T/none.err'"
 # the K loop's two loads as rings of num_stages (3) tiles: copies for
 # iterations 0 and 1 before the loop, the body waits, reads its tiles and
 # copies iteration i + 2; no load is left

@@ -2,7 +2,7 @@
  * small reference evaluator here (Python semantics), precedence, errors
  * with their carets, validation and the round trip through gridexpr_format. */
 #include "check.h"
-#include "internal.h"
+#include "pack/pack.h"
 
 #include <stdlib.h>
 

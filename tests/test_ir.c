@@ -1,6 +1,6 @@
 /* test_ir.c - the IR builder, types and dump. */
 #include "check.h"
-#include "internal.h"
+#include "ir/ir.h"
 
 int main(void)
 {

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "internal.h"
+#include "front/front.h"
+#include "passes/passes.h"
 
 #define KDIR "tests/kernels/"
 

@@ -1,6 +1,6 @@
 /* test_lex.c - the tokenizer on tricky inputs: indentation, line joining,
  * strings, numbers, operators, and every lexical error with its location. */
-#include "internal.h"
+#include "front/syntax.h"
 #include "check.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* test_lower.c - GPU code generation from hand-built IR: layouts, vector
  * widths from axis info, the PTX the back end emits, ptxas, diagnostics. */
 #include "check.h"
-#include "internal.h"
+#include "compile.h"
 #include "ir_build.h"
 
 #include <stdlib.h>

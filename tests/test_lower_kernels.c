@@ -5,7 +5,8 @@
  * that matter for speed: warp shuffles in row reductions, 16-byte
  * accesses, libdevice inlined. */
 #include "check.h"
-#include "internal.h"
+#include "compile.h"
+#include "front/front.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,7 @@
  * decorators, imports and globals, AST dumps of kernels, every diagnostic
  * (syntax errors reported inside kernels, host code skipped silently, the
  * kernel-language check), and the fuzz target over mutated inputs. */
-#include "internal.h"
+#include "front/syntax.h"
 #include "check.h"
 
 #include <stdlib.h>

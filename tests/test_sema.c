@@ -3,7 +3,7 @@
  * codes of failures, and a 200-line file of 14 kernels. */
 
 #include "check.h"
-#include "internal.h"
+#include "front/front.h"
 
 static const char *src =
 	"import triton\n"

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "internal.h"
+#include "front/front.h"
 
 /* A kernel argument: a host buffer (data, size in bytes) or, with data
  * NULL, an integer scalar. */

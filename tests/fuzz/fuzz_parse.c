@@ -2,7 +2,7 @@
  * the parser with its recovery, the kernel-language check on every @jit
  * function found, and the AST dumps. Any input must end in a status, never
  * a crash, a hang or a leak; everything lives in one arena per input. */
-#include "internal.h"
+#include "front/syntax.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -6,10 +6,11 @@
 # otherwise with $CC (gcc) and the plain driver tests/fuzz/driver.c, with
 # the same sanitizers. FUZZ_ENGINE=libfuzzer|driver forces one. Seeds come
 # from tests/fuzz/corpus/TARGET/ (libFuzzer grows a copy under BUILD). A
-# target that includes libtile's internal.h is linked with an archive of the
-# libtile sources that do not use LLVM, built by the same compiler (one
-# sanitizer runtime). A target that needs more gives extra compile
-# arguments on a comment line `fuzz-extra: ARGS` (shell words, expanded).
+# target that includes a libtile header ("front/syntax.h", ...) is linked
+# with an archive of the libtile sources that do not use LLVM (all but
+# nvptx/ and compile.c), built by the same compiler (one sanitizer
+# runtime). A target that needs more gives extra compile arguments on a
+# comment line `fuzz-extra: ARGS` (shell words, expanded).
 # Prints one line per target; exits non-zero when a target fails to build
 # or crashes.
 set -u
@@ -52,9 +53,11 @@ libtile_archive() {
 	fi
 	rm -rf "$out/obj-$engine" "$lib"
 	mkdir -p "$out/obj-$engine"
-	for f in libtile/*.c; do
-		grep -q 'llvm-c/' "$f" && continue
-		obj=$out/obj-$engine/$(basename "$f" .c).o
+	for f in $(find libtile -name '*.c' | sort); do
+		case "$f" in libtile/nvptx/* | libtile/compile.c) continue ;; esac
+		obj=${f#libtile/}
+		obj=$out/obj-$engine/${obj//\//_}
+		obj=${obj%.c}.o
 		# shellcheck disable=SC2086
 		$cc -std=c11 $common $san -c "$f" -o "$obj" >>"$out/libtile.log" 2>&1 || return 1
 	done
@@ -68,7 +71,7 @@ for name in "${targets[@]}"; do
 	mkdir -p "$seeds"
 	words=$(grep -m 1 -o 'fuzz-extra:.*' "$src" | sed -e 's/^fuzz-extra://' -e 's|\*/.*||' || true)
 	eval "extra=($words)"
-	if grep -q '#include "internal.h"' "$src"; then
+	if grep -qE '#include "(base|ir|front|passes|pack|analysis)/' "$src"; then
 		if ! lib=$(libtile_archive); then
 			echo "$name: building libtile failed"
 			tail -n 20 "$out/libtile.log"

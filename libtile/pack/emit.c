@@ -11,7 +11,7 @@
  * lacks a grid program the launch function takes the grid from the caller.
  * The files are written all or nothing (temporaries renamed into place).
  */
-#include "internal.h"
+#include "pack/pack.h"
 
 #include <errno.h>
 #include <stdio.h>

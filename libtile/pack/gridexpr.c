@@ -10,7 +10,7 @@
  * a meta lookup, "meta['BLOCK']", are accepted too. gridexpr_format turns a
  * program back into an expression for `tilec inspect`.
  */
-#include "internal.h"
+#include "pack/pack.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * strbuf is the one heap-owned helper: it builds diagnostics and output text
  * whose size is not known in advance.
  */
-#include "internal.h"
+#include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -32,7 +32,7 @@
  * the next iteration's (masked off past the end of the loop) and the dots
  * read the tile carried in from the previous iteration.
  */
-#include "internal.h"
+#include "passes/passes.h"
 
 #include <string.h>
 

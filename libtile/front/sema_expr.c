@@ -11,7 +11,7 @@
  * broadcast becomes an explicit CAST, SPLAT, EXPAND_DIMS or BROADCAST op so
  * that elementwise operands have identical types, as the IR requires.
  */
-#include "internal.h"
+#include "front/sema.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
  * loop) complete when they are issued; commits, waits and barriers have
  * nothing to wait for. A ring is its value's slots.
  */
-#include "internal.h"
+#include "ir/ir.h"
 
 #include <limits.h>
 #include <math.h>

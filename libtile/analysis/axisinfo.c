@@ -13,7 +13,7 @@
  * the values the body yields (a fixpoint of gcds). The only consumer is
  * the width of memory accesses, so facts are conservative where unsure.
  */
-#include "internal.h"
+#include "analysis/analysis.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
  * identical grid programs are shared, and nothing depends on addresses or
  * time: the same description gives the same bytes.
  */
-#include "internal.h"
+#include "pack/pack.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  * A plain assignment turns a Python number into a tensor (Triton's
  * `_sanitize_value`); `x: tl.constexpr = ...` keeps it a constexpr.
  */
-#include "internal.h"
+#include "front/sema.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -11,7 +11,7 @@
  * problem is an error at the op's location; the walk goes on so that one run
  * reports them all.
  */
-#include "internal.h"
+#include "ir/ir.h"
 
 #include <stdlib.h>
 #include <string.h>

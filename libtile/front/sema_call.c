@@ -12,7 +12,7 @@
  * writes in its own language (sigmoid, cdiv, zeros, softmax) are expanded
  * into the same operations it would produce.
  */
-#include "internal.h"
+#include "front/sema.h"
 
 #include <math.h>
 #include <stdarg.h>

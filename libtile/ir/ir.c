@@ -7,7 +7,7 @@
  * %N value names and types spelled as Triton spells them, so golden tests
  * stay readable.
  */
-#include "internal.h"
+#include "ir/ir.h"
 
 #include <string.h>
 

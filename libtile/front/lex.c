@@ -12,7 +12,7 @@
  * The first error stops the lexer: a file with a lexical error is not
  * Python, so nothing after it matters.
  */
-#include "internal.h"
+#include "front/syntax.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * "path:line:col: error: message", the source line, and a caret under the
  * column. libtile never prints; tilec prints the text when a call fails.
  */
-#include "internal.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * The dump prints expressions inline and statements one per line, indented,
  * so golden tests read like the source they came from.
  */
-#include "internal.h"
+#include "front/syntax.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@
  * in registers across iterations and the rest of the kernel treats it as
  * any blocked value.
  */
-#include "internal.h"
+#include "analysis/analysis.h"
 
 #include <string.h>
 

@@ -19,7 +19,7 @@
  * functions, whose decorators are classified through the imports seen so
  * far (a decorator runs when its def does, so later imports do not count).
  */
-#include "internal.h"
+#include "front/syntax.h"
 
 #include <stdio.h>
 #include <string.h>

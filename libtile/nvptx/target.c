@@ -11,7 +11,7 @@
  * with -v, whose report gives registers, spills and shared memory. Nothing
  * here prints; every failure is a diagnostic and a status.
  */
-#include "internal.h"
+#include "nvptx/nvptx.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,158 @@
+/* analysis.h - facts about a specialized kernel that the GPU lowering needs,
+ * computed from the IR without changing it.
+ *
+ * Axis info (axisinfo.c) says how values vary along each dimension and so
+ * how wide memory accesses may be; the layout plan (layout.c) says which
+ * thread holds which element of every block value. Both are plain data
+ * over value ids, read by nvptx/; they depend on the IR only (whether the
+ * targets have tensor cores is an argument).
+ */
+#ifndef TILE_ANALYSIS_H
+#define TILE_ANALYSIS_H
+
+#include "ir/ir.h"
+
+/* ======================================================================
+ * axisinfo.c - contiguity, divisibility and constancy of integer and
+ * pointer values, per dimension (Triton's AxisInfo); it decides how wide
+ * memory accesses may be
+ * ====================================================================== */
+
+typedef struct axis_info {
+	int64_t contiguity[IR_MAX_RANK];   /* runs of values increasing by one */
+	int64_t divisibility[IR_MAX_RANK]; /* power of two dividing each run's first value (bytes for pointers) */
+	int64_t constancy[IR_MAX_RANK];    /* runs of equal values */
+} axis_info;
+
+/* One entry per value id (scalars use index 0), allocated in `a`. */
+tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info **out);
+/* How many consecutive elements of the last dimension one access of the
+ * pointer block `ptr` (with `mask`, -1 for none) may cover: contiguity,
+ * alignment, mask constancy and 16 bytes. */
+int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask);
+/* The same along dimension `dim` (accesses running down that dim). */
+int axis_vector_width_dim(const ir_func *f, const axis_info *ai, int ptr, int mask, int dim);
+
+/* ======================================================================
+ * layout.c - distributed layouts: which thread holds which element
+ *
+ * A layout maps each element of a block to (thread, register). BLOCKED is
+ * Triton's BlockedEncoding (powers of two everywhere); SLICE is a parent
+ * layout with one dimension removed (reduction results, expand_dims
+ * sources). Every coordinate is a sum of lane and warp bit fields plus a
+ * per-register constant. mma.sync's accumulator is such a blocked layout
+ * (flagged `mma`: the dot producing it runs on tensor cores). A layout
+ * applies to any shape of its rank: dims smaller than the CTA tile
+ * replicate, larger ones wrap.
+ * ====================================================================== */
+
+typedef enum layout_kind { LAYOUT_BLOCKED = 1, LAYOUT_SLICE = 2 } layout_kind;
+
+typedef struct layout layout;
+struct layout {
+	layout_kind kind;
+	int rank;
+	int32_t size_per_thread[IR_MAX_RANK]; /* BLOCKED */
+	int32_t threads_per_warp[IR_MAX_RANK];
+	int32_t warps_per_cta[IR_MAX_RANK];
+	int32_t order[IR_MAX_RANK];           /* dims, fastest-varying first */
+	int dim;                              /* SLICE: the parent's removed dim */
+	const layout *parent;                 /* SLICE */
+	bool mma;                             /* BLOCKED: mma.sync's accumulator (layout_mma) */
+};
+
+/* A layout applied to one shape, flattened to a blocked layout over an
+ * equal-or-higher-rank shape (slices reinsert their dims with size 1). */
+typedef struct layout_map {
+	const layout *blocked;
+	int rank;                  /* of the blocked layout */
+	int32_t shape[IR_MAX_RANK];
+	int nregs;                 /* registers (elements) per thread */
+	int32_t regs_per_dim[IR_MAX_RANK];
+	int8_t dim_of[IR_MAX_RANK]; /* the map's dim of each dim of the value */
+} layout_map;
+
+/* How a 2-D tile is laid out in shared memory: stored rows of the
+ * contiguous dim (the value's dim 1, or dim 0 when transposed), 16-byte
+ * chunks XOR-swizzled so that 8 consecutive rows read at one chunk column
+ * (an ldmatrix phase, a column of 16-byte copies) hit distinct banks:
+ * element (row r, byte b of the row) is at
+ *   r * row_bytes + ((b / 16) ^ ((r / per_phase) % max_phase)) * 16 + b % 16
+ * (Triton's shared encoding with vec = 16 bytes). */
+typedef struct smem_layout {
+	bool transposed;          /* stored rows run along the value's dim 0 */
+	int elem_bytes;
+	int rows, row_bytes;      /* of the stored tile */
+	int per_phase, max_phase;
+	uint32_t tile_bytes;      /* one tile of a ring */
+} smem_layout;
+
+/* The swizzled layout of an R x C tile of elem_bytes elements. */
+smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed);
+void smem_layout_str(strbuf *sb, const smem_layout *s);
+
+/* The layouts of a kernel for num_warps * 32 threads. Values computed
+ * from constants, aranges and splats alone are rematerialized in whatever
+ * layout a use needs; others move between layouts through shared memory. */
+typedef struct layout_plan {
+	const layout **of;       /* per value id; NULL for scalars */
+	bool *remat;             /* per value id: cheap to recompute in any layout */
+	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
+	bool tensor_cores;       /* every target is sm_80 or newer (mma.sync, cvt.rna.tf32) */
+	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
+	const smem_layout **ring;  /* its tiles' layout */
+	const layout **copy;       /* the layout its asynchronous copies read their pointers in */
+	bool *view;              /* per value id: a LOCAL_LOAD only tensor-core dots read, straight
+	                            from shared memory (it has no registers) */
+} layout_plan;
+
+/* Memory ops' layouts use 16-byte vectors where axis info allows; with
+ * tensor_cores (every target sm_80 or newer) the dots layout_dot_mma
+ * accepts produce layout_mma. */
+tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
+			   bool tensor_cores, layout_plan *out);
+/* The accumulator layout of mma.sync m16n8 over a wm x wn grid of warps:
+ * per warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each
+ * 16x8 tile, which is blocked spt [1,2], tpw [8,4], wpc [wm,wn] except
+ * that along M (flagged `mma`) a warp's rows come in 16-row tiles whose
+ * rows 8 apart are registers of one thread, as the instruction wants. */
+layout *layout_mma(arena *a, int wm, int wn);
+/* Triton's warps for an M x N mma.sync accumulator: wm along M, wn along N
+ * (wm * wn = num_warps); `chained`: the dot feeds, or is fed by, another. */
+void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn);
+/* A dot mma.sync can run: fp16 operands with an fp32 or fp16 result, bf16
+ * or fp32 at "tf32" precision (the default) with an fp32 result, int8 with
+ * an int32 result; M a multiple of 16, N of 8, K of the instruction's
+ * depth (16, 8 for tf32, 32 for int8). */
+bool layout_dot_mma(const ir_func *f, const ir_op *op);
+/* A default blocked layout for a shape: `vec` consecutive elements of the
+ * last dim per thread, threads then warps filling dims fastest first. */
+layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);
+/* The same with `vec` elements along dim order[0], dims filled in `order`. */
+layout *layout_blocked_order(arena *a, int rank, const int32_t *shape, int num_warps, int vec, const int32_t *order);
+layout *layout_slice(arena *a, const layout *parent, int dim);
+bool layout_eq(const layout *x, const layout *y);
+layout_map layout_map_of(const layout *l, int rank, const int32_t *shape);
+/* The per-register constant part of register reg's coordinates (in the
+ * map's rank); registers run fastest along order[0], wraps outermost. */
+void layout_reg_coords(const layout_map *m, int reg, int32_t *coords);
+/* A register as per-dim register indices and back. */
+void layout_reg_split(const layout_map *m, int reg, int32_t *idx);
+int layout_reg_join(const layout_map *m, const int32_t *idx);
+/* How many consecutive registers hold consecutive elements along dim d
+ * (the chunk a thread owns), 1 when dim d is not the registers' fastest. */
+int layout_contig_regs(const layout_map *m, int d);
+/* Coordinate d of a thread's first element = (((lane >> lane_shift) &
+ * (lanes - 1)) * lane_scale + ((warp >> warp_shift) & (warps - 1)) *
+ * warp_scale); it is a replica (not the owner) when that is >= shape[d],
+ * otherwise no reduction of the modulo is needed. */
+typedef struct layout_field {
+	int lane_shift, lanes, warp_shift, warps;
+	int32_t lane_scale, warp_scale;
+} layout_field;
+layout_field layout_dim_field(const layout_map *m, int d);
+/* Same mapping of elements to (thread, register) for this shape. */
+bool layout_map_eq(const layout_map *x, const layout_map *y);
+void layout_str(strbuf *sb, const layout *l);
+
+#endif

@@ -1,0 +1,100 @@
+/* base.h - what every phase of libtile stands on: memory, text, source
+ * locations and diagnostics.
+ *
+ * A compilation allocates from an arena and frees it at once, so no phase
+ * frees piecemeal; strbuf is the growable text that dumps and diagnostics
+ * are written to; src_file and src_loc name places in a kernel's source;
+ * the tilec_ctx behind the public handle collects the diagnostics, which is
+ * how every entry point reports (libtile never prints, never exits).
+ * Nothing here knows about kernels or IR: this header includes only the
+ * public tilec.h and libc, and every other header of libtile includes it.
+ * Names are module-prefixed (arena_, sb_, diag_, src_, file_).
+ */
+#ifndef TILE_BASE_H
+#define TILE_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilec.h"
+
+#if defined(__GNUC__)
+#define TILE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TILE_PRINTF(f, a)
+#endif
+
+/* ======================================================================
+ * arena.c - bump allocation per compilation, growable strings
+ * ====================================================================== */
+
+typedef struct arena arena;
+
+arena *arena_new(void);
+void arena_free(arena *a);
+/* Zeroed, 16-byte aligned; NULL when out of memory. */
+void *arena_alloc(arena *a, size_t size);
+/* Grows a block obtained from this arena (copying); old may be NULL. */
+void *arena_realloc(arena *a, void *old, size_t old_size, size_t new_size);
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_strdup(arena *a, const char *s);
+char *arena_printf(arena *a, const char *fmt, ...) TILE_PRINTF(2, 3);
+
+/* A growable, always NUL-terminated byte buffer on the C heap. A failed
+ * allocation sets `failed` and further appends are ignored. */
+typedef struct strbuf {
+	char *data;
+	size_t len, cap;
+	bool failed;
+} strbuf;
+
+void sb_init(strbuf *sb);
+void sb_free(strbuf *sb);
+void sb_putn(strbuf *sb, const char *s, size_t n);
+void sb_puts(strbuf *sb, const char *s);
+void sb_putc(strbuf *sb, char c);
+void sb_printf(strbuf *sb, const char *fmt, ...) TILE_PRINTF(2, 3);
+void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
+/* The text ("" for an empty buffer); never NULL. */
+const char *sb_str(const strbuf *sb);
+
+/* ======================================================================
+ * diag.c - source files, locations and diagnostics
+ * ====================================================================== */
+
+typedef struct src_file {
+	const char *path; /* as given by the user */
+	const char *text; /* NUL-terminated */
+	size_t len;
+} src_file;
+
+/* 1-based line and column; file NULL means "no location". */
+typedef struct src_loc {
+	const src_file *file;
+	int line, col;
+} src_loc;
+
+struct tilec_ctx {
+	strbuf diags;
+	int errors, warnings;
+};
+
+/* "path:line:col: error: message", then the source line and a caret. */
+void diag_error(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF(3, 4);
+void diag_warning(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF(3, 4);
+void diag_note(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF(3, 4);
+void diag_verror(tilec_ctx *ctx, src_loc loc, const char *kind, const char *fmt, va_list ap);
+
+/* Reads a whole file into an arena; NUL-terminated. Emits a diagnostic and
+ * returns TILEC_ERR_IO on failure. */
+tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out);
+
+typedef enum { FILE_READ_OK, FILE_READ_NO_OPEN, FILE_READ_ERROR, FILE_READ_NOMEM } file_read_status;
+/* The whole file at path in *data (malloc'd, NUL-terminated) and *size (the
+ * NUL not counted); no diagnostics. After FILE_READ_NO_OPEN errno is
+ * fopen's. */
+file_read_status file_read(const char *path, uint8_t **data, size_t *size);
+
+#endif

@@ -1,0 +1,52 @@
+/* compile.h - the top of libtile: compile_module runs the whole pipeline
+ * from specialized tile IR to PTX and cubins.
+ *
+ * It is the one place that knows every phase: passes, analysis, nvptx, and
+ * pack's image kinds. compile_kernel_info, what ptxas reports per kernel
+ * and arch, is defined in nvptx/nvptx.h beside target_ptxas_info that fills
+ * it. Its users are tilec (codegen/) and the tests.
+ */
+#ifndef TILE_COMPILE_H
+#define TILE_COMPILE_H
+
+#include "nvptx/nvptx.h"
+#include "pack/pack.h"
+
+/* ======================================================================
+ * compile.c - the pass pipeline: verify, axis info, layouts, lowering,
+ * O3, PTX per arch, cubin per arch
+ * ====================================================================== */
+
+typedef struct compile_options {
+	int narchs;
+	const int *archs;        /* 80, 87, 90: one cubin each */
+	bool emit_ptx;           /* also a PTX image for forward compatibility */
+	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
+	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
+	bool debug_verify;       /* run ir_verify first */
+} compile_options;
+
+typedef struct compile_image {
+	int arch;
+	int kind;                /* BLOB_IMAGE_CUBIN or BLOB_IMAGE_PTX */
+	uint8_t *data;           /* in the arena; PTX is NUL-terminated, size without the NUL */
+	size_t size;
+} compile_image;
+
+typedef struct compile_result {
+	int nimages;
+	compile_image *images;   /* cubins in archs order, then the PTX */
+	int nkernels;
+	compile_kernel_info *kernels; /* kernel-major: kernels[k * ncubins + arch index] */
+	bool ptx_only;           /* no cubin: PTX images only (no ptxas, a warning says so; or
+	                            compute_XX targets only); kernels[] has one entry per kernel */
+} compile_result;
+
+/* Compiles n specialized kernels into ONE module per arch (entry names =
+ * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a
+ * warning, ptx_only. ptxas failing: TILEC_ERR_PTXAS with its output;
+ * LLVM's verifier failing: TILEC_ERR_LLVM. */
+tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
+			    int n, const compile_options *opt, compile_result *out);
+
+#endif

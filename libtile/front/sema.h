@@ -1,0 +1,111 @@
+/* sema.h - the internals of specialization: one module in three files.
+ *
+ * sema.c (the fe_* API, signature, statements, control flow, inlining),
+ * sema_expr.c (values, promotion, broadcasting, operators) and
+ * sema_call.c (tl.*, libdevice.*, methods, builtins) call each other
+ * freely: an expression contains calls, a call inlines a helper's
+ * statements, a statement evaluates expressions. This header is their
+ * shared interface, the one place the module's types and cross-file
+ * functions are declared; nothing outside front/ includes it.
+ */
+#ifndef TILE_FRONT_SEMA_H
+#define TILE_FRONT_SEMA_H
+
+#include "front/front.h"
+#include "front/syntax.h"
+
+/* A value during specialization: a constexpr (NONE .. DTYPE, folded with
+ * Python semantics), a tensor (an IR value), a tuple, or something that
+ * can be called or have attributes taken. */
+typedef enum sv_kind {
+	SV_UNDEF, SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_DTYPE,
+	SV_TENSOR, SV_TUPLE, SV_MODULE, SV_FUNC, SV_BUILTIN, SV_METHOD, SV_SLICE,
+	SV_ARGS /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
+} sv_kind;
+
+typedef struct sv {
+	sv_kind kind;
+	int id;            /* TENSOR: value id */
+	int64_t i;         /* BOOL, INT */
+	double f;          /* FLOAT */
+	const char *s;     /* STR (slen bytes), MODULE: dotted path, BUILTIN: canonical
+	                      name ("tl.load", "libdevice.tanh", "min"), METHOD: name */
+	size_t slen;
+	ir_type t;         /* DTYPE: the element type (rank 0) */
+	int n;             /* TUPLE: items; METHOD: items[0] is self */
+	struct sv *items;
+	ast_func *fn;      /* FUNC */
+} sv;
+
+typedef struct sema_var {
+	const char *name;
+	sv val;
+} sema_var;
+
+typedef struct sema_scope {
+	int n, cap;
+	sema_var *vars;
+} sema_scope;
+
+struct fe_module {
+	arena *a;
+	const src_file *file;
+	ast_module *ast;
+};
+
+typedef struct sema {
+	tilec_ctx *ctx;
+	arena *a;
+	const fe_module *m;
+	ir_func *f;
+	ir_region *cur;      /* where ops go */
+	sema_scope *scope;   /* the current function's variables */
+	int depth;           /* helper inlining depth */
+	int scf;             /* runtime if/for/while nesting in the current function */
+	bool returned;       /* the current function has executed `return` */
+	sv ret;              /* and returned this */
+	int global_depth;    /* nesting of module-global evaluation: no ops may be emitted */
+	const char *const *args_names; /* SV_ARGS: parameter names and their values */
+	const sv *args_vals;
+	int nargs_vals;
+	const ast_func *args_fn;       /* whose parameters they are */
+	tilec_status status; /* of the first error */
+} sema;
+
+/* sema.c */
+bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...) TILE_PRINTF(4, 5);
+bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out);
+bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args,
+		 int nkw, const char *const *kwnames, const sv *kwargs, sv *out);
+/* sema_expr.c */
+bool sema_expr(sema *s, ast_node *n, sv *out);
+bool sema_binop(sema *s, src_loc loc, ast_op op, sv a, sv b, sv *out);
+bool sema_unop(sema *s, src_loc loc, ast_op op, sv a, sv *out);
+bool sema_truth(sema *s, src_loc loc, sv v, bool *out); /* a constexpr's truth value */
+bool sema_is_const(sv v);                               /* NONE .. DTYPE */
+bool sema_is_num(sv v);                                 /* BOOL, INT, FLOAT */
+sv sema_tensor(int id);
+sv sema_int(int64_t i);
+sv sema_bool(bool b);
+sv sema_float(double f);
+ir_type sema_type(const sema *s, int id);
+const char *sema_type_str(sema *s, ir_type t);
+const char *sema_sv_str(sema *s, sv v);                 /* for messages */
+ir_op *sema_emit(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, ir_type rt);
+int sema_const(sema *s, src_loc loc, ir_type t, int64_t ival, double fval);
+int sema_number(sema *s, src_loc loc, sv v, ir_type t); /* a number as a CONST of type t */
+int sema_to_tensor(sema *s, src_loc loc, sv v);         /* -1 after an error */
+int sema_cast(sema *s, src_loc loc, int id, ir_type elem);
+int sema_bitcast(sema *s, src_loc loc, int id, ir_type elem);
+int sema_splat_to(sema *s, src_loc loc, int id, ir_type shape); /* broadcast to shape's shape */
+bool sema_broadcast(sema *s, src_loc loc, int *a, int *b);
+bool sema_typecheck(sema *s, src_loc loc, const char *what, sv a, sv b, bool lptr, bool rptr,
+		    bool arith, bool divmod, int *ia, int *ib);
+int sema_expand_dims(sema *s, src_loc loc, int id, int axis);
+bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
+/* sema_call.c */
+bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
+bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
+bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
+
+#endif

@@ -1,0 +1,279 @@
+/* ir.h - the tile IR, the language every phase after the front end speaks.
+ *
+ * Types, values and ops with structured control flow, a builder, a
+ * readable dump (stable for golden tests), the verifier that runs between
+ * passes in debug builds and in tests, and the reference interpreter that
+ * executes the IR on the CPU (the oracle of the CPU test suite, and
+ * `tilec run`). It builds on base only. The front end produces it, passes
+ * rewrite it, analysis and nvptx read it, and pack reuses its kinds and
+ * constexpr values (their numbering is docs/FORMAT.md's).
+ */
+#ifndef TILE_IR_H
+#define TILE_IR_H
+
+#include "base/base.h"
+
+/* ======================================================================
+ * ir.c - the tile IR: types, values, ops, builder, dump
+ *
+ * Typed SSA over scalars, pointers and blocks (rank 1..IR_MAX_RANK, power-
+ * of-two shapes). Ops live in regions; structured control flow (FOR, IF,
+ * WHILE) owns nested regions whose parameters are values and whose last op
+ * is a terminator (YIELD, CONDITION). A value id indexes ir_func.values;
+ * ids 0..nparams-1 are the kernel's runtime parameters.
+ *
+ * Operand rules the front end guarantees (the verifier checks them):
+ * elementwise ops take operands of identical type (broadcast/splat are
+ * explicit ops); CMP yields i1 of the operands' shape; SELECT's condition is
+ * i1 of the result's shape; PTR_ADD takes a pointer and an integer of the
+ * same shape; constexprs are folded away and never appear as values.
+ * ====================================================================== */
+
+typedef enum ir_kind {
+	IR_VOID = 0,
+	IR_I1, IR_I8, IR_I16, IR_I32, IR_I64,
+	IR_U8, IR_U16, IR_U32, IR_U64,
+	IR_F16, IR_BF16, IR_F32, IR_F64,
+	IR_PTR,
+	IR_SMEM, /* a ring of shared-memory tiles: pointee = element kind, shape [stages, rows, cols] */
+	IR_KIND_COUNT
+} ir_kind;
+
+#define IR_MAX_RANK 4
+
+typedef struct ir_type {
+	uint8_t kind;    /* ir_kind of the scalar or of each block element */
+	uint8_t pointee; /* when kind == IR_PTR: the ir_kind pointed to */
+	uint8_t rank;    /* 0: scalar; 1..IR_MAX_RANK: block */
+	int32_t shape[IR_MAX_RANK];
+} ir_type;
+
+ir_type ir_scalar(ir_kind kind);
+ir_type ir_ptr(ir_kind pointee);
+ir_type ir_block(ir_type elem, int rank, const int32_t *shape);
+ir_type ir_elem(ir_type t); /* the element type (rank 0) */
+bool ir_type_eq(ir_type a, ir_type b);
+bool ir_same_shape(ir_type a, ir_type b);
+int64_t ir_numel(ir_type t);   /* 1 for scalars */
+int ir_kind_bits(ir_kind k);    /* 1 for i1, 64 for pointers */
+int ir_kind_bytes(ir_kind k);   /* storage size: i1 is stored as 1 byte */
+bool ir_kind_is_float(ir_kind k);
+bool ir_kind_is_int(ir_kind k); /* i1 included */
+bool ir_kind_is_signed(ir_kind k);
+const char *ir_kind_name(ir_kind k); /* Triton's names: i1 i8 .. u64 fp16 bf16 fp32 fp64 ptr */
+/* Parses a Triton dtype name ("fp32", "float32", "i32", "int32", "bf16", ...). */
+bool ir_kind_from_name(const char *name, size_t len, ir_kind *out);
+/* "fp32", "*fp16", "<128x64xfp32>", "<128x*fp32>" */
+void ir_type_str(strbuf *sb, ir_type t);
+
+#define IR_OPCODES(X) \
+	X(CONST, "const")               /* ival or fval by result kind; splat when block */ \
+	X(PROGRAM_ID, "program_id")     /* axis */ \
+	X(NUM_PROGRAMS, "num_programs") /* axis */ \
+	X(ARANGE, "arange")             /* ival = start, ival2 = end; <end-start x i32> */ \
+	X(SPLAT, "splat")               /* scalar -> block */ \
+	X(BROADCAST, "broadcast")       /* same rank, size-1 dims stretched */ \
+	X(EXPAND_DIMS, "expand_dims")   /* axis: insert a size-1 dim */ \
+	X(RESHAPE, "reshape")           /* same numel, row-major order */ \
+	X(PERMUTE, "permute")           /* ints[] = order (trans: {1,0}) */ \
+	X(CAST, "cast")                 /* numeric conversion; ptr <-> i64 */ \
+	X(BITCAST, "bitcast")           /* same bit width */ \
+	X(ADD, "add") X(SUB, "sub") X(MUL, "mul") \
+	X(DIV, "div")                   /* float: approx unless IR_FLAG_PRECISE; int: truncating */ \
+	X(REM, "rem")                   /* int: C remainder; float: fmod (sign of dividend) */ \
+	X(AND, "and") X(OR, "or") X(XOR, "xor") \
+	X(SHL, "shl") X(SHR, "shr")     /* SHR: arithmetic for signed kinds, logical for unsigned */ \
+	X(MIN, "min") X(MAX, "max")     /* float: IR_FLAG_PROPAGATE_NAN selects NaN-propagating */ \
+	X(NEG, "neg") X(NOT, "not")     /* NOT: bitwise (logical on i1) */ \
+	X(CMP, "cmp")                   /* sub = ir_cmp; signedness from operand kind */ \
+	X(SELECT, "select")             /* cond, a, b */ \
+	X(MATH, "math")                 /* sub = ir_math, one operand */ \
+	X(FMA, "fma") \
+	X(EXTERN, "extern")             /* name = libdevice symbol ("__nv_tanhf") */ \
+	X(PTR_ADD, "ptr_add")           /* ptr + offset * sizeof(pointee) */ \
+	X(LOAD, "load")                 /* ptr [, mask [, other]]: flags IR_FLAG_HAS_MASK/OTHER */ \
+	X(STORE, "store")               /* ptr, value [, mask] */ \
+	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
+	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
+	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
+	X(ASSUME, "assume")             /* i1 scalar */ \
+	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
+	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
+	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \
+	X(YIELD, "yield") \
+	X(CONDITION, "condition")       /* cond, values passed to the after region / results */ \
+	/* asynchronous pipelining (passes/pipeline.c): rings of tiles in shared memory */ \
+	X(LOCAL_ALLOC, "local_alloc")   /* -> smem<S x R x C x elem> */ \
+	X(LOCAL_DEALLOC, "local_dealloc") /* smem: its memory is free again (after ASYNC_WAIT 0) */ \
+	X(ASYNC_COPY, "async_copy")     /* smem, slot, ptr [, mask]: tile `slot` <- load(ptr, mask, other=0), \
+	                                   complete once ASYNC_WAIT lets its group go */ \
+	X(ASYNC_COMMIT, "async_commit") /* closes the group of copies issued since the last commit */ \
+	X(ASYNC_WAIT, "async_wait")     /* ival: committed groups that may still be in flight; then a barrier */ \
+	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */
+
+typedef enum ir_opcode {
+#define IR_ENUM_(name, text) IR_OP_##name,
+	IR_OPCODES(IR_ENUM_)
+#undef IR_ENUM_
+	IR_OP_COUNT
+} ir_opcode;
+
+typedef enum ir_cmp { IR_CMP_EQ, IR_CMP_NE, IR_CMP_LT, IR_CMP_LE, IR_CMP_GT, IR_CMP_GE } ir_cmp;
+
+typedef enum ir_math {
+	IR_MATH_EXP, IR_MATH_EXP2, IR_MATH_LOG, IR_MATH_LOG2, IR_MATH_SQRT, IR_MATH_SQRT_RN,
+	IR_MATH_RSQRT, IR_MATH_SIN, IR_MATH_COS, IR_MATH_ABS, IR_MATH_FLOOR, IR_MATH_CEIL,
+	IR_MATH_ERF, IR_MATH_COUNT
+} ir_math;
+
+typedef enum ir_reduce { IR_REDUCE_SUM, IR_REDUCE_MAX, IR_REDUCE_MIN, IR_REDUCE_ARGMAX, IR_REDUCE_ARGMIN, IR_REDUCE_XOR_SUM } ir_reduce;
+typedef enum ir_precision { IR_PRECISION_TF32, IR_PRECISION_TF32X3, IR_PRECISION_IEEE } ir_precision;
+typedef enum ir_hint { IR_HINT_MULTIPLE_OF, IR_HINT_MAX_CONTIGUOUS, IR_HINT_MAX_CONSTANCY } ir_hint;
+
+enum {
+	IR_FLAG_PRECISE = 1u << 0,       /* DIV: IEEE round-to-nearest (tl.div_rn) */
+	IR_FLAG_PROPAGATE_NAN = 1u << 1, /* MIN/MAX on floats */
+	IR_FLAG_HAS_MASK = 1u << 2,      /* LOAD/STORE */
+	IR_FLAG_HAS_OTHER = 1u << 3,     /* LOAD */
+	IR_FLAG_VOLATILE = 1u << 4       /* LOAD */
+};
+
+typedef struct ir_op ir_op;
+
+typedef struct ir_region {
+	int nparams;
+	int *params; /* value ids */
+	int nops, capops;
+	ir_op **ops;  /* the last op is the terminator where one is required */
+} ir_region;
+
+struct ir_op {
+	ir_opcode code;
+	src_loc loc;
+	int nargs;
+	int *args;    /* operand value ids */
+	int nresults;
+	int *results; /* result value ids */
+	int nregions;
+	ir_region *regions;
+	/* attributes, by opcode (see IR_OPCODES) */
+	int64_t ival, ival2;
+	double fval;
+	int axis;
+	int sub;
+	unsigned flags;
+	const char *name;
+	int32_t ints[IR_MAX_RANK];
+};
+
+typedef struct ir_value {
+	ir_type type;
+	ir_op *def;        /* NULL for kernel and region parameters */
+	int def_index;     /* result index in def */
+	const char *name;  /* source variable name, for dumps; may be NULL */
+} ir_value;
+
+typedef struct ir_param {
+	const char *name;
+	ir_type type;      /* scalar or pointer */
+	bool div16;        /* specialized: value (address) divisible by 16 */
+	bool equal_one;    /* specialized: value == 1 (folded into the body) */
+} ir_param;
+
+typedef enum ir_constexpr_kind { IR_CONSTEXPR_INT, IR_CONSTEXPR_FLOAT, IR_CONSTEXPR_BOOL, IR_CONSTEXPR_STRING, IR_CONSTEXPR_DTYPE } ir_constexpr_kind;
+
+typedef struct ir_constexpr {
+	const char *name;
+	ir_constexpr_kind kind;
+	int64_t ival;     /* INT, BOOL, DTYPE (an ir_kind) */
+	double fval;      /* FLOAT */
+	const char *sval; /* STRING */
+} ir_constexpr;
+
+typedef struct ir_func {
+	arena *arena;
+	const char *name;
+	src_loc loc;
+	int nparams;
+	ir_param *params;  /* value id i is parameter i */
+	ir_region body;
+	ir_value *values;
+	int nvalues, capvalues;
+	int nconstexprs;
+	ir_constexpr *constexprs; /* the specialization's constexpr values, for metadata */
+	int num_warps, num_stages;
+} ir_func;
+
+ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
+/* A new value of the given type; returns its id, -1 when out of memory. */
+int ir_value_new(ir_func *f, ir_type type);
+/* A new op with fresh result values of the given types and nregions empty
+ * regions; NULL when out of memory. The op is not yet in any region. */
+ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *args,
+		 int nresults, const ir_type *result_types, int nregions);
+/* Appends op to region; false when out of memory. */
+bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
+/* Adds a parameter of the given type to a region; returns its value id. */
+int ir_region_add_param(ir_func *f, ir_region *r, ir_type type);
+const char *ir_opcode_name(ir_opcode code);
+const char *ir_math_name(ir_math m);
+const char *ir_cmp_name(ir_cmp c);
+const char *ir_reduce_name(ir_reduce r);
+/* Readable text dump, stable for golden tests. */
+void ir_dump(strbuf *sb, const ir_func *f);
+
+/* ======================================================================
+ * verify.c - IR verifier (run between passes in debug builds and in tests)
+ * ====================================================================== */
+
+/* Checks types, operand rules, dominance of region-scoped values and
+ * terminators; reports each problem as an error at the op's location. */
+tilec_status ir_verify(tilec_ctx *ctx, const ir_func *f);
+
+/* ======================================================================
+ * interp.c - the reference interpreter: runs tile IR on the CPU
+ *
+ * Buffers are host memory standing for device allocations. A pointer
+ * argument names a buffer (or -1 for a null pointer) and a byte offset into
+ * it; every access of the kernel must lie wholly inside one buffer, else the
+ * run stops with TILEC_ERR_RUNTIME and a diagnostic at the op naming the
+ * program, the element, the offset and the buffer. Buffers count as 16-byte
+ * aligned for the div16 predicates, which are checked against the
+ * arguments (as is == 1) before anything runs; the function is verified
+ * first. Programs run one after another, x fastest.
+ * ====================================================================== */
+
+typedef struct interp_buffer {
+	void *data;
+	size_t size; /* bytes */
+} interp_buffer;
+
+/* A scalar argument or element: i for signed kinds and i1, u for unsigned
+ * kinds and pointers, f for floats. */
+typedef union interp_scalar {
+	int64_t i;
+	uint64_t u;
+	double f;
+} interp_scalar;
+
+/* One per ir_func parameter, in order. */
+typedef struct interp_arg {
+	int buffer;          /* pointers: index into buffers, -1 for null */
+	uint64_t offset;     /* pointers: byte offset into the buffer */
+	interp_scalar value; /* scalars (converted to the parameter's kind) */
+} interp_arg;
+
+tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
+			int nbuffers, const interp_arg *args);
+
+/* Round-to-nearest-even conversions between fp32 and fp16/bf16 bits. */
+uint16_t interp_f32_to_f16(float f);
+float interp_f16_to_f32(uint16_t h);
+uint16_t interp_f32_to_bf16(float f);
+float interp_bf16_to_f32(uint16_t h);
+/* One element of kind k in memory (little-endian, i1 as a byte), as an
+ * interp_scalar and back (floats rounded to the kind). */
+interp_scalar interp_read(ir_kind k, const void *p);
+void interp_write(ir_kind k, void *p, interp_scalar v);
+
+#endif

@@ -1,0 +1,462 @@
+/* dot_mma.c - tl.dot on tensor cores: mma.sync.
+ *
+ * m16n8k16 for fp16 and bf16 (fp32 accumulators, or fp16 for fp16),
+ * m16n8k8 for fp32 at "tf32" precision (operands rounded with cvt.rna, as
+ * the fma path and the interpreter do), m16n8k32 for int8 into int32. The
+ * accumulator is in layout_mma over the warp grid analysis/layout.c chose
+ * (Triton's warpsPerTile), so a tile's registers are the instruction's
+ * c0..c3 and a K loop keeps it in registers. Per K step each warp reads
+ * the B fragments of its 8-column tiles (ldmatrix x4: two tiles at once)
+ * and, per 16-row tile of A, its A fragment, then multiplies into its
+ * tiles. Operands come from shared memory: the tiles of a pipelined loop
+ * read in place (views, tiles.c), registers staged into a swizzled scratch
+ * tile otherwise (between barriers); ldmatrix serves both orders of 16-bit
+ * tiles and K-contiguous tiles of every kind, single loads the rest. A is
+ * taken straight from registers when it is a chained dot's result in the
+ * same warps (attention's softmax output), and operands a loop reads but
+ * does not compute are loaded into fragments once before it.
+ */
+#include "nvptx/lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One mma.sync instruction: K depth, operand and accumulator types. Every
+ * kind moves 32 bytes of K per instruction, so a fragment register is one
+ * 32-bit word of 4 / eb elements. */
+typedef struct mma_kind {
+	int kstep, eb;
+	bool tf32, f16acc, int8;
+	const char *ab;   /* operand type in the instruction */
+} mma_kind;
+
+static mma_kind mma_kind_of(ir_kind a, ir_kind c)
+{
+	mma_kind k = {16, 2, false, c == IR_F16, a == IR_I8, a == IR_BF16 ? "bf16" : "f16"};
+	if (a == IR_F32) {
+		k.kstep = 8;
+		k.eb = 4;
+		k.tf32 = true;
+		k.ab = "tf32";
+	} else if (a == IR_I8) {
+		k.kstep = 32;
+		k.eb = 1;
+		k.ab = "s8";
+	}
+	return k;
+}
+
+/* Where a dot operand's fragments come from: a tile in shared memory, or
+ * (A only) the registers of a chained dot's result in the same mma
+ * layout, or fragments loaded once before the loop (cache). */
+typedef struct mma_operand {
+	smem_tile tile;          /* base NULL: not in shared memory */
+	const lval *regs;        /* the chained result */
+	layout_map regm;
+	LLVMValueRef *cache;     /* [tile][kstep][words] */
+} mma_operand;
+
+/* n 32-bit registers from ldmatrix (x2 or x4, .trans) at this lane's row
+ * address (bytes into shared memory). */
+static void ldmatrix(lw *w, LLVMValueRef off, int n, bool trans, LLVMValueRef *out)
+{
+	LLVMTypeRef el[4] = {w->i32, w->i32, w->i32, w->i32};
+	LLVMTypeRef st = LLVMStructTypeInContext(w->c, el, (unsigned)n, false);
+	char name[64];
+	snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n, trans ? ".trans" : "");
+	LLVMValueRef p = lw_smem_at(w, off);
+	LLVMValueRef v = lw_call(w, name, st, &p, 1);
+	for (int i = 0; i < n; i++)
+		out[i] = LLVMBuildExtractValue(w->b, v, (unsigned)i, "");
+}
+
+/* One fragment word read element by element: element e of word (row,
+ * col + e) in value coordinates; for layouts ldmatrix cannot serve. */
+static LLVMValueRef frag_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row, LLVMValueRef col)
+{
+	LLVMTypeRef et = LLVMIntTypeInContext(w->c, (unsigned)(8 * mk->eb));
+	LLVMValueRef word = LLVMConstInt(w->i32, 0, false);
+	for (int e = 0; e < 4 / mk->eb; e++) {
+		LLVMValueRef c = LLVMBuildAdd(w->b, col, lw_ci32(w, e), "");
+		LLVMValueRef x = LLVMBuildLoad2(w->b, et, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, row, c)), "");
+		LLVMSetAlignment(x, (unsigned)mk->eb);
+		x = LLVMBuildZExt(w->b, x, w->i32, "");
+		word = e ? LLVMBuildOr(w->b, word, LLVMBuildShl(w->b, x, lw_ci32(w, 8 * mk->eb * e), ""), "") : x;
+	}
+	return word;
+}
+
+/* A's fragment words a0..a3 for the 16-row tile at rows row0.. and K
+ * k0..: a_q holds row g + 8 (q & 1), columns (q >> 1) kstep/2 + t (4/eb) ..
+ * (g = lane / 4, t = lane % 4). ldmatrix reads stored rows of 16 bytes:
+ * the rows themselves when K is contiguous, transposed for 16-bit
+ * elements stored along M. */
+static void frag_a(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row0, int64_t k0, LLVMValueRef *a)
+{
+	LLVMValueRef l = w->lane;
+	if (!t->sl->transposed) {
+		LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAnd(w->b, l, lw_ci32(w, 15), ""), "");
+		LLVMValueRef col = LLVMBuildAdd(w->b, lw_ci32(w, k0),
+						LLVMBuildMul(w->b, LLVMBuildLShr(w->b, l, lw_ci32(w, 4), ""), lw_ci32(w, 16 / mk->eb), ""), "");
+		ldmatrix(w, lw_swizzled(w, t->sl, t->base, row, col), 4, false, a);
+	} else if (mk->eb == 2) {
+		/* matrix q: K rows k0 + 8 (q >> 1) .., M columns row0 + 8 (q & 1) .. */
+		LLVMValueRef k = LLVMBuildAdd(w->b, lw_ci32(w, k0),
+					      LLVMBuildAdd(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 7), ""),
+							   LLVMBuildMul(w->b, LLVMBuildLShr(w->b, l, lw_ci32(w, 4), ""), lw_ci32(w, 8), ""), ""), "");
+		LLVMValueRef m = LLVMBuildAdd(w->b, row0, LLVMBuildAnd(w->b, l, lw_ci32(w, 8), ""), "");
+		ldmatrix(w, lw_swizzled(w, t->sl, t->base, m, k), 4, true, a);
+	} else {
+		LLVMValueRef g = LLVMBuildLShr(w->b, l, lw_ci32(w, 2), "");
+		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 4 / mk->eb), "");
+		for (int q = 0; q < 4; q++) {
+			LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAdd(w->b, g, lw_ci32(w, 8 * (q & 1)), ""), "");
+			LLVMValueRef col = LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + (q >> 1) * mk->kstep / 2), "");
+			a[q] = frag_word(w, mk, t, row, col);
+		}
+	}
+}
+
+/* B's fragment words b0, b1 for the 8-column tiles at columns col0 and
+ * (when col1) col1, K k0..: b_q holds column g, rows q kstep/2 + t (4/eb)
+ * ..; with two tiles, one ldmatrix x4 reads both (b[0..1], b[2..3]). */
+static void frag_b(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef col0, LLVMValueRef col1, int64_t k0,
+		   LLVMValueRef *b)
+{
+	LLVMValueRef l = w->lane;
+	int n = col1 ? 4 : 2;
+	LLVMValueRef hi = LLVMBuildICmp(w->b, LLVMIntUGE, l, lw_ci32(w, 16), "");
+	LLVMValueRef col = col1 ? LLVMBuildSelect(w->b, hi, col1, col0, "") : col0;
+	if (t->sl->transposed) {
+		/* stored rows are N: matrix q of a tile holds K k0 + q kstep/2 .. */
+		LLVMValueRef row = LLVMBuildAdd(w->b, col, LLVMBuildAnd(w->b, l, lw_ci32(w, 7), ""), "");
+		LLVMValueRef k = LLVMBuildAdd(w->b, lw_ci32(w, k0),
+					      LLVMBuildMul(w->b, LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 1), ""),
+							   lw_ci32(w, mk->kstep / 2), ""), "");
+		ldmatrix(w, lw_swizzled(w, t->sl, t->base, k, row), n, false, b);
+	} else if (mk->eb == 2) {
+		/* stored rows are K: .trans gives column g of rows k0 + 8q + 2t .. */
+		LLVMValueRef k = LLVMBuildAdd(w->b, lw_ci32(w, k0), LLVMBuildAnd(w->b, l, lw_ci32(w, 15), ""), "");
+		ldmatrix(w, lw_swizzled(w, t->sl, t->base, k, col), n, true, b);
+	} else {
+		LLVMValueRef g = LLVMBuildLShr(w->b, l, lw_ci32(w, 2), "");
+		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 4 / mk->eb), "");
+		for (int j = 0; j < n / 2; j++)
+			for (int q = 0; q < 2; q++) {
+				LLVMValueRef c = LLVMBuildAdd(w->b, j ? col1 : col0, g, "");
+				LLVMValueRef k = LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + q * mk->kstep / 2), "");
+				/* word of K elements k .. k + 4/eb - 1 at column c: one per element */
+				LLVMTypeRef et = LLVMIntTypeInContext(w->c, (unsigned)(8 * mk->eb));
+				LLVMValueRef word = NULL;
+				for (int e = 0; e < 4 / mk->eb; e++) {
+					LLVMValueRef ke = LLVMBuildAdd(w->b, k, lw_ci32(w, e), "");
+					LLVMValueRef x = LLVMBuildLoad2(w->b, et, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, ke, c)), "");
+					LLVMSetAlignment(x, (unsigned)mk->eb);
+					x = LLVMBuildZExt(w->b, x, w->i32, "");
+					word = e ? LLVMBuildOr(w->b, word, LLVMBuildShl(w->b, x, lw_ci32(w, 8 * mk->eb * e), ""), "") : x;
+				}
+				b[2 * j + q] = word;
+			}
+	}
+}
+
+/* Two 16-bit elements packed into one fragment word. */
+static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
+{
+	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), 2);
+	LLVMValueRef v = LLVMBuildInsertElement(w->b, LLVMGetUndef(vt), x, lw_ci32(w, 0), "");
+	v = LLVMBuildInsertElement(w->b, v, y, lw_ci32(w, 1), "");
+	return LLVMBuildBitCast(w->b, v, w->i32, "");
+}
+
+/* A's fragment from a chained dot's result held in the same mma layout:
+ * the accumulator tiles 2ks and 2ks+1 of a warp's rows are exactly the
+ * A fragment of K step ks. */
+static void frag_a_regs(lw *w, const mma_operand *o, int i, int ks, LLVMValueRef *a)
+{
+	for (int q = 0; q < 4; q++) {
+		int32_t i0[2] = {2 * i + (q & 1), 4 * ks + 2 * (q >> 1)}, i1[2] = {i0[0], i0[1] + 1};
+		a[q] = pack2(w, o->regs->r[layout_reg_join(&o->regm, i0)], o->regs->r[layout_reg_join(&o->regm, i1)]);
+	}
+}
+
+/* The warp's first row (d = 0) or column (d = 1) of an mma layout. */
+static LLVMValueRef warp_origin(lw *w, const layout_map *m, int d)
+{
+	layout_field fl = layout_dim_field(m, d);
+	if (fl.warps <= 1)
+		return lw_ci32(w, 0);
+	LLVMValueRef x = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), ""),
+				      lw_ci32(w, fl.warps - 1), "");
+	return LLVMBuildMul(w->b, x, lw_ci32(w, fl.warp_scale), "");
+}
+
+/* Rounds fp32 fragment words to tf32 (nearest, ties away), as the fma
+ * path and the interpreter do. */
+static void round_tf32(lw *w, LLVMValueRef *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = lw_asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", (LLVMValueRef[]){LLVMBuildBitCast(w->b, x[i], w->f32, "")},
+				1, false);
+}
+
+/* The operand `which` (0: A, 1: B) of a tensor-core dot: its ring tile
+ * when it is a view, A's chained registers when they sit in the
+ * accumulator's warps, else its registers staged into scratch at byte
+ * `scratch` (A stored row-major, B with K rows for 16-bit elements and N
+ * rows otherwise, so that ldmatrix serves every kind). Staging writes
+ * between barriers; *staged says how many bytes it took. */
+static bool mma_operand_of(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+			   int64_t scratch, mma_operand *o, int64_t *staged)
+{
+	(void)op;
+	int v = op->args[which];
+	ir_type t = lw_vtype(w, v);
+	memset(o, 0, sizeof *o);
+	*staged = 0;
+	for (int i = 0; i < w->ncached; i++)
+		if (w->cached[i].value == v && w->cached[i].which == which && layout_eq(w->cached[i].l, mc->blocked)) {
+			o->cache = w->cached[i].frags;
+			return true;
+		}
+	const lval *have = &w->v[v];
+	if (have->view) {
+		o->tile = *have->view;
+		return true;
+	}
+	const layout *hl = have->l;
+	if (which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
+	    layout_eq(hl, mc->blocked) && have->r) {
+		o->regs = have;
+		o->regm = lw_map_of(hl, t);
+		return true;
+	}
+	lval x;
+	if (!lw_get(w, v, NULL, &x))
+		return false;
+	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+	if (!sl)
+		return lw_oom(w);
+	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2);
+	*staged = ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
+	lw_smem_need(w, (uint64_t)(scratch + *staged));
+	if (!scratch)
+		lw_barrier(w); /* the scratch may still be read by the op before */
+	lw_stage_tile(w, &x, t, sl, scratch);
+	o->tile.sl = sl;
+	o->tile.base = lw_ci32(w, (int64_t)w->smem_top + scratch);
+	return true;
+}
+
+/* A's fragment words (4) of tile i, K step ks. */
+static void mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row, int i, int ks, int nks,
+		  LLVMValueRef *a)
+{
+	if (o->cache) {
+		memcpy(a, &o->cache[((size_t)i * nks + ks) * 4], sizeof(LLVMValueRef) * 4);
+		return;
+	}
+	if (o->regs) {
+		frag_a_regs(w, o, i, ks, a);
+		return;
+	}
+	frag_a(w, mk, &o->tile, row, (int64_t)ks * mk->kstep, a);
+	if (mk->tf32)
+		round_tf32(w, a, 4);
+}
+
+/* B's fragment words (2 per tile) of tiles j (and j + 1 when col1), K step ks. */
+static void mma_b(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef col0, LLVMValueRef col1, int j,
+		  int ks, int nks, LLVMValueRef *b)
+{
+	if (o->cache) {
+		for (int h = 0; h < (col1 ? 2 : 1); h++)
+			memcpy(&b[2 * h], &o->cache[((size_t)(j + h) * nks + ks) * 2], sizeof(LLVMValueRef) * 2);
+		return;
+	}
+	frag_b(w, mk, &o->tile, col0, col1, (int64_t)ks * mk->kstep, b);
+	if (mk->tf32)
+		round_tf32(w, b, col1 ? 4 : 2);
+}
+
+/* Per warp: the accumulator's tiles (mt x nt of 16 x 8) and their rows
+ * and columns (constants of the layout, plus the warp's origin). */
+typedef struct mma_tiles {
+	int mt, nt;
+	int *reg;            /* [i][j][q]: the accumulator register of c_q */
+	LLVMValueRef *row;   /* [i]: first row of A's tile i, wrapped to M */
+	LLVMValueRef *col;   /* [j]: first column of B's tile j, wrapped to N */
+} mma_tiles;
+
+static bool mma_tiles_of(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64_t N, mma_tiles *tl)
+{
+	tl->mt = mc->regs_per_dim[0] / 2;
+	tl->nt = mc->regs_per_dim[1] / 2;
+	if (mc->rank != 2 || tl->mt < 1 || tl->nt < 1)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator of %d x %d registers", mc->regs_per_dim[0],
+			    mc->regs_per_dim[1]);
+	tl->reg = arena_alloc(w->a, sizeof(int) * 4 * (size_t)(tl->mt * tl->nt));
+	tl->row = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)tl->mt);
+	tl->col = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)tl->nt);
+	if (!tl->reg || !tl->row || !tl->col)
+		return lw_oom(w);
+	LLVMValueRef r0 = warp_origin(w, mc, 0), c0 = warp_origin(w, mc, 1);
+	for (int i = 0; i < tl->mt; i++)
+		for (int j = 0; j < tl->nt; j++)
+			for (int q = 0; q < 4; q++) {
+				int32_t idx[2] = {2 * i + (q >> 1), 2 * j + (q & 1)}, cc[2], base[2];
+				int r = layout_reg_join(mc, idx);
+				layout_reg_coords(mc, r, cc);
+				int32_t i0[2] = {2 * i, 2 * j};
+				layout_reg_coords(mc, layout_reg_join(mc, i0), base);
+				if (cc[0] != base[0] + 8 * (q >> 1) || cc[1] != base[1] + (q & 1))
+					return lw_fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator register %d is not "
+						    "an mma.sync c%d", r, q);
+				tl->reg[(i * tl->nt + j) * 4 + q] = r;
+				if (q == 0 && j == 0)
+					tl->row[i] = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, r0, lw_ci32(w, base[0]), ""), lw_ci32(w, M - 1), "");
+				if (q == 0 && i == 0)
+					tl->col[j] = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, c0, lw_ci32(w, base[1]), ""), lw_ci32(w, N - 1), "");
+			}
+	return true;
+}
+
+/* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
+ * accumulators), m16n8k8 (tf32, operands rounded with cvt.rna) and
+ * m16n8k32 (int8, int32 accumulators). The accumulator is in layout_mma,
+ * so a tile's registers are the instruction's c0..c3 (rows g and g+8,
+ * columns 2t and 2t+1). Per K step, each warp reads the B fragments of its
+ * 8-column tiles (ldmatrix x4: two tiles at once) and, per 16-row tile of
+ * A, its A fragment, then multiplies into its tiles. Operands come from
+ * shared memory (the tiles of a pipelined loop in place, registers staged
+ * into a swizzled scratch tile otherwise) or, for A, straight from a
+ * chained dot's registers. */
+bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
+	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
+	mma_kind mk = mma_kind_of((ir_kind)at.kind, (ir_kind)ct.kind);
+	lval c;
+	if (!lw_get(w, op->args[2], l, &c))
+		return false;
+	layout_map mc = lw_map_of(l, ct);
+	mma_tiles tl;
+	if (!mma_tiles_of(w, op, &mc, M, N, &tl))
+		return false;
+	mma_operand A, B;
+	int64_t sa, sb;
+	if (!mma_operand_of(w, op, 0, &mc, &mk, 0, &A, &sa) || !mma_operand_of(w, op, 1, &mc, &mk, sa, &B, &sb))
+		return false;
+	if (sa || sb)
+		lw_barrier(w);
+	if (!lw_alloc_regs(w, out, mc.nregs, l))
+		return false;
+	for (int r = 0; r < mc.nregs; r++)
+		out->r[r] = c.r[r];
+	int nks = (int)(K / mk.kstep);
+	char text[200];
+	const char *cons;
+	int nd;
+	if (mk.int8) {
+		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
+			 "{$8,$9}, {$10,$11,$12,$13};");
+		cons = "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r";
+		nd = 4;
+	} else if (mk.f16acc) {
+		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$0,$1}, {$2,$3,$4,$5}, "
+			 "{$6,$7}, {$8,$9};");
+		cons = "=r,=r,r,r,r,r,r,r,r,r";
+		nd = 2;
+	} else {
+		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
+			 "{$8,$9}, {$10,$11,$12,$13};", mk.kstep, mk.ab, mk.ab);
+		cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+		nd = 4;
+	}
+	LLVMTypeRef dt = mk.int8 || mk.f16acc ? w->i32 : w->f32, d4[4] = {dt, dt, dt, dt};
+	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, d4, (unsigned)nd, false);
+	LLVMValueRef *bfrag = arena_alloc(w->a, sizeof(LLVMValueRef) * 2 * (size_t)(tl.nt + 1));
+	if (!bfrag)
+		return lw_oom(w);
+	for (int ks = 0; ks < nks; ks++) {
+		for (int j = 0; j < tl.nt; j += 2)
+			mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks, &bfrag[2 * j]);
+		for (int i = 0; i < tl.mt; i++) {
+			LLVMValueRef afrag[4];
+			mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afrag);
+			for (int j = 0; j < tl.nt; j++) {
+				int *rr = &tl.reg[(i * tl.nt + j) * 4];
+				LLVMValueRef args[14] = {afrag[0], afrag[1], afrag[2], afrag[3], bfrag[2 * j], bfrag[2 * j + 1]};
+				int na = 6;
+				if (mk.f16acc) {
+					args[na++] = pack2(w, out->r[rr[0]], out->r[rr[1]]);
+					args[na++] = pack2(w, out->r[rr[2]], out->r[rr[3]]);
+				} else {
+					for (int q = 0; q < 4; q++)
+						args[na++] = out->r[rr[q]];
+				}
+				LLVMValueRef d = lw_asm_call(w, rt, text, cons, args, na, false);
+				if (mk.f16acc) {
+					for (int h = 0; h < 2; h++) {
+						LLVMValueRef v = LLVMBuildBitCast(w->b, LLVMBuildExtractValue(w->b, d, (unsigned)h, ""),
+										  LLVMVectorType(w->f16, 2), "");
+						out->r[rr[2 * h]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 0), "");
+						out->r[rr[2 * h + 1]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 1), "");
+					}
+				} else {
+					for (int q = 0; q < 4; q++)
+						out->r[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
+				}
+			}
+		}
+	}
+	return true;
+}
+
+/* Before a loop: the fragments of dot operands the loop body reads but
+ * does not compute (attention's Q), loaded once into registers. */
+bool lw_hoist_fragments(lw *w, const ir_region *body)
+{
+	for (int i = 0; i < body->nops; i++) {
+		const ir_op *op = body->ops[i];
+		const layout *l = op->code == IR_OP_DOT ? w->p->of[op->results[0]] : NULL;
+		if (!l || !l->mma)
+			continue;
+		for (int which = 0; which < 2; which++) {
+			int v = op->args[which];
+			const lval *have = &w->v[v];
+			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
+				continue; /* computed in the loop, or read in place */
+			ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
+			mma_kind mk = mma_kind_of((ir_kind)at.kind, (ir_kind)ct.kind);
+			layout_map mc = lw_map_of(l, ct);
+			mma_tiles tl;
+			mma_operand o;
+			int64_t staged;
+			if (!mma_tiles_of(w, op, &mc, at.shape[0], ct.shape[1], &tl))
+				return false;
+			int nks = (int)(at.shape[1] / mk.kstep), nt = which ? tl.nt : tl.mt, words = which ? 2 : 4;
+			if (nt * nks * words > 64)
+				continue; /* too many registers: read it from shared memory each time */
+			if (have->l && have->l->mma && which == 0)
+				continue; /* a chained dot's registers already are fragments */
+			if (!mma_operand_of(w, op, which, &mc, &mk, 0, &o, &staged))
+				return false;
+			if (staged)
+				lw_barrier(w);
+			LLVMValueRef *frags = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(nt * nks * words + 4));
+			if (!frags)
+				return lw_oom(w);
+			for (int t = 0; t < nt; t++)
+				for (int ks = 0; ks < nks; ks++) {
+					LLVMValueRef *f = &frags[((size_t)t * nks + ks) * words];
+					if (which)
+						mma_b(w, &mk, &o, tl.col[t], NULL, t, ks, nks, f);
+					else
+						mma_a(w, &mk, &o, tl.row[t], t, ks, nks, f);
+				}
+			w->cached[w->ncached++] = (frag_cache){v, which, l, frags};
+		}
+	}
+	return true;
+}

@@ -1,0 +1,852 @@
+/* lower.c - tile IR to LLVM IR for nvptx64-nvidia-cuda: the core.
+ *
+ * Each block value lives in registers under its layout: one LLVM scalar per
+ * element the thread holds (LLVM's scalar optimizations do well on that),
+ * scalars are one uniform value. An op is emitted in the layout its result
+ * was assigned; operands in another layout are either recomputed there
+ * (cheap values: constants, aranges, splats and elementwise chains of
+ * them) or moved through shared memory (convert.c). Element coordinates
+ * are the thread's lane and warp bit fields plus a per-register constant,
+ * so aranges, masks and addresses fold into a few integer ops per thread.
+ *
+ * This file holds what every op needs (the context, types and small
+ * builders, coordinates, values in layouts), the op dispatch, structured
+ * control flow and the kernel: for/if/while become LLVM loops and branches
+ * with one phi per register of each carried value. Shared memory is one
+ * array used as a stack in program order: the rings of a pipelined loop
+ * are pushed before it and popped after it, scratch for conversions and
+ * reductions lies above the live rings, and the array is sized at the end
+ * by the largest use. The op families are lowered beside it: memory.c,
+ * math.c, reduce.c, convert.c, tiles.c, dot_fma.c and dot_mma.c, sharing
+ * nvptx/lower.h.
+ */
+#include "nvptx/lower.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PTX_KERNEL_CC 71
+
+static const char *op_name(const ir_op *op)
+{
+	return ir_opcode_name(op->code);
+}
+
+bool lw_fail(lw *w, const ir_op *op, tilec_status st, const char *fmt, ...)
+{
+	if (w->st == TILEC_OK) {
+		va_list ap;
+		va_start(ap, fmt);
+		diag_verror(w->ctx, op ? op->loc : w->f->loc, "error", fmt, ap);
+		va_end(ap);
+		w->st = st;
+	}
+	return false;
+}
+
+bool lw_oom(lw *w)
+{
+	if (w->st == TILEC_OK)
+		w->st = TILEC_ERR_NOMEM;
+	return false;
+}
+
+ir_type lw_vtype(const lw *w, int v)
+{
+	return w->f->values[v].type;
+}
+
+/* ---- types and small builders ---- */
+
+LLVMTypeRef lw_ltype(const lw *w, ir_kind k)
+{
+	switch (k) {
+	case IR_I1: return w->i1;
+	case IR_I8: case IR_U8: return w->i8;
+	case IR_I16: case IR_U16: return w->i16;
+	case IR_I32: case IR_U32: return w->i32;
+	case IR_I64: case IR_U64: return w->i64;
+	case IR_F16: return w->f16;
+	case IR_BF16: return w->bf16;
+	case IR_F32: return w->f32;
+	case IR_F64: return w->f64;
+	case IR_PTR: return w->gptr;
+	default: return w->i32;
+	}
+}
+
+/* In memory i1 is a byte and pointers are 64-bit integers. */
+LLVMTypeRef lw_stype(const lw *w, ir_kind k)
+{
+	return k == IR_I1 ? w->i8 : k == IR_PTR ? w->i64 : lw_ltype(w, k);
+}
+
+LLVMValueRef lw_ci32(const lw *w, int64_t v)
+{
+	return LLVMConstInt(w->i32, (unsigned long long)v, true);
+}
+
+static LLVMValueRef func_decl(lw *w, const char *name, LLVMTypeRef ret, LLVMTypeRef *args, int n)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(w->m, name);
+	if (fn)
+		return fn;
+	return LLVMAddFunction(w->m, name, LLVMFunctionType(ret, args, (unsigned)n, false));
+}
+
+LLVMValueRef lw_call(lw *w, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n)
+{
+	LLVMTypeRef at[8];
+	for (int i = 0; i < n && i < 8; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	LLVMValueRef fn = func_decl(w, name, ret, at, n);
+	return LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
+}
+
+static LLVMValueRef sreg(lw *w, const char *name)
+{
+	return lw_call(w, name, w->i32, NULL, 0);
+}
+
+LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+			 int n, bool side_effects)
+{
+	LLVMTypeRef at[16];
+	for (int i = 0; i < n; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	LLVMTypeRef ft = LLVMFunctionType(ret, at, (unsigned)n, false);
+	LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), cons, strlen(cons), side_effects, false,
+					   LLVMInlineAsmDialectATT, false);
+	return LLVMBuildCall2(w->b, ft, fn, args, (unsigned)n, "");
+}
+
+void lw_barrier(lw *w)
+{
+	lw_call(w, "llvm.nvvm.barrier0", w->vd, NULL, 0);
+}
+
+bool lw_alloc_regs(lw *w, lval *out, int n, const layout *l)
+{
+	out->n = n;
+	out->l = l;
+	out->r = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
+	return out->r ? true : lw_oom(w);
+}
+
+static void new_block(lw *w, const char *name, LLVMBasicBlockRef *bb)
+{
+	*bb = LLVMAppendBasicBlockInContext(w->c, w->fn, name);
+}
+
+/* ---- coordinates ---- */
+
+layout_map lw_map_of(const layout *l, ir_type t)
+{
+	return layout_map_of(l, t.rank, t.shape);
+}
+
+/* The thread's coordinate along map dim d before the modulo, and after. */
+LLVMValueRef lw_thread_raw(lw *w, const layout_map *m, int d)
+{
+	layout_field fl = layout_dim_field(m, d);
+	LLVMValueRef s = lw_ci32(w, 0);
+	if (fl.lanes > 1) {
+		LLVMValueRef x = LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), "");
+		x = LLVMBuildAnd(w->b, x, lw_ci32(w, fl.lanes - 1), "");
+		s = LLVMBuildMul(w->b, x, lw_ci32(w, fl.lane_scale), "");
+	}
+	if (fl.warps > 1) {
+		LLVMValueRef x = LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), "");
+		x = LLVMBuildAnd(w->b, x, lw_ci32(w, fl.warps - 1), "");
+		s = LLVMBuildAdd(w->b, s, LLVMBuildMul(w->b, x, lw_ci32(w, fl.warp_scale), ""), "");
+	}
+	return s;
+}
+
+LLVMValueRef lw_thread_coord(lw *w, const layout_map *m, int d)
+{
+	return LLVMBuildAnd(w->b, lw_thread_raw(w, m, d), lw_ci32(w, m->shape[d] - 1), "");
+}
+
+/* True in the one thread that owns each element (others hold replicas);
+ * NULL when no element is replicated. */
+LLVMValueRef lw_owner(lw *w, const layout_map *m)
+{
+	LLVMValueRef p = NULL;
+	for (int d = 0; d < m->rank; d++) {
+		layout_field fl = layout_dim_field(m, d);
+		if ((int64_t)fl.warp_scale * fl.warps <= m->shape[d])
+			continue;
+		LLVMValueRef c = LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, m, d), lw_ci32(w, m->shape[d]), "");
+		p = p ? LLVMBuildAnd(w->b, p, c, "") : c;
+	}
+	return p;
+}
+
+/* Coordinates (value dims) of register r as i32 values. */
+void lw_reg_coords(lw *w, const layout_map *m, int rank, int r, LLVMValueRef *out)
+{
+	int32_t cc[IR_MAX_RANK];
+	layout_reg_coords(m, r, cc);
+	for (int j = 0; j < rank; j++) {
+		int d = m->dim_of[j];
+		out[j] = LLVMBuildAdd(w->b, lw_thread_coord(w, m, d), lw_ci32(w, cc[d]), "");
+	}
+}
+
+LLVMValueRef lw_linear_index(lw *w, const layout_map *m, ir_type t, int r)
+{
+	LLVMValueRef c[IR_MAX_RANK];
+	lw_reg_coords(w, m, t.rank, r, c);
+	LLVMValueRef lin = lw_ci32(w, 0);
+	for (int j = 0; j < t.rank; j++)
+		lin = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, lin, lw_ci32(w, t.shape[j]), ""), c[j], "");
+	return lin;
+}
+
+/* ---- shared memory ---- */
+
+LLVMValueRef lw_smem_at(lw *w, LLVMValueRef byte_offset)
+{
+	return LLVMBuildGEP2(w->b, w->i8, w->smem, &byte_offset, 1, "");
+}
+
+LLVMValueRef lw_smem_addr(lw *w, LLVMValueRef byte_offset)
+{
+	if (w->smem_top)
+		byte_offset = LLVMBuildAdd(w->b, byte_offset, lw_ci32(w, w->smem_top), "");
+	return lw_smem_at(w, byte_offset);
+}
+
+void lw_smem_need(lw *w, uint64_t bytes)
+{
+	bytes += w->smem_top;
+	if (bytes > w->smem_bytes)
+		w->smem_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+}
+
+LLVMValueRef lw_to_storage(lw *w, LLVMValueRef x, ir_kind k)
+{
+	if (k == IR_I1)
+		return LLVMBuildZExt(w->b, x, w->i8, "");
+	if (k == IR_PTR)
+		return LLVMBuildPtrToInt(w->b, x, w->i64, "");
+	return x;
+}
+
+LLVMValueRef lw_from_storage(lw *w, LLVMValueRef x, ir_kind k)
+{
+	if (k == IR_I1)
+		return LLVMBuildICmp(w->b, LLVMIntNE, x, LLVMConstInt(w->i8, 0, false), "");
+	if (k == IR_PTR)
+		return LLVMBuildIntToPtr(w->b, x, w->gptr, "");
+	return x;
+}
+
+/* Runs `body` regions only where pred holds: returns the join block. */
+LLVMBasicBlockRef lw_begin_if(lw *w, LLVMValueRef pred)
+{
+	LLVMBasicBlockRef then, join;
+	new_block(w, "then", &then);
+	new_block(w, "join", &join);
+	LLVMBuildCondBr(w->b, pred, then, join);
+	LLVMPositionBuilderAtEnd(w->b, then);
+	return join;
+}
+
+void lw_end_if(lw *w, LLVMBasicBlockRef join)
+{
+	LLVMBuildBr(w->b, join);
+	LLVMPositionBuilderAtEnd(w->b, join);
+}
+
+/* ---- values in layouts ---- */
+
+static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out);
+
+/* Value v's registers in layout l. */
+bool lw_get(lw *w, int v, const layout *l, lval *out)
+{
+	ir_type t = lw_vtype(w, v);
+	const lval *have = &w->v[v];
+	if (!have->r)
+		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "value %%%d used before it is defined", v);
+	if (have->view)
+		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d is read in place by dots only", v);
+	if (t.rank == 0 || !l) {
+		*out = *have;
+		return true;
+	}
+	if (l->rank != t.rank)
+		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d wanted in a rank-%d layout", v, l->rank);
+	layout_map mh = lw_map_of(have->l, t), ml = lw_map_of(l, t);
+	if (layout_map_eq(&mh, &ml)) {
+		*out = *have;
+		out->l = l;
+		return true;
+	}
+	const ir_op *def = w->f->values[v].def;
+	if (w->p->remat[v] && def && def->nresults == 1)
+		return emit_value(w, def, l, out);
+	return lw_move(w, have, t, t, NULL, l, out);
+}
+
+bool lw_get_args(lw *w, const ir_op *op, const layout *l, lval *args)
+{
+	for (int i = 0; i < op->nargs; i++)
+		if (!lw_get(w, op->args[i], lw_vtype(w, op->args[i]).rank ? l : NULL, &args[i]))
+			return false;
+	return true;
+}
+
+static LLVMValueRef const_of(lw *w, ir_kind k, int64_t iv, double fv)
+{
+	if (ir_kind_is_float(k))
+		return LLVMConstReal(lw_ltype(w, k), fv);
+	if (k == IR_PTR)
+		return LLVMConstIntToPtr(LLVMConstInt(w->i64, (unsigned long long)iv, false), w->gptr);
+	return LLVMConstInt(lw_ltype(w, k), (unsigned long long)iv, ir_kind_is_signed(k));
+}
+
+/* ---- value ops ---- */
+
+static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	int res = op->results[0];
+	ir_type rt = lw_vtype(w, res);
+	ir_kind k = (ir_kind)rt.kind;
+	layout_map m;
+	int n = 1;
+	if (rt.rank) {
+		if (!l)
+			l = w->p->by_rank[rt.rank];
+		m = lw_map_of(l, rt);
+		n = m.nregs;
+	} else {
+		l = NULL;
+	}
+	switch (op->code) {
+	case IR_OP_LOAD:
+		return lw_emit_load(w, op, l, out);
+	case IR_OP_REDUCE:
+		return lw_emit_reduce(w, op, l, out);
+	case IR_OP_DOT:
+		return lw_emit_dot(w, op, l, out);
+	case IR_OP_LOCAL_LOAD:
+		return lw_emit_local_load(w, op, l, out);
+	case IR_OP_RESHAPE:
+	case IR_OP_PERMUTE: {
+		int src = op->args[0];
+		lval x;
+		if (!lw_get(w, src, NULL, &x))
+			return false;
+		ir_type st = lw_vtype(w, src);
+		if (st.rank == 0 || rt.rank == 0) /* a one-element block to a scalar or back */
+			return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' to or from a scalar is not supported by the GPU back end yet",
+				       op_name(op));
+		return lw_move(w, &x, st, rt, op->code == IR_OP_PERMUTE ? op->ints : NULL, l, out);
+	}
+	default:
+		break;
+	}
+	lval a[8];
+	const layout *al = l;
+	if (op->code == IR_OP_EXPAND_DIMS) {
+		al = layout_slice(w->a, l, op->axis);
+		if (!al)
+			return lw_oom(w);
+	}
+	if (op->nargs > 8)
+		return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' with %d operands is not supported by the GPU back end",
+			       op_name(op), op->nargs);
+	if (!lw_get_args(w, op, al, a))
+		return false;
+	if (!lw_alloc_regs(w, out, n, l))
+		return false;
+	ir_kind ak = op->nargs ? (ir_kind)lw_vtype(w, op->args[0]).kind : k;
+	for (int r = 0; r < n; r++) {
+		LLVMValueRef x = NULL;
+		switch (op->code) {
+		case IR_OP_CONST:
+			x = const_of(w, k, op->ival, op->fval);
+			break;
+		case IR_OP_PROGRAM_ID:
+		case IR_OP_NUM_PROGRAMS: {
+			static const char *const pid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+							   "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+			static const char *const np[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
+							  "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+			if (op->axis < 0 || op->axis > 2)
+				return lw_fail(w, op, TILEC_ERR_SEMANTIC, "%s axis must be 0, 1 or 2", op_name(op));
+			x = sreg(w, (op->code == IR_OP_PROGRAM_ID ? pid : np)[op->axis]);
+			x = LLVMBuildIntCast2(w->b, x, lw_ltype(w, k), false, "");
+			break;
+		}
+		case IR_OP_ARANGE: {
+			LLVMValueRef c[IR_MAX_RANK];
+			lw_reg_coords(w, &m, 1, r, c);
+			x = LLVMBuildAdd(w->b, c[0], lw_ci32(w, op->ival), "");
+			break;
+		}
+		case IR_OP_SPLAT:
+			x = a[0].r[0];
+			break;
+		case IR_OP_BROADCAST: {
+			layout_map ms = lw_map_of(l, lw_vtype(w, op->args[0]));
+			int32_t idx[IR_MAX_RANK];
+			layout_reg_split(&m, r, idx);
+			for (int d = 0; d < m.rank; d++)
+				idx[d] %= ms.regs_per_dim[d];
+			x = a[0].r[layout_reg_join(&ms, idx)];
+			break;
+		}
+		case IR_OP_EXPAND_DIMS:
+		case IR_OP_HINT:
+			x = a[0].r[r];
+			break;
+		case IR_OP_CAST:
+			x = lw_cast(w, a[0].r[r], ak, k);
+			break;
+		case IR_OP_BITCAST:
+			x = LLVMBuildBitCast(w->b, a[0].r[r], lw_ltype(w, k), "");
+			break;
+		case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
+		case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR:
+		case IR_OP_MIN: case IR_OP_MAX:
+			x = lw_binop(w, op, k, a[0].r[r], a[1].r[r]);
+			break;
+		case IR_OP_NEG:
+			x = lw_is_f(k) ? LLVMBuildFNeg(w->b, a[0].r[r], "") : LLVMBuildNeg(w->b, a[0].r[r], "");
+			break;
+		case IR_OP_NOT:
+			x = LLVMBuildNot(w->b, a[0].r[r], "");
+			break;
+		case IR_OP_CMP:
+			x = lw_compare(w, op->sub, ak, a[0].r[r], a[1].r[r]);
+			break;
+		case IR_OP_SELECT:
+			x = LLVMBuildSelect(w->b, a[0].r[r], a[1].r[r], a[2].r[r], "");
+			break;
+		case IR_OP_MATH:
+			x = lw_math(w, op, k, a[0].r[r]);
+			if (!x)
+				return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "%s of %s is not supported by the GPU back end",
+					       ir_math_name((ir_math)op->sub), ir_kind_name(k));
+			break;
+		case IR_OP_FMA:
+			if (lw_is_f(k)) {
+				LLVMValueRef v3[3] = {lw_widen(w, a[0].r[r], k), lw_widen(w, a[1].r[r], k), lw_widen(w, a[2].r[r], k)};
+				x = lw_narrow(w, lw_call(w, LLVMTypeOf(v3[0]) == w->f64 ? "llvm.fma.f64" : "llvm.fma.f32",
+							 LLVMTypeOf(v3[0]), v3, 3), k);
+			} else {
+				x = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, a[0].r[r], a[1].r[r], ""), a[2].r[r], "");
+			}
+			break;
+		case IR_OP_PTR_ADD: {
+			ir_kind ok = (ir_kind)lw_vtype(w, op->args[1]).kind;
+			LLVMValueRef off = LLVMBuildIntCast2(w->b, a[1].r[r], w->i64, ir_kind_is_signed(ok), "");
+			x = LLVMBuildGEP2(w->b, lw_stype(w, (ir_kind)rt.pointee), a[0].r[r], &off, 1, "");
+			break;
+		}
+		case IR_OP_EXTERN: {
+			if (!op->name)
+				return lw_fail(w, op, TILEC_ERR_INVALID, "extern call without a name");
+			LLVMValueRef args[8];
+			for (int i = 0; i < op->nargs; i++)
+				args[i] = a[i].n > 1 ? a[i].r[r] : a[i].r[0];
+			if (strncmp(op->name, "__nv_", 5) != 0)
+				return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "extern function '%s' is not a libdevice function",
+					       op->name);
+			LLVMValueRef fn = LLVMGetNamedFunction(w->m, op->name);
+			if (fn && (LLVMCountParams(fn) != (unsigned)op->nargs ||
+				   LLVMGetReturnType(LLVMGlobalGetValueType(fn)) != lw_ltype(w, k)))
+				return lw_fail(w, op, TILEC_ERR_SEMANTIC, "'%s' called with two different signatures", op->name);
+			x = lw_libdevice(w, op->name, lw_ltype(w, k), args, op->nargs);
+			break;
+		}
+		default:
+			return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet",
+				       op_name(op));
+		}
+		if (!x)
+			return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' on %s is not supported by the GPU back end",
+				       op_name(op), ir_kind_name(k));
+		out->r[r] = x;
+	}
+	return true;
+}
+
+/* ---- structured control flow ---- */
+
+static bool lower_op(lw *w, const ir_op *op);
+
+static const ir_op *terminator(const ir_region *r, ir_opcode code)
+{
+	const ir_op *t = r->nops ? r->ops[r->nops - 1] : NULL;
+	return t && t->code == code ? t : NULL;
+}
+
+/* The region's ops but its terminator. */
+static bool lower_body(lw *w, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
+			continue;
+		if (!lower_op(w, op))
+			return false;
+	}
+	return true;
+}
+
+/* Value v in the layout of value `like` (a parameter or result). */
+static bool get_like(lw *w, int v, int like, lval *out)
+{
+	return lw_get(w, v, w->p->of[like], out);
+}
+
+/* One phi per register of `init` (in `from`), bound to value id `id`. */
+static bool make_phis(lw *w, int id, const lval *init, LLVMBasicBlockRef from)
+{
+	if (!lw_alloc_regs(w, &w->v[id], init->n, init->l))
+		return false;
+	for (int i = 0; i < init->n; i++) {
+		LLVMValueRef phi = LLVMBuildPhi(w->b, LLVMTypeOf(init->r[i]), "");
+		LLVMValueRef in = init->r[i];
+		LLVMAddIncoming(phi, &in, &from, 1);
+		w->v[id].r[i] = phi;
+	}
+	return true;
+}
+
+static void add_incoming(const lval *phis, const lval *x, LLVMBasicBlockRef from)
+{
+	for (int i = 0; i < phis->n && i < x->n; i++) {
+		LLVMValueRef in = x->r[i];
+		LLVMAddIncoming(phis->r[i], &in, &from, 1);
+	}
+}
+
+/* for iv in range(lb, ub, step): the test sits in the header; LLVM
+ * rotates the loop. */
+static bool lower_for(lw *w, const ir_op *op)
+{
+	const ir_region *body = &op->regions[0];
+	const ir_op *y = terminator(body, IR_OP_YIELD);
+	int n = op->nargs - 3;
+	lval lb, ub, step;
+	if (!lw_get(w, op->args[0], NULL, &lb) || !lw_get(w, op->args[1], NULL, &ub) || !lw_get(w, op->args[2], NULL, &step))
+		return false;
+	lval *init = arena_alloc(w->a, sizeof(lval) * (size_t)(n + 1));
+	if (!init)
+		return lw_oom(w);
+	for (int i = 0; i < n; i++)
+		if (!get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
+			return false;
+	int ncached = w->ncached;
+	if (!lw_hoist_fragments(w, body))
+		return false;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
+	new_block(w, "for.head", &head);
+	new_block(w, "for.body", &loop);
+	new_block(w, "for.exit", &exit);
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, head);
+	if (!make_phis(w, body->params[0], &lb, pre))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!make_phis(w, body->params[1 + i], &init[i], pre))
+			return false;
+	ir_kind ik = (ir_kind)lw_vtype(w, op->args[0]).kind;
+	LLVMValueRef iv = w->v[body->params[0]].r[0];
+	LLVMValueRef more = LLVMBuildICmp(w->b, ir_kind_is_signed(ik) ? LLVMIntSLT : LLVMIntULT, iv, ub.r[0], "");
+	LLVMBuildCondBr(w->b, more, loop, exit);
+	LLVMPositionBuilderAtEnd(w->b, loop);
+	if (!lower_body(w, body))
+		return false;
+	for (int i = 0; i < n; i++) {
+		lval next;
+		if (!y || i >= y->nargs)
+			return lw_fail(w, op, TILEC_ERR_INVALID, "loop body yields too few values");
+		if (!get_like(w, y->args[i], body->params[1 + i], &next))
+			return false;
+		add_incoming(&w->v[body->params[1 + i]], &next, LLVMGetInsertBlock(w->b));
+	}
+	lval ivn = {1, NULL, NULL, NULL};
+	LLVMValueRef next_iv = LLVMBuildAdd(w->b, iv, step.r[0], "");
+	ivn.r = &next_iv;
+	add_incoming(&w->v[body->params[0]], &ivn, LLVMGetInsertBlock(w->b));
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, exit);
+	for (int i = 0; i < op->nresults; i++)
+		w->v[op->results[i]] = w->v[body->params[1 + i]];
+	w->ncached = ncached; /* the hoisted fragments serve this loop only */
+	return true;
+}
+
+static bool lower_if(lw *w, const ir_op *op)
+{
+	lval c;
+	if (!lw_get(w, op->args[0], NULL, &c))
+		return false;
+	LLVMBasicBlockRef then, els, join;
+	new_block(w, "if.then", &then);
+	new_block(w, "if.else", &els);
+	new_block(w, "if.join", &join);
+	LLVMBuildCondBr(w->b, c.r[0], then, els);
+	lval *ys[2];
+	LLVMBasicBlockRef ends[2];
+	for (int g = 0; g < 2; g++) {
+		LLVMPositionBuilderAtEnd(w->b, g ? els : then);
+		ys[g] = arena_alloc(w->a, sizeof(lval) * (size_t)(op->nresults + 1));
+		if (!ys[g])
+			return lw_oom(w);
+		if (g < op->nregions) {
+			const ir_region *r = &op->regions[g];
+			const ir_op *y = terminator(r, IR_OP_YIELD);
+			if (!lower_body(w, r))
+				return false;
+			for (int i = 0; i < op->nresults; i++) {
+				if (!y || i >= y->nargs)
+					return lw_fail(w, op, TILEC_ERR_INVALID, "if branch yields too few values");
+				if (!get_like(w, y->args[i], op->results[i], &ys[g][i]))
+					return false;
+			}
+		} else if (op->nresults) {
+			return lw_fail(w, op, TILEC_ERR_INVALID, "if with results has no else branch");
+		}
+		ends[g] = LLVMGetInsertBlock(w->b);
+		LLVMBuildBr(w->b, join);
+	}
+	LLVMPositionBuilderAtEnd(w->b, join);
+	for (int i = 0; i < op->nresults; i++) {
+		if (!make_phis(w, op->results[i], &ys[0][i], ends[0]))
+			return false;
+		add_incoming(&w->v[op->results[i]], &ys[1][i], ends[1]);
+	}
+	return true;
+}
+
+/* while: the before region computes the condition and the values passed
+ * on (to the after region, or out as results). */
+static bool lower_while(lw *w, const ir_op *op)
+{
+	const ir_region *before = &op->regions[0], *after = &op->regions[1];
+	const ir_op *cond = terminator(before, IR_OP_CONDITION), *y = terminator(after, IR_OP_YIELD);
+	if (!cond || !y || cond->nargs - 1 < after->nparams || cond->nargs - 1 < op->nresults ||
+	    y->nargs < before->nparams)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "malformed while loop");
+	int n = before->nparams;
+	lval *init = arena_alloc(w->a, sizeof(lval) * (size_t)(n + 1));
+	if (!init)
+		return lw_oom(w);
+	for (int i = 0; i < n; i++)
+		if (!get_like(w, op->args[i], before->params[i], &init[i]))
+			return false;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
+	new_block(w, "while.head", &head);
+	new_block(w, "while.body", &loop);
+	new_block(w, "while.exit", &exit);
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, head);
+	for (int i = 0; i < n; i++)
+		if (!make_phis(w, before->params[i], &init[i], pre))
+			return false;
+	if (!lower_body(w, before))
+		return false;
+	lval c;
+	if (!lw_get(w, cond->args[0], NULL, &c))
+		return false;
+	for (int i = 0; i < after->nparams; i++)
+		if (!get_like(w, cond->args[1 + i], after->params[i], &w->v[after->params[i]]))
+			return false;
+	for (int i = 0; i < op->nresults; i++)
+		if (!get_like(w, cond->args[1 + i], op->results[i], &w->v[op->results[i]]))
+			return false;
+	LLVMBuildCondBr(w->b, c.r[0], loop, exit);
+	LLVMPositionBuilderAtEnd(w->b, loop);
+	if (!lower_body(w, after))
+		return false;
+	for (int i = 0; i < n; i++) {
+		lval next;
+		if (!get_like(w, y->args[i], before->params[i], &next))
+			return false;
+		add_incoming(&w->v[before->params[i]], &next, LLVMGetInsertBlock(w->b));
+	}
+	LLVMBuildBr(w->b, head);
+	LLVMPositionBuilderAtEnd(w->b, exit);
+	return true;
+}
+
+/* ---- ops ---- */
+
+static bool lower_op(lw *w, const ir_op *op)
+{
+	switch (op->code) {
+	case IR_OP_STORE:
+		return lw_emit_store(w, op);
+	case IR_OP_ASSUME:
+		return true;
+	case IR_OP_FOR:
+		return lower_for(w, op);
+	case IR_OP_IF:
+		return lower_if(w, op);
+	case IR_OP_WHILE:
+		return lower_while(w, op);
+	case IR_OP_LOCAL_ALLOC:
+		return lw_emit_local_alloc(w, op);
+	case IR_OP_LOCAL_DEALLOC:
+		w->smem_top = w->ring_at[op->args[0]];
+		return true;
+	case IR_OP_ASYNC_COPY:
+		return lw_emit_async_copy(w, op);
+	case IR_OP_ASYNC_COMMIT:
+		lw_call(w, "llvm.nvvm.cp.async.commit.group", w->vd, NULL, 0);
+		return true;
+	case IR_OP_ASYNC_WAIT: {
+		LLVMValueRef n = lw_ci32(w, op->ival);
+		lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
+		lw_barrier(w);
+		return true;
+	}
+	default:
+		break;
+	}
+	if (op->nresults != 1)
+		return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet", op_name(op));
+	int res = op->results[0];
+	return emit_value(w, op, w->p->of[res], &w->v[res]);
+}
+
+/* ---- the kernel ---- */
+
+static void annotate(lw *w, const char *key, int value)
+{
+	LLVMMetadataRef md[3] = {
+		LLVMValueAsMetadata(w->fn),
+		LLVMMDStringInContext2(w->c, key, strlen(key)),
+		LLVMValueAsMetadata(lw_ci32(w, value)),
+	};
+	LLVMAddNamedMetadataOperand(w->m, "nvvm.annotations",
+				    LLVMMetadataAsValue(w->c, LLVMMDNodeInContext2(w->c, md, 3)));
+}
+
+static void init_types(lw *w)
+{
+	w->i1 = LLVMInt1TypeInContext(w->c);
+	w->i8 = LLVMInt8TypeInContext(w->c);
+	w->i16 = LLVMInt16TypeInContext(w->c);
+	w->i32 = LLVMInt32TypeInContext(w->c);
+	w->i64 = LLVMInt64TypeInContext(w->c);
+	w->f16 = LLVMHalfTypeInContext(w->c);
+	w->bf16 = LLVMBFloatTypeInContext(w->c);
+	w->f32 = LLVMFloatTypeInContext(w->c);
+	w->f64 = LLVMDoubleTypeInContext(w->c);
+	w->gptr = LLVMPointerTypeInContext(w->c, 1);
+	w->vd = LLVMVoidTypeInContext(w->c);
+}
+
+/* Kernel parameters: pointers in the global address space, i1 as a byte
+ * (what the generated C passes). */
+static bool build_entry(lw *w, const char *symbol)
+{
+	const ir_func *f = w->f;
+	LLVMTypeRef *pt = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)(f->nparams + 1));
+	if (!pt)
+		return lw_oom(w);
+	for (int i = 0; i < f->nparams; i++) {
+		ir_type t = f->params[i].type;
+		if (t.rank)
+			return lw_fail(w, NULL, TILEC_ERR_INVALID, "kernel parameter %d is a block", i);
+		pt[i] = t.kind == IR_I1 ? w->i8 : lw_ltype(w, (ir_kind)t.kind);
+	}
+	if (LLVMGetNamedFunction(w->m, symbol))
+		return lw_fail(w, NULL, TILEC_ERR_INVALID, "two kernels named '%s' in one module", symbol);
+	w->fn = LLVMAddFunction(w->m, symbol, LLVMFunctionType(w->vd, pt, (unsigned)f->nparams, false));
+	LLVMSetFunctionCallConv(w->fn, PTX_KERNEL_CC);
+	annotate(w, "kernel", 1);
+	annotate(w, "reqntidx", 32 * f->num_warps); /* as Triton: ptxas may rely on the exact block size */
+	LLVMBasicBlockRef entry;
+	new_block(w, "entry", &entry);
+	LLVMPositionBuilderAtEnd(w->b, entry);
+	for (int i = 0; i < f->nparams; i++) {
+		if (!lw_alloc_regs(w, &w->v[i], 1, NULL))
+			return false;
+		LLVMValueRef x = LLVMGetParam(w->fn, (unsigned)i);
+		if (f->params[i].type.kind == IR_I1)
+			x = LLVMBuildICmp(w->b, LLVMIntNE, x, LLVMConstInt(w->i8, 0, false), "");
+		w->v[i].r[0] = x;
+	}
+	w->tid = sreg(w, "llvm.nvvm.read.ptx.sreg.tid.x");
+	w->lane = LLVMBuildAnd(w->b, w->tid, lw_ci32(w, 31), "lane");
+	w->warp = LLVMBuildLShr(w->b, w->tid, lw_ci32(w, 5), "warp");
+	char name[300];
+	snprintf(name, sizeof name, "%.256s.smem", symbol);
+	w->smem = LLVMAddGlobalInAddressSpace(w->m, LLVMArrayType(w->i8, 0), name, 3);
+	return true;
+}
+
+/* The shared scratch gets its final size once every use is known; past
+ * the 48 KB a static allocation may take it is dynamic shared memory. */
+static void finish_smem(lw *w, const char *symbol)
+{
+	if (!w->smem_bytes) {
+		LLVMDeleteGlobal(w->smem);
+		return;
+	}
+	char name[300];
+	snprintf(name, sizeof name, "__tile_smem_%.256s", symbol);
+	uint32_t size = (w->smem_bytes + 15) & ~15u;
+	w->smem_dynamic = size > 48 * 1024;
+	LLVMTypeRef at = LLVMArrayType(w->i8, w->smem_dynamic ? 0 : size);
+	LLVMValueRef g = LLVMAddGlobalInAddressSpace(w->m, at, name, 3);
+	if (!w->smem_dynamic) {
+		LLVMSetInitializer(g, LLVMGetUndef(at));
+		LLVMSetLinkage(g, LLVMInternalLinkage);
+	}
+	LLVMSetAlignment(g, 16);
+	LLVMReplaceAllUsesWith(w->smem, g);
+	LLVMDeleteGlobal(w->smem);
+	w->smem_bytes = size;
+}
+
+tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, const char *symbol,
+			  const axis_info *ai, const layout_plan *plan, lower_result *out)
+{
+	lw w;
+	memset(&w, 0, sizeof w);
+	w.ctx = ctx;
+	w.m = m;
+	w.c = LLVMGetModuleContext(m);
+	w.f = f;
+	w.ai = ai;
+	w.p = plan;
+	w.a = arena_new();
+	if (!w.a)
+		return TILEC_ERR_NOMEM;
+	w.v = arena_alloc(w.a, sizeof(lval) * (size_t)(f->nvalues + 1));
+	w.ring_at = arena_alloc(w.a, sizeof(uint32_t) * (size_t)(f->nvalues + 1));
+	if (!w.v || !w.ring_at) {
+		arena_free(w.a);
+		return TILEC_ERR_NOMEM;
+	}
+	init_types(&w);
+	w.b = LLVMCreateBuilderInContext(w.c);
+	if (build_entry(&w, symbol) && lower_body(&w, &f->body))
+		LLVMBuildRetVoid(w.b);
+	if (w.fn && w.st != TILEC_OK) {
+		LLVMDeleteFunction(w.fn);
+		w.fn = NULL;
+	}
+	if (w.smem)
+		finish_smem(&w, symbol);
+	LLVMDisposeBuilder(w.b);
+	arena_free(w.a);
+	if (out && w.st == TILEC_OK) {
+		out->uses_libdevice = w.libdevice;
+		out->shared_bytes = w.smem_bytes;
+		out->shared_dynamic = w.smem_dynamic;
+	}
+	return w.st;
+}

@@ -1,0 +1,151 @@
+/* lower.h - what the lowering files of nvptx/ share: the state of one
+ * kernel's lowering and the helpers that more than one of them calls.
+ *
+ * lower.c owns the state and the helpers every op needs (types, small
+ * builders, coordinates, shared memory, values in layouts) and dispatches
+ * each op to its family: memory.c (loads, stores), math.c (elementwise
+ * arithmetic, compare, math functions, casts), reduce.c (reductions),
+ * convert.c (layout changes, reshape, permute), tiles.c (tiles and rings
+ * of them in shared memory, asynchronous copies), dot_fma.c and dot_mma.c
+ * (tl.dot). Functions declared here carry the lw_ prefix, after the state
+ * `lw` they take; everything else is static in its file. This header
+ * includes llvm-c, so only nvptx/ includes it.
+ */
+#ifndef TILE_NVPTX_LOWER_H
+#define TILE_NVPTX_LOWER_H
+
+#include "nvptx/nvptx.h"
+
+#include <llvm-c/Core.h>
+
+/* A tile in shared memory that dots read directly (a view). */
+typedef struct smem_tile {
+	LLVMValueRef base;        /* i32 byte offset of the tile in shared memory */
+	const smem_layout *sl;
+} smem_tile;
+
+/* A value as the thread holds it: one LLVM value per register. */
+typedef struct lval {
+	int n;               /* registers; 1 for scalars */
+	LLVMValueRef *r;
+	const layout *l;     /* NULL for scalars */
+	const smem_tile *view; /* a LOCAL_LOAD the plan reads in place: no registers */
+} lval;
+
+/* A dot operand's fragments loaded once, before a loop (dot_mma.c). */
+typedef struct frag_cache {
+	int value, which;        /* the operand value, 0 for A and 1 for B */
+	const layout *l;         /* of the dot it was loaded for */
+	LLVMValueRef *frags;
+} frag_cache;
+
+/* The lowering of one kernel. */
+typedef struct lw {
+	tilec_ctx *ctx;
+	arena *a; /* scratch, freed after lowering */
+	LLVMContextRef c;
+	LLVMModuleRef m;
+	LLVMBuilderRef b;
+	LLVMValueRef fn;
+	const ir_func *f;
+	const axis_info *ai;
+	const layout_plan *p;
+	lval *v;
+	LLVMValueRef tid, lane, warp;
+	LLVMValueRef smem;   /* placeholder, resized at the end */
+	uint32_t smem_bytes; /* the most any point of the kernel uses */
+	uint32_t smem_top;   /* the rings live below; scratch goes from here */
+	uint32_t *ring_at;   /* per ring value id: its byte offset */
+	frag_cache cached[8]; /* dot operands loaded before the loop being lowered */
+	int ncached;
+	bool smem_dynamic;
+	bool libdevice;
+	tilec_status st;
+	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
+} lw;
+
+/* lower.c: errors (the first one wins; each returns false) and value types */
+bool lw_fail(lw *w, const ir_op *op, tilec_status st, const char *fmt, ...) TILE_PRINTF(4, 5);
+bool lw_oom(lw *w);
+ir_type lw_vtype(const lw *w, int v);
+
+/* lower.c: types and small builders; stype is the type in memory (i1 a
+ * byte, pointers i64), to_storage/from_storage convert to and from it */
+LLVMTypeRef lw_ltype(const lw *w, ir_kind k);
+LLVMTypeRef lw_stype(const lw *w, ir_kind k);
+LLVMValueRef lw_ci32(const lw *w, int64_t v);
+LLVMValueRef lw_call(lw *w, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+			 int n, bool side_effects);
+void lw_barrier(lw *w);
+bool lw_alloc_regs(lw *w, lval *out, int n, const layout *l);
+LLVMValueRef lw_to_storage(lw *w, LLVMValueRef x, ir_kind k);
+LLVMValueRef lw_from_storage(lw *w, LLVMValueRef x, ir_kind k);
+/* Code between begin_if and end_if runs only where pred holds. */
+LLVMBasicBlockRef lw_begin_if(lw *w, LLVMValueRef pred);
+void lw_end_if(lw *w, LLVMBasicBlockRef join);
+
+/* lower.c: coordinates of the elements a thread holds */
+layout_map lw_map_of(const layout *l, ir_type t);
+LLVMValueRef lw_thread_raw(lw *w, const layout_map *m, int d);
+LLVMValueRef lw_thread_coord(lw *w, const layout_map *m, int d);
+LLVMValueRef lw_owner(lw *w, const layout_map *m);
+void lw_reg_coords(lw *w, const layout_map *m, int rank, int r, LLVMValueRef *out);
+LLVMValueRef lw_linear_index(lw *w, const layout_map *m, ir_type t, int r);
+
+/* lower.c: shared memory is a stack in program order: rings of tiles
+ * (tiles.c) are pushed and popped around their loops, scratch (layout
+ * conversions, reductions, staged dot operands) lies above the live rings;
+ * the kernel's size is the largest smem_need. smem_at takes a byte offset
+ * from the start, smem_addr one into the scratch. */
+LLVMValueRef lw_smem_at(lw *w, LLVMValueRef byte_offset);
+LLVMValueRef lw_smem_addr(lw *w, LLVMValueRef byte_offset);
+void lw_smem_need(lw *w, uint64_t bytes);
+
+/* lower.c: value v, or an op's operands, in layout l (recomputed or moved
+ * when held in another) */
+bool lw_get(lw *w, int v, const layout *l, lval *out);
+bool lw_get_args(lw *w, const ir_op *op, const layout *l, lval *args);
+
+/* math.c: one register at a time; widen/narrow take fp16/bf16 through fp32 */
+bool lw_is_f(ir_kind k);
+bool lw_narrow_f(ir_kind k);
+LLVMValueRef lw_widen(lw *w, LLVMValueRef x, ir_kind k);
+LLVMValueRef lw_narrow(lw *w, LLVMValueRef x, ir_kind k);
+LLVMValueRef lw_intrinsic2(lw *w, const char *base, LLVMValueRef x, LLVMValueRef y);
+LLVMValueRef lw_libdevice(lw *w, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
+LLVMValueRef lw_binop(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x, LLVMValueRef y);
+LLVMValueRef lw_compare(lw *w, int sub, ir_kind k, LLVMValueRef x, LLVMValueRef y);
+/* NULL when the function has no lowering for kind k */
+LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x);
+LLVMValueRef lw_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
+
+/* memory.c; load_vector: vec consecutive elements at a global pointer as
+ * storage elements, with pred one predicated access (undefined where off) */
+bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_store(lw *w, const ir_op *op);
+void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems);
+
+/* tiles.c: tiles in shared memory (the swizzled smem_layout), rings of
+ * them and the asynchronous copies that fill them */
+LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col);
+void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base);
+bool lw_emit_local_alloc(lw *w, const ir_op *op);
+bool lw_emit_async_copy(lw *w, const ir_op *op);
+bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);
+
+/* reduce.c */
+bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
+
+/* convert.c: src (shape st) as dt in layout `to`; perm for permute */
+bool lw_move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out);
+
+/* dot_fma.c: every tl.dot */
+bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
+
+/* dot_mma.c: a dot whose accumulator is in layout_mma; before a loop, the
+ * fragments of operands its dots read but do not compute */
+bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_hoist_fragments(lw *w, const ir_region *body);
+
+#endif

@@ -1,0 +1,234 @@
+/* memory.c - loads and stores.
+ *
+ * Each thread's consecutive registers are grouped into vectors as wide as
+ * axis info proves safe (contiguity, alignment, mask constancy, 16 bytes);
+ * unmasked groups are LLVM vector loads and stores, masked ones predicated
+ * ld/st.global inline PTX with one predicate per vector, as Triton emits
+ * them. Replicated elements are stored by their owner only.
+ */
+#include "nvptx/lower.h"
+
+#include <stdio.h>
+
+typedef struct vec_shape {
+	int nw;            /* words per access */
+	LLVMTypeRef word;  /* i32, or i16 for 1- and 2-byte accesses */
+	const char *cons;  /* constraint letter of a word */
+	const char *ptx;   /* ptx type of a word */
+} vec_shape;
+
+static vec_shape vec_words(lw *w, int bytes)
+{
+	vec_shape v;
+	if (bytes >= 4) {
+		v.nw = bytes / 4;
+		v.word = w->i32;
+		v.cons = "r";
+		v.ptx = "b32";
+	} else {
+		v.nw = 1;
+		v.word = w->i16;
+		v.cons = "h";
+		v.ptx = bytes == 2 ? "b16" : "b8";
+	}
+	return v;
+}
+
+static const char *vsuffix(int nw)
+{
+	return nw == 4 ? ".v4" : nw == 2 ? ".v2" : "";
+}
+
+/* Words returned by inline PTX -> n storage elements. */
+static void unpack_words(lw *w, LLVMValueRef *words, vec_shape vs, int n, LLVMTypeRef st, int elem_bytes,
+			 LLVMValueRef *elems)
+{
+	LLVMValueRef x;
+	if (vs.nw == 1) {
+		x = words[0];
+	} else {
+		LLVMTypeRef wv = LLVMVectorType(vs.word, (unsigned)vs.nw);
+		x = LLVMGetUndef(wv);
+		for (int i = 0; i < vs.nw; i++)
+			x = LLVMBuildInsertElement(w->b, x, words[i], lw_ci32(w, i), "");
+	}
+	if (n * elem_bytes == 1) {
+		elems[0] = LLVMBuildTrunc(w->b, x, w->i8, "");
+		if (st != w->i8)
+			elems[0] = LLVMBuildBitCast(w->b, elems[0], st, "");
+		return;
+	}
+	if (n == 1) {
+		elems[0] = LLVMBuildBitCast(w->b, x, st, "");
+		return;
+	}
+	LLVMValueRef v = LLVMBuildBitCast(w->b, x, LLVMVectorType(st, (unsigned)n), "");
+	for (int i = 0; i < n; i++)
+		elems[i] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "");
+}
+
+/* Storage elements -> words: one i32 per 4 bytes, else one i16. */
+static void to_words(lw *w, LLVMValueRef *elems, int n, LLVMTypeRef st, int elem_bytes, vec_shape vs,
+		     LLVMValueRef *words)
+{
+	LLVMValueRef x;
+	if (n == 1) {
+		x = elems[0];
+	} else {
+		x = LLVMGetUndef(LLVMVectorType(st, (unsigned)n));
+		for (int i = 0; i < n; i++)
+			x = LLVMBuildInsertElement(w->b, x, elems[i], lw_ci32(w, i), "");
+	}
+	if (n * elem_bytes == 1) {
+		if (st != w->i8)
+			x = LLVMBuildBitCast(w->b, x, w->i8, "");
+		words[0] = LLVMBuildZExt(w->b, x, w->i16, "");
+		return;
+	}
+	if (vs.nw == 1) {
+		words[0] = LLVMBuildBitCast(w->b, x, vs.word, "");
+		return;
+	}
+	LLVMValueRef v = LLVMBuildBitCast(w->b, x, LLVMVectorType(vs.word, (unsigned)vs.nw), "");
+	for (int i = 0; i < vs.nw; i++)
+		words[i] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "");
+}
+
+/* How many consecutive registers one access covers. */
+static int access_width(lw *w, const ir_op *op, const layout *l, int mask)
+{
+	ir_type pt = lw_vtype(w, op->args[0]);
+	if (pt.rank == 0)
+		return 1;
+	int vec = axis_vector_width(w->f, w->ai, op->args[0], mask);
+	layout_map m = lw_map_of(l, pt);
+	int c = layout_contig_regs(&m, m.dim_of[pt.rank - 1]);
+	return vec < c ? vec : c;
+}
+
+static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
+{
+	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
+}
+
+void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems)
+{
+	LLVMTypeRef st = lw_stype(w, k);
+	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
+	if (!pred) {
+		LLVMTypeRef vt = vec > 1 ? LLVMVectorType(st, (unsigned)vec) : st;
+		LLVMValueRef x = LLVMBuildLoad2(w->b, vt, ptr, "");
+		LLVMSetAlignment(x, (unsigned)(vec * eb));
+		for (int i = 0; i < vec; i++)
+			elems[i] = vec > 1 ? LLVMBuildExtractElement(w->b, x, lw_ci32(w, i), "") : x;
+		return;
+	}
+	vec_shape vs = vec_words(w, vec * eb);
+	char text[160], cons[96];
+	int pos = snprintf(text, sizeof text, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
+	int cp = 0;
+	for (int i = 0; i < vs.nw; i++) {
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,", vs.cons);
+	}
+	snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
+	snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
+	LLVMTypeRef ret;
+	if (vs.nw == 1) {
+		ret = vs.word;
+	} else {
+		LLVMTypeRef fields[4] = {vs.word, vs.word, vs.word, vs.word};
+		ret = LLVMStructTypeInContext(w->c, fields, (unsigned)vs.nw, false);
+	}
+	LLVMValueRef args[2] = {ptr, pred};
+	LLVMValueRef res = lw_asm_call(w, ret, text, cons, args, 2, true);
+	LLVMValueRef words[4];
+	for (int i = 0; i < vs.nw; i++)
+		words[i] = vs.nw == 1 ? res : LLVMBuildExtractValue(w->b, res, (unsigned)i, "");
+	unpack_words(w, words, vs, vec, st, eb, elems);
+}
+
+bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	ir_type pt = lw_vtype(w, op->args[0]);
+	ir_kind k = (ir_kind)pt.pointee;
+	lval a[3];
+	if (!lw_get_args(w, op, l, a))
+		return false;
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK, has_other = op->flags & IR_FLAG_HAS_OTHER;
+	int vec = access_width(w, op, l, has_mask ? op->args[1] : -1);
+	if (!lw_alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))
+		return false;
+	for (int r = 0; r < a[0].n; r += vec) {
+		LLVMValueRef elems[16] = {0};
+		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, elems);
+		/* Without `other` masked-off elements are undefined, as in Triton. */
+		for (int i = 0; i < vec && has_mask && has_other; i++)
+			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], lw_to_storage(w, a[2].r[r + i], k), "");
+		for (int i = 0; i < vec; i++)
+			out->r[r + i] = lw_from_storage(w, elems[i], k);
+	}
+	return true;
+}
+
+bool lw_emit_store(lw *w, const ir_op *op)
+{
+	int ptr = op->args[0], val = op->args[1];
+	ir_type pt = lw_vtype(w, ptr);
+	ir_kind k = (ir_kind)pt.pointee;
+	LLVMTypeRef st = lw_stype(w, k);
+	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
+	const layout *l = NULL;
+	if (pt.rank) {
+		l = w->p->remat[val] && !w->p->remat[ptr] ? w->p->of[ptr] : w->p->of[val];
+		/* a tensor-core result holds 2 consecutive elements per thread: it
+		 * goes through shared memory to the default layout's wide stores */
+		if (!l || l->mma)
+			l = w->p->by_rank[pt.rank];
+	}
+	lval a[3];
+	if (!lw_get_args(w, op, l, a))
+		return false;
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
+	int vec = access_width(w, op, l, has_mask ? op->args[2] : -1);
+	LLVMValueRef own;
+	if (pt.rank) {
+		layout_map m = lw_map_of(l, pt);
+		own = lw_owner(w, &m);
+	} else {
+		own = LLVMBuildICmp(w->b, LLVMIntEQ, w->tid, lw_ci32(w, 0), "");
+	}
+	vec_shape vs = vec_words(w, vec * eb);
+	for (int r = 0; r < a[0].n; r += vec) {
+		LLVMValueRef elems[16] = {0};
+		for (int i = 0; i < vec; i++)
+			elems[i] = lw_to_storage(w, a[1].r[r + i], k);
+		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
+		if (!pred) {
+			LLVMValueRef x = elems[0];
+			if (vec > 1) {
+				x = LLVMGetUndef(LLVMVectorType(st, (unsigned)vec));
+				for (int i = 0; i < vec; i++)
+					x = LLVMBuildInsertElement(w->b, x, elems[i], lw_ci32(w, i), "");
+			}
+			LLVMValueRef s = LLVMBuildStore(w->b, x, a[0].r[r]);
+			LLVMSetAlignment(s, (unsigned)(vec * eb));
+			continue;
+		}
+		LLVMValueRef words[4], args[6];
+		to_words(w, elems, vec, st, eb, vs, words);
+		char text[160], cons[96];
+		int pos = snprintf(text, sizeof text, "@$0 st.global%s.%s [$1], {", vsuffix(vs.nw), vs.ptx);
+		int cp = snprintf(cons, sizeof cons, "b,l");
+		args[0] = pred;
+		args[1] = a[0].r[r];
+		for (int i = 0; i < vs.nw; i++) {
+			pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i + 2);
+			cp += snprintf(cons + cp, sizeof cons - (size_t)cp, ",%s", vs.cons);
+			args[2 + i] = words[i];
+		}
+		snprintf(text + pos, sizeof text - (size_t)pos, "};");
+		lw_asm_call(w, w->vd, text, cons, args, 2 + vs.nw, true);
+	}
+	return true;
+}

@@ -1,0 +1,73 @@
+/* nvptx.h - the NVPTX target: tile IR to LLVM IR, PTX and cubins.
+ *
+ * lower_kernel turns a kernel under its layout plan into an LLVM function
+ * (the lowering files of nvptx/ share nvptx/lower.h); target.c makes
+ * target machines, links libdevice, runs O3, emits PTX and runs ptxas,
+ * whose report fills a compile_kernel_info. This is the only phase that
+ * uses LLVM: its files (and compile.c) include llvm-c, and this header
+ * forward-declares the opaque handles so that its users need none.
+ */
+#ifndef TILE_NVPTX_H
+#define TILE_NVPTX_H
+
+#include "analysis/analysis.h"
+
+/* ======================================================================
+ * lower.c and the op families beside it (memory.c, math.c, reduce.c,
+ * convert.c, dot_fma.c, dot_mma.c) - tile IR to LLVM IR
+ * (nvptx64-nvidia-cuda) under the layouts
+ * target.c - target machines, libdevice, the O3 pipeline, PTX, ptxas
+ *
+ * Only nvptx/ (and compile.c) includes llvm-c; the opaque LLVM handles
+ * are forward-declared here so the interfaces need no LLVM header.
+ * ====================================================================== */
+
+struct LLVMOpaqueModule;
+struct LLVMOpaqueTargetMachine;
+
+typedef struct lower_result {
+	bool uses_libdevice;      /* calls __nv_* functions */
+	uint32_t shared_bytes;    /* shared memory of the kernel */
+	bool shared_dynamic;      /* over 48 KB: dynamic (extern) shared memory, the launch passes it */
+} lower_result;
+
+/* Adds the kernel `symbol` (PTX entry, 32 * num_warps threads) to m. */
+tilec_status lower_kernel(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const ir_func *f,
+			  const char *symbol, const axis_info *ai, const layout_plan *plan,
+			  lower_result *out);
+
+/* A target machine for sm_<arch> (PTX ISA 8.0). */
+tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);
+/* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
+ * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */
+tilec_status target_link_libdevice(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const char *ptxas);
+/* Verifies m, then runs default<O3>. */
+tilec_status target_optimize(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct LLVMOpaqueTargetMachine *tm);
+/* PTX text of m (a malloc'd NUL-terminated string in *out). */
+tilec_status target_emit_ptx(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct LLVMOpaqueTargetMachine *tm,
+			     char **out, size_t *len);
+/* The ptxas to use: `explicit_path` when given, else TILE_PTXAS,
+ * $CUDA_HOME/bin, /usr/local/cuda/bin, PATH; NULL when none. */
+const char *target_find_ptxas(arena *a, const char *explicit_path);
+/* Assembles PTX with `ptxas -v -arch=sm_<arch>`; the cubin in *cubin
+ * (malloc'd), ptxas's messages in *log (caller frees). */
+tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,
+			  uint8_t **cubin, size_t *size, strbuf *log);
+
+/* What ptxas -v reports on one kernel for one arch; compile_result lists
+ * one per (kernel, cubin arch). */
+typedef struct compile_kernel_info {
+	const char *symbol;
+	int arch;                /* one entry per (kernel, cubin arch) */
+	int n_regs;
+	bool spills_known;       /* ptxas reported on the entry */
+	uint32_t spill_stores, spill_loads; /* bytes per thread */
+	uint32_t shared_static, shared_dynamic;
+} compile_kernel_info;
+
+/* (target.c) Registers, spill stores and loads (bytes) and static shared
+ * bytes of one entry from ptxas -v output; false when the entry is not
+ * mentioned. */
+bool target_ptxas_info(const char *log, const char *symbol, compile_kernel_info *info);
+
+#endif

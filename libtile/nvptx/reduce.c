@@ -1,0 +1,194 @@
+/* reduce.c - reductions along one axis (sum, max, min, argmax, argmin,
+ * xor_sum).
+ *
+ * Reductions combine within a thread, then across the lanes of the axis
+ * with butterfly shuffles, then across its warps through shared memory,
+ * leaving the result in the slice layout where expand_dims and broadcast
+ * find it without moving data.
+ */
+#include "nvptx/lower.h"
+
+/* Exchanges x with the lane `off` away (xor): 32-bit pieces through
+ * shfl.sync.bfly. */
+static LLVMValueRef shfl_xor(lw *w, LLVMValueRef x, int off)
+{
+	LLVMTypeRef t = LLVMTypeOf(x);
+	LLVMValueRef args[4] = {lw_ci32(w, -1), NULL, lw_ci32(w, off), lw_ci32(w, 31)};
+	if (t == w->f32) {
+		args[1] = x;
+		return lw_call(w, "llvm.nvvm.shfl.sync.bfly.f32", w->f32, args, 4);
+	}
+	unsigned bits = t == w->f64 ? 64 : t == w->f16 || t == w->bf16 ? 16 : LLVMGetIntTypeWidth(t);
+	LLVMTypeRef it = LLVMIntTypeInContext(w->c, bits);
+	LLVMValueRef xi = LLVMBuildBitCast(w->b, x, it, "");
+	LLVMValueRef res;
+	if (bits == 64) {
+		LLVMValueRef lo = LLVMBuildTrunc(w->b, xi, w->i32, "");
+		LLVMValueRef hi = LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, xi, LLVMConstInt(w->i64, 32, false), ""), w->i32, "");
+		args[1] = lo;
+		lo = lw_call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		args[1] = hi;
+		hi = lw_call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		res = LLVMBuildOr(w->b, LLVMBuildZExt(w->b, lo, w->i64, ""),
+				  LLVMBuildShl(w->b, LLVMBuildZExt(w->b, hi, w->i64, ""), LLVMConstInt(w->i64, 32, false), ""), "");
+	} else {
+		args[1] = bits == 32 ? xi : LLVMBuildZExt(w->b, xi, w->i32, "");
+		res = lw_call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		if (bits < 32)
+			res = LLVMBuildTrunc(w->b, res, it, "");
+	}
+	return LLVMBuildBitCast(w->b, res, t, "");
+}
+
+/* acc = combine(acc, x); index reductions carry (value, index) and keep
+ * the smaller index on ties, as Triton's argmax/argmin combine does. */
+static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *acci, LLVMValueRef x, LLVMValueRef xi)
+{
+	bool f = lw_is_f(k), sg = ir_kind_is_signed(k);
+	switch (sub) {
+	case IR_REDUCE_SUM:
+		*acc = f ? LLVMBuildFAdd(w->b, *acc, x, "") : LLVMBuildAdd(w->b, *acc, x, "");
+		return;
+	case IR_REDUCE_XOR_SUM:
+		*acc = LLVMBuildXor(w->b, *acc, x, "");
+		return;
+	case IR_REDUCE_MAX:
+	case IR_REDUCE_MIN: {
+		bool mx = sub == IR_REDUCE_MAX;
+		if (f) {
+			*acc = lw_narrow(w, lw_intrinsic2(w, mx ? "llvm.maxnum" : "llvm.minnum", lw_widen(w, *acc, k), lw_widen(w, x, k)), k);
+			return;
+		}
+		LLVMIntPredicate p = mx ? (sg ? LLVMIntSGT : LLVMIntUGT) : (sg ? LLVMIntSLT : LLVMIntULT);
+		*acc = LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, p, *acc, x, ""), *acc, x, "");
+		return;
+	}
+	default: {
+		int better = sub == IR_REDUCE_ARGMAX ? IR_CMP_GT : IR_CMP_LT;
+		LLVMValueRef a = lw_widen(w, *acc, k), b = lw_widen(w, x, k);
+		ir_kind wk = lw_narrow_f(k) ? IR_F32 : k;
+		LLVMValueRef tie = LLVMBuildAnd(w->b, lw_compare(w, IR_CMP_EQ, wk, a, b),
+						LLVMBuildICmp(w->b, LLVMIntSLT, *acci, xi, ""), "");
+		LLVMValueRef keep = LLVMBuildOr(w->b, lw_compare(w, better, wk, a, b), tie, "");
+		*acc = LLVMBuildSelect(w->b, keep, *acc, x, "");
+		*acci = LLVMBuildSelect(w->b, keep, *acci, xi, "");
+		return;
+	}
+	}
+}
+
+/* Within each thread, then across the lanes of the axis with butterfly
+ * shuffles, then across its warps through shared memory. The result is in
+ * the slice layout: every thread of the axis holds it. */
+bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	int src = op->args[0], k = op->axis, sub = op->sub;
+	ir_type st = lw_vtype(w, src), rt = lw_vtype(w, op->results[0]);
+	ir_kind ek = (ir_kind)st.kind;
+	bool arg = sub == IR_REDUCE_ARGMAX || sub == IR_REDUCE_ARGMIN;
+	const layout *pl = l && l->kind == LAYOUT_SLICE ? l->parent : w->p->of[src];
+	if (!pl || pl->kind != LAYOUT_BLOCKED)
+		pl = w->p->by_rank[st.rank];
+	const layout *sl = layout_slice(w->a, pl, k);
+	lval x;
+	if (!sl || !lw_get(w, src, pl, &x))
+		return sl ? false : lw_oom(w);
+	layout_map ms = lw_map_of(pl, st), mr = lw_map_of(sl, rt);
+	int nq = mr.nregs;
+	LLVMValueRef *acc = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nq * 2);
+	if (!acc || !lw_alloc_regs(w, out, nq, rt.rank ? sl : NULL))
+		return lw_oom(w);
+	LLVMValueRef *acci = acc + nq;
+	LLVMValueRef tk = arg ? lw_thread_coord(w, &ms, k) : NULL;
+	for (int q = 0; q < nq; q++) {
+		int32_t idx[IR_MAX_RANK], cc[IR_MAX_RANK];
+		layout_reg_split(&mr, q, idx);
+		for (int j = 0; j < ms.regs_per_dim[k]; j++) {
+			idx[k] = j;
+			int r = layout_reg_join(&ms, idx);
+			LLVMValueRef xi = NULL;
+			if (arg) {
+				layout_reg_coords(&ms, r, cc);
+				xi = LLVMBuildAdd(w->b, tk, lw_ci32(w, cc[k]), "");
+			}
+			if (j == 0) {
+				acc[q] = x.r[r];
+				acci[q] = xi;
+			} else {
+				combine(w, sub, ek, &acc[q], &acci[q], x.r[r], xi);
+			}
+		}
+	}
+	layout_field fl = layout_dim_field(&ms, k);
+	int lanes = fl.lanes, span = st.shape[k] / fl.lane_scale;
+	if (span < lanes)
+		lanes = span > 1 ? span : 1;
+	for (int off = 1; off < lanes; off <<= 1)
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef y = shfl_xor(w, acc[q], off << fl.lane_shift);
+			LLVMValueRef yi = arg ? shfl_xor(w, acci[q], off << fl.lane_shift) : NULL;
+			combine(w, sub, ek, &acc[q], &acci[q], y, yi);
+		}
+	int warps = fl.warps, wspan = st.shape[k] / fl.warp_scale;
+	if (wspan < warps)
+		warps = wspan > 1 ? wspan : 1;
+	if (warps > 1) {
+		/* Partials at [warp][element] (values, then indices). */
+		int64_t nr = ir_numel(rt), eb = ir_kind_bytes(ek);
+		int64_t ibase = ((warps * nr * eb) + 3) & ~(int64_t)3;
+		lw_smem_need(w, (uint64_t)(arg ? ibase + warps * nr * 4 : warps * nr * eb));
+		LLVMValueRef wk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), ""),
+					       lw_ci32(w, fl.warps - 1), "");
+		LLVMValueRef lk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), ""),
+					       lw_ci32(w, fl.lanes - 1), "");
+		LLVMValueRef pred = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, lk, lw_ci32(w, 0), ""),
+						 LLVMBuildICmp(w->b, LLVMIntULT, wk, lw_ci32(w, warps), ""), "");
+		for (int d = 0; d < ms.rank; d++) {
+			layout_field fd = layout_dim_field(&ms, d);
+			if (d == k || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
+				continue;
+			pred = LLVMBuildAnd(w->b, pred, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, &ms, d),
+								      lw_ci32(w, ms.shape[d]), ""), "");
+		}
+		lw_barrier(w);
+		LLVMBasicBlockRef join = lw_begin_if(w, pred);
+		LLVMValueRef *lin = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nq);
+		if (!lin)
+			return lw_oom(w);
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef slot = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, wk, lw_ci32(w, nr), ""),
+							 lw_linear_index(w, &mr, rt, q), "");
+			LLVMValueRef s = LLVMBuildStore(w->b, acc[q], lw_smem_addr(w, LLVMBuildMul(w->b, slot, lw_ci32(w, eb), "")));
+			LLVMSetAlignment(s, (unsigned)eb);
+			if (arg) {
+				LLVMValueRef off = LLVMBuildAdd(w->b, lw_ci32(w, ibase), LLVMBuildMul(w->b, slot, lw_ci32(w, 4), ""), "");
+				LLVMSetAlignment(LLVMBuildStore(w->b, acci[q], lw_smem_addr(w, off)), 4);
+			}
+		}
+		lw_end_if(w, join);
+		lw_barrier(w);
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef li = lw_linear_index(w, &mr, rt, q);
+			for (int wi = 0; wi < warps; wi++) {
+				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, "");
+				LLVMValueRef y = LLVMBuildLoad2(w->b, lw_ltype(w, ek), lw_smem_addr(w, LLVMBuildMul(w->b, slot, lw_ci32(w, eb), "")), "");
+				LLVMSetAlignment(y, (unsigned)eb);
+				LLVMValueRef yi = NULL;
+				if (arg) {
+					LLVMValueRef off = LLVMBuildAdd(w->b, lw_ci32(w, ibase), LLVMBuildMul(w->b, slot, lw_ci32(w, 4), ""), "");
+					yi = LLVMBuildLoad2(w->b, w->i32, lw_smem_addr(w, off), "");
+					LLVMSetAlignment(yi, 4);
+				}
+				if (wi == 0) {
+					acc[q] = y;
+					acci[q] = yi;
+				} else {
+					combine(w, sub, ek, &acc[q], &acci[q], y, yi);
+				}
+			}
+		}
+	}
+	for (int q = 0; q < nq; q++)
+		out->r[q] = arg ? acci[q] : acc[q];
+	return true;
+}

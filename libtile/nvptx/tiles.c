@@ -1,0 +1,188 @@
+/* tiles.c - 2-D tiles in shared memory: the swizzled layout's addresses,
+ * rings of tiles, the asynchronous copies that fill them, reads out of them.
+ *
+ * A tile is stored as rows along its contiguous dim (smem_layout, chosen by
+ * analysis/layout.c) with its 16-byte chunks XOR-swizzled by row, so that
+ * the 8 rows one ldmatrix phase or one column of 16-byte copies touches
+ * fall in distinct banks and no padding is needed. A ring (LOCAL_ALLOC) is
+ * num_stages such tiles pushed on the shared-memory stack before a
+ * pipelined loop (and popped by LOCAL_DEALLOC after it); ASYNC_COPY fills
+ * tile `slot` with cp.async of 16 bytes (.cg) or 4 and 8 (.ca) per group
+ * of registers, zero-filling where the mask is off through the source-size
+ * operand; elements not contiguous in memory are loaded and stored at once
+ * instead. LOCAL_LOAD leaves a tile in place for the tensor-core dots that
+ * read it (a view: dot_mma.c reads its fragments with ldmatrix) or loads
+ * it into registers for any other use.
+ */
+#include "nvptx/lower.h"
+
+#include <stdio.h>
+
+static int ilog2_32(int v)
+{
+	int n = 0;
+	while (n < 30 && (1 << (n + 1)) <= v)
+		n++;
+	return n;
+}
+
+/* Byte offset (i32) of element (row, col) of a tile laid out by sl at
+ * byte `base`: the row of the stored tile, then its 16-byte chunk XOR-ed
+ * with the row's phase. */
+LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col)
+{
+	if (sl->transposed) {
+		LLVMValueRef t = row;
+		row = col;
+		col = t;
+	}
+	LLVMValueRef byte = LLVMBuildMul(w->b, col, lw_ci32(w, sl->elem_bytes), "");
+	LLVMValueRef chunk = LLVMBuildLShr(w->b, byte, lw_ci32(w, 4), "");
+	if (sl->max_phase > 1) {
+		LLVMValueRef phase = LLVMBuildLShr(w->b, row, lw_ci32(w, ilog2_32(sl->per_phase)), "");
+		phase = LLVMBuildAnd(w->b, phase, lw_ci32(w, sl->max_phase - 1), "");
+		chunk = LLVMBuildXor(w->b, chunk, phase, "");
+	}
+	LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, lw_ci32(w, sl->row_bytes), ""),
+					LLVMBuildShl(w->b, chunk, lw_ci32(w, 4), ""), "");
+	if (sl->elem_bytes < 16)
+		off = LLVMBuildAdd(w->b, off, LLVMBuildAnd(w->b, byte, lw_ci32(w, 15), ""), "");
+	return LLVMBuildAdd(w->b, base, off, "");
+}
+
+/* Writes a 2-D block's elements into a tile laid out by sl at scratch
+ * byte `base` (replicas do not write). */
+void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
+{
+	layout_map m = lw_map_of(x->l, t);
+	LLVMValueRef own = lw_owner(w, &m);
+	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
+	for (int r = 0; r < x->n; r++) {
+		LLVMValueRef cc[2];
+		lw_reg_coords(w, &m, 2, r, cc);
+		LLVMValueRef off = lw_swizzled(w, sl, lw_ci32(w, base), cc[0], cc[1]);
+		LLVMSetAlignment(LLVMBuildStore(w->b, lw_to_storage(w, x->r[r], (ir_kind)t.kind), lw_smem_addr(w, off)),
+				 (unsigned)sl->elem_bytes);
+	}
+	if (join)
+		lw_end_if(w, join);
+}
+
+/* ---- rings of tiles and asynchronous copies (passes/pipeline.c) ---- */
+
+bool lw_emit_local_alloc(lw *w, const ir_op *op)
+{
+	int ring = op->results[0];
+	const smem_layout *sl = w->p->ring[ring];
+	if (!sl)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
+	/* the ring may cover scratch that threads read just before */
+	lw_barrier(w);
+	uint32_t at = (w->smem_top + 127) & ~127u; /* the swizzle repeats every 128 bytes */
+	w->ring_at[ring] = at;
+	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes;
+	lw_smem_need(w, 0);
+	return true;
+}
+
+/* The byte offset of tile `slot` of a ring. */
+static LLVMValueRef ring_tile(lw *w, int ring, LLVMValueRef slot)
+{
+	LLVMValueRef off = LLVMBuildMul(w->b, slot, lw_ci32(w, w->p->ring[ring]->tile_bytes), "");
+	return LLVMBuildAdd(w->b, off, lw_ci32(w, w->ring_at[ring]), "");
+}
+
+/* cp.async of 4, 8 or 16 bytes per register group, zero-filling where the
+ * mask is off (source size 0); narrower accesses (elements that are not
+ * contiguous in memory) load and store at once instead. */
+bool lw_emit_async_copy(lw *w, const ir_op *op)
+{
+	int ring = op->args[0];
+	const smem_layout *sl = w->p->ring[ring];
+	const layout *cl = w->p->copy[ring];
+	if (!sl || !cl)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
+	ir_type pt = lw_vtype(w, op->args[2]);
+	ir_kind k = (ir_kind)pt.pointee;
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
+	lval slot, ptr, mask = {0};
+	if (!lw_get(w, op->args[1], NULL, &slot) || !lw_get(w, op->args[2], cl, &ptr) ||
+	    (has_mask && !lw_get(w, op->args[3], cl, &mask)))
+		return false;
+	layout_map m = lw_map_of(cl, pt);
+	int cd = sl->transposed ? 0 : 1;
+	int vec = axis_vector_width_dim(w->f, w->ai, op->args[2], has_mask ? op->args[3] : -1, cd);
+	int contig = layout_contig_regs(&m, m.dim_of[cd]);
+	if (vec > contig)
+		vec = contig;
+	int bytes = vec * sl->elem_bytes;
+	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
+	LLVMValueRef own = lw_owner(w, &m);
+	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
+	for (int r = 0; r < ptr.n; r += vec) {
+		LLVMValueRef cc[2];
+		/* registers r .. r+vec-1 run along the stored rows */
+		lw_reg_coords(w, &m, 2, r, cc);
+		LLVMValueRef dst = lw_smem_at(w, lw_swizzled(w, sl, base, cc[0], cc[1]));
+		if (bytes >= 4) {
+			/* inline PTX: LLVM 19 selects the source-size form only for
+			 * 64-bit shared pointers */
+			char text[96];
+			snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
+			LLVMValueRef n = lw_ci32(w, bytes);
+			if (has_mask)
+				n = LLVMBuildSelect(w->b, mask.r[r], n, lw_ci32(w, 0), "");
+			LLVMValueRef args[3] = {LLVMBuildPtrToInt(w->b, dst, w->i32, ""), ptr.r[r], n};
+			lw_asm_call(w, w->vd, text, "r,l,r", args, 3, true);
+			continue;
+		}
+		LLVMValueRef elems[16] = {0};
+		lw_load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, elems);
+		for (int i = 0; i < vec; i++) {
+			LLVMValueRef x = elems[i];
+			if (has_mask)
+				x = LLVMBuildSelect(w->b, mask.r[r], x, LLVMConstNull(LLVMTypeOf(x)), "");
+			LLVMValueRef at = i ? LLVMBuildGEP2(w->b, lw_stype(w, k), dst, (LLVMValueRef[]){lw_ci32(w, i)}, 1, "") : dst;
+			LLVMSetAlignment(LLVMBuildStore(w->b, x, at), (unsigned)sl->elem_bytes);
+		}
+	}
+	if (join)
+		lw_end_if(w, join);
+	return true;
+}
+
+/* A tile of a ring: left in shared memory for the dots that read it (a
+ * view), or loaded into registers of layout l. */
+bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	int ring = op->args[0], res = op->results[0];
+	const smem_layout *sl = w->p->ring[ring];
+	lval slot;
+	if (!sl)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
+	if (!lw_get(w, op->args[1], NULL, &slot))
+		return false;
+	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
+	if (w->p->view[res]) {
+		smem_tile *t = arena_alloc(w->a, sizeof *t);
+		if (!t || !lw_alloc_regs(w, out, 0, l))
+			return lw_oom(w);
+		t->base = base;
+		t->sl = sl;
+		out->view = t;
+		return true;
+	}
+	ir_type rt = lw_vtype(w, res);
+	ir_kind k = (ir_kind)rt.kind;
+	layout_map m = lw_map_of(l, rt);
+	if (!lw_alloc_regs(w, out, m.nregs, l))
+		return false;
+	for (int r = 0; r < m.nregs; r++) {
+		LLVMValueRef cc[2];
+		lw_reg_coords(w, &m, 2, r, cc);
+		LLVMValueRef x = LLVMBuildLoad2(w->b, lw_stype(w, k), lw_smem_at(w, lw_swizzled(w, sl, base, cc[0], cc[1])), "");
+		LLVMSetAlignment(x, (unsigned)sl->elem_bytes);
+		out->r[r] = lw_from_storage(w, x, k);
+	}
+	return true;
+}

@@ -1,0 +1,27 @@
+/* passes.h - rewrites of the tile IR between the front end and the
+ * analyses.
+ *
+ * A pass takes a verified ir_func and leaves a verified ir_func; it needs
+ * nothing but the IR. The order in which passes run is written out in one
+ * function, compile_module (compile.c).
+ */
+#ifndef TILE_PASSES_H
+#define TILE_PASSES_H
+
+#include "ir/ir.h"
+
+/* ======================================================================
+ * pipeline.c - software pipelining of the loads that feed tl.dot
+ * ====================================================================== */
+
+/* With num_stages >= 2, rewrites each qualifying runtime for loop: with
+ * async_copies (every target has cp.async, sm_80 and newer), its dots'
+ * loads become rings of num_stages shared-memory tiles filled by
+ * asynchronous copies num_stages - 1 iterations ahead (LOCAL_ALLOC,
+ * ASYNC_COPY/COMMIT/WAIT, LOCAL_LOAD); without, they are issued one
+ * iteration early into registers (a prologue, a carried tile, the next
+ * tile loaded at the top of the body). The IR stays valid; only ops and
+ * loop-carried values are added and the pipelined loads removed. */
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies);
+
+#endif
