@@ -5,11 +5,14 @@ Usage: python3 bench/sass.py GPU_DIR OUT_DIR [ID ...]
 GPU_DIR comes from tests/gpu/prepare.sh run with --keep-ptx GPU_DIR/ptx
 (prepare.sh passes extra arguments on). For each benchmark instance (or the
 ids given): tile's PTX for the GPU's arch is assembled with `ptxas -v` and
-disassembled; Triton's cubin is taken from its cache (TRITON_CACHE_DIR or
-~/.triton/cache, filled by bench.py in the same run). Writes OUT_DIR/ID.tile.sass,
-OUT_DIR/ID.triton.sass and prints a table of instruction counts by opcode
-class (tensor-core, shared-memory, global, async-copy, barrier, ...) plus
-registers and spills, the first things to compare when tile is slower.
+disassembled, and the variant the benchmark runs (ID_0, compiled for
+Triton's specialization) is counted; Triton's cubin is taken from its cache
+(TRITON_CACHE_DIR or ~/.triton/cache, filled by bench.py in the same run),
+and Triton's sm_80 PTX, when bench.py kept it (TILE_SM80_PTX_DIR), is
+assembled for this GPU as the driver would. Writes OUT_DIR/ID.*.sass and
+prints a table of instruction counts by opcode class (tensor-core,
+shared-memory, global, async-copy, barrier, ...) plus registers and
+spills, the first things to compare when tile is slower.
 """
 import collections
 import glob
@@ -52,22 +55,47 @@ def histogram(sass):
     return h
 
 
-def disasm(cubin):
+def disasm(cubin, function=None):
     r = subprocess.run([tool("cuobjdump"), "-sass", cubin], capture_output=True, text=True)
-    return r.stdout if r.returncode == 0 else "cuobjdump failed: " + r.stderr
+    if r.returncode != 0:
+        return "cuobjdump failed: " + r.stderr
+    if not function:
+        return r.stdout
+    # the one function's section
+    parts = re.split(r"(?m)^\s*Function : ", r.stdout)
+    for p in parts[1:]:
+        if p.split()[0] == function:
+            return "Function : " + p
+    return r.stdout
+
+
+def ptx_sass(ptx, arch, cubin, function):
+    r = subprocess.run([tool("ptxas"), "-v", "-arch=" + arch, ptx, "-o", cubin], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, "ptxas failed: " + r.stderr[-300:]
+    # ptxas -v: "Function properties for F", then its spills, then "Used N registers"
+    note, mine = [], function is None
+    for l in r.stderr.splitlines():
+        if "Compiling entry function" in l:
+            mine = function is None or ("'%s'" % function) in l
+        elif mine and ("registers" in l or "spill" in l):
+            note.append(l.split(":", 1)[-1].strip())
+    return disasm(cubin, function), " ".join(note)[:200]
 
 
 def tile_sass(gdir, iid, arch, out):
     ptxs = sorted(glob.glob(os.path.join(gdir, "ptx", iid, "*.ptx")))
     if not ptxs:
         return None, "no PTX (prepare with --keep-ptx GPU_DIR/ptx)"
-    cubin = os.path.join(out, iid + ".tile.cubin")
-    r = subprocess.run([tool("ptxas"), "-v", "-arch=" + arch, ptxs[-1], "-o", cubin], capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        return None, "ptxas failed: " + r.stderr[-300:]
-    return disasm(cubin), " ".join(l.split(":", 1)[-1].strip() for l in r.stderr.splitlines()
-                                   if "registers" in l or "spill" in l)[:200]
+    return ptx_sass(ptxs[-1], arch, os.path.join(out, iid + ".tile.cubin"), iid + "_0")
+
+
+def triton80_sass(iid, arch, out):
+    d = os.environ.get("TILE_SM80_PTX_DIR")
+    ptx = os.path.join(d, iid + ".ptx") if d else None
+    if not ptx or not os.path.exists(ptx):
+        return None, "no sm_80 PTX kept"
+    return ptx_sass(ptx, arch, os.path.join(out, iid + ".triton80.cubin"), None)
 
 
 def triton_sass(kernel, out, iid):
@@ -102,12 +130,15 @@ def main():
             continue
         if not want and not inst.get("bench"):
             continue
-        for side, (sass, note) in (("tile", tile_sass(gdir, inst["id"], arch, out)),
-                                   ("triton", triton_sass(inst["kernel"], out, inst["id"]))):
+        sides = [("tile", tile_sass(gdir, inst["id"], arch, out)),
+                 ("triton", triton_sass(inst["kernel"], out, inst["id"]))]
+        if inst.get("sm80"):
+            sides.append(("triton sm_80", triton80_sass(inst["id"], arch, out)))
+        for side, (sass, note) in sides:
             if sass is None:
                 print("| %s | %s | %s | %s |" % (inst["id"], side, " | ".join("" for _ in cols), note))
                 continue
-            with open(os.path.join(out, "%s.%s.sass" % (inst["id"], side)), "w") as f:
+            with open(os.path.join(out, "%s.%s.sass" % (inst["id"], side.replace(" ", "_"))), "w") as f:
                 f.write(sass)
             h = histogram(sass)
             print("| %s | %s | %s | %s |" % (inst["id"], side, " | ".join(str(h.get(c, 0)) for c in cols), note))

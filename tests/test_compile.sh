@@ -213,7 +213,7 @@ check "fp16 matmul: ldmatrix.trans for B, two tiles at once" grep -q "ldmatrix.s
 # the operands arrive by asynchronous copies into 3 stages: the loop waits
 # for all but the newest group (num_stages - 2 = 1), one barrier per
 # iteration, and no operand is loaded into registers
-check "fp16 matmul: 16-byte asynchronous copies" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %r" "$T/mm.compute_80.ptx"
+check "fp16 matmul: 16-byte asynchronous copies, zero-filled where masked off" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %p" "$T/mm.compute_80.ptx"
 check "fp16 matmul: the loop waits for num_stages - 2 groups" grep -q "cp.async.wait_group 1;" "$T/mm.compute_80.ptx"
 check "fp16 matmul: every copy is waited for after the loop" grep -q "cp.async.wait_group 0;" "$T/mm.compute_80.ptx"
 check "fp16 matmul: no operand load into registers" bash -c "! grep -q 'ld.global' '$T/mm.compute_80.ptx'"

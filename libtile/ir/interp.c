@@ -27,6 +27,7 @@
  */
 #include "ir/ir.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -320,7 +321,10 @@ static float fmath(ir_math m, float x)
 {
 	switch (m) {
 	case IR_MATH_EXP: return expf(x);
-	case IR_MATH_EXP2: return exp2f(x);
+	case IR_MATH_EXP2: { /* the GPU's ex2.approx.ftz flushes denormal results */
+		float r = exp2f(x);
+		return r < FLT_MIN ? 0.0f : r;
+	}
 	case IR_MATH_LOG: return logf(x);
 	case IR_MATH_LOG2: return log2f(x);
 	case IR_MATH_SQRT:

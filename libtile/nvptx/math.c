@@ -3,7 +3,8 @@
  * register of a block).
  *
  * Math follows Triton: fp32 division is div.full.f32, exp is ex2.approx of
- * x*log2(e), exp2 is ex2.approx, other transcendental functions are
+ * x*log2(e), exp2 is ex2.approx.ftz (denormal results flush to zero, as
+ * Triton's PTX has it), other transcendental functions are
  * libdevice calls (linked later by target.c), fp16/bf16 math goes through
  * fp32.
  */
@@ -156,7 +157,8 @@ LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x)
 	if (m == IR_MATH_EXP || m == IR_MATH_EXP2) {
 		if (m == IR_MATH_EXP)
 			y = LLVMBuildFMul(w->b, y, LLVMConstReal(w->f32, 1.4426950408889634), "");
-		r = lw_asm_call(w, w->f32, "ex2.approx.f32 $0, $1;", "=f,f", &y, 1, false);
+		r = lw_asm_call(w, w->f32, m == IR_MATH_EXP ? "ex2.approx.f32 $0, $1;" : "ex2.approx.ftz.f32 $0, $1;",
+				"=f,f", &y, 1, false);
 	} else {
 		r = lw_libdevice(w, f32n[m], w->f32, &y, 1);
 	}

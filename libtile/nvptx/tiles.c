@@ -8,9 +8,9 @@
  * num_stages such tiles pushed on the shared-memory stack before a
  * pipelined loop (and popped by LOCAL_DEALLOC after it); ASYNC_COPY fills
  * tile `slot` with cp.async of 16 bytes (.cg) or 4 and 8 (.ca) per group
- * of registers, zero-filling where the mask is off through the source-size
- * operand; elements not contiguous in memory are loaded and stored at once
- * instead. LOCAL_LOAD leaves a tile in place for the tensor-core dots that
+ * of registers, zero-filling where the mask is off through the ignore-src
+ * predicate; elements not contiguous in memory are loaded and stored at
+ * once instead. LOCAL_LOAD leaves a tile in place for the tensor-core dots that
  * read it (a view: dot_mma.c reads its fragments with ldmatrix) or loads
  * it into registers for any other use.
  */
@@ -125,15 +125,14 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 		lw_reg_coords(w, &m, 2, r, cc);
 		LLVMValueRef dst = lw_smem_at(w, lw_swizzled(w, sl, base, cc[0], cc[1]));
 		if (bytes >= 4) {
-			/* inline PTX: LLVM 19 selects the source-size form only for
-			 * 64-bit shared pointers */
+			/* inline PTX (LLVM 19 has no intrinsic for 32-bit shared
+			 * pointers); masked off, the ignore-src predicate zero-fills */
 			char text[96];
-			snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
-			LLVMValueRef n = lw_ci32(w, bytes);
-			if (has_mask)
-				n = LLVMBuildSelect(w->b, mask.r[r], n, lw_ci32(w, 0), "");
-			LLVMValueRef args[3] = {LLVMBuildPtrToInt(w->b, dst, w->i32, ""), ptr.r[r], n};
-			lw_asm_call(w, w->vd, text, "r,l,r", args, 3, true);
+			snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d%s;", bytes == 16 ? "cg" : "ca", bytes,
+				 has_mask ? ", $2" : "");
+			LLVMValueRef args[3] = {LLVMBuildPtrToInt(w->b, dst, w->i32, ""), ptr.r[r],
+						has_mask ? LLVMBuildNot(w->b, mask.r[r], "") : NULL};
+			lw_asm_call(w, w->vd, text, has_mask ? "r,l,b" : "r,l", args, has_mask ? 3 : 2, true);
 			continue;
 		}
 		LLVMValueRef elems[16] = {0};

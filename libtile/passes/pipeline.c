@@ -542,8 +542,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		if (needs[c] && (ahead[c] = add_carried(p, loop, state[c], state[c])) < 0)
 			return false;
 
-	/* The body's start: wait for this iteration's tiles, read them, issue
-	 * the copies of iteration i + S-1 into the slot iteration i-1 read. */
+	/* The body's start: wait for this iteration's tiles and read them. */
 	int bat = 0;
 	ir_op *wait = emit_effect(p, b, &bat, IR_OP_ASYNC_WAIT, loc, 0, NULL);
 	if (!wait)
@@ -564,20 +563,24 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 				if (b->ops[k]->args[a] == old)
 					b->ops[k]->args[a] = ld->results[0];
 	}
-	int c0 = emit_const(p, b, &bat, loc, i32, 0), c1 = emit_const(p, b, &bat, loc, i32, 1);
-	int cS = emit_const(p, b, &bat, loc, i32, S), cL = emit_const(p, b, &bat, loc, i32, S - 1);
-	int dist = emit_const(p, b, &bat, loc, ivt, (int64_t)(S - 1) * step_v);
+	/* The body's end, after its dots: the copies of iteration i + S-1
+	 * (their address arithmetic then overlaps the last tensor-core work,
+	 * and nothing makes ldmatrix wait for the copies' issue). */
+	int eat = b->nops - 1;
+	int c0 = emit_const(p, b, &eat, loc, i32, 0), c1 = emit_const(p, b, &eat, loc, i32, 1);
+	int cS = emit_const(p, b, &eat, loc, i32, S), cL = emit_const(p, b, &eat, loc, i32, S - 1);
+	int dist = emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
 	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0 || dist < 0)
 		return false;
 	int a2[2] = {slot, c0};
-	int first = emit(p, b, &bat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
+	int first = emit(p, b, &eat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
 	a2[1] = c1;
-	int prev = emit(p, b, &bat, IR_OP_SUB, loc, 2, a2, i32, 0);
+	int prev = emit(p, b, &eat, IR_OP_SUB, loc, 2, a2, i32, 0);
 	int a3[3] = {first, cL, prev};
-	int wslot = first < 0 || prev < 0 ? -1 : emit(p, b, &bat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+	int wslot = first < 0 || prev < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
 	a2[0] = iv;
 	a2[1] = dist;
-	int iv_ahead = emit(p, b, &bat, IR_OP_ADD, loc, 2, a2, ivt, 0);
+	int iv_ahead = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
 	if (wslot < 0 || iv_ahead < 0)
 		return false;
 	rename map;
@@ -587,21 +590,21 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	for (int c = 0; c < ncarried; c++)
 		if (needs[c])
 			rename_set(&map, b->params[1 + c], ahead[c]);
-	if (!clone_marked(p, orig, nops, in, &map, b, &bat))
+	if (!clone_marked(p, orig, nops, in, &map, b, &eat))
 		return false;
 	for (int i = 0; i < nops; i++)
-		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, iv_ahead, ub, b, &bat))
+		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, iv_ahead, ub, b, &eat))
 			return false;
-	if (!emit_effect(p, b, &bat, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
+	if (!emit_effect(p, b, &eat, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
 		return false;
 	a2[0] = slot;
 	a2[1] = c1;
-	int inc = emit(p, b, &bat, IR_OP_ADD, loc, 2, a2, i32, 0);
+	int inc = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, i32, 0);
 	a2[0] = inc;
 	a2[1] = cS;
-	int wrap = inc < 0 ? -1 : emit(p, b, &bat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
+	int wrap = inc < 0 ? -1 : emit(p, b, &eat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
 	int a4[3] = {wrap, c0, inc};
-	int next_slot = wrap < 0 ? -1 : emit(p, b, &bat, IR_OP_SELECT, loc, 3, a4, i32, 0);
+	int next_slot = wrap < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a4, i32, 0);
 	if (next_slot < 0)
 		return false;
 	/* the yields of the new values: the slot, then the ahead values */

@@ -320,6 +320,11 @@ def triton_sm80(root, inst, args):
         active.get_current_target = real
     ptx = ck.asm["ptx"]
     md = ck.metadata
+    keep = os.environ.get("TILE_SM80_PTX_DIR")
+    if keep:  # for bench/sass.py
+        os.makedirs(keep, exist_ok=True)
+        with open(os.path.join(keep, inst["id"] + ".ptx"), "w") as f:
+            f.write(ptx)
     if getattr(md, "global_scratch_size", 0):
         raise RuntimeError("Triton's sm_80 build needs global scratch memory")
     name = md.name
