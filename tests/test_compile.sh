@@ -277,12 +277,12 @@ check "fp32 operands at tf32" "$TILEC" compile $K/matmul.py -n matmul_fp32_kerne
 check "fp64 operands: fp64 fma chains" "$TILEC" compile $K/matmul.py -n dot_ieee_kernel -s '*fp64:16, *fp64:16, *fp64:16' \
 	-D M=32 -D N=32 -D K=16 -g 1 --arch sm_80 --no-ptx -o "$T/d64" --keep-ptx "$T"
 check "fp64 operands: fma.rn.f64" grep -q "fma.rn.f64" "$T/d64.compute_80.ptx"
-check "fp32 operands at tf32: rounded, then mma.sync m16n8k8" bash -c "grep -q 'cvt.rna.tf32.f32' '$T/tf.compute_80.ptx' &&
+check "fp32 operands at tf32: fp32 registers into mma.sync m16n8k8, as Triton" bash -c "! grep -q 'cvt.rna.tf32.f32' '$T/tf.compute_80.ptx' &&
 	grep -q 'mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32' '$T/tf.compute_80.ptx' && ! grep -q 'fma.rn.f32' '$T/tf.compute_80.ptx'"
 check "fp32 operands at tf32 with an sm_75 target" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
 	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_75,sm_90 -o "$T/tf75" --keep-ptx "$T"
-check "sm_75: tf32 rounding without cvt.rna.tf32 (an sm_80 instruction)" bash -c "! grep -q 'cvt.rna.tf32' '$T/tf75.compute_75.ptx'"
+check "sm_75: tf32 truncation in integers (fma chains, no sm_80 instruction)" bash -c "! grep -q 'cvt.rna.tf32' '$T/tf75.compute_75.ptx' && grep -q 'and.b32.*-8192' '$T/tf75.compute_75.ptx'"
 check "fp32 operands at ieee precision" "$TILEC" compile $K/matmul.py -n dot_ieee_kernel -s '*fp32:16, *fp32:16, *fp32:16' \
 	-D M=32 -D N=32 -D K=16 -g 1 --arch sm_80 --no-ptx -o "$T/ie" --keep-ptx "$T"
 check "fp32 operands at ieee precision: fma chains" bash -c "grep -q 'fma.rn.f32' '$T/ie.compute_80.ptx' && ! grep -q 'mma.sync' '$T/ie.compute_80.ptx'"

@@ -17,7 +17,7 @@
  * approximate instructions differ by a few ulp); fp32 math functions use
  * the C library's float versions and libdevice calls are computed in double
  * and rounded; tl.dot accumulates in fp32 in k order, with fp32 operands
- * rounded to tf32 (nearest, ties away) for the tf32 precision (tf32x3 and
+ * truncated to tf32 (as the tensor cores read fp32) for the tf32 precision (tf32x3 and
  * ieee multiply the fp32 values themselves); float sums
  * reduce pairwise (the GPU's tree order differs by rounding only).
  *
@@ -855,13 +855,14 @@ static tilec_status exec_reduce(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
-/* fp32 to tf32: 10 mantissa bits, nearest with ties away (cvt.rna.tf32). */
+/* fp32 to tf32: 10 mantissa bits, the low 13 dropped, as the tensor
+ * cores take the fp32 registers Triton gives them. */
 static float to_tf32(float x)
 {
 	uint32_t u = f32_bits(x);
 	if ((u & 0x7f800000) == 0x7f800000)
 		return x;
-	return f32_from_bits((u + 0x1000) & 0xffffe000);
+	return f32_from_bits(u & 0xffffe000);
 }
 
 /* One product of a 2-D or batched (3-D) dot: batch element z. */

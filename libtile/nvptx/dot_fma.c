@@ -5,8 +5,8 @@
  * (fp32, i32 for i8), as the reference interpreter does: correct for every
  * dtype and target, slow. A 3-D dot is a batch of such products along dim
  * 0. A dot whose accumulator is in layout_mma goes to dot_mma.c instead.
- * The operands of a "tf32" dot are rounded to tf32 (cvt.rna.tf32 where
- * every target has it, integer arithmetic below sm_80).
+ * The operands of a "tf32" dot drop their low 13 mantissa bits, as the
+ * tensor cores do with the fp32 registers Triton feeds them.
  */
 #include "nvptx/lower.h"
 
@@ -31,14 +31,12 @@ static LLVMValueRef dot_operand(lw *w, LLVMValueRef x, ir_kind k, bool tf32)
 	x = lw_widen(w, x, k);
 	if (!tf32)
 		return x;
-	/* round to nearest, ties away: what the tensor cores get */
-	if (w->p->tensor_cores)
-		return LLVMBuildBitCast(w->b, lw_asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", &x, 1, false), w->f32, "");
-	/* cvt.rna.tf32 needs sm_80: the same in integers, as the interpreter's to_tf32 */
+	/* what the tensor cores take of an fp32 register: the low 13 mantissa
+	 * bits dropped (infinities and NaNs kept as they are) */
 	LLVMValueRef u = LLVMBuildBitCast(w->b, x, w->i32, "");
 	LLVMValueRef e = LLVMBuildAnd(w->b, u, lw_ci32(w, 0x7f800000), "");
 	LLVMValueRef special = LLVMBuildICmp(w->b, LLVMIntEQ, e, lw_ci32(w, 0x7f800000), "");
-	LLVMValueRef r = LLVMBuildAnd(w->b, LLVMBuildAdd(w->b, u, lw_ci32(w, 0x1000), ""), lw_ci32(w, (int32_t)0xffffe000), "");
+	LLVMValueRef r = LLVMBuildAnd(w->b, u, lw_ci32(w, (int32_t)0xffffe000), "");
 	return LLVMBuildBitCast(w->b, LLVMBuildSelect(w->b, special, u, r, ""), w->f32, "");
 }
 

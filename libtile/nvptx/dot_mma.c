@@ -1,8 +1,9 @@
 /* dot_mma.c - tl.dot on tensor cores: mma.sync.
  *
  * m16n8k16 for fp16 and bf16 (fp32 accumulators, or fp16 for fp16),
- * m16n8k8 for fp32 at "tf32" precision (operands rounded with cvt.rna, as
- * the fma path and the interpreter do), m16n8k32 for int8 into int32. The
+ * m16n8k8 for fp32 at "tf32" precision (the fp32 registers as they are, as
+ * Triton gives them: the tensor cores drop the low 13 mantissa bits),
+ * m16n8k32 for int8 into int32. The
  * accumulator is in layout_mma over the warp grid analysis/layout.c chose
  * (Triton's warpsPerTile), so a tile's registers are the instruction's
  * c0..c3 and a K loop keeps it in registers. Per K step each warp reads
@@ -191,15 +192,6 @@ static LLVMValueRef warp_origin(lw *w, const layout_map *m, int d)
 	return LLVMBuildMul(w->b, x, lw_ci32(w, fl.warp_scale), "");
 }
 
-/* Rounds fp32 fragment words to tf32 (nearest, ties away), as the fma
- * path and the interpreter do. */
-static void round_tf32(lw *w, LLVMValueRef *x, int n)
-{
-	for (int i = 0; i < n; i++)
-		x[i] = lw_asm_call(w, w->i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", (LLVMValueRef[]){LLVMBuildBitCast(w->b, x[i], w->f32, "")},
-				1, false);
-}
-
 /* The operand `which` (0: A, 1: B) of a tensor-core dot: its ring tile
  * when it is a view, A's chained registers when they sit in the
  * accumulator's warps, else its registers staged into scratch at byte
@@ -261,8 +253,6 @@ static void mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef 
 		return;
 	}
 	frag_a(w, mk, &o->tile, row, (int64_t)ks * mk->kstep, a);
-	if (mk->tf32)
-		round_tf32(w, a, 4);
 }
 
 /* B's fragment words (2 per tile) of tiles j (and j + 1 when col1), K step ks. */
@@ -275,8 +265,6 @@ static void mma_b(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef 
 		return;
 	}
 	frag_b(w, mk, &o->tile, col0, col1, (int64_t)ks * mk->kstep, b);
-	if (mk->tf32)
-		round_tf32(w, b, col1 ? 4 : 2);
 }
 
 /* Per warp: the accumulator's tiles (mt x nt of 16 x 8) and their rows
@@ -322,7 +310,7 @@ static bool mma_tiles_of(lw *w, const ir_op *op, const layout_map *mc, int64_t M
 }
 
 /* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
- * accumulators), m16n8k8 (tf32, operands rounded with cvt.rna) and
+ * accumulators), m16n8k8 (tf32, fp32 registers as they are) and
  * m16n8k32 (int8, int32 accumulators). The accumulator is in layout_mma,
  * so a tile's registers are the instruction's c0..c3 (rows g and g+8,
  * columns 2t and 2t+1). Per K step, each warp reads the B fragments of its
