@@ -1,6 +1,7 @@
 """bench.py - tile against Triton 3.6 on the GPU, in the same process.
 
 Usage: python3 bench/bench.py GPU_DIR   (GPU_DIR from tests/gpu/prepare.sh)
+BENCH_ONLY=prefix,prefix... limits the run to the instances whose ids start so.
 For each benchmark instance of GPU_DIR/manifest.json (cases.BENCH): checks
 once that tile's output equals Triton's, then times both launches with
 triton.testing.do_bench (median, its L2 flush between runs), and prints
@@ -103,8 +104,9 @@ def main():
     print("bench: %s, torch %s, triton %s" % (torch.cuda.get_device_name(), torch.__version__,
                                               triton.__version__))
     rows, firsts = [], []
+    only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
     for inst in man["instances"]:
-        if not inst.get("bench"):
+        if not inst.get("bench") or (only and not any(inst["id"].startswith(x) for x in only)):
             continue
         size = inst["sizes"][0]
         row = {"name": inst["bench"], "id": inst["id"], "triton": None, "tile": None, "note": ""}
@@ -155,7 +157,7 @@ def main():
         del args
         torch.cuda.empty_cache()
     for iid in ("bench_vadd_f32", "bench_silu_bf16", "bench_softmax_4096", "bench_layer_norm_f16"):
-        if any(i["id"] == iid for i in man["instances"]):
+        if any(i["id"] == iid for i in man["instances"]) and not only:
             firsts.append((iid, first_call_ms(gdir, iid)))
 
     def gbs(r, k):

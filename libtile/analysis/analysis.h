@@ -115,8 +115,11 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
  * per warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each
  * 16x8 tile, which is blocked spt [1,2], tpw [8,4], wpc [wm,wn] except
  * that along M (flagged `mma`) a warp's rows come in 16-row tiles whose
- * rows 8 apart are registers of one thread, as the instruction wants. */
-layout *layout_mma(arena *a, int wm, int wn);
+ * rows 8 apart are registers of one thread, as the instruction wants.
+ * `wide` (spt [1,8]): four 8-column tiles interleave their columns, tile
+ * j's column n being column 4n + j of a 32-column group, so a lane holds 8
+ * consecutive columns and reads B for four tiles with one access. */
+layout *layout_mma(arena *a, int wm, int wn, bool wide);
 /* Triton's warps for an M x N mma.sync accumulator: wm along M, wn along N
  * (wm * wn = num_warps); `chained`: the dot feeds, or is fed by, another. */
 void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn);

@@ -87,15 +87,16 @@ layout *layout_blocked_order(arena *a, int rank, const int32_t *shape, int num_w
 	return l;
 }
 
-layout *layout_mma(arena *a, int wm, int wn)
+layout *layout_mma(arena *a, int wm, int wn, bool wide)
 {
 	layout *l = arena_alloc(a, sizeof *l);
 	if (!l)
 		return NULL;
-	*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, 2}, .threads_per_warp = {8, 4},
+	*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, wide ? 8 : 2}, .threads_per_warp = {8, 4},
 		      .warps_per_cta = {wm, wn}, .order = {1, 0}, .mma = true};
 	return l;
 }
+
 
 /* Triton's choice of warps for mma.sync (warpsPerTileV2): a dot chained
  * to another (attention) puts all warps along its longer dim, so the
@@ -475,6 +476,23 @@ static bool chained_dot(assigner *s, const ir_op *dot)
 	return false;
 }
 
+/* A tf32 or int8 dot whose B tile has its N dim contiguous (a ring
+ * stored so, or registers, which dot_mma.c stages so): its B fragments come
+ * fastest four 8-column tiles at a time (layout_mma's `wide`). */
+static bool wide_b(const assigner *s, const ir_op *dot, int wn)
+{
+	ir_type at = vtype(s, dot->args[0]), ct = vtype(s, dot->results[0]);
+	if ((at.kind != IR_F32 && at.kind != IR_I8) || ct.shape[1] % (32 * wn))
+		return false;
+	int b = dot->args[1];
+	const ir_op *d = s->f->values[b].def;
+	if (s->p->view[b] && d && d->code == IR_OP_LOCAL_LOAD) {
+		const smem_layout *sl = s->p->ring[d->args[0]];
+		return sl && !sl->transposed;
+	}
+	return true;
+}
+
 /* A ring's tile layout and the layout its copies read pointers in: the
  * tile is stored along the pointer's more contiguous dim, and each thread
  * copies as many consecutive elements of it as one access may cover. */
@@ -640,7 +658,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (on_tensor_cores(s, op)) {
 			int wm, wn;
 			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
-			l = layout_mma(s->a, wm, wn);
+			l = layout_mma(s->a, wm, wn, wide_b(s, op, wn));
 		} else {
 			l = follow_operands(s, op, rt.rank);
 		}

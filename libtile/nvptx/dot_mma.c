@@ -161,6 +161,49 @@ static void frag_b(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef c
 	}
 }
 
+/* The B fragment words of the four interleaved tiles of a wide layout's
+ * 32-column group at `col` (its first column), K k0..: tile j's word
+ * b_h holds column col + 4g + j, rows h kstep/2 + t (4/eb) .., so a lane
+ * reads one run of 4 columns per row: tf32 one 16-byte access per h, int8
+ * one 4-byte access for each of 4 rows, transposed by byte permutes.
+ * out[2j + h]. */
+static void frag_b_wide(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef col, int64_t k0, LLVMValueRef *out)
+{
+	LLVMValueRef g = LLVMBuildLShr(w->b, w->lane, lw_ci32(w, 2), "");
+	LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, w->lane, lw_ci32(w, 3), ""), lw_ci32(w, 4 / mk->eb), "");
+	LLVMValueRef c = LLVMBuildAdd(w->b, col, LLVMBuildShl(w->b, g, lw_ci32(w, 2), ""), "");
+	for (int h = 0; h < 2; h++) {
+		LLVMValueRef k = LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + h * mk->kstep / 2), "");
+		if (mk->eb == 4) {
+			LLVMTypeRef v4 = LLVMVectorType(w->i32, 4);
+			LLVMValueRef x = LLVMBuildLoad2(w->b, v4, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, k, c)), "");
+			LLVMSetAlignment(x, 16);
+			for (int j = 0; j < 4; j++)
+				out[2 * j + h] = LLVMBuildExtractElement(w->b, x, lw_ci32(w, j), "");
+			continue;
+		}
+		LLVMValueRef r[4], p[4];
+		for (int e = 0; e < 4; e++) {
+			LLVMValueRef ke = LLVMBuildAdd(w->b, k, lw_ci32(w, e), "");
+			r[e] = LLVMBuildLoad2(w->b, w->i32, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, ke, c)), "");
+			LLVMSetAlignment(r[e], 4);
+		}
+		/* 4x4 bytes transposed: word j gathers byte j of rows 0..3 */
+		static const int lo[2] = {0x5140, 0x7362};
+		for (int q = 0; q < 2; q++) {
+			LLVMValueRef a0[3] = {r[0], r[1], lw_ci32(w, lo[q])}, a1[3] = {r[2], r[3], lw_ci32(w, lo[q])};
+			p[2 * q] = lw_asm_call(w, w->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,n", a0, 3, false);
+			p[2 * q + 1] = lw_asm_call(w, w->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,n", a1, 3, false);
+		}
+		for (int q = 0; q < 2; q++) {
+			LLVMValueRef a0[3] = {p[2 * q], p[2 * q + 1], lw_ci32(w, 0x5410)};
+			LLVMValueRef a1[3] = {p[2 * q], p[2 * q + 1], lw_ci32(w, 0x7632)};
+			out[2 * (2 * q) + h] = lw_asm_call(w, w->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,n", a0, 3, false);
+			out[2 * (2 * q + 1) + h] = lw_asm_call(w, w->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,n", a1, 3, false);
+		}
+	}
+}
+
 /* Two 16-bit elements packed into one fragment word. */
 static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
 {
@@ -229,7 +272,10 @@ static bool mma_operand_of(lw *w, const ir_op *op, int which, const layout_map *
 	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
 	if (!sl)
 		return lw_oom(w);
-	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2);
+	/* B with K rows for 16-bit elements (ldmatrix.trans) and for a wide
+	 * layout (runs of 4 columns), N rows otherwise (ldmatrix) */
+	bool wide = mc->blocked->size_per_thread[1] == 8;
+	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2 && !wide);
 	*staged = ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
 	lw_smem_need(w, (uint64_t)(scratch + *staged));
 	if (!scratch)
@@ -271,6 +317,7 @@ static void mma_b(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef 
  * and columns (constants of the layout, plus the warp's origin). */
 typedef struct mma_tiles {
 	int mt, nt;
+	bool wide;           /* layout_mma's wide: col[j] is the first column of j's 4-tile group */
 	int *reg;            /* [i][j][q]: the accumulator register of c_q */
 	LLVMValueRef *row;   /* [i]: first row of A's tile i, wrapped to M */
 	LLVMValueRef *col;   /* [j]: first column of B's tile j, wrapped to N */
@@ -289,15 +336,20 @@ static bool mma_tiles_of(lw *w, const ir_op *op, const layout_map *mc, int64_t M
 	if (!tl->reg || !tl->row || !tl->col)
 		return lw_oom(w);
 	LLVMValueRef r0 = warp_origin(w, mc, 0), c0 = warp_origin(w, mc, 1);
+	tl->wide = mc->blocked->size_per_thread[1] == 8;
 	for (int i = 0; i < tl->mt; i++)
 		for (int j = 0; j < tl->nt; j++)
 			for (int q = 0; q < 4; q++) {
-				int32_t idx[2] = {2 * i + (q >> 1), 2 * j + (q & 1)}, cc[2], base[2];
+				/* c_q of tile j: column 2t + (q & 1), or in a wide group
+				 * column 8t + 4 (q & 1) + j % 4 */
+				int32_t col = tl->wide ? 8 * (j / 4) + 4 * (q & 1) + j % 4 : 2 * j + (q & 1);
+				int32_t idx[2] = {2 * i + (q >> 1), col}, cc[2], base[2];
 				int r = layout_reg_join(mc, idx);
 				layout_reg_coords(mc, r, cc);
-				int32_t i0[2] = {2 * i, 2 * j};
+				int32_t i0[2] = {2 * i, tl->wide ? 8 * (j / 4) : 2 * j};
 				layout_reg_coords(mc, layout_reg_join(mc, i0), base);
-				if (cc[0] != base[0] + 8 * (q >> 1) || cc[1] != base[1] + (q & 1))
+				int32_t want = tl->wide ? 4 * (q & 1) + j % 4 : (q & 1);
+				if (cc[0] != base[0] + 8 * (q >> 1) || cc[1] != base[1] + want)
 					return lw_fail(w, op, TILEC_ERR_INVALID, "internal: dot accumulator register %d is not "
 						    "an mma.sync c%d", r, q);
 				tl->reg[(i * tl->nt + j) * 4 + q] = r;
@@ -342,6 +394,8 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	for (int r = 0; r < mc.nregs; r++)
 		out->r[r] = c.r[r];
 	int nks = (int)(K / mk.kstep);
+	if (tl.wide && !B.tile.sl)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a wide dot layout with B outside shared memory");
 	char text[200];
 	const char *cons;
 	int nd;
@@ -363,18 +417,33 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	LLVMTypeRef dt = mk.int8 || mk.f16acc ? w->i32 : w->f32, d4[4] = {dt, dt, dt, dt};
 	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, d4, (unsigned)nd, false);
-	LLVMValueRef *bfrag = arena_alloc(w->a, sizeof(LLVMValueRef) * 2 * (size_t)(tl.nt + 1));
-	if (!bfrag)
+	/* the fragments of K step ks + 1 are read before the products of step
+	 * ks, so that shared-memory latency overlaps tensor-core work */
+	size_t na_ = 4 * (size_t)tl.mt, nb_ = 2 * (size_t)(tl.nt + 1);
+	LLVMValueRef *frag = arena_alloc(w->a, sizeof(LLVMValueRef) * 2 * (na_ + nb_));
+	if (!frag)
 		return lw_oom(w);
-	for (int ks = 0; ks < nks; ks++) {
-		for (int j = 0; j < tl.nt; j += 2)
-			mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks, &bfrag[2 * j]);
+	LLVMValueRef *afrag[2] = {frag, frag + na_}, *bfrag[2] = {frag + 2 * na_, frag + 2 * na_ + nb_};
+	for (int ks = 0; ks <= nks; ks++) {
+		LLVMValueRef *a = afrag[ks & 1], *b = bfrag[ks & 1];
+		if (ks < nks) {
+			for (int j = 0; j < tl.nt; j += tl.wide ? 4 : 2) {
+				if (tl.wide)
+					frag_b_wide(w, &mk, &B.tile, tl.col[j], (int64_t)ks * mk.kstep, &b[2 * j]);
+				else
+					mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks, &b[2 * j]);
+			}
+			for (int i = 0; i < tl.mt; i++)
+				mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &a[4 * i]);
+		}
+		if (ks == 0)
+			continue;
+		a = afrag[(ks - 1) & 1];
+		b = bfrag[(ks - 1) & 1];
 		for (int i = 0; i < tl.mt; i++) {
-			LLVMValueRef afrag[4];
-			mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afrag);
 			for (int j = 0; j < tl.nt; j++) {
 				int *rr = &tl.reg[(i * tl.nt + j) * 4];
-				LLVMValueRef args[14] = {afrag[0], afrag[1], afrag[2], afrag[3], bfrag[2 * j], bfrag[2 * j + 1]};
+				LLVMValueRef args[14] = {a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3], b[2 * j], b[2 * j + 1]};
 				int na = 6;
 				if (mk.f16acc) {
 					args[na++] = pack2(w, out->r[rr[0]], out->r[rr[1]]);
@@ -428,6 +497,8 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 				continue; /* too many registers: read it from shared memory each time */
 			if (have->l && have->l->mma && which == 0)
 				continue; /* a chained dot's registers already are fragments */
+			if (which == 1 && l->size_per_thread[1] == 8)
+				continue; /* a wide layout reads B in 4-tile groups, in place */
 			if (!mma_operand_of(w, op, which, &mc, &mk, 0, &o, &staged))
 				return false;
 			if (staged)
