@@ -28,6 +28,30 @@ static uint8_t *arena_copy(arena *a, const void *data, size_t n)
 	return p;
 }
 
+/* The kernel's shared memory (pipelined rings and scratch) fits a block
+ * on every target, or the config is named in an error. */
+static tilec_status check_smem(tilec_ctx *ctx, const ir_func *f, const char *symbol, uint32_t bytes,
+			       const compile_options *opt)
+{
+	for (int i = 0; i <= opt->narchs; i++) {
+		int arch = i < opt->narchs ? opt->archs[i] : opt->ptx_arch;
+		if ((i == opt->narchs && !opt->emit_ptx) || bytes <= target_smem_limit(arch))
+			continue;
+		strbuf cx;
+		sb_init(&cx);
+		for (int c = 0; c < f->nconstexprs; c++)
+			if (f->constexprs[c].kind == IR_CONSTEXPR_INT)
+				sb_printf(&cx, "%s%s=%lld", sb_str(&cx)[0] ? ", " : "", f->constexprs[c].name,
+					  (long long)f->constexprs[c].ival);
+		diag_error(ctx, f->loc, "kernel '%s' (%s%snum_warps=%d, num_stages=%d) needs %u bytes of shared memory, more "
+			   "than a block may have on sm_%d (%u): lower num_stages or the block sizes", symbol, sb_str(&cx),
+			   sb_str(&cx)[0] ? ", " : "", f->num_warps, f->num_stages, bytes, arch, target_smem_limit(arch));
+		sb_free(&cx);
+		return TILEC_ERR_UNSUPPORTED;
+	}
+	return TILEC_OK;
+}
+
 /* One arch: PTX, then the cubin and its kernels' resources. */
 static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arch, const char *ptxas,
 			      compile_image *img, compile_kernel_info *info, const char *const *symbols, int n,
@@ -127,6 +151,8 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		libdev |= lr.uses_libdevice;
 		shared[k] = lr.shared_bytes;
 		dynamic[k] = lr.shared_dynamic;
+		if (st == TILEC_OK)
+			st = check_smem(ctx, f, symbols[k], lr.shared_bytes, opt);
 	}
 	const char *ptxas = target_find_ptxas(a, opt->ptxas);
 	if (st == TILEC_OK && libdev)

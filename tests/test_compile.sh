@@ -224,6 +224,11 @@ check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
 	test "$(grep -c 'mma.sync' "$T/mm.compute_80.ptx")" = 16
 check "fp16 matmul: no spills" grep -q "matmul_kernel_0: sm_90: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm.log"
 check "fp16 matmul: generated C compiles" $CC $CFLAGS_GEN -c "$T/mm.c" -o "$T/mm.o"
+# rings that do not fit a target's shared memory: refused, the config named
+check "4 stages of 128x256x64 fp16 tiles do not fit sm_80 or sm_87" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 4 -o '$T/big' 2>'$T/big.err'"
+check "the shared-memory error names the config and the limit" grep -q "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=4) needs 196608 bytes of shared memory, more than a block may have on sm_80 (166912)" "$T/big.err"
+check "the same at 3 stages fits sm_90 alone" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
+	-D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 3 --arch sm_90 -o "$T/big3"
 # compute_XX alone: a blob of PTX only, which still records the shared
 # memory its rings need (the launch passes it)
 check "fp16 matmul for compute_80 only" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \

@@ -49,6 +49,9 @@ tilec_status target_emit_ptx(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct 
 /* The ptxas to use: `explicit_path` when given, else TILE_PTXAS,
  * $CUDA_HOME/bin, /usr/local/cuda/bin, PATH; NULL when none. */
 const char *target_find_ptxas(arena *a, const char *explicit_path);
+/* The most shared memory one block may use on sm_<arch> (bytes, with the
+ * opt-in above 48 KB). */
+uint32_t target_smem_limit(int arch);
 /* Assembles PTX with `ptxas -v -arch=sm_<arch>`; the cubin in *cubin
  * (malloc'd), ptxas's messages in *log (caller frees). */
 tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,

@@ -96,6 +96,17 @@ static bool executable(const char *p)
 	return file_exists(p) && access(p, X_OK) == 0;
 }
 
+uint32_t target_smem_limit(int arch)
+{
+	switch (arch) {
+	case 70: case 72: return 96u << 10;
+	case 75: return 64u << 10;
+	case 80: return 163u << 10;
+	case 86: case 87: case 89: case 120: case 121: return 99u << 10;
+	default: return arch >= 90 ? 227u << 10 : 48u << 10;
+	}
+}
+
 const char *target_find_ptxas(arena *a, const char *explicit_path)
 {
 	if (explicit_path)
