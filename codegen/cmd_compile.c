@@ -57,11 +57,13 @@ static const char usage_text[] =
 	"  -o OUT_BASE        output path without extension (default: OUT_NAME)\n"
 	"  --name NAME        C name of the blob, NAME_load() (default: from OUT_BASE)\n"
 	"  -m MANIFEST        compile every line of MANIFEST into one blob (below)\n"
-	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90; a compute_XX\n"
-	"                     entry sets the PTX target (default: the lowest sm);\n"
-	"                     compute_XX alone gives PTX only\n"
+	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90,sm_90a (sm_90a:\n"
+	"                     Hopper's wgmma, loaded on compute capability 9.0 only);\n"
+	"                     a compute_XX entry sets the PTX target (default: the\n"
+	"                     lowest sm); compute_XX alone gives PTX only\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
-	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx (DIR is created)\n"
+	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"
+	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
 	"  -v                 print registers, spills and shared memory per variant\n"
 	"\n"
@@ -211,17 +213,33 @@ static bool parse_archs(compile_cmd *c, const char *list)
 			num = item + 3;
 		else if (!strncmp(item, "compute_", 8))
 			num = item + 8, ptx = true;
+		char digits[32];
+		snprintf(digits, sizeof digits, "%s", num);
+		size_t nd = strlen(digits);
+		bool specific = nd > 0 && digits[nd - 1] == 'a';
+		if (specific)
+			digits[nd - 1] = 0;
 		int arch;
-		if (!parse_int(num, 50, 999, &arch)) {
-			diag_error(c->ctx, no_loc, "--arch: '%s' is not sm_XX or compute_XX%s", item,
-				   num[0] && num[strlen(num) - 1] == 'a' ? " (arch-specific targets are not supported)" : "");
+		if (!parse_int(digits, 50, 999, &arch)) {
+			diag_error(c->ctx, no_loc, "--arch: '%s' is not sm_XX, sm_90a or compute_XX", item);
 			return false;
 		}
+		if (specific && (ptx || arch != 90)) {
+			diag_error(c->ctx, no_loc, "--arch: '%s': the arch-specific target tilec knows is sm_90a (a cubin)", item);
+			return false;
+		}
+		if (specific)
+			arch |= TARGET_ARCH_SPECIFIC;
 		if (ptx) {
 			c->ptx_arch = arch;
 		} else {
 			if (c->narchs == (int)(sizeof c->archs / sizeof c->archs[0]))
 				goto bad;
+			for (int i = 0; i < c->narchs; i++)
+				if (c->archs[i] == arch) {
+					diag_error(c->ctx, no_loc, "--arch: '%s' is listed twice", item);
+					return false;
+				}
 			c->archs[c->narchs++] = arch;
 		}
 		p += n + (e ? 1 : 0);
@@ -229,7 +247,7 @@ static bool parse_archs(compile_cmd *c, const char *list)
 	if (c->narchs > 0 || c->ptx_arch)
 		return true; /* compute_XX alone: a blob of PTX only */
 bad:
-	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90, not '%s'", list);
+	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90,sm_90a, not '%s'", list);
 	return false;
 }
 
@@ -528,9 +546,10 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 				v->shared_static = info->shared_static;
 			if (info->shared_dynamic > v->shared_dynamic)
 				v->shared_dynamic = info->shared_dynamic;
+			char name[16];
 			if (c->verbose)
-				printf("%s: sm_%d: %d registers, spills %u bytes stored + %u loaded, %u bytes static shared, "
-				       "%u dynamic\n", v->symbol, info->arch, info->n_regs, info->spill_stores, info->spill_loads,
+				printf("%s: %s: %d registers, spills %u bytes stored + %u loaded, %u bytes static shared, "
+				       "%u dynamic\n", v->symbol, target_name(info->arch, name, sizeof name), info->n_regs, info->spill_stores, info->spill_loads,
 				       info->shared_static, info->shared_dynamic);
 		}
 	}
@@ -544,11 +563,13 @@ static bool write_ptx(compile_cmd *c, const compile_result *r)
 	}
 	for (int i = 0; i < r->nimages; i++) {
 		const compile_image *im = &r->images[i];
-		if (im->kind != BLOB_IMAGE_PTX)
-			continue;
-		const char *path = arena_printf(c->a, "%s/%s.compute_%d.ptx", c->keep_ptx, c->blob_name, im->arch);
-		const void *data = im->data;
-		if (!path || emit_write_files(c->ctx, 1, &path, &data, &im->size) != TILEC_OK)
+		const char *path = im->kind == BLOB_IMAGE_PTX
+					   ? arena_printf(c->a, "%s/%s.compute_%d.ptx", c->keep_ptx, c->blob_name, im->arch)
+					   : arena_printf(c->a, "%s/%s.sm_%d%s.ptx", c->keep_ptx, c->blob_name, im->arch,
+							  im->flags & BLOB_IMAGE_ARCH_SPECIFIC ? "a" : "");
+		const void *data = im->kind == BLOB_IMAGE_PTX ? im->data : (const void *)im->ptx;
+		size_t size = im->kind == BLOB_IMAGE_PTX ? im->size : im->ptx_size;
+		if (!path || emit_write_files(c->ctx, 1, &path, &data, &size) != TILEC_OK)
 			return false;
 	}
 	return true;
@@ -614,7 +635,7 @@ static int compile_all(compile_cmd *c)
 		const compile_image *im = &r.images[i];
 		if (im->kind == BLOB_IMAGE_PTX && c->no_ptx && !r.ptx_only)
 			continue; /* compiled only for --keep-ptx */
-		images[ni++] = (blob_image){.group = 0, .kind = im->kind, .arch = im->arch,
+		images[ni++] = (blob_image){.group = 0, .kind = im->kind, .arch = im->arch, .flags = im->flags,
 					    .data = im->data, .size = im->size};
 	}
 	blob_desc d = {.nkernels = nk, .kernels = ks, .nimages = ni, .images = images, .ngroups = 1};
@@ -644,7 +665,7 @@ int cmd_compile(int argc, char **argv)
 	proto.config = -1;
 	const char *file = NULL, *sigs[64];
 	int nsigs = 0, rc = 2;
-	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90");
+	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90,sm_90a");
 	for (int i = 0; ok && i < argc; i++) {
 		const char *o = argv[i];
 		int used = kernel_option(&c, &proto, argc, argv, i);
@@ -737,10 +758,10 @@ int cmd_compile(int argc, char **argv)
 	}
 	if (ok) {
 		if (!c.ptx_arch) {
-			c.ptx_arch = c.archs[0];
+			c.ptx_arch = TARGET_ARCH(c.archs[0]);
 			for (int i = 1; i < c.narchs; i++)
-				if (c.archs[i] < c.ptx_arch)
-					c.ptx_arch = c.archs[i];
+				if (TARGET_ARCH(c.archs[i]) < c.ptx_arch)
+					c.ptx_arch = TARGET_ARCH(c.archs[i]);
 		}
 		if (!c.blob_name)
 			c.blob_name = default_blob_name(c.a, c.out_base);

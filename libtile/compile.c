@@ -28,14 +28,25 @@ static uint8_t *arena_copy(arena *a, const void *data, size_t n)
 	return p;
 }
 
-/* The kernel's shared memory (pipelined rings and scratch) fits a block
- * on every target, or the config is named in an error. */
-static tilec_status check_smem(tilec_ctx *ctx, const ir_func *f, const char *symbol, uint32_t bytes,
-			       const compile_options *opt)
+/* A compile target: a cubin arch, or the PTX image's (index narchs). */
+static int target_at(const compile_options *opt, int i)
 {
-	for (int i = 0; i <= opt->narchs; i++) {
-		int arch = i < opt->narchs ? opt->archs[i] : opt->ptx_arch;
-		if ((i == opt->narchs && !opt->emit_ptx) || bytes <= target_smem_limit(arch))
+	return i < opt->narchs ? opt->archs[i] : opt->ptx_arch;
+}
+
+static int ntargets(const compile_options *opt)
+{
+	return opt->narchs + (opt->emit_ptx ? 1 : 0);
+}
+
+/* The kernel's shared memory (pipelined rings and scratch) fits a block
+ * on every target of the family, or the config is named in an error. */
+static tilec_status check_smem(tilec_ctx *ctx, const ir_func *f, const char *symbol, uint32_t bytes,
+			       const compile_options *opt, dot_unit unit)
+{
+	for (int i = 0; i < ntargets(opt); i++) {
+		int arch = target_at(opt, i);
+		if (target_dot_unit(arch) != unit || bytes <= target_smem_limit(arch))
 			continue;
 		strbuf cx;
 		sb_init(&cx);
@@ -43,15 +54,16 @@ static tilec_status check_smem(tilec_ctx *ctx, const ir_func *f, const char *sym
 			if (f->constexprs[c].kind == IR_CONSTEXPR_INT)
 				sb_printf(&cx, "%s%s=%lld", sb_str(&cx)[0] ? ", " : "", f->constexprs[c].name,
 					  (long long)f->constexprs[c].ival);
+		char name[16];
 		diag_error(ctx, f->loc, "kernel '%s' (%s%snum_warps=%d, num_stages=%d) needs %u bytes of shared memory, more "
-			   "than a block may have on sm_%d (%u): lower num_stages or the block sizes", symbol, sb_str(&cx),
-			   sb_str(&cx)[0] ? ", " : "", f->num_warps, f->num_stages, bytes, arch, target_smem_limit(arch));
+			   "than a block may have on %s (%u): lower num_stages or the block sizes", symbol, sb_str(&cx),
+			   sb_str(&cx)[0] ? ", " : "", f->num_warps, f->num_stages, bytes, target_name(arch, name, sizeof name),
+			   target_smem_limit(arch));
 		sb_free(&cx);
 		return TILEC_ERR_UNSUPPORTED;
 	}
 	return TILEC_OK;
 }
-
 /* One arch: PTX, then the cubin and its kernels' resources. */
 static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arch, const char *ptxas,
 			      compile_image *img, compile_kernel_info *info, const char *const *symbols, int n,
@@ -69,7 +81,8 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 	LLVMDisposeTargetMachine(tm);
 	if (st)
 		return st;
-	img->arch = arch;
+	img->arch = TARGET_ARCH(arch);
+	img->flags = arch & TARGET_ARCH_SPECIFIC ? BLOB_IMAGE_ARCH_SPECIFIC : 0;
 	if (!ptxas) {
 		img->kind = BLOB_IMAGE_PTX;
 		img->data = arena_copy(a, ptx, len);
@@ -77,6 +90,8 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 		free(ptx);
 		return img->data ? TILEC_OK : TILEC_ERR_NOMEM;
 	}
+	img->ptx = (const char *)arena_copy(a, ptx, len);
+	img->ptx_size = len;
 	uint8_t *cubin = NULL;
 	size_t size = 0;
 	strbuf log;
@@ -100,6 +115,73 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 	return st;
 }
 
+/* One family of targets (those whose dots run on `unit`): every kernel
+ * through the passes on its own copy of the IR, lowered into one module,
+ * linked with libdevice and optimized. */
+typedef struct family {
+	LLVMModuleRef m;
+	uint32_t *shared;
+	bool *dynamic;
+} family;
+
+static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols, int n,
+				 const compile_options *opt, dot_unit unit, LLVMContextRef c, const char *ptxas,
+				 family *fam)
+{
+	int first = -1;
+	for (int i = 0; i < ntargets(opt) && first < 0; i++)
+		if (target_dot_unit(target_at(opt, i)) == unit)
+			first = target_at(opt, i);
+	LLVMTargetMachineRef tm;
+	tilec_status st = target_machine(ctx, first, &tm);
+	if (st)
+		return st;
+	fam->shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
+	fam->dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
+	fam->m = LLVMModuleCreateWithNameInContext("tile", c);
+	LLVMSetTarget(fam->m, "nvptx64-nvidia-cuda");
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	char *dl = LLVMCopyStringRepOfTargetData(td);
+	LLVMSetDataLayout(fam->m, dl);
+	LLVMDisposeMessage(dl);
+	LLVMDisposeTargetData(td);
+	if (!fam->shared || !fam->dynamic)
+		st = TILEC_ERR_NOMEM;
+	bool libdev = false;
+	for (int k = 0; k < n && st == TILEC_OK; k++) {
+		ir_func *f = ir_clone(a, funcs[k]);
+		axis_info *ai = NULL;
+		layout_plan plan;
+		lower_result lr = {0};
+		if (!f)
+			st = TILEC_ERR_NOMEM;
+		if (st == TILEC_OK && opt->debug_verify)
+			st = ir_verify(ctx, f);
+		if (st == TILEC_OK)
+			st = pipeline_loads(ctx, f, unit != DOT_UNIT_FMA);
+		if (st == TILEC_OK && opt->debug_verify)
+			st = ir_verify(ctx, f);
+		if (st == TILEC_OK)
+			st = axis_analyze(ctx, a, f, &ai);
+		if (st == TILEC_OK)
+			st = layout_assign(ctx, a, f, ai, unit, &plan);
+		if (st == TILEC_OK)
+			st = lower_kernel(ctx, fam->m, f, symbols[k], ai, &plan, &lr);
+		libdev |= lr.uses_libdevice;
+		if (st == TILEC_OK) {
+			fam->shared[k] = lr.shared_bytes;
+			fam->dynamic[k] = lr.shared_dynamic;
+			st = check_smem(ctx, f, symbols[k], lr.shared_bytes, opt, unit);
+		}
+	}
+	if (st == TILEC_OK && libdev)
+		st = target_link_libdevice(ctx, fam->m, ptxas);
+	if (st == TILEC_OK)
+		st = target_optimize(ctx, fam->m, tm);
+	LLVMDisposeTargetMachine(tm);
+	return st;
+}
+
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
 			    int n, const compile_options *opt, compile_result *out)
 {
@@ -108,60 +190,23 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		diag_error(ctx, no_loc, "compile_module: no kernels or no target");
 		return TILEC_ERR_INVALID;
 	}
-	uint32_t *shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
-	bool *dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
-	if (!shared || !dynamic)
-		return TILEC_ERR_NOMEM;
-	int first_arch = opt->narchs ? opt->archs[0] : opt->ptx_arch;
-	LLVMTargetMachineRef tm;
-	tilec_status st = target_machine(ctx, first_arch, &tm);
-	if (st)
-		return st;
-	LLVMContextRef c = LLVMContextCreate();
-	LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tile", c);
-	LLVMSetTarget(m, "nvptx64-nvidia-cuda");
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	char *dl = LLVMCopyStringRepOfTargetData(td);
-	LLVMSetDataLayout(m, dl);
-	LLVMDisposeMessage(dl);
-	LLVMDisposeTargetData(td);
-
-	/* One module serves every target: mma.sync only when all have it. */
-	bool tensor_cores = !opt->emit_ptx || opt->ptx_arch >= 80;
-	for (int i = 0; i < opt->narchs; i++)
-		tensor_cores = tensor_cores && opt->archs[i] >= 80;
-	bool libdev = false;
-	for (int k = 0; k < n && st == TILEC_OK; k++) {
-		ir_func *f = funcs[k];
-		axis_info *ai = NULL;
-		layout_plan plan;
-		lower_result lr = {0};
-		if (opt->debug_verify)
-			st = ir_verify(ctx, f);
-		if (st == TILEC_OK)
-			st = pipeline_loads(ctx, f, tensor_cores);
-		if (st == TILEC_OK && opt->debug_verify)
-			st = ir_verify(ctx, f);
-		if (st == TILEC_OK)
-			st = axis_analyze(ctx, a, f, &ai);
-		if (st == TILEC_OK)
-			st = layout_assign(ctx, a, f, ai, tensor_cores, &plan);
-		if (st == TILEC_OK)
-			st = lower_kernel(ctx, m, f, symbols[k], ai, &plan, &lr);
-		libdev |= lr.uses_libdevice;
-		shared[k] = lr.shared_bytes;
-		dynamic[k] = lr.shared_dynamic;
-		if (st == TILEC_OK)
-			st = check_smem(ctx, f, symbols[k], lr.shared_bytes, opt);
-	}
 	const char *ptxas = target_find_ptxas(a, opt->ptxas);
-	if (st == TILEC_OK && libdev)
-		st = target_link_libdevice(ctx, m, ptxas);
-	if (st == TILEC_OK)
-		st = target_optimize(ctx, m, tm);
-	LLVMDisposeTargetMachine(tm);
+	int first_arch = target_at(opt, 0);
+	LLVMContextRef c = LLVMContextCreate();
+	/* Lowered once per family: the targets whose dots run alike share a
+	 * module, so an sm_75 target does not take tensor cores from sm_80's
+	 * code, nor sm_80 wgmma from sm_90a's. */
+	family fams[DOT_UNIT_WGMMA + 1];
+	memset(fams, 0, sizeof fams);
+	tilec_status st = TILEC_OK;
+	for (int u = DOT_UNIT_FMA; u <= DOT_UNIT_WGMMA && st == TILEC_OK; u++)
+		for (int i = 0; i < ntargets(opt); i++)
+			if (target_dot_unit(target_at(opt, i)) == (dot_unit)u) {
+				st = lower_family(ctx, a, funcs, symbols, n, opt, (dot_unit)u, c, ptxas, &fams[u]);
+				break;
+			}
 
-	int nimg = opt->narchs + (opt->emit_ptx ? 1 : 0);
+	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
 	out->kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));
 	if (st == TILEC_OK && (!out->images || !out->kernels))
@@ -173,12 +218,18 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	if (st == TILEC_OK && !ptxas && opt->narchs)
 		diag_warning(ctx, no_loc, "ptxas not found (TILE_PTXAS, CUDA_HOME, /usr/local/cuda, PATH): "
 			     "the module carries PTX only, compiled by the driver at load time");
-	for (int i = 0; i < opt->narchs && st == TILEC_OK; i++)
-		st = emit_arch(ctx, a, m, opt->archs[i], ptxas, &out->images[i],
-			       ptxas ? &out->kernels[i] : NULL, symbols, n, shared, opt->narchs);
-	if (st == TILEC_OK && opt->emit_ptx)
-		st = emit_arch(ctx, a, m, opt->ptx_arch, NULL, &out->images[opt->narchs], NULL, symbols, n, shared, 1);
-	LLVMDisposeModule(m);
+	for (int i = 0; i < opt->narchs && st == TILEC_OK; i++) {
+		const family *fm = &fams[target_dot_unit(opt->archs[i])];
+		st = emit_arch(ctx, a, fm->m, opt->archs[i], ptxas, &out->images[i], ptxas ? &out->kernels[i] : NULL,
+			       symbols, n, fm->shared, opt->narchs);
+	}
+	if (st == TILEC_OK && opt->emit_ptx) {
+		const family *fm = &fams[target_dot_unit(opt->ptx_arch)];
+		st = emit_arch(ctx, a, fm->m, opt->ptx_arch, NULL, &out->images[opt->narchs], NULL, symbols, n, fm->shared, 1);
+	}
+	for (int u = 0; u <= DOT_UNIT_WGMMA; u++)
+		if (fams[u].m)
+			LLVMDisposeModule(fams[u].m);
 	LLVMContextDispose(c);
 	if (st != TILEC_OK)
 		return st;
@@ -192,13 +243,15 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		for (int i = 0; i < per; i++) {
 			/* PTX only: resources are unknown but shared memory. */
 			compile_kernel_info *ki = &out->kernels[k * per + i];
+			int arch = cubins ? opt->archs[i] : first_arch;
+			const family *fm = &fams[target_dot_unit(arch)];
 			ki->symbol = symbols[k];
-			ki->arch = cubins ? opt->archs[i] : first_arch;
+			ki->arch = arch;
 			if (!cubins)
-				ki->shared_static = shared[k];
-			if (dynamic[k]) {
+				ki->shared_static = fm->shared[k];
+			if (fm->dynamic[k]) {
 				ki->shared_static = 0;
-				ki->shared_dynamic = shared[k];
+				ki->shared_dynamic = fm->shared[k];
 			}
 		}
 	return TILEC_OK;

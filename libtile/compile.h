@@ -19,7 +19,7 @@
 
 typedef struct compile_options {
 	int narchs;
-	const int *archs;        /* 80, 87, 90: one cubin each */
+	const int *archs;        /* 80, 87, 90, 90 | TARGET_ARCH_SPECIFIC: one cubin each */
 	bool emit_ptx;           /* also a PTX image for forward compatibility */
 	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
 	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
@@ -27,10 +27,13 @@ typedef struct compile_options {
 } compile_options;
 
 typedef struct compile_image {
-	int arch;
+	int arch;                /* the number: 90 for sm_90 and sm_90a */
+	uint32_t flags;          /* BLOB_IMAGE_ARCH_SPECIFIC for sm_90a */
 	int kind;                /* BLOB_IMAGE_CUBIN or BLOB_IMAGE_PTX */
 	uint8_t *data;           /* in the arena; PTX is NUL-terminated, size without the NUL */
 	size_t size;
+	const char *ptx;         /* a cubin's PTX (in the arena), for --keep-ptx */
+	size_t ptx_size;
 } compile_image;
 
 typedef struct compile_result {

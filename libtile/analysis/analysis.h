@@ -72,23 +72,34 @@ typedef struct layout_map {
 	int8_t dim_of[IR_MAX_RANK]; /* the map's dim of each dim of the value */
 } layout_map;
 
+/* What dots run on, per target family: fma chains (below sm_80),
+ * mma.sync (sm_80 and newer), wgmma (sm_90a). */
+typedef enum dot_unit { DOT_UNIT_FMA, DOT_UNIT_MMA, DOT_UNIT_WGMMA } dot_unit;
+
 /* How a 2-D tile is laid out in shared memory: stored rows of the
- * contiguous dim (the value's dim 1, or dim 0 when transposed), 16-byte
- * chunks XOR-swizzled so that 8 consecutive rows read at one chunk column
- * (an ldmatrix phase, a column of 16-byte copies) hit distinct banks:
- * element (row r, byte b of the row) is at
- *   r * row_bytes + ((b / 16) ^ ((r / per_phase) % max_phase)) * 16 + b % 16
- * (Triton's shared encoding with vec = 16 bytes). */
+ * contiguous dim (the value's dim 1, or dim 0 when transposed), cut into
+ * panels of panel_bytes (the whole row unless panels were asked for),
+ * each panel a rows x panel_bytes tile of its own, panels one after
+ * another; 16-byte chunks XOR-swizzled so that 8 consecutive rows read at
+ * one chunk column (an ldmatrix phase, a column of 16-byte copies) hit
+ * distinct banks: element (row r, byte b of the row) is at
+ *   (b / P) * rows * P + r * P + ((b % P / 16) ^ ((r / per_phase) % max_phase)) * 16 + b % 16
+ * with P = panel_bytes (Triton's shared encoding with vec = 16 bytes; with
+ * panels of 32, 64 or 128 bytes it is the layout wgmma's descriptors name,
+ * Triton's NVMMA shared encoding). */
 typedef struct smem_layout {
 	bool transposed;          /* stored rows run along the value's dim 0 */
 	int elem_bytes;
 	int rows, row_bytes;      /* of the stored tile */
+	int panel_bytes;          /* row_bytes, or the wgmma swizzle width (32, 64, 128) it is cut into */
 	int per_phase, max_phase;
 	uint32_t tile_bytes;      /* one tile of a ring */
 } smem_layout;
 
-/* The swizzled layout of an R x C tile of elem_bytes elements. */
-smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed);
+/* The swizzled layout of an R x C tile of elem_bytes elements; `panels`:
+ * rows cut into the widest of 128, 64 or 32 bytes that divides them, as
+ * wgmma reads them. */
+smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed, bool panels);
 void smem_layout_str(strbuf *sb, const smem_layout *s);
 
 /* The layouts of a kernel for num_warps * 32 threads. Values computed
@@ -98,19 +109,23 @@ typedef struct layout_plan {
 	const layout **of;       /* per value id; NULL for scalars */
 	bool *remat;             /* per value id: cheap to recompute in any layout */
 	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
-	bool tensor_cores;       /* every target is sm_80 or newer (mma.sync, cvt.rna.tf32) */
+	dot_unit unit;           /* what the targets' dots run on */
+	bool tensor_cores;       /* unit is mma.sync or wgmma */
 	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
 	const smem_layout **ring;  /* its tiles' layout */
 	const layout **copy;       /* the layout its asynchronous copies read their pointers in */
 	bool *view;              /* per value id: a LOCAL_LOAD only tensor-core dots read, straight
 	                            from shared memory (it has no registers) */
+	bool *wgmma;             /* per value id: a dot result wgmma computes */
 } layout_plan;
 
-/* Memory ops' layouts use 16-byte vectors where axis info allows; with
- * tensor_cores (every target sm_80 or newer) the dots layout_dot_mma
- * accepts produce layout_mma. */
+/* Memory ops' layouts use 16-byte vectors where axis info allows; on
+ * tensor cores (mma.sync, wgmma) the dots layout_dot_mma accepts produce
+ * layout_mma, those layout_dot_wgmma accepts too (warps along M, so that
+ * four warps cover an instruction's 64 rows) and run on wgmma, whose
+ * operand rings are cut into panels. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
-			   bool tensor_cores, layout_plan *out);
+			   dot_unit unit, layout_plan *out);
 /* The accumulator layout of mma.sync m16n8 over a wm x wn grid of warps:
  * per warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each
  * 16x8 tile, which is blocked spt [1,2], tpw [8,4], wpc [wm,wn] except
@@ -128,6 +143,10 @@ void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm
  * an int32 result; M a multiple of 16, N of 8, K of the instruction's
  * depth (16, 8 for tf32, 32 for int8). */
 bool layout_dot_mma(const ir_func *f, const ir_op *op);
+/* A dot wgmma runs (on sm_90a): fp16 or bf16 operands with an fp32
+ * result, num_warps a multiple of 4 (warpgroups) all along M, M a multiple
+ * of 16 * num_warps, K of 16, N of 8. */
+bool layout_dot_wgmma(const ir_func *f, const ir_op *op);
 /* A default blocked layout for a shape: `vec` consecutive elements of the
  * last dim per thread, threads then warps filling dims fastest first. */
 layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);

@@ -120,14 +120,20 @@ void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm
 	}
 }
 
-smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed)
+smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed, bool panels)
 {
 	smem_layout s = {.transposed = transposed, .elem_bytes = elem_bytes};
 	s.rows = transposed ? c : r;
 	s.row_bytes = (transposed ? r : c) * elem_bytes;
-	int chunks = s.row_bytes / 16;
+	s.panel_bytes = s.row_bytes;
+	for (int w = 128; panels && w >= 32; w /= 2)
+		if (s.row_bytes % w == 0) {
+			s.panel_bytes = w;
+			break;
+		}
+	int chunks = s.panel_bytes / 16;
 	/* rows sharing one 128-byte line of banks need no phase of their own */
-	s.per_phase = s.row_bytes >= 128 ? 1 : 128 / (s.row_bytes > 0 ? s.row_bytes : 1);
+	s.per_phase = s.panel_bytes >= 128 ? 1 : 128 / (s.panel_bytes > 0 ? s.panel_bytes : 1);
 	s.max_phase = chunks >= 8 ? 8 : chunks > 0 ? chunks : 1;
 	s.tile_bytes = (uint32_t)s.rows * (uint32_t)s.row_bytes;
 	return s;
@@ -148,6 +154,15 @@ bool layout_dot_mma(const ir_func *f, const ir_op *op)
 		return false;
 	return bt.kind == at.kind && at.rank == 2 && at.shape[0] % 16 == 0 && at.shape[1] % kstep == 0 &&
 	       bt.shape[1] % 8 == 0;
+}
+
+bool layout_dot_wgmma(const ir_func *f, const ir_op *op)
+{
+	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
+	ir_type ct = f->values[op->results[0]].type;
+	int w = f->num_warps;
+	return (at.kind == IR_F16 || at.kind == IR_BF16) && bt.kind == at.kind && ct.kind == IR_F32 && at.rank == 2 &&
+	       w % 4 == 0 && at.shape[0] % (16 * w) == 0 && at.shape[1] % 16 == 0 && bt.shape[1] % 8 == 0;
 }
 
 layout *layout_slice(arena *a, const layout *parent, int dim)
@@ -324,8 +339,10 @@ void layout_str(strbuf *sb, const layout *l)
 
 void smem_layout_str(strbuf *sb, const smem_layout *s)
 {
-	sb_printf(sb, "shared{%s, row=%dB, swizzle=%d/%d}", s->transposed ? "col-major" : "row-major", s->row_bytes,
-		  s->per_phase, s->max_phase);
+	sb_printf(sb, "shared{%s, row=%dB", s->transposed ? "col-major" : "row-major", s->row_bytes);
+	if (s->panel_bytes < s->row_bytes)
+		sb_printf(sb, " in %dB panels", s->panel_bytes);
+	sb_printf(sb, ", swizzle=%d/%d}", s->per_phase, s->max_phase);
 }
 
 /* ---- assignment ---- */
@@ -339,6 +356,7 @@ typedef struct assigner {
 	int vec[IR_MAX_RANK + 1];
 	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
+	dot_unit unit;
 	const ir_region *region; /* being assigned */
 	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
@@ -517,7 +535,8 @@ static void assign_ring(assigner *s, int ring)
 		s->oom = true;
 		return;
 	}
-	*sl = smem_layout_make(tile[0], tile[1], ir_kind_bytes((ir_kind)rt.pointee), transposed);
+	*sl = smem_layout_make(tile[0], tile[1], ir_kind_bytes((ir_kind)rt.pointee), transposed,
+			       s->unit == DOT_UNIT_WGMMA);
 	s->p->ring[ring] = sl;
 	s->p->copy[ring] = cl;
 }
@@ -655,7 +674,11 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_DOT:
-		if (on_tensor_cores(s, op)) {
+		if (s->unit == DOT_UNIT_WGMMA && layout_dot_wgmma(s->f, op)) {
+			/* a warpgroup's four warps take 64 consecutive rows */
+			l = layout_mma(s->a, s->f->num_warps, 1, false);
+			p->wgmma[res] = true;
+		} else if (on_tensor_cores(s, op)) {
 			int wm, wn;
 			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
 			l = layout_mma(s->a, wm, wn, wide_b(s, op, wn));
@@ -696,7 +719,7 @@ static void assign_region(assigner *s, const ir_region *r)
 	s->region = outer;
 }
 
-tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, bool tensor_cores,
+tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, dot_unit unit,
 			   layout_plan *out)
 {
 	(void)ctx;
@@ -706,7 +729,8 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.a = a;
 	s.f = f;
 	s.ai = ai;
-	s.tensor_cores = out->tensor_cores = tensor_cores;
+	s.unit = out->unit = unit;
+	s.tensor_cores = out->tensor_cores = unit != DOT_UNIT_FMA;
 	s.p = out;
 	size_t nv = (size_t)(f->nvalues + 1);
 	out->of = arena_alloc(a, sizeof(layout *) * nv);
@@ -714,9 +738,10 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	out->ring = arena_alloc(a, sizeof(smem_layout *) * nv);
 	out->copy = arena_alloc(a, sizeof(layout *) * nv);
 	out->view = arena_alloc(a, sizeof(bool) * nv);
+	out->wgmma = arena_alloc(a, sizeof(bool) * nv);
 	s.copy_of = arena_alloc(a, sizeof(ir_op *) * nv);
 	s.view_uses = arena_alloc(a, sizeof(int) * nv);
-	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !s.copy_of || !s.view_uses)
+	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !s.copy_of || !s.view_uses)
 		return TILEC_ERR_NOMEM;
 	for (int r = 1; r <= IR_MAX_RANK; r++)
 		for (int d = 0; d < r; d++)

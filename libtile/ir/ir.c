@@ -179,6 +179,66 @@ ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *pa
 	return f;
 }
 
+/* Deep copies of regions and ops; value ids stay as they are, so the
+ * copy's values array is the original's with defs pointing at new ops. */
+static bool clone_region(ir_func *to, ir_region *dst, const ir_region *src);
+
+static ir_op *clone_op(ir_func *to, const ir_op *src)
+{
+	ir_op *op = arena_alloc(to->arena, sizeof *op);
+	if (!op)
+		return NULL;
+	*op = *src;
+	op->args = arena_alloc(to->arena, sizeof(int) * (size_t)(src->nargs + 1));
+	op->results = arena_alloc(to->arena, sizeof(int) * (size_t)(src->nresults + 1));
+	op->regions = arena_alloc(to->arena, sizeof(ir_region) * (size_t)(src->nregions + 1));
+	if (!op->args || !op->results || !op->regions)
+		return NULL;
+	if (src->nargs)
+		memcpy(op->args, src->args, sizeof(int) * (size_t)src->nargs);
+	if (src->nresults)
+		memcpy(op->results, src->results, sizeof(int) * (size_t)src->nresults);
+	for (int i = 0; i < src->nresults; i++)
+		to->values[src->results[i]].def = op;
+	for (int i = 0; i < src->nregions; i++)
+		if (!clone_region(to, &op->regions[i], &src->regions[i]))
+			return NULL;
+	return op;
+}
+
+static bool clone_region(ir_func *to, ir_region *dst, const ir_region *src)
+{
+	memset(dst, 0, sizeof *dst);
+	dst->nparams = src->nparams;
+	dst->params = arena_alloc(to->arena, sizeof(int) * (size_t)(src->nparams + 1));
+	dst->ops = arena_alloc(to->arena, sizeof(ir_op *) * (size_t)(src->nops + 1));
+	if (!dst->params || !dst->ops)
+		return false;
+	if (src->nparams)
+		memcpy(dst->params, src->params, sizeof(int) * (size_t)src->nparams);
+	dst->nops = dst->capops = src->nops;
+	for (int i = 0; i < src->nops; i++)
+		if (!(dst->ops[i] = clone_op(to, src->ops[i])))
+			return false;
+	return true;
+}
+
+ir_func *ir_clone(arena *a, const ir_func *f)
+{
+	ir_func *g = arena_alloc(a, sizeof *g);
+	if (!g)
+		return NULL;
+	*g = *f;
+	g->arena = a;
+	g->capvalues = f->nvalues > 0 ? f->nvalues : 1;
+	g->values = arena_alloc(a, sizeof(ir_value) * (size_t)g->capvalues);
+	if (!g->values)
+		return NULL;
+	if (f->nvalues)
+		memcpy(g->values, f->values, sizeof(ir_value) * (size_t)f->nvalues);
+	return clone_region(g, &g->body, &f->body) ? g : NULL;
+}
+
 int ir_value_new(ir_func *f, ir_type type)
 {
 	if (f->nvalues == f->capvalues) {

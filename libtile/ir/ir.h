@@ -205,6 +205,9 @@ typedef struct ir_func {
 } ir_func;
 
 ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
+/* A deep copy in `a` (the same value ids), for passes that rewrite a
+ * kernel once per target family; NULL when out of memory. */
+ir_func *ir_clone(arena *a, const ir_func *f);
 /* A new value of the given type; returns its id, -1 when out of memory. */
 int ir_value_new(ir_func *f, ir_type type);
 /* A new op with fresh result values of the given types and nregions empty

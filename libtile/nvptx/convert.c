@@ -50,7 +50,7 @@ static bool move_tile(lw *w, const lval *src, ir_type t, const layout *to, lval 
 {
 	ir_kind k = (ir_kind)t.kind;
 	int eb = ir_kind_bytes(k);
-	smem_layout sl = smem_layout_make(t.shape[0], t.shape[1], eb, false);
+	smem_layout sl = smem_layout_make(t.shape[0], t.shape[1], eb, false, false);
 	layout_map ms = lw_map_of(src->l, t), md = lw_map_of(to, t);
 	int ns = run_of(&ms, eb), nd = run_of(&md, eb);
 	lw_smem_need(w, sl.tile_bytes);

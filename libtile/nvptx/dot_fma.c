@@ -59,6 +59,8 @@ static bool dot_operands(lw *w, lval *x, ir_kind k, bool tf32)
  * interpreter does. */
 bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 {
+	if (l && l->mma && w->p->wgmma[op->results[0]])
+		return lw_emit_dot_wgmma(w, op, l, out);
 	if (l && l->mma)
 		return lw_emit_dot_mma(w, op, l, out);
 	ir_type at = lw_vtype(w, op->args[0]), bt = lw_vtype(w, op->args[1]), ct = lw_vtype(w, op->results[0]);

@@ -22,16 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One mma.sync instruction: K depth, operand and accumulator types. Every
- * kind moves 32 bytes of K per instruction, so a fragment register is one
- * 32-bit word of 4 / eb elements. */
-typedef struct mma_kind {
-	int kstep, eb;
-	bool tf32, f16acc, int8;
-	const char *ab;   /* operand type in the instruction */
-} mma_kind;
-
-static mma_kind mma_kind_of(ir_kind a, ir_kind c)
+mma_kind lw_mma_kind(ir_kind a, ir_kind c)
 {
 	mma_kind k = {16, 2, false, c == IR_F16, a == IR_I8, a == IR_BF16 ? "bf16" : "f16"};
 	if (a == IR_F32) {
@@ -46,16 +37,6 @@ static mma_kind mma_kind_of(ir_kind a, ir_kind c)
 	}
 	return k;
 }
-
-/* Where a dot operand's fragments come from: a tile in shared memory, or
- * (A only) the registers of a chained dot's result in the same mma
- * layout, or fragments loaded once before the loop (cache). */
-typedef struct mma_operand {
-	smem_tile tile;          /* base NULL: not in shared memory */
-	const lval *regs;        /* the chained result */
-	layout_map regm;
-	LLVMValueRef *cache;     /* [tile][kstep][words] */
-} mma_operand;
 
 /* n 32-bit registers from ldmatrix (x2 or x4, .trans) at this lane's row
  * address (bytes into shared memory). */
@@ -241,7 +222,7 @@ static LLVMValueRef warp_origin(lw *w, const layout_map *m, int d)
  * `scratch` (A stored row-major, B with K rows for 16-bit elements and N
  * rows otherwise, so that ldmatrix serves every kind). Staging writes
  * between barriers; *staged says how many bytes it took. */
-static bool mma_operand_of(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
 			   int64_t scratch, mma_operand *o, int64_t *staged)
 {
 	(void)op;
@@ -275,7 +256,7 @@ static bool mma_operand_of(lw *w, const ir_op *op, int which, const layout_map *
 	/* B with K rows for 16-bit elements (ldmatrix.trans) and for a wide
 	 * layout (runs of 4 columns), N rows otherwise (ldmatrix) */
 	bool wide = mc->blocked->size_per_thread[1] == 8;
-	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2 && !wide);
+	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2 && !wide, false);
 	*staged = ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
 	lw_smem_need(w, (uint64_t)(scratch + *staged));
 	if (!scratch)
@@ -287,7 +268,7 @@ static bool mma_operand_of(lw *w, const ir_op *op, int which, const layout_map *
 }
 
 /* A's fragment words (4) of tile i, K step ks. */
-static void mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row, int i, int ks, int nks,
+void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row, int i, int ks, int nks,
 		  LLVMValueRef *a)
 {
 	if (o->cache) {
@@ -313,17 +294,7 @@ static void mma_b(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef 
 	frag_b(w, mk, &o->tile, col0, col1, (int64_t)ks * mk->kstep, b);
 }
 
-/* Per warp: the accumulator's tiles (mt x nt of 16 x 8) and their rows
- * and columns (constants of the layout, plus the warp's origin). */
-typedef struct mma_tiles {
-	int mt, nt;
-	bool wide;           /* layout_mma's wide: col[j] is the first column of j's 4-tile group */
-	int *reg;            /* [i][j][q]: the accumulator register of c_q */
-	LLVMValueRef *row;   /* [i]: first row of A's tile i, wrapped to M */
-	LLVMValueRef *col;   /* [j]: first column of B's tile j, wrapped to N */
-} mma_tiles;
-
-static bool mma_tiles_of(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64_t N, mma_tiles *tl)
+bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64_t N, mma_tiles *tl)
 {
 	tl->mt = mc->regs_per_dim[0] / 2;
 	tl->nt = mc->regs_per_dim[1] / 2;
@@ -375,17 +346,17 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
 	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
-	mma_kind mk = mma_kind_of((ir_kind)at.kind, (ir_kind)ct.kind);
+	mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
 	lval c;
 	if (!lw_get(w, op->args[2], l, &c))
 		return false;
 	layout_map mc = lw_map_of(l, ct);
 	mma_tiles tl;
-	if (!mma_tiles_of(w, op, &mc, M, N, &tl))
+	if (!lw_mma_tiles(w, op, &mc, M, N, &tl))
 		return false;
 	mma_operand A, B;
 	int64_t sa, sb;
-	if (!mma_operand_of(w, op, 0, &mc, &mk, 0, &A, &sa) || !mma_operand_of(w, op, 1, &mc, &mk, sa, &B, &sb))
+	if (!lw_mma_operand(w, op, 0, &mc, &mk, 0, &A, &sa) || !lw_mma_operand(w, op, 1, &mc, &mk, sa, &B, &sb))
 		return false;
 	if (sa || sb)
 		lw_barrier(w);
@@ -434,7 +405,7 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 					mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks, &b[2 * j]);
 			}
 			for (int i = 0; i < tl.mt; i++)
-				mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &a[4 * i]);
+				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &a[4 * i]);
 		}
 		if (ks == 0)
 			continue;
@@ -485,12 +456,12 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
 				continue; /* computed in the loop, or read in place */
 			ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
-			mma_kind mk = mma_kind_of((ir_kind)at.kind, (ir_kind)ct.kind);
+			mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
 			layout_map mc = lw_map_of(l, ct);
 			mma_tiles tl;
 			mma_operand o;
 			int64_t staged;
-			if (!mma_tiles_of(w, op, &mc, at.shape[0], ct.shape[1], &tl))
+			if (!lw_mma_tiles(w, op, &mc, at.shape[0], ct.shape[1], &tl))
 				return false;
 			int nks = (int)(at.shape[1] / mk.kstep), nt = which ? tl.nt : tl.mt, words = which ? 2 : 4;
 			if (nt * nks * words > 64)
@@ -499,7 +470,9 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 				continue; /* a chained dot's registers already are fragments */
 			if (which == 1 && l->size_per_thread[1] == 8)
 				continue; /* a wide layout reads B in 4-tile groups, in place */
-			if (!mma_operand_of(w, op, which, &mc, &mk, 0, &o, &staged))
+			if (which == 1 && w->p->wgmma[op->results[0]])
+				continue; /* wgmma reads B from shared memory */
+			if (!lw_mma_operand(w, op, which, &mc, &mk, 0, &o, &staged))
 				return false;
 			if (staged)
 				lw_barrier(w);
@@ -512,7 +485,7 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 					if (which)
 						mma_b(w, &mk, &o, tl.col[t], NULL, t, ks, nks, f);
 					else
-						mma_a(w, &mk, &o, tl.row[t], t, ks, nks, f);
+						lw_mma_a(w, &mk, &o, tl.row[t], t, ks, nks, f);
 				}
 			w->cached[w->ncached++] = (frag_cache){v, which, l, frags};
 		}

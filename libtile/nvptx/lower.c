@@ -112,7 +112,9 @@ static LLVMValueRef sreg(lw *w, const char *name)
 LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
 			 int n, bool side_effects)
 {
-	LLVMTypeRef at[16];
+	LLVMTypeRef small[16], *at = small;
+	if (n > 16 && !(at = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)n)))
+		return lw_oom(w), LLVMGetUndef(ret);
 	for (int i = 0; i < n; i++)
 		at[i] = LLVMTypeOf(args[i]);
 	LLVMTypeRef ft = LLVMFunctionType(ret, at, (unsigned)n, false);
@@ -488,15 +490,36 @@ static const ir_op *terminator(const ir_region *r, ir_opcode code)
 }
 
 /* The region's ops but its terminator. */
+/* Whether op may read the result of a wgmma group in flight: it names
+ * it, holds regions that might, or is another dot. */
+static bool reads_pending(const lw *w, const ir_op *op)
+{
+	if (w->wgmma_pending < 0)
+		return false;
+	if (op->nregions || op->code == IR_OP_DOT)
+		return true;
+	for (int i = 0; i < op->nargs; i++)
+		if (op->args[i] == w->wgmma_pending)
+			return true;
+	return false;
+}
+
+/* The ops of a region; the terminator is its owner's. A wgmma group in
+ * flight is waited for before the first op that reads its result, and at
+ * the end (the terminator may). */
 static bool lower_body(lw *w, const ir_region *r)
 {
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
 			continue;
+		if (reads_pending(w, op))
+			lw_wgmma_wait(w);
 		if (!lower_op(w, op))
 			return false;
 	}
+	if (w->wgmma_pending >= 0)
+		lw_wgmma_wait(w);
 	return true;
 }
 
@@ -707,6 +730,8 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_ASYNC_WAIT: {
 		LLVMValueRef n = lw_ci32(w, op->ival);
 		lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
+		if (w->p->unit == DOT_UNIT_WGMMA) /* wgmma reads the tiles through the async proxy */
+			lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, true);
 		lw_barrier(w);
 		return true;
 	}
@@ -805,7 +830,7 @@ static void finish_smem(lw *w, const char *symbol)
 		LLVMSetInitializer(g, LLVMGetUndef(at));
 		LLVMSetLinkage(g, LLVMInternalLinkage);
 	}
-	LLVMSetAlignment(g, 16);
+	LLVMSetAlignment(g, w->p->unit == DOT_UNIT_WGMMA ? 1024 : 16);
 	LLVMReplaceAllUsesWith(w->smem, g);
 	LLVMDeleteGlobal(w->smem);
 	w->smem_bytes = size;
@@ -832,6 +857,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 		return TILEC_ERR_NOMEM;
 	}
 	init_types(&w);
+	w.wgmma_pending = -1;
 	w.b = LLVMCreateBuilderInContext(w.c);
 	if (build_entry(&w, symbol) && lower_body(&w, &f->body))
 		LLVMBuildRetVoid(w.b);

@@ -58,6 +58,7 @@ typedef struct lw {
 	uint32_t *ring_at;   /* per ring value id: its byte offset */
 	frag_cache cached[8]; /* dot operands loaded before the loop being lowered */
 	int ncached;
+	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
 	bool smem_dynamic;
 	bool libdevice;
 	tilec_status st;
@@ -147,5 +148,52 @@ bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
  * fragments of operands its dots read but do not compute */
 bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_hoist_fragments(lw *w, const ir_region *body);
+
+/* dot_mma.c, shared with dot_wgmma.c: */
+/* One mma.sync instruction: K depth, operand and accumulator types. Every
+ * kind moves 32 bytes of K per instruction, so a fragment register is one
+ * 32-bit word of 4 / eb elements. */
+typedef struct mma_kind {
+	int kstep, eb;
+	bool tf32, f16acc, int8;
+	const char *ab;   /* operand type in the instruction */
+} mma_kind;
+mma_kind lw_mma_kind(ir_kind a, ir_kind c);
+
+/* Where a dot operand's fragments come from: a tile in shared memory, or
+ * (A only) the registers of a chained dot's result in the same mma
+ * layout, or fragments loaded once before the loop (cache). */
+typedef struct mma_operand {
+	smem_tile tile;          /* base NULL: not in shared memory */
+	const lval *regs;        /* the chained result */
+	layout_map regm;
+	LLVMValueRef *cache;     /* [tile][kstep][words] */
+} mma_operand;
+
+/* Per warp: the accumulator's tiles (mt x nt of 16 x 8) and their rows
+ * and columns (constants of the layout, plus the warp's origin). */
+typedef struct mma_tiles {
+	int mt, nt;
+	bool wide;           /* layout_mma's wide: col[j] is the first column of j's 4-tile group */
+	int *reg;            /* [i][j][q]: the accumulator register of c_q */
+	LLVMValueRef *row;   /* [i]: first row of A's tile i, wrapped to M */
+	LLVMValueRef *col;   /* [j]: first column of B's tile j, wrapped to N */
+} mma_tiles;
+/* The tiles of the accumulator (layout map mc) of a dot of M x N. */
+bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64_t N, mma_tiles *tl);
+/* Operand `which` (0: A, 1: B) of a dot: its ring tile when it is a view,
+ * A's chained registers, fragments loaded before the loop, or its
+ * registers staged into scratch at byte `scratch` (*staged bytes). */
+bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+		    int64_t scratch, mma_operand *o, int64_t *staged);
+/* A's fragment words (4) of 16-row tile i (first row `row`), K step ks of nks. */
+void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row, int i, int ks, int nks,
+	      LLVMValueRef *a);
+
+/* dot_wgmma.c: a dot layout_assign gave to wgmma (sm_90a), whose group
+ * is left in flight (w->wgmma_pending) until lw_wgmma_wait, which lower.c
+ * calls before anything reads the result */
+bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out);
+void lw_wgmma_wait(lw *w);
 
 #endif

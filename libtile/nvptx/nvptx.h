@@ -36,7 +36,17 @@ tilec_status lower_kernel(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const ir_f
 			  const char *symbol, const axis_info *ai, const layout_plan *plan,
 			  lower_result *out);
 
-/* A target machine for sm_<arch> (PTX ISA 8.0). */
+/* A target is an arch number (80 for sm_80), or'd with
+ * TARGET_ARCH_SPECIFIC for the arch-specific feature set (sm_90a: wgmma),
+ * whose code runs on that arch alone. */
+enum { TARGET_ARCH_SPECIFIC = 1 << 10 };
+#define TARGET_ARCH(t) ((t) & (TARGET_ARCH_SPECIFIC - 1))
+/* "sm_90a" and the like, in buf. */
+const char *target_name(int target, char *buf, size_t n);
+/* What a target's dots run on: fma chains below sm_80, wgmma on sm_90a,
+ * mma.sync on the rest. */
+dot_unit target_dot_unit(int target);
+/* A target machine for a target (PTX ISA 8.0). */
 tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);
 /* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
  * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */

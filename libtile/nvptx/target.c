@@ -60,6 +60,19 @@ static void llvm_init(void)
 	LLVMParseCommandLineOptions(3, args, NULL);
 }
 
+const char *target_name(int target, char *buf, size_t n)
+{
+	snprintf(buf, n, "sm_%d%s", TARGET_ARCH(target), target & TARGET_ARCH_SPECIFIC ? "a" : "");
+	return buf;
+}
+
+dot_unit target_dot_unit(int target)
+{
+	if (TARGET_ARCH(target) < 80)
+		return DOT_UNIT_FMA;
+	return target == (90 | TARGET_ARCH_SPECIFIC) ? DOT_UNIT_WGMMA : DOT_UNIT_MMA;
+}
+
 tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 {
 	pthread_once(&llvm_once, llvm_init);
@@ -70,12 +83,12 @@ tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 		LLVMDisposeMessage(err);
 		return TILEC_ERR_LLVM;
 	}
-	if (arch < 20 || arch > 999) {
-		diag_error(ctx, no_loc, "invalid GPU architecture sm_%d", arch);
+	if (TARGET_ARCH(arch) < 20 || TARGET_ARCH(arch) > 999 || (arch & ~(TARGET_ARCH_SPECIFIC | 1023))) {
+		diag_error(ctx, no_loc, "invalid GPU architecture %d", arch);
 		return TILEC_ERR_INVALID;
 	}
 	char cpu[16];
-	snprintf(cpu, sizeof cpu, "sm_%d", arch);
+	target_name(arch, cpu, sizeof cpu);
 	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, "+ptx80", LLVMCodeGenLevelAggressive,
 				       LLVMRelocDefault, LLVMCodeModelDefault);
 	if (!*out) {
@@ -98,12 +111,12 @@ static bool executable(const char *p)
 
 uint32_t target_smem_limit(int arch)
 {
-	switch (arch) {
+	switch (TARGET_ARCH(arch)) {
 	case 70: case 72: return 96u << 10;
 	case 75: return 64u << 10;
 	case 80: return 163u << 10;
 	case 86: case 87: case 89: case 120: case 121: return 99u << 10;
-	default: return arch >= 90 ? 227u << 10 : 48u << 10;
+	default: return TARGET_ARCH(arch) >= 90 ? 227u << 10 : 48u << 10;
 	}
 }
 
@@ -301,8 +314,8 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		st = TILEC_ERR_IO;
 		goto done;
 	}
-	char archarg[32];
-	snprintf(archarg, sizeof archarg, "-arch=sm_%d", arch);
+	char name[16], archarg[32];
+	snprintf(archarg, sizeof archarg, "-arch=%s", target_name(arch, name, sizeof name));
 	char *argv[] = {(char *)ptxas, (char *)"-v", archarg, in, (char *)"-o", outp, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -326,14 +339,14 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		free(text);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		diag_error(ctx, no_loc, "ptxas failed for sm_%d (%s %d):\n%s", arch,
+		diag_error(ctx, no_loc, "ptxas failed for %s (%s %d):\n%s", name,
 			   WIFEXITED(status) ? "exit status" : "signal",
 			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), sb_str(log));
 		st = TILEC_ERR_PTXAS;
 		goto done;
 	}
 	if (file_read(outp, cubin, size) != FILE_READ_OK) {
-		diag_error(ctx, no_loc, "ptxas wrote no cubin for sm_%d", arch);
+		diag_error(ctx, no_loc, "ptxas wrote no cubin for %s", name);
 		st = TILEC_ERR_PTXAS;
 	}
 done:

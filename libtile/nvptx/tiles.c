@@ -27,8 +27,8 @@ static int ilog2_32(int v)
 }
 
 /* Byte offset (i32) of element (row, col) of a tile laid out by sl at
- * byte `base`: the row of the stored tile, then its 16-byte chunk XOR-ed
- * with the row's phase. */
+ * byte `base`: the panel, the row of the stored tile in it, then its
+ * 16-byte chunk XOR-ed with the row's phase. */
 LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col)
 {
 	if (sl->transposed) {
@@ -43,8 +43,17 @@ LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMVa
 		phase = LLVMBuildAnd(w->b, phase, lw_ci32(w, sl->max_phase - 1), "");
 		chunk = LLVMBuildXor(w->b, chunk, phase, "");
 	}
-	LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, lw_ci32(w, sl->row_bytes), ""),
+	int pb = sl->panel_bytes;
+	LLVMValueRef panel = NULL;
+	if (pb < sl->row_bytes) {
+		/* the panel, and the chunk within it (pb is a power of two) */
+		panel = LLVMBuildLShr(w->b, byte, lw_ci32(w, ilog2_32(pb)), "");
+		chunk = LLVMBuildAnd(w->b, chunk, lw_ci32(w, pb / 16 - 1), "");
+	}
+	LLVMValueRef off = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, lw_ci32(w, pb), ""),
 					LLVMBuildShl(w->b, chunk, lw_ci32(w, 4), ""), "");
+	if (panel)
+		off = LLVMBuildAdd(w->b, off, LLVMBuildMul(w->b, panel, lw_ci32(w, (int64_t)sl->rows * pb), ""), "");
 	if (sl->elem_bytes < 16)
 		off = LLVMBuildAdd(w->b, off, LLVMBuildAnd(w->b, byte, lw_ci32(w, 15), ""), "");
 	return LLVMBuildAdd(w->b, base, off, "");
@@ -78,7 +87,10 @@ bool lw_emit_local_alloc(lw *w, const ir_op *op)
 		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d has no layout", ring);
 	/* the ring may cover scratch that threads read just before */
 	lw_barrier(w);
-	uint32_t at = (w->smem_top + 127) & ~127u; /* the swizzle repeats every 128 bytes */
+	/* the swizzle repeats every 128 bytes; wgmma reads it from the
+	 * address's bits, whose pattern repeats every 1024 */
+	uint32_t align = w->p->unit == DOT_UNIT_WGMMA ? 1024 : 128;
+	uint32_t at = (w->smem_top + align - 1) & ~(align - 1);
 	w->ring_at[ring] = at;
 	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes;
 	lw_smem_need(w, 0);

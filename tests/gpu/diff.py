@@ -43,7 +43,7 @@ def worker(gdir, start, step, only, max_n, results):
         print("FAIL cannot load libtilegpu.so: %s" % e)
         lib = None
     major, minor = torch.cuda.get_device_capability()
-    if "sm_%d%d" % (major, minor) != man["arch"]:
+    if "sm_%d%d" % (major, minor) not in [a.rstrip("a") for a in man["arch"].split(",")]:
         print("diff: warning: the device is sm_%d%d, the blobs were built for %s"
               % (major, minor, man["arch"]))
     insts = man["instances"]

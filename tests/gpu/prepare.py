@@ -178,7 +178,8 @@ def main():
     ap.add_argument("--tilec", required=True)
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu"))
     ap.add_argument("--build", default=None, help="build dir holding examples/ (generated pairs)")
-    ap.add_argument("--arch", default="sm_90", help="the GPU machine's arch (H100/H200: sm_90)")
+    ap.add_argument("--arch", default="sm_90a", help="the GPU machine's arch (H100/H200: sm_90a, wgmma; "
+                    "sm_90 for the mma.sync code that sm_80 and sm_87 also run)")
     ap.add_argument("--only", default=None, help="comma-separated instance ids")
     ap.add_argument("--keep-ptx", default=None, help="also write each instance's PTX to DIR/ID/")
     a = ap.parse_args()

@@ -1,0 +1,234 @@
+/* dot_wgmma.c - tl.dot on Hopper's warpgroup MMA (sm_90a).
+ *
+ * A dot layout_dot_wgmma accepted keeps its accumulator in layout_mma with
+ * every warp along M, so warp w holds rows 16 (w % 4) .. of its
+ * warpgroup's 64-row block in exactly the registers of wgmma's m64nNk16
+ * result (per 8-column tile, c0..c3 as in mma.sync). Per 64-row block and
+ * K step of 16 the warpgroup issues one wgmma.mma_async per chunk of up
+ * to 256 columns. B always comes from shared memory through a matrix
+ * descriptor: its ring tile in place (analysis/layout.c cut the ring into
+ * 32-, 64- or 128-byte swizzled panels, the layouts descriptors name), or
+ * its registers staged into such a tile. A comes the same way when it is
+ * a ring tile in panels, else from registers as mma.sync's A fragment (a
+ * chained dot's result, fragments loaded before the loop, ldmatrix).
+ * The instructions of one dot are one commit group, left in flight while
+ * the ops after it that do not read the result are lowered (a pipelined
+ * loop's copies for later stages), then waited for (wait_group 0) with
+ * every accumulator register tied through the wait so nothing reads them
+ * early; wgmma.fence orders the registers written before it. Shared memory filled by ordinary stores is handed to the
+ * async proxy (fence.proxy.async) before the barrier that publishes it;
+ * lower.c does the same after cp.async's wait.
+ */
+#include "nvptx/lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void wgmma_sync(lw *w, const char *text)
+{
+	lw_asm_call(w, w->vd, text, "~{memory}", NULL, 0, true);
+}
+
+/* The descriptor of the panel tile sl whose element at byte offset `at`
+ * (i32, an 8-row boundary) starts the instruction's operand: address,
+ * leading byte offset (from one panel to the next), stride byte offset
+ * (from one 8-row group to the next), swizzle mode. */
+static LLVMValueRef descriptor(lw *w, const smem_layout *sl, LLVMValueRef at)
+{
+	uint64_t pb = (uint64_t)sl->panel_bytes;
+	uint64_t mode = pb == 128 ? 1 : pb == 64 ? 2 : 3;
+	uint64_t lbo = (pb * (uint64_t)sl->rows) >> 4, sbo = (8 * pb) >> 4;
+	uint64_t fixed = (lbo & 0x3fff) << 16 | (sbo & 0x3fff) << 32 | mode << 62;
+	LLVMValueRef addr = LLVMBuildPtrToInt(w->b, lw_smem_at(w, at), w->i32, "");
+	addr = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, addr, lw_ci32(w, 4), ""), lw_ci32(w, 0x3fff), "");
+	addr = LLVMBuildZExt(w->b, addr, w->i64, "");
+	return LLVMBuildOr(w->b, addr, LLVMConstInt(w->i64, fixed, false), "");
+}
+
+/* A tile wgmma can name: panels of 32, 64 or 128 bytes. */
+static bool descriptor_tile(const smem_tile *t)
+{
+	return t->sl && t->sl->panel_bytes >= 32 && t->sl->panel_bytes <= 128;
+}
+
+/* B's registers staged K-major into a panel tile at the next 1024-byte
+ * boundary past `scratch`, handed to the async proxy. */
+static bool stage_b(lw *w, const ir_op *op, int64_t scratch, smem_tile *t)
+{
+	ir_type bt = lw_vtype(w, op->args[1]);
+	lval x;
+	if (!lw_get(w, op->args[1], NULL, &x))
+		return false;
+	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+	if (!sl)
+		return lw_oom(w);
+	*sl = smem_layout_make(bt.shape[0], bt.shape[1], ir_kind_bytes((ir_kind)bt.kind), true, true);
+	int64_t at = (((int64_t)w->smem_top + scratch + 1023) & ~(int64_t)1023) - w->smem_top;
+	lw_smem_need(w, (uint64_t)(at + sl->tile_bytes));
+	lw_barrier(w); /* the scratch may still be read by the op before */
+	lw_stage_tile(w, &x, bt, sl, at);
+	t->sl = sl;
+	t->base = lw_ci32(w, (int64_t)w->smem_top + at);
+	return true;
+}
+
+/* The widest wgmma N (a multiple of 8 up to 256) that divides n. */
+static int instr_n(int64_t n)
+{
+	for (int k = 256; k >= 8; k -= 8)
+		if (n % k == 0)
+			return k;
+	return 8;
+}
+
+bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
+	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
+	mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
+	lval c;
+	if (!lw_get(w, op->args[2], l, &c))
+		return false;
+	layout_map mc = lw_map_of(l, ct);
+	mma_tiles tl;
+	if (!lw_mma_tiles(w, op, &mc, M, N, &tl))
+		return false;
+	if (l->warps_per_cta[1] != 1 || tl.nt != N / 8 || w->f->num_warps % 4)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a wgmma accumulator with warps along N");
+
+	/* A: a descriptor when its tile is in panels, else fragments */
+	mma_operand A;
+	int64_t sa = 0;
+	const lval *ha = &w->v[op->args[0]];
+	bool a_desc = ha->view && descriptor_tile(ha->view);
+	if (a_desc) {
+		memset(&A, 0, sizeof A);
+		A.tile = *ha->view;
+	} else if (!lw_mma_operand(w, op, 0, &mc, &mk, 0, &A, &sa)) {
+		return false;
+	}
+	smem_tile B = {0};
+	const lval *hb = &w->v[op->args[1]];
+	bool staged_b = false;
+	if (hb->view && descriptor_tile(hb->view)) {
+		B = *hb->view;
+	} else {
+		if (!stage_b(w, op, sa, &B))
+			return false;
+		staged_b = true;
+	}
+	if (sa || staged_b) {
+		wgmma_sync(w, "fence.proxy.async.shared::cta;");
+		lw_barrier(w);
+	}
+	if (!lw_alloc_regs(w, out, mc.nregs, l))
+		return false;
+	for (int r = 0; r < mc.nregs; r++)
+		out->r[r] = c.r[r];
+
+	/* stored K-major (K contiguous) or transposed (MN-major) */
+	int ta = a_desc && A.tile.sl->transposed ? 1 : 0;
+	int tb = B.sl->transposed ? 0 : 1;
+	int n = instr_n(N), nchunks = (int)(N / n), nd = n / 2;
+	int nin = a_desc ? 1 : 4;
+	/* {d}, a, b-desc, scale-d */
+	strbuf text, cons;
+	sb_init(&text);
+	sb_init(&cons);
+	sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+		  2 * nd + nin + 1, n, mk.ab, mk.ab);
+	for (int i = 0; i < nd; i++)
+		sb_printf(&text, "%s$%d", i ? "," : "", i);
+	if (a_desc)
+		sb_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", 2 * nd, 2 * nd + 1, ta, tb);
+	else
+		sb_printf(&text, "}, {$%d,$%d,$%d,$%d}, $%d, p, 1, 1, %d;\n}", 2 * nd, 2 * nd + 1, 2 * nd + 2, 2 * nd + 3,
+			  2 * nd + 4, tb);
+	for (int i = 0; i < nd; i++)
+		sb_printf(&cons, "%s=f", i ? "," : "");
+	for (int i = 0; i < nd; i++)
+		sb_printf(&cons, ",%d", i);
+	sb_printf(&cons, a_desc ? ",l,l,r" : ",r,r,r,r,l,r");
+	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)nd);
+	LLVMValueRef *args = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(nd + 8));
+	LLVMValueRef *afr = arena_alloc(w->a, sizeof(LLVMValueRef) * 4);
+	if (!ft || !args || !afr) {
+		sb_free(&text), sb_free(&cons);
+		return lw_oom(w);
+	}
+	for (int i = 0; i < nd; i++)
+		ft[i] = w->f32;
+	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, ft, (unsigned)nd, false);
+	LLVMValueRef one = lw_ci32(w, 1);
+	/* the warpgroup's first row: warps 4g .. 4g + 3 hold rows 64 g .. */
+	LLVMValueRef wg_row = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, w->warp, lw_ci32(w, ~3), ""), lw_ci32(w, 16), "");
+	int nks = (int)(K / 16);
+	wgmma_sync(w, "wgmma.fence.sync.aligned;");
+	for (int ks = 0; ks < nks; ks++)
+		for (int i = 0; i < tl.mt; i++) {
+			/* row tile i of every warp: the 64-row block at 16 wm i + 64 g */
+			LLVMValueRef m0 = LLVMBuildAdd(w->b, wg_row, lw_ci32(w, (int64_t)16 * l->warps_per_cta[0] * i), "");
+			LLVMValueRef adesc = NULL;
+			if (a_desc)
+				adesc = descriptor(w, A.tile.sl, lw_swizzled(w, A.tile.sl, A.tile.base, m0, lw_ci32(w, 16 * ks)));
+			else
+				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afr);
+			for (int ch = 0; ch < nchunks; ch++) {
+				LLVMValueRef bdesc = descriptor(w, B.sl, lw_swizzled(w, B.sl, B.base, lw_ci32(w, 16 * ks),
+										 lw_ci32(w, (int64_t)ch * n)));
+				int na = 0;
+				for (int jj = 0; jj < n / 8; jj++)
+					for (int q = 0; q < 4; q++)
+						args[na++] = out->r[tl.reg[(i * tl.nt + ch * (n / 8) + jj) * 4 + q]];
+				if (a_desc) {
+					args[na++] = adesc;
+				} else {
+					for (int q = 0; q < 4; q++)
+						args[na++] = afr[q];
+				}
+				args[na++] = bdesc;
+				args[na++] = one;
+				LLVMValueRef d = lw_asm_call(w, rt, sb_str(&text), sb_str(&cons), args, na, true);
+				int k = 0;
+				for (int jj = 0; jj < n / 8; jj++)
+					for (int q = 0; q < 4; q++)
+						out->r[tl.reg[(i * tl.nt + ch * (n / 8) + jj) * 4 + q]] =
+							LLVMBuildExtractValue(w->b, d, (unsigned)k++, "");
+			}
+		}
+	wgmma_sync(w, "wgmma.commit_group.sync.aligned;");
+	w->wgmma_pending = op->results[0];
+	sb_free(&text);
+	sb_free(&cons);
+	return true;
+}
+
+/* wait_group 0 with the pending result's registers tied through it: what
+ * reads them comes after the wait. */
+void lw_wgmma_wait(lw *w)
+{
+	lval *x = &w->v[w->wgmma_pending];
+	w->wgmma_pending = -1;
+	strbuf text, cons;
+	sb_init(&text);
+	sb_init(&cons);
+	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned 0;", x->n);
+	for (int i = 0; i < x->n; i++)
+		sb_printf(&cons, "%s=f", i ? "," : "");
+	for (int i = 0; i < x->n; i++)
+		sb_printf(&cons, ",%d", i);
+	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)x->n);
+	if (!ft) {
+		sb_free(&text), sb_free(&cons);
+		lw_oom(w);
+		return;
+	}
+	for (int i = 0; i < x->n; i++)
+		ft[i] = w->f32;
+	LLVMTypeRef st = LLVMStructTypeInContext(w->c, ft, (unsigned)x->n, false);
+	LLVMValueRef d = lw_asm_call(w, st, sb_str(&text), sb_str(&cons), x->r, x->n, true);
+	for (int r = 0; r < x->n; r++)
+		x->r[r] = LLVMBuildExtractValue(w->b, d, (unsigned)r, "");
+	sb_free(&text);
+	sb_free(&cons);
+}
