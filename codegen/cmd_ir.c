@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
-		   "                [--pipelined[=registers]]\n"
+		   "                [--pipelined[=registers|=wgmma]]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
@@ -31,7 +31,8 @@ static void usage(FILE *f)
 		   "  --pipelined   after the loads that feed dots are pipelined (what\n"
 		   "                tilec compile lowers when num_stages >= 2): as for sm_80\n"
 		   "                and newer, rings of num_stages shared-memory tiles filled\n"
-		   "                by asynchronous copies; =registers as for older targets,\n"
+		   "                by asynchronous copies; =wgmma as for sm_90a, whose rings\n"
+		   "                hold a spare tile; =registers as for older targets,\n"
 		   "                loads issued one iteration ahead into registers\n");
 }
 
@@ -50,6 +51,7 @@ int cmd_ir(int argc, char **argv)
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, config = -1, ndef = 0;
 	bool pipelined = false, async_copies = true;
+	uint32_t spare = 0;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
 	if (!defs)
 		return 1;
@@ -61,9 +63,10 @@ int cmd_ir(int argc, char **argv)
 			free(defs);
 			return 0;
 		}
-		if (!strcmp(a, "--pipelined") || !strcmp(a, "--pipelined=registers")) {
+		if (!strcmp(a, "--pipelined") || !strcmp(a, "--pipelined=registers") || !strcmp(a, "--pipelined=wgmma")) {
 			pipelined = true;
-			async_copies = a[11] == '\0';
+			async_copies = strcmp(a, "--pipelined=registers") != 0;
+			spare = !strcmp(a, "--pipelined=wgmma") ? UINT32_MAX : 0;
 			continue;
 		}
 		bool flag = a[0] == '-' && a[1];
@@ -137,7 +140,7 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = pipeline_loads(ctx, f, async_copies);
+		st = pipeline_loads(ctx, f, async_copies, spare);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/TargetMachine.h>
 
 static const src_loc no_loc;
@@ -115,6 +116,14 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 	return st;
 }
 
+static LLVMModuleRef new_module(LLVMContextRef c, const char *data_layout)
+{
+	LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tile", c);
+	LLVMSetTarget(m, "nvptx64-nvidia-cuda");
+	LLVMSetDataLayout(m, data_layout);
+	return m;
+}
+
 /* One family of targets (those whose dots run on `unit`): every kernel
  * through the passes on its own copy of the IR, lowered into one module,
  * linked with libdevice and optimized. */
@@ -138,35 +147,53 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 		return st;
 	fam->shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
 	fam->dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
-	fam->m = LLVMModuleCreateWithNameInContext("tile", c);
-	LLVMSetTarget(fam->m, "nvptx64-nvidia-cuda");
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
 	char *dl = LLVMCopyStringRepOfTargetData(td);
-	LLVMSetDataLayout(fam->m, dl);
-	LLVMDisposeMessage(dl);
 	LLVMDisposeTargetData(td);
+	fam->m = new_module(c, dl);
 	if (!fam->shared || !fam->dynamic)
 		st = TILEC_ERR_NOMEM;
+	/* wgmma's rings get a spare tile where the kernel still fits */
+	uint32_t limit = UINT32_MAX;
+	for (int i = 0; i < ntargets(opt); i++)
+		if (target_dot_unit(target_at(opt, i)) == unit && target_smem_limit(target_at(opt, i)) < limit)
+			limit = target_smem_limit(target_at(opt, i));
 	bool libdev = false;
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
-		ir_func *f = ir_clone(a, funcs[k]);
-		axis_info *ai = NULL;
-		layout_plan plan;
+		ir_func *f = NULL;
 		lower_result lr = {0};
-		if (!f)
-			st = TILEC_ERR_NOMEM;
-		if (st == TILEC_OK && opt->debug_verify)
-			st = ir_verify(ctx, f);
-		if (st == TILEC_OK)
-			st = pipeline_loads(ctx, f, unit != DOT_UNIT_FMA);
-		if (st == TILEC_OK && opt->debug_verify)
-			st = ir_verify(ctx, f);
-		if (st == TILEC_OK)
-			st = axis_analyze(ctx, a, f, &ai);
-		if (st == TILEC_OK)
-			st = layout_assign(ctx, a, f, ai, unit, &plan);
-		if (st == TILEC_OK)
-			st = lower_kernel(ctx, fam->m, f, symbols[k], ai, &plan, &lr);
+		for (uint32_t spare = unit == DOT_UNIT_WGMMA ? limit : 0;; spare = 0) {
+			axis_info *ai = NULL;
+			layout_plan plan;
+			f = ir_clone(a, funcs[k]);
+			if (!f)
+				st = TILEC_ERR_NOMEM;
+			if (st == TILEC_OK && opt->debug_verify)
+				st = ir_verify(ctx, f);
+			if (st == TILEC_OK)
+				st = pipeline_loads(ctx, f, unit != DOT_UNIT_FMA, spare);
+			if (st == TILEC_OK && opt->debug_verify)
+				st = ir_verify(ctx, f);
+			if (st == TILEC_OK)
+				st = axis_analyze(ctx, a, f, &ai);
+			if (st == TILEC_OK)
+				st = layout_assign(ctx, a, f, ai, unit, &plan);
+			/* each kernel in a module of its own, linked in once it is kept */
+			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
+			if (km)
+				st = lower_kernel(ctx, km, f, symbols[k], ai, &plan, &lr);
+			if (km && st == TILEC_OK && spare && lr.shared_bytes > limit) {
+				LLVMDisposeModule(km); /* the spare tiles left no room for the rest: again without */
+				continue;
+			}
+			if (km && st == TILEC_OK && LLVMLinkModules2(fam->m, km)) {
+				diag_error(ctx, no_loc, "LLVM could not link kernel '%s' into its module", symbols[k]);
+				st = TILEC_ERR_LLVM;
+			} else if (km && st != TILEC_OK) {
+				LLVMDisposeModule(km);
+			}
+			break;
+		}
 		libdev |= lr.uses_libdevice;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
@@ -174,6 +201,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			st = check_smem(ctx, f, symbols[k], lr.shared_bytes, opt, unit);
 		}
 	}
+	LLVMDisposeMessage(dl);
 	if (st == TILEC_OK && libdev)
 		st = target_link_libdevice(ctx, fam->m, ptxas);
 	if (st == TILEC_OK)

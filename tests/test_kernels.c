@@ -88,7 +88,7 @@ static tilec_status kl_go(launch *l)
 		st = ir_verify(l->ctx, f);
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async);
+		st = pipeline_loads(l->ctx, f, l->async, 0);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;

@@ -412,6 +412,8 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_puts(sb, " propagate_nan");
 	if (op->flags & IR_FLAG_VOLATILE)
 		sb_puts(sb, " volatile");
+	if (op->flags & IR_FLAG_SPARE_TILE)
+		sb_puts(sb, " spare_tile");
 }
 
 static void dump_op(strbuf *sb, const ir_func *f, const ir_op *op, int indent)

@@ -135,7 +135,8 @@ enum {
 	IR_FLAG_PROPAGATE_NAN = 1u << 1, /* MIN/MAX on floats */
 	IR_FLAG_HAS_MASK = 1u << 2,      /* LOAD/STORE */
 	IR_FLAG_HAS_OTHER = 1u << 3,     /* LOAD */
-	IR_FLAG_VOLATILE = 1u << 4       /* LOAD */
+	IR_FLAG_VOLATILE = 1u << 4,      /* LOAD */
+	IR_FLAG_SPARE_TILE = 1u << 5     /* FOR: its rings hold a tile more than its copies in flight need */
 };
 
 typedef struct ir_op ir_op;

@@ -207,12 +207,17 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
  * reads them comes after the wait. */
 void lw_wgmma_wait(lw *w)
 {
-	lval *x = &w->v[w->wgmma_pending];
+	lw_wgmma_wait_for(w, w->wgmma_pending, 0);
+}
+
+void lw_wgmma_wait_for(lw *w, int v, int groups)
+{
+	lval *x = &w->v[v];
 	w->wgmma_pending = -1;
 	strbuf text, cons;
 	sb_init(&text);
 	sb_init(&cons);
-	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned 0;", x->n);
+	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned %d;", x->n, groups);
 	for (int i = 0; i < x->n; i++)
 		sb_printf(&cons, "%s=f", i ? "," : "");
 	for (int i = 0; i < x->n; i++)

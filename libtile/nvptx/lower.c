@@ -518,9 +518,42 @@ static bool lower_body(lw *w, const ir_region *r)
 		if (!lower_op(w, op))
 			return false;
 	}
-	if (w->wgmma_pending >= 0)
+	if (w->wgmma_pending >= 0 && w->in_flight_body != r)
 		lw_wgmma_wait(w);
 	return true;
+}
+
+static int uses_of(const ir_region *r, int v)
+{
+	int n = 0;
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int a = 0; a < op->nargs; a++)
+			n += op->args[a] == v;
+		for (int g = 0; g < op->nregions; g++)
+			n += uses_of(&op->regions[g], v);
+	}
+	return n;
+}
+
+/* The loop value (its index) through which a wgmma group of the body may
+ * stay in flight across the back edge, or -1: the loop's rings have a
+ * spare tile (the next iteration's copies then go into a tile no group in
+ * flight reads), the body ends with the group of a dot pending, and its
+ * accumulator is a loop value only that dot reads, yielded straight. */
+static int in_flight_value(const lw *w, const ir_op *loop)
+{
+	const ir_region *body = &loop->regions[0];
+	const ir_op *y = terminator(body, IR_OP_YIELD);
+	int v = w->wgmma_pending;
+	if (!(loop->flags & IR_FLAG_SPARE_TILE) || v < 0 || !y)
+		return -1;
+	const ir_op *dot = w->f->values[v].def;
+	for (int i = 0; i < y->nargs; i++)
+		if (y->args[i] == v && dot->args[2] == body->params[1 + i] && uses_of(body, body->params[1 + i]) == 1 &&
+		    uses_of(body, v) == 1)
+			return i;
+	return -1;
 }
 
 /* Value v in the layout of value `like` (a parameter or result). */
@@ -586,8 +619,17 @@ static bool lower_for(lw *w, const ir_op *op)
 	LLVMValueRef more = LLVMBuildICmp(w->b, ir_kind_is_signed(ik) ? LLVMIntSLT : LLVMIntULT, iv, ub.r[0], "");
 	LLVMBuildCondBr(w->b, more, loop, exit);
 	LLVMPositionBuilderAtEnd(w->b, loop);
-	if (!lower_body(w, body))
+	const ir_region *outer_flight = w->in_flight_body;
+	w->in_flight_body = body;
+	bool ok = lower_body(w, body);
+	w->in_flight_body = outer_flight;
+	if (!ok)
 		return false;
+	int flying = in_flight_value(w, op);
+	if (flying >= 0)
+		lw_wgmma_wait_for(w, w->wgmma_pending, 1); /* this group may go on; the one before not */
+	else if (w->wgmma_pending >= 0)
+		lw_wgmma_wait(w);
 	for (int i = 0; i < n; i++) {
 		lval next;
 		if (!y || i >= y->nargs)
@@ -604,6 +646,16 @@ static bool lower_for(lw *w, const ir_op *op)
 	LLVMPositionBuilderAtEnd(w->b, exit);
 	for (int i = 0; i < op->nresults; i++)
 		w->v[op->results[i]] = w->v[body->params[1 + i]];
+	if (flying >= 0) {
+		/* the last group: its result gets registers of its own */
+		lval *x = &w->v[op->results[flying]];
+		lval own = *x;
+		if (!lw_alloc_regs(w, &own, x->n, x->l))
+			return false;
+		memcpy(own.r, x->r, sizeof(LLVMValueRef) * (size_t)x->n);
+		*x = own;
+		lw_wgmma_wait_for(w, op->results[flying], 0);
+	}
 	w->ncached = ncached; /* the hoisted fragments serve this loop only */
 	return true;
 }

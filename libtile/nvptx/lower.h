@@ -59,6 +59,7 @@ typedef struct lw {
 	frag_cache cached[8]; /* dot operands loaded before the loop being lowered */
 	int ncached;
 	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
+	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
 	bool smem_dynamic;
 	bool libdevice;
 	tilec_status st;
@@ -195,5 +196,7 @@ void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row,
  * calls before anything reads the result */
 bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out);
 void lw_wgmma_wait(lw *w);
+/* wait_group `groups` with value v's registers tied through it */
+void lw_wgmma_wait_for(lw *w, int v, int groups);
 
 #endif

@@ -21,7 +21,10 @@
  * ASYNC_COPY/COMMIT/WAIT, LOCAL_LOAD); without, they are issued one
  * iteration early into registers (a prologue, a carried tile, the next
  * tile loaded at the top of the body). The IR stays valid; only ops and
- * loop-carried values are added and the pipelined loads removed. */
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies);
+ * loop-carried values are added and the pipelined loads removed. A loop
+ * whose rings take at most spare_budget bytes with one tile more each gets
+ * that spare tile (for wgmma, which reads tiles asynchronously) and the
+ * flag IR_FLAG_SPARE_TILE. */
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget);
 
 #endif

@@ -22,7 +22,10 @@
  * masked off (they zero-fill), so the group count stays the same on every
  * path. The carried values the copies' addresses read are carried S-1
  * iterations ahead as extra loop values; after the loop all copies are
- * waited for and the rings freed. Only loads whose masked-off elements are
+ * waited for and the rings freed. Rings get one tile more (S + 1, the copies
+ * going S-1 tiles ahead of the read, into the tile iteration i-2 read)
+ * when they fit the caller's spare budget: wgmma's groups may then stay
+ * in flight across the back edge. Only loads whose masked-off elements are
  * zero qualify (`other` absent or 0), since that is what a zero-filling
  * copy gives.
  *
@@ -39,6 +42,7 @@
 typedef struct pipe {
 	ir_func *f;
 	bool async;  /* multi-stage rings of asynchronous copies */
+	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
 	bool oom;
 } pipe;
 
@@ -488,13 +492,28 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		return false;
 	}
 
+	/* N tiles per ring: S, or S + 1 when they fit the spare budget, so
+	 * that the copies of iteration i + S-1 go into the tile iteration i-2
+	 * read and an asynchronous dot of iteration i-1 may still be reading
+	 * its own (the loop is flagged IR_FLAG_SPARE_TILE). */
+	uint64_t ring_bytes = 0;
+	for (int i = 0; i < nops; i++)
+		if (sel[i]) {
+			ir_type lt = f->values[orig[i]->results[0]].type;
+			ring_bytes += (uint64_t)(S + 1) * (uint64_t)lt.shape[0] * (uint64_t)lt.shape[1] *
+				      (uint64_t)ir_kind_bytes((ir_kind)lt.kind);
+		}
+	int N = ring_bytes <= p->spare_budget ? S + 1 : S;
+	if (N > S)
+		loop->flags |= IR_FLAG_SPARE_TILE;
+
 	/* Before the loop: the rings, then the copies of iterations 0 .. S-2. */
 	int at = pos;
 	for (int i = 0; i < nops; i++) {
 		if (!sel[i])
 			continue;
 		ir_type lt = f->values[orig[i]->results[0]].type;
-		ir_type rt = {.kind = IR_SMEM, .pointee = lt.kind, .rank = 3, .shape = {S, lt.shape[0], lt.shape[1]}};
+		ir_type rt = {.kind = IR_SMEM, .pointee = lt.kind, .rank = 3, .shape = {N, lt.shape[0], lt.shape[1]}};
 		ir_op *alloc = place(p, r, &at, ir_op_new(f, IR_OP_LOCAL_ALLOC, orig[i]->loc, 0, NULL, 1, &rt, 0));
 		if (!alloc)
 			return false;
@@ -568,16 +587,28 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	 * and nothing makes ldmatrix wait for the copies' issue). */
 	int eat = b->nops - 1;
 	int c0 = emit_const(p, b, &eat, loc, i32, 0), c1 = emit_const(p, b, &eat, loc, i32, 1);
-	int cS = emit_const(p, b, &eat, loc, i32, S), cL = emit_const(p, b, &eat, loc, i32, S - 1);
+	int cS = emit_const(p, b, &eat, loc, i32, N), cL = emit_const(p, b, &eat, loc, i32, S - 1);
 	int dist = emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
 	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0 || dist < 0)
 		return false;
-	int a2[2] = {slot, c0};
-	int first = emit(p, b, &eat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
-	a2[1] = c1;
-	int prev = emit(p, b, &eat, IR_OP_SUB, loc, 2, a2, i32, 0);
-	int a3[3] = {first, cL, prev};
-	int wslot = first < 0 || prev < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+	int a2[2] = {slot, c0}, wslot;
+	if (N == S) {
+		/* slot - 1, wrapped */
+		int first = emit(p, b, &eat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
+		a2[1] = c1;
+		int prev = emit(p, b, &eat, IR_OP_SUB, loc, 2, a2, i32, 0);
+		int a3[3] = {first, cL, prev};
+		wslot = first < 0 || prev < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+	} else {
+		/* slot + S-1, wrapped at N */
+		a2[1] = cL;
+		int sum = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, i32, 0);
+		int a[2] = {sum, cS};
+		int ge = sum < 0 ? -1 : emit(p, b, &eat, IR_OP_CMP, loc, 2, a, ir_scalar(IR_I1), IR_CMP_GE);
+		int less = sum < 0 ? -1 : emit(p, b, &eat, IR_OP_SUB, loc, 2, a, i32, 0);
+		int a3[3] = {ge, less, sum};
+		wslot = ge < 0 || less < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+	}
 	a2[0] = iv;
 	a2[1] = dist;
 	int iv_ahead = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
@@ -681,11 +712,11 @@ static void walk(pipe *p, ir_region *r)
 	}
 }
 
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies)
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {f, async_copies, false};
+	pipe p = {f, async_copies, async_copies ? spare_budget : 0, false};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
