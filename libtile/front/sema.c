@@ -1289,6 +1289,7 @@ static bool removable(const ir_op *op)
 	switch (op->code) {
 	case IR_OP_STORE: case IR_OP_LOAD: case IR_OP_ASSUME: case IR_OP_YIELD: case IR_OP_CONDITION:
 	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
+	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: /* they write memory */
 		return false;
 	default:
 		return op->nresults == 1;

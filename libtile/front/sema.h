@@ -107,5 +107,21 @@ bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
 bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
+/* Calls builtin `name` ("tl.maximum") with positional arguments, as if a
+ * kernel had written the call at loc. */
+bool sema_builtin(sema *s, src_loc loc, const char *name, int npos, const sv *pos, sv *out);
+/* sema_atomic.c: tl.atomic_<op> (which: an ir_atomic, or -1 for
+ * atomic_cas) with args bound to Triton's parameters (pointer, val, mask,
+ * sem, scope) or (pointer, cmp, val, sem, scope), unbound ones NONE */
+bool sema_atomic(sema *s, src_loc loc, const char *name, int which, const sv *args, sv *out);
+bool sema_debug_barrier(sema *s, src_loc loc, sv *out);
+/* sema_random.c: random.py's functions and tl.umulhi, args bound to
+ * Triton's parameters */
+enum {
+	SEMA_RANDOM_RANDINT, SEMA_RANDOM_RANDINT4X, SEMA_RANDOM_RAND, SEMA_RANDOM_RAND4X, SEMA_RANDOM_RANDN,
+	SEMA_RANDOM_RANDN4X, SEMA_RANDOM_PHILOX, SEMA_RANDOM_PHILOX_IMPL, SEMA_RANDOM_UNIFORM,
+	SEMA_RANDOM_PAIR_NORMAL, SEMA_RANDOM_UMULHI
+};
+bool sema_random(sema *s, src_loc loc, const char *name, int which, const sv *args, sv *out);
 
 #endif
