@@ -610,8 +610,61 @@ static void test_refused(void)
 		{"rand_float_offsets", "*fp32", "`tl.uint_to_uniform_float` expects int32, uint32, int64 or uint64 integers, got fp32"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		launch l = kl(KDIR "atomic_errors.py", cases[i].kernel, cases[i].signature, 1);
+		launch l = kl("tests/fixtures/atomic_errors.py", cases[i].kernel, cases[i].signature, 1);
 		kl_fail(&l, cases[i].needle);
+	}
+}
+
+/* @triton.autotune(reset_to_zero=, restore_value=): checked, recorded on the IR */
+static const char *autotune_src(const char *reset, const char *restore)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof buf,
+		 "import triton\nimport triton.language as tl\n"
+		 "@triton.autotune(configs=[triton.Config({'B': 128}, num_warps=4)], key=['n'], reset_to_zero=%s, restore_value=%s)\n"
+		 "@triton.jit\ndef k(x_ptr, out_ptr, n, B: tl.constexpr):\n"
+		 "    offs = tl.arange(0, B)\n"
+		 "    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0)))\n",
+		 reset, restore);
+	return buf;
+}
+
+static void test_autotune_buffers(void)
+{
+	static const struct {
+		const char *reset, *restore, *want; /* want: in the dump, or in the error */
+		bool ok;
+	} cases[] = {
+		{"['out_ptr']", "['x_ptr', 'out_ptr']", "reset_to_zero=[out_ptr] restore_value=[x_ptr,out_ptr]", true},
+		{"None", "[]", "num_stages=3 constexprs", true},
+		{"['n']", "[]", "autotune's `reset_to_zero` names `n`, which is not a pointer", false},
+		{"['y_ptr']", "[]", "names `y_ptr`, which is not a runtime parameter of `k`", false},
+		{"[]", "'x_ptr'", "autotune's `restore_value` must be a list of parameter names", false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tilec_ctx *ctx = tilec_ctx_new();
+		arena *a = arena_new();
+		fe_module *m = NULL;
+		ir_func *f = NULL;
+		fe_spec spec = {"k", "*fp32, *fp32, i32", NULL, 0, 0, 0};
+		tilec_status st = fe_load_text(ctx, a, "at.py", autotune_src(cases[i].reset, cases[i].restore), &m);
+		if (!st)
+			st = fe_config_get(ctx, m, "k", 0, &spec);
+		if (!st)
+			st = fe_specialize(ctx, a, m, &spec, &f);
+		CHECK_MSG((st == TILEC_OK) == cases[i].ok, "autotune case %zu: %s\n%s", i, tilec_status_string(st),
+			  tilec_diagnostics(ctx));
+		if (st == TILEC_OK) {
+			strbuf sb;
+			sb_init(&sb);
+			ir_dump(&sb, f);
+			CHECK_STR_CONTAINS(sb_str(&sb), cases[i].want);
+			sb_free(&sb);
+		} else {
+			CHECK_STR_CONTAINS(tilec_diagnostics(ctx), cases[i].want);
+		}
+		arena_free(a);
+		tilec_ctx_free(ctx);
 	}
 }
 
@@ -625,5 +678,6 @@ int main(void)
 	test_float_atomics();
 	test_scalars_and_locks();
 	test_refused();
+	test_autotune_buffers();
 	return check_report("test_atomic_random");
 }

@@ -104,8 +104,16 @@ compile dropout $R seeded_dropout '*fp32:16, *fp32:16, i32:16, fp32, i32, 1024'
 if [ -f $G/atomics.py ]; then
 	compile g_hist $G/atomics.py histogram_kernel '*i32:16, *i32:16, i32, 256, 1024'
 	compile g_colsum $G/atomics.py col_sum_kernel '*fp32:16, *fp32:16, i32, i32, 32, 128'
-	compile g_fmax $G/atomics.py float_max_kernel '*fp32:16, *fp32:16, *fp32:16, i32, 64, 256'
-	compile g_lnbwd $G/atomics.py layer_norm_bwd_dx_fused '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, i32, i32, 8, 256'
+	compile g_fmax $G/atomics.py float_max_kernel '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 64, 1024'
+	compile g_ticket $G/atomics.py ticket_kernel '*i32:16, *i32:16, *i32:16, *i32:16, 32'
+	has g_ticket 'ld\.shared'
+	compile g_lnbwd $G/atomics.py layer_norm_bwd_dx_fused '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, i32, i32, 32, 256'
+	has g_lnbwd 'atom\.acq_rel\.gpu\.global\.cas\.b32'
+	has g_lnbwd 'bar\.sync'
+fi
+if [ -f $G/random.py ]; then
+	compile g_randn $G/random.py randn_kernel '*fp32:16, i32, i32, 1024'
+	compile g_dropout $G/random.py dropout_kernel '*fp32:16, *fp32:16, i32, fp32, i32, 1024'
 fi
 
 echo "test_compile_atomics: $passed passed, $failed failed"

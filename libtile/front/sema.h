@@ -1,8 +1,9 @@
-/* sema.h - the internals of specialization: one module in three files.
+/* sema.h - the internals of specialization: one module in several files.
  *
  * sema.c (the fe_* API, signature, statements, control flow, inlining),
- * sema_expr.c (values, promotion, broadcasting, operators) and
- * sema_call.c (tl.*, libdevice.*, methods, builtins) call each other
+ * sema_expr.c (values, promotion, broadcasting, operators),
+ * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
+ * (tl.atomic_*) and sema_random.c (random.py's functions) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file

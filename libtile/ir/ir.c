@@ -448,6 +448,17 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_printf(sb, " \"%s\"", p->name);
 	}
 	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
+	for (int k = 0; k < 2; k++) {
+		uint64_t bits = k ? f->restore_value : f->reset_to_zero;
+		const char *sep = k ? " restore_value=[" : " reset_to_zero=[";
+		for (int i = 0; i < f->nparams && i < 64; i++)
+			if (bits >> i & 1) {
+				sb_printf(sb, "%s%s", sep, f->params[i].name);
+				sep = ",";
+			}
+		if (bits)
+			sb_putc(sb, ']');
+	}
 	for (int i = 0; i < f->nconstexprs; i++) {
 		const ir_constexpr *c = &f->constexprs[i];
 		sb_printf(sb, i ? ", %s=" : " constexprs: %s=", c->name);

@@ -212,6 +212,10 @@ typedef struct ir_func {
 	int nconstexprs;
 	ir_constexpr *constexprs; /* the specialization's constexpr values, for metadata */
 	int num_warps, num_stages;
+	/* @triton.autotune's reset_to_zero and restore_value: bit i names
+	 * runtime parameter i (a pointer). Recorded, not acted on: they only
+	 * matter between Triton's benchmark runs of configs. */
+	uint64_t reset_to_zero, restore_value;
 } ir_func;
 
 ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
