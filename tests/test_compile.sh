@@ -345,13 +345,13 @@ import triton.language as tl
 
 
 @triton.jit
-def atomic_kernel(x_ptr, n, BLOCK: tl.constexpr):
+def asm_kernel(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.atomic_add(x_ptr + offs, 1.0, mask=offs < n)
+    tl.inline_asm_elementwise(x_ptr + offs, 1.0, mask=offs < n)
 EOF
 printf 'import triton\n\n\n@triton.jit\ndef syntax_kernel(x_ptr):\n    x = tl.load(x_ptr +)\n' >"$T/syntax.py"
 expect_error "unsupported construct at file:line:col" "bad.py:8:[0-9]+: error" \
-	"$TILEC" compile "$T/bad.py" -n atomic_kernel -s "*fp32:16, i32" -D BLOCK=128 -o "$T/bad"
+	"$TILEC" compile "$T/bad.py" -n asm_kernel -s "*fp32:16, i32" -D BLOCK=128 -o "$T/bad"
 check "nothing written on error" test ! -e "$T/bad.c"
 expect_error "syntax error at file:line:col" "syntax.py:6:[0-9]+: error" \
 	"$TILEC" compile "$T/syntax.py" -n syntax_kernel -s "*fp32:16" -o "$T/bad"

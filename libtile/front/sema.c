@@ -1082,6 +1082,40 @@ static ast_node *autotune_configs(const fe_module *m, const char *kernel)
 	return c && (c->kind == AST_LIST || c->kind == AST_TUPLE) ? c : NULL;
 }
 
+/* @triton.autotune's reset_to_zero= and restore_value=: lists of the
+ * names of pointer parameters, checked and recorded on f as bit sets. */
+static bool autotune_buffers(sema *s, const ast_func *fn, ir_func *f)
+{
+	static const char *const keys[2] = {"reset_to_zero", "restore_value"};
+	for (int k = 0; fn->autotune && k < 2; k++) {
+		ast_node *list = ast_call_kwarg(fn->autotune, keys[k]);
+		if (!list || list->kind == AST_NONE)
+			continue;
+		if (list->kind != AST_LIST && list->kind != AST_TUPLE)
+			return sema_error(s, list->loc, TILEC_ERR_SEMANTIC, "autotune's `%s` must be a list of parameter names", keys[k]);
+		for (int j = 0; j < list->seq.items.n; j++) {
+			ast_node *e = list->seq.items.items[j];
+			int i = 0;
+			if (e->kind != AST_STR)
+				return sema_error(s, e->loc, TILEC_ERR_SEMANTIC, "autotune's `%s` must list parameter names as strings", keys[k]);
+			while (i < f->nparams && (strlen(f->params[i].name) != e->lit.slen ||
+						  memcmp(f->params[i].name, e->lit.sval, e->lit.slen)))
+				i++;
+			if (i == f->nparams || i >= 64)
+				return sema_error(s, e->loc, TILEC_ERR_SEMANTIC, "autotune's `%s` names `%.*s`, which is not a runtime parameter of `%s`",
+						  keys[k], (int)e->lit.slen, e->lit.sval, fn->name);
+			if (f->params[i].type.kind != IR_PTR)
+				return sema_error(s, e->loc, TILEC_ERR_SEMANTIC, "autotune's `%s` names `%s`, which is not a pointer", keys[k],
+						  f->params[i].name);
+			if (k)
+				f->restore_value |= UINT64_C(1) << i;
+			else
+				f->reset_to_zero |= UINT64_C(1) << i;
+		}
+	}
+	return true;
+}
+
 int fe_config_count(const fe_module *m, const char *kernel)
 {
 	ast_node *c = autotune_configs(m, kernel);
@@ -1289,6 +1323,7 @@ static bool removable(const ir_op *op)
 	switch (op->code) {
 	case IR_OP_STORE: case IR_OP_LOAD: case IR_OP_ASSUME: case IR_OP_YIELD: case IR_OP_CONDITION:
 	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
+	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: /* they write memory */
 		return false;
 	default:
 		return op->nresults == 1;
@@ -1443,6 +1478,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	f->constexprs = arena_alloc(s->a, sizeof(ir_constexpr) * (size_t)(nce + 1));
 	if (!f->constexprs)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+	if (!autotune_buffers(s, fn, f))
+		return false;
 	s->f = f;
 	s->cur = &f->body;
 	for (int i = 0, r = 0; i < np; i++) {

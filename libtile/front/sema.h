@@ -1,8 +1,9 @@
-/* sema.h - the internals of specialization: one module in three files.
+/* sema.h - the internals of specialization: one module in several files.
  *
  * sema.c (the fe_* API, signature, statements, control flow, inlining),
- * sema_expr.c (values, promotion, broadcasting, operators) and
- * sema_call.c (tl.*, libdevice.*, methods, builtins) call each other
+ * sema_expr.c (values, promotion, broadcasting, operators),
+ * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
+ * (tl.atomic_*) and sema_random.c (random.py's functions) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file
@@ -107,5 +108,21 @@ bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
 bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
+/* Calls builtin `name` ("tl.maximum") with positional arguments, as if a
+ * kernel had written the call at loc. */
+bool sema_builtin(sema *s, src_loc loc, const char *name, int npos, const sv *pos, sv *out);
+/* sema_atomic.c: tl.atomic_<op> (which: an ir_atomic, or -1 for
+ * atomic_cas) with args bound to Triton's parameters (pointer, val, mask,
+ * sem, scope) or (pointer, cmp, val, sem, scope), unbound ones NONE */
+bool sema_atomic(sema *s, src_loc loc, const char *name, int which, const sv *args, sv *out);
+bool sema_debug_barrier(sema *s, src_loc loc, sv *out);
+/* sema_random.c: random.py's functions and tl.umulhi, args bound to
+ * Triton's parameters */
+enum {
+	SEMA_RANDOM_RANDINT, SEMA_RANDOM_RANDINT4X, SEMA_RANDOM_RAND, SEMA_RANDOM_RAND4X, SEMA_RANDOM_RANDN,
+	SEMA_RANDOM_RANDN4X, SEMA_RANDOM_PHILOX, SEMA_RANDOM_PHILOX_IMPL, SEMA_RANDOM_UNIFORM,
+	SEMA_RANDOM_PAIR_NORMAL, SEMA_RANDOM_UMULHI
+};
+bool sema_random(sema *s, src_loc loc, const char *name, int which, const sv *args, sv *out);
 
 #endif

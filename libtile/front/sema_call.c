@@ -1315,6 +1315,23 @@ static bool b_libdevice(call *c, sv *out)
 
 /* ---------------------------------------------------------------- the table */
 
+/* ---------------------------------------------------------------- atomics, random (sema_atomic.c, sema_random.c) */
+
+static bool b_atomic(call *c, sv *out)
+{
+	return sema_atomic(c->s, cloc(c), c->name, c->sub, c->v, out);
+}
+
+static bool b_debug_barrier(call *c, sv *out)
+{
+	return sema_debug_barrier(c->s, cloc(c), out);
+}
+
+static bool b_random(call *c, sv *out)
+{
+	return sema_random(c->s, cloc(c), c->name, c->sub, c->v, out);
+}
+
 static const builtin builtins[] = {
 	{"tl.program_id", b_program_id, IR_OP_PROGRAM_ID, {"axis"}},
 	{"tl.num_programs", b_program_id, IR_OP_NUM_PROGRAMS, {"axis"}},
@@ -1393,6 +1410,26 @@ static const builtin builtins[] = {
 	{"math.exp2", b_py_math, 4, {"x"}},
 	{"math.floor", b_py_math, 5, {"x"}},
 	{"math.ceil", b_py_math, 6, {"x"}},
+	{"tl.atomic_add", b_atomic, IR_ATOMIC_ADD, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_max", b_atomic, IR_ATOMIC_MAX, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_min", b_atomic, IR_ATOMIC_MIN, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_and", b_atomic, IR_ATOMIC_AND, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_or", b_atomic, IR_ATOMIC_OR, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_xor", b_atomic, IR_ATOMIC_XOR, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_xchg", b_atomic, IR_ATOMIC_XCHG, {"pointer", "val", "mask", "sem", "scope"}},
+	{"tl.atomic_cas", b_atomic, -1, {"pointer", "cmp", "val", "sem", "scope"}},
+	{"tl.debug_barrier", b_debug_barrier, 0, {0}},
+	{"tl.umulhi", b_random, SEMA_RANDOM_UMULHI, {"x", "y"}},
+	{"tl.randint", b_random, SEMA_RANDOM_RANDINT, {"seed", "offset", "n_rounds"}},
+	{"tl.randint4x", b_random, SEMA_RANDOM_RANDINT4X, {"seed", "offset", "n_rounds"}},
+	{"tl.rand", b_random, SEMA_RANDOM_RAND, {"seed", "offset", "n_rounds"}},
+	{"tl.rand4x", b_random, SEMA_RANDOM_RAND4X, {"seed", "offsets", "n_rounds"}},
+	{"tl.randn", b_random, SEMA_RANDOM_RANDN, {"seed", "offset", "n_rounds"}},
+	{"tl.randn4x", b_random, SEMA_RANDOM_RANDN4X, {"seed", "offset", "n_rounds"}},
+	{"tl.philox", b_random, SEMA_RANDOM_PHILOX, {"seed", "c0", "c1", "c2", "c3", "n_rounds"}},
+	{"tl.philox_impl", b_random, SEMA_RANDOM_PHILOX_IMPL, {"c0", "c1", "c2", "c3", "k0", "k1", "n_rounds"}},
+	{"tl.uint_to_uniform_float", b_random, SEMA_RANDOM_UNIFORM, {"x"}},
+	{"tl.pair_uniform_to_normal", b_random, SEMA_RANDOM_PAIR_NORMAL, {"u1", "u2"}},
 };
 
 static const builtin *builtin_find(const char *name)
@@ -1418,6 +1455,11 @@ static int required(const builtin *b)
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
 		{"float", 0}, {"bool", 0}, {"tl.pointer_type", 1},
+		{"tl.atomic_add", 2}, {"tl.atomic_max", 2}, {"tl.atomic_min", 2}, {"tl.atomic_and", 2},
+		{"tl.atomic_or", 2}, {"tl.atomic_xor", 2}, {"tl.atomic_xchg", 2}, {"tl.atomic_cas", 3},
+		{"tl.debug_barrier", 0}, {"tl.umulhi", 2}, {"tl.randint", 2}, {"tl.randint4x", 2}, {"tl.rand", 2},
+		{"tl.rand4x", 2}, {"tl.randn", 2}, {"tl.randn4x", 2}, {"tl.philox", 5}, {"tl.philox_impl", 6},
+		{"tl.pair_uniform_to_normal", 2},
 	};
 	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
 		if (!strcmp(req[i].name, b->name))
@@ -1505,6 +1547,7 @@ static const char *method_builtin(const char *m)
 		"sum", "max", "min", "argmax", "argmin", "xor_sum", "reshape", "view", "ravel", "permute", "trans",
 		"expand_dims", "broadcast_to", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos",
 		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast",
+		"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
 	};
 	if (!strcmp(m, "to"))
 		return "tl.cast";
@@ -1545,6 +1588,22 @@ static bool dtype_method(sema *s, src_loc loc, ir_type t, const char *m, sv *out
 		return true;
 	}
 	return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "dtype method `%s` is not supported yet", m);
+}
+
+bool sema_builtin(sema *s, src_loc loc, const char *name, int npos, const sv *pos, sv *out)
+{
+	const builtin *b = builtin_find(name);
+	if (!b)
+		return sema_error(s, loc, TILEC_ERR_INVALID, "internal: no builtin `%s`", name);
+	ast_node node;
+	memset(&node, 0, sizeof node);
+	node.loc = loc;
+	call c;
+	memset(out, 0, sizeof *out);
+	if (!bind(s, &node, name, b->params, required(b), 0, NULL, npos, pos, 0, NULL, NULL, &c))
+		return false;
+	c.sub = b->sub;
+	return b->fn(&c, out);
 }
 
 bool sema_call(sema *s, ast_node *n, sv fn, sv *out)

@@ -630,6 +630,24 @@ static tilec_status exec_extern(interp *in, const ir_op *op)
 	const slot *a = V(in, op->args[0]), *b = op->nargs > 1 ? V(in, op->args[1]) : NULL;
 	const slot *c = op->nargs > 2 ? V(in, op->args[2]) : NULL;
 	slot *r = V(in, op->results[0]);
+	/* the high halves of unsigned products (tl.umulhi, Philox) */
+	if (op->nargs == 2 && (!strcmp(name, "umulhi") || !strcmp(name, "umul64hi")) && ir_kind_is_int(ak[0]) &&
+	    ir_kind_is_int(ak[1])) {
+		bool wide = !strcmp(name, "umul64hi");
+		for (int64_t i = 0; i < n; i++) {
+			uint64_t x = a[i].u, y = b[i].u, hi;
+			if (wide) {
+				uint64_t xl = x & 0xffffffffu, xh = x >> 32, yl = y & 0xffffffffu, yh = y >> 32;
+				uint64_t ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+				uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+				hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+			} else {
+				hi = ((x & 0xffffffffu) * (y & 0xffffffffu)) >> 32;
+			}
+			r[i].i = wrap(k, hi);
+		}
+		return TILEC_OK;
+	}
 	/* abs and llabs of integers */
 	if (op->nargs == 1 && (!strcmp(name, "abs") || !strcmp(name, "llabs")) && ir_kind_is_signed(ak[0]) &&
 	    !ir_kind_is_float(ak[0])) {
@@ -787,6 +805,70 @@ static tilec_status exec_store(interp *in, const ir_op *op)
 		if (!m)
 			return st;
 		interp_write(k, m, x[i]);
+	}
+	return TILEC_OK;
+}
+
+/* atom.add.f32 flushes subnormal inputs and results to zero (PTX ISA);
+ * the 16-bit additions (.noftz) and fp64 keep them. */
+static double flush_f32(double x)
+{
+	return fabs(x) < FLT_MIN ? copysign(0.0, x) : x;
+}
+
+static slot atomic_apply(ir_atomic a, ir_kind k, slot old, slot x)
+{
+	slot r;
+	if (a == IR_ATOMIC_XCHG)
+		return x;
+	if (ir_kind_is_float(k)) { /* only addition: the front end sends float max/min through integers */
+		if (k == IR_F32)
+			r.f = flush_f32((float)(flush_f32(old.f) + flush_f32(x.f)));
+		else
+			r.f = round_to(k, old.f + x.f);
+		return r;
+	}
+	static const ir_opcode code[] = {
+		[IR_ATOMIC_ADD] = IR_OP_ADD, [IR_ATOMIC_MAX] = IR_OP_MAX, [IR_ATOMIC_MIN] = IR_OP_MIN,
+		[IR_ATOMIC_AND] = IR_OP_AND, [IR_ATOMIC_OR] = IR_OP_OR, [IR_ATOMIC_XOR] = IR_OP_XOR,
+	};
+	bool div0 = false;
+	r.i = wrap(k, ibinary(code[a], k, old, x, &div0));
+	return r;
+}
+
+/* Atomics run one element after another in row-major order, each a read,
+ * an update and a write: with programs run one after another this is one
+ * of the orders the GPU may choose. Masked-off elements give 0. */
+static tilec_status exec_atomic(interp *in, const ir_op *op)
+{
+	bool cas = op->code == IR_OP_ATOMIC_CAS;
+	ir_kind k = rkind(in, op);
+	int bytes = ir_kind_bytes(k);
+	int64_t n = rnumel(in, op);
+	const slot *p = V(in, op->args[0]), *x = V(in, op->args[cas ? 2 : 1]);
+	const slot *cmp = cas ? V(in, op->args[1]) : NULL;
+	const slot *mask = !cas && (op->flags & IR_FLAG_HAS_MASK) ? V(in, op->args[2]) : NULL;
+	slot *r = V(in, op->results[0]);
+	if (!cas && (unsigned)op->sub >= IR_ATOMIC_COUNT)
+		return runtime_error(in, op, "unknown atomic operation %d", op->sub);
+	for (int64_t i = 0; i < n; i++) {
+		if (mask && !mask[i].i) {
+			r[i] = (slot){0};
+			continue;
+		}
+		tilec_status st;
+		unsigned char *m = address(in, op, cas ? "atomic_cas" : "atomic", i, p[i].u, bytes, &st);
+		if (!m)
+			return st;
+		slot old = interp_read(k, m);
+		r[i] = old;
+		if (cas) { /* compares bits, as atom.cas does (-0.0 is not 0.0, NaN may equal NaN) */
+			if (raw_bits(k, old) == raw_bits(k, cmp[i]))
+				interp_write(k, m, x[i]);
+		} else {
+			interp_write(k, m, atomic_apply((ir_atomic)op->sub, k, old, x[i]));
+		}
 	}
 	return TILEC_OK;
 }
@@ -1122,6 +1204,9 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_PTR_ADD: exec_ptr_add(in, op); return TILEC_OK;
 	case IR_OP_LOAD: return exec_load(in, op);
 	case IR_OP_STORE: return exec_store(in, op);
+	case IR_OP_ATOMIC_RMW:
+	case IR_OP_ATOMIC_CAS: return exec_atomic(in, op);
+	case IR_OP_BARRIER: return TILEC_OK; /* a program's threads run as one */
 	case IR_OP_REDUCE: return exec_reduce(in, op);
 	case IR_OP_DOT: return exec_dot(in, op);
 	case IR_OP_ASSUME:

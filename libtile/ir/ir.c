@@ -344,6 +344,24 @@ const char *ir_reduce_name(ir_reduce r)
 	return r <= IR_REDUCE_XOR_SUM ? names[r] : "?";
 }
 
+const char *ir_atomic_name(ir_atomic a)
+{
+	static const char *const names[] = {"add", "max", "min", "and", "or", "xor", "xchg"};
+	return (unsigned)a < IR_ATOMIC_COUNT ? names[a] : "?";
+}
+
+const char *ir_sem_name(ir_sem m)
+{
+	static const char *const names[] = {"acq_rel", "relaxed", "acquire", "release"};
+	return (unsigned)m < IR_SEM_COUNT ? names[m] : "?";
+}
+
+const char *ir_scope_name(ir_scope c)
+{
+	static const char *const names[] = {"gpu", "cta", "sys"};
+	return (unsigned)c < IR_SCOPE_COUNT ? names[c] : "?";
+}
+
 static void dump_value(strbuf *sb, const ir_func *f, int id)
 {
 	sb_printf(sb, "%%%d", id);
@@ -393,6 +411,12 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		break;
 	case IR_OP_ASYNC_WAIT:
 		sb_printf(sb, " pending=%lld", (long long)op->ival);
+		break;
+	case IR_OP_ATOMIC_RMW:
+		sb_printf(sb, " %s", ir_atomic_name((ir_atomic)op->sub));
+		/* fall through */
+	case IR_OP_ATOMIC_CAS:
+		sb_printf(sb, " sem=%s scope=%s", ir_sem_name((ir_sem)op->ival), ir_scope_name((ir_scope)op->ival2));
 		break;
 	case IR_OP_HINT: {
 		static const char *const hints[] = {"multiple_of", "max_contiguous", "max_constancy"};
@@ -486,6 +510,17 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_printf(sb, " \"%s\"", p->name);
 	}
 	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
+	for (int k = 0; k < 2; k++) {
+		uint64_t bits = k ? f->restore_value : f->reset_to_zero;
+		const char *sep = k ? " restore_value=[" : " reset_to_zero=[";
+		for (int i = 0; i < f->nparams && i < 64; i++)
+			if (bits >> i & 1) {
+				sb_printf(sb, "%s%s", sep, f->params[i].name);
+				sep = ",";
+			}
+		if (bits)
+			sb_putc(sb, ']');
+	}
 	for (int i = 0; i < f->nconstexprs; i++) {
 		const ir_constexpr *c = &f->constexprs[i];
 		sb_printf(sb, i ? ", %s=" : " constexprs: %s=", c->name);

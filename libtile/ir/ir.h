@@ -109,7 +109,11 @@ void ir_type_str(strbuf *sb, ir_type t);
 	                                   complete once ASYNC_WAIT lets its group go */ \
 	X(ASYNC_COMMIT, "async_commit") /* closes the group of copies issued since the last commit */ \
 	X(ASYNC_WAIT, "async_wait")     /* ival: committed groups that may still be in flight; then a barrier */ \
-	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */
+	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */ \
+	/* atomics: one read-modify-write per element, in element order; result = the old values */ \
+	X(ATOMIC_RMW, "atomic_rmw")     /* ptr, val [, mask]: sub = ir_atomic, ival = ir_sem, ival2 = ir_scope */ \
+	X(ATOMIC_CAS, "atomic_cas")     /* ptr, cmp, val: ival = ir_sem, ival2 = ir_scope */ \
+	X(BARRIER, "barrier")           /* tl.debug_barrier: every thread of the program waits */
 
 typedef enum ir_opcode {
 #define IR_ENUM_(name, text) IR_OP_##name,
@@ -128,6 +132,12 @@ typedef enum ir_math {
 
 typedef enum ir_reduce { IR_REDUCE_SUM, IR_REDUCE_MAX, IR_REDUCE_MIN, IR_REDUCE_ARGMAX, IR_REDUCE_ARGMIN, IR_REDUCE_XOR_SUM } ir_reduce;
 typedef enum ir_precision { IR_PRECISION_TF32, IR_PRECISION_TF32X3, IR_PRECISION_IEEE } ir_precision;
+/* Atomic read-modify-write operations; signedness (MAX, MIN) and float
+ * addition follow the element kind, as Triton's MAX/UMAX/FADD do. */
+typedef enum ir_atomic { IR_ATOMIC_ADD, IR_ATOMIC_MAX, IR_ATOMIC_MIN, IR_ATOMIC_AND, IR_ATOMIC_OR, IR_ATOMIC_XOR, IR_ATOMIC_XCHG, IR_ATOMIC_COUNT } ir_atomic;
+/* Memory semantics and scopes of atomics (Triton's defaults first). */
+typedef enum ir_sem { IR_SEM_ACQ_REL, IR_SEM_RELAXED, IR_SEM_ACQUIRE, IR_SEM_RELEASE, IR_SEM_COUNT } ir_sem;
+typedef enum ir_scope { IR_SCOPE_GPU, IR_SCOPE_CTA, IR_SCOPE_SYS, IR_SCOPE_COUNT } ir_scope;
 typedef enum ir_hint { IR_HINT_MULTIPLE_OF, IR_HINT_MAX_CONTIGUOUS, IR_HINT_MAX_CONSTANCY } ir_hint;
 
 enum {
@@ -203,6 +213,10 @@ typedef struct ir_func {
 	int nconstexprs;
 	ir_constexpr *constexprs; /* the specialization's constexpr values, for metadata */
 	int num_warps, num_stages;
+	/* @triton.autotune's reset_to_zero and restore_value: bit i names
+	 * runtime parameter i (a pointer). Recorded, not acted on: they only
+	 * matter between Triton's benchmark runs of configs. */
+	uint64_t reset_to_zero, restore_value;
 } ir_func;
 
 ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
@@ -223,6 +237,9 @@ const char *ir_opcode_name(ir_opcode code);
 const char *ir_math_name(ir_math m);
 const char *ir_cmp_name(ir_cmp c);
 const char *ir_reduce_name(ir_reduce r);
+const char *ir_atomic_name(ir_atomic a); /* Triton's names: add max min and or xor xchg */
+const char *ir_sem_name(ir_sem m);       /* acq_rel relaxed acquire release */
+const char *ir_scope_name(ir_scope c);   /* gpu cta sys */
 /* Readable text dump, stable for golden tests. */
 void ir_dump(strbuf *sb, const ir_func *f);
 

@@ -359,6 +359,48 @@ static void check_store(verifier *v, const ir_op *op)
 		check_mask(v, op, 2, p);
 }
 
+/* Atomics: the value (and compare) operands and the result have the
+ * pointee's kind and the pointer's shape; kinds as Triton accepts them. */
+static void check_atomic(verifier *v, const ir_op *op)
+{
+	bool cas = op->code == IR_OP_ATOMIC_CAS, has_mask = op->flags & IR_FLAG_HAS_MASK;
+	if (cas && has_mask)
+		fail(v, op, "a masked compare-and-swap");
+	if (!arity(v, op, cas ? 3 : 2 + has_mask, false, 1, 0))
+		return;
+	ir_type p = arg(v, op, 0), r = res(v, op, 0);
+	if (p.kind != IR_PTR) {
+		fail(v, op, "operand %s is not a pointer", tstr(v, p));
+		return;
+	}
+	for (int i = 1; i < (cas ? 3 : 2); i++)
+		if (arg(v, op, i).kind != p.pointee || !ir_same_shape(p, arg(v, op, i)))
+			fail(v, op, "operand %d %s does not fit %s", i, tstr(v, arg(v, op, i)), tstr(v, p));
+	if (r.kind != p.pointee || !ir_same_shape(p, r))
+		fail(v, op, "result %s does not fit %s", tstr(v, r), tstr(v, p));
+	if (has_mask)
+		check_mask(v, op, 2, p);
+	if ((unsigned long long)op->ival >= IR_SEM_COUNT || (unsigned long long)op->ival2 >= IR_SCOPE_COUNT)
+		fail(v, op, "bad memory semantics %lld or scope %lld", (long long)op->ival, (long long)op->ival2);
+	ir_kind k = (ir_kind)p.pointee;
+	int bits = k == IR_PTR ? 64 : ir_kind_bits(k);
+	if (cas) {
+		if (bits != 16 && bits != 32 && bits != 64)
+			fail(v, op, "compare-and-swap of %s", ir_kind_name(k));
+		return;
+	}
+	bool ok = bits >= 32 || ((k == IR_F16 || k == IR_BF16) && op->sub == IR_ATOMIC_ADD);
+	switch (op->sub) {
+	case IR_ATOMIC_ADD: case IR_ATOMIC_XCHG: break;
+	case IR_ATOMIC_MAX: case IR_ATOMIC_MIN: case IR_ATOMIC_AND: case IR_ATOMIC_OR: case IR_ATOMIC_XOR:
+		ok = ok && ir_kind_is_int(k);
+		break;
+	default: ok = false; break;
+	}
+	if (!ok || k == IR_PTR || k == IR_I1)
+		fail(v, op, "atomic %s of %s", ir_atomic_name((ir_atomic)op->sub), ir_kind_name(k));
+}
+
 static void check_reduce(verifier *v, const ir_op *op)
 {
 	if (!arity(v, op, 1, false, 1, 0))
@@ -622,6 +664,8 @@ static void check_simple(verifier *v, const ir_op *op)
 			fail(v, op, "negative number of pending groups %lld", (long long)op->ival);
 		break;
 	case IR_OP_LOCAL_LOAD: check_local_load(v, op); break;
+	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: check_atomic(v, op); break;
+	case IR_OP_BARRIER: arity(v, op, 0, false, 0, 0); break;
 	default: break;
 	}
 }

@@ -337,6 +337,9 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		return lw_emit_dot(w, op, l, out);
 	case IR_OP_LOCAL_LOAD:
 		return lw_emit_local_load(w, op, l, out);
+	case IR_OP_ATOMIC_RMW:
+	case IR_OP_ATOMIC_CAS:
+		return lw_emit_atomic(w, op, l, out);
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
@@ -762,6 +765,9 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_STORE:
 		return lw_emit_store(w, op);
 	case IR_OP_ASSUME:
+		return true;
+	case IR_OP_BARRIER:
+		lw_barrier(w);
 		return true;
 	case IR_OP_FOR:
 		return lower_for(w, op);

@@ -5,7 +5,7 @@
  * builders, coordinates, shared memory, values in layouts) and dispatches
  * each op to its family: memory.c (loads, stores), math.c (elementwise
  * arithmetic, compare, math functions, casts), reduce.c (reductions),
- * convert.c (layout changes, reshape, permute), tiles.c (tiles and rings
+ * convert.c (layout changes, reshape, permute), atomic.c (atomics), tiles.c (tiles and rings
  * of them in shared memory, asynchronous copies), dot_fma.c and dot_mma.c
  * (tl.dot). Functions declared here carry the lw_ prefix, after the state
  * `lw` they take; everything else is static in its file. This header
@@ -135,6 +135,9 @@ void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64
 bool lw_emit_local_alloc(lw *w, const ir_op *op);
 bool lw_emit_async_copy(lw *w, const ir_op *op);
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);
+
+/* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
+bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);
 
 /* reduce.c */
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);

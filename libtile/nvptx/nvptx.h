@@ -13,7 +13,7 @@
 #include "analysis/analysis.h"
 
 /* ======================================================================
- * lower.c and the op families beside it (memory.c, math.c, reduce.c,
+ * lower.c and the op families beside it (memory.c, math.c, reduce.c, atomic.c,
  * convert.c, dot_fma.c, dot_mma.c) - tile IR to LLVM IR
  * (nvptx64-nvidia-cuda) under the layouts
  * target.c - target machines, libdevice, the O3 pipeline, PTX, ptxas

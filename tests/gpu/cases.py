@@ -621,6 +621,76 @@ BENCH += [
 ]
 
 
+# --- atomics and random numbers ------------------------------------------------
+# What atomics accumulate into is an "inout" tensor both sides start from the
+# same values ("zeros", "specials"); sums whose order the hardware picks get
+# a tolerance, everything else is compared exactly.
+
+ATOM = "tests/gpu/kernels/atomics.py"
+RAND = "tests/gpu/kernels/random.py"
+RAND_SIZES = [{"n": 1}, {"n": 1023}, {"n": 2**20 + 7}]
+COLSUM_SIZES = [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}, {"M": 4096, "N": 64}]
+LN_BWD_SIZES = [{"M": 1, "N": 64}, {"M": 37, "N": 100}, {"M": 1823, "N": 781}, {"M": 512, "N": 1024}]
+
+
+def _hist(id, init):
+    return case(id, ATOM, "histogram_kernel",
+                [_n("i32", init=init), T("inout", "i32", ["256"], "zeros"), N_ELEMENTS],
+                {"NBINS": 256, "BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D, 4)
+
+
+def _ln_bwd_cx(s):
+    return {"GROUP_SIZE_M": 32, "BLOCK_SIZE_N": next_pow2(s["N"])}
+
+
+CASES += [
+    _hist("atomic_hist_i32", "randint:0:1000000"),
+    _hist("atomic_hist_hot_i32", "randint:0:3"),  # every add on three bins
+    case("atomic_col_sum_f32", ATOM, "col_sum_kernel",
+         [T("in", "fp32", ["M", "N"]), T("inout", "fp32", ["N"], "zeros"), S("i32", "M"), S("i32", "N")],
+         {"BLOCK_M": 32, "BLOCK_N": 128}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", COLSUM_SIZES, 4,
+         tol(1e-3, 1e-4)),
+    case("atomic_fmax_f32", ATOM, "float_max_kernel",
+         [_n("fp32", init="specials"), _n("fp32", "inout", "specials"), _n("fp32", "out"),
+          T("inout", "fp32", ["128"], "specials"), N_ELEMENTS],
+         {"NB": 64, "BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D[:3], 4),
+    case("atomic_ticket_i32", ATOM, "ticket_kernel",
+         [T("inout", "i32", ["1"], "zeros"), T("inout", "i32", ["32"], "zeros"),
+          T("out", "i32", ["P", "128"]), T("out", "i32", ["P", "32"])],
+         {"SLOTS": 32}, "P", [{"P": 1}, {"P": 300}], 4, grid_in_blob=False),
+    case("atomic_lock_ln_bwd", ATOM, "layer_norm_bwd_dx_fused",
+         [T("out", "fp32", ["M", "N"]), T("in", "fp32", ["M", "N"]),
+          T("inout", "fp32", ["32", "N"], "zeros"), T("inout", "fp32", ["32", "N"], "zeros"),
+          T("in", "fp32", ["M", "N"]), T("in", "fp32", ["N"]), T("in", "fp32", ["M"]),
+          T("in", "fp32", ["M"]), T("inout", "i32", ["64"], "zeros"), S("i32", "N"), S("i32", "N")],
+         _ln_bwd_cx, "M", LN_BWD_SIZES, 4, tol(1e-4, 1e-4), grid_in_blob=False),
+    case("rand_f32", RAND, "rand_kernel", [_n("fp32", "out"), S("i32", "1234"), N_ELEMENTS],
+         {"BLOCK": 1024}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
+    case("randn_f32", RAND, "randn_kernel", [_n("fp32", "out"), S("i32", "-7"), N_ELEMENTS],
+         {"BLOCK": 1024}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
+    case("randint4x_i32", RAND, "randint4x_kernel",
+         [_n("i32", "out"), _n("i32", "out"), _n("i32", "out"), _n("i32", "out"),
+          S("i64", "0x123456789abc"), N_ELEMENTS],
+         {"BLOCK": 512}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
+    case("rand_wide_f32", RAND, "rand_wide_kernel", [_n("fp32", "out"), S("i64", "987654321987"), N_ELEMENTS],
+         {"BLOCK": 256}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
+    case("dropout_f32", RAND, "dropout_kernel",
+         [_n("fp32"), _n("fp32", "out"), N_ELEMENTS, S("fp32", "0.5"), S("i32", "42")],
+         {"BLOCK_SIZE": 1024}, "cdiv(n_elements, BLOCK_SIZE)", SIZES_1D, 4),
+]
+
+BENCH += [
+    case("bench_hist_i32", ATOM, "histogram_kernel",
+         [_n("i32", init="randint:0:1000000"), T("inout", "i32", ["256"], "zeros"), N_ELEMENTS],
+         {"NBINS": 256, "BLOCK": 1024}, "cdiv(n, BLOCK)", [{"n": 2**26}], 4,
+         bench="histogram i32 2^26 into 256 bins (atomic_add)"),
+    case("bench_dropout_f32", RAND, "dropout_kernel",
+         [_n("fp32"), _n("fp32", "out"), N_ELEMENTS, S("fp32", "0.5"), S("i32", "42")],
+         {"BLOCK_SIZE": 1024}, "cdiv(n_elements, BLOCK_SIZE)", [{"n": 2**26}], 4,
+         bench="dropout fp32 2^26 (tl.rand, Philox)"),
+]
+
+
 def jit_functions(path):
     """{name: ast.FunctionDef} of the @jit/@autotune/@heuristics functions
     of a file, at top level or in top-level if/else/try/with blocks (where

@@ -6,7 +6,8 @@ in .gpu/libtilegpu.so, called with ctypes on PyTorch's current stream).
 Outputs are allocated with a guard tail and every byte is poisoned (0xFF:
 a NaN for floats, -1 for ints) before a launch, so that an element a kernel
 never wrote, or a write past the end, shows up in the comparison. In-out
-tensors get the same guard, each side its own copy of the initial values.
+tensors get the same guard, each side its own copy of the initial values
+(init "zeros" for what atomics accumulate into, so both start alike).
 """
 import ctypes
 import importlib.util
@@ -95,9 +96,23 @@ def _eval(expr, env):
                        "min": min, "max": max}, env)
 
 
+# fp32 bit patterns "specials" mixes into normal values: -0.0, 0.0, NaN of
+# either sign, infinities, the smallest subnormal
+SPECIALS = [0x80000000, 0x00000000, 0x7FC00000, 0xFFC00000, 0x7F800000, 0xFF800000, 0x00000001]
+
+
 def _init(p, shape, gen):
     kind, _, rng = p["init"].partition(":")
     dt = TORCH[p["dtype"]]
+    if kind == "zeros":  # what atomics accumulate into: the same start on both sides
+        return torch.zeros(shape, device="cuda", dtype=dt)
+    if kind == "specials":  # fp32: randn with a quarter of the elements special values
+        x = torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32)
+        pick = torch.randint(0, 4 * len(SPECIALS), shape, generator=gen, device="cuda")
+        bits = torch.tensor([b - (1 << 32) if b >= 1 << 31 else b for b in SPECIALS],
+                            device="cuda", dtype=torch.int32)
+        sp = bits[pick.clamp(max=len(SPECIALS) - 1)].view(torch.float32)
+        return torch.where(pick < len(SPECIALS), sp, x).to(dt)
     if kind == "randn":
         return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dt)
     if kind == "uniform":

@@ -165,11 +165,13 @@ def check_prototype(inst, header, launch):
 RACE_MANIFEST = """\
 # kernels for compute-sanitizer racecheck and memcheck (tests/gpu/racecheck.c):
 # two tier-2 reductions, a pipelined matmul (3-stage rings of asynchronous
-# copies, a K tail) and causal attention (two dots per iteration)
+# copies, a K tail), causal attention (two dots per iteration) and atomics
+# whose old values reach the other threads through shared memory
 {t2} softmax_row_kernel "*fp32:16, *fp32:16, i32, i32, i32" -D BLOCK_SIZE=1024 -w 4 -on race_softmax
 {t2} reduce_cols_kernel "*fp32:16, *fp32:16, i32, i32, i32" -D OP=0 -D BLOCK_M=256 -D BLOCK_N=16 -w 4 -g "cdiv(N, BLOCK_N)" -on race_colsum
 {mm} matmul_kernel "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1" -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -w 4 -ns 3 -g "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)" -on race_matmul
 {attn} attn_fwd "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, i32:16, i32:16, i32, i32:16" -D HEAD_DIM=64 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=3 -w 4 -on race_attn
+{atom} ticket_kernel "*i32:16, *i32:16, *i32:16, *i32:16" -D SLOTS=32 -w 4 -on race_ticket
 """
 
 
@@ -213,7 +215,7 @@ def main():
         man = os.path.join(out, "race", "race.manifest")
         with open(man, "w") as f:
             f.write(RACE_MANIFEST.format(t2=os.path.join(ROOT, cases.T2), mm=os.path.join(ROOT, cases.K, "matmul.py"),
-                                         attn=os.path.join(ROOT, cases.ATTN)))
+                                         attn=os.path.join(ROOT, cases.ATTN), atom=os.path.join(ROOT, cases.ATOM)))
         r = subprocess.run([a.tilec, "compile", "-m", man, "-o", os.path.join(out, "race", "race"),
                             "--arch", a.arch], capture_output=True, text=True)
         log.write("== race (manifest)\n%s%s\n" % (r.stdout, r.stderr))

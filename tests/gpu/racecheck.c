@@ -5,10 +5,13 @@
  * cross-warp exchange through shared memory), a column sum over a 256-row
  * tile, a matmul pipelined through 3-stage rings of asynchronous copies
  * (a K tail masked off, ldmatrix from swizzled tiles) and causal attention
- * (two dots per iteration, the second fed from registers). */
+ * (two dots per iteration, the second fed from registers), and atomics
+ * whose old values go through shared memory (a scalar ticket per program,
+ * a replicated block). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TILE_IMPLEMENTATION
 #include "tile.h"
@@ -137,6 +140,47 @@ static int check_attention(void)
 	return bad != 0;
 }
 
+/* Atomics: a scalar ticket (one thread, then shared memory to all) and a
+ * replicated block's old values (owners, then shared memory). */
+static int check_tickets(void)
+{
+	enum { P = 100, SLOTS = 32 };
+	int32_t count = 0, slots[SLOTS], *seen = malloc(sizeof(int32_t) * P * 128), *hits = malloc(sizeof(int32_t) * P * SLOTS);
+	gpu_ptr dc = 0, ds = 0, dseen = 0, dhits = 0;
+	int bad = 0;
+	memset(slots, 0, sizeof slots);
+	if (!seen || !hits || gpu_check(gpu.alloc(&dc, sizeof count), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&ds, sizeof slots), "cuMemAlloc") || gpu_check(gpu.alloc(&dseen, sizeof(int32_t) * P * 128), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&dhits, sizeof(int32_t) * P * SLOTS), "cuMemAlloc") ||
+	    gpu_check(gpu.htod(dc, &count, sizeof count), "cuMemcpyHtoD") || gpu_check(gpu.htod(ds, slots, sizeof slots), "cuMemcpyHtoD"))
+		return 1;
+	tile_status st = race_ticket(NULL, P, 1, 1, dc, ds, dseen, dhits);
+	if (st != TILE_SUCCESS) {
+		fprintf(stderr, "race_ticket: %s: %s\n", tile_status_string(st), tile_last_error());
+		return 1;
+	}
+	if (gpu_check(gpu.sync(), "cuCtxSynchronize") || gpu_check(gpu.dtoh(&count, dc, sizeof count), "cuMemcpyDtoH") ||
+	    gpu_check(gpu.dtoh(slots, ds, sizeof slots), "cuMemcpyDtoH") ||
+	    gpu_check(gpu.dtoh(seen, dseen, sizeof(int32_t) * P * 128), "cuMemcpyDtoH") ||
+	    gpu_check(gpu.dtoh(hits, dhits, sizeof(int32_t) * P * SLOTS), "cuMemcpyDtoH"))
+		return 1;
+	bad += count != P;
+	for (int j = 0; j < SLOTS; j++)
+		bad += slots[j] != P;
+	for (int i = 0; i < P * 128; i++)
+		bad += seen[i] != i / 128 + 1;
+	for (int i = 0; i < P * SLOTS; i++)
+		bad += hits[i] != i % SLOTS + 1;
+	printf("racecheck: atomic tickets and old values right: %s\n", bad ? "NO" : "yes");
+	gpu.free(dc);
+	gpu.free(ds);
+	gpu.free(dseen);
+	gpu.free(dhits);
+	free(seen);
+	free(hits);
+	return bad != 0;
+}
+
 int main(void)
 {
 	char why[128];
@@ -180,6 +224,7 @@ int main(void)
 	printf("racecheck: softmax rows sum to 1, column sums right: %s\n", bad ? "NO" : "yes");
 	bad += check_matmul();
 	bad += check_attention();
+	bad += check_tickets();
 	gpu.free(dx);
 	gpu.free(dy);
 	gpu.free(dcol);

@@ -1,0 +1,213 @@
+/* atomic.c - atomics: ATOMIC_RMW and ATOMIC_CAS to PTX atom and red.
+ *
+ * As Triton lowers them: one atomic per element a thread holds, in inline
+ * PTX `atom{.sem}{.scope}.global.op.type`, predicated on the element's
+ * mask and on the thread owning the element (threads holding replicas
+ * skip it, so each address is updated once). An atomic whose result is
+ * never read becomes `red` when its semantics allow (relaxed or release,
+ * not an exchange), as in Triton. A scalar atomic runs in thread 0 alone
+ * and its old value reaches the other threads through shared memory; a
+ * block whose layout replicates elements hands the owners' old values to
+ * the replicas the same way. Masked-off elements give 0 (Triton leaves
+ * them undefined). bf16 addition has no atom before sm_90, so it is an
+ * LLVM atomicrmw, which the backend turns into a compare-and-swap loop,
+ * as Triton does below sm_90.
+ */
+#include "nvptx/lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool used_in(const ir_region *r, int v)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int k = 0; k < op->nargs; k++)
+			if (op->args[k] == v)
+				return true;
+		for (int k = 0; k < op->nregions; k++)
+			if (used_in(&op->regions[k], v))
+				return true;
+	}
+	return false;
+}
+
+/* The PTX type suffix of the instruction for kind k. */
+static const char *ptx_type(const ir_op *op, ir_kind k)
+{
+	int bits = ir_kind_bits(k);
+	if (op->code == IR_OP_ATOMIC_CAS || op->sub == IR_ATOMIC_XCHG || op->sub == IR_ATOMIC_AND ||
+	    op->sub == IR_ATOMIC_OR || op->sub == IR_ATOMIC_XOR)
+		return bits == 16 ? "b16" : bits == 32 ? "b32" : "b64";
+	if (k == IR_F16)
+		return "noftz.f16";
+	if (k == IR_F32)
+		return "f32";
+	if (k == IR_F64)
+		return "f64";
+	if (op->sub == IR_ATOMIC_ADD)
+		return bits == 32 ? "u32" : "u64";
+	if (ir_kind_is_signed(k))
+		return bits == 32 ? "s32" : "s64";
+	return bits == 32 ? "u32" : "u64";
+}
+
+static const char *ptx_op(const ir_op *op)
+{
+	static const char *const names[] = {"add", "max", "min", "and", "or", "xor", "exch"};
+	return op->code == IR_OP_ATOMIC_CAS ? "cas" : names[op->sub];
+}
+
+/* An integer register type of k's width and its inline-asm constraint. */
+static LLVMTypeRef word_type(lw *w, ir_kind k, const char **cons, const char **mov)
+{
+	int bits = ir_kind_bits(k);
+	*cons = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+	*mov = bits == 16 ? "mov.b16" : bits == 32 ? "mov.b32" : "mov.b64";
+	return bits == 16 ? w->i16 : bits == 32 ? w->i32 : w->i64;
+}
+
+/* One element: atom or red through inline PTX; vals are the value (and
+ * for CAS the compare value first), pred may be NULL. Returns the old
+ * value (NULL for red). */
+static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool red, LLVMValueRef ptr, LLVMValueRef *vals,
+			     int nvals, LLVMValueRef pred)
+{
+	static const char *const sems[] = {".acq_rel", ".relaxed", ".acquire", ".release"};
+	static const char *const scopes[] = {".gpu", ".cta", ".sys"};
+	const char *c, *mov;
+	LLVMTypeRef wt = word_type(w, k, &c, &mov);
+	char text[256], cons[64];
+	LLVMValueRef args[4];
+	int na = 0, pos = 0, cp = 0;
+	const char *instr = red ? "red" : "atom";
+	const char *sem = sems[op->ival], *scope = scopes[op->ival2];
+	if (red) {
+		args[na++] = ptr;
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "l");
+		for (int i = 0; i < nvals; i++) {
+			args[na++] = LLVMBuildBitCast(w->b, vals[i], wt, "");
+			cp += snprintf(cons + cp, sizeof cons - (size_t)cp, ",%s", c);
+		}
+		if (pred)
+			pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ", na);
+		snprintf(text + pos, sizeof text - (size_t)pos, "%s%s%s.global.%s.%s [$0], $1;", instr, sem, scope,
+			 ptx_op(op), ptx_type(op, k));
+	} else {
+		args[na++] = ptr;
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,l", c);
+		for (int i = 0; i < nvals; i++) {
+			args[na++] = LLVMBuildBitCast(w->b, vals[i], wt, "");
+			cp += snprintf(cons + cp, sizeof cons - (size_t)cp, ",%s", c);
+		}
+		if (pred)
+			pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s $0, 0;\n\t@$%d ", mov, na + 1);
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s%s%s.global.%s.%s $0, [$1], $2", instr, sem, scope,
+				ptx_op(op), ptx_type(op, k));
+		snprintf(text + pos, sizeof text - (size_t)pos, nvals == 2 ? ", $3;" : ";");
+	}
+	if (pred) {
+		args[na++] = pred;
+		snprintf(cons + cp, sizeof cons - (size_t)cp, ",b");
+	}
+	LLVMValueRef r = lw_asm_call(w, red ? w->vd : wt, text, cons, args, na, true);
+	return red ? NULL : LLVMBuildBitCast(w->b, r, lw_ltype(w, k), "");
+}
+
+static LLVMAtomicOrdering ordering(const ir_op *op)
+{
+	switch ((ir_sem)op->ival) {
+	case IR_SEM_RELAXED: return LLVMAtomicOrderingMonotonic;
+	case IR_SEM_ACQUIRE: return LLVMAtomicOrderingAcquire;
+	case IR_SEM_RELEASE: return LLVMAtomicOrderingRelease;
+	default: return LLVMAtomicOrderingAcquireRelease;
+	}
+}
+
+/* bf16 addition: an atomicrmw under a branch on pred; 0 where it is off. */
+static LLVMValueRef emit_bf16_add(lw *w, const ir_op *op, LLVMValueRef ptr, LLVMValueRef val, LLVMValueRef pred)
+{
+	LLVMValueRef zero = LLVMConstNull(w->bf16);
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b), join = NULL;
+	if (pred)
+		join = lw_begin_if(w, pred);
+	LLVMValueRef old = LLVMBuildAtomicRMW(w->b, LLVMAtomicRMWBinOpFAdd, ptr, val, ordering(op), false);
+	if (!pred)
+		return old;
+	LLVMBasicBlockRef then = LLVMGetInsertBlock(w->b);
+	lw_end_if(w, join);
+	LLVMValueRef phi = LLVMBuildPhi(w->b, w->bf16, "");
+	LLVMValueRef in[2] = {old, zero};
+	LLVMBasicBlockRef bbs[2] = {then, from};
+	LLVMAddIncoming(phi, in, bbs, 2);
+	return phi;
+}
+
+static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
+{
+	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
+}
+
+bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	bool cas = op->code == IR_OP_ATOMIC_CAS, has_mask = !cas && (op->flags & IR_FLAG_HAS_MASK);
+	ir_type pt = lw_vtype(w, op->args[0]);
+	ir_kind k = (ir_kind)pt.pointee;
+	if ((unsigned long long)op->ival >= IR_SEM_COUNT || (unsigned long long)op->ival2 >= IR_SCOPE_COUNT ||
+	    (!cas && (unsigned)op->sub >= IR_ATOMIC_COUNT))
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: malformed atomic");
+	int bits = ir_kind_bits(k);
+	if (k == IR_PTR || k == IR_I1 || (bits != 16 && bits != 32 && bits != 64) ||
+	    (!cas && bits == 16 && !(op->sub == IR_ATOMIC_ADD && (k == IR_F16 || k == IR_BF16))) ||
+	    (!cas && ir_kind_is_float(k) && op->sub != IR_ATOMIC_ADD && op->sub != IR_ATOMIC_XCHG))
+		return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' on %s is not supported by the GPU back end",
+			       ir_opcode_name(op->code), ir_kind_name(k));
+	if (pt.rank && (!l || l->mma))
+		l = w->p->by_rank[pt.rank];
+	if (!pt.rank)
+		l = NULL;
+	lval a[3];
+	if (!lw_get_args(w, op, l, a))
+		return false;
+	bool used = used_in(&w->f->body, op->results[0]);
+	bool red = !used && !cas && op->sub != IR_ATOMIC_XCHG && (op->ival == IR_SEM_RELAXED || op->ival == IR_SEM_RELEASE);
+	layout_map m;
+	LLVMValueRef own;
+	if (pt.rank) {
+		m = lw_map_of(l, pt);
+		own = lw_owner(w, &m);
+	} else {
+		own = LLVMBuildICmp(w->b, LLVMIntEQ, w->tid, lw_ci32(w, 0), "");
+	}
+	if (!lw_alloc_regs(w, out, a[0].n, l))
+		return false;
+	for (int r = 0; r < a[0].n; r++) {
+		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
+		LLVMValueRef vals[2] = {a[1].r[r], cas ? a[2].r[r] : NULL};
+		LLVMValueRef old;
+		if (!cas && k == IR_BF16)
+			old = emit_bf16_add(w, op, a[0].r[r], vals[0], pred);
+		else
+			old = emit_one(w, op, k, red, a[0].r[r], vals, cas ? 2 : 1, pred);
+		out->r[r] = old ? old : LLVMConstNull(lw_ltype(w, k));
+	}
+	if (!used || (pt.rank && !own))
+		return true;
+	/* the owners' old values to every thread: through shared memory */
+	LLVMTypeRef st = lw_ltype(w, k);
+	int eb = ir_kind_bytes(k);
+	lw_smem_need(w, (uint64_t)eb * (uint64_t)ir_numel(pt));
+	lw_barrier(w); /* the scratch may still be read by the op before */
+	LLVMBasicBlockRef join = lw_begin_if(w, own);
+	for (int r = 0; r < out->n; r++) {
+		LLVMValueRef idx = pt.rank ? lw_linear_index(w, &m, pt, r) : lw_ci32(w, 0);
+		LLVMBuildStore(w->b, out->r[r], lw_smem_addr(w, LLVMBuildMul(w->b, idx, lw_ci32(w, eb), "")));
+	}
+	lw_end_if(w, join);
+	lw_barrier(w);
+	for (int r = 0; r < out->n; r++) {
+		LLVMValueRef idx = pt.rank ? lw_linear_index(w, &m, pt, r) : lw_ci32(w, 0);
+		out->r[r] = LLVMBuildLoad2(w->b, st, lw_smem_addr(w, LLVMBuildMul(w->b, idx, lw_ci32(w, eb), "")), "");
+	}
+	return true;
+}
