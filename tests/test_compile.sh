@@ -121,10 +121,10 @@ compile_line() {
 	eval "set -- $line \"\$@\""
 	local file=$1 kernel=$2 sig=$3
 	shift 3
-	"$TILEC" compile "$file" -n "$kernel" -s "$sig" "$@" --arch sm_80,sm_90 -o "$out"
+	"$TILEC" compile "$file" -n "$kernel" -s "$sig" "$@" --arch sm_80,sm_90,sm_90a -o "$out"
 }
 
-# 1. the suite, kernel by kernel: tilec (ptxas for both archs), then the C;
+# 1. the suite, kernel by kernel: tilec (ptxas for each arch), then the C;
 # as many at a time as there are CPUs, each leaving PASS/FAIL in its file
 suite_one() { # suite_one N TIER LINE
 	local n=$1 tier=$2 line=$3 name
@@ -238,6 +238,33 @@ check "fp16 matmul for compute_80 only" "$TILEC" compile $K/matmul.py -n matmul_
 check "compute_80 only: one PTX image" bash -c "grep -q 'image 0: group 0, ptx sm_80' '$T/inspect80' && ! grep -q 'image 1' '$T/inspect80'"
 check "compute_80 only: the rings' 96 KB of dynamic shared memory" grep -q "shared 0 static + 98304 dynamic" "$T/inspect80"
 check "--no-ptx with compute_XX only is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch compute_80 --no-ptx -o '$T/none' 2>'$T/none.err' && grep -q 'leaves nothing to compile' '$T/none.err'"
+# 2d. sm_90a: wgmma for fp16/bf16 dots (B, and A when a ring tile, through
+# matrix descriptors), mma.sync on sm_90 and in the compute_90 PTX
+check "fp16 matmul for sm_90 and sm_90a" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
+	-D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
+	--arch sm_90,sm_90a -o "$T/mm90a" --keep-ptx "$T" -v
+cp "$T/out" "$T/mm90a.log"
+check "sm_90a: wgmma m64n128k16 from two descriptors, B transposed" \
+	grep -q "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {.*}, %rd[0-9]*, %rd[0-9]*, p, 1, 1, 0, 1;" "$T/mm90a.sm_90a.ptx"
+check "sm_90a: 8 wgmma per iteration (2 row blocks, 4 k-steps)" test "$(grep -c 'wgmma.mma_async' "$T/mm90a.sm_90a.ptx")" = 8
+check "sm_90a: no mma.sync" bash -c "! grep -q 'mma.sync' '$T/mm90a.sm_90a.ptx'"
+check "sm_90: mma.sync and no wgmma" bash -c "grep -q 'mma.sync' '$T/mm90a.sm_90.ptx' && ! grep -q 'wgmma' '$T/mm90a.sm_90.ptx'"
+check "compute_90 PTX: no wgmma" bash -c "! grep -q 'wgmma' '$T/mm90a.compute_90.ptx'"
+check "sm_90a: copies handed to the async proxy before the barrier" \
+	test "$(awk '/cp.async.wait_group 1;/{on=1} on&&/fence.proxy.async.shared::cta/{print "f"; exit} on&&/bar.sync/{print "b"; exit}' "$T/mm90a.sm_90a.ptx")" = f
+check "sm_90a: a group stays in flight across the back edge" grep -q "wgmma.wait_group.sync.aligned 1;" "$T/mm90a.sm_90a.ptx"
+check "sm_90a: the last group is waited for after the loop" grep -q "wgmma.wait_group.sync.aligned 0;" "$T/mm90a.sm_90a.ptx"
+check "sm_90a: rings of 4 tiles (3 stages + a spare), 1024-byte aligned" bash -c "grep -q '.extern .shared .align 1024 .b8' '$T/mm90a.sm_90a.ptx' && grep -q 'matmul_kernel_0: sm_90a: .* 131072 dynamic' '$T/mm90a.log'"
+check "sm_90a: no spills" grep -q "matmul_kernel_0: sm_90a: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm90a.log"
+"$TILEC" inspect "$T/mm90a.c" >"$T/inspect90a" 2>&1
+check "the blob holds an arch-specific sm_90a cubin" grep -q "cubin sm_90a" "$T/inspect90a"
+check "tilec ir --pipelined=wgmma: a spare tile" "$TILEC" ir $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=64 \
+	-D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --pipelined=wgmma
+cp "$T/out" "$T/wgmma.ir"
+check "--pipelined=wgmma: rings of 4 tiles for 3 stages, the loop flagged" bash -c "grep -q 'smem<4x64x32xfp16>' '$T/wgmma.ir' && grep -q 'for spare_tile' '$T/wgmma.ir'"
+check "--arch sm_80a is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_80a -o '$T/x' 2>'$T/x.err' && grep -q 'arch-specific target tilec knows is sm_90a' '$T/x.err'"
+check "--arch with a target twice is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_90a,sm_90a -o '$T/x' 2>'$T/x.err' && grep -q 'listed twice' '$T/x.err'"
+
 # the K loop's two loads as rings of num_stages (3) tiles: copies for
 # iterations 0 and 1 before the loop, the body waits, reads its tiles and
 # copies iteration i + 2; no load is left
@@ -276,6 +303,7 @@ check "a dot reduced along rows: mma.sync" grep -q "mma.sync" "$T/rs.compute_80.
 check "with sm_75 among the targets: fma chains" "$TILEC" compile $T3K -n dot_rowsum_kernel \
 	-s '*fp16:16, *fp16:16, *fp32:16, *fp32:16' -D M=32 -D N=16 -D K=16 -g 1 --arch sm_75,sm_90 -o "$T/rs75" --keep-ptx "$T"
 check "with sm_75 among the targets: no mma.sync" bash -c "! grep -q 'mma.sync' '$T/rs75.compute_75.ptx'"
+check "with sm_75 among the targets: sm_90 keeps mma.sync (one lowering per family)" grep -q "mma.sync" "$T/rs75.sm_90.ptx"
 check "fp32 operands at tf32" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
 	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_80 --no-ptx -o "$T/tf" --keep-ptx "$T"
