@@ -124,6 +124,45 @@ static LLVMModuleRef new_module(LLVMContextRef c, const char *data_layout)
 	return m;
 }
 
+/* fp8 (Triton converts per compute capability, ir/fp8.c): casts to fp8
+ * round differently below sm_89, on sm_89 and from sm_90 on, so a compile
+ * with such casts lowers each tier apart, and the lowering picks the
+ * tier's instructions through __nvvm_reflect("__CUDA_ARCH"), which the O3
+ * of the family's first target resolves. fp8e4nv needs sm_89, as in Triton. */
+static int fp8_tier(int target)
+{
+	int arch = TARGET_ARCH(target);
+	return arch >= 90 ? IR_FP8_SM90 : arch >= 89 ? IR_FP8_SM89 : IR_FP8_SM80;
+}
+
+/* A family: the targets whose dots run alike, split by fp8 tier when `tiers`. */
+static int family_of(int target, bool tiers)
+{
+	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
+}
+
+typedef struct fp8_use {
+	const ir_op *e4nv; /* a cast or dot on fp8e4nv */
+	bool narrows;      /* a cast to fp8 */
+} fp8_use;
+
+static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nregions; j++)
+			scan_fp8(f, &op->regions[j], u);
+		if ((op->code != IR_OP_CAST && op->code != IR_OP_DOT) || !op->nresults)
+			continue;
+		ir_kind from = (ir_kind)f->values[op->args[0]].type.kind, to = (ir_kind)f->values[op->results[0]].type.kind;
+		ir_kind b = op->code == IR_OP_DOT ? (ir_kind)f->values[op->args[1]].type.kind : from;
+		if (!u->e4nv && (from == IR_F8E4NV || to == IR_F8E4NV || b == IR_F8E4NV))
+			u->e4nv = op;
+		if (op->code == IR_OP_CAST && ir_kind_is_fp8(to) && from != to)
+			u->narrows = true;
+	}
+}
+
 /* One family of targets (those whose dots run on `unit`): every kernel
  * through the passes on its own copy of the IR, lowered into one module,
  * linked with libdevice and optimized. */
@@ -134,12 +173,13 @@ typedef struct family {
 } family;
 
 static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols, int n,
-				 const compile_options *opt, dot_unit unit, LLVMContextRef c, const char *ptxas,
+				 const compile_options *opt, int key, bool tiers, LLVMContextRef c, const char *ptxas,
 				 family *fam)
 {
+	dot_unit unit = (dot_unit)(key / 3);
 	int first = -1;
 	for (int i = 0; i < ntargets(opt) && first < 0; i++)
-		if (target_dot_unit(target_at(opt, i)) == unit)
+		if (family_of(target_at(opt, i), tiers) == key)
 			first = target_at(opt, i);
 	LLVMTargetMachineRef tm;
 	tilec_status st = target_machine(ctx, first, &tm);
@@ -156,7 +196,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 	/* wgmma's rings get a spare tile where the kernel still fits */
 	uint32_t limit = UINT32_MAX;
 	for (int i = 0; i < ntargets(opt); i++)
-		if (target_dot_unit(target_at(opt, i)) == unit && target_smem_limit(target_at(opt, i)) < limit)
+		if (family_of(target_at(opt, i), tiers) == key && target_smem_limit(target_at(opt, i)) < limit)
 			limit = target_smem_limit(target_at(opt, i));
 	bool libdev = false;
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
@@ -224,13 +264,27 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	/* Lowered once per family: the targets whose dots run alike share a
 	 * module, so an sm_75 target does not take tensor cores from sm_80's
 	 * code, nor sm_80 wgmma from sm_90a's. */
-	family fams[DOT_UNIT_WGMMA + 1];
+	enum { NFAM = (DOT_UNIT_WGMMA + 1) * 3 };
+	family fams[NFAM];
 	memset(fams, 0, sizeof fams);
 	tilec_status st = TILEC_OK;
-	for (int u = DOT_UNIT_FMA; u <= DOT_UNIT_WGMMA && st == TILEC_OK; u++)
+	fp8_use fp8 = {0};
+	for (int k = 0; k < n; k++)
+		scan_fp8(funcs[k], &funcs[k]->body, &fp8);
+	for (int i = 0; i < ntargets(opt) && fp8.e4nv; i++)
+		if (TARGET_ARCH(target_at(opt, i)) < 89) {
+			char name[16];
+			diag_error(ctx, fp8.e4nv->loc,
+				   "fp8e4nv is not supported on CUDA arch < 89, as in Triton: the targets include %s (choose them with --arch)",
+				   target_name(target_at(opt, i), name, sizeof name));
+			st = TILEC_ERR_UNSUPPORTED;
+			break;
+		}
+	bool tiers = fp8.narrows;
+	for (int key = 0; key < NFAM && st == TILEC_OK; key++)
 		for (int i = 0; i < ntargets(opt); i++)
-			if (target_dot_unit(target_at(opt, i)) == (dot_unit)u) {
-				st = lower_family(ctx, a, funcs, symbols, n, opt, (dot_unit)u, c, ptxas, &fams[u]);
+			if (family_of(target_at(opt, i), tiers) == key) {
+				st = lower_family(ctx, a, funcs, symbols, n, opt, key, tiers, c, ptxas, &fams[key]);
 				break;
 			}
 
@@ -247,15 +301,15 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		diag_warning(ctx, no_loc, "ptxas not found (TILE_PTXAS, CUDA_HOME, /usr/local/cuda, PATH): "
 			     "the module carries PTX only, compiled by the driver at load time");
 	for (int i = 0; i < opt->narchs && st == TILEC_OK; i++) {
-		const family *fm = &fams[target_dot_unit(opt->archs[i])];
+		const family *fm = &fams[family_of(opt->archs[i], tiers)];
 		st = emit_arch(ctx, a, fm->m, opt->archs[i], ptxas, &out->images[i], ptxas ? &out->kernels[i] : NULL,
 			       symbols, n, fm->shared, opt->narchs);
 	}
 	if (st == TILEC_OK && opt->emit_ptx) {
-		const family *fm = &fams[target_dot_unit(opt->ptx_arch)];
+		const family *fm = &fams[family_of(opt->ptx_arch, tiers)];
 		st = emit_arch(ctx, a, fm->m, opt->ptx_arch, NULL, &out->images[opt->narchs], NULL, symbols, n, fm->shared, 1);
 	}
-	for (int u = 0; u <= DOT_UNIT_WGMMA; u++)
+	for (int u = 0; u < NFAM; u++)
 		if (fams[u].m)
 			LLVMDisposeModule(fams[u].m);
 	LLVMContextDispose(c);
@@ -272,7 +326,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			/* PTX only: resources are unknown but shared memory. */
 			compile_kernel_info *ki = &out->kernels[k * per + i];
 			int arch = cubins ? opt->archs[i] : first_arch;
-			const family *fm = &fams[target_dot_unit(arch)];
+			const family *fm = &fams[family_of(arch, tiers)];
 			ki->symbol = symbols[k];
 			ki->arch = arch;
 			if (!cubins)

@@ -145,8 +145,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		}
 		if (!size_ok)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
-		if (d->dtype < 1 || d->dtype > 13)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..13)", i, d->dtype);
+		if (d->dtype < 1 || d->dtype > 15)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..15)", i, d->dtype);
 		if (p[7] & ~1u)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bit 0 defined)", i, p[7]);
 		if (tile__u32(p + 8) != 0)
@@ -171,8 +171,8 @@ static tile_status tile__check_constexprs(tile_module *m)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: bool value %llu", i, (unsigned long long)value);
 		if (c[4] == 3 && (value > 0xffffffffu || !tile__str_ok(m, (uint32_t)value, 1)))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: string value is not a string of the table", i);
-		if (c[4] == 4 && (value < 1 || value > 13))
-			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: dtype %llu (1..13)", i, (unsigned long long)value);
+		if (c[4] == 4 && (value < 1 || value > 15))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "constexpr %u: dtype %llu (1..15)", i, (unsigned long long)value);
 	}
 	return TILE_SUCCESS;
 }

@@ -255,7 +255,7 @@ static void test_record_fields(void)
 	EXPECT_PATCH(l->params + 5, 4, 1, TILE_ERROR_BAD_BLOB, "param 0: size 4 invalid for kind 0");
 	EXPECT_PATCH(l->params + 3 * 12 + 5, 3, 1, TILE_ERROR_BAD_BLOB, "param 3: size 3");
 	EXPECT_PATCH(l->params + 6, 0, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 0");
-	EXPECT_PATCH(l->params + 6, 14, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 14");
+	EXPECT_PATCH(l->params + 6, 16, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 16");
 	EXPECT_PATCH(l->params + 7, 2, 1, TILE_ERROR_BAD_BLOB, "param 0: flags");
 	EXPECT_PATCH(l->params + 8, 1, 4, TILE_ERROR_BAD_BLOB, "param 0: reserved");
 	EXPECT_PATCH(l->params + 12 + 7, 1, 1, TILE_ERROR_BAD_BLOB, "kernel 0: parameter 2 is visible after a hidden one");
@@ -288,7 +288,7 @@ static void test_record_fields(void)
 	EXPECT_PATCH(l->constexprs + 2 * 16 + 8, strtab, 8, TILE_ERROR_BAD_BLOB, "constexpr 2: string value");
 	EXPECT_PATCH(l->constexprs + 2 * 16 + 8, 1ull << 32, 8, TILE_ERROR_BAD_BLOB, "constexpr 2: string value");
 	EXPECT_PATCH(l->constexprs + 3 * 16 + 8, 2, 8, TILE_ERROR_BAD_BLOB, "constexpr 3: bool value 2");
-	EXPECT_PATCH(l->constexprs + 4 * 16 + 8, 14, 8, TILE_ERROR_BAD_BLOB, "constexpr 4: dtype 14");
+	EXPECT_PATCH(l->constexprs + 4 * 16 + 8, 16, 8, TILE_ERROR_BAD_BLOB, "constexpr 4: dtype 16");
 	/* a grid program reading a float constexpr: make BLOCK a float */
 	EXPECT_PATCH(l->constexprs + 4, 1, 1, TILE_ERROR_BAD_BLOB, "variant 0: grid program: constexpr 0 is not an int or bool at byte 3");
 	/* images */

@@ -982,6 +982,11 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 				*colon = 0;
 			ir_type ty;
 			if ((t[0] == '*' || x->value.kind != SV_DTYPE || !strchr(t, '.')) && parse_dtype(t, &ty)) {
+				if (ir_kind_is_fp8((ir_kind)ty.kind)) {
+					diag_error(ctx, none, "signature entry %d (`%s`): an fp8 scalar cannot be passed; "
+							      "fp8 parameters are pointers (*%s)", *n + 1, x->text, ir_kind_name((ir_kind)ty.kind));
+					return false;
+				}
 				x->is_type = true;
 				x->type = ty;
 				if (colon) {

@@ -718,6 +718,11 @@ static int reduce(call *c, int x, ir_reduce kind, sv axis_v, bool keep)
 		sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s` needs a block, got a scalar", c->name);
 		return -1;
 	}
+	if (ir_kind_is_fp8((ir_kind)t.kind)) {
+		sema_error(c->s, loc, TILEC_ERR_UNSUPPORTED, "`%s` of %s is not supported: convert fp8 to fp32 first",
+			   c->name, ir_kind_name((ir_kind)t.kind));
+		return -1;
+	}
 	if (axis_v.kind == SV_NONE || axis_v.kind == SV_UNDEF) {
 		int64_t n = ir_numel(t);
 		if (t.rank > 1 && (x = reshape(c, x, 1, &n)) < 0)
@@ -880,9 +885,10 @@ static bool b_dot(call *c, sv *out)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s`: the batch dimensions differ (%s and %s)", c->name,
 				  sema_type_str(c->s, ta), sema_type_str(c->s, tb));
 	ir_kind k = (ir_kind)ta.kind;
-	if (k != IR_I8 && k != IR_U8 && k != IR_F16 && k != IR_BF16 && k != IR_F32 && k != IR_F64)
+	bool fp8 = ir_kind_is_fp8(k) && ir_kind_is_fp8((ir_kind)tb.kind); /* Triton mixes the two fp8 kinds */
+	if (k != IR_I8 && k != IR_U8 && k != IR_F16 && k != IR_BF16 && k != IR_F32 && k != IR_F64 && !ir_kind_is_fp8(k))
 		return err(c, "unsupported operand dtype %s for `%s`", ir_kind_name(k), c->name);
-	if (tb.kind != ta.kind)
+	if (tb.kind != ta.kind && !fp8)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "both operands of `%s` must have the same dtype, got %s and %s",
 				  c->name, ir_kind_name(k), ir_kind_name((ir_kind)tb.kind));
 	int32_t M = ta.shape[r - 2], K = ta.shape[r - 1], N = tb.shape[r - 1];
@@ -914,11 +920,14 @@ static bool b_dot(call *c, sv *out)
 	if (!is_none(c, 6) && !need_dtype(c, 6, &od))
 		return false;
 	ir_kind rk;
+	if (fp8 && od.kind != IR_F32)
+		return err(c, "`%s` of fp8 operands accumulates in float32 here; out_dtype=%s is not supported yet", c->name,
+			   ir_kind_name((ir_kind)od.kind));
 	if (k == IR_I8 || k == IR_U8)
 		rk = IR_I32;
 	else if (od.kind == IR_BF16)
 		return err(c, "out_dtype=bfloat16 is not supported by `%s`; use float32 and cast", c->name);
-	else if (k == IR_F32 || k == IR_BF16)
+	else if (k == IR_F32 || k == IR_BF16 || fp8)
 		rk = IR_F32;
 	else if (k == IR_F64)
 		rk = IR_F64;

@@ -273,6 +273,15 @@ int sema_cast(sema *s, src_loc loc, int id, ir_type elem)
 	if (elem_eq(t, elem))
 		return id;
 	ir_kind from = (ir_kind)t.kind, to = (ir_kind)elem.kind;
+	/* Triton converts fp8 only to and from these (its backend aborts on the rest) */
+	if ((ir_kind_is_fp8(from) || ir_kind_is_fp8(to)) &&
+	    !(ir_kind_is_fp8(from) ? to == IR_F32 || to == IR_F16 || to == IR_BF16
+				   : from == IR_F32 || from == IR_F16 || from == IR_BF16)) {
+		sema_error(s, loc, TILEC_ERR_SEMANTIC,
+			   "cannot cast %s to %s: fp8 converts only to and from fp32, fp16 and bf16, as in Triton (cast through fp32)",
+			   sema_type_str(s, t), sema_type_str(s, elem));
+		return -1;
+	}
 	if (to == IR_I1 && from != IR_PTR) {
 		/* Triton: x != 0 (unordered for floats) */
 		int zero = sema_const(s, loc, reshaped(t, ir_elem(t)), 0, 0.0);
@@ -361,6 +370,11 @@ static bool computation_type(sema *s, src_loc loc, const char *what, ir_kind a, 
 		*out = divmod ? IR_F32 : IR_BF16;
 	else if (a == IR_BF16 || b == IR_BF16)
 		*out = IR_F32;
+	else if (ir_kind_is_fp8(a) && ir_kind_is_fp8(b))
+		*out = a == b ? a : IR_F16;
+	else if (ir_kind_is_fp8(a) || ir_kind_is_fp8(b))
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "unexpected types %s and %s for `%s`", ir_kind_name(a),
+				  ir_kind_name(b), what);
 	else if (divmod && ir_kind_is_signed(a) != ir_kind_is_signed(b) && a != IR_I1 && b != IR_I1)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
 				  "cannot use `%s` with %s and %s because they have different signedness; cast them to the same signedness",
@@ -447,6 +461,11 @@ bool sema_typecheck(sema *s, src_loc loc, const char *what, sv a, sv b, bool lpt
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "invalid operands of type %s and %s for `%s`",
 					  sema_type_str(s, at), sema_type_str(s, bt), what);
 	}
+	/* tl.where moves fp8 bytes; arithmetic and comparisons on them are not lowered */
+	if (arith && strcmp(what, "where") && (ir_kind_is_fp8(ak) || ir_kind_is_fp8(bk)))
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
+				  "`%s` on %s is not supported: convert fp8 to fp16 or fp32 first (`x.to(tl.float32)`)", what,
+				  ir_kind_name(ir_kind_is_fp8(ak) ? ak : bk));
 	int x, y;
 	if (arith && ak != IR_PTR && bk != IR_PTR) {
 		ir_kind rk = IR_VOID;
@@ -847,6 +866,10 @@ bool sema_unop(sema *s, src_loc loc, ast_op op, sv a, sv *out)
 	case AST_OP_NEG:
 		if (t.kind == IR_PTR)
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "cannot negate a pointer");
+		if (ir_kind_is_fp8((ir_kind)t.kind))
+			return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
+					  "`-` on %s is not supported: convert fp8 to fp16 or fp32 first (`x.to(tl.float32)`)",
+					  ir_kind_name((ir_kind)t.kind));
 		r = negate(s, loc, a.id);
 		break;
 	case AST_OP_INVERT:

@@ -145,6 +145,8 @@ static int64_t wrap(ir_kind k, uint64_t x)
 /* A slot's value as a double, by kind. */
 static double as_double(ir_kind k, slot s)
 {
+	if (ir_kind_is_fp8(k))
+		return ir_fp8_to_f32(k, (uint8_t)s.u);
 	if (ir_kind_is_float(k))
 		return s.f;
 	return ir_kind_is_signed(k) ? (double)s.i : (double)s.u;
@@ -179,7 +181,23 @@ static int64_t float_to_int(ir_kind k, double x)
 static slot convert(ir_kind from, ir_kind to, slot s)
 {
 	slot r;
-	if (from == IR_PTR || to == IR_PTR) {
+	if (from == to) {
+		r = s;
+	} else if (ir_kind_is_fp8(to)) { /* the front end casts to fp8 from fp32, fp16 and bf16 only */
+		if (from == IR_F16)
+			r.u = ir_fp8_from_f16(to, interp_f32_to_f16((float)s.f), IR_FP8_SM90);
+		else if (from == IR_BF16)
+			r.u = ir_fp8_from_bf16(to, interp_f32_to_bf16((float)s.f), IR_FP8_SM90);
+		else
+			r.u = ir_fp8_from_f32(to, (float)s.f, IR_FP8_SM90);
+	} else if (ir_kind_is_fp8(from)) {
+		if (to == IR_F16)
+			r.f = interp_f16_to_f32(ir_fp8_to_f16(from, (uint8_t)s.u));
+		else if (to == IR_BF16)
+			r.f = interp_bf16_to_f32(ir_fp8_to_bf16(from, (uint8_t)s.u));
+		else
+			r.f = ir_fp8_to_f32(from, (uint8_t)s.u);
+	} else if (from == IR_PTR || to == IR_PTR) {
 		r.u = s.u;
 	} else if (ir_kind_is_float(to)) {
 		if (ir_kind_is_float(from))
@@ -224,6 +242,7 @@ static slot from_bits(ir_kind k, uint64_t u)
 	case IR_BF16: r.f = interp_bf16_to_f32((uint16_t)u); break;
 	case IR_F32: r.f = f32_from_bits((uint32_t)u); break;
 	case IR_F64: memcpy(&r.f, &u, 8); break;
+	case IR_F8E4NV: case IR_F8E5: r.u = u & 0xff; break;
 	case IR_PTR: r.u = u; break;
 	default: r.i = wrap(k, u); break;
 	}
@@ -967,6 +986,7 @@ static tilec_status dot2(interp *in, const ir_op *op, int64_t z)
 			}
 		return TILEC_OK;
 	}
+	ir_kind bk = (ir_kind)vtype(in, op->args[1]).kind;
 	bool tf32 = ak == IR_F32 && op->sub == IR_PRECISION_TF32;
 	float *row = malloc(sizeof(float) * (size_t)(N + K));
 	if (!row)
@@ -976,12 +996,12 @@ static tilec_status dot2(interp *in, const ir_op *op, int64_t z)
 		for (int64_t j = 0; j < N; j++)
 			row[j] = (float)c[i * N + j].f;
 		for (int64_t t = 0; t < K; t++)
-			arow[t] = tf32 ? to_tf32((float)a[i * K + t].f) : (float)a[i * K + t].f;
+			arow[t] = tf32 ? to_tf32((float)a[i * K + t].f) : (float)as_double(ak, a[i * K + t]);
 		for (int64_t t = 0; t < K; t++) {
 			float x = arow[t];
 			const slot *brow = b + t * N;
 			for (int64_t j = 0; j < N; j++)
-				row[j] = fmaf(x, tf32 ? to_tf32((float)brow[j].f) : (float)brow[j].f, row[j]);
+				row[j] = fmaf(x, tf32 ? to_tf32((float)brow[j].f) : (float)as_double(bk, brow[j]), row[j]);
 		}
 		for (int64_t j = 0; j < N; j++)
 			r[i * N + j].f = round_to(ck, row[j]);
@@ -1160,7 +1180,9 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_CONST: {
 		ir_kind k = rkind(in, op);
 		slot s;
-		if (ir_kind_is_float(k))
+		if (ir_kind_is_fp8(k))
+			s.u = ir_fp8_from_f32(k, (float)op->fval, IR_FP8_SM90);
+		else if (ir_kind_is_float(k))
 			s.f = round_to(k, op->fval);
 		else
 			s.i = wrap(k, (uint64_t)op->ival);

@@ -20,6 +20,7 @@ static const struct {
 	[IR_I32] = {"i32", 32}, [IR_I64] = {"i64", 64},
 	[IR_U8] = {"u8", 8}, [IR_U16] = {"u16", 16}, [IR_U32] = {"u32", 32}, [IR_U64] = {"u64", 64},
 	[IR_F16] = {"fp16", 16}, [IR_BF16] = {"bf16", 16}, [IR_F32] = {"fp32", 32}, [IR_F64] = {"fp64", 64},
+	[IR_F8E4NV] = {"fp8e4nv", 8}, [IR_F8E5] = {"fp8e5", 8},
 	[IR_PTR] = {"ptr", 64}, [IR_SMEM] = {"smem", 0},
 };
 
@@ -91,7 +92,12 @@ int ir_kind_bytes(ir_kind k)
 
 bool ir_kind_is_float(ir_kind k)
 {
-	return k >= IR_F16 && k <= IR_F64;
+	return k >= IR_F16 && k <= IR_F8E5;
+}
+
+bool ir_kind_is_fp8(ir_kind k)
+{
+	return k == IR_F8E4NV || k == IR_F8E5;
 }
 
 bool ir_kind_is_int(ir_kind k)
@@ -122,6 +128,7 @@ bool ir_kind_from_name(const char *name, size_t len, ir_kind *out)
 		{"u32", IR_U32}, {"uint32", IR_U32}, {"u64", IR_U64}, {"uint64", IR_U64},
 		{"fp16", IR_F16}, {"float16", IR_F16}, {"bf16", IR_BF16}, {"bfloat16", IR_BF16},
 		{"fp32", IR_F32}, {"float32", IR_F32}, {"fp64", IR_F64}, {"float64", IR_F64},
+		{"fp8e4nv", IR_F8E4NV}, {"float8e4nv", IR_F8E4NV}, {"fp8e5", IR_F8E5}, {"float8e5", IR_F8E5},
 	};
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
 		if (strlen(aliases[i].name) == len && memcmp(aliases[i].name, name, len) == 0) {

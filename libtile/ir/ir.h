@@ -34,6 +34,7 @@ typedef enum ir_kind {
 	IR_I1, IR_I8, IR_I16, IR_I32, IR_I64,
 	IR_U8, IR_U16, IR_U32, IR_U64,
 	IR_F16, IR_BF16, IR_F32, IR_F64,
+	IR_F8E4NV, IR_F8E5, /* fp8 e4m3fn and e5m2: held as their bytes (ir/fp8.c) */
 	IR_PTR,
 	IR_SMEM, /* a ring of shared-memory tiles: pointee = element kind, shape [stages, rows, cols] */
 	IR_KIND_COUNT
@@ -57,10 +58,11 @@ bool ir_same_shape(ir_type a, ir_type b);
 int64_t ir_numel(ir_type t);   /* 1 for scalars */
 int ir_kind_bits(ir_kind k);    /* 1 for i1, 64 for pointers */
 int ir_kind_bytes(ir_kind k);   /* storage size: i1 is stored as 1 byte */
-bool ir_kind_is_float(ir_kind k);
+bool ir_kind_is_float(ir_kind k); /* fp8 included, as Triton's is_floating() */
+bool ir_kind_is_fp8(ir_kind k);
 bool ir_kind_is_int(ir_kind k); /* i1 included */
 bool ir_kind_is_signed(ir_kind k);
-const char *ir_kind_name(ir_kind k); /* Triton's names: i1 i8 .. u64 fp16 bf16 fp32 fp64 ptr */
+const char *ir_kind_name(ir_kind k); /* Triton's names: i1 i8 .. u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5 ptr */
 /* Parses a Triton dtype name ("fp32", "float32", "i32", "int32", "bf16", ...). */
 bool ir_kind_from_name(const char *name, size_t len, ir_kind *out);
 /* "fp32", "*fp16", "<128x64xfp32>", "<128x*fp32>" */
@@ -292,6 +294,20 @@ uint16_t interp_f32_to_f16(float f);
 float interp_f16_to_f32(uint16_t h);
 uint16_t interp_f32_to_bf16(float f);
 float interp_bf16_to_f32(uint16_t h);
+
+/* ======================================================================
+ * fp8.c - fp8e4nv (e4m3fn) and fp8e5 (e5m2) conversions, as Triton 3.6
+ * converts them on NVIDIA GPUs; narrowing depends on the arch's tier
+ * (fp8e4nv needs sm_89; the SM80 tier defines fp8e5 only)
+ * ====================================================================== */
+typedef enum ir_fp8_tier { IR_FP8_SM80, IR_FP8_SM89, IR_FP8_SM90 } ir_fp8_tier;
+uint8_t ir_fp8_from_f32(ir_kind k, float x, ir_fp8_tier tier);
+uint8_t ir_fp8_from_f16(ir_kind k, uint16_t h, ir_fp8_tier tier);
+uint8_t ir_fp8_from_bf16(ir_kind k, uint16_t h, ir_fp8_tier tier);
+float ir_fp8_to_f32(ir_kind k, uint8_t b);     /* exact (NaN: fp16's canonical one widened) */
+uint16_t ir_fp8_to_f16(ir_kind k, uint8_t b);  /* exact */
+uint16_t ir_fp8_to_bf16(ir_kind k, uint8_t b); /* exact for fp8e4nv; fp8e5 infinities and NaNs turn finite */
+
 /* One element of kind k in memory (little-endian, i1 as a byte), as an
  * interp_scalar and back (floats rounded to the kind). */
 interp_scalar interp_read(ir_kind k, const void *p);

@@ -142,10 +142,10 @@ static void elementwise(verifier *v, const ir_op *op, int n, bool ints_only, boo
 	ir_type t = res(v, op, 0);
 	for (int i = 0; i < n; i++)
 		same_as_arg(v, op, i);
-	if (!is_num(t) || (ints_only && !ir_kind_is_int((ir_kind)t.kind)) ||
+	if (!is_num(t) || ir_kind_is_fp8((ir_kind)t.kind) || (ints_only && !ir_kind_is_int((ir_kind)t.kind)) ||
 	    (floats_only && !ir_kind_is_float((ir_kind)t.kind)))
 		fail(v, op, "operand type %s is not %s", tstr(v, t),
-		     ints_only ? "an integer" : floats_only ? "a float" : "numeric");
+		     ints_only ? "an integer" : floats_only ? "a float" : "numeric (fp8 has no arithmetic)");
 }
 
 static void check_const(verifier *v, const ir_op *op)
@@ -246,6 +246,9 @@ static void check_cast(verifier *v, const ir_op *op)
 	if (ok && (a.kind == IR_PTR || r.kind == IR_PTR))
 		ok = (a.kind == IR_PTR || a.kind == IR_I64 || a.kind == IR_U64) &&
 		     (r.kind == IR_PTR || r.kind == IR_I64 || r.kind == IR_U64);
+	ir_kind ak = (ir_kind)a.kind, rk = (ir_kind)r.kind, other = ir_kind_is_fp8(ak) ? rk : ak;
+	if (ok && ak != rk && (ir_kind_is_fp8(ak) || ir_kind_is_fp8(rk)))
+		ok = other == IR_F32 || other == IR_F16 || other == IR_BF16;
 	if (!ok)
 		fail(v, op, "cannot cast %s to %s", tstr(v, a), tstr(v, r));
 }
@@ -445,8 +448,12 @@ static void check_dot(verifier *v, const ir_op *op)
 	    a.shape[r - 2] != c.shape[r - 2] || b.shape[r - 1] != c.shape[r - 1] ||
 	    (r == 3 && (a.shape[0] != b.shape[0] || a.shape[0] != c.shape[0])))
 		fail(v, op, "shapes %s x %s + %s do not chain", tstr(v, a), tstr(v, b), tstr(v, c));
-	if (a.kind != b.kind || !(a.kind == IR_F16 || a.kind == IR_BF16 || a.kind == IR_F32 || a.kind == IR_I8))
-		fail(v, op, "operand types %s and %s are not fp16, bf16, fp32 or i8 pairs", tstr(v, a), tstr(v, b));
+	bool fp8 = ir_kind_is_fp8((ir_kind)a.kind) && ir_kind_is_fp8((ir_kind)b.kind);
+	if ((a.kind != b.kind && !fp8) ||
+	    !(a.kind == IR_F16 || a.kind == IR_BF16 || a.kind == IR_F32 || a.kind == IR_I8 || fp8))
+		fail(v, op, "operand types %s and %s are not fp16, bf16, fp32, i8 or fp8 pairs", tstr(v, a), tstr(v, b));
+	if (fp8 && c.kind != IR_F32)
+		fail(v, op, "accumulator %s of an fp8 dot is not fp32", tstr(v, c));
 	bool int_dot = a.kind == IR_I8;
 	if (int_dot ? c.kind != IR_I32 : !ir_kind_is_float((ir_kind)c.kind) || c.kind == IR_F64)
 		fail(v, op, "accumulator %s does not fit operands %s", tstr(v, c), tstr(v, a));

@@ -28,6 +28,8 @@ static LLVMValueRef dot_operand(lw *w, LLVMValueRef x, ir_kind k, bool tf32)
 {
 	if (k == IR_I8)
 		return LLVMBuildSExt(w->b, x, w->i32, "");
+	if (ir_kind_is_fp8(k)) /* exact in fp32 */
+		return lw_cast(w, x, k, IR_F32);
 	x = lw_widen(w, x, k);
 	if (!tf32)
 		return x;
@@ -64,7 +66,7 @@ bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (l && l->mma)
 		return lw_emit_dot_mma(w, op, l, out);
 	ir_type at = lw_vtype(w, op->args[0]), bt = lw_vtype(w, op->args[1]), ct = lw_vtype(w, op->results[0]);
-	ir_kind ak = (ir_kind)at.kind, ck = (ir_kind)ct.kind;
+	ir_kind ak = (ir_kind)at.kind, bk = (ir_kind)bt.kind, ck = (ir_kind)ct.kind;
 	int rk = at.rank, kk = at.shape[rk - 1]; /* 3-D: dim 0 is a batch */
 	if (!l || l->kind != LAYOUT_BLOCKED)
 		l = w->p->by_rank[rk];
@@ -76,7 +78,7 @@ bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out)
 		return false;
 	layout_map mc = lw_map_of(l, ct), ma = lw_map_of(la, at), mb = lw_map_of(lb, bt);
 	bool tf32 = ak == IR_F32 && op->sub == IR_PRECISION_TF32;
-	if (!dot_operands(w, &a, ak, tf32) || !dot_operands(w, &b, ak, tf32) || !lw_alloc_regs(w, out, mc.nregs, l))
+	if (!dot_operands(w, &a, ak, tf32) || !dot_operands(w, &b, bk, tf32) || !lw_alloc_regs(w, out, mc.nregs, l))
 		return false;
 	for (int r = 0; r < mc.nregs; r++) {
 		int32_t idx[IR_MAX_RANK], ia[IR_MAX_RANK], ib[IR_MAX_RANK];

@@ -63,7 +63,7 @@ LLVMTypeRef lw_ltype(const lw *w, ir_kind k)
 {
 	switch (k) {
 	case IR_I1: return w->i1;
-	case IR_I8: case IR_U8: return w->i8;
+	case IR_I8: case IR_U8: case IR_F8E4NV: case IR_F8E5: return w->i8;
 	case IR_I16: case IR_U16: return w->i16;
 	case IR_I32: case IR_U32: return w->i32;
 	case IR_I64: case IR_U64: return w->i64;
@@ -304,6 +304,8 @@ bool lw_get_args(lw *w, const ir_op *op, const layout *l, lval *args)
 
 static LLVMValueRef const_of(lw *w, ir_kind k, int64_t iv, double fv)
 {
+	if (ir_kind_is_fp8(k)) /* the interpreter's rounding (sm_90's) */
+		return LLVMConstInt(w->i8, ir_fp8_from_f32(k, (float)fv, IR_FP8_SM90), false);
 	if (ir_kind_is_float(k))
 		return LLVMConstReal(lw_ltype(w, k), fv);
 	if (k == IR_PTR)

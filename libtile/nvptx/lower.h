@@ -5,7 +5,7 @@
  * builders, coordinates, shared memory, values in layouts) and dispatches
  * each op to its family: memory.c (loads, stores), math.c (elementwise
  * arithmetic, compare, math functions, casts), reduce.c (reductions),
- * convert.c (layout changes, reshape, permute), atomic.c (atomics), tiles.c (tiles and rings
+ * fp8.c (fp8 conversions), convert.c (layout changes, reshape, permute), atomic.c (atomics), tiles.c (tiles and rings
  * of them in shared memory, asynchronous copies), dot_fma.c and dot_mma.c
  * (tl.dot). Functions declared here carry the lw_ prefix, after the state
  * `lw` they take; everything else is static in its file. This header
@@ -121,6 +121,10 @@ LLVMValueRef lw_compare(lw *w, int sub, ir_kind k, LLVMValueRef x, LLVMValueRef 
 /* NULL when the function has no lowering for kind k */
 LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x);
 LLVMValueRef lw_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
+
+/* fp8.c: casts to and from fp8 (an i8 of its bits), with fp32, fp16 and
+ * bf16 on the other side, as Triton converts them on the target's tier */
+LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
 
 /* memory.c; load_vector: vec consecutive elements at a global pointer as
  * storage elements, with pred one predicated access (undefined where off) */

@@ -170,6 +170,8 @@ LLVMValueRef lw_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to)
 	LLVMTypeRef tt = lw_ltype(w, to);
 	if (from == to)
 		return x;
+	if (ir_kind_is_fp8(from) || ir_kind_is_fp8(to))
+		return lw_fp8_cast(w, x, from, to);
 	if (to == IR_I1) {
 		if (lw_is_f(from))
 			return LLVMBuildFCmp(w->b, LLVMRealUNE, x, LLVMConstNull(LLVMTypeOf(x)), "");

@@ -1,7 +1,7 @@
 /* target.c - from an LLVM module to PTX and cubins.
  *
  * The NVPTX target machine is created per arch (CPU sm_XX, PTX ISA 8.0,
- * which every supported arch accepts). libdevice is linked only into
+ * which every supported arch accepts; 8.1 for sm_89, whose fp8 cvt needs it). libdevice is linked only into
  * modules that call __nv_* functions: the bitcode is read lazily, its
  * definitions made linkonce so that the linker brings in only the
  * functions the module reaches, then every definition that is not a
@@ -89,7 +89,9 @@ tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 	}
 	char cpu[16];
 	target_name(arch, cpu, sizeof cpu);
-	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, "+ptx80", LLVMCodeGenLevelAggressive,
+	/* sm_89's fp8 cvt needs PTX ISA 8.1 (sm_90 has it from 7.8) */
+	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, TARGET_ARCH(arch) == 89 ? "+ptx81" : "+ptx80",
+				       LLVMCodeGenLevelAggressive,
 				       LLVMRelocDefault, LLVMCodeModelDefault);
 	if (!*out) {
 		diag_error(ctx, no_loc, "LLVM cannot create a target machine for %s", cpu);

@@ -150,7 +150,7 @@ static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_
 		break;
 	case BLOB_PARAM_FLOAT:
 		ok_type = p->dtype > IR_VOID && p->dtype < IR_PTR && ir_kind_is_float((ir_kind)p->dtype) &&
-			  p->size == ir_kind_bytes((ir_kind)p->dtype);
+			  !ir_kind_is_fp8((ir_kind)p->dtype) && p->size == ir_kind_bytes((ir_kind)p->dtype);
 		break;
 	default:
 		ok_type = false;

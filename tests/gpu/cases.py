@@ -691,6 +691,50 @@ BENCH += [
 ]
 
 
+# --- fp8 ----------------------------------------------------------------------
+# Casts compared bit for bit with Triton (NaNs as NaNs): fp32 with specials
+# (infinities, NaN, -0, the smallest subnormal), wide uniform ranges that
+# overflow (saturation on sm_90) and cross ties, fp16 and bf16 sources; the
+# widening direction over every byte pattern ("bytes" repeats 0..255).
+FP8 = "tests/gpu/kernels/fp8.py"
+SIZES_FP8 = [{"n": 1}, {"n": 1023}, {"n": 2**20 + 7}]
+FP8_WIDE = {"fp8e4nv": "uniform:-600:600", "fp8e5": "uniform:-70000:70000"}
+
+
+def _fp8(id, kernel, params):
+    return case(id, FP8, kernel, params, {"BLOCK_SIZE": 1024}, "cdiv(n_elements, BLOCK_SIZE)",
+                SIZES_FP8, 1)
+
+
+for _k, _s in (("fp8e4nv", "e4"), ("fp8e5", "e5")):
+    CASES += [
+        _fp8("fp8_%s_from_f32" % _s, "to_fp8_kernel",
+             [_n("fp32", init="specials"), _n(_k, "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_from_f32_wide" % _s, "to_fp8_kernel",
+             [_n("fp32", init=FP8_WIDE[_k]), _n(_k, "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_from_f32_ties" % _s, "to_fp8_kernel",
+             [_n("fp32", init="ties8:" + _k), _n(_k, "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_from_f16_ties" % _s, "to_fp8_kernel",
+             [_n("fp16", init="ties8:" + _k), _n(_k, "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_from_f16" % _s, "to_fp8_kernel", [_n("fp16", init="specials"), _n(_k, "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_from_bf16" % _s, "to_fp8_kernel", [_n("bf16", init="specials"), _n(_k, "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_to_f32" % _s, "from_fp8_kernel", [_n(_k, init="bytes"), _n("fp32", "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_to_f16" % _s, "from_fp8_kernel", [_n(_k, init="bytes"), _n("fp16", "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_to_bf16" % _s, "from_fp8_kernel", [_n(_k, init="bytes"), _n("bf16", "out"), N_ELEMENTS]),
+        _fp8("fp8_%s_roundtrip" % _s, "fp8_roundtrip_kernel",
+             [_n("fp32", init="specials"), _n(_k, "out"), _n("u8", "out"), _n("fp32", "out"), N_ELEMENTS]),
+        # tutorial 03's matmul with fp8 operands, B given K-major (the tutorial
+        # pre-transposes it), fp16 output: fp8 products are exact in fp32, only
+        # the order of the sums differs
+        case("fp8_%s_matmul" % _s, K + "matmul.py", "matmul_kernel",
+             [T("in", _k, ["M", "K"]), T("in", _k, ["N", "K"]), T("out", "fp16", ["M", "N"])]
+             + MM_SIZES_PARAMS + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"),
+                                  S("i32", "1")],
+             _mm_cx(32, 32, 16), MM_GRID, [{"M": 512, "N": 512, "K": 512}, {"M": 100, "N": 257, "K": 70}],
+             3, MM_F16_TOL),
+    ]
+
+
 def jit_functions(path):
     """{name: ast.FunctionDef} of the @jit/@autotune/@heuristics functions
     of a file, at top level or in top-level if/else/try/with blocks (where

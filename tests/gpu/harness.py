@@ -26,7 +26,8 @@ GUARD = 1024  # elements after each output that must stay poisoned
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
          "fp64": torch.float64, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
-         "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool}
+         "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool,
+         "fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
 BITS = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 CTYPE = {"i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32, "i64": ctypes.c_int64,
          "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u32": ctypes.c_uint32,
@@ -106,6 +107,19 @@ def _init(p, shape, gen):
     dt = TORCH[p["dtype"]]
     if kind == "zeros":  # what atomics accumulate into: the same start on both sides
         return torch.zeros(shape, device="cuda", dtype=dt)
+    if kind == "bytes":  # every bit pattern of a 1-byte type, repeated (fp8)
+        n = 1
+        for d in shape:
+            n *= d
+        return torch.arange(n, device="cuda").remainder(256).to(torch.uint8).view(dt).reshape(shape)
+    if kind == "ties8":  # halfway between neighbouring values of the fp8 type named in rng (and NaNs)
+        n = 1
+        for d in shape:
+            n *= d
+        i = torch.arange(n, device="cuda").remainder(256)
+        lo = i.to(torch.uint8).view(TORCH[rng]).float()
+        hi = (i + 1).remainder(256).to(torch.uint8).view(TORCH[rng]).float()
+        return ((lo + hi) / 2).reshape(shape).to(dt)
     if kind == "specials":  # fp32: randn with a quarter of the elements special values
         x = torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32)
         pick = torch.randint(0, 4 * len(SPECIALS), shape, generator=gen, device="cuda")
