@@ -2,9 +2,10 @@
  *
  * Per kernel: verify the IR (debug), pipeline the loads that feed dots
  * (num_stages >= 2; verified again in debug), axis info, layouts, lowering
- * into one LLVM module shared by all kernels of the call. Per module: libdevice when
- * a kernel calls it, the verifier and default<O3> once (the IR does not
- * depend on the arch), then per arch a copy of the module goes through the
+ * into one LLVM module per family of targets (those whose dots run alike,
+ * split further by fp8 tier when a kernel narrows to fp8). Per module:
+ * libdevice when a kernel calls it, the verifier and default<O3> once (with
+ * the family's first target, which resolves __nvvm_reflect), then per arch a copy of the module goes through the
  * NVPTX back end to PTX and through ptxas to a cubin whose -v report gives
  * each kernel's registers, spills and static shared memory. With no ptxas
  * the images are PTX (one per arch) and a warning says so.
