@@ -3,7 +3,7 @@
  * Per kernel: verify the IR (debug), pipeline the loads that feed dots
  * (num_stages >= 2; verified again in debug), axis info, layouts, lowering
  * into one LLVM module per family of targets (those whose dots run alike,
- * split further by fp8 tier when a kernel narrows to fp8). Per module:
+ * split further by fp8 tier when a kernel narrows to fp8 or has fp8 dots). Per module:
  * libdevice when a kernel calls it, the verifier and default<O3> once (with
  * the family's first target, which resolves __nvvm_reflect), then per arch a copy of the module goes through the
  * NVPTX back end to PTX and through ptxas to a cubin whose -v report gives
@@ -126,17 +126,19 @@ static LLVMModuleRef new_module(LLVMContextRef c, const char *data_layout)
 }
 
 /* fp8 (Triton converts per compute capability, ir/fp8.c): casts to fp8
- * round differently below sm_89, on sm_89 and from sm_90 on, so a compile
- * with such casts lowers each tier apart, and the lowering picks the
- * tier's instructions through __nvvm_reflect("__CUDA_ARCH"), which the O3
- * of the family's first target resolves. fp8e4nv needs sm_89, as in Triton. */
+ * round differently below sm_89, on sm_89 and from sm_90 on, and fp8 dots
+ * run mma.sync from sm_89 on, so a compile with such casts or dots lowers
+ * each tier apart; the lowering picks the tier's instructions through
+ * __nvvm_reflect("__CUDA_ARCH"), which the O3 of the family's first target
+ * resolves. fp8e4nv needs sm_89, as in Triton. */
 static int fp8_tier(int target)
 {
 	int arch = TARGET_ARCH(target);
 	return arch >= 90 ? IR_FP8_SM90 : arch >= 89 ? IR_FP8_SM89 : IR_FP8_SM80;
 }
 
-/* A family: the targets whose dots run alike, split by fp8 tier when `tiers`. */
+/* A family: the targets whose dots run alike, split by fp8 tier when `tiers`
+ * (kernels narrow to fp8, or have fp8 dots, which run mma.sync from sm_89 on). */
 static int family_of(int target, bool tiers)
 {
 	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
@@ -145,6 +147,7 @@ static int family_of(int target, bool tiers)
 typedef struct fp8_use {
 	const ir_op *e4nv; /* a cast or dot on fp8e4nv */
 	bool narrows;      /* a cast to fp8 */
+	bool dots;         /* a dot of fp8 operands: mma.sync from sm_89 on */
 } fp8_use;
 
 static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
@@ -161,6 +164,8 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 			u->e4nv = op;
 		if (op->code == IR_OP_CAST && ir_kind_is_fp8(to) && from != to)
 			u->narrows = true;
+		if (op->code == IR_OP_DOT && ir_kind_is_fp8(from))
+			u->dots = true;
 	}
 }
 
@@ -218,7 +223,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			if (st == TILEC_OK)
 				st = axis_analyze(ctx, a, f, &ai);
 			if (st == TILEC_OK)
-				st = layout_assign(ctx, a, f, ai, unit, &plan);
+				st = layout_assign(ctx, a, f, ai, unit, tiers && fp8_tier(first) >= IR_FP8_SM89, &plan);
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)
@@ -281,7 +286,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			st = TILEC_ERR_UNSUPPORTED;
 			break;
 		}
-	bool tiers = fp8.narrows;
+	bool tiers = fp8.narrows || fp8.dots;
 	for (int key = 0; key < NFAM && st == TILEC_OK; key++)
 		for (int i = 0; i < ntargets(opt); i++)
 			if (family_of(target_at(opt, i), tiers) == key) {

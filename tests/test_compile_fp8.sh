@@ -3,10 +3,11 @@
 # casts of tests/kernels/fp8.py and the GPU suite's fp8 kernels, the
 # tutorial matmul with fp8 operands, each assembled by ptxas; then the PTX
 # of every tier: sm_90 converts with cvt.rn.satfinite from fp32 and fp16,
-# sm_89 rounds fp32 toward zero to fp16 first (PTX ISA 8.1), sm_80 has no
-# fp8 cvt (Triton's integer rounding of fp8e5), widening fp8e5 to fp16 is
-# a shift everywhere, fp8e4nv widens with cvt.rn.f16x2.e4m3x2; fp8 dots run
-# FMA chains (no mma.sync or wgmma of fp8); fp8e4nv for sm_80 is refused.
+# sm_89 rounds fp32 toward zero to fp16 first, sm_80 has no fp8 cvt
+# (Triton's integer rounding of fp8e5), widening fp8e5 to fp16 is a shift
+# everywhere, fp8e4nv widens with cvt.rn.f16x2.e4m3x2; fp8 dots run
+# mma.sync m16n8k32 from sm_89 on (PTX ISA 8.4), FMA chains below and for
+# other shapes, never wgmma; fp8e4nv for sm_80 is refused.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,8 +50,9 @@ has e5_f32 90a 'cvt\.rn\.satfinite\.e5m2x2\.f32'
 hasnt e5_f32 90 'cvt\.rz\.f16\.f32'
 has e5_f32 89 'cvt\.rz\.f16\.f32'
 has e5_f32 89 'cvt\.rn\.satfinite\.e5m2x2\.f16x2'
-has e5_f32 89 '^\.version 8\.1'
-has e5_f32 90 '^\.version 8\.0'
+has e5_f32 89 '^\.version 8\.4'
+has e5_f32 90 '^\.version 8\.4'
+has e5_f32 80 '^\.version 8\.0'
 has e5_f32 80 'cvt\.rz\.f16\.f32'
 hasnt e5_f32 80 'satfinite|e5m2|e4m3|nvvm_reflect'
 hasnt e5_f32 87 'satfinite|e5m2|e4m3'
@@ -95,13 +97,31 @@ has e4_to_f16 90 'ld\.global\.v2\.b32'
 compile bits_e5 $ALL $K fp8_bits_kernel '*fp8e5:16, *u8:16, *fp32:16, i32, tl.float8e5, 256'
 compile bits_e4 $NEW $K fp8_bits_kernel '*fp8e4nv:16, *u8:16, *fp32:16, i32, tl.float8e4nv, 256'
 
-# dots: fp32 FMA chains from fp8 operands, never mma.sync or wgmma
-compile mm_e5 $ALL $K fp8_matmul_kernel '*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32:1, i32:1, i32, i32, i32:1, 32, 32, 16'
-has mm_e5 90 'fma\.rn\.f32'
-hasnt mm_e5 90 'mma\.sync'
+# dots: mma.sync m16n8k32 from sm_89 on when K is a multiple of 32 (PTX
+# ISA 8.4), int8's ldmatrix fragments from the asynchronous copies' rings;
+# fp32 FMA chains below sm_89 and for other shapes; never wgmma
+MM='*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1'
+compile mm_e5 $ALL $K fp8_matmul_kernel "$MM, 64, 64, 64"
+for a in 89 90 90a; do
+	has mm_e5 $a 'mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e5m2\.e5m2\.f32'
+	has mm_e5 $a 'ldmatrix\.sync\.aligned\.m8n8\.x4'
+	has mm_e5 $a 'cp\.async\.cg\.shared\.global'
+	hasnt mm_e5 $a 'fma\.rn\.f32'
+done
 hasnt mm_e5 90a 'wgmma'
-compile mm_mixed $NEW $K fp8_matmul_kernel '*fp8e4nv:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32:1, i32:1, i32, i32, i32:1, 32, 32, 16'
-has mm_mixed 90 'cvt\.rn\.f16x2\.e4m3x2'
+for a in 80 87; do
+	hasnt mm_e5 $a 'mma\.sync'
+	has mm_e5 $a 'fma\.rn\.f32'
+done
+compile mm_e5_k16 $NEW $K fp8_matmul_kernel "$MM, 32, 32, 16"
+has mm_e5_k16 90 'fma\.rn\.f32'
+hasnt mm_e5_k16 90 'mma\.sync'
+compile mm_e4 $NEW $K fp8_matmul_kernel "${MM//fp8e5/fp8e4nv}, 64, 64, 64"
+has mm_e4 90 'mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e4m3\.f32'
+compile mm_mixed $NEW $K fp8_matmul_kernel "${MM/fp8e5/fp8e4nv}, 32, 32, 32"
+has mm_mixed 90 'mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.e4m3\.e5m2\.f32'
+compile mm_mixed_fma $NEW $K fp8_matmul_kernel "${MM/fp8e5/fp8e4nv}, 32, 32, 16"
+has mm_mixed_fma 90 'cvt\.rn\.f16x2\.e4m3x2'
 # tutorial 03's kernel with fp8e5 operands, B K-major
 compile tut03 $ALL tests/kernels/matmul.py matmul_kernel '*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32:1, i32:1, i32, i32, i32:1' \
 	-D BLOCK_SIZE_M=32 -D BLOCK_SIZE_N=32 -D BLOCK_SIZE_K=16 -D GROUP_SIZE_M=8

@@ -507,10 +507,28 @@ static void test_refused(void)
 		{"dot_fp16_out", "*fp8e5, *fp16", "out_dtype=fp16 is not supported yet"},
 		{"dot_mixed", "*fp8e5, *fp16, *fp32", "both operands of `tl.dot` must have the same dtype, got fp8e5 and fp16"},
 		{"scalar_param", "fp8e5, *fp32", "an fp8 scalar cannot be passed; fp8 parameters are pointers (*fp8e5)"},
+		{"atomic_fp8", "*fp8e5", "`tl.atomic_add` does not support fp8e5"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		launch l = kl("tests/fixtures/fp8_errors.py", cases[i].kernel, cases[i].signature, 1, 1);
 		kl_fail(&l, cases[i].needle);
+	}
+}
+
+/* dtype predicates on fp8 (static_asserts in the kernel) */
+static void test_dtype_preds(void)
+{
+	static const char *const sigs[2] = {"*fp8e4nv, *fp32", "*fp8e5, *fp32"};
+	for (int i = 0; i < 2; i++) {
+		uint8_t x[16];
+		float y[16];
+		for (int j = 0; j < 16; j++)
+			x[j] = (uint8_t)(0x30 + j);
+		launch l = kl("tests/fixtures/fp8_errors.py", "dtype_preds", sigs[i], 1, 1);
+		kl_ptr(&l, x, sizeof x);
+		kl_ptr(&l, y, sizeof y);
+		if (kl_run(&l))
+			CHECK(y[3] == (float)ref_value(KINDS[i], 0x33));
 	}
 }
 
@@ -520,6 +538,7 @@ int main(void)
 	test_narrowing();
 	test_cast_kernels();
 	test_dot_kernels();
+	test_dtype_preds();
 	test_refused();
 	return check_report("test_fp8");
 }

@@ -121,11 +121,12 @@ typedef struct layout_plan {
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on
  * tensor cores (mma.sync, wgmma) the dots layout_dot_mma accepts produce
- * layout_mma, those layout_dot_wgmma accepts too (warps along M, so that
+ * layout_mma (with fp8_mma, every target being sm_89 or newer, the fp8 dots
+ * layout_dot_mma_fp8 accepts too), those layout_dot_wgmma accepts too (warps along M, so that
  * four warps cover an instruction's 64 rows) and run on wgmma, whose
  * operand rings are cut into panels. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
-			   dot_unit unit, layout_plan *out);
+			   dot_unit unit, bool fp8_mma, layout_plan *out);
 /* The accumulator layout of mma.sync m16n8 over a wm x wn grid of warps:
  * per warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each
  * 16x8 tile, which is blocked spt [1,2], tpw [8,4], wpc [wm,wn] except
@@ -143,6 +144,9 @@ void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm
  * an int32 result; M a multiple of 16, N of 8, K of the instruction's
  * depth (16, 8 for tf32, 32 for int8). */
 bool layout_dot_mma(const ir_func *f, const ir_op *op);
+/* An fp8 dot mma.sync m16n8k32 can run (sm_89 and newer): fp8 operands of
+ * either kind with an fp32 result, M a multiple of 16, N of 8, K of 32. */
+bool layout_dot_mma_fp8(const ir_func *f, const ir_op *op);
 /* A dot wgmma runs (on sm_90a): fp16 or bf16 operands with an fp32
  * result, num_warps a multiple of 4 (warpgroups) all along M, M a multiple
  * of 16 * num_warps, K of 16, N of 8. */

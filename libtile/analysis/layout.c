@@ -156,6 +156,14 @@ bool layout_dot_mma(const ir_func *f, const ir_op *op)
 	       bt.shape[1] % 8 == 0;
 }
 
+bool layout_dot_mma_fp8(const ir_func *f, const ir_op *op)
+{
+	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
+	ir_type ct = f->values[op->results[0]].type;
+	return ir_kind_is_fp8((ir_kind)at.kind) && ir_kind_is_fp8((ir_kind)bt.kind) && ct.kind == IR_F32 && at.rank == 2 &&
+	       at.shape[0] % 16 == 0 && at.shape[1] % 32 == 0 && bt.shape[1] % 8 == 0;
+}
+
 bool layout_dot_wgmma(const ir_func *f, const ir_op *op)
 {
 	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
@@ -356,6 +364,7 @@ typedef struct assigner {
 	int vec[IR_MAX_RANK + 1];
 	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
+	bool fp8_mma;  /* fp8 dots run mma.sync (every target sm_89 or newer) */
 	dot_unit unit;
 	const ir_region *region; /* being assigned */
 	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
@@ -370,7 +379,8 @@ static ir_type vtype(const assigner *s, int v)
 
 static bool on_tensor_cores(const assigner *s, const ir_op *op)
 {
-	return s->tensor_cores && op->code == IR_OP_DOT && layout_dot_mma(s->f, op);
+	return s->tensor_cores && op->code == IR_OP_DOT &&
+	       (layout_dot_mma(s->f, op) || (s->fp8_mma && layout_dot_mma_fp8(s->f, op)));
 }
 
 static void note_shape(assigner *s, ir_type t)
@@ -720,7 +730,7 @@ static void assign_region(assigner *s, const ir_region *r)
 }
 
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, dot_unit unit,
-			   layout_plan *out)
+			   bool fp8_mma, layout_plan *out)
 {
 	(void)ctx;
 	memset(out, 0, sizeof *out);
@@ -731,6 +741,7 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.ai = ai;
 	s.unit = out->unit = unit;
 	s.tensor_cores = out->tensor_cores = unit != DOT_UNIT_FMA;
+	s.fp8_mma = fp8_mma;
 	s.p = out;
 	size_t nv = (size_t)(f->nvalues + 1);
 	out->of = arena_alloc(a, sizeof(layout *) * nv);

@@ -1575,7 +1575,7 @@ static bool dtype_method(sema *s, src_loc loc, ir_type t, const char *m, sv *out
 	} preds[] = {
 		{"is_floating", 0}, {"is_int", 1}, {"is_int_signed", 2}, {"is_int_unsigned", 3}, {"is_fp16", 4},
 		{"is_bf16", 5}, {"is_fp32", 6}, {"is_fp64", 7}, {"is_ptr", 8}, {"is_bool", 9}, {"is_integer", 1},
-		{"is_standard_floating", 0},
+		{"is_standard_floating", 10}, {"is_fp8", 11}, {"is_fp8e4nv", 12}, {"is_fp8e5", 13},
 	};
 	for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
 		if (strcmp(preds[i].name, m))
@@ -1592,6 +1592,10 @@ static bool dtype_method(sema *s, src_loc loc, ir_type t, const char *m, sv *out
 		case 7: r = k == IR_F64; break;
 		case 8: r = k == IR_PTR; break;
 		case 9: r = k == IR_I1; break;
+		case 10: r = ir_kind_is_float(k) && !ir_kind_is_fp8(k); break;
+		case 11: r = ir_kind_is_fp8(k); break;
+		case 12: r = k == IR_F8E4NV; break;
+		case 13: r = k == IR_F8E5; break;
 		}
 		*out = sema_bool(r);
 		return true;

@@ -3,7 +3,7 @@
  * m16n8k16 for fp16 and bf16 (fp32 accumulators, or fp16 for fp16),
  * m16n8k8 for fp32 at "tf32" precision (the fp32 registers as they are, as
  * Triton gives them: the tensor cores drop the low 13 mantissa bits),
- * m16n8k32 for int8 into int32. The
+ * m16n8k32 for int8 into int32 and for fp8 (either kind, sm_89) into fp32. The
  * accumulator is in layout_mma over the warp grid analysis/layout.c chose
  * (Triton's warpsPerTile), so a tile's registers are the instruction's
  * c0..c3 and a K loop keeps it in registers. Per K step each warp reads
@@ -34,6 +34,10 @@ mma_kind lw_mma_kind(ir_kind a, ir_kind c)
 		k.kstep = 32;
 		k.eb = 1;
 		k.ab = "s8";
+	} else if (ir_kind_is_fp8(a)) { /* int8's fragments, fp32 accumulators (sm_89) */
+		k.kstep = 32;
+		k.eb = 1;
+		k.ab = a == IR_F8E4NV ? "e4m3" : "e5m2";
 	}
 	return k;
 }
@@ -334,7 +338,7 @@ bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64
 
 /* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
  * accumulators), m16n8k8 (tf32, fp32 registers as they are) and
- * m16n8k32 (int8, int32 accumulators). The accumulator is in layout_mma,
+ * m16n8k32 (int8, int32 accumulators; fp8, fp32 accumulators). The accumulator is in layout_mma,
  * so a tile's registers are the instruction's c0..c3 (rows g and g+8,
  * columns 2t and 2t+1). Per K step, each warp reads the B fragments of its
  * 8-column tiles (ldmatrix x4: two tiles at once) and, per 16-row tile of
@@ -347,6 +351,8 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
 	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
 	mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
+	/* fp8 operands may differ in kind (.e4m3.e5m2) */
+	const char *btype = lw_mma_kind((ir_kind)lw_vtype(w, op->args[1]).kind, (ir_kind)ct.kind).ab;
 	lval c;
 	if (!lw_get(w, op->args[2], l, &c))
 		return false;
@@ -382,7 +388,7 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 		nd = 2;
 	} else {
 		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
-			 "{$8,$9}, {$10,$11,$12,$13};", mk.kstep, mk.ab, mk.ab);
+			 "{$8,$9}, {$10,$11,$12,$13};", mk.kstep, mk.ab, btype);
 		cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
 		nd = 4;
 	}

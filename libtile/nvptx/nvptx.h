@@ -46,7 +46,7 @@ const char *target_name(int target, char *buf, size_t n);
 /* What a target's dots run on: fma chains below sm_80, wgmma on sm_90a,
  * mma.sync on the rest. */
 dot_unit target_dot_unit(int target);
-/* A target machine for a target (PTX ISA 8.0; 8.1 for sm_89). */
+/* A target machine for a target (PTX ISA 8.0; 8.4 from sm_89 on). */
 tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);
 /* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
  * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */

@@ -1,7 +1,8 @@
 /* target.c - from an LLVM module to PTX and cubins.
  *
  * The NVPTX target machine is created per arch (CPU sm_XX, PTX ISA 8.0,
- * which every supported arch accepts; 8.1 for sm_89, whose fp8 cvt needs it). libdevice is linked only into
+ * which every supported arch accepts; 8.4 from sm_89 on, for fp8's mma.sync
+ * and cvt). libdevice is linked only into
  * modules that call __nv_* functions: the bitcode is read lazily, its
  * definitions made linkonce so that the linker brings in only the
  * functions the module reaches, then every definition that is not a
@@ -89,8 +90,8 @@ tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 	}
 	char cpu[16];
 	target_name(arch, cpu, sizeof cpu);
-	/* sm_89's fp8 cvt needs PTX ISA 8.1 (sm_90 has it from 7.8) */
-	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, TARGET_ARCH(arch) == 89 ? "+ptx81" : "+ptx80",
+	/* fp8's mma.sync needs PTX ISA 8.4 (and sm_89's fp8 cvt 8.1) */
+	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, TARGET_ARCH(arch) >= 89 ? "+ptx84" : "+ptx80",
 				       LLVMCodeGenLevelAggressive,
 				       LLVMRelocDefault, LLVMCodeModelDefault);
 	if (!*out) {

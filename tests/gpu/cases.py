@@ -701,6 +701,18 @@ SIZES_FP8 = [{"n": 1}, {"n": 1023}, {"n": 2**20 + 7}]
 FP8_WIDE = {"fp8e4nv": "uniform:-600:600", "fp8e5": "uniform:-70000:70000"}
 
 
+# fp8 products are exact in fp32; sums of up to 512 terms near 22 in another
+# order, and Triton's Hopper fp8 dots accumulate with reduced precision by
+# default (max_num_imprecise_acc), so more room than fp16's tolerance
+FP8_MM_TOL = tol(0.25, 2e-2)
+FP8_MM_SIZES = [{"M": 512, "N": 512, "K": 512}, {"M": 100, "N": 257, "K": 70}]
+
+
+def _fp8_mm_params(ka, kb):
+    return ([T("in", ka, ["M", "K"]), T("in", kb, ["N", "K"]), T("out", "fp16", ["M", "N"])] + MM_SIZES_PARAMS
+            + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"), S("i32", "1")])
+
+
 def _fp8(id, kernel, params):
     return case(id, FP8, kernel, params, {"BLOCK_SIZE": 1024}, "cdiv(n_elements, BLOCK_SIZE)",
                 SIZES_FP8, 1)
@@ -724,15 +736,21 @@ for _k, _s in (("fp8e4nv", "e4"), ("fp8e5", "e5")):
         _fp8("fp8_%s_roundtrip" % _s, "fp8_roundtrip_kernel",
              [_n("fp32", init="specials"), _n(_k, "out"), _n("u8", "out"), _n("fp32", "out"), N_ELEMENTS]),
         # tutorial 03's matmul with fp8 operands, B given K-major (the tutorial
-        # pre-transposes it), fp16 output: fp8 products are exact in fp32, only
-        # the order of the sums differs
-        case("fp8_%s_matmul" % _s, K + "matmul.py", "matmul_kernel",
-             [T("in", _k, ["M", "K"]), T("in", _k, ["N", "K"]), T("out", "fp16", ["M", "N"])]
-             + MM_SIZES_PARAMS + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"),
-                                  S("i32", "1")],
-             _mm_cx(32, 32, 16), MM_GRID, [{"M": 512, "N": 512, "K": 512}, {"M": 100, "N": 257, "K": 70}],
-             3, MM_F16_TOL),
+        # pre-transposes it), fp16 output: mma.sync m16n8k32 where BLOCK_K is
+        # a multiple of 32, FMA chains otherwise
+        case("fp8_%s_matmul" % _s, K + "matmul.py", "matmul_kernel", _fp8_mm_params(_k, _k),
+             _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, num_stages=3),
+        case("fp8_%s_matmul_fma" % _s, K + "matmul.py", "matmul_kernel", _fp8_mm_params(_k, _k),
+             _mm_cx(32, 32, 16), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
     ]
+CASES += [
+    # the two kinds mixed (.e4m3.e5m2), as Triton allows
+    case("fp8_mixed_matmul", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e5"),
+         _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
+    # sm_90's mma.sync code (what sm_89 runs too), beside sm_90a's
+    case("fp8_e4_matmul_sm90", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
+         _mm_cx(64, 64, 64), MM_GRID, [{"M": 512, "N": 512, "K": 512}], 3, FP8_MM_TOL, arch="sm_90"),
+]
 
 
 def jit_functions(path):
