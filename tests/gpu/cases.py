@@ -674,6 +674,8 @@ CASES += [
          {"BLOCK": 512}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
     case("rand_wide_f32", RAND, "rand_wide_kernel", [_n("fp32", "out"), S("i64", "987654321987"), N_ELEMENTS],
          {"BLOCK": 256}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
+    case("philox_wide_f32", RAND, "philox_wide_kernel", [_n("fp32", "out"), S("i64", "987654321987"), N_ELEMENTS],
+         {"BLOCK": 256}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
     case("dropout_f32", RAND, "dropout_kernel",
          [_n("fp32"), _n("fp32", "out"), N_ELEMENTS, S("fp32", "0.5"), S("i32", "42")],
          {"BLOCK_SIZE": 1024}, "cdiv(n_elements, BLOCK_SIZE)", SIZES_1D, 4),
