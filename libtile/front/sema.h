@@ -61,7 +61,7 @@ typedef struct sema {
 	ir_region *cur;      /* where ops go */
 	sema_scope *scope;   /* the current function's variables */
 	int depth;           /* helper inlining depth */
-	int scf;             /* runtime if/for/while nesting in the current function */
+	int loops;           /* runtime for/while nesting in the current function */
 	bool returned;       /* the current function has executed `return` */
 	sv ret;              /* and returned this */
 	int global_depth;    /* nesting of module-global evaluation: no ops may be emitted */

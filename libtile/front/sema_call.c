@@ -1547,6 +1547,42 @@ static bool dtype_method(sema *s, src_loc loc, ir_type t, const char *m, sv *out
 	return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "dtype method `%s` is not supported yet", m);
 }
 
+/* `tl.float32(x)`: a number becomes a scalar of that type (its exact
+ * value rounded once), a tensor is converted (`x.to(tl.float32)`). */
+static bool dtype_call(sema *s, src_loc loc, ir_type t, int npos, const sv *pos, int nkw, sv *out)
+{
+	const char *name = sema_type_str(s, t);
+	if (npos != 1 || nkw)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "dtype %s called as a function takes one positional argument", name);
+	if (t.kind == IR_PTR)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "pointer type %s cannot be called as a function", name);
+	int id;
+	sv v = pos[0];
+	if (sema_is_num(v) && ir_kind_is_int((ir_kind)t.kind) && v.kind != SV_FLOAT) {
+		/* wrapped to the type's width, as a conversion of the integer would */
+		int bits = ir_kind_bits((ir_kind)t.kind);
+		uint64_t u = (uint64_t)v.i;
+		if (bits == 1)
+			u = u != 0;
+		else if (bits < 64 && ir_kind_is_signed((ir_kind)t.kind))
+			u = (uint64_t)(((int64_t)(u << (64 - bits))) >> (64 - bits));
+		else if (bits < 64)
+			u &= (UINT64_C(1) << bits) - 1;
+		v = sema_int((int64_t)u);
+	}
+	if (sema_is_num(v))
+		id = sema_number(s, loc, v, t);
+	else if (pos[0].kind == SV_TENSOR)
+		id = sema_cast(s, loc, pos[0].id, t);
+	else
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "dtype %s called as a function takes a number or a tensor, got %s",
+				  name, sema_sv_str(s, pos[0]));
+	if (id < 0)
+		return false;
+	*out = sema_tensor(id);
+	return true;
+}
+
 bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 {
 	sv pos[MAXARGS], kwv[MAXARGS];
@@ -1573,6 +1609,8 @@ bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 		name = b[0] == 't' && b[1] == 'l' ? b : arena_printf(s->a, "tl.%s", b);
 		self = fn.items[0];
 		nself = 1;
+	} else if (fn.kind == SV_DTYPE) {
+		return dtype_call(s, n->loc, fn.t, npos, pos, nkw, out);
 	} else {
 		return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "%s is not callable", sema_sv_str(s, fn));
 	}

@@ -517,6 +517,35 @@ CASES += [
     for name, stage in (("full", 1), ("causal", 3))
 ]
 
+# --- language constructs of real kernels (tests/gpu/kernels/lang.py) --------
+
+LANG = "tests/gpu/kernels/lang.py"
+XENT_SIZES = [{"M": 1, "N": 7}, {"M": 1023, "N": 100}, {"M": 2**20 + 7, "N": 8}]
+
+
+def _lang_ew(id, kernel, params, tol=EXACT, block=1024):
+    return case(id, LANG, kernel, params, {"BLOCK": block}, "cdiv(n, BLOCK)", SIZES_1D[:3], 1, tol)
+
+
+CASES += [
+    # labels in [-1, 7): -1 rows leave early with 0
+    case("lang_xent_ignore_index", LANG, "xent_rows_kernel",
+         [T("in", "fp32", ["M", "N"]), T("in", "i32", ["M"], "randint:-1:7"), T("out", "fp32", ["M"]),
+          S("i32", "N"), S("i32", "-1")],
+         lambda s: {"BLOCK": next_pow2(s["N"])}, "M", XENT_SIZES, 2, tol(1e-4, 1e-5),
+         grid_in_blob=False),
+    _lang_ew("lang_early_helpers", "early_helpers_kernel",
+             [_n("fp32"), T("in", "i32", ["cdiv(n, 1024)"], "randint:-10:10"), _n("fp32", "out"),
+              _n("fp32", "out"), N_]),
+    _lang_ew("lang_nested_return", "nested_return_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+             tol=tol(1e-5, 1e-6), block=128),
+    _lang_ew("lang_branch_temps", "branch_temps_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+             block=256),
+    case("lang_row_max_dtype_call", LANG, "row_max_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "N")], {"BLOCK": 256}, "M",
+         [{"M": 1, "N": 1}, {"M": 1023, "N": 1000}, {"M": 64, "N": 2**20 + 7}], 2, grid_in_blob=False),
+]
+
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
 BENCH = [

@@ -1,0 +1,74 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def return_in_loop(x_ptr, n):
+    for i in range(n):
+        if i == 3:
+            return
+        tl.store(x_ptr + i, 1.0)
+
+
+@triton.jit
+def return_in_while_if(x_ptr, n):
+    i = 0
+    while i < n:
+        if i == 3:
+            return
+        i += 1
+
+
+@triton.jit
+def _typed(x, c):
+    if c > 0:
+        return x
+    return c
+
+
+@triton.jit
+def return_types_differ(x_ptr, n):
+    tl.store(x_ptr, _typed(tl.load(x_ptr), n))
+
+
+@triton.jit
+def _maybe(x, c):
+    if c > 0:
+        return x
+
+
+@triton.jit
+def return_value_and_none(x_ptr, n):
+    tl.store(x_ptr, _maybe(tl.load(x_ptr), n))
+
+
+@triton.jit
+def kernel_returns_value(x_ptr, n):
+    if n > 0:
+        return 1
+    return 2
+
+
+@triton.jit
+def read_after_one_branch(x_ptr, n):
+    if n > 0:
+        t = tl.load(x_ptr)
+    tl.store(x_ptr, t)
+
+
+@triton.jit
+def read_after_type_change(x_ptr, n):
+    t = 0
+    if n > 0:
+        t = tl.load(x_ptr)
+    tl.store(x_ptr, t)
+
+
+@triton.jit
+def dtype_call_args(x_ptr):
+    tl.store(x_ptr, tl.float32(1.0, 2.0))
+
+
+@triton.jit
+def dtype_call_pointer(x_ptr):
+    tl.store(x_ptr, tl.float32(x_ptr))

@@ -1,0 +1,306 @@
+/* test_lang.c - the language constructs real kernels write that go beyond
+ * the tiers of test_kernels.c: early returns (in kernels, helpers with
+ * values, static_range iterations), branch-local temporaries, dtypes called
+ * as functions, and (in their own sections) scans and the smaller builtins.
+ * Each kernel of tests/kernels/lang.py is specialized by the front end, run
+ * by the interpreter on pseudo-random inputs and compared with a C
+ * reference written here; refusals are checked by their diagnostics.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "front/front.h"
+
+#define LANG "tests/kernels/lang.py"
+
+enum { MAX_ARGS = 12 };
+
+typedef struct launch {
+	const char *file, *kernel, *signature;
+	uint32_t grid[3];
+	interp_buffer bufs[MAX_ARGS];
+	interp_arg args[MAX_ARGS];
+	int nbufs, nargs;
+	tilec_ctx *ctx;
+	strbuf ir; /* the IR dump of the last run */
+} launch;
+
+static launch kl(const char *kernel, const char *signature, uint32_t gx, uint32_t gy)
+{
+	launch l;
+	memset(&l, 0, sizeof l);
+	l.file = LANG;
+	l.kernel = kernel;
+	l.signature = signature;
+	l.grid[0] = gx;
+	l.grid[1] = gy;
+	l.grid[2] = 1;
+	sb_init(&l.ir);
+	return l;
+}
+
+static void kl_ptr(launch *l, void *data, size_t bytes)
+{
+	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
+	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
+}
+
+static void kl_int(launch *l, int64_t v)
+{
+	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
+}
+
+static tilec_status kl_go(launch *l)
+{
+	l->ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	ir_func *f = NULL;
+	fe_spec spec = {l->kernel, l->signature, NULL, 0, 0, 0};
+	tilec_status st = fe_load(l->ctx, a, l->file, &m);
+	if (!st)
+		st = fe_specialize(l->ctx, a, m, &spec, &f);
+	if (!st)
+		st = ir_verify(l->ctx, f);
+	if (!st) {
+		sb_free(&l->ir);
+		sb_init(&l->ir);
+		ir_dump(&l->ir, f);
+		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
+	}
+	arena_free(a);
+	return st;
+}
+
+static void kl_done(launch *l)
+{
+	tilec_ctx_free(l->ctx);
+	l->ctx = NULL;
+	sb_free(&l->ir);
+}
+
+static bool kl_run(launch *l)
+{
+	tilec_status st = kl_go(l);
+	CHECK_MSG(st == TILEC_OK, "%s [%s]: %s\n%s", l->kernel, l->signature, tilec_status_string(st),
+		  tilec_diagnostics(l->ctx));
+	return st == TILEC_OK;
+}
+
+/* Specialization of `kernel` in `file` fails with `needle` in the diagnostics. */
+static void refused(const char *file, const char *kernel, const char *signature, const char *needle)
+{
+	launch l = kl(kernel, signature, 1, 1);
+	l.file = file;
+	tilec_status st = kl_go(&l);
+	CHECK_MSG(st != TILEC_OK, "%s: accepted, expected an error with \"%s\"", kernel, needle);
+	CHECK_STR_CONTAINS(tilec_diagnostics(l.ctx), needle);
+	kl_done(&l);
+}
+
+static uint64_t rng_state = 777;
+
+static uint32_t rnd(void)
+{
+	rng_state = rng_state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	return (uint32_t)(rng_state >> 33);
+}
+
+static float *fvec(size_t n, float lo, float hi)
+{
+	float *v = malloc(sizeof(float) * (n ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		v[i] = lo + (hi - lo) * (float)(rnd() & 0xffffff) / (float)0x1000000;
+	return v;
+}
+
+static void close_f(const char *what, const float *got, const float *want, size_t n, double atol, double rtol)
+{
+	size_t bad = 0, first = 0;
+	for (size_t i = 0; i < n; i++) {
+		double g = got[i], w = want[i];
+		bool ok = (isnan(g) && isnan(w)) || (isinf(w) && g == w) || fabs(g - w) <= atol + rtol * fabs(w);
+		if (!ok && !bad++)
+			first = i;
+	}
+	CHECK_MSG(bad == 0, "%s: %zu of %zu elements differ; first [%zu]: got %.9g, want %.9g", what, bad, n, first,
+		  bad ? got[first] : 0.0, bad ? want[first] : 0.0);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int k = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		k++;
+	return k;
+}
+
+/* ---------------------------------------------------------------- early returns */
+
+static void test_xent_ignore_index(void)
+{
+	enum { ROWS = 9, COLS = 37 };
+	float *x = fvec(ROWS * COLS, -4, 4), loss[ROWS], want[ROWS];
+	int32_t labels[ROWS];
+	for (int r = 0; r < ROWS; r++) {
+		labels[r] = r % 3 == 1 ? -100 : (int32_t)(rnd() % COLS);
+		loss[r] = 12345.0f; /* every row must be written */
+		if (labels[r] == -100) {
+			want[r] = 0.0f;
+			continue;
+		}
+		double m = -INFINITY, s = 0;
+		for (int c = 0; c < COLS; c++)
+			m = fmax(m, x[r * COLS + c]);
+		for (int c = 0; c < COLS; c++)
+			s += exp(x[r * COLS + c] - m);
+		want[r] = (float)(log(s) + m - x[r * COLS + labels[r]]);
+	}
+	launch l = kl("xent_kernel", "*fp32, *i32, *fp32, i32, i32, 64", ROWS, 1);
+	kl_ptr(&l, x, sizeof(float) * ROWS * COLS);
+	kl_ptr(&l, labels, sizeof labels);
+	kl_ptr(&l, loss, sizeof loss);
+	kl_int(&l, COLS);
+	kl_int(&l, -100);
+	if (kl_run(&l)) {
+		close_f("xent_kernel", loss, want, ROWS, 1e-5, 1e-5);
+		/* the rest of the kernel went into the else branch: one if, no early exit op */
+		CHECK(count_of(sb_str(&l.ir), "} else {") == 1);
+	}
+	kl_done(&l);
+	free(x);
+}
+
+static float scale_or_shift(float x, int c)
+{
+	return c > 0 ? x * 2.0f : c < -5 ? x - 1.0f : x + 1.0f;
+}
+
+static void test_early_helpers(void)
+{
+	enum { N = 100, BLOCK = 16, PROGS = (N + BLOCK - 1) / BLOCK };
+	float *x = fvec(N, -3, 3), a[N], b[N], wa[N], wb[N];
+	int32_t c[PROGS] = {3, -7, 0, -2, 5, -9, 1};
+	for (int i = 0; i < N; i++) {
+		int ci = c[i / BLOCK];
+		float v = scale_or_shift(x[i], ci);
+		wa[i] = v;
+		wb[i] = ci % 2 == 0 ? v + 1.0f : v * v;
+	}
+	launch l = kl("early_helpers_kernel", "*fp32, *i32, *fp32, *fp32, i32, 16", PROGS, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, c, sizeof c);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		close_f("early_helpers_kernel a", a, wa, N, 0, 0);
+		close_f("early_helpers_kernel b", b, wb, N, 0, 0);
+		/* the tuple's shared first item is not yielded: the second if has one result */
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "= if %34 : <16xfp32> {");
+	}
+	kl_done(&l);
+	free(x);
+}
+
+static void test_nested_return(void)
+{
+	enum { N = 300, BLOCK = 32, PROGS = (N + BLOCK - 1) / BLOCK };
+	float *x = fvec(N, -3, 3), o[N], w[N];
+	for (int i = 0; i < N; i++) {
+		int pid = i / BLOCK;
+		float v = x[i];
+		if (pid % 2 == 0) {
+			v = v + 10.0f;
+			if (pid % 4 == 0) {
+				w[i] = v * 0.0f - 1.0f;
+				continue;
+			}
+			v = v * 3.0f;
+		}
+		bool done = false;
+		for (int k = 0; k < 3 && !done; k++) {
+			if (pid == 5 + k) {
+				w[i] = v + (float)k * 100.0f;
+				done = true;
+			}
+			v = v + 1.0f;
+		}
+		if (!done)
+			w[i] = v;
+	}
+	launch l = kl("nested_return_kernel", "*fp32, *fp32, i32, 32", PROGS, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l))
+		close_f("nested_return_kernel", o, w, N, 0, 0);
+	kl_done(&l);
+	free(x);
+}
+
+static void test_branch_temps(void)
+{
+	enum { N = 200, BLOCK = 16, PROGS = (N + BLOCK - 1) / BLOCK };
+	float *x = fvec(N, -50, 50), o[N], w[N];
+	for (int i = 0; i < N; i++)
+		w[i] = (i / BLOCK) % 2 == 0 ? x[i] * 2.0f : (float)(int32_t)x[i];
+	launch l = kl("branch_temps_kernel", "*fp32, *fp32, i32, 16", PROGS, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l))
+		close_f("branch_temps_kernel", o, w, N, 0, 0);
+	kl_done(&l);
+	free(x);
+}
+
+static void test_dtype_call(void)
+{
+	enum { ROWS = 3, COLS = 100 };
+	float *x = fvec(ROWS * COLS, -1000, -10), o[ROWS], w[ROWS];
+	for (int r = 0; r < ROWS; r++) {
+		float m = -INFINITY;
+		for (int c = 0; c < COLS; c++)
+			m = fmaxf(m, x[r * COLS + c]);
+		w[r] = m + 44.0f + 0.5f; /* tl.int8(300) wraps to 44 */
+	}
+	launch l = kl("dtype_call_kernel", "*fp32, *fp32, i32, 32", ROWS, 1);
+	kl_ptr(&l, x, sizeof(float) * ROWS * COLS);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, COLS);
+	if (kl_run(&l)) {
+		close_f("dtype_call_kernel", o, w, ROWS, 0, 0);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "const -inf : fp32");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "const 44 : i8");
+	}
+	kl_done(&l);
+	free(x);
+}
+
+#define ERR "tests/kernels/lang_errors.py"
+
+static void test_refusals(void)
+{
+	refused(ERR, "return_in_loop", "*fp32, i32", "`return` inside a runtime `for` or `while` loop is not supported");
+	refused(ERR, "return_in_while_if", "*fp32, i32", "`return` inside a runtime `for` or `while` loop is not supported");
+	refused(ERR, "return_types_differ", "*fp32, i32", "inconsistent return types: fp32 in the then branch");
+	refused(ERR, "return_value_and_none", "*fp32, i32", "return different values that cannot be merged");
+	refused(ERR, "kernel_returns_value", "*fp32, i32", "a kernel cannot return a value");
+	refused(ERR, "read_after_one_branch", "*fp32, i32", "`t` is defined in only one branch of the runtime `if` at line");
+	refused(ERR, "read_after_type_change", "*fp32, i32", "`t` has type fp32 in the then branch but i32 in the else branch");
+	refused(ERR, "dtype_call_args", "*fp32", "dtype fp32 called as a function takes one positional argument");
+	refused(ERR, "dtype_call_pointer", "*fp32", "cannot cast *fp32 to fp32");
+}
+
+int main(void)
+{
+	test_xent_ignore_index();
+	test_early_helpers();
+	test_nested_return();
+	test_branch_temps();
+	test_dtype_call();
+	test_refusals();
+	return check_report("test_lang");
+}
