@@ -93,3 +93,15 @@ def dtype_call_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
         m = tl.maximum(m, tl.max(x, axis=0))
     wrap = tl.int8(300)
     tl.store(out_ptr + row, m + tl.float32(wrap) + tl.float16(0.5))
+
+
+@triton.jit
+def param_names_kernel(tile_row_start_ptr, stream, out, int, grid_x, NULL, size_t, double, __x, café, pn_module,
+                       p1_stream, BLOCK: tl.constexpr):
+    # Parameter names the generated C must rename (keywords, its own names,
+    # tile_*, reserved and non-ASCII identifiers, the blob's symbols).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < stream
+    x = tl.load(tile_row_start_ptr + offs, mask=mask)
+    y = x * int + grid_x + NULL + size_t + double + __x + café + pn_module + p1_stream
+    tl.store(out + offs, y, mask=mask)
