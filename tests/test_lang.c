@@ -279,6 +279,30 @@ static void test_dtype_call(void)
 	free(x);
 }
 
+/* Conditional and try-guarded module-level imports, Triton 2.x tl.math names. */
+static void test_imports(void)
+{
+	enum { N = 70 };
+	float *x = fvec(N, -2, 2), o[N], w[N];
+	for (int i = 0; i < N; i++) {
+		double v = x[i];
+		w[i] = (float)((float)tanh(v) + (float)erf(v) + (float)tanh(v) * 2.0f + (float)(v * v) + (float)exp(v));
+	}
+	launch l = kl("imports_kernel", "*fp32, *fp32, i32, 32", (N + 31) / 32, 1);
+	l.file = "tests/kernels/lang_imports.py";
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		close_f("imports_kernel", o, w, N, 1e-5, 1e-5);
+		CHECK(count_of(sb_str(&l.ir), "extern @__nv_tanhf") == 2);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "math erf");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_powf");
+	}
+	kl_done(&l);
+	free(x);
+}
+
 #define ERR "tests/kernels/lang_errors.py"
 
 static void test_refusals(void)
@@ -292,6 +316,8 @@ static void test_refusals(void)
 	refused(ERR, "read_after_type_change", "*fp32, i32", "`t` has type fp32 in the then branch but i32 in the else branch");
 	refused(ERR, "dtype_call_args", "*fp32", "dtype fp32 called as a function takes one positional argument");
 	refused(ERR, "dtype_call_pointer", "*fp32", "cannot cast *fp32 to fp32");
+	/* no binding of the try statement resolves: the first one's error */
+	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
 }
 
 int main(void)
@@ -301,6 +327,7 @@ int main(void)
 	test_nested_return();
 	test_branch_temps();
 	test_dtype_call();
+	test_imports();
 	test_refusals();
 	return check_report("test_lang");
 }

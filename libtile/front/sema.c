@@ -132,6 +132,38 @@ static bool global_value(sema *s, src_loc loc, const ast_global *g, sv *out)
 	return true;
 }
 
+/* The value an import binds: a module, or an attribute of one. */
+static bool import_value(sema *s, src_loc loc, const ast_import *imp, sv *out)
+{
+	const char *path = imp->path;
+	const char *dot = strrchr(path, '.');
+	memset(out, 0, sizeof *out);
+	/* `from triton.language import exp`: an attribute of a module */
+	if (dot)
+		return sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out);
+	out->kind = SV_MODULE;
+	out->s = path;
+	return true;
+}
+
+/* Whether an import names something tile knows, without a diagnostic. */
+static bool import_resolves(sema *s, src_loc loc, const ast_import *imp)
+{
+	tilec_ctx quiet = {0};
+	tilec_ctx *ctx = s->ctx;
+	tilec_status st = s->status;
+	s->ctx = &quiet;
+	sv v;
+	bool ok = import_value(s, loc, imp, &v);
+	s->ctx = ctx;
+	s->status = st;
+	sb_free(&quiet.diags);
+	/* a plain `import x` binds a module whatever x is: only known roots count */
+	if (ok && v.kind == SV_MODULE && !strchr(imp->path, '.'))
+		ok = !strcmp(imp->path, "triton") || !strcmp(imp->path, "math");
+	return ok;
+}
+
 bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 {
 	memset(out, 0, sizeof *out);
@@ -155,16 +187,20 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 	}
 	for (int i = am->nimports - 1; i >= 0; i--)
 		if (!strcmp(am->imports[i].alias, name)) {
-			const char *path = am->imports[i].path;
-			const char *dot = strrchr(path, '.');
-			/* `from triton.language import exp`: an attribute of a module */
-			if (dot && !sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out))
-				return false;
-			if (!dot) {
-				out->kind = SV_MODULE;
-				out->s = path;
-			}
-			return true;
+			int g = am->imports[i].group;
+			if (!g)
+				return import_value(s, loc, &am->imports[i], out);
+			/* bound inside a module-level if/try: the first binding of the
+			 * statement that resolves, as a current Triton's import would */
+			int first = -1;
+			for (int j = 0; j < am->nimports; j++)
+				if (am->imports[j].group == g && !strcmp(am->imports[j].alias, name)) {
+					if (first < 0)
+						first = j;
+					if (import_resolves(s, loc, &am->imports[j]))
+						return import_value(s, loc, &am->imports[j], out);
+				}
+			return import_value(s, loc, &am->imports[first], out);
 		}
 	for (int i = am->nglobals - 1; i >= 0; i--)
 		if (!strcmp(am->globals[i].name, name))

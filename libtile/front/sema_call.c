@@ -1671,6 +1671,12 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 			out->s = canon;
 			return true;
 		}
+		/* Triton 2.x's tl.math held the libdevice functions */
+		if (!strcmp(path, "triton.language.math") && libdevice_find(name)) {
+			out->kind = SV_BUILTIN;
+			out->s = arena_printf(s->a, "libdevice.%s", name);
+			return true;
+		}
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`%s` is not supported yet", canon);
 	}
 	if (libdev) {

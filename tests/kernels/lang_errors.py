@@ -1,6 +1,11 @@
 import triton
 import triton.language as tl
 
+try:
+    from triton.language.extra.cuda.libdevice import no_such_fn as nsf
+except ImportError:
+    from triton.language import no_such_either as nsf
+
 
 @triton.jit
 def return_in_loop(x_ptr, n):
@@ -72,3 +77,8 @@ def dtype_call_args(x_ptr):
 @triton.jit
 def dtype_call_pointer(x_ptr):
     tl.store(x_ptr, tl.float32(x_ptr))
+
+
+@triton.jit
+def unresolved_import(x_ptr):
+    tl.store(x_ptr, nsf(tl.load(x_ptr)))

@@ -88,3 +88,16 @@ def row_max_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
         m = tl.maximum(m, tl.max(x, axis=0))
     tl.store(out_ptr + row, m)
+
+
+@triton.jit
+def param_names_kernel(tile_row_start_ptr, n, out, grid_x, NULL, size_t, double, café,
+                       lang_param_names_module, BLOCK: tl.constexpr):
+    # names the generated C renames (tile_*, its own and its headers' names,
+    # C keywords, non-ASCII, the blob's symbols): the arguments must still
+    # arrive in order
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(tile_row_start_ptr + offs, mask=mask)
+    y = x * double + grid_x + NULL * 2 + size_t + café * 3 + lang_param_names_module * 5
+    tl.store(out + offs, y, mask=mask)
