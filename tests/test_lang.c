@@ -303,6 +303,118 @@ static void test_imports(void)
 	free(x);
 }
 
+/* ---------------------------------------------------------------- scans */
+
+static void test_cumsum(void)
+{
+	for (int rev = 0; rev < 2; rev++) {
+		enum { N = 1000 };
+		float *x = fvec(N, -1, 1), o[N], w[N];
+		double acc = 0;
+		for (int t = 0; t < N; t++) {
+			int i = rev ? N - 1 - t : t;
+			acc += x[i];
+			w[i] = (float)acc;
+		}
+		launch l = kl("cumsum_kernel", rev ? "*fp32, *fp32, i32, 1024, True" : "*fp32, *fp32, i32, 1024, False", 1, 1);
+		kl_ptr(&l, x, sizeof(float) * N);
+		kl_ptr(&l, o, sizeof o);
+		kl_int(&l, N);
+		if (kl_run(&l)) {
+			close_f(rev ? "cumsum reverse" : "cumsum", o, w, N, 1e-4, 1e-5);
+			CHECK_STR_CONTAINS(sb_str(&l.ir), rev ? "scan axis=0 reverse" : "scan axis=0 %");
+		}
+		kl_done(&l);
+		free(x);
+	}
+}
+
+static void test_scan_2d(void)
+{
+	enum { M = 5, N = 13 };
+	for (int axis = 0; axis < 2; axis++) {
+		float *x = fvec(M * N, 0.5f, 1.5f), s[M * N], p[M * N], ws[M * N], wp[M * N];
+		for (int a = 0; a < (axis ? M : N); a++) {
+			double sum = 0, prod = 1;
+			int len = axis ? N : M;
+			for (int t = 0; t < len; t++) {
+				int i = axis ? a * N + t : t * N + a;
+				sum += x[i];
+				ws[i] = (float)sum;
+				int ir = axis ? a * N + (len - 1 - t) : (len - 1 - t) * N + a;
+				prod *= x[ir];
+				wp[ir] = (float)prod;
+			}
+		}
+		launch l = kl("scan_2d_kernel", axis ? "*fp32, *fp32, *fp32, i32, i32, 8, 16, 1" : "*fp32, *fp32, *fp32, i32, i32, 8, 16, 0", 1, 1);
+		kl_ptr(&l, x, sizeof(float) * M * N);
+		kl_ptr(&l, s, sizeof s);
+		kl_ptr(&l, p, sizeof p);
+		kl_int(&l, M);
+		kl_int(&l, N);
+		if (kl_run(&l)) {
+			close_f("scan_2d cumsum", s, ws, M * N, 1e-5, 1e-5);
+			close_f("scan_2d cumprod reverse", p, wp, M * N, 1e-5, 1e-5);
+		}
+		kl_done(&l);
+		free(x);
+	}
+}
+
+static void test_associative_scan(void)
+{
+	enum { N = 200 };
+	int32_t a[N], b[N], h[N], m[N], mi[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = (int32_t)(rnd() % 2001) - 1000;
+		b[i] = (int32_t)(rnd() % 41) - 20; /* ties for the first-index rule */
+	}
+	launch l = kl("recurrence_kernel", "*i32, *i32, *i32, *i32, *i32, i32, 256", 1, 1);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_ptr(&l, h, sizeof h);
+	kl_ptr(&l, m, sizeof m);
+	kl_ptr(&l, mi, sizeof mi);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		uint32_t hv = 0;
+		int32_t best = 0, bi = 0;
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			hv = (uint32_t)a[i] * hv + (uint32_t)b[i];
+			if (i == 0 || b[i] > best)
+				best = b[i], bi = i;
+			bad += h[i] != (int32_t)hv || m[i] != best || mi[i] != bi;
+		}
+		CHECK_MSG(bad == 0, "recurrence_kernel: %d of %d elements differ", bad, N);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "scan axis=0 %");
+	}
+	kl_done(&l);
+}
+
+static void test_cumsum_int8(void)
+{
+	int8_t x[64];
+	int32_t o[64];
+	int32_t acc = 0;
+	bool ok = true;
+	for (int i = 0; i < 64; i++)
+		x[i] = (int8_t)(100 - (int)(rnd() % 30)); /* sums past 127: widened */
+	launch l = kl("cumsum_int8_kernel", "*i8, *i32, 64", 1, 1);
+	kl_ptr(&l, x, sizeof x);
+	kl_ptr(&l, o, sizeof o);
+	if (kl_run(&l)) {
+		for (int i = 0; i < 64; i++) {
+			acc += x[i];
+			ok &= o[i] == acc;
+		}
+		CHECK_MSG(ok, "cumsum_int8_kernel: int8 sums not widened to int32");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "scan axis=0 %");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), ": <64xi32> { (");
+	}
+	kl_done(&l);
+}
+
 #define ERR "tests/kernels/lang_errors.py"
 
 static void test_refusals(void)
@@ -317,6 +429,10 @@ static void test_refusals(void)
 	refused(ERR, "dtype_call_args", "*fp32", "dtype fp32 called as a function takes one positional argument");
 	refused(ERR, "dtype_call_pointer", "*fp32", "cannot cast *fp32 to fp32");
 	/* no binding of the try statement resolves: the first one's error */
+	refused(ERR, "scan_not_jit", "*fp32", "the combine function of tl.associative_scan must be a @triton.jit function");
+	refused(ERR, "scan_bad_combine", "*fp32", "the combine function `_bad_combine` returns 1 value for a scan of 2");
+	refused(ERR, "scan_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
+	refused(ERR, "scan_scalar", "*fp32", "a scan needs a block, got a scalar");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
 }
 
@@ -328,6 +444,10 @@ int main(void)
 	test_branch_temps();
 	test_dtype_call();
 	test_imports();
+	test_cumsum();
+	test_scan_2d();
+	test_associative_scan();
+	test_cumsum_int8();
 	test_refusals();
 	return check_report("test_lang");
 }

@@ -105,3 +105,57 @@ def param_names_kernel(tile_row_start_ptr, stream, out, int, grid_x, NULL, size_
     x = tl.load(tile_row_start_ptr + offs, mask=mask)
     y = x * int + grid_x + NULL + size_t + double + __x + café + pn_module + p1_stream
     tl.store(out + offs, y, mask=mask)
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
+    # One block: an inclusive prefix sum (suffix sum when REVERSE).
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, 0, reverse=REVERSE), mask=offs < n)
+
+
+@triton.jit
+def scan_2d_kernel(x_ptr, sum_ptr, prod_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   AXIS: tl.constexpr):
+    # cumsum along AXIS, cumprod reversed along it, as methods
+    rows = tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    mask = (rows < M) & (cols < N)
+    x = tl.load(x_ptr + rows * N + cols, mask=mask, other=1.0)
+    tl.store(sum_ptr + rows * N + cols, x.cumsum(axis=AXIS), mask=mask)
+    tl.store(prod_ptr + rows * N + cols, tl.cumprod(x, AXIS, reverse=True), mask=mask)
+
+
+@triton.jit
+def _affine(a1, b1, a2, b2):
+    # composition of h -> a*h + b maps: associative, not commutative
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def _first_max(v1, i1, v2, i2):
+    take = v2 > v1
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def recurrence_kernel(a_ptr, b_ptr, h_ptr, m_ptr, mi_ptr, n, BLOCK: tl.constexpr):
+    # h[t] = a[t] * h[t-1] + b[t] in wrapping int32 (exact in any order), and
+    # a running maximum with its first index, by associative_scan on tuples.
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=1)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    _, h = tl.associative_scan((a, b), 0, _affine)
+    tl.store(h_ptr + offs, h, mask=mask)
+    m, mi = tl.associative_scan((b, offs), axis=0, combine_fn=_first_max)
+    tl.store(m_ptr + offs, m, mask=mask)
+    tl.store(mi_ptr + offs, mi, mask=mask)
+
+
+@triton.jit
+def cumsum_int8_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # int8 sums widen to int32, as Triton's cumsum does
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), axis=0))

@@ -82,3 +82,32 @@ def dtype_call_pointer(x_ptr):
 @triton.jit
 def unresolved_import(x_ptr):
     tl.store(x_ptr, nsf(tl.load(x_ptr)))
+
+
+@triton.jit
+def scan_not_jit(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.associative_scan(x, 0, tl.maximum))
+
+
+@triton.jit
+def _bad_combine(a, i, b, j):
+    return a + b
+
+
+@triton.jit
+def scan_bad_combine(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    s, _ = tl.associative_scan((x, x), 0, _bad_combine)
+    tl.store(x_ptr + tl.arange(0, 8), s)
+
+
+@triton.jit
+def scan_axis(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.cumsum(x, axis=1))
+
+
+@triton.jit
+def scan_scalar(x_ptr):
+    tl.store(x_ptr, tl.cumsum(tl.load(x_ptr)))

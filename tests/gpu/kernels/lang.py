@@ -101,3 +101,64 @@ def param_names_kernel(tile_row_start_ptr, n, out, grid_x, NULL, size_t, double,
     x = tl.load(tile_row_start_ptr + offs, mask=mask)
     y = x * double + grid_x + NULL * 2 + size_t + café * 3 + lang_param_names_module * 5
     tl.store(out + offs, y, mask=mask)
+
+
+@triton.jit
+def cumsum_blocks_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
+    # each program scans its own block of BLOCK elements
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, 0, reverse=REVERSE), mask=offs < n)
+
+
+@triton.jit
+def cumprod_rev_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
+    tl.store(out_ptr + offs, x.cumprod(axis=0, reverse=True), mask=offs < n)
+
+
+@triton.jit
+def cumsum_rows_kernel(x_ptr, out_ptr, N, BLOCK_N: tl.constexpr):
+    # one row per program
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + row * N + cols, tl.cumsum(x, axis=0), mask=cols < N)
+
+
+@triton.jit
+def scan_tile_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, AXIS: tl.constexpr):
+    # a BLOCK_M x BLOCK_N tile per program, scanned along AXIS (0: down the
+    # columns of the tile, 1: along its rows)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask = (rows < M) & (cols < N)
+    x = tl.load(x_ptr + rows * N + cols, mask=mask, other=0)
+    tl.store(out_ptr + rows * N + cols, tl.cumsum(x, axis=AXIS), mask=mask)
+
+
+@triton.jit
+def _affine(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def _first_max(v1, i1, v2, i2):
+    take = v2 > v1
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def recurrence_kernel(a_ptr, b_ptr, h_ptr, m_ptr, mi_ptr, n, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
+    # h = a * h + b per block in wrapping int32 (exact in any order; the
+    # combine does not commute), and a running maximum with its first index
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=1)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    _, h = tl.associative_scan((a, b), 0, _affine, reverse=REVERSE)
+    tl.store(h_ptr + offs, h, mask=mask)
+    m, mi = tl.associative_scan((b, offs), axis=0, combine_fn=_first_max, reverse=REVERSE)
+    tl.store(m_ptr + offs, m, mask=mask)
+    tl.store(mi_ptr + offs, mi, mask=mask)
