@@ -415,6 +415,64 @@ static void test_cumsum_int8(void)
 	kl_done(&l);
 }
 
+/* ---------------------------------------------------------------- smaller builtins */
+
+static void test_while_and_or(void)
+{
+	enum { P = 4, N = 20 };
+	float *x = fvec(P * N, 0, 2), o[P], w[P];
+	float limit = 7.5f;
+	for (int p = 0; p < P; p++) {
+		int i = 0;
+		float acc = 0;
+		while ((i < N && acc < limit) || i == 0)
+			acc += x[p * N + i++];
+		w[p] = acc + (float)i * 1000.0f;
+	}
+	launch l = kl("while_and_or_kernel", "*fp32, *fp32, i32, fp32", P, 1);
+	kl_ptr(&l, x, sizeof(float) * P * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	l.args[l.nargs++] = (interp_arg){-1, 0, {.f = limit}};
+	if (kl_run(&l))
+		close_f("while_and_or_kernel", o, w, P, 0, 0);
+	kl_done(&l);
+	free(x);
+}
+
+static void test_umulhi(void)
+{
+	enum { N = 64 };
+	uint32_t a[N], b[N], hi[N];
+	int32_t shi[N];
+	uint64_t lhi[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = rnd() ^ (rnd() << 16);
+		b[i] = rnd() ^ (rnd() << 16);
+	}
+	launch l = kl("umulhi_kernel", "*u32, *u32, *u32, *i32, *u64, 64", 1, 1);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_ptr(&l, hi, sizeof hi);
+	kl_ptr(&l, shi, sizeof shi);
+	kl_ptr(&l, lhi, sizeof lhi);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			uint64_t la = (uint64_t)a[i] << 20, lb = (uint64_t)b[i] << 30;
+			bad += hi[i] != (uint32_t)(((uint64_t)a[i] * b[i]) >> 32);
+			bad += shi[i] != (int32_t)(((int64_t)(int32_t)a[i] * (int32_t)b[i]) >> 32);
+			bad += lhi[i] != (uint64_t)(((unsigned __int128)la * lb) >> 64);
+		}
+		CHECK_MSG(bad == 0, "umulhi_kernel: %d wrong high halves", bad);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_umulhi");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_mulhi");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_umul64hi");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "  barrier\n");
+	}
+	kl_done(&l);
+}
+
 #define ERR "tests/kernels/lang_errors.py"
 
 static void test_refusals(void)
@@ -433,6 +491,8 @@ static void test_refusals(void)
 	refused(ERR, "scan_bad_combine", "*fp32", "the combine function `_bad_combine` returns 1 value for a scan of 2");
 	refused(ERR, "scan_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
 	refused(ERR, "scan_scalar", "*fp32", "a scan needs a block, got a scalar");
+	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` takes 32- or 64-bit integers, got fp32");
+	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
 }
 
@@ -448,6 +508,8 @@ int main(void)
 	test_scan_2d();
 	test_associative_scan();
 	test_cumsum_int8();
+	test_while_and_or();
+	test_umulhi();
 	test_refusals();
 	return check_report("test_lang");
 }

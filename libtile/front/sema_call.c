@@ -1059,6 +1059,32 @@ static bool b_static_assert(call *c, sv *out)
 			  m.kind == SV_STR ? (int)m.slen : 0, m.kind == SV_STR ? m.s : "");
 }
 
+static bool b_debug_barrier(call *c, sv *out)
+{
+	out->kind = SV_NONE;
+	return emit1(c, IR_OP_BARRIER, 0, NULL, ir_scalar(IR_VOID)) != NULL;
+}
+
+/* umulhi(x, y): the high half of the integer product, through libdevice's
+ * mulhi family by dtype as Triton's math.mulhi (signed for int32/int64). */
+static bool b_umulhi(call *c, sv *out)
+{
+	int x, y;
+	if (!sema_typecheck(c->s, cloc(c), c->name, c->v[0], c->v[1], false, false, true, false, &x, &y))
+		return false;
+	ir_kind k = (ir_kind)ty(c, x).kind;
+	const char *sym = k == IR_I32 ? "__nv_mulhi" : k == IR_U32 ? "__nv_umulhi" : k == IR_I64 ? "__nv_mul64hi"
+			  : k == IR_U64 ? "__nv_umul64hi" : NULL;
+	if (!sym)
+		return err(c, "`%s` takes 32- or 64-bit integers, got %s", c->name, sema_type_str(c->s, ty(c, x)));
+	int args[2] = {x, y};
+	ir_op *op = emit1(c, IR_OP_EXTERN, 2, args, ty(c, x));
+	if (!op)
+		return false;
+	op->name = sym;
+	return out_tensor(c, op->results[0], out);
+}
+
 static bool b_ignore(call *c, sv *out)
 {
 	(void)c;
@@ -1428,6 +1454,8 @@ static const builtin builtins[] = {
 	{"tl.constexpr", b_constexpr, 0, {"value"}},
 	{"tl.static_assert", b_static_assert, 0, {"cond", "msg"}},
 	{"tl.static_print", b_ignore, 0, {"*"}},
+	{"tl.debug_barrier", b_debug_barrier, 0, {0}},
+	{"tl.umulhi", b_umulhi, 0, {"x", "y"}},
 	{"tl.device_assert", b_ignore, 0, {"cond", "msg", "mask"}}, /* only emitted by Triton in debug mode */
 	{"tl.pointer_type", b_pointer_type, 0, {"element_ty", "address_space"}},
 	{"tl.range", b_loop_only, 0, {"*"}},
@@ -1471,7 +1499,7 @@ static int required(const builtin *b)
 		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
-		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
+		{"tl.static_print", 0}, {"tl.debug_barrier", 0}, {"tl.umulhi", 2}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
 		{"float", 0}, {"bool", 0}, {"tl.pointer_type", 1},
 	};
 	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)

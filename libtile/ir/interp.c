@@ -639,6 +639,21 @@ static tilec_status exec_extern(interp *in, const ir_op *op)
 		}
 		return TILEC_OK;
 	}
+	/* high halves of integer products (tl.umulhi) */
+	if (op->nargs == 2 && (!strcmp(name, "mulhi") || !strcmp(name, "umulhi") || !strcmp(name, "mul64hi") ||
+			       !strcmp(name, "umul64hi"))) {
+		for (int64_t i = 0; i < n; i++) {
+			if (name[0] == 'u' && name[4] == 'h')
+				r[i].i = (int64_t)(uint32_t)(((uint64_t)(uint32_t)a[i].u * (uint32_t)b[i].u) >> 32);
+			else if (name[0] == 'm' && name[3] == 'h')
+				r[i].i = (int64_t)(int32_t)(((int64_t)(int32_t)a[i].i * (int32_t)b[i].i) >> 32);
+			else if (name[0] == 'u')
+				r[i].u = (uint64_t)(((unsigned __int128)a[i].u * b[i].u) >> 64);
+			else
+				r[i].i = (int64_t)(((__int128)a[i].i * b[i].i) >> 64);
+		}
+		return TILEC_OK;
+	}
 	bool f32 = ak[0] != IR_F64 && len > 1 && name[len - 1] == 'f';
 	for (size_t j = 0; j < sizeof libdevice / sizeof libdevice[0]; j++) {
 		const char *e = libdevice[j].name;
@@ -1171,6 +1186,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_CONDITION: return TILEC_OK; /* read by the parent op */
 	case IR_OP_ASYNC_COPY: return exec_async_copy(in, op);
 	case IR_OP_LOCAL_LOAD: return exec_local_load(in, op);
+	case IR_OP_BARRIER: return TILEC_OK; /* programs run one thread at a time */
 	case IR_OP_LOCAL_ALLOC: /* the ring is the value's slots */
 	case IR_OP_LOCAL_DEALLOC:
 	case IR_OP_ASYNC_COMMIT:

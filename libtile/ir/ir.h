@@ -99,6 +99,7 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
+	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
 	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \

@@ -652,6 +652,7 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_DOT: check_dot(v, op); break;
 	case IR_OP_HINT: check_hint(v, op); break;
 	case IR_OP_ASSUME: check_assume(v, op); break;
+	case IR_OP_BARRIER: arity(v, op, 0, false, 0, 0); break;
 	case IR_OP_LOCAL_ALLOC:
 		if (arity(v, op, 0, false, 1, 0) && res(v, op, 0).kind != IR_SMEM)
 			fail(v, op, "result %s is not a shared-memory ring", tstr(v, res(v, op, 0)));

@@ -709,6 +709,9 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lw_emit_store(w, op);
 	case IR_OP_ASSUME:
 		return true;
+	case IR_OP_BARRIER:
+		lw_barrier(w);
+		return true;
 	case IR_OP_FOR:
 		return lower_for(w, op);
 	case IR_OP_IF:

@@ -587,7 +587,7 @@ CASES += [
          [{"M": 1, "N": 1}, {"M": 37, "N": 1000}, {"M": 300, "N": 4097}], 2, SUM_TOL,
          lambda s: 8 if next_pow2(s["N"]) >= 2048 else 4, grid_in_blob=False),
 ] + [
-    case("scan_tile_i32_axis%d" % ax, LANG, "scan_tile_kernel",
+    case("scan_tile_i32_axis%d_%dx%d" % (ax, bm, bn), LANG, "scan_tile_kernel",
          [T("in", "i32", ["M", "N"], "randint:-1000:1000"), T("out", "i32", ["M", "N"]), S("i32", "M"),
           S("i32", "N")], {"BLOCK_M": bm, "BLOCK_N": bn, "AXIS": ax}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
          _SCAN_TILE_SIZES, 2)
@@ -598,6 +598,17 @@ CASES += [
           _n("i32", "out"), _n("i32", "out"), N_], {"BLOCK": 1024, "REVERSE": rev}, "cdiv(n, BLOCK)",
          _SCAN_1D, 2)
     for rev in (False, True)
+]
+
+CASES += [
+    # uniform [0, 2): rows stop where the sum passes the limit, or at n
+    case("lang_while_and_or", LANG, "while_and_or_kernel",
+         [T("in", "fp32", ["P", "n"], "uniform:0:2"), T("out", "fp32", ["P"]), S("i32", "n"), S("fp32", "7.5")],
+         {}, "P", [{"P": 1, "n": 1}, {"P": 1023, "n": 20}, {"P": 4096, "n": 3}], 2, tol(1e-5, 1e-6),
+         grid_in_blob=False),
+    _lang_ew("lang_umulhi", "umulhi_kernel",
+             [_n("i32", init="randint:-2000000000:2000000000"), _n("i32", init="randint:-2000000000:2000000000"),
+              _n("i32", "out"), _n("i32", "out"), _n("i64", "out"), N_]),
 ]
 
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps

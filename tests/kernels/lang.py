@@ -159,3 +159,26 @@ def cumsum_int8_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     # int8 sums widen to int32, as Triton's cumsum does
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), axis=0))
+
+
+@triton.jit
+def while_and_or_kernel(x_ptr, out_ptr, n, limit):
+    # a runtime while whose condition combines comparisons with and/or
+    pid = tl.program_id(0)
+    i = 0
+    acc = 0.0
+    while (i < n and acc < limit) or i == 0:
+        acc += tl.load(x_ptr + pid * n + i)
+        i += 1
+    tl.store(out_ptr + pid, acc + i * 1000.0)
+
+
+@triton.jit
+def umulhi_kernel(a_ptr, b_ptr, hi_ptr, shi_ptr, lhi_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    tl.store(hi_ptr + offs, tl.umulhi(a, b))
+    tl.debug_barrier()
+    tl.store(shi_ptr + offs, tl.umulhi(a.to(tl.int32, bitcast=True), b.to(tl.int32, bitcast=True)))
+    tl.store(lhi_ptr + offs, tl.umulhi(a.to(tl.uint64) << 20, b.to(tl.uint64) << 30))

@@ -111,3 +111,18 @@ def scan_axis(x_ptr):
 @triton.jit
 def scan_scalar(x_ptr):
     tl.store(x_ptr, tl.cumsum(tl.load(x_ptr)))
+
+
+@triton.jit
+def umulhi_float(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, tl.umulhi(x, x))
+
+
+@triton.jit
+def break_in_loop(x_ptr, n):
+    # refused, as Triton 3.6's code generator refuses it
+    for i in range(n):
+        if i == 3:
+            break
+        tl.store(x_ptr + i, 1.0)

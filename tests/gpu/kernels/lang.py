@@ -162,3 +162,31 @@ def recurrence_kernel(a_ptr, b_ptr, h_ptr, m_ptr, mi_ptr, n, BLOCK: tl.constexpr
     m, mi = tl.associative_scan((b, offs), axis=0, combine_fn=_first_max, reverse=REVERSE)
     tl.store(m_ptr + offs, m, mask=mask)
     tl.store(mi_ptr + offs, mi, mask=mask)
+
+
+@triton.jit
+def while_and_or_kernel(x_ptr, out_ptr, n, limit):
+    # a runtime while whose condition combines comparisons with and/or
+    pid = tl.program_id(0).to(tl.int64)
+    i = 0
+    acc = 0.0
+    while (i < n and acc < limit) or i == 0:
+        acc += tl.load(x_ptr + pid * n + i)
+        i += 1
+    tl.store(out_ptr + pid, acc + i * 1000.0)
+
+
+@triton.jit
+def umulhi_kernel(a_ptr, b_ptr, hi_ptr, shi_ptr, lhi_ptr, n, BLOCK: tl.constexpr):
+    # int32 storage, unsigned views by bitcast
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    ua = a.to(tl.uint32, bitcast=True)
+    ub = b.to(tl.uint32, bitcast=True)
+    tl.store(hi_ptr + offs, tl.umulhi(ua, ub).to(tl.int32, bitcast=True), mask=mask)
+    tl.debug_barrier()
+    tl.store(shi_ptr + offs, tl.umulhi(a, b), mask=mask)
+    wide = tl.umulhi(ua.to(tl.uint64) << 20, ub.to(tl.uint64) << 30)
+    tl.store(lhi_ptr + offs, wide.to(tl.int64, bitcast=True), mask=mask)
