@@ -121,7 +121,7 @@ def umulhi_float(x_ptr):
 
 @triton.jit
 def break_in_loop(x_ptr, n):
-    # refused, as Triton 3.6's code generator refuses it
+    # refused, as Triton's code generator refuses it
     for i in range(n):
         if i == 3:
             break
