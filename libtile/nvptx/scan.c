@@ -4,9 +4,10 @@
  * repetition of the CTA tile along the axis, a chunk of consecutive
  * elements. A scan runs sequentially over each chunk, then across the
  * lanes of the axis (Hillis-Steele with shfl.sync.up, log2(lanes) steps),
- * then across its warps: each warp's total goes through shared memory and
- * every thread combines the totals of the warps before it. Repetitions are
- * chained by a carry, the tile's total. The combine region (any @jit
+ * then across its warps: each warp's totals (of every repetition, behind
+ * one pair of barriers) go through shared memory and every thread combines
+ * the totals of the warps before it. Repetitions are chained by a carry,
+ * the tile's total. The combine region (any @jit
  * function, lowered as scalar code) is always applied as combine(earlier,
  * later), so it need not commute; a reversed scan mirrors every position
  * (shfl.sync.down, later warps first). Replicated lanes and warps (an axis
@@ -150,8 +151,9 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 	LLVMValueRef pos_l = rev ? LLVMBuildSub(w->b, lw_ci32(w, lanes_eff - 1), li_e, "") : li_e;
 	LLVMValueRef pos_w = rev ? LLVMBuildSub(w->b, lw_ci32(w, warps_eff - 1), wi_e, "") : wi_e;
 	shfl_mode toward = rev ? SHFL_DOWN : SHFL_UP;
-	/* per row: the values (registers of the row), the carry between repetitions */
-	size_t nv = (size_t)nrow * (size_t)(regs + 4) * k;
+	/* per row: the values (registers of the row), the carry between
+	 * repetitions; per repetition and row: the lanes' inclusive total */
+	size_t nv = (size_t)nrow * (size_t)(regs + 3 + reps) * k;
 	LLVMValueRef *mem = arena_alloc(w->a, sizeof(LLVMValueRef) * (nv ? nv : 1));
 	int *rowreg = arena_alloc(w->a, sizeof(int) * (size_t)(nrow * regs + 1));
 	if (!mem || !rowreg)
@@ -164,36 +166,21 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 			rowreg[q * regs + j] = layout_reg_join(&ms, idx);
 		}
 	}
-#define VAL(q, j) (mem + ((size_t)(q) * (size_t)(regs + 4) + (size_t)(j)) * (size_t)k)
-#define TOT(q) VAL(q, regs)      /* the thread's, then the lanes', inclusive total */
-#define CARRY(q) VAL(q, regs + 1) /* all earlier repetitions */
-#define TILE(q) VAL(q, regs + 2)  /* this repetition's total */
-#define PRE(q) VAL(q, regs + 3)   /* earlier lanes and warps in this repetition */
-	/* shared memory for the warps' totals: [component][row][warp] */
+#define VAL(q, j) (mem + ((size_t)(q) * (size_t)(regs + 3 + reps) + (size_t)(j)) * (size_t)k)
+#define CARRY(q) VAL(q, regs)     /* all earlier repetitions */
+#define TILE(q) VAL(q, regs + 1)  /* this repetition's total */
+#define PRE(q) VAL(q, regs + 2)   /* earlier lanes and warps in this repetition */
+#define TOT(q, rr) VAL(q, regs + 3 + (rr)) /* the thread's, then the lanes', inclusive total */
+	/* shared memory for the warps' totals: [component][repetition][row][warp] */
 	int64_t nrows_all = ir_numel(rt), off[SCAN_MAX_K + 1];
 	off[0] = 0;
 	for (int i = 0; i < k; i++)
-		off[i + 1] = (off[i] + nrows_all * warps_eff * ir_kind_bytes(sc.kinds[i]) + 7) & ~(int64_t)7;
-	if (warps_eff > 1)
-		lw_smem_need(w, (uint64_t)off[k]);
-	LLVMValueRef writer = NULL;
-	if (warps_eff > 1) {
-		/* the owner of each warp's total: the warp's last lane in scan order */
-		writer = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, li, lw_ci32(w, rev ? 0 : lanes_eff - 1), ""),
-				      LLVMBuildICmp(w->b, LLVMIntULT, wi, lw_ci32(w, warps_eff), ""), "");
-		for (int d = 0; d < ms.rank; d++) {
-			layout_field fd = layout_dim_field(&ms, d);
-			if (d == ax || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
-				continue;
-			writer = LLVMBuildAnd(w->b, writer, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, &ms, d),
-									  lw_ci32(w, ms.shape[d]), ""), "");
-		}
-	}
+		off[i + 1] = (off[i] + reps * nrows_all * warps_eff * ir_kind_bytes(sc.kinds[i]) + 7) & ~(int64_t)7;
+	/* 1. each chunk, in scan order; 2. across the lanes of the axis */
 	for (int rr = 0; rr < reps; rr++) {
 		int rep = rev ? reps - 1 - rr : rr;
 		for (int q = 0; q < nrow; q++) {
-			/* 1. the chunk, in scan order */
-			LLVMValueRef *acc = TOT(q);
+			LLVMValueRef *acc = TOT(q, rr);
 			for (int e = 0; e < chunk; e++) {
 				int j = rep * chunk + (rev ? chunk - 1 - e : e);
 				int r = rowreg[q * regs + j];
@@ -209,7 +196,6 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 				for (int i = 0; i < k; i++)
 					VAL(q, j)[i] = acc[i];
 			}
-			/* 2. across the lanes of the axis: inclusive totals */
 			for (int o = 1; o < lanes_eff; o <<= 1) {
 				LLVMValueRef y[SCAN_MAX_K], both[SCAN_MAX_K];
 				for (int i = 0; i < k; i++)
@@ -219,25 +205,41 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 				select_k(&sc, LLVMBuildICmp(w->b, LLVMIntUGE, pos_l, lw_ci32(w, o), ""), both, acc, acc);
 			}
 		}
-		/* 3. across warps: totals through shared memory */
-		if (warps_eff > 1) {
-			lw_barrier(w);
-			LLVMBasicBlockRef join = lw_begin_if(w, writer);
+	}
+	/* 3. across warps: every repetition's totals through shared memory at once */
+	if (warps_eff > 1) {
+		/* the owner of each warp's total: the warp's last lane in scan order */
+		LLVMValueRef writer = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, li, lw_ci32(w, rev ? 0 : lanes_eff - 1), ""),
+						   LLVMBuildICmp(w->b, LLVMIntULT, wi, lw_ci32(w, warps_eff), ""), "");
+		for (int d = 0; d < ms.rank; d++) {
+			layout_field fd = layout_dim_field(&ms, d);
+			if (d == ax || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
+				continue;
+			writer = LLVMBuildAnd(w->b, writer, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, &ms, d),
+									  lw_ci32(w, ms.shape[d]), ""), "");
+		}
+		lw_smem_need(w, (uint64_t)off[k]);
+		lw_barrier(w);
+		LLVMBasicBlockRef join = lw_begin_if(w, writer);
+		for (int rr = 0; rr < reps; rr++)
 			for (int q = 0; q < nrow; q++) {
-				LLVMValueRef slot = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, lw_linear_index(w, &mr, rt, q), lw_ci32(w, warps_eff), ""),
-								 wi_e, "");
+				LLVMValueRef row = LLVMBuildAdd(w->b, lw_ci32(w, rr * nrows_all), lw_linear_index(w, &mr, rt, q), "");
+				LLVMValueRef slot = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, row, lw_ci32(w, warps_eff), ""), wi_e, "");
 				for (int i = 0; i < k; i++) {
 					int eb = ir_kind_bytes(sc.kinds[i]);
 					LLVMValueRef a = lw_smem_addr(w, LLVMBuildAdd(w->b, lw_ci32(w, off[i]), LLVMBuildMul(w->b, slot, lw_ci32(w, eb), ""), ""));
-					LLVMSetAlignment(LLVMBuildStore(w->b, lw_to_storage(w, TOT(q)[i], sc.kinds[i]), a), (unsigned)eb);
+					LLVMSetAlignment(LLVMBuildStore(w->b, lw_to_storage(w, TOT(q, rr)[i], sc.kinds[i]), a), (unsigned)eb);
 				}
 			}
-			lw_end_if(w, join);
-			lw_barrier(w);
-		}
+		lw_end_if(w, join);
+		lw_barrier(w);
+	}
+	/* 4. each repetition in scan order: earlier warps, lanes and
+	 * repetitions combined into a prefix for the chunk's values */
+	for (int rr = 0; rr < reps; rr++) {
+		int rep = rev ? reps - 1 - rr : rr;
 		for (int q = 0; q < nrow; q++) {
-			LLVMValueRef *acc = TOT(q), *pre = PRE(q), *tile = TILE(q);
-			/* this thread's exclusive prefix over the lanes before it */
+			LLVMValueRef *acc = TOT(q, rr), *pre = PRE(q), *tile = TILE(q);
 			LLVMValueRef lex[SCAN_MAX_K], has_l = NULL;
 			if (lanes_eff > 1) {
 				for (int i = 0; i < k; i++)
@@ -247,7 +249,8 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 			LLVMValueRef wex[SCAN_MAX_K], has_w = NULL;
 			if (warps_eff > 1) {
 				/* the warps' totals in scan order; P_m: the first m+1 combined */
-				LLVMValueRef lin = LLVMBuildMul(w->b, lw_linear_index(w, &mr, rt, q), lw_ci32(w, warps_eff), "");
+				LLVMValueRef row = LLVMBuildAdd(w->b, lw_ci32(w, rr * nrows_all), lw_linear_index(w, &mr, rt, q), "");
+				LLVMValueRef lin = LLVMBuildMul(w->b, row, lw_ci32(w, warps_eff), "");
 				LLVMValueRef p[SCAN_MAX_K];
 				for (int m = 0; m < warps_eff; m++) {
 					int wsrc = rev ? warps_eff - 1 - m : m;
@@ -273,7 +276,7 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 				for (int i = 0; i < k; i++)
 					tile[i] = p[i];
 				has_w = LLVMBuildICmp(w->b, LLVMIntUGE, pos_w, lw_ci32(w, 1), "");
-			} else if (reps > 1) {
+			} else if (reps > 1 && lanes_eff > 1) {
 				/* the tile's total: the inclusive total of the last lane in scan order */
 				LLVMValueRef mask = lw_ci32(w, ~((lanes - 1) << fl.lane_shift));
 				LLVMValueRef grp = LLVMBuildAnd(w->b, li, lw_ci32(w, ~(lanes_eff - 1)), "");
@@ -281,7 +284,10 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 							       LLVMBuildShl(w->b, LLVMBuildOr(w->b, grp, lw_ci32(w, rev ? 0 : lanes_eff - 1), ""),
 									    lw_ci32(w, fl.lane_shift), ""), "");
 				for (int i = 0; i < k; i++)
-					tile[i] = lanes_eff > 1 ? shfl(w, SHFL_IDX, acc[i], src) : acc[i];
+					tile[i] = shfl(w, SHFL_IDX, acc[i], src);
+			} else {
+				for (int i = 0; i < k; i++)
+					tile[i] = acc[i];
 			}
 			LLVMValueRef has_p;
 			if (!join_opt(&sc, has_w, wex, has_l, lex, pre, &has_p))
@@ -306,9 +312,6 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 					w->v[op->results[i]].r[r] = out[i];
 			}
 			if (rr + 1 < reps) {
-				if (lanes_eff == 1 && warps_eff == 1)
-					for (int i = 0; i < k; i++)
-						tile[i] = acc[i];
 				if (rr == 0) {
 					for (int i = 0; i < k; i++)
 						CARRY(q)[i] = tile[i];
@@ -319,9 +322,9 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 		}
 	}
 #undef VAL
-#undef TOT
 #undef CARRY
 #undef TILE
 #undef PRE
+#undef TOT
 	return true;
 }
