@@ -491,6 +491,7 @@ static void test_refusals(void)
 	refused(ERR, "scan_bad_combine", "*fp32", "the combine function `_bad_combine` returns 1 value for a scan of 2");
 	refused(ERR, "scan_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
 	refused(ERR, "scan_scalar", "*fp32", "a scan needs a block, got a scalar");
+	refused(ERR, "scan_block_combine", "*fp32", "the combine function `_block_combine` of a scan makes a block");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` takes 32- or 64-bit integers, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");

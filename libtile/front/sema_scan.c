@@ -14,6 +14,23 @@
 
 #include <string.h>
 
+/* The first op of r (or of its nested regions) that makes a block. */
+static const ir_op *block_op(const ir_func *f, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nresults; j++)
+			if (f->values[op->results[j]].type.rank)
+				return op;
+		for (int g = 0; g < op->nregions; g++) {
+			const ir_op *b = block_op(f, &op->regions[g]);
+			if (b)
+				return b;
+		}
+	}
+	return NULL;
+}
+
 /* The scan op over ids[0..k) along axis; `combine` is a @jit function, or
  * NULL with `binop` the op of a one-op region. Results as a tensor or a
  * tuple of them in *out. */
@@ -86,6 +103,11 @@ static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool 
 		}
 		ok = vals[i] >= 0;
 	}
+	const ir_op *blk = ok ? block_op(s->f, r) : NULL;
+	if (blk)
+		ok = sema_error(s, blk->loc, TILEC_ERR_UNSUPPORTED,
+				"the combine function `%s` of a scan makes a block (`%s`); it is called on scalars",
+				combine ? combine->name : "?", ir_opcode_name(blk->code));
 	if (ok) {
 		ir_op *y = ir_op_new(s->f, IR_OP_YIELD, loc, k, vals, 0, NULL, 0);
 		ok = (y && ir_region_append(s->f, r, y)) || sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");

@@ -126,3 +126,15 @@ def break_in_loop(x_ptr, n):
         if i == 3:
             break
         tl.store(x_ptr + i, 1.0)
+
+
+@triton.jit
+def _block_combine(a, b):
+    # a block inside, a scalar out
+    return a + tl.sum(tl.full([16], b, tl.float32), axis=0)
+
+
+@triton.jit
+def scan_block_combine(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.associative_scan(x, 0, _block_combine))
