@@ -427,6 +427,18 @@ expect_error "manifest: a bad grid names its line" "grid.manifest:1:1: note: in 
 	"$TILEC" compile -m "$T/grid.manifest" -o "$T/bad"
 check "help" "$TILEC" compile --help
 
+# 7b. parameter names C cannot take are renamed (p<index>_...): the C
+# compiles as C99 and as C++, the doc comment keeps the kernel's names
+PN_SIG='*fp32:16, i32, *fp32:16, i32, i32, i32, i64, fp32, i32, i8, i32, i32'
+check "parameter names: compile" "$TILEC" compile $K/lang.py -n param_names_kernel -s "$PN_SIG" -D BLOCK=128 \
+	-g 'cdiv(stream, BLOCK)' --arch sm_80 -o "$T/pn"
+check "parameter names: C99" $CC $CFLAGS_GEN -c "$T/pn.c" -o "$T/pn.o"
+if command -v c++ >/dev/null; then
+	check "parameter names: C++" c++ -x c++ -Wall -Wextra -Werror -I"$ROOT" -c "$T/pn.c" -o "$T/pnpp.o"
+fi
+check "parameter names: renamed" grep -q "tile_deviceptr p0_tile_row_start_ptr, int32_t p1_stream, tile_deviceptr out, int32_t p3_int, int32_t p4_grid_x, int32_t p5_NULL, int64_t p6_size_t, float p7_double, int32_t p8_x, int8_t p9_caf, int32_t p10_pn_module, int32_t p1_stream_)" "$T/pn.h"
+check "parameter names: own names in the doc" grep -q "^ \*   tile_row_start_ptr \*fp32 (C parameter p0_tile_row_start_ptr)" "$T/pn.h"
+
 # 8. the examples built by examples/build.sh (under build.sh): with no GPU
 # they run kernel.py in the reference interpreter and check the result
 for ex in vector_add silu; do

@@ -3,7 +3,8 @@
  * sema.c (the fe_* API, signature, statements, control flow, inlining),
  * sema_expr.c (values, promotion, broadcasting, operators),
  * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
- * (tl.atomic_*) and sema_random.c (random.py's functions) call each other
+ * (tl.atomic_*), sema_random.c (random.py's functions) and sema_scan.c
+ * (scans and their combine regions) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file
@@ -62,7 +63,7 @@ typedef struct sema {
 	ir_region *cur;      /* where ops go */
 	sema_scope *scope;   /* the current function's variables */
 	int depth;           /* helper inlining depth */
-	int scf;             /* runtime if/for/while nesting in the current function */
+	int loops;           /* runtime for/while nesting in the current function */
 	bool returned;       /* the current function has executed `return` */
 	sv ret;              /* and returned this */
 	int global_depth;    /* nesting of module-global evaluation: no ops may be emitted */
@@ -104,6 +105,9 @@ bool sema_typecheck(sema *s, src_loc loc, const char *what, sv a, sv b, bool lpt
 		    bool arith, bool divmod, int *ia, int *ib);
 int sema_expand_dims(sema *s, src_loc loc, int id, int axis);
 bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
+/* sema_scan.c: scans; dtype NULL when not given */
+bool sema_associative_scan(sema *s, src_loc loc, sv input, int axis, sv combine, bool reverse, sv *out);
+bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool prod, const ir_type *dtype, sv *out);
 /* sema_call.c */
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);

@@ -94,9 +94,12 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(LOAD, "load")                 /* ptr [, mask [, other]]: flags IR_FLAG_HAS_MASK/OTHER */ \
 	X(STORE, "store")               /* ptr, value [, mask] */ \
 	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
+	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
+	                                   region: 2k scalar params (accumulated, next), yields k */ \
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
+	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
 	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \
@@ -112,8 +115,7 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */ \
 	/* atomics: one read-modify-write per element, in element order; result = the old values */ \
 	X(ATOMIC_RMW, "atomic_rmw")     /* ptr, val [, mask]: sub = ir_atomic, ival = ir_sem, ival2 = ir_scope */ \
-	X(ATOMIC_CAS, "atomic_cas")     /* ptr, cmp, val: ival = ir_sem, ival2 = ir_scope */ \
-	X(BARRIER, "barrier")           /* tl.debug_barrier: every thread of the program waits */
+	X(ATOMIC_CAS, "atomic_cas")     /* ptr, cmp, val: ival = ir_sem, ival2 = ir_scope */
 
 typedef enum ir_opcode {
 #define IR_ENUM_(name, text) IR_OP_##name,

@@ -144,21 +144,26 @@ C_TYPES = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
 
 def check_prototype(inst, header, launch):
     """The generated launch function must take exactly what diff.py passes
-    through ctypes (harness.tile_fn); a mismatch would corrupt arguments."""
-    want = ["tile_stream stream"]
+    through ctypes (harness.tile_fn); a mismatch would corrupt arguments.
+    Types are compared in order, not names: tilec renames parameters C
+    cannot take (docs/LANGUAGE.md)."""
+    want = ["tile_stream"]
     if not inst["grid_in_blob"]:
-        want += ["uint32_t grid_x", "uint32_t grid_y", "uint32_t grid_z"]
+        want += ["uint32_t", "uint32_t", "uint32_t"]
     for p in inst["params"]:
-        want.append("%s %s" % ("tile_deviceptr" if p["kind"] == "tensor" else C_TYPES[p["dtype"]],
-                               p["name"]))
-    proto = "tile_status %s(%s);" % (launch, ", ".join(want))
+        want.append("tile_deviceptr" if p["kind"] == "tensor" else C_TYPES[p["dtype"]])
     try:
         text = open(header).read()
     except OSError as e:
         return "no generated header: %s" % e
-    if proto not in text:
-        got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % launch)]
-        return "launch function mismatch: expected %s, generated %s" % (proto, got[0] if got else "none")
+    got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % launch)]
+    types = None
+    if got and got[0].endswith(");"):
+        args = got[0][len("tile_status %s(" % launch):-2]
+        types = [a.rsplit(" ", 1)[0] for a in args.split(", ")] if args else []
+    if types != want:
+        return "launch function mismatch: expected parameter types (%s), generated %s" % (
+            ", ".join(want), got[0] if got else "none")
     return None
 
 
