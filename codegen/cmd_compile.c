@@ -431,6 +431,9 @@ static bool specialize(compile_cmd *c, job *j)
 		const ir_param *p = &f->params[i];
 		bool ptr = p->type.kind == IR_PTR;
 		j->params[i] = blob_param_make(p->name, (ir_kind)(ptr ? p->type.pointee : p->type.kind), ptr);
+		j->params[i].desc_name = p->desc_name;
+		j->params[i].desc_rank = p->desc_rank;
+		memcpy(j->params[i].desc_block, p->desc_block, sizeof p->desc_block);
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
 			j->pred_eq1 |= (uint32_t)p->equal_one << i;
@@ -454,6 +457,9 @@ static bool same_params(const job *x, const job *y)
 	for (int i = 0; i < x->nparams; i++) {
 		const blob_param *p = &x->params[i], *q = &y->params[i];
 		if (p->kind != q->kind || p->size != q->size || p->dtype != q->dtype || strcmp(p->name, q->name))
+			return false;
+		/* one launch function checks one block shape */
+		if (p->desc_rank != q->desc_rank || memcmp(p->desc_block, q->desc_block, sizeof p->desc_block))
 			return false;
 	}
 	return true;

@@ -508,6 +508,12 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_puts(sb, " {==1}");
 		if (p->name)
 			sb_printf(sb, " \"%s\"", p->name);
+		if (p->desc_rank) {
+			sb_printf(sb, " {tensordesc %s [", p->desc_name);
+			for (int d = 0; d < p->desc_rank; d++)
+				sb_printf(sb, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+			sb_puts(sb, "]}");
+		}
 	}
 	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
 	for (int k = 0; k < 2; k++) {

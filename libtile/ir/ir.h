@@ -189,6 +189,14 @@ typedef struct ir_param {
 	ir_type type;      /* scalar or pointer */
 	bool div16;        /* specialized: value (address) divisible by 16 */
 	bool equal_one;    /* specialized: value == 1 (folded into the body) */
+	/* A host-side tensor descriptor parameter (`tensordesc<fp16[64, 64]>`)
+	 * is 1 + 2 * desc_rank consecutive parameters: the base pointer, the
+	 * shape (i32 each), the strides (i64 each, the last one == 1). Only the
+	 * base carries desc_name (the parameter's name in the source) and the
+	 * block shape; the launch function takes them as one struct. */
+	const char *desc_name;
+	int desc_rank;     /* 0: not the base of a descriptor */
+	int32_t desc_block[IR_MAX_RANK];
 } ir_param;
 
 typedef enum ir_constexpr_kind { IR_CONSTEXPR_INT, IR_CONSTEXPR_FLOAT, IR_CONSTEXPR_BOOL, IR_CONSTEXPR_STRING, IR_CONSTEXPR_DTYPE } ir_constexpr_kind;

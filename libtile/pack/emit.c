@@ -100,15 +100,38 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 				   k->name, k->name);
 			return false;
 		}
-		for (int i = 0; i < visible_count(k); i++)
-			if (!is_identifier(k->params[i].name) || is_reserved(k->params[i].name)) {
+		for (int i = 0; i < visible_count(k); i++) {
+			const blob_param *p = &k->params[i];
+			if (p->desc_rank) {
+				bool ok = p->kind == BLOB_PARAM_PTR && p->desc_rank <= IR_MAX_RANK &&
+					  i + 2 * p->desc_rank < visible_count(k);
+				for (int j = 1; ok && j <= 2 * p->desc_rank; j++)
+					ok = p[j].kind == BLOB_PARAM_INT && p[j].size == (j <= p->desc_rank ? 4 : 8) &&
+					     !p[j].desc_rank;
+				if (!ok || !is_identifier(p->desc_name) || is_reserved(p->desc_name)) {
+					diag_error(ctx, none, "kernel '%s': tensor descriptor parameter '%s' is malformed "
+						   "or cannot name a C parameter", k->name, p->desc_name ? p->desc_name : "");
+					return false;
+				}
+			}
+			if (!is_identifier(p->name) || is_reserved(p->name)) {
 				diag_error(ctx, none, "kernel '%s': parameter name '%s' cannot name a C parameter "
 					   "(not an identifier, a keyword, 'stream', 'grid_x/y/z' or 'tile_*')",
 					   k->name, k->params[i].name);
 				return false;
 			}
+		}
 	}
 	return true;
+}
+
+/* `tensordesc<fp16[64, 64]>`, Triton's spelling */
+static void desc_type_name(strbuf *sb, const blob_param *p)
+{
+	sb_printf(sb, "tensordesc<%s[", ir_kind_name((ir_kind)p->dtype));
+	for (int d = 0; d < p->desc_rank; d++)
+		sb_printf(sb, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+	sb_puts(sb, "]>");
 }
 
 /* Text inside a generated comment: no comment end, printable ASCII only. */
@@ -161,8 +184,16 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k)
 	if (takes_grid(k))
 		sb_puts(h, " * grid_x, grid_y, grid_z: the grid, in blocks (0 anywhere: nothing runs).\n");
 	for (int i = 0; i < nvis; i++) {
-		sb_printf(h, " *   %-16s ", k->params[i].name);
-		type_name(h, &k->params[i]);
+		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			sb_printf(h, " *   %-16s tile_tensordesc of ", p->desc_name);
+			desc_type_name(h, p);
+			sb_printf(h, " (kernel parameters %s .. %s)\n", p->name, p[2 * p->desc_rank].name);
+			i += 2 * p->desc_rank;
+			continue;
+		}
+		sb_printf(h, " *   %-16s ", p->name);
+		type_name(h, p);
 		sb_putc(h, '\n');
 	}
 	if (nvis < k->nparams)
@@ -199,8 +230,15 @@ static void put_signature(strbuf *sb, const blob_kernel *k)
 	sb_printf(sb, "tile_status %s(tile_stream stream", k->name);
 	if (takes_grid(k))
 		sb_puts(sb, ", uint32_t grid_x, uint32_t grid_y, uint32_t grid_z");
-	for (int i = 0; i < visible_count(k); i++)
-		sb_printf(sb, ", %s %s", emit_c_type(&k->params[i]), k->params[i].name);
+	for (int i = 0; i < visible_count(k); i++) {
+		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			sb_printf(sb, ", tile_tensordesc %s", p->desc_name);
+			i += 2 * p->desc_rank;
+			continue;
+		}
+		sb_printf(sb, ", %s %s", emit_c_type(p), p->name);
+	}
 	sb_putc(sb, ')');
 }
 
@@ -252,11 +290,35 @@ static void put_launcher(strbuf *c, const blob_kernel *k, int index, const char 
 			sb_printf(c, "\t%s tile_w%d = %s;\n", p->kind == BLOB_PARAM_INT ? "int32_t" : "uint32_t",
 				  i, p->name);
 	}
+	for (int i = 0; i < nvis; i++) {
+		const blob_param *p = &k->params[i];
+		if (!p->desc_rank)
+			continue;
+		sb_printf(c, "\tstatic const int32_t tile_block%d[%d] = {", i, p->desc_rank);
+		for (int d = 0; d < p->desc_rank; d++)
+			sb_printf(c, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+		sb_printf(c, "};\n\tint32_t tile_shape%d[%d];\n", i, p->desc_rank);
+	}
 	if (nvis)
 		sb_printf(c, "\tvoid *tile_args[%d];\n", nvis);
 	sb_puts(c, "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n");
 	for (int i = 0; i < nvis; i++) {
 		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			/* checked as Triton's TensorDescriptor asserts, then unpacked */
+			int r = p->desc_rank;
+			sb_printf(c, "\ttile_s = tile_tensordesc_check(&%s, \"%s\", %d, %d, tile_block%d);\n"
+				     "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n",
+				  p->desc_name, p->desc_name, r, ir_kind_bytes((ir_kind)p->dtype), i);
+			sb_printf(c, "\ttile_args[%d] = &%s.base;\n", i, p->desc_name);
+			for (int d = 0; d < r; d++)
+				sb_printf(c, "\ttile_shape%d[%d] = (int32_t)%s.shape[%d];\n\ttile_args[%d] = &tile_shape%d[%d];\n",
+					  i, d, p->desc_name, d, i + 1 + d, i, d);
+			for (int d = 0; d < r; d++)
+				sb_printf(c, "\ttile_args[%d] = &%s.strides[%d];\n", i + 1 + r + d, p->desc_name, d);
+			i += 2 * r;
+			continue;
+		}
 		if (p->kind != BLOB_PARAM_PTR && p->size < 4)
 			sb_printf(c, "\ttile_args[%d] = &tile_w%d;\n", i, i);
 		else
