@@ -431,9 +431,12 @@ static bool specialize(compile_cmd *c, job *j)
 		const ir_param *p = &f->params[i];
 		bool ptr = p->type.kind == IR_PTR;
 		j->params[i] = blob_param_make(p->name, (ir_kind)(ptr ? p->type.pointee : p->type.kind), ptr);
-		j->params[i].desc_name = p->desc_name;
-		j->params[i].desc_rank = p->desc_rank;
-		memcpy(j->params[i].desc_block, p->desc_block, sizeof p->desc_block);
+		const ir_desc_param *dp = ir_param_desc(f, i);
+		if (dp) {
+			j->params[i].desc_name = dp->name;
+			j->params[i].desc_rank = dp->rank;
+			memcpy(j->params[i].desc_block, dp->block, sizeof dp->block);
+		}
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
 			j->pred_eq1 |= (uint32_t)p->equal_one << i;

@@ -1485,6 +1485,10 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(np + 1));
 	bool *expl = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
 	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)nslots);
+	ir_desc_param *descs = arena_alloc(s->a, sizeof(ir_desc_param) * (size_t)(np + 1));
+	int ndescs = 0;
+	if (!descs)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	if (!vals || !expl || !params)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	for (int d = 0; d < spec->ndefines; d++) {
@@ -1526,6 +1530,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 					  "signature entry %d (`%s`) is a value, but parameter `%s` is not a constexpr: give its type (such as i32)",
 					  i + 1, e->text, p->name);
 		vals[i] = (sv){.kind = SV_UNDEF};
+		int base = nrt;
 		ir_param *ip = &params[nrt++];
 		memset(ip, 0, sizeof *ip);
 		ip->name = p->name;
@@ -1538,10 +1543,12 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		 * (i32), strides (i64, the last one 1) */
 		int r = e->desc_rank;
 		ip->name = arena_printf(s->a, "%s_base", p->name);
-		ip->desc_name = p->name;
-		ip->desc_rank = r;
 		ip->div16 = true;
-		memcpy(ip->desc_block, e->desc_block, sizeof ip->desc_block);
+		ir_desc_param *dp = &descs[ndescs++];
+		dp->first = base;
+		dp->name = p->name;
+		dp->rank = r;
+		memcpy(dp->block, e->desc_block, sizeof dp->block);
 		for (int k = 0; k < 2 * r; k++) {
 			ir_param *q = &params[nrt++];
 			memset(q, 0, sizeof *q);
@@ -1580,6 +1587,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	if (!f)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	f->loc = fn->loc;
+	f->ndescs = ndescs;
+	f->descs = descs;
 	if (spec->num_warps)
 		f->num_warps = spec->num_warps;
 	if (spec->num_stages)
@@ -1597,10 +1606,11 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		if (p->is_constexpr) {
 			if (constexpr_record(s, &f->constexprs[f->nconstexprs], p->name, v))
 				f->nconstexprs++;
-		} else if (params[r].desc_rank) {
+		} else if (ir_param_desc(f, r)) {
+			int rank = ir_param_desc(f, r)->rank;
 			if (!sema_desc_param(s, p->loc, r, &v))
 				return false;
-			r += 1 + 2 * params[r].desc_rank;
+			r += 1 + 2 * rank;
 		} else {
 			/* an int equal to 1 is specialized into the constexpr 1, as Triton does */
 			v = params[r].equal_one ? sema_int(1) : sema_tensor(r);

@@ -191,10 +191,11 @@ bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out)
 bool sema_desc_param(sema *s, src_loc loc, int first, sv *out)
 {
 	const ir_param *p = &s->f->params[first];
-	int r = p->desc_rank;
+	const ir_desc_param *dp = ir_param_desc(s->f, first);
+	int r = dp->rank;
 	sv d = {0};
 	d.kind = SV_DESC;
-	d.t = ir_block(ir_scalar((ir_kind)p->type.pointee), r, p->desc_block);
+	d.t = ir_block(ir_scalar((ir_kind)p->type.pointee), r, dp->block);
 	d.n = 1 + 2 * r;
 	if (!(d.items = arena_alloc(s->a, sizeof(sv) * (size_t)d.n)))
 		return nomem(s, loc);

@@ -492,6 +492,14 @@ static void dump_region(strbuf *sb, const ir_func *f, const ir_region *r, int in
 		dump_op(sb, f, r->ops[i], indent);
 }
 
+const ir_desc_param *ir_param_desc(const ir_func *f, int i)
+{
+	for (int k = 0; k < f->ndescs; k++)
+		if (f->descs[k].first == i)
+			return &f->descs[k];
+	return NULL;
+}
+
 void ir_dump(strbuf *sb, const ir_func *f)
 {
 	sb_printf(sb, "func @%s(", f->name);
@@ -508,10 +516,11 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_puts(sb, " {==1}");
 		if (p->name)
 			sb_printf(sb, " \"%s\"", p->name);
-		if (p->desc_rank) {
-			sb_printf(sb, " {tensordesc %s [", p->desc_name);
-			for (int d = 0; d < p->desc_rank; d++)
-				sb_printf(sb, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+		const ir_desc_param *dp = ir_param_desc(f, i);
+		if (dp) {
+			sb_printf(sb, " {tensordesc %s [", dp->name);
+			for (int d = 0; d < dp->rank; d++)
+				sb_printf(sb, "%s%d", d ? ", " : "", (int)dp->block[d]);
 			sb_puts(sb, "]}");
 		}
 	}
