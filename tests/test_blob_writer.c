@@ -19,12 +19,12 @@ static uint32_t u32(const uint8_t *p)
 }
 
 static const blob_param add_params[] = {
-	{"x", BLOB_PARAM_PTR, 8, IR_F32, 0},
-	{"y", BLOB_PARAM_PTR, 8, IR_F16, 0},
-	{"n", BLOB_PARAM_INT, 4, IR_I32, 0},
-	{"alpha", BLOB_PARAM_FLOAT, 4, IR_F32, 0},
-	{"flag", BLOB_PARAM_UINT, 1, IR_I1, 0},
-	{"global_scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN},
+	{"x", BLOB_PARAM_PTR, 8, IR_F32, 0, NULL, 0, {0}},
+	{"y", BLOB_PARAM_PTR, 8, IR_F16, 0, NULL, 0, {0}},
+	{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+	{"alpha", BLOB_PARAM_FLOAT, 4, IR_F32, 0, NULL, 0, {0}},
+	{"flag", BLOB_PARAM_UINT, 1, IR_I1, 0, NULL, 0, {0}},
+	{"global_scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN, NULL, 0, {0}},
 };
 static const ir_constexpr cx[] = {
 	{"BLOCK", IR_CONSTEXPR_INT, 1024, 0, NULL},
@@ -44,7 +44,7 @@ static size_t grid1_len, grid2_len;
 static blob_variant add_variants[3], scale_variant;
 static blob_kernel kernels[2];
 static blob_image images[3];
-static blob_param scale_params[1] = {{"out", BLOB_PARAM_PTR, 8, IR_F64, 0}};
+static blob_param scale_params[1] = {{"out", BLOB_PARAM_PTR, 8, IR_F64, 0, NULL, 0, {0}}};
 
 static blob_desc make_desc(void)
 {

@@ -110,6 +110,13 @@ static bool sv_same(sv a, sv b)
 	case SV_MODULE:
 	case SV_BUILTIN: return !strcmp(a.s, b.s);
 	case SV_FUNC: return a.fn == b.fn;
+	case SV_DESC:
+		if (a.n != b.n || a.i != b.i || !ir_type_eq(a.t, b.t))
+			return false;
+		for (int i = 0; i < a.n; i++)
+			if (!sv_same(a.items[i], b.items[i]))
+				return false;
+		return true;
 	default: return true;
 	}
 }
@@ -1180,10 +1187,70 @@ static bool parse_literal(arena *a, const char *text, size_t len, sv *out)
 typedef struct sig_entry {
 	const char *text;
 	bool is_type;
-	ir_type type;
+	ir_type type;      /* a descriptor: the pointer to its element type */
 	bool div16, one;
 	sv value;
+	int desc_rank;     /* tensordesc<fp16[64, 64]>: 2 */
+	int32_t desc_block[IR_MAX_RANK];
 } sig_entry;
+
+/* Triton's spelling of a host-side tensor descriptor parameter,
+ * `tensordesc<fp16[64, 64]>` (its runtime's mangle of TensorDescriptor):
+ * false when t is no such entry; an error when it is a malformed one. */
+static bool parse_tensordesc(tilec_ctx *ctx, const char *t, int index, sig_entry *x, bool *bad)
+{
+	src_loc none = {0};
+	*bad = false;
+	if (strncmp(t, "tensordesc", 10))
+		return false;
+	*bad = true;
+	const char *p = t + 10, *open = strchr(t, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t len = strlen(t);
+	ir_kind k;
+	if (*p != '<' || !open || !close || len < 2 || t[len - 1] != '>' || close != t + len - 2 ||
+	    !ir_kind_from_name(p + 1, (size_t)(open - p - 1), &k) || k == IR_PTR) {
+		diag_error(ctx, none, "signature entry %d (`%s`): a tensor descriptor is written tensordesc<DTYPE[B0, B1, ...]>, "
+			   "such as tensordesc<fp16[64, 64]>", index + 1, t);
+		return false;
+	}
+	int r = 0;
+	for (const char *q = open + 1; q < close;) {
+		char *end;
+		while (*q == ' ')
+			q++;
+		long long v = strtoll(q, &end, 10);
+		if (end == q || v <= 0 || v > (1 << 20) || (v & (v - 1))) {
+			diag_error(ctx, none, "signature entry %d (`%s`): block dimension %d must be a power of two up to 1048576",
+				   index + 1, t, r);
+			return false;
+		}
+		if (r == 5 || r == IR_MAX_RANK) {
+			diag_error(ctx, none, "signature entry %d (`%s`): %s", index + 1, t,
+				   r == 5 ? "a tensor descriptor has at most 5 dimensions"
+					  : "tensor descriptors of more than 4 dimensions are not supported: blocks have at most 4");
+			return false;
+		}
+		x->desc_block[r++] = (int32_t)v;
+		for (q = end; *q == ' '; q++)
+			;
+		if (*q == ',')
+			q++;
+		else if (q != close) {
+			diag_error(ctx, none, "signature entry %d (`%s`): the block shape must be integers separated by commas",
+				   index + 1, t);
+			return false;
+		}
+	}
+	if (!r) {
+		diag_error(ctx, none, "signature entry %d (`%s`): the block shape is empty", index + 1, t);
+		return false;
+	}
+	*bad = false;
+	x->is_type = true;
+	x->type = ir_ptr(k);
+	x->desc_rank = r;
+	return true;
+}
 
 static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry **out, int *n)
 {
@@ -1206,11 +1273,16 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 	for (;;) {
 		const char *start = p;
 		char quote = 0;
-		while (*p && (quote || *p != ',')) {
+		int depth = 0; /* tensordesc<fp16[64, 64]> holds commas */
+		while (*p && (quote || depth || *p != ',')) {
 			if (quote && *p == quote)
 				quote = 0;
 			else if (!quote && (*p == '"' || *p == '\''))
 				quote = *p;
+			else if (!quote && (*p == '<' || *p == '['))
+				depth++;
+			else if (!quote && (*p == '>' || *p == ']') && depth)
+				depth--;
 			p++;
 		}
 		size_t len = (size_t)(p - start);
@@ -1222,6 +1294,16 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 		memset(x, 0, sizeof *x);
 		x->text = arena_strndup(a, start, len);
 		if (!x->text)
+			return false;
+		bool bad;
+		if (parse_tensordesc(ctx, x->text, *n, x, &bad)) {
+			(*n)++;
+			if (!*p)
+				break;
+			p++;
+			continue;
+		}
+		if (bad)
 			return false;
 		if (!parse_literal(a, start, len, &x->value) || x->value.kind == SV_DTYPE) {
 			char *t = arena_strdup(a, x->text), *colon = strchr(t, ':');
@@ -1642,9 +1724,18 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			entry[i] = i < nsig ? &sig[i] : NULL;
 		else
 			entry[i] = fn->params[i].is_constexpr ? NULL : &sig[k++];
+	/* a tensor descriptor is 1 + 2 * rank runtime parameters */
+	int nslots = np + 1;
+	for (int i = 0; i < np; i++)
+		if (entry[i] && entry[i]->desc_rank)
+			nslots += 2 * entry[i]->desc_rank;
 	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(np + 1));
 	bool *expl = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
-	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)(np + 1));
+	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)nslots);
+	ir_desc_param *descs = arena_alloc(s->a, sizeof(ir_desc_param) * (size_t)(np + 1));
+	int ndescs = 0;
+	if (!descs)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	if (!vals || !expl || !params)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	for (int d = 0; d < spec->ndefines; d++) {
@@ -1685,12 +1776,37 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			return sema_error(s, p->loc, TILEC_ERR_INVALID,
 					  "signature entry %d (`%s`) is a value, but parameter `%s` is not a constexpr: give its type (such as i32)",
 					  i + 1, e->text, p->name);
+		vals[i] = (sv){.kind = SV_UNDEF};
+		int base = nrt;
 		ir_param *ip = &params[nrt++];
+		memset(ip, 0, sizeof *ip);
 		ip->name = p->name;
 		ip->type = e->type;
 		ip->div16 = e->div16;
 		ip->equal_one = e->one;
-		vals[i] = (sv){.kind = SV_UNDEF};
+		if (!e->desc_rank)
+			continue;
+		/* base (16-byte aligned, as Triton's TensorDescriptor asserts), shape
+		 * (i32), strides (i64, the last one 1) */
+		int r = e->desc_rank;
+		ip->name = arena_printf(s->a, "%s_base", p->name);
+		ip->div16 = true;
+		ir_desc_param *dp = &descs[ndescs++];
+		dp->first = base;
+		dp->name = p->name;
+		dp->rank = r;
+		memcpy(dp->block, e->desc_block, sizeof dp->block);
+		for (int k = 0; k < 2 * r; k++) {
+			ir_param *q = &params[nrt++];
+			memset(q, 0, sizeof *q);
+			q->name = arena_printf(s->a, "%s_%s%d", p->name, k < r ? "shape" : "stride", k % r);
+			q->type = ir_scalar(k < r ? IR_I32 : IR_I64);
+			q->equal_one = k == 2 * r - 1;
+			if (!q->name)
+				return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+		}
+		if (!ip->name)
+			return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	}
 	/* defaults, then heuristics, of the constexprs not given */
 	for (int i = 0; i < np; i++) {
@@ -1718,6 +1834,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	if (!f)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	f->loc = fn->loc;
+	f->ndescs = ndescs;
+	f->descs = descs;
 	if (spec->num_warps)
 		f->num_warps = spec->num_warps;
 	if (spec->num_stages)
@@ -1735,6 +1853,11 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		if (p->is_constexpr) {
 			if (constexpr_record(s, &f->constexprs[f->nconstexprs], p->name, v))
 				f->nconstexprs++;
+		} else if (ir_param_desc(f, r)) {
+			int rank = ir_param_desc(f, r)->rank;
+			if (!sema_desc_param(s, p->loc, r, &v))
+				return false;
+			r += 1 + 2 * rank;
 		} else {
 			/* an int equal to 1 is specialized into the constexpr 1, as Triton does */
 			v = params[r].equal_one ? sema_int(1) : sema_tensor(r);

@@ -22,7 +22,10 @@
 typedef enum sv_kind {
 	SV_UNDEF, SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_DTYPE,
 	SV_TENSOR, SV_TUPLE, SV_MODULE, SV_FUNC, SV_BUILTIN, SV_METHOD, SV_SLICE,
-	SV_ARGS /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
+	SV_ARGS, /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
+	SV_DESC  /* a tensor descriptor (sema_desc.c): t is the block type, items[0] the base
+		    pointer, items[1..rank] the shape (i32), items[rank+1..2*rank] the strides
+		    (i64; the last one the constexpr 1), n = 1 + 2 * rank, i the padding (1: nan) */
 } sv_kind;
 
 typedef struct sv {
@@ -128,5 +131,16 @@ enum {
 	SEMA_RANDOM_PAIR_NORMAL, SEMA_RANDOM_UMULHI
 };
 bool sema_random(sema *s, src_loc loc, const char *name, int which, const sv *args, sv *out);
+/* sema_desc.c: tensor descriptors, expanded into pointer arithmetic and
+ * masked loads and stores. sema_desc_make is tl.make_tensor_descriptor
+ * with args bound to (base, shape, strides, block_shape, padding_option);
+ * sema_desc_param builds the descriptor of a host-side descriptor
+ * parameter from its IR parameters (first: the base's index); load and
+ * store take the offsets as a tuple. */
+bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out);
+bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
+bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
+bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
+bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
 
 #endif

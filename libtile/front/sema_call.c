@@ -1383,6 +1383,21 @@ static bool b_random(call *c, sv *out)
 	return sema_random(c->s, cloc(c), c->name, c->sub, c->v, out);
 }
 
+static bool b_make_desc(call *c, sv *out)
+{
+	return sema_desc_make(c->s, cloc(c), c->v, out);
+}
+
+static bool b_desc_load(call *c, sv *out)
+{
+	return sema_desc_load(c->s, cloc(c), c->v[0], c->v[1], out);
+}
+
+static bool b_desc_store(call *c, sv *out)
+{
+	return sema_desc_store(c->s, cloc(c), c->v[0], c->v[1], c->v[2], out);
+}
+
 static const builtin builtins[] = {
 	{"tl.program_id", b_program_id, IR_OP_PROGRAM_ID, {"axis"}},
 	{"tl.num_programs", b_program_id, IR_OP_NUM_PROGRAMS, {"axis"}},
@@ -1484,6 +1499,9 @@ static const builtin builtins[] = {
 	{"tl.philox_impl", b_random, SEMA_RANDOM_PHILOX_IMPL, {"c0", "c1", "c2", "c3", "k0", "k1", "n_rounds"}},
 	{"tl.uint_to_uniform_float", b_random, SEMA_RANDOM_UNIFORM, {"x"}},
 	{"tl.pair_uniform_to_normal", b_random, SEMA_RANDOM_PAIR_NORMAL, {"u1", "u2"}},
+	{"tl.make_tensor_descriptor", b_make_desc, 0, {"base", "shape", "strides", "block_shape", "padding_option"}},
+	{"tl.load_tensor_descriptor", b_desc_load, 0, {"desc", "offsets"}},
+	{"tl.store_tensor_descriptor", b_desc_store, 0, {"desc", "offsets", "value"}},
 };
 
 static const builtin *builtin_find(const char *name)
@@ -1514,7 +1532,8 @@ static int required(const builtin *b)
 		{"tl.atomic_or", 2}, {"tl.atomic_xor", 2}, {"tl.atomic_xchg", 2}, {"tl.atomic_cas", 3},
 		{"tl.debug_barrier", 0}, {"tl.umulhi", 2}, {"tl.randint", 2}, {"tl.randint4x", 2}, {"tl.rand", 2},
 		{"tl.rand4x", 2}, {"tl.randn", 2}, {"tl.randn4x", 2}, {"tl.philox", 5}, {"tl.philox_impl", 6},
-		{"tl.pair_uniform_to_normal", 2},
+		{"tl.pair_uniform_to_normal", 2}, {"tl.make_tensor_descriptor", 4}, {"tl.load_tensor_descriptor", 2},
+		{"tl.store_tensor_descriptor", 3},
 	};
 	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
 		if (!strcmp(req[i].name, b->name))
@@ -1717,6 +1736,10 @@ bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 		if (npos || nkw)
 			return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "dtype method `%s` takes no arguments", fn.s);
 		return dtype_method(s, n->loc, fn.items[0].t, fn.s, out);
+	} else if (fn.kind == SV_METHOD && fn.items[0].kind == SV_DESC) {
+		name = !strcmp(fn.s, "load") ? "tl.load_tensor_descriptor" : "tl.store_tensor_descriptor";
+		self = fn.items[0];
+		nself = 1;
 	} else if (fn.kind == SV_METHOD) {
 		const char *b = method_builtin(fn.s);
 		if (!b)
@@ -1832,6 +1855,8 @@ bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out)
 	memset(out, 0, sizeof *out);
 	if (v.kind == SV_MODULE)
 		return sema_module_attr(s, loc, v.s, name, out);
+	if (v.kind == SV_DESC)
+		return sema_desc_attr(s, loc, v, name, out);
 	if (v.kind == SV_TENSOR) {
 		ir_type t = sema_type(s, v.id);
 		/* a scalar's type is its dtype (Out.type.element_ty for a pointer) */

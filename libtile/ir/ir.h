@@ -193,6 +193,17 @@ typedef struct ir_param {
 	bool equal_one;    /* specialized: value == 1 (folded into the body) */
 } ir_param;
 
+/* A host-side tensor descriptor parameter (`tensordesc<fp16[64, 64]>`) is
+ * 1 + 2 * rank consecutive runtime parameters from `first`: the base
+ * pointer, the shape (i32 each), the strides (i64 each, the last one == 1);
+ * the launch function takes them as one struct. */
+typedef struct ir_desc_param {
+	int first;         /* index of the base in ir_func.params */
+	const char *name;  /* the parameter's name in the source */
+	int rank;
+	int32_t block[IR_MAX_RANK];
+} ir_desc_param;
+
 typedef enum ir_constexpr_kind { IR_CONSTEXPR_INT, IR_CONSTEXPR_FLOAT, IR_CONSTEXPR_BOOL, IR_CONSTEXPR_STRING, IR_CONSTEXPR_DTYPE } ir_constexpr_kind;
 
 typedef struct ir_constexpr {
@@ -219,7 +230,12 @@ typedef struct ir_func {
 	 * runtime parameter i (a pointer). Recorded, not acted on: they only
 	 * matter between Triton's benchmark runs of configs. */
 	uint64_t reset_to_zero, restore_value;
+	int ndescs;
+	const ir_desc_param *descs; /* in parameter order */
 } ir_func;
+
+/* The descriptor whose base is parameter i, or NULL. */
+const ir_desc_param *ir_param_desc(const ir_func *f, int i);
 
 ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
 /* A deep copy in `a` (the same value ids), for passes that rewrite a

@@ -131,7 +131,8 @@ static bool c_names_make(const blob_kernel *k, const char *base, c_names *cn)
 {
 	cn->n = 0;
 	for (int i = 0; i < visible_count(k) && i < BLOB_MAX_PARAMS; i++) {
-		const char *own = k->params[i].name ? k->params[i].name : "";
+		const blob_param *p = &k->params[i];
+		const char *own = p->desc_rank ? p->desc_name : p->name ? p->name : "";
 		strbuf sb;
 		sb_init(&sb);
 		if (param_clashes(own, base)) {
@@ -206,8 +207,31 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 				   k->name, k->name);
 			return false;
 		}
+		for (int i = 0; i < visible_count(k); i++) {
+			const blob_param *p = &k->params[i];
+			if (!p->desc_rank)
+				continue;
+			bool ok = p->kind == BLOB_PARAM_PTR && p->desc_rank <= IR_MAX_RANK && p->desc_name &&
+				  i + 2 * p->desc_rank < visible_count(k);
+			for (int j = 1; ok && j <= 2 * p->desc_rank; j++)
+				ok = p[j].kind == BLOB_PARAM_INT && p[j].size == (j <= p->desc_rank ? 4 : 8) && !p[j].desc_rank;
+			if (!ok) {
+				diag_error(ctx, none, "kernel '%s': tensor descriptor parameter '%s' is malformed", k->name,
+					   p->desc_name ? p->desc_name : "");
+				return false;
+			}
+		}
 	}
 	return true;
+}
+
+/* `tensordesc<fp16[64, 64]>`, Triton's spelling */
+static void desc_type_name(strbuf *sb, const blob_param *p)
+{
+	sb_printf(sb, "tensordesc<%s[", ir_kind_name((ir_kind)p->dtype));
+	for (int d = 0; d < p->desc_rank; d++)
+		sb_printf(sb, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+	sb_puts(sb, "]>");
 }
 
 /* Text inside a generated comment: no comment end, printable ASCII only. */
@@ -260,15 +284,28 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 	if (takes_grid(k))
 		sb_puts(h, " * grid_x, grid_y, grid_z: the grid, in blocks (0 anywhere: nothing runs).\n");
 	for (int i = 0; i < nvis; i++) {
+		const blob_param *p = &k->params[i];
 		size_t at = h->len;
 		sb_puts(h, " *   ");
-		put_comment_text(h, k->params[i].name ? k->params[i].name : "");
+		put_comment_text(h, p->desc_rank ? p->desc_name : p->name ? p->name : "");
 		for (size_t w = h->len - at; w < 21; w++)
 			sb_putc(h, ' ');
 		sb_putc(h, ' ');
-		type_name(h, &k->params[i]);
-		if (strcmp(cn->name[i], k->params[i].name ? k->params[i].name : ""))
+		if (p->desc_rank) {
+			sb_puts(h, "tile_tensordesc of ");
+			desc_type_name(h, p);
+			sb_puts(h, " (kernel parameters ");
+			put_comment_text(h, p->name);
+			sb_puts(h, " .. ");
+			put_comment_text(h, p[2 * p->desc_rank].name);
+			sb_putc(h, ')');
+		} else {
+			type_name(h, p);
+		}
+		if (strcmp(cn->name[i], p->desc_rank ? p->desc_name : p->name ? p->name : ""))
 			sb_printf(h, " (C parameter %s)", cn->name[i]);
+		if (p->desc_rank)
+			i += 2 * p->desc_rank;
 		sb_putc(h, '\n');
 	}
 	if (nvis < k->nparams)
@@ -305,8 +342,15 @@ static void put_signature(strbuf *sb, const blob_kernel *k, const c_names *cn)
 	sb_printf(sb, "tile_status %s(tile_stream stream", k->name);
 	if (takes_grid(k))
 		sb_puts(sb, ", uint32_t grid_x, uint32_t grid_y, uint32_t grid_z");
-	for (int i = 0; i < visible_count(k); i++)
-		sb_printf(sb, ", %s %s", emit_c_type(&k->params[i]), cn->name[i]);
+	for (int i = 0; i < visible_count(k); i++) {
+		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			sb_printf(sb, ", tile_tensordesc %s", cn->name[i]);
+			i += 2 * p->desc_rank;
+			continue;
+		}
+		sb_printf(sb, ", %s %s", emit_c_type(p), cn->name[i]);
+	}
 	sb_putc(sb, ')');
 }
 
@@ -366,11 +410,35 @@ static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char 
 			sb_printf(c, "\t%s tile_w%d = %s;\n", p->kind == BLOB_PARAM_INT ? "int32_t" : "uint32_t",
 				  i, cn.name[i]);
 	}
+	for (int i = 0; i < nvis; i++) {
+		const blob_param *p = &k->params[i];
+		if (!p->desc_rank)
+			continue;
+		sb_printf(c, "\tstatic const int32_t tile_block%d[%d] = {", i, p->desc_rank);
+		for (int d = 0; d < p->desc_rank; d++)
+			sb_printf(c, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+		sb_printf(c, "};\n\tint32_t tile_shape%d[%d];\n", i, p->desc_rank);
+	}
 	if (nvis)
 		sb_printf(c, "\tvoid *tile_args[%d];\n", nvis);
 	sb_puts(c, "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n");
 	for (int i = 0; i < nvis; i++) {
 		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			/* checked as Triton's TensorDescriptor asserts, then unpacked */
+			int r = p->desc_rank;
+			sb_printf(c, "\ttile_s = tile_tensordesc_check(&%s, \"%s\", %d, %d, tile_block%d);\n"
+				     "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n",
+				  cn.name[i], cn.name[i], r, ir_kind_bytes((ir_kind)p->dtype), i);
+			sb_printf(c, "\ttile_args[%d] = &%s.base;\n", i, cn.name[i]);
+			for (int d = 0; d < r; d++)
+				sb_printf(c, "\ttile_shape%d[%d] = (int32_t)%s.shape[%d];\n\ttile_args[%d] = &tile_shape%d[%d];\n",
+					  i, d, cn.name[i], d, i + 1 + d, i, d);
+			for (int d = 0; d < r; d++)
+				sb_printf(c, "\ttile_args[%d] = &%s.strides[%d];\n", i + 1 + r + d, cn.name[i], d);
+			i += 2 * r;
+			continue;
+		}
 		if (p->kind != BLOB_PARAM_PTR && p->size < 4)
 			sb_printf(c, "\ttile_args[%d] = &tile_w%d;\n", i, i);
 		else

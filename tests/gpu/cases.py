@@ -25,6 +25,18 @@ def T(role, dtype, shape, init="randn"):
     return {"kind": "tensor", "role": role, "dtype": dtype, "shape": shape, "init": init}
 
 
+def D(role, dtype, shape, block, init="randn"):
+    """A host-side tensor descriptor parameter (tensordesc<DTYPE[...]>): a
+    tensor like T's, passed to Triton as a TensorDescriptor and to tile as a
+    tile_tensordesc; block: its block shape, expressions over constexprs."""
+    return {"kind": "desc", "role": role, "dtype": dtype, "shape": shape, "init": init, "block": block}
+
+
+def desc_block(p, constexprs):
+    """A descriptor parameter's block shape as ints."""
+    return [int(eval(str(b), {"__builtins__": {}}, dict(constexprs))) for b in p["block"]]
+
+
 def S(dtype, value):
     """A scalar parameter; value: an expression over the size variables."""
     return {"kind": "scalar", "dtype": dtype, "value": value}
@@ -611,9 +623,62 @@ CASES += [
               _n("i32", "out"), _n("i32", "out"), _n("i64", "out"), N_]),
 ]
 
+# --- tensor descriptors: Triton 3.6's tutorial 09 (persistent matmul) with
+# device-side descriptors (tl.make_tensor_descriptor) and host-side ones
+# (TensorDescriptor arguments), against Triton at odd sizes; row lengths
+# stay multiples of 8 fp16 (descriptor strides are 16-byte multiples)
+
+DESC = "tests/gpu/kernels/descriptors.py"
+DESC_SHAPES = [{"M": 1000, "N": 1000, "K": 1000}, {"M": 77, "N": 136, "K": 40},
+               {"M": 1, "N": 8, "K": 8}, {"M": 513, "N": 264, "K": 1024}]
+DESC_MM_BT = [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
+DESC_MM_KN = [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+DESC_HOST = [D("in", "fp16", ["M", "K"], ["BLOCK_SIZE_M", "BLOCK_SIZE_K"]),
+             D("in", "fp16", ["N", "K"], ["BLOCK_SIZE_N", "BLOCK_SIZE_K"]),
+             D("out", "fp16", ["M", "N"], ["BLOCK_SIZE_M", "BLOCK_SIZE_N"])]
+DESC_SMS = 132  # the programs of the persistent kernels (an H100's SMs)
+DESC_PGRID = "min(%d, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))" % DESC_SMS
+
+
+def _desc_cx(bm, bn, bk, **extra):
+    cx = _mm_cx(bm, bn, bk)
+    cx.update(extra)
+    return cx
+
+
+CASES += [
+    case("desc_mm_device_persistent", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_device_persistent_kn", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_host", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_host_persistent", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
+         DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_axpy_host_f32", DESC, "host_desc_axpy",
+         [D("in", "fp32", ["M", "N"], [32, 64]), D("in", "fp32", ["M", "N"], [32, 64]),
+          D("out", "fp32", ["M", "N"], [32, 64]), S("fp32", "0.5")],
+         {}, "cdiv(M, 32), cdiv(N, 64)",
+         [{"M": 1, "N": 4}, {"M": 37, "N": 100}, {"M": 1000, "N": 1000}, {"M": 4099, "N": 1028}], 3,
+         tol(1e-6, 1e-6), grid_in_blob=False),
+]
+
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
 BENCH = [
+    # tutorial 09's persistent matmul with device-side descriptors at 4096^3
+    case("bench_desc_mm_persistent", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, device-side descriptors (128x128x64, 8 warps)",
+         flops="2 * M * N * K"),
+    case("bench_desc_mm_persistent_kn", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, device-side descriptors, B as K x N (128x128x64, 8 warps)",
+         flops="2 * M * N * K"),
     case("bench_vadd_f32", EX_ADD, "add_kernel",
          [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_ELEMENTS], {"BLOCK_SIZE": 1024},
          "cdiv(n_elements, BLOCK_SIZE)", [{"n": 2**26}], 1, bench="vector add fp32 2^26"),

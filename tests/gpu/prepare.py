@@ -46,11 +46,18 @@ def kernel_params(path, kernel):
             for a in node.args.args], None
 
 
-def signature(params, hint_ints):
+def desc_type(p, constexprs):
+    """Triton's spelling of a descriptor parameter: tensordesc<fp16[64, 64]>."""
+    return "tensordesc<%s[%s]>" % (p["dtype"], ", ".join(str(b) for b in cases.desc_block(p, constexprs)))
+
+
+def signature(params, hint_ints, constexprs=None):
     sig = []
     for p in params:
         t = p["dtype"]
-        if p["kind"] == "tensor":
+        if p["kind"] == "desc":
+            sig.append(desc_type(p, constexprs or {}))
+        elif p["kind"] == "tensor":
             sig.append("*%s:16" % t)
         elif hint_ints and t[0] in "iu":
             sig.append("%s:16" % t)
@@ -67,6 +74,9 @@ def triton_signature(inst, size):
     sig = []
     for p in inst["params"]:
         t = p["dtype"]
+        if p["kind"] == "desc":
+            sig.append(desc_type(p, inst["constexprs"]))
+            continue
         if p["kind"] == "tensor":
             sig.append("*%s:16" % t)
             continue
@@ -109,7 +119,8 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
     # the variants Triton would compile for the case's sizes, then every int
     # :16, then no hints (any launch finds one)
     sigs = [triton_signature(inst, s) for s in inst["sizes"]]
-    sigs += [signature(inst["params"], True), signature(inst["params"], False)]
+    sigs += [signature(inst["params"], True, inst["constexprs"]),
+             signature(inst["params"], False, inst["constexprs"])]
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
     for s in sorted(set(sigs), key=sigs.index):
         cmd += ["-s", s]
@@ -151,7 +162,7 @@ def check_prototype(inst, header, launch):
     if not inst["grid_in_blob"]:
         want += ["uint32_t", "uint32_t", "uint32_t"]
     for p in inst["params"]:
-        want.append("tile_deviceptr" if p["kind"] == "tensor" else C_TYPES[p["dtype"]])
+        want.append({"tensor": "tile_deviceptr", "desc": "tile_tensordesc"}.get(p["kind"]) or C_TYPES[p["dtype"]])
     try:
         text = open(header).read()
     except OSError as e:
