@@ -98,6 +98,32 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* A host-side tensor descriptor, Triton's TensorDescriptor: the argument of
+ * a kernel parameter declared `tensordesc<DTYPE[B0, B1, ...]>`. The kernel
+ * reads and writes blocks of block_shape elements of the rank-dimensional
+ * tensor at base; elements outside shape read as zero and are not written.
+ * Strides count elements. As Triton asserts: 1 <= rank <= 5 (tile compiles
+ * up to 4), base 16-byte aligned, strides[rank - 1] == 1, the other strides
+ * multiples of 16 bytes, block_shape the one the kernel was compiled for;
+ * tile also needs 0 <= shape[i] < 2^31 (the kernel computes bounds in
+ * int32, as Triton does). Entries past rank are ignored. A tensor map for
+ * TMA (cuTensorMapEncodeTiled) can be built from exactly these fields. */
+#define TILE_TENSORDESC_MAX_RANK 5
+typedef struct tile_tensordesc {
+	tile_deviceptr base;
+	int32_t rank;
+	int64_t shape[TILE_TENSORDESC_MAX_RANK];
+	int64_t strides[TILE_TENSORDESC_MAX_RANK];
+	int32_t block_shape[TILE_TENSORDESC_MAX_RANK];
+} tile_tensordesc;
+
+/* Checks a descriptor against a kernel parameter compiled for `rank`
+ * dimensions, elements of elem_bytes and block_shape: every rule above.
+ * TILE_ERROR_INVALID_ARGUMENT, the detail naming `param` and the field,
+ * when one fails. Generated launch functions call it before launching. */
+TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *desc, const char *param, int rank, int elem_bytes,
+					  const int32_t *block_shape);
+
 /* Introspection (no driver needed): what tilec inspect and tools print. */
 typedef struct tile_variant_info {
 	const char *symbol;      /* entry point in the image */
@@ -2172,6 +2198,53 @@ TILEDEF void tile_lazy_release(tile_lazy_module *lazy)
 		return;
 	tile_module_destroy(__atomic_exchange_n(&lazy->module, (tile_module *)NULL, __ATOMIC_ACQ_REL));
 	__atomic_store_n(&lazy->state, 0, __ATOMIC_RELEASE);
+}
+
+/* tensordesc.h - host-side tensor descriptors: the checks of a
+ * tile_tensordesc before a launch.
+ *
+ * A kernel parameter declared `tensordesc<fp16[64, 64]>` is compiled as a
+ * base pointer, rank int32 shapes and rank int64 strides; its generated
+ * launch function takes one tile_tensordesc, checks it here and passes the
+ * fields. The rules are those Triton's TensorDescriptor asserts on the host
+ * (rank, 16-byte aligned base, a contiguous last dimension, other strides
+ * multiples of 16 bytes) plus what the kernel was compiled for (rank, block
+ * shape) and the int32 range of the shape the kernel's bounds use. The
+ * kernel relies on the alignment (its vector widths assume it), so a
+ * descriptor that breaks a rule never reaches the driver. */
+
+TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *param, int rank, int elem_bytes,
+					  const int32_t *block_shape)
+{
+	int i;
+	if (!param)
+		param = "?";
+	if (!d || !block_shape || rank < 1 || rank > TILE_TENSORDESC_MAX_RANK || elem_bytes < 1 || elem_bytes > 16)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: NULL descriptor or bad call", param);
+	if (d->rank != rank)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: rank %d, the kernel takes rank %d",
+				  param, (int)d->rank, rank);
+	if (d->base % 16)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: base 0x%llx is not 16-byte aligned",
+				  param, (unsigned long long)d->base);
+	for (i = 0; i < rank; i++) {
+		if (d->block_shape[i] != block_shape[i])
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "tensor descriptor %s: block_shape[%d] is %d, the kernel was compiled for %d", param, i,
+					  (int)d->block_shape[i], (int)block_shape[i]);
+		if (d->shape[i] < 0 || d->shape[i] > INT32_MAX)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: shape[%d] = %lld is outside [0, 2^31)",
+					  param, i, (long long)d->shape[i]);
+		if (i == rank - 1 && d->strides[i] != 1)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "tensor descriptor %s: strides[%d] is %lld; the last dimension must be contiguous (1)", param,
+					  i, (long long)d->strides[i]);
+		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 16 || (d->strides[i] * elem_bytes) % 16))
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "tensor descriptor %s: strides[%d] = %lld elements of %d bytes is not a multiple of 16 bytes",
+					  param, i, (long long)d->strides[i], elem_bytes);
+	}
+	return TILE_SUCCESS;
 }
 
 #endif /* TILE_IMPLEMENTATION_INCLUDED */

@@ -120,10 +120,9 @@ def main():
             row["bytes"] = args.bytes_moved()
             if inst.get("flops"):
                 row["flops"] = harness._eval(inst["flops"], dict(size))
-            row["triton"] = triton.testing.do_bench(lambda: harness.launch_triton(kern, inst, args),
-                                                    warmup=50, rep=400, return_mode="median")
         except Exception as e:
             row["note"] += "Triton failed: %s " % str(e).splitlines()[0][:200]
+            args = None
         fn = harness.tile_fn(lib, inst) if lib and inst["compiled"] else None
         if args is None:
             pass
@@ -139,6 +138,19 @@ def main():
                          for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
                 if wrong:
                     row["note"] += "tile output differs: %s " % wrong[0][:200]
+            except Exception as e:
+                row["note"] += "tile failed: %s" % str(e).splitlines()[0][:200]
+                fn = None
+        # timed after the outputs are compared: repeated launches of kernels
+        # that accumulate (atomics) change them
+        if args is not None:
+            try:
+                row["triton"] = triton.testing.do_bench(lambda: harness.launch_triton(kern, inst, args),
+                                                        warmup=50, rep=400, return_mode="median")
+            except Exception as e:
+                row["note"] += "Triton failed: %s " % str(e).splitlines()[0][:200]
+        if args is not None and fn is not None:
+            try:
                 row["tile"] = triton.testing.do_bench(lambda: harness.launch_tile(fn, inst, args),
                                                       warmup=50, rep=400, return_mode="median")
             except Exception as e:

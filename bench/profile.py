@@ -2,7 +2,7 @@
 
 Usage: ncu [options] python3 bench/profile.py GPU_DIR ID [ID ...]
 For each instance: tile's build (the launch function in GPU_DIR's
-libtilegpu.so), then, for instances with `sm80`, tile's compute_80 build and
+libtilegpu.so), Triton's own build, then, for instances with `sm80`, tile's compute_80 build and
 Triton's sm_80 build (PTX loaded by the driver), each launched 3 times on
 the same inputs, so that a profiler's --launch-skip/--launch-count or
 --kernel-name filters pick the launches to look at. Prints nothing but
@@ -27,7 +27,9 @@ def main():
     for iid in sys.argv[2:]:
         inst = next(i for i in man["instances"] if i["id"] == iid)
         args = harness.Args(inst, inst["sizes"][0])
-        runs = [("tile", harness.tile_fn(lib, inst), inst)]
+        kern = harness.triton_kernel(ROOT, inst)
+        runs = [("tile", harness.tile_fn(lib, inst), inst),
+                ("triton", lambda k=kern: harness.launch_triton(k, inst, args), None)]
         if inst.get("sm80_launch"):
             sub = dict(inst, launch=inst["sm80_launch"])
             runs.append(("tile sm_80", harness.tile_fn(lib, sub), sub))

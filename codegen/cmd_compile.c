@@ -431,6 +431,12 @@ static bool specialize(compile_cmd *c, job *j)
 		const ir_param *p = &f->params[i];
 		bool ptr = p->type.kind == IR_PTR;
 		j->params[i] = blob_param_make(p->name, (ir_kind)(ptr ? p->type.pointee : p->type.kind), ptr);
+		const ir_desc_param *dp = ir_param_desc(f, i);
+		if (dp) {
+			j->params[i].desc_name = dp->name;
+			j->params[i].desc_rank = dp->rank;
+			memcpy(j->params[i].desc_block, dp->block, sizeof dp->block);
+		}
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
 			j->pred_eq1 |= (uint32_t)p->equal_one << i;
@@ -454,6 +460,9 @@ static bool same_params(const job *x, const job *y)
 	for (int i = 0; i < x->nparams; i++) {
 		const blob_param *p = &x->params[i], *q = &y->params[i];
 		if (p->kind != q->kind || p->size != q->size || p->dtype != q->dtype || strcmp(p->name, q->name))
+			return false;
+		/* one launch function checks one block shape */
+		if (p->desc_rank != q->desc_rank || memcmp(p->desc_block, q->desc_block, sizeof p->desc_block))
 			return false;
 	}
 	return true;

@@ -84,6 +84,32 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* A host-side tensor descriptor, Triton's TensorDescriptor: the argument of
+ * a kernel parameter declared `tensordesc<DTYPE[B0, B1, ...]>`. The kernel
+ * reads and writes blocks of block_shape elements of the rank-dimensional
+ * tensor at base; elements outside shape read as zero and are not written.
+ * Strides count elements. As Triton asserts: 1 <= rank <= 5 (tile compiles
+ * up to 4), base 16-byte aligned, strides[rank - 1] == 1, the other strides
+ * multiples of 16 bytes, block_shape the one the kernel was compiled for;
+ * tile also needs 0 <= shape[i] < 2^31 (the kernel computes bounds in
+ * int32, as Triton does). Entries past rank are ignored. A tensor map for
+ * TMA (cuTensorMapEncodeTiled) can be built from exactly these fields. */
+#define TILE_TENSORDESC_MAX_RANK 5
+typedef struct tile_tensordesc {
+	tile_deviceptr base;
+	int32_t rank;
+	int64_t shape[TILE_TENSORDESC_MAX_RANK];
+	int64_t strides[TILE_TENSORDESC_MAX_RANK];
+	int32_t block_shape[TILE_TENSORDESC_MAX_RANK];
+} tile_tensordesc;
+
+/* Checks a descriptor against a kernel parameter compiled for `rank`
+ * dimensions, elements of elem_bytes and block_shape: every rule above.
+ * TILE_ERROR_INVALID_ARGUMENT, the detail naming `param` and the field,
+ * when one fails. Generated launch functions call it before launching. */
+TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *desc, const char *param, int rank, int elem_bytes,
+					  const int32_t *block_shape);
+
 /* Introspection (no driver needed): what tilec inspect and tools print. */
 typedef struct tile_variant_info {
 	const char *symbol;      /* entry point in the image */

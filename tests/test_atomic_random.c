@@ -3,8 +3,9 @@
  *
  * Random numbers: Philox 4x32-10 against Random123's known-answer vectors
  * and a C Philox (4x32 and 4x64, any round count), then tl.randint4x,
- * tl.rand, tl.randint with a scalar offset and 64-bit seeds, the 4x64
- * path of 64-bit offsets and tutorial 04's dropout, all bit for bit as
+ * tl.rand, tl.randint with a scalar offset and 64-bit seeds, 64-bit
+ * offsets (two 32-bit counters), tl.philox's 4x64 path on 64-bit counters
+ * and tutorial 04's dropout, all bit for bit as
  * Triton's random.py computes them; tl.randn through the interpreter's
  * math functions (a few ulp from the GPU's libdevice and sqrt.approx).
  * Atomics run sequentially in the interpreter, so their results are exact:
@@ -303,7 +304,7 @@ static void test_random_streams(void)
 			same_bits("randint with a scalar offset and an i64 seed", got, want, 40);
 		}
 	}
-	/* 64-bit offsets: Philox 4x64, seed as the low key, a zero high key */
+	/* 64-bit offsets (past 2^32): Philox 4x32 on their low and high words */
 	{
 		float got[N], want[N];
 		launch l = kl(KDIR "random.py", "rand_wide", "*fp32, i64, i32, 256", grid);
@@ -311,12 +312,30 @@ static void test_random_streams(void)
 		kl_int(&l, INT64_C(0x0123456789abcdef));
 		kl_int(&l, N);
 		if (kl_run(&l)) {
+			uint64_t s = UINT64_C(0x0123456789abcdef);
 			for (uint64_t i = 0; i < N; i++) {
-				uint64_t c[4] = {i, 0, 0, 0};
+				uint64_t off = i + UINT64_C(0x300000005);
+				uint32_t c[4] = {(uint32_t)off, (uint32_t)(off >> 32), 0, 0};
+				philox32(c, (uint32_t)s, (uint32_t)(s >> 32), 10);
+				want[i] = uniform32(c[0]);
+			}
+			same_bits("rand with 64-bit offsets", got, want, N);
+		}
+	}
+	/* 64-bit counters: Philox 4x64, the seed as the low key, a zero high key */
+	{
+		float got[N], want[N];
+		launch l = kl(KDIR "random.py", "philox_wide", "*fp32, i64, i32, 256", grid);
+		kl_ptr(&l, got, sizeof got);
+		kl_int(&l, INT64_C(0x0123456789abcdef));
+		kl_int(&l, N);
+		if (kl_run(&l)) {
+			for (uint64_t i = 0; i < N; i++) {
+				uint64_t c[4] = {i + UINT64_C(0x300000005), 0, 0, 0};
 				philox64(c, UINT64_C(0x0123456789abcdef), 0, 10);
 				want[i] = uniform64(c[0]);
 			}
-			same_bits("rand with 64-bit offsets", got, want, N);
+			same_bits("tl.philox on 64-bit counters", got, want, N);
 		}
 	}
 }

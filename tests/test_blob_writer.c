@@ -19,12 +19,12 @@ static uint32_t u32(const uint8_t *p)
 }
 
 static const blob_param add_params[] = {
-	{"x", BLOB_PARAM_PTR, 8, IR_F32, 0},
-	{"y", BLOB_PARAM_PTR, 8, IR_F16, 0},
-	{"n", BLOB_PARAM_INT, 4, IR_I32, 0},
-	{"alpha", BLOB_PARAM_FLOAT, 4, IR_F32, 0},
-	{"flag", BLOB_PARAM_UINT, 1, IR_I1, 0},
-	{"global_scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN},
+	{"x", BLOB_PARAM_PTR, 8, IR_F32, 0, NULL, 0, {0}},
+	{"y", BLOB_PARAM_PTR, 8, IR_F16, 0, NULL, 0, {0}},
+	{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+	{"alpha", BLOB_PARAM_FLOAT, 4, IR_F32, 0, NULL, 0, {0}},
+	{"flag", BLOB_PARAM_UINT, 1, IR_I1, 0, NULL, 0, {0}},
+	{"global_scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN, NULL, 0, {0}},
 };
 static const ir_constexpr cx[] = {
 	{"BLOCK", IR_CONSTEXPR_INT, 1024, 0, NULL},
@@ -44,7 +44,7 @@ static size_t grid1_len, grid2_len;
 static blob_variant add_variants[3], scale_variant;
 static blob_kernel kernels[2];
 static blob_image images[3];
-static blob_param scale_params[1] = {{"out", BLOB_PARAM_PTR, 8, IR_F64, 0}};
+static blob_param scale_params[1] = {{"out", BLOB_PARAM_PTR, 8, IR_F64, 0, NULL, 0, {0}}};
 
 static blob_desc make_desc(void)
 {
@@ -345,10 +345,23 @@ static void check_emit(const uint8_t *b, size_t size)
 
 	blob_param p[6];
 	memcpy(p, add_params, sizeof p);
+	p[1].name = "tile_row_start_ptr";
 	p[2].name = "stream";
+	p[3].name = "kk_module";
+	p[4].name = "p2_stream"; /* what `stream` becomes: made unique */
 	kernels[0].params = p;
-	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_ERR_INVALID);
-	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "parameter name 'stream' cannot name a C parameter");
+	CHECK(emit_c(ctx, &d, b, size, base, "kk") == TILEC_OK);
+	snprintf(path, sizeof path, "%s.h", base);
+	const char *hr = slurp(path);
+	CHECK_STR_CONTAINS(hr, "tile_deviceptr p1_tile_row_start_ptr, int32_t p2_stream, float p3_kk_module, uint8_t p2_stream_)");
+	CHECK_STR_CONTAINS(hr, " *   stream           i32 (C parameter p2_stream)\n");
+	CHECK_STR_CONTAINS(hr, " *   x                *fp32\n");
+	remove(path);
+	snprintf(path, sizeof path, "%s.c", base);
+	const char *sr = slurp(path);
+	CHECK_STR_CONTAINS(sr, "tile_args[1] = &p1_tile_row_start_ptr;");
+	CHECK_STR_CONTAINS(sr, "uint32_t tile_w4 = p2_stream_;");
+	remove(path);
 	kernels[0].params = add_params;
 	CHECK(emit_c(ctx, &d, b, size, base, "k-k") == TILEC_ERR_INVALID);
 	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "'k-k' is not a C identifier");

@@ -427,6 +427,18 @@ expect_error "manifest: a bad grid names its line" "grid.manifest:1:1: note: in 
 	"$TILEC" compile -m "$T/grid.manifest" -o "$T/bad"
 check "help" "$TILEC" compile --help
 
+# 7b. parameter names C cannot take are renamed (p<index>_...): the C
+# compiles as C99 and as C++, the doc comment keeps the kernel's names
+PN_SIG='*fp32:16, i32, *fp32:16, i32, i32, i32, i64, fp32, i32, i8, i32, i32'
+check "parameter names: compile" "$TILEC" compile $K/lang.py -n param_names_kernel -s "$PN_SIG" -D BLOCK=128 \
+	-g 'cdiv(stream, BLOCK)' --arch sm_80 -o "$T/pn"
+check "parameter names: C99" $CC $CFLAGS_GEN -c "$T/pn.c" -o "$T/pn.o"
+if command -v c++ >/dev/null; then
+	check "parameter names: C++" c++ -x c++ -Wall -Wextra -Werror -I"$ROOT" -c "$T/pn.c" -o "$T/pnpp.o"
+fi
+check "parameter names: renamed" grep -q "tile_deviceptr p0_tile_row_start_ptr, int32_t p1_stream, tile_deviceptr out, int32_t p3_int, int32_t p4_grid_x, int32_t p5_NULL, int64_t p6_size_t, float p7_double, int32_t p8_x, int8_t p9_caf, int32_t p10_pn_module, int32_t p1_stream_)" "$T/pn.h"
+check "parameter names: own names in the doc" grep -q "^ \*   tile_row_start_ptr \*fp32 (C parameter p0_tile_row_start_ptr)" "$T/pn.h"
+
 # 8. the examples built by examples/build.sh (under build.sh): with no GPU
 # they run kernel.py in the reference interpreter and check the result
 for ex in vector_add silu; do
@@ -437,6 +449,64 @@ for ex in vector_add silu; do
 		fail "example $ex was not built ($prog)"
 	fi
 done
+
+# ---- host-side tensor descriptors: one tile_tensordesc per parameter in the
+# generated C (C99, C11, C++), checked before the launch, unpacked into the
+# kernel's base/shape/stride parameters; device-side descriptors lowered to
+# 16-byte vector accesses and, feeding tl.dot, to cp.async rings
+DSIG="tensordesc<fp16[16, 8]>, tensordesc<fp16[16, 8]>, fp32"
+check "host descriptors compile" "$TILEC" compile $K/descriptors.py -n host_desc_scale -s "$DSIG" \
+	-g "cdiv(x_desc_shape0, 16), cdiv(x_desc_shape1, 8)" --arch sm_80 --keep-ptx "$T" -o "$T/hd"
+check "the header takes tile_tensordesc" grep -q "tile_status host_desc_scale(tile_stream stream, tile_tensordesc x_desc, tile_tensordesc y_desc, float alpha);" "$T/hd.h"
+check "the header documents the descriptor" grep -q "x_desc  *tile_tensordesc of tensordesc<fp16\[16, 8\]>" "$T/hd.h"
+check "descriptors: generated C compiles as C99" $CC $CFLAGS_GEN -c "$T/hd.c" -o "$T/hd.o"
+check "descriptors: generated C compiles as C11" $CC -std=c11 -Wall -Wextra -Werror -pedantic -I"$ROOT" -c "$T/hd.c" -o "$T/hd11.o"
+check "descriptors: generated C compiles as C++" g++ -Wall -Wextra -Werror -pedantic -x c++ -I"$ROOT" -c "$T/hd.c" -o "$T/hdpp.o"
+check "descriptors: the launcher checks before launching" grep -q 'tile_tensordesc_check(&x_desc, "x_desc", 2, 2, tile_block0)' "$T/hd.c"
+cat >"$T/hd_main.c" <<'CEOF'
+#define TILE_IMPLEMENTATION
+#include <stdio.h>
+#include <string.h>
+#include "tile.h"
+#include "hd.h"
+int main(void)
+{
+	tile_tensordesc x, y;
+	memset(&x, 0, sizeof x);
+	x.base = 0x1000;
+	x.rank = 2;
+	x.shape[0] = 100;
+	x.shape[1] = 30;
+	x.strides[0] = 32;
+	x.strides[1] = 1;
+	x.block_shape[0] = 16;
+	x.block_shape[1] = 8;
+	y = x;
+	y.strides[0] = 31; /* 62 bytes: not a multiple of 16 */
+	tile_status s = host_desc_scale(NULL, x, y, 1.0f);
+	printf("%d %s\n", (int)s, tile_last_error());
+	y.strides[0] = 32;
+	y.block_shape[1] = 16;
+	s = host_desc_scale(NULL, x, y, 1.0f);
+	printf("%d %s\n", (int)s, tile_last_error());
+	return 0;
+}
+CEOF
+check "descriptors: a program links against the launcher" $CC -std=c99 -Wall -Wextra -Werror -pedantic -I"$ROOT" -I"$T" \
+	"$T/hd_main.c" "$T/hd.c" -o "$T/hd_main" -ldl -lpthread
+check "descriptors: bad descriptors are refused before the driver" bash -c "'$T/hd_main' >'$T/hd_out'"
+check "descriptors: misaligned stride named" grep -q "^1 tensor descriptor y_desc: strides\[0\] = 31 elements of 2 bytes" "$T/hd_out"
+check "descriptors: block shape mismatch named" grep -q "^1 tensor descriptor y_desc: block_shape\[1\] is 16, the kernel was compiled for 8" "$T/hd_out"
+check "device descriptors compile" "$TILEC" compile $K/descriptors.py -n desc_scale_2d -s "*fp32:16, *fp32:16, i32:16, i32:16" \
+	-D BM=32 -D BN=64 -g "cdiv(M, BM), cdiv(N, BN)" --arch sm_80 --keep-ptx "$T/ds" -o "$T/ds"
+check "descriptors: 16-byte loads where the shape allows" bash -c "grep -q 'ld.global.v4.b32' $T/ds/*.ptx"
+check "descriptors: 16-byte stores where the shape allows" bash -c "grep -q 'st.global.v4.b32' $T/ds/*.ptx"
+MMD="-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -D NUM_SMS=132"
+check "persistent descriptor matmul compiles" "$TILEC" compile tests/gpu/kernels/descriptors.py -n matmul_descriptor_persistent_kn \
+	-s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16" $MMD -g "min(132, cdiv(M, 64) * cdiv(N, 64))" \
+	--arch sm_80 --keep-ptx "$T/pd" -o "$T/pd"
+check "persistent descriptor matmul: cp.async rings" bash -c "grep -q 'cp.async.cg.shared.global' $T/pd/*.ptx"
+check "persistent descriptor matmul: mma.sync" bash -c "grep -q 'mma.sync.aligned.m16n8k16' $T/pd/*.ptx"
 
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

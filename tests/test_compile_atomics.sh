@@ -97,7 +97,9 @@ has randn 'sqrt\.approx'
 compile randint4x $R randint4x_kernel '*i32, i32, i32, 256'
 compile randint_scalar $R randint_scalar '*i32, i64'
 compile rand_wide $R rand_wide '*fp32, i64, i32, 256'
-has rand_wide 'mul\.hi\.u64'
+has rand_wide 'mul\.hi\.u32'
+compile philox_wide $R philox_wide '*fp32, i64, i32, 256'
+has philox_wide 'mul\.hi\.u64'
 compile dropout $R seeded_dropout '*fp32:16, *fp32:16, i32:16, fp32, i32, 1024'
 
 # the GPU suite's kernels, as tests/gpu/cases.py compiles them

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 
 static const blob_param params[] = {
-	{"x_ptr", BLOB_PARAM_PTR, 8, IR_F32, 0},
-	{"n", BLOB_PARAM_INT, 4, IR_I32, 0},
-	{"m", BLOB_PARAM_UINT, 8, IR_U64, 0},
-	{"scale", BLOB_PARAM_FLOAT, 4, IR_F32, 0},
-	{"scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN},
+	{"x_ptr", BLOB_PARAM_PTR, 8, IR_F32, 0, NULL, 0, {0}},
+	{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+	{"m", BLOB_PARAM_UINT, 8, IR_U64, 0, NULL, 0, {0}},
+	{"scale", BLOB_PARAM_FLOAT, 4, IR_F32, 0, NULL, 0, {0}},
+	{"scratch", BLOB_PARAM_PTR, 8, IR_I8, BLOB_PARAM_HIDDEN, NULL, 0, {0}},
 };
 static const ir_constexpr constexprs[] = {
 	{"BLOCK", IR_CONSTEXPR_INT, 128, 0, NULL},

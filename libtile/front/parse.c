@@ -15,7 +15,9 @@
  * extent: the front end never needs them.
  *
  * While parsing the module level it records, in source order, imports
- * (resolved to dotted paths), simple `NAME = expr` assignments and @jit
+ * (resolved to dotted paths; those inside a module-level compound
+ * statement, as `try: from ... import x / except ...:`, tagged with it),
+ * simple `NAME = expr` assignments and @jit
  * functions, whose decorators are classified through the imports seen so
  * far (a decorator runs when its def does, so later imports do not count).
  */
@@ -38,6 +40,8 @@ typedef struct parser {
 	bool fatal;     /* ...and was reported: no recovery */
 	bool nomem;
 	bool in_kernel; /* inside a @jit function: errors are reported */
+	int blocks;     /* enclosing blocks (if/try/with/... bodies) */
+	int top;        /* 1-based index of the module-level statement being parsed */
 	int speculating; /* errors are not reported (trial parses) */
 	int scope;      /* enclosing defs and classes */
 	int depth;
@@ -898,7 +902,9 @@ static void parse_block(parser *p, ast_list *body)
 		/* only simple statements may follow on the same line */
 		int n0 = body->n;
 		parse_simple_stmts(p, body);
+		p->blocks++;
 		record_from(p, body, n0);
+		p->blocks--;
 		return;
 	}
 	if (!enter(p)) {
@@ -906,8 +912,10 @@ static void parse_block(parser *p, ast_list *body)
 		return;
 	}
 	expect(p, TOK_INDENT);
+	p->blocks++;
 	while (peek(p) != TOK_DEDENT && peek(p) != TOK_EOF)
 		parse_statement_or_skip(p, body);
+	p->blocks--;
 	expect(p, TOK_DEDENT);
 	p->depth--;
 }
@@ -1013,7 +1021,7 @@ static void add_import(parser *p, ast_node *stmt, src_loc loc, const char *alias
 {
 	if (!grow(p, (void **)&stmt->import_.names, stmt->import_.n, sizeof(ast_import)))
 		return;
-	stmt->import_.names[stmt->import_.n++] = (ast_import){loc, alias, path};
+	stmt->import_.names[stmt->import_.n++] = (ast_import){loc, alias, path, 0};
 }
 
 /* import a.b.c [as x], ... */
@@ -1200,8 +1208,10 @@ static void record(parser *p, ast_node *s)
 	ast_module *m = p->m;
 	if (s->kind == AST_IMPORT || s->kind == AST_IMPORT_FROM) {
 		for (int i = 0; i < s->import_.n; i++)
-			if (grow(p, (void **)&m->imports, m->nimports, sizeof *m->imports))
-				m->imports[m->nimports++] = s->import_.names[i];
+			if (grow(p, (void **)&m->imports, m->nimports, sizeof *m->imports)) {
+				m->imports[m->nimports] = s->import_.names[i];
+				m->imports[m->nimports++].group = p->blocks ? p->top : 0;
+			}
 	} else if ((s->kind == AST_ASSIGN && s->assign.targets.n == 1 && s->assign.targets.items[0]->kind == AST_NAME) ||
 		   (s->kind == AST_ANNASSIGN && s->annassign.target->kind == AST_NAME && s->annassign.value)) {
 		bool ann = s->kind == AST_ANNASSIGN;
@@ -1494,8 +1504,10 @@ tilec_status parse_module(tilec_ctx *ctx, arena *a, const src_file *file, ast_mo
 		return TILEC_ERR_NOMEM;
 	}
 	p.m->file = file;
-	while (peek(&p) != TOK_EOF)
+	while (peek(&p) != TOK_EOF) {
+		p.top++;
 		parse_statement_or_skip(&p, &p.m->body);
+	}
 	if (p.nomem)
 		return TILEC_ERR_NOMEM;
 	if (p.failed)

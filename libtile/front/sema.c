@@ -9,7 +9,16 @@
  * and `while` build structured ops: the variables a branch or a loop body
  * rebinds are found by comparing the variable tables before and after (for
  * loops, a syntactic scan of the body's assignments decides which ones are
- * carried), then yielded; their types must agree, as Triton requires.
+ * carried), then yielded; their types must agree, as Triton requires. A
+ * name bound differently by the branches in a way that cannot be merged
+ * (only in one branch, or with two types) becomes undefined after the
+ * `if`, carrying the reason, which is reported only where it is read.
+ * A runtime `if` that may `return` (outside runtime loops, as in Triton)
+ * takes what follows it up to the end of the function (the continuation:
+ * the rest of each enclosing statement list and static_range iteration)
+ * into both of its branches, so the function returns in both and the
+ * returned values become the `if`'s results: `if c: return` followed by
+ * statements is `if c {} else {statements}`.
  * A plain assignment turns a Python number into a tensor (Triton's
  * `_sanitize_value`); `x: tl.constexpr = ...` keeps it a constexpr.
  */
@@ -101,6 +110,13 @@ static bool sv_same(sv a, sv b)
 	case SV_MODULE:
 	case SV_BUILTIN: return !strcmp(a.s, b.s);
 	case SV_FUNC: return a.fn == b.fn;
+	case SV_DESC:
+		if (a.n != b.n || a.i != b.i || !ir_type_eq(a.t, b.t))
+			return false;
+		for (int i = 0; i < a.n; i++)
+			if (!sv_same(a.items[i], b.items[i]))
+				return false;
+		return true;
 	default: return true;
 	}
 }
@@ -123,11 +139,45 @@ static bool global_value(sema *s, src_loc loc, const ast_global *g, sv *out)
 	return true;
 }
 
+/* The value an import binds: a module, or an attribute of one. */
+static bool import_value(sema *s, src_loc loc, const ast_import *imp, sv *out)
+{
+	const char *path = imp->path;
+	const char *dot = strrchr(path, '.');
+	memset(out, 0, sizeof *out);
+	/* `from triton.language import exp`: an attribute of a module */
+	if (dot)
+		return sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out);
+	out->kind = SV_MODULE;
+	out->s = path;
+	return true;
+}
+
+/* Whether an import names something tile knows, without a diagnostic. */
+static bool import_resolves(sema *s, src_loc loc, const ast_import *imp)
+{
+	tilec_ctx quiet = {0};
+	tilec_ctx *ctx = s->ctx;
+	tilec_status st = s->status;
+	s->ctx = &quiet;
+	sv v;
+	bool ok = import_value(s, loc, imp, &v);
+	s->ctx = ctx;
+	s->status = st;
+	sb_free(&quiet.diags);
+	/* a plain `import x` binds a module whatever x is: only known roots count */
+	if (ok && v.kind == SV_MODULE && !strchr(imp->path, '.'))
+		ok = !strcmp(imp->path, "triton") || !strcmp(imp->path, "math");
+	return ok;
+}
+
 bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 {
 	memset(out, 0, sizeof *out);
 	sema_var *v = var_find(s->scope, name);
 	if (v) {
+		if (v->val.kind == SV_UNDEF && v->val.s)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "%s, and cannot be used here", v->val.s);
 		if (v->val.kind == SV_UNDEF)
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
 					  "`%s` is defined in only one branch of a runtime `if` (or only inside a loop) and cannot be used here",
@@ -144,16 +194,20 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 	}
 	for (int i = am->nimports - 1; i >= 0; i--)
 		if (!strcmp(am->imports[i].alias, name)) {
-			const char *path = am->imports[i].path;
-			const char *dot = strrchr(path, '.');
-			/* `from triton.language import exp`: an attribute of a module */
-			if (dot && !sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out))
-				return false;
-			if (!dot) {
-				out->kind = SV_MODULE;
-				out->s = path;
-			}
-			return true;
+			int g = am->imports[i].group;
+			if (!g)
+				return import_value(s, loc, &am->imports[i], out);
+			/* bound inside a module-level if/try: the first binding of the
+			 * statement that resolves, as a current Triton's import would */
+			int first = -1;
+			for (int j = 0; j < am->nimports; j++)
+				if (am->imports[j].group == g && !strcmp(am->imports[j].alias, name)) {
+					if (first < 0)
+						first = j;
+					if (import_resolves(s, loc, &am->imports[j]))
+						return import_value(s, loc, &am->imports[j], out);
+				}
+			return import_value(s, loc, &am->imports[first], out);
 		}
 	for (int i = am->nglobals - 1; i >= 0; i--)
 		if (!strcmp(am->globals[i].name, name))
@@ -179,7 +233,21 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 
 /* ---------------------------------------------------------------- statements */
 
-static bool stmts(sema *s, const ast_list *l);
+/* What follows a statement up to the end of its function, innermost first:
+ * statements l->items[idx..], or the static_range iterations of `body` from
+ * `next` (bound to `var`). Only a runtime `if` that may return uses it. */
+typedef struct sema_cont {
+	const ast_list *l;
+	int idx;
+	const ast_list *body;
+	const char *var;
+	src_loc loc;
+	int64_t next, end, step;
+	const struct sema_cont *up;
+} sema_cont;
+
+static bool stmts(sema *s, const ast_list *l, const sema_cont *after);
+static bool stmts_from(sema *s, const ast_list *l, int idx, const sema_cont *after);
 
 /* Triton's _sanitize_value: numbers assigned to variables become tensors. */
 static bool sanitize(sema *s, src_loc loc, sv v, sv *out)
@@ -327,48 +395,52 @@ static bool yield(sema *s, src_loc loc, int n, const int *vals)
 	return true;
 }
 
-static bool no_return(sema *s, src_loc loc)
-{
-	if (s->returned)
-		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
-				  "`return` inside a runtime `if`, `for` or `while` is not supported yet");
-	return true;
-}
-
 static void name_value(sema *s, int id, const char *name)
 {
 	if (id >= s->f->nparams && !s->f->values[id].name)
 		s->f->values[id].name = name;
 }
 
+/* An unbound name that says why when it is read. */
+static sv undefined(sema *s, const char *fmt, ...) TILE_PRINTF(2, 3);
+static sv undefined(sema *s, const char *fmt, ...)
+{
+	strbuf sb;
+	sb_init(&sb);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	sv v = {.kind = SV_UNDEF};
+	v.s = arena_strdup(s->a, sb_str(&sb));
+	sb_free(&sb);
+	return v;
+}
+
+static bool bound(const sema_var *v)
+{
+	return v && v->val.kind != SV_UNDEF;
+}
+
 static bool runtime_if(sema *s, ast_node *n, int cond)
 {
 	src_loc loc = n->loc;
-	if ((cond = sema_cast(s, loc, cond, ir_scalar(IR_I1))) < 0)
-		return false;
-	if (sema_type(s, cond).rank)
-		return sema_error(s, n->if_.cond->loc, TILEC_ERR_SEMANTIC, "the condition of `if` must be a scalar, got %s",
-				  sema_type_str(s, sema_type(s, cond)));
 	ir_op *op = ir_op_new(s->f, IR_OP_IF, loc, 1, &cond, 0, NULL, 2);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	sema_scope *before = s->scope, *branch[2];
 	ir_region *saved = s->cur;
-	s->scf++;
 	for (int k = 0; k < 2; k++) {
 		if (!(branch[k] = scope_copy(s, before)))
 			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 		s->scope = branch[k];
 		s->cur = &op->regions[k];
-		bool ok = stmts(s, k ? &n->if_.orelse : &n->if_.body) && no_return(s, loc);
-		if (!ok) {
+		if (!stmts(s, k ? &n->if_.orelse : &n->if_.body, NULL)) {
 			s->scope = before;
 			s->cur = saved;
-			s->scf--;
 			return false;
 		}
 	}
-	s->scf--;
 	/* names bound differently by the two branches (or new in both) */
 	int cap = branch[0]->n + branch[1]->n + 1, ny = 0;
 	const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
@@ -387,9 +459,13 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 			if (listed || (k == 1 && b0))
 				continue;
 			s->scope = after;
-			if (!b0 || !b1) {
-				if (!var_set(s, loc, name, (sv){.kind = SV_UNDEF}))
-					return false;
+			if (!bound(b0) || !bound(b1)) {
+				if (bound(b0) || bound(b1)) {
+					sv u = undefined(s, "`%s` is defined in only one branch of the runtime `if` at line %d", name,
+							 loc.line);
+					if (!var_set(s, loc, name, u))
+						return false;
+				}
 				continue;
 			}
 			if (sv_same(b0->val, b1->val)) {
@@ -398,30 +474,31 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 						return false;
 				continue;
 			}
-			for (int j = 0; j < 2; j++) {
+			sv u = {.kind = SV_NONE};
+			for (int j = 0; j < 2 && u.kind == SV_NONE; j++) {
 				sv v = j ? b1->val : b0->val;
+				if (v.kind != SV_TENSOR && !sema_is_num(v))
+					u = undefined(s, "`%s` is bound to different values of a kind that cannot be yielded (%s) in the branches of the runtime `if` at line %d",
+						      name, sema_sv_str(s, v), loc.line);
+			}
+			for (int j = 0; j < 2 && u.kind == SV_NONE; j++) {
 				s->cur = &op->regions[j];
-				if (v.kind != SV_TENSOR && !sema_is_num(v)) {
-					s->cur = saved;
-					s->scope = before;
-					return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
-							  "`%s` is bound to different values of a kind that cannot be yielded (%s) in the branches of a runtime `if`",
-							  name, sema_sv_str(s, v));
-				}
-				vals[j][ny] = sema_to_tensor(s, loc, v);
+				vals[j][ny] = sema_to_tensor(s, loc, j ? b1->val : b0->val);
+				s->cur = saved;
 				if (vals[j][ny] < 0) {
-					s->cur = saved;
 					s->scope = before;
 					return false;
 				}
 			}
-			s->cur = saved;
-			ir_type t0 = sema_type(s, vals[0][ny]), t1 = sema_type(s, vals[1][ny]);
-			if (!ir_type_eq(t0, t1)) {
-				s->scope = before;
-				return sema_error(s, loc, TILEC_ERR_SEMANTIC,
-						  "`%s` has type %s in the then branch but %s in the else branch of a runtime `if`",
-						  name, sema_type_str(s, t0), sema_type_str(s, t1));
+			ir_type t0 = u.kind == SV_NONE ? sema_type(s, vals[0][ny]) : ir_scalar(IR_VOID);
+			ir_type t1 = u.kind == SV_NONE ? sema_type(s, vals[1][ny]) : ir_scalar(IR_VOID);
+			if (u.kind == SV_NONE && !ir_type_eq(t0, t1))
+				u = undefined(s, "`%s` has type %s in the then branch but %s in the else branch of the runtime `if` at line %d",
+					      name, sema_type_str(s, t0), sema_type_str(s, t1), loc.line);
+			if (u.kind == SV_UNDEF) {
+				if (!var_set(s, loc, name, u))
+					return false;
+				continue;
 			}
 			types[ny] = t0;
 			names[ny++] = name;
@@ -440,6 +517,162 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
 			return false;
 	}
+	return true;
+}
+
+/* ---------------------------------------------------------------- early returns */
+
+/* A `return` anywhere in the statements (helpers' returns are their own). */
+static bool has_return(const ast_list *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		const ast_node *n = l->items[i];
+		switch (n->kind) {
+		case AST_RETURN: return true;
+		case AST_IF:
+			if (has_return(&n->if_.body) || has_return(&n->if_.orelse))
+				return true;
+			break;
+		case AST_FOR:
+			if (has_return(&n->for_.body))
+				return true;
+			break;
+		case AST_WHILE:
+			if (has_return(&n->while_.body))
+				return true;
+			break;
+		default: break;
+		}
+	}
+	return false;
+}
+
+/* The values two branches return, merged: equal constexprs and shared
+ * values stay, tensors pair up as the `if`'s results (placeholders
+ * -1 - k until the results exist), tuples item by item. */
+typedef struct ret_merge {
+	int n, cap;
+	int *v[2];
+	ir_type *types;
+} ret_merge;
+
+static bool merge_returns(sema *s, src_loc loc, ret_merge *m, sv a, sv b, sv *out)
+{
+	if (a.kind == SV_TUPLE && b.kind == SV_TUPLE && a.n == b.n) {
+		*out = a;
+		out->items = arena_alloc(s->a, sizeof(sv) * (size_t)(a.n + 1));
+		if (!out->items)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		for (int i = 0; i < a.n; i++)
+			if (!merge_returns(s, loc, m, a.items[i], b.items[i], &out->items[i]))
+				return false;
+		return true;
+	}
+	if (sv_same(a, b)) {
+		*out = a;
+		return true;
+	}
+	if (a.kind != SV_TENSOR || b.kind != SV_TENSOR)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "the branches of this runtime `if` return different values that cannot be merged: %s and %s",
+				  sema_sv_str(s, a), sema_sv_str(s, b));
+	ir_type ta = sema_type(s, a.id), tb = sema_type(s, b.id);
+	if (!ir_type_eq(ta, tb))
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "inconsistent return types: %s in the then branch of this runtime `if`, %s in the else branch",
+				  sema_type_str(s, ta), sema_type_str(s, tb));
+	if (m->n == m->cap) {
+		int cap = m->cap ? m->cap * 2 : 4;
+		int *v0 = arena_realloc(s->a, m->v[0], sizeof(int) * (size_t)m->cap, sizeof(int) * (size_t)cap);
+		int *v1 = arena_realloc(s->a, m->v[1], sizeof(int) * (size_t)m->cap, sizeof(int) * (size_t)cap);
+		ir_type *t = arena_realloc(s->a, m->types, sizeof(ir_type) * (size_t)m->cap, sizeof(ir_type) * (size_t)cap);
+		if (!v0 || !v1 || !t)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		m->v[0] = v0, m->v[1] = v1, m->types = t, m->cap = cap;
+	}
+	m->v[0][m->n] = a.id;
+	m->v[1][m->n] = b.id;
+	m->types[m->n] = ta;
+	*out = sema_tensor(-1 - m->n++);
+	return true;
+}
+
+static void bind_results(sv *v, const ir_op *op)
+{
+	if (v->kind == SV_TENSOR && v->id < 0)
+		v->id = op->results[-1 - v->id];
+	else if (v->kind == SV_TUPLE)
+		for (int i = 0; i < v->n; i++)
+			bind_results(&v->items[i], op);
+}
+
+/* Runs the continuation: each frame's rest, innermost first. */
+static bool run_after(sema *s, const sema_cont *c)
+{
+	for (; c && !s->returned; c = c->up) {
+		if (c->l) {
+			if (!stmts_from(s, c->l, c->idx, c->up))
+				return false;
+			continue;
+		}
+		for (int64_t i = c->next; c->step > 0 ? i < c->end : i > c->end;) {
+			int64_t nx;
+			bool last = __builtin_add_overflow(i, c->step, &nx);
+			sema_cont rest = {.var = c->var, .body = c->body, .loc = c->loc, .next = last ? c->end : nx,
+					  .end = c->end, .step = c->step, .up = c->up};
+			if (!var_set(s, c->loc, c->var, sema_int(i)) || !stmts(s, c->body, &rest))
+				return false;
+			if (s->returned || last)
+				break;
+			i = nx;
+		}
+	}
+	return true;
+}
+
+/* `if cond:` that may return: the continuation runs in both branches, the
+ * function returns in both, with the merged values. */
+static bool returning_if(sema *s, ast_node *n, int cond, const sema_cont *after)
+{
+	src_loc loc = n->loc;
+	ir_op *op = ir_op_new(s->f, IR_OP_IF, loc, 1, &cond, 0, NULL, 2);
+	if (!op)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	sema_scope *before = s->scope;
+	ir_region *saved = s->cur;
+	sv rets[2];
+	for (int k = 0; k < 2; k++) {
+		if (!(s->scope = scope_copy(s, before)))
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		s->cur = &op->regions[k];
+		s->returned = false;
+		s->ret = (sv){.kind = SV_NONE};
+		bool ok = stmts(s, k ? &n->if_.orelse : &n->if_.body, after) && run_after(s, after);
+		rets[k] = s->returned ? s->ret : (sv){.kind = SV_NONE};
+		if (!ok) {
+			s->scope = before;
+			s->cur = saved;
+			return false;
+		}
+	}
+	s->scope = before;
+	ret_merge m = {0};
+	sv merged;
+	if (!merge_returns(s, loc, &m, rets[0], rets[1], &merged)) {
+		s->cur = saved;
+		return false;
+	}
+	for (int k = 0; k < 2; k++) {
+		s->cur = &op->regions[k];
+		if (!yield(s, loc, m.n, m.v[k]))
+			return false;
+	}
+	s->cur = saved;
+	if (!set_results(s, loc, op, m.n, m.types) || !ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	bind_results(&merged, op);
+	s->returned = true;
+	s->ret = merged;
 	return true;
 }
 
@@ -489,7 +722,7 @@ static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const 
 static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scope *before, ir_op *op, int nc,
 		      const char **names, const ir_type *types)
 {
-	s->scf--;
+	s->loops--;
 	s->cur = saved;
 	if (!ok) {
 		s->scope = before;
@@ -547,7 +780,7 @@ static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
 	return true;
 }
 
-static bool for_stmt(sema *s, ast_node *n)
+static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 {
 	src_loc loc = n->loc;
 	const char *kind = NULL;
@@ -571,10 +804,15 @@ static bool for_stmt(sema *s, ast_node *n)
 		for (int64_t i = b[0].i; b[2].i > 0 ? i < b[1].i : i > b[1].i;) {
 			if (++count > 4096)
 				return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tl.static_range of more than 4096 iterations");
-			if (!var_set(s, loc, target->name.id, sema_int(i)) || !stmts(s, &n->for_.body))
+			int64_t nx;
+			bool last = __builtin_add_overflow(i, b[2].i, &nx);
+			sema_cont rest = {.body = &n->for_.body, .var = target->name.id, .loc = loc,
+					  .next = last ? b[1].i : nx, .end = b[1].i, .step = b[2].i, .up = after};
+			if (!var_set(s, loc, target->name.id, sema_int(i)) || !stmts(s, &n->for_.body, &rest))
 				return false;
-			if (s->returned || __builtin_add_overflow(i, b[2].i, &i))
+			if (s->returned || last)
 				return true;
+			i = nx;
 		}
 		return true;
 	}
@@ -627,8 +865,8 @@ static bool for_stmt(sema *s, ast_node *n)
 		s->f->values[p].name = names[i];
 	}
 	s->cur = &op->regions[0];
-	s->scf++;
-	bool ok = stmts(s, &n->for_.body) && no_return(s, loc) && loop_finals(s, loc, before, nc, names, types, finals) &&
+	s->loops++;
+	bool ok = stmts(s, &n->for_.body, NULL) && loop_finals(s, loc, before, nc, names, types, finals) &&
 		  yield(s, loc, nc, finals);
 	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
 }
@@ -654,7 +892,7 @@ static bool while_stmt(sema *s, ast_node *n)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	sema_scope *before = s->scope;
 	ir_region *saved = s->cur;
-	s->scf++;
+	s->loops++;
 	bool ok = true;
 	for (int r = 0; r < 2 && ok; r++) {
 		if (!(s->scope = scope_copy(s, before))) {
@@ -680,14 +918,14 @@ static bool while_stmt(sema *s, ast_node *n)
 			ir_op *cond = ok ? ir_op_new(s->f, IR_OP_CONDITION, loc, nc + 1, finals, 0, NULL, 0) : NULL;
 			ok = ok && cond && ir_region_append(s->f, s->cur, cond);
 		} else {
-			ok = stmts(s, &n->while_.body) && no_return(s, loc) && loop_finals(s, loc, before, nc, names, types, finals) &&
+			ok = stmts(s, &n->while_.body, NULL) && loop_finals(s, loc, before, nc, names, types, finals) &&
 			     yield(s, loc, nc, finals);
 		}
 	}
 	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
 }
 
-static bool stmt(sema *s, ast_node *n)
+static bool stmt(sema *s, ast_node *n, const sema_cont *after)
 {
 	sv v;
 	switch (n->kind) {
@@ -732,21 +970,30 @@ static bool stmt(sema *s, ast_node *n)
 	case AST_IF: {
 		if (!sema_expr(s, n->if_.cond, &v))
 			return false;
-		if (v.kind == SV_TENSOR)
-			return runtime_if(s, n, v.id);
+		if (v.kind == SV_TENSOR) {
+			int cond = sema_cast(s, n->loc, v.id, ir_scalar(IR_I1));
+			if (cond < 0)
+				return false;
+			if (sema_type(s, cond).rank)
+				return sema_error(s, n->if_.cond->loc, TILEC_ERR_SEMANTIC,
+						  "the condition of `if` must be a scalar, got %s", sema_type_str(s, sema_type(s, cond)));
+			if (!s->loops && (has_return(&n->if_.body) || has_return(&n->if_.orelse)))
+				return returning_if(s, n, cond, after);
+			return runtime_if(s, n, cond);
+		}
 		bool t;
 		if (!sema_truth(s, n->if_.cond->loc, v, &t))
 			return false;
-		return stmts(s, t ? &n->if_.body : &n->if_.orelse);
+		return stmts(s, t ? &n->if_.body : &n->if_.orelse, after);
 	}
 	case AST_FOR:
-		return for_stmt(s, n);
+		return for_stmt(s, n, after);
 	case AST_WHILE:
 		return while_stmt(s, n);
 	case AST_RETURN:
-		if (s->scf)
+		if (s->loops)
 			return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED,
-					  "`return` inside a runtime `if`, `for` or `while` is not supported yet");
+					  "`return` inside a runtime `for` or `while` loop is not supported (as in Triton)");
 		memset(&v, 0, sizeof v);
 		v.kind = SV_NONE;
 		if (n->unary.operand && (!sema_expr(s, n->unary.operand, &v) || !sanitize(s, n->loc, v, &v)))
@@ -773,12 +1020,19 @@ static bool stmt(sema *s, ast_node *n)
 	}
 }
 
-static bool stmts(sema *s, const ast_list *l)
+static bool stmts_from(sema *s, const ast_list *l, int idx, const sema_cont *after)
 {
-	for (int i = 0; i < l->n && !s->returned; i++)
-		if (!stmt(s, l->items[i]))
+	for (int i = idx; i < l->n && !s->returned; i++) {
+		sema_cont rest = {.l = l, .idx = i + 1, .up = after};
+		if (!stmt(s, l->items[i], &rest))
 			return false;
+	}
 	return true;
+}
+
+static bool stmts(sema *s, const ast_list *l, const sema_cont *after)
+{
+	return stmts_from(s, l, 0, after);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -836,7 +1090,7 @@ bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, 
 					  fn->name, sema_sv_str(s, vals[i]));
 	}
 	sema_scope *saved_scope = s->scope;
-	int saved_scf = s->scf;
+	int saved_loops = s->loops;
 	s->scope = sc;
 	for (int i = 0; i < fn->nparams; i++)
 		if (!var_set(s, fn->params[i].loc, fn->params[i].name, vals[i])) {
@@ -844,14 +1098,14 @@ bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, 
 			return false;
 		}
 	s->depth++;
-	s->scf = 0;
+	s->loops = 0;
 	s->returned = false;
 	s->ret = (sv){.kind = SV_NONE};
-	bool ok = stmts(s, &fn->body);
+	bool ok = stmts(s, &fn->body, NULL);
 	s->depth--;
 	*out = s->returned ? s->ret : (sv){.kind = SV_NONE};
 	s->returned = false;
-	s->scf = saved_scf;
+	s->loops = saved_loops;
 	s->scope = saved_scope;
 	if (!ok && s->depth <= 3) /* the outermost calls: enough to find the way in */
 		diag_note(s->ctx, loc, "in the call of `%s` here", fn->name);
@@ -933,10 +1187,70 @@ static bool parse_literal(arena *a, const char *text, size_t len, sv *out)
 typedef struct sig_entry {
 	const char *text;
 	bool is_type;
-	ir_type type;
+	ir_type type;      /* a descriptor: the pointer to its element type */
 	bool div16, one;
 	sv value;
+	int desc_rank;     /* tensordesc<fp16[64, 64]>: 2 */
+	int32_t desc_block[IR_MAX_RANK];
 } sig_entry;
+
+/* Triton's spelling of a host-side tensor descriptor parameter,
+ * `tensordesc<fp16[64, 64]>` (its runtime's mangle of TensorDescriptor):
+ * false when t is no such entry; an error when it is a malformed one. */
+static bool parse_tensordesc(tilec_ctx *ctx, const char *t, int index, sig_entry *x, bool *bad)
+{
+	src_loc none = {0};
+	*bad = false;
+	if (strncmp(t, "tensordesc", 10))
+		return false;
+	*bad = true;
+	const char *p = t + 10, *open = strchr(t, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t len = strlen(t);
+	ir_kind k;
+	if (*p != '<' || !open || !close || len < 2 || t[len - 1] != '>' || close != t + len - 2 ||
+	    !ir_kind_from_name(p + 1, (size_t)(open - p - 1), &k) || k == IR_PTR) {
+		diag_error(ctx, none, "signature entry %d (`%s`): a tensor descriptor is written tensordesc<DTYPE[B0, B1, ...]>, "
+			   "such as tensordesc<fp16[64, 64]>", index + 1, t);
+		return false;
+	}
+	int r = 0;
+	for (const char *q = open + 1; q < close;) {
+		char *end;
+		while (*q == ' ')
+			q++;
+		long long v = strtoll(q, &end, 10);
+		if (end == q || v <= 0 || v > (1 << 20) || (v & (v - 1))) {
+			diag_error(ctx, none, "signature entry %d (`%s`): block dimension %d must be a power of two up to 1048576",
+				   index + 1, t, r);
+			return false;
+		}
+		if (r == 5 || r == IR_MAX_RANK) {
+			diag_error(ctx, none, "signature entry %d (`%s`): %s", index + 1, t,
+				   r == 5 ? "a tensor descriptor has at most 5 dimensions"
+					  : "tensor descriptors of more than 4 dimensions are not supported: blocks have at most 4");
+			return false;
+		}
+		x->desc_block[r++] = (int32_t)v;
+		for (q = end; *q == ' '; q++)
+			;
+		if (*q == ',')
+			q++;
+		else if (q != close) {
+			diag_error(ctx, none, "signature entry %d (`%s`): the block shape must be integers separated by commas",
+				   index + 1, t);
+			return false;
+		}
+	}
+	if (!r) {
+		diag_error(ctx, none, "signature entry %d (`%s`): the block shape is empty", index + 1, t);
+		return false;
+	}
+	*bad = false;
+	x->is_type = true;
+	x->type = ir_ptr(k);
+	x->desc_rank = r;
+	return true;
+}
 
 static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry **out, int *n)
 {
@@ -959,11 +1273,16 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 	for (;;) {
 		const char *start = p;
 		char quote = 0;
-		while (*p && (quote || *p != ',')) {
+		int depth = 0; /* tensordesc<fp16[64, 64]> holds commas */
+		while (*p && (quote || depth || *p != ',')) {
 			if (quote && *p == quote)
 				quote = 0;
 			else if (!quote && (*p == '"' || *p == '\''))
 				quote = *p;
+			else if (!quote && (*p == '<' || *p == '['))
+				depth++;
+			else if (!quote && (*p == '>' || *p == ']') && depth)
+				depth--;
 			p++;
 		}
 		size_t len = (size_t)(p - start);
@@ -975,6 +1294,16 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 		memset(x, 0, sizeof *x);
 		x->text = arena_strndup(a, start, len);
 		if (!x->text)
+			return false;
+		bool bad;
+		if (parse_tensordesc(ctx, x->text, *n, x, &bad)) {
+			(*n)++;
+			if (!*p)
+				break;
+			p++;
+			continue;
+		}
+		if (bad)
 			return false;
 		if (!parse_literal(a, start, len, &x->value) || x->value.kind == SV_DTYPE) {
 			char *t = arena_strdup(a, x->text), *colon = strchr(t, ':');
@@ -1400,9 +1729,18 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			entry[i] = i < nsig ? &sig[i] : NULL;
 		else
 			entry[i] = fn->params[i].is_constexpr ? NULL : &sig[k++];
+	/* a tensor descriptor is 1 + 2 * rank runtime parameters */
+	int nslots = np + 1;
+	for (int i = 0; i < np; i++)
+		if (entry[i] && entry[i]->desc_rank)
+			nslots += 2 * entry[i]->desc_rank;
 	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(np + 1));
 	bool *expl = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
-	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)(np + 1));
+	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)nslots);
+	ir_desc_param *descs = arena_alloc(s->a, sizeof(ir_desc_param) * (size_t)(np + 1));
+	int ndescs = 0;
+	if (!descs)
+		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	if (!vals || !expl || !params)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	for (int d = 0; d < spec->ndefines; d++) {
@@ -1443,12 +1781,37 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			return sema_error(s, p->loc, TILEC_ERR_INVALID,
 					  "signature entry %d (`%s`) is a value, but parameter `%s` is not a constexpr: give its type (such as i32)",
 					  i + 1, e->text, p->name);
+		vals[i] = (sv){.kind = SV_UNDEF};
+		int base = nrt;
 		ir_param *ip = &params[nrt++];
+		memset(ip, 0, sizeof *ip);
 		ip->name = p->name;
 		ip->type = e->type;
 		ip->div16 = e->div16;
 		ip->equal_one = e->one;
-		vals[i] = (sv){.kind = SV_UNDEF};
+		if (!e->desc_rank)
+			continue;
+		/* base (16-byte aligned, as Triton's TensorDescriptor asserts), shape
+		 * (i32), strides (i64, the last one 1) */
+		int r = e->desc_rank;
+		ip->name = arena_printf(s->a, "%s_base", p->name);
+		ip->div16 = true;
+		ir_desc_param *dp = &descs[ndescs++];
+		dp->first = base;
+		dp->name = p->name;
+		dp->rank = r;
+		memcpy(dp->block, e->desc_block, sizeof dp->block);
+		for (int k = 0; k < 2 * r; k++) {
+			ir_param *q = &params[nrt++];
+			memset(q, 0, sizeof *q);
+			q->name = arena_printf(s->a, "%s_%s%d", p->name, k < r ? "shape" : "stride", k % r);
+			q->type = ir_scalar(k < r ? IR_I32 : IR_I64);
+			q->equal_one = k == 2 * r - 1;
+			if (!q->name)
+				return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+		}
+		if (!ip->name)
+			return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	}
 	/* defaults, then heuristics, of the constexprs not given */
 	for (int i = 0; i < np; i++) {
@@ -1476,6 +1839,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	if (!f)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	f->loc = fn->loc;
+	f->ndescs = ndescs;
+	f->descs = descs;
 	if (spec->num_warps)
 		f->num_warps = spec->num_warps;
 	if (spec->num_stages)
@@ -1493,6 +1858,11 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		if (p->is_constexpr) {
 			if (constexpr_record(s, &f->constexprs[f->nconstexprs], p->name, v))
 				f->nconstexprs++;
+		} else if (ir_param_desc(f, r)) {
+			int rank = ir_param_desc(f, r)->rank;
+			if (!sema_desc_param(s, p->loc, r, &v))
+				return false;
+			r += 1 + 2 * rank;
 		} else {
 			/* an int equal to 1 is specialized into the constexpr 1, as Triton does */
 			v = params[r].equal_one ? sema_int(1) : sema_tensor(r);
@@ -1502,7 +1872,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			return false;
 	}
 	s->depth = 1;
-	if (!stmts(s, &fn->body))
+	if (!stmts(s, &fn->body, NULL))
 		return false;
 	if (s->returned && s->ret.kind != SV_NONE)
 		return sema_error(s, fn->loc, TILEC_ERR_SEMANTIC, "a kernel cannot return a value");

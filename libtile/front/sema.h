@@ -3,7 +3,8 @@
  * sema.c (the fe_* API, signature, statements, control flow, inlining),
  * sema_expr.c (values, promotion, broadcasting, operators),
  * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
- * (tl.atomic_*) and sema_random.c (random.py's functions) call each other
+ * (tl.atomic_*), sema_random.c (random.py's functions) and sema_scan.c
+ * (scans and their combine regions) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file
@@ -21,7 +22,10 @@
 typedef enum sv_kind {
 	SV_UNDEF, SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_DTYPE,
 	SV_TENSOR, SV_TUPLE, SV_MODULE, SV_FUNC, SV_BUILTIN, SV_METHOD, SV_SLICE,
-	SV_ARGS /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
+	SV_ARGS, /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
+	SV_DESC  /* a tensor descriptor (sema_desc.c): t is the block type, items[0] the base
+		    pointer, items[1..rank] the shape (i32), items[rank+1..2*rank] the strides
+		    (i64; the last one the constexpr 1), n = 1 + 2 * rank, i the padding (1: nan) */
 } sv_kind;
 
 typedef struct sv {
@@ -62,7 +66,7 @@ typedef struct sema {
 	ir_region *cur;      /* where ops go */
 	sema_scope *scope;   /* the current function's variables */
 	int depth;           /* helper inlining depth */
-	int scf;             /* runtime if/for/while nesting in the current function */
+	int loops;           /* runtime for/while nesting in the current function */
 	bool returned;       /* the current function has executed `return` */
 	sv ret;              /* and returned this */
 	int global_depth;    /* nesting of module-global evaluation: no ops may be emitted */
@@ -104,6 +108,9 @@ bool sema_typecheck(sema *s, src_loc loc, const char *what, sv a, sv b, bool lpt
 		    bool arith, bool divmod, int *ia, int *ib);
 int sema_expand_dims(sema *s, src_loc loc, int id, int axis);
 bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
+/* sema_scan.c: scans; dtype NULL when not given */
+bool sema_associative_scan(sema *s, src_loc loc, sv input, int axis, sv combine, bool reverse, sv *out);
+bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool prod, const ir_type *dtype, sv *out);
 /* sema_call.c */
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
@@ -124,5 +131,16 @@ enum {
 	SEMA_RANDOM_PAIR_NORMAL, SEMA_RANDOM_UMULHI
 };
 bool sema_random(sema *s, src_loc loc, const char *name, int which, const sv *args, sv *out);
+/* sema_desc.c: tensor descriptors, expanded into pointer arithmetic and
+ * masked loads and stores. sema_desc_make is tl.make_tensor_descriptor
+ * with args bound to (base, shape, strides, block_shape, padding_option);
+ * sema_desc_param builds the descriptor of a host-side descriptor
+ * parameter from its IR parameters (first: the base's index); load and
+ * store take the offsets as a tuple. */
+bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out);
+bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
+bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
+bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
+bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
 
 #endif

@@ -836,6 +836,57 @@ static bool b_xor_sum(call *c, sv *out)
 	return out_tensor(c, reduce(c, x, IR_REDUCE_XOR_SUM, c->v[1], keep), out);
 }
 
+/* ---------------------------------------------------------------- scans */
+
+/* A scan's constexpr axis (argument ia; `def` when None or absent) and reverse flag. */
+static bool scan_args(call *c, int ia, int ir, bool need_axis, int *axis, bool *rev)
+{
+	int64_t a = 0;
+	*rev = false;
+	if (is_none(c, ia)) {
+		if (need_axis)
+			return err(c, "`%s` needs an axis", c->name);
+	} else if (!arg_int(c, ia, &a)) {
+		return false;
+	}
+	if (c->given[ir] && !arg_bool(c, ir, rev))
+		return false;
+	*axis = a < -64 || a > 64 ? 64 : (int)a; /* out of range either way */
+	return true;
+}
+
+/* associative_scan(input, axis, combine_fn, reverse) */
+static bool b_associative_scan(call *c, sv *out)
+{
+	int axis;
+	bool rev;
+	if (!scan_args(c, 1, 3, true, &axis, &rev))
+		return false;
+	sv in = c->v[0];
+	if (sema_is_num(in)) {
+		int id = arg_tensor(c, 0);
+		if (id < 0)
+			return false;
+		in = sema_tensor(id);
+	}
+	return sema_associative_scan(c->s, cloc(c), in, axis, c->v[2], rev, out);
+}
+
+/* cumsum(input, axis, reverse, dtype), cumprod(input, axis, reverse) */
+static bool b_cumulative(call *c, sv *out)
+{
+	int axis;
+	bool rev;
+	int x = arg_tensor(c, 0);
+	if (x < 0 || !scan_args(c, 1, 2, false, &axis, &rev))
+		return false;
+	ir_type dt;
+	bool has_dt = !c->sub && !is_none(c, 3);
+	if (has_dt && !need_dtype(c, 3, &dt))
+		return false;
+	return sema_cumulative(c->s, cloc(c), x, axis, rev, c->sub, has_dt ? &dt : NULL, out);
+}
+
 /* softmax(x, dim, keep_dims, ieee_rounding), as standard.py writes it */
 static bool b_softmax(call *c, sv *out)
 {
@@ -1341,6 +1392,21 @@ static bool b_random(call *c, sv *out)
 	return sema_random(c->s, cloc(c), c->name, c->sub, c->v, out);
 }
 
+static bool b_make_desc(call *c, sv *out)
+{
+	return sema_desc_make(c->s, cloc(c), c->v, out);
+}
+
+static bool b_desc_load(call *c, sv *out)
+{
+	return sema_desc_load(c->s, cloc(c), c->v[0], c->v[1], out);
+}
+
+static bool b_desc_store(call *c, sv *out)
+{
+	return sema_desc_store(c->s, cloc(c), c->v[0], c->v[1], c->v[2], out);
+}
+
 static const builtin builtins[] = {
 	{"tl.program_id", b_program_id, IR_OP_PROGRAM_ID, {"axis"}},
 	{"tl.num_programs", b_program_id, IR_OP_NUM_PROGRAMS, {"axis"}},
@@ -1392,6 +1458,9 @@ static const builtin builtins[] = {
 	{"tl.argmin", b_argmax, IR_REDUCE_ARGMIN, {"input", "axis", "tie_break_left", "keep_dims"}},
 	{"tl.xor_sum", b_xor_sum, 0, {"input", "axis", "keep_dims"}},
 	{"tl.softmax", b_softmax, 0, {"x", "dim", "keep_dims", "ieee_rounding"}},
+	{"tl.associative_scan", b_associative_scan, 0, {"input", "axis", "combine_fn", "reverse"}},
+	{"tl.cumsum", b_cumulative, 0, {"input", "axis", "reverse", "dtype"}},
+	{"tl.cumprod", b_cumulative, 1, {"input", "axis", "reverse"}},
 	{"tl.dot", b_dot, 0, {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"}},
 	{"tl.multiple_of", b_hint, IR_HINT_MULTIPLE_OF, {"input", "values"}},
 	{"tl.max_contiguous", b_hint, IR_HINT_MAX_CONTIGUOUS, {"input", "values"}},
@@ -1439,6 +1508,9 @@ static const builtin builtins[] = {
 	{"tl.philox_impl", b_random, SEMA_RANDOM_PHILOX_IMPL, {"c0", "c1", "c2", "c3", "k0", "k1", "n_rounds"}},
 	{"tl.uint_to_uniform_float", b_random, SEMA_RANDOM_UNIFORM, {"x"}},
 	{"tl.pair_uniform_to_normal", b_random, SEMA_RANDOM_PAIR_NORMAL, {"u1", "u2"}},
+	{"tl.make_tensor_descriptor", b_make_desc, 0, {"base", "shape", "strides", "block_shape", "padding_option"}},
+	{"tl.load_tensor_descriptor", b_desc_load, 0, {"desc", "offsets"}},
+	{"tl.store_tensor_descriptor", b_desc_store, 0, {"desc", "offsets", "value"}},
 };
 
 static const builtin *builtin_find(const char *name)
@@ -1460,7 +1532,8 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.cumsum", 1},
+		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
 		{"float", 0}, {"bool", 0}, {"tl.pointer_type", 1},
@@ -1468,7 +1541,8 @@ static int required(const builtin *b)
 		{"tl.atomic_or", 2}, {"tl.atomic_xor", 2}, {"tl.atomic_xchg", 2}, {"tl.atomic_cas", 3},
 		{"tl.debug_barrier", 0}, {"tl.umulhi", 2}, {"tl.randint", 2}, {"tl.randint4x", 2}, {"tl.rand", 2},
 		{"tl.rand4x", 2}, {"tl.randn", 2}, {"tl.randn4x", 2}, {"tl.philox", 5}, {"tl.philox_impl", 6},
-		{"tl.pair_uniform_to_normal", 2},
+		{"tl.pair_uniform_to_normal", 2}, {"tl.make_tensor_descriptor", 4}, {"tl.load_tensor_descriptor", 2},
+		{"tl.store_tensor_descriptor", 3},
 	};
 	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
 		if (!strcmp(req[i].name, b->name))
@@ -1555,7 +1629,8 @@ static const char *method_builtin(const char *m)
 	static const char *const same[] = {
 		"sum", "max", "min", "argmax", "argmin", "xor_sum", "reshape", "view", "ravel", "permute", "trans",
 		"expand_dims", "broadcast_to", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos",
-		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast",
+		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast", "cumsum", "cumprod",
+		"associative_scan",
 		"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
 	};
 	if (!strcmp(m, "to"))
@@ -1619,6 +1694,42 @@ bool sema_builtin(sema *s, src_loc loc, const char *name, int npos, const sv *po
 	return b->fn(&c, out);
 }
 
+/* `tl.float32(x)`: a number becomes a scalar of that type (its exact
+ * value rounded once), a tensor is converted (`x.to(tl.float32)`). */
+static bool dtype_call(sema *s, src_loc loc, ir_type t, int npos, const sv *pos, int nkw, sv *out)
+{
+	const char *name = sema_type_str(s, t);
+	if (npos != 1 || nkw)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "dtype %s called as a function takes one positional argument", name);
+	if (t.kind == IR_PTR)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "pointer type %s cannot be called as a function", name);
+	int id;
+	sv v = pos[0];
+	if (sema_is_num(v) && ir_kind_is_int((ir_kind)t.kind) && v.kind != SV_FLOAT) {
+		/* wrapped to the type's width, as a conversion of the integer would */
+		int bits = ir_kind_bits((ir_kind)t.kind);
+		uint64_t u = (uint64_t)v.i;
+		if (bits == 1)
+			u = u != 0;
+		else if (bits < 64 && ir_kind_is_signed((ir_kind)t.kind))
+			u = (uint64_t)(((int64_t)(u << (64 - bits))) >> (64 - bits));
+		else if (bits < 64)
+			u &= (UINT64_C(1) << bits) - 1;
+		v = sema_int((int64_t)u);
+	}
+	if (sema_is_num(v))
+		id = sema_number(s, loc, v, t);
+	else if (pos[0].kind == SV_TENSOR)
+		id = sema_cast(s, loc, pos[0].id, t);
+	else
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "dtype %s called as a function takes a number or a tensor, got %s",
+				  name, sema_sv_str(s, pos[0]));
+	if (id < 0)
+		return false;
+	*out = sema_tensor(id);
+	return true;
+}
+
 bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 {
 	sv pos[MAXARGS], kwv[MAXARGS];
@@ -1638,6 +1749,10 @@ bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 		if (npos || nkw)
 			return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "dtype method `%s` takes no arguments", fn.s);
 		return dtype_method(s, n->loc, fn.items[0].t, fn.s, out);
+	} else if (fn.kind == SV_METHOD && fn.items[0].kind == SV_DESC) {
+		name = !strcmp(fn.s, "load") ? "tl.load_tensor_descriptor" : "tl.store_tensor_descriptor";
+		self = fn.items[0];
+		nself = 1;
 	} else if (fn.kind == SV_METHOD) {
 		const char *b = method_builtin(fn.s);
 		if (!b)
@@ -1645,6 +1760,8 @@ bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 		name = b[0] == 't' && b[1] == 'l' ? b : arena_printf(s->a, "tl.%s", b);
 		self = fn.items[0];
 		nself = 1;
+	} else if (fn.kind == SV_DTYPE) {
+		return dtype_call(s, n->loc, fn.t, npos, pos, nkw, out);
 	} else {
 		return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "%s is not callable", sema_sv_str(s, fn));
 	}
@@ -1705,6 +1822,12 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 			out->s = canon;
 			return true;
 		}
+		/* Triton 2.x's tl.math held the libdevice functions */
+		if (!strcmp(path, "triton.language.math") && libdevice_find(name)) {
+			out->kind = SV_BUILTIN;
+			out->s = arena_printf(s->a, "libdevice.%s", name);
+			return true;
+		}
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`%s` is not supported yet", canon);
 	}
 	if (libdev) {
@@ -1745,6 +1868,8 @@ bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out)
 	memset(out, 0, sizeof *out);
 	if (v.kind == SV_MODULE)
 		return sema_module_attr(s, loc, v.s, name, out);
+	if (v.kind == SV_DESC)
+		return sema_desc_attr(s, loc, v, name, out);
 	if (v.kind == SV_TENSOR) {
 		ir_type t = sema_type(s, v.id);
 		/* a scalar's type is its dtype (Out.type.element_ty for a pointer) */

@@ -5,8 +5,9 @@
  * Triton writes its random numbers in its own language (random.py); these
  * handlers expand them step for step into the same operations, through
  * the same promotion code a kernel's own expressions take (sema_binop,
- * the tl.* builtins), so the bits are Triton's: Philox 4x32 (or 4x64 for
- * 64-bit offsets) with n_rounds rounds (default 10), the seed cast to
+ * the tl.* builtins), so the bits are Triton's: Philox 4x32 (a 64-bit
+ * offset as its low and high words; 4x64 through tl.philox on 64-bit
+ * counters) with n_rounds rounds (default 10), the seed cast to
  * uint64 and split into hi/lo words, `umulhi` as libdevice's
  * __nv_umulhi/__nv_umul64hi, uint_to_uniform_float's sign fold and scale,
  * and Box-Muller with tl.log, tl.sqrt, tl.cos and tl.sin lowered as those
@@ -210,11 +211,20 @@ static bool philox(rng *g, sv seed, sv c[4], int64_t rounds)
 	return philox_impl(g, c, lo, hi, rounds);
 }
 
+/* A 64-bit offset is two 32-bit counters, low word then high word, as
+ * in Triton 3.6 (Philox 4x32 either way; 4x64 is philox() on 64-bit
+ * counters only). */
 static bool randint4x(rng *g, sv seed, sv offset, int64_t rounds, sv c[4])
 {
-	sv zero = bin(g, AST_OP_MUL, offset, sema_int(0));
-	c[0] = offset;
-	c[1] = c[2] = c[3] = zero;
+	offset = tensor_of(g, offset);
+	if (!g->ok)
+		return false;
+	bool wide = ir_kind_bits(kind_of(g, offset)) > 32;
+	sv lo = conv(g, offset, IR_U32, false);
+	sv zero = bin(g, AST_OP_MUL, lo, sema_int(0));
+	c[0] = lo;
+	c[1] = wide ? conv(g, bin(g, AST_OP_RSHIFT, offset, sema_int(32)), IR_U32, false) : zero;
+	c[2] = c[3] = zero;
 	return g->ok && philox(g, seed, c, rounds);
 }
 

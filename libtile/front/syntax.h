@@ -246,6 +246,8 @@ typedef struct ast_import {
 	src_loc loc;
 	const char *alias; /* the name bound in the module */
 	const char *path;  /* the dotted path it refers to */
+	int group;         /* 0: an unconditional module-level import; k: inside the
+	                      k-th module-level statement (an if, try, ...) */
 } ast_import;
 
 /* A module-level `NAME = expr` or `NAME: ann = expr`, unevaluated. */

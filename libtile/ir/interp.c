@@ -676,6 +676,21 @@ static tilec_status exec_extern(interp *in, const ir_op *op)
 		}
 		return TILEC_OK;
 	}
+	/* high halves of integer products (tl.umulhi) */
+	if (op->nargs == 2 && (!strcmp(name, "mulhi") || !strcmp(name, "umulhi") || !strcmp(name, "mul64hi") ||
+			       !strcmp(name, "umul64hi"))) {
+		for (int64_t i = 0; i < n; i++) {
+			if (name[0] == 'u' && name[4] == 'h')
+				r[i].i = (int64_t)(uint32_t)(((uint64_t)(uint32_t)a[i].u * (uint32_t)b[i].u) >> 32);
+			else if (name[0] == 'm' && name[3] == 'h')
+				r[i].i = (int64_t)(int32_t)(((int64_t)(int32_t)a[i].i * (int32_t)b[i].i) >> 32);
+			else if (name[0] == 'u')
+				r[i].u = (uint64_t)(((unsigned __int128)a[i].u * b[i].u) >> 64);
+			else
+				r[i].i = (int64_t)(((__int128)a[i].i * b[i].i) >> 64);
+		}
+		return TILEC_OK;
+	}
 	bool f32 = ak[0] != IR_F64 && len > 1 && name[len - 1] == 'f';
 	for (size_t j = 0; j < sizeof libdevice / sizeof libdevice[0]; j++) {
 		const char *e = libdevice[j].name;
@@ -1155,6 +1170,43 @@ static tilec_status exec_if(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* A scan runs its combine region once per element along the axis, in
+ * order (from the end when reversed): acc = combine(acc, x[t]). */
+static tilec_status exec_scan(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]);
+	const ir_region *r = &op->regions[0];
+	const ir_op *y = terminator_of(r, IR_OP_YIELD);
+	int k = op->nargs;
+	bool rev = op->ival != 0;
+	int64_t len = at.shape[op->axis], outer = 1, inner = 1;
+	for (int d = 0; d < op->axis; d++)
+		outer *= at.shape[d];
+	for (int d = op->axis + 1; d < at.rank; d++)
+		inner *= at.shape[d];
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t j = 0; j < inner; j++)
+			for (int64_t t = 0; t < len; t++) {
+				int64_t e = o * len * inner + (rev ? len - 1 - t : t) * inner + j;
+				if (t == 0) {
+					for (int i = 0; i < k; i++)
+						V(in, op->results[i])[e] = V(in, op->args[i])[e];
+					continue;
+				}
+				int64_t prev = e + (rev ? inner : -inner);
+				for (int i = 0; i < k; i++) {
+					V(in, r->params[i])[0] = V(in, op->results[i])[prev];
+					V(in, r->params[k + i])[0] = V(in, op->args[i])[e];
+				}
+				tilec_status st = exec_region(in, r);
+				if (st)
+					return st;
+				for (int i = 0; i < k; i++)
+					V(in, op->results[i])[e] = V(in, y->args[i])[0];
+			}
+	return TILEC_OK;
+}
+
 static tilec_status exec_while(interp *in, const ir_op *op)
 {
 	const ir_region *before = &op->regions[0], *after = &op->regions[1];
@@ -1230,6 +1282,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_ATOMIC_CAS: return exec_atomic(in, op);
 	case IR_OP_BARRIER: return TILEC_OK; /* a program's threads run as one */
 	case IR_OP_REDUCE: return exec_reduce(in, op);
+	case IR_OP_SCAN: return exec_scan(in, op);
 	case IR_OP_DOT: return exec_dot(in, op);
 	case IR_OP_ASSUME:
 		return V(in, op->args[0])[0].i ? TILEC_OK : runtime_error(in, op, "tl.assume: the condition does not hold");

@@ -413,6 +413,9 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 	case IR_OP_REDUCE:
 		sb_printf(sb, " %s axis=%d", ir_reduce_name((ir_reduce)op->sub), op->axis);
 		break;
+	case IR_OP_SCAN:
+		sb_printf(sb, " axis=%d%s", op->axis, op->ival ? " reverse" : "");
+		break;
 	case IR_OP_DOT:
 		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");
 		break;
@@ -499,6 +502,14 @@ static void dump_region(strbuf *sb, const ir_func *f, const ir_region *r, int in
 		dump_op(sb, f, r->ops[i], indent);
 }
 
+const ir_desc_param *ir_param_desc(const ir_func *f, int i)
+{
+	for (int k = 0; k < f->ndescs; k++)
+		if (f->descs[k].first == i)
+			return &f->descs[k];
+	return NULL;
+}
+
 void ir_dump(strbuf *sb, const ir_func *f)
 {
 	sb_printf(sb, "func @%s(", f->name);
@@ -515,6 +526,13 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_puts(sb, " {==1}");
 		if (p->name)
 			sb_printf(sb, " \"%s\"", p->name);
+		const ir_desc_param *dp = ir_param_desc(f, i);
+		if (dp) {
+			sb_printf(sb, " {tensordesc %s [", dp->name);
+			for (int d = 0; d < dp->rank; d++)
+				sb_printf(sb, "%s%d", d ? ", " : "", (int)dp->block[d]);
+			sb_puts(sb, "]}");
+		}
 	}
 	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
 	for (int k = 0; k < 2; k++) {

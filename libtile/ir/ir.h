@@ -96,9 +96,12 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(LOAD, "load")                 /* ptr [, mask [, other]]: flags IR_FLAG_HAS_MASK/OTHER */ \
 	X(STORE, "store")               /* ptr, value [, mask] */ \
 	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
+	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
+	                                   region: 2k scalar params (accumulated, next), yields k */ \
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
+	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
 	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \
@@ -114,8 +117,7 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */ \
 	/* atomics: one read-modify-write per element, in element order; result = the old values */ \
 	X(ATOMIC_RMW, "atomic_rmw")     /* ptr, val [, mask]: sub = ir_atomic, ival = ir_sem, ival2 = ir_scope */ \
-	X(ATOMIC_CAS, "atomic_cas")     /* ptr, cmp, val: ival = ir_sem, ival2 = ir_scope */ \
-	X(BARRIER, "barrier")           /* tl.debug_barrier: every thread of the program waits */
+	X(ATOMIC_CAS, "atomic_cas")     /* ptr, cmp, val: ival = ir_sem, ival2 = ir_scope */
 
 typedef enum ir_opcode {
 #define IR_ENUM_(name, text) IR_OP_##name,
@@ -193,6 +195,17 @@ typedef struct ir_param {
 	bool equal_one;    /* specialized: value == 1 (folded into the body) */
 } ir_param;
 
+/* A host-side tensor descriptor parameter (`tensordesc<fp16[64, 64]>`) is
+ * 1 + 2 * rank consecutive runtime parameters from `first`: the base
+ * pointer, the shape (i32 each), the strides (i64 each, the last one == 1);
+ * the launch function takes them as one struct. */
+typedef struct ir_desc_param {
+	int first;         /* index of the base in ir_func.params */
+	const char *name;  /* the parameter's name in the source */
+	int rank;
+	int32_t block[IR_MAX_RANK];
+} ir_desc_param;
+
 typedef enum ir_constexpr_kind { IR_CONSTEXPR_INT, IR_CONSTEXPR_FLOAT, IR_CONSTEXPR_BOOL, IR_CONSTEXPR_STRING, IR_CONSTEXPR_DTYPE } ir_constexpr_kind;
 
 typedef struct ir_constexpr {
@@ -219,7 +232,12 @@ typedef struct ir_func {
 	 * runtime parameter i (a pointer). Recorded, not acted on: they only
 	 * matter between Triton's benchmark runs of configs. */
 	uint64_t reset_to_zero, restore_value;
+	int ndescs;
+	const ir_desc_param *descs; /* in parameter order */
 } ir_func;
+
+/* The descriptor whose base is parameter i, or NULL. */
+const ir_desc_param *ir_param_desc(const ir_func *f, int i);
 
 ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
 /* A deep copy in `a` (the same value ids), for passes that rewrite a

@@ -438,6 +438,51 @@ static void check_reduce(verifier *v, const ir_op *op)
 	}
 }
 
+static void walk_region(verifier *v, const ir_region *r, const ir_op *parent);
+
+/* k inputs of one block shape, k results of their types; the combine
+ * region takes (accumulated, next) as 2k scalars of the element types and
+ * yields k of them; nothing in it is a block. */
+static void check_scan(verifier *v, const ir_op *op)
+{
+	int k = op->nargs;
+	if (k < 1 || op->nresults != k || op->nregions != 1) {
+		fail(v, op, "scan of %d inputs with %d results and %d regions", k, op->nresults, op->nregions);
+		return;
+	}
+	ir_type a0 = arg(v, op, 0);
+	if (a0.rank < 1 || op->axis < 0 || op->axis >= a0.rank)
+		fail(v, op, "scan axis %d of %s", op->axis, tstr(v, a0));
+	for (int i = 0; i < k; i++) {
+		ir_type a = arg(v, op, i);
+		if (!ir_same_shape(a, a0) || !ir_type_eq(a, res(v, op, i)))
+			fail(v, op, "input %d %s: the inputs must have one shape and the results their types", i, tstr(v, a));
+	}
+	const ir_region *r = &op->regions[0];
+	if (r->nparams != 2 * k) {
+		fail(v, op, "the combine region takes %d parameters, not %d", r->nparams, 2 * k);
+		return;
+	}
+	for (int i = 0; i < 2 * k; i++)
+		if (!ir_type_eq(vtype(v, r->params[i]), ir_elem(arg(v, op, i % k))))
+			fail(v, op, "combine parameter %d is %s, not the element type of input %d", i,
+			     tstr(v, vtype(v, r->params[i])), i % k);
+	walk_region(v, r, op);
+	const ir_op *y = r->nops ? r->ops[r->nops - 1] : NULL;
+	if (!y || y->code != IR_OP_YIELD || y->nargs != k) {
+		fail(v, op, "the combine region must end with a yield of %d values", k);
+		return;
+	}
+	for (int i = 0; i < k; i++)
+		if (!ir_type_eq(vtype(v, y->args[i]), ir_elem(arg(v, op, i))))
+			fail(v, op, "the combine region yields %s for input %d of %s", tstr(v, vtype(v, y->args[i])), i,
+			     tstr(v, arg(v, op, i)));
+	for (int i = 0; i < r->nops; i++)
+		for (int j = 0; j < r->ops[i]->nresults; j++)
+			if (vtype(v, r->ops[i]->results[j]).rank)
+				fail(v, r->ops[i], "a block in a scan's combine region");
+}
+
 static void check_dot(verifier *v, const ir_op *op)
 {
 	if (!arity(v, op, 3, false, 1, 0))
@@ -656,6 +701,7 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_DOT: check_dot(v, op); break;
 	case IR_OP_HINT: check_hint(v, op); break;
 	case IR_OP_ASSUME: check_assume(v, op); break;
+	case IR_OP_BARRIER: arity(v, op, 0, false, 0, 0); break;
 	case IR_OP_LOCAL_ALLOC:
 		if (arity(v, op, 0, false, 1, 0) && res(v, op, 0).kind != IR_SMEM)
 			fail(v, op, "result %s is not a shared-memory ring", tstr(v, res(v, op, 0)));
@@ -672,7 +718,6 @@ static void check_simple(verifier *v, const ir_op *op)
 		break;
 	case IR_OP_LOCAL_LOAD: check_local_load(v, op); break;
 	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: check_atomic(v, op); break;
-	case IR_OP_BARRIER: arity(v, op, 0, false, 0, 0); break;
 	default: break;
 	}
 }
@@ -740,6 +785,7 @@ static void check_op(verifier *v, const ir_op *op, const ir_region *r, int index
 	case IR_OP_FOR: check_for(v, op); break;
 	case IR_OP_IF: check_if(v, op); break;
 	case IR_OP_WHILE: check_while(v, op); break;
+	case IR_OP_SCAN: check_scan(v, op); break;
 	default: check_simple(v, op); break;
 	}
 	for (int i = 0; i < op->nresults; i++)

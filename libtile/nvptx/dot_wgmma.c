@@ -29,10 +29,9 @@ static void wgmma_sync(lw *w, const char *text)
 	lw_asm_call(w, w->vd, text, "~{memory}", NULL, 0, true);
 }
 
-/* The descriptor of the panel tile sl whose element at byte offset `at`
- * (i32, an 8-row boundary) starts the instruction's operand: address,
- * leading byte offset (from one panel to the next), stride byte offset
- * (from one 8-row group to the next), swizzle mode. */
+/* The descriptor of the panel tile sl at byte offset `at` (i32, 1024-byte
+ * aligned): address, leading byte offset (from one panel to the next),
+ * stride byte offset (from one 8-row group to the next), swizzle mode. */
 static LLVMValueRef descriptor(lw *w, const smem_layout *sl, LLVMValueRef at)
 {
 	uint64_t pb = (uint64_t)sl->panel_bytes;
@@ -43,6 +42,15 @@ static LLVMValueRef descriptor(lw *w, const smem_layout *sl, LLVMValueRef at)
 	addr = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, addr, lw_ci32(w, 4), ""), lw_ci32(w, 0x3fff), "");
 	addr = LLVMBuildZExt(w->b, addr, w->i64, "");
 	return LLVMBuildOr(w->b, addr, LLVMConstInt(w->i64, fixed, false), "");
+}
+
+/* The descriptor of the operand starting `off` bytes (i32) into the tile
+ * whose descriptor is d0: the address field moves by off / 16 (shared
+ * memory stays below 256 KB, so the 14-bit field does not carry). */
+static LLVMValueRef descriptor_at(lw *w, LLVMValueRef d0, LLVMValueRef off)
+{
+	LLVMValueRef o = LLVMBuildZExt(w->b, LLVMBuildLShr(w->b, off, lw_ci32(w, 4), ""), w->i64, "");
+	return LLVMBuildAdd(w->b, d0, o, "");
 }
 
 /* A tile wgmma can name: panels of 32, 64 or 128 bytes. */
@@ -163,6 +171,9 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	/* the warpgroup's first row: warps 4g .. 4g + 3 hold rows 64 g .. */
 	LLVMValueRef wg_row = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, w->warp, lw_ci32(w, ~3), ""), lw_ci32(w, 16), "");
 	int nks = (int)(K / 16);
+	/* one descriptor per tile; the instructions' operands are offsets from it */
+	LLVMValueRef adesc0 = a_desc ? descriptor(w, A.tile.sl, A.tile.base) : NULL;
+	LLVMValueRef bdesc0 = descriptor(w, B.sl, B.base), zero = lw_ci32(w, 0);
 	wgmma_sync(w, "wgmma.fence.sync.aligned;");
 	for (int ks = 0; ks < nks; ks++)
 		for (int i = 0; i < tl.mt; i++) {
@@ -170,12 +181,12 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 			LLVMValueRef m0 = LLVMBuildAdd(w->b, wg_row, lw_ci32(w, (int64_t)16 * l->warps_per_cta[0] * i), "");
 			LLVMValueRef adesc = NULL;
 			if (a_desc)
-				adesc = descriptor(w, A.tile.sl, lw_swizzled(w, A.tile.sl, A.tile.base, m0, lw_ci32(w, 16 * ks)));
+				adesc = descriptor_at(w, adesc0, lw_swizzled(w, A.tile.sl, zero, m0, lw_ci32(w, 16 * ks)));
 			else
 				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afr);
 			for (int ch = 0; ch < nchunks; ch++) {
-				LLVMValueRef bdesc = descriptor(w, B.sl, lw_swizzled(w, B.sl, B.base, lw_ci32(w, 16 * ks),
-										 lw_ci32(w, (int64_t)ch * n)));
+				LLVMValueRef bdesc = descriptor_at(w, bdesc0, lw_swizzled(w, B.sl, zero, lw_ci32(w, 16 * ks),
+										     lw_ci32(w, (int64_t)ch * n)));
 				int na = 0;
 				for (int jj = 0; jj < n / 8; jj++)
 					for (int q = 0; q < 4; q++)

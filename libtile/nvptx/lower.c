@@ -561,6 +561,27 @@ static int in_flight_value(const lw *w, const ir_op *loop)
 	return -1;
 }
 
+bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *params, LLVMValueRef *out)
+{
+	for (int i = 0; i < r->nparams; i++) {
+		if (!lw_alloc_regs(w, &w->v[r->params[i]], 1, NULL))
+			return false;
+		w->v[r->params[i]].r[0] = params[i];
+	}
+	const ir_op *y = terminator(r, IR_OP_YIELD);
+	if (!y)
+		return lw_fail(w, NULL, TILEC_ERR_INVALID, "internal: a scalar region without a yield");
+	if (!lower_body(w, r))
+		return false;
+	for (int i = 0; i < y->nargs; i++) {
+		lval x;
+		if (!lw_get(w, y->args[i], NULL, &x))
+			return false;
+		out[i] = x.r[0];
+	}
+	return true;
+}
+
 /* Value v in the layout of value `like` (a parameter or result). */
 static bool get_like(lw *w, int v, int like, lval *out)
 {
@@ -775,6 +796,8 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lower_for(w, op);
 	case IR_OP_IF:
 		return lower_if(w, op);
+	case IR_OP_SCAN:
+		return lw_emit_scan(w, op);
 	case IR_OP_WHILE:
 		return lower_while(w, op);
 	case IR_OP_LOCAL_ALLOC:

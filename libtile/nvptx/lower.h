@@ -5,7 +5,8 @@
  * builders, coordinates, shared memory, values in layouts) and dispatches
  * each op to its family: memory.c (loads, stores), math.c (elementwise
  * arithmetic, compare, math functions, casts), reduce.c (reductions),
- * fp8.c (fp8 conversions), convert.c (layout changes, reshape, permute), atomic.c (atomics), tiles.c (tiles and rings
+ * scan.c (scans), atomic.c (atomics), fp8.c (fp8 conversions),
+ * convert.c (layout changes, reshape, permute), tiles.c (tiles and rings
  * of them in shared memory, asynchronous copies), dot_fma.c and dot_mma.c
  * (tl.dot). Functions declared here carry the lw_ prefix, after the state
  * `lw` they take; everything else is static in its file. This header
@@ -145,6 +146,11 @@ bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);
 
 /* reduce.c */
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
+
+/* scan.c: a SCAN op's k results; lower.c: a region of scalar ops (a scan's
+ * combine) run on the given parameter values, the yielded values in out */
+bool lw_emit_scan(lw *w, const ir_op *op);
+bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *params, LLVMValueRef *out);
 
 /* convert.c: src (shape st) as dt in layout `to`; perm for permute */
 bool lw_move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out);

@@ -29,7 +29,12 @@
 
 blob_param blob_param_make(const char *name, ir_kind kind, bool pointer)
 {
-	blob_param p = {name, BLOB_PARAM_PTR, 8, (uint8_t)kind, 0};
+	blob_param p;
+	memset(&p, 0, sizeof p);
+	p.name = name;
+	p.kind = BLOB_PARAM_PTR;
+	p.size = 8;
+	p.dtype = (uint8_t)kind;
 	if (pointer)
 		return p;
 	p.size = (uint8_t)ir_kind_bytes(kind);

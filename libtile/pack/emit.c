@@ -9,12 +9,15 @@
  * parameter size the image declares for them, the driver reads initialized
  * bytes of the right value (little-endian). When any variant of a kernel
  * lacks a grid program the launch function takes the grid from the caller.
+ * Parameters keep their kernel's names in C unless C cannot use them (see
+ * c_names): the rename is deterministic and the doc comment shows both.
  * The files are written all or nothing (temporaries renamed into place).
  */
 #include "pack/pack.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -59,6 +62,110 @@ static bool is_reserved(const char *s)
 	       !strncmp(s, "tile_", 5);
 }
 
+static int visible_count(const blob_kernel *k);
+
+/* A parameter name C cannot take as it is: not an ASCII identifier, a C or
+ * C++ keyword, a name reserved to the implementation (`_X`, `__x`), a
+ * name the launch function or its headers use (`stream`, `grid_x`, `tile_*`,
+ * `TILE*`, `NULL`, `offsetof`, `*_t` types, stdint's macros), or one of
+ * the module's generated symbols (BASE_load, ..., the header guard). */
+static bool param_clashes(const char *s, const char *base)
+{
+	static const char *const more[] = {
+		"alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "catch", "compl", "concept",
+		"const_cast", "consteval", "constexpr", "constinit", "co_await", "co_return", "co_yield", "decltype",
+		"dynamic_cast", "explicit", "export", "friend", "mutable", "noexcept", "not", "not_eq", "nullptr",
+		"or", "or_eq", "reinterpret_cast", "requires", "static_assert", "static_cast", "thread_local",
+		"throw", "try", "typeid", "typename", "xor", "xor_eq", "NULL", "offsetof",
+	};
+	if (!is_identifier(s) || is_reserved(s) || !strncmp(s, "TILE", 4) || (s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'))))
+		return true;
+	for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+		if (!strcmp(s, more[i]))
+			return true;
+	size_t n = strlen(s), nb = strlen(base);
+	if (n >= 2 && !strcmp(s + n - 2, "_t"))
+		return true;
+	bool upper = true;
+	for (const char *p = s; *p; p++)
+		upper &= !(*p >= 'a' && *p <= 'z');
+	static const char *const macros[] = {"INT", "UINT", "SIZE_", "PTRDIFF_", "SIG_ATOMIC_", "WCHAR_", "WINT_"};
+	for (size_t i = 0; upper && i < sizeof macros / sizeof macros[0]; i++)
+		if (!strncmp(s, macros[i], strlen(macros[i])))
+			return true;
+	if (!strncmp(s, base, nb)) {
+		static const char *const gen[] = {"_load", "_unload", "_module", "_blob", "_lazy"};
+		for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++)
+			if (!strcmp(s + nb, gen[i]))
+				return true;
+	}
+	if (n == nb + 7 && !strcmp(s + nb, "_TILE_H")) { /* the header guard: BASE upper-cased */
+		bool guard = true;
+		for (size_t i = 0; i < nb; i++)
+			guard &= s[i] == (base[i] >= 'a' && base[i] <= 'z' ? base[i] - 'a' + 'A' : base[i]);
+		if (guard)
+			return true;
+	}
+	return false;
+}
+
+/* The C names of a kernel's visible parameters. A name C cannot take
+ * becomes "p<index>" followed by its runs of ASCII letters and digits,
+ * each after one '_' (`tile_row_start_ptr`, parameter 3:
+ * `p3_tile_row_start_ptr`; `__x`: `p3_x`; `café`: `p3_caf`);
+ * any name equal to an earlier parameter's C name gets '_' appended until
+ * it is unique. */
+typedef struct c_names {
+	int n;
+	char *name[BLOB_MAX_PARAMS];
+} c_names;
+
+static void c_names_free(c_names *cn)
+{
+	for (int i = 0; i < cn->n; i++)
+		free(cn->name[i]);
+	cn->n = 0;
+}
+
+static bool c_names_make(const blob_kernel *k, const char *base, c_names *cn)
+{
+	cn->n = 0;
+	for (int i = 0; i < visible_count(k) && i < BLOB_MAX_PARAMS; i++) {
+		const blob_param *p = &k->params[i];
+		const char *own = p->desc_rank ? p->desc_name : p->name ? p->name : "";
+		strbuf sb;
+		sb_init(&sb);
+		if (param_clashes(own, base)) {
+			sb_printf(&sb, "p%d", i);
+			for (const char *p = own; *p; p++) {
+				bool alnum = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+				if (alnum && (p == own || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+							    (p[-1] >= '0' && p[-1] <= '9'))))
+					sb_putc(&sb, '_'); /* one '_' for each run of other bytes */
+				if (alnum)
+					sb_putc(&sb, *p);
+			}
+		} else {
+			sb_puts(&sb, own);
+		}
+		for (bool dup = true; dup;) {
+			dup = false;
+			for (int j = 0; j < i; j++)
+				dup |= !strcmp(cn->name[j], sb_str(&sb));
+			if (dup)
+				sb_putc(&sb, '_');
+		}
+		cn->name[i] = strdup(sb_str(&sb));
+		sb_free(&sb);
+		if (!cn->name[i]) {
+			c_names_free(cn);
+			return false;
+		}
+		cn->n = i + 1;
+	}
+	return true;
+}
+
 static int visible_count(const blob_kernel *k)
 {
 	int n = 0;
@@ -100,15 +207,31 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 				   k->name, k->name);
 			return false;
 		}
-		for (int i = 0; i < visible_count(k); i++)
-			if (!is_identifier(k->params[i].name) || is_reserved(k->params[i].name)) {
-				diag_error(ctx, none, "kernel '%s': parameter name '%s' cannot name a C parameter "
-					   "(not an identifier, a keyword, 'stream', 'grid_x/y/z' or 'tile_*')",
-					   k->name, k->params[i].name);
+		for (int i = 0; i < visible_count(k); i++) {
+			const blob_param *p = &k->params[i];
+			if (!p->desc_rank)
+				continue;
+			bool ok = p->kind == BLOB_PARAM_PTR && p->desc_rank <= IR_MAX_RANK && p->desc_name &&
+				  i + 2 * p->desc_rank < visible_count(k);
+			for (int j = 1; ok && j <= 2 * p->desc_rank; j++)
+				ok = p[j].kind == BLOB_PARAM_INT && p[j].size == (j <= p->desc_rank ? 4 : 8) && !p[j].desc_rank;
+			if (!ok) {
+				diag_error(ctx, none, "kernel '%s': tensor descriptor parameter '%s' is malformed", k->name,
+					   p->desc_name ? p->desc_name : "");
 				return false;
 			}
+		}
 	}
 	return true;
+}
+
+/* `tensordesc<fp16[64, 64]>`, Triton's spelling */
+static void desc_type_name(strbuf *sb, const blob_param *p)
+{
+	sb_printf(sb, "tensordesc<%s[", ir_kind_name((ir_kind)p->dtype));
+	for (int d = 0; d < p->desc_rank; d++)
+		sb_printf(sb, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+	sb_puts(sb, "]>");
 }
 
 /* Text inside a generated comment: no comment end, printable ASCII only. */
@@ -154,15 +277,35 @@ static void put_constexprs(strbuf *h, const blob_variant *v)
 }
 
 /* The doc comment of a kernel's launch function. */
-static void put_kernel_doc(strbuf *h, const blob_kernel *k)
+static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 {
 	int nvis = visible_count(k);
 	sb_printf(h, "/* %s: launches the kernel on `stream` (NULL: the default stream).\n", k->name);
 	if (takes_grid(k))
 		sb_puts(h, " * grid_x, grid_y, grid_z: the grid, in blocks (0 anywhere: nothing runs).\n");
 	for (int i = 0; i < nvis; i++) {
-		sb_printf(h, " *   %-16s ", k->params[i].name);
-		type_name(h, &k->params[i]);
+		const blob_param *p = &k->params[i];
+		size_t at = h->len;
+		sb_puts(h, " *   ");
+		put_comment_text(h, p->desc_rank ? p->desc_name : p->name ? p->name : "");
+		for (size_t w = h->len - at; w < 21; w++)
+			sb_putc(h, ' ');
+		sb_putc(h, ' ');
+		if (p->desc_rank) {
+			sb_puts(h, "tile_tensordesc of ");
+			desc_type_name(h, p);
+			sb_puts(h, " (kernel parameters ");
+			put_comment_text(h, p->name);
+			sb_puts(h, " .. ");
+			put_comment_text(h, p[2 * p->desc_rank].name);
+			sb_putc(h, ')');
+		} else {
+			type_name(h, p);
+		}
+		if (strcmp(cn->name[i], p->desc_rank ? p->desc_name : p->name ? p->name : ""))
+			sb_printf(h, " (C parameter %s)", cn->name[i]);
+		if (p->desc_rank)
+			i += 2 * p->desc_rank;
 		sb_putc(h, '\n');
 	}
 	if (nvis < k->nparams)
@@ -194,17 +337,24 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k)
 	sb_puts(h, " */\n");
 }
 
-static void put_signature(strbuf *sb, const blob_kernel *k)
+static void put_signature(strbuf *sb, const blob_kernel *k, const c_names *cn)
 {
 	sb_printf(sb, "tile_status %s(tile_stream stream", k->name);
 	if (takes_grid(k))
 		sb_puts(sb, ", uint32_t grid_x, uint32_t grid_y, uint32_t grid_z");
-	for (int i = 0; i < visible_count(k); i++)
-		sb_printf(sb, ", %s %s", emit_c_type(&k->params[i]), k->params[i].name);
+	for (int i = 0; i < visible_count(k); i++) {
+		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			sb_printf(sb, ", tile_tensordesc %s", cn->name[i]);
+			i += 2 * p->desc_rank;
+			continue;
+		}
+		sb_printf(sb, ", %s %s", emit_c_type(p), cn->name[i]);
+	}
 	sb_putc(sb, ')');
 }
 
-static void put_header(strbuf *h, const blob_desc *d, const char *name, const char *file)
+static bool put_header(strbuf *h, const blob_desc *d, const char *name, const char *file)
 {
 	strbuf guard;
 	sb_init(&guard);
@@ -230,19 +380,27 @@ static void put_header(strbuf *h, const blob_desc *d, const char *name, const ch
 		     "tile_status %s_module(tile_module **out);\n\n",
 		  name, name, name);
 	for (int ki = 0; ki < d->nkernels; ki++) {
-		put_kernel_doc(h, &d->kernels[ki]);
-		put_signature(h, &d->kernels[ki]);
+		c_names cn;
+		if (!c_names_make(&d->kernels[ki], name, &cn))
+			return false;
+		put_kernel_doc(h, &d->kernels[ki], &cn);
+		put_signature(h, &d->kernels[ki], &cn);
 		sb_puts(h, ";\n\n");
+		c_names_free(&cn);
 	}
 	sb_printf(h, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", sb_str(&guard));
 	sb_free(&guard);
+	return true;
 }
 
-static void put_launcher(strbuf *c, const blob_kernel *k, int index, const char *name)
+static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char *name)
 {
 	int nvis = visible_count(k);
 	bool grid = takes_grid(k);
-	put_signature(c, k);
+	c_names cn;
+	if (!c_names_make(k, name, &cn))
+		return false;
+	put_signature(c, k, &cn);
 	sb_printf(c, "\n{\n\ttile_module *tile_m;\n\ttile_status tile_s = %s_module(&tile_m);\n", name);
 	if (grid)
 		sb_puts(c, "\tconst uint32_t tile_grid[3] = {grid_x, grid_y, grid_z};\n");
@@ -250,23 +408,49 @@ static void put_launcher(strbuf *c, const blob_kernel *k, int index, const char 
 		const blob_param *p = &k->params[i];
 		if (p->kind != BLOB_PARAM_PTR && p->size < 4)
 			sb_printf(c, "\t%s tile_w%d = %s;\n", p->kind == BLOB_PARAM_INT ? "int32_t" : "uint32_t",
-				  i, p->name);
+				  i, cn.name[i]);
+	}
+	for (int i = 0; i < nvis; i++) {
+		const blob_param *p = &k->params[i];
+		if (!p->desc_rank)
+			continue;
+		sb_printf(c, "\tstatic const int32_t tile_block%d[%d] = {", i, p->desc_rank);
+		for (int d = 0; d < p->desc_rank; d++)
+			sb_printf(c, "%s%d", d ? ", " : "", (int)p->desc_block[d]);
+		sb_printf(c, "};\n\tint32_t tile_shape%d[%d];\n", i, p->desc_rank);
 	}
 	if (nvis)
 		sb_printf(c, "\tvoid *tile_args[%d];\n", nvis);
 	sb_puts(c, "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n");
 	for (int i = 0; i < nvis; i++) {
 		const blob_param *p = &k->params[i];
+		if (p->desc_rank) {
+			/* checked as Triton's TensorDescriptor asserts, then unpacked */
+			int r = p->desc_rank;
+			sb_printf(c, "\ttile_s = tile_tensordesc_check(&%s, \"%s\", %d, %d, tile_block%d);\n"
+				     "\tif (tile_s != TILE_SUCCESS)\n\t\treturn tile_s;\n",
+				  cn.name[i], cn.name[i], r, ir_kind_bytes((ir_kind)p->dtype), i);
+			sb_printf(c, "\ttile_args[%d] = &%s.base;\n", i, cn.name[i]);
+			for (int d = 0; d < r; d++)
+				sb_printf(c, "\ttile_shape%d[%d] = (int32_t)%s.shape[%d];\n\ttile_args[%d] = &tile_shape%d[%d];\n",
+					  i, d, cn.name[i], d, i + 1 + d, i, d);
+			for (int d = 0; d < r; d++)
+				sb_printf(c, "\ttile_args[%d] = &%s.strides[%d];\n", i + 1 + r + d, cn.name[i], d);
+			i += 2 * r;
+			continue;
+		}
 		if (p->kind != BLOB_PARAM_PTR && p->size < 4)
 			sb_printf(c, "\ttile_args[%d] = &tile_w%d;\n", i, i);
 		else
-			sb_printf(c, "\ttile_args[%d] = &%s;\n", i, p->name);
+			sb_printf(c, "\ttile_args[%d] = &%s;\n", i, cn.name[i]);
 	}
 	sb_printf(c, "\treturn tile_launch(tile_m, %d, %s, stream, %s, %d);\n}\n\n", index,
 		  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
+	c_names_free(&cn);
+	return true;
 }
 
-static void put_source(strbuf *c, const blob_desc *d, const uint8_t *blob, size_t size,
+static bool put_source(strbuf *c, const blob_desc *d, const uint8_t *blob, size_t size,
 		       const char *name, const char *file, const char *header)
 {
 	sb_printf(c, "/* %s - generated by tilec; do not edit.\n"
@@ -292,7 +476,9 @@ static void put_source(strbuf *c, const blob_desc *d, const uint8_t *blob, size_
 		  name, name);
 	sb_printf(c, "void %s_unload(void)\n{\n\ttile_lazy_release(&%s_lazy);\n}\n\n", name, name);
 	for (int ki = 0; ki < d->nkernels; ki++)
-		put_launcher(c, &d->kernels[ki], ki, name);
+		if (!put_launcher(c, &d->kernels[ki], ki, name))
+			return false;
+	return true;
 }
 
 static const char *base_name(const char *path)
@@ -314,10 +500,10 @@ tilec_status emit_c(tilec_ctx *ctx, const blob_desc *d, const uint8_t *blob, siz
 	sb_init(&hpath);
 	sb_printf(&cpath, "%s.c", base_path);
 	sb_printf(&hpath, "%s.h", base_path);
-	put_header(&h, d, name, base_name(sb_str(&hpath)));
-	put_source(&c, d, blob, size, name, base_name(sb_str(&cpath)), base_name(sb_str(&hpath)));
+	bool ok = put_header(&h, d, name, base_name(sb_str(&hpath)));
+	ok = ok && put_source(&c, d, blob, size, name, base_name(sb_str(&cpath)), base_name(sb_str(&hpath)));
 	tilec_status st;
-	if (c.failed || h.failed || cpath.failed || hpath.failed) {
+	if (!ok || c.failed || h.failed || cpath.failed || hpath.failed) {
 		diag_error(ctx, none, "out of memory while generating C");
 		st = TILEC_ERR_NOMEM;
 	} else {

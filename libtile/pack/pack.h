@@ -39,6 +39,14 @@ typedef struct blob_param {
 	uint8_t size;  /* bytes: pointer 8 */
 	uint8_t dtype; /* ir_kind of the scalar, or of the pointee */
 	uint8_t flags; /* BLOB_PARAM_HIDDEN: trailing, never passed by the caller */
+	/* In memory only, for the generated C (the blob records a descriptor's
+	 * parameters one by one): on the base pointer of a host-side tensor
+	 * descriptor, which is followed by desc_rank i32 shapes and desc_rank
+	 * i64 strides, the source parameter's name and the block shape; the
+	 * launch function takes the 1 + 2 * desc_rank as one tile_tensordesc. */
+	const char *desc_name;
+	int desc_rank; /* 0: an ordinary parameter */
+	int32_t desc_block[IR_MAX_RANK];
 } blob_param;
 
 typedef struct blob_variant {

@@ -249,3 +249,11 @@ def heuristic_autotuned(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
 @triton.jit
 def autotuned_no_config(x_ptr, BLOCK: tl.constexpr):
     tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+
+@triton.jit
+def return_in_runtime_loop(x_ptr, n):
+    for i in range(n):
+        if tl.load(x_ptr + i) < 0:
+            return
+        tl.store(x_ptr + i, 1.0)

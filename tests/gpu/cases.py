@@ -25,6 +25,18 @@ def T(role, dtype, shape, init="randn"):
     return {"kind": "tensor", "role": role, "dtype": dtype, "shape": shape, "init": init}
 
 
+def D(role, dtype, shape, block, init="randn"):
+    """A host-side tensor descriptor parameter (tensordesc<DTYPE[...]>): a
+    tensor like T's, passed to Triton as a TensorDescriptor and to tile as a
+    tile_tensordesc; block: its block shape, expressions over constexprs."""
+    return {"kind": "desc", "role": role, "dtype": dtype, "shape": shape, "init": init, "block": block}
+
+
+def desc_block(p, constexprs):
+    """A descriptor parameter's block shape as ints."""
+    return [int(eval(str(b), {"__builtins__": {}}, dict(constexprs))) for b in p["block"]]
+
+
 def S(dtype, value):
     """A scalar parameter; value: an expression over the size variables."""
     return {"kind": "scalar", "dtype": dtype, "value": value}
@@ -517,9 +529,156 @@ CASES += [
     for name, stage in (("full", 1), ("causal", 3))
 ]
 
+# --- language constructs of real kernels (tests/gpu/kernels/lang.py) --------
+
+LANG = "tests/gpu/kernels/lang.py"
+XENT_SIZES = [{"M": 1, "N": 7}, {"M": 1023, "N": 100}, {"M": 2**20 + 7, "N": 8}]
+
+
+def _lang_ew(id, kernel, params, tol=EXACT, block=1024):
+    return case(id, LANG, kernel, params, {"BLOCK": block}, "cdiv(n, BLOCK)", SIZES_1D[:3], 1, tol)
+
+
+CASES += [
+    # labels in [-1, 7): -1 rows leave early with 0
+    case("lang_xent_ignore_index", LANG, "xent_rows_kernel",
+         [T("in", "fp32", ["M", "N"]), T("in", "i32", ["M"], "randint:-1:7"), T("out", "fp32", ["M"]),
+          S("i32", "N"), S("i32", "-1")],
+         lambda s: {"BLOCK": next_pow2(s["N"])}, "M", XENT_SIZES, 2, tol(1e-4, 1e-5),
+         grid_in_blob=False),
+    _lang_ew("lang_early_helpers", "early_helpers_kernel",
+             [_n("fp32"), T("in", "i32", ["cdiv(n, 1024)"], "randint:-10:10"), _n("fp32", "out"),
+              _n("fp32", "out"), N_]),
+    _lang_ew("lang_nested_return", "nested_return_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+             tol=tol(1e-5, 1e-6), block=128),
+    _lang_ew("lang_branch_temps", "branch_temps_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+             block=256),
+    case("lang_row_max_dtype_call", LANG, "row_max_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "N")], {"BLOCK": 256}, "M",
+         [{"M": 1, "N": 1}, {"M": 1023, "N": 1000}, {"M": 64, "N": 2**20 + 7}], 2, grid_in_blob=False),
+]
+
+CASES += [
+    # module-level if/try imports; clean_source keeps them whole for Triton
+    # the case id names the blob, so `lang_param_names_module` clashes with a generated symbol
+    _lang_ew("lang_param_names", "param_names_kernel",
+             [_n("fp32"), N_, _n("fp32", "out"), S("i32", "-2"), S("i32", "5"), S("i64", "2**40 + 7"),
+              S("fp32", "0.5"), S("i8", "-3"), S("i32", "11")]),
+    _lang_ew("lang_imports", "imports_kernel", [_n("fp32"), _n("fp32", "out"), N_], tol=APPROX)
+    | {"file": "tests/gpu/kernels/lang_imports.py"},
+]
+
+# scans (tl.cumsum, tl.cumprod, tl.associative_scan): per-block scans at the
+# 1-D sizes, block sizes that need one or several CTA-tile repetitions per
+# thread, rows, columns (warps along the axis), tuples with a combine that
+# does not commute (exact in int32)
+_SCAN_1D = SIZES_1D[:3]
+
+
+def _cumsum_case(id, dt, block, rev, warps=4, tol_=SUM_TOL):
+    init = "randint:-1000:1000" if dt == "i32" else "randn"
+    return case(id, LANG, "cumsum_blocks_kernel", [_n(dt, init=init), _n(dt, "out"), N_],
+                {"BLOCK": block, "REVERSE": rev}, "cdiv(n, BLOCK)", _SCAN_1D, 2,
+                EXACT if dt == "i32" else tol_, warps)
+
+
+_SCAN_TILE_SIZES = [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}]
+CASES += [
+    _cumsum_case("scan_cumsum_f32", "fp32", 1024, False),
+    _cumsum_case("scan_cumsum_f32_rev", "fp32", 1024, True),
+    _cumsum_case("scan_cumsum_i32", "i32", 1024, False),
+    _cumsum_case("scan_cumsum_i32_rev_4096", "i32", 4096, True, warps=8),
+    _cumsum_case("scan_cumsum_i32_b32", "i32", 32, False, warps=1),
+    _cumsum_case("scan_cumsum_i32_b64_w4", "i32", 64, False, warps=4),
+    case("scan_cumprod_rev_f32", LANG, "cumprod_rev_kernel",
+         [_n("fp32", init="uniform:0.999:1.001"), _n("fp32", "out"), N_], {"BLOCK": 512},
+         "cdiv(n, BLOCK)", _SCAN_1D, 2, tol(1e-5, 1e-5)),
+    case("scan_rows_f32", LANG, "cumsum_rows_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M", "N"]), S("i32", "N")],
+         lambda s: {"BLOCK_N": next_pow2(s["N"])}, "M",
+         [{"M": 1, "N": 1}, {"M": 37, "N": 1000}, {"M": 300, "N": 4097}], 2, SUM_TOL,
+         lambda s: 8 if next_pow2(s["N"]) >= 2048 else 4, grid_in_blob=False),
+] + [
+    case("scan_tile_i32_axis%d_%dx%d" % (ax, bm, bn), LANG, "scan_tile_kernel",
+         [T("in", "i32", ["M", "N"], "randint:-1000:1000"), T("out", "i32", ["M", "N"]), S("i32", "M"),
+          S("i32", "N")], {"BLOCK_M": bm, "BLOCK_N": bn, "AXIS": ax}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         _SCAN_TILE_SIZES, 2)
+    for ax, bm, bn in ((0, 128, 16), (1, 16, 128), (0, 32, 32), (1, 64, 64))
+] + [
+    case("scan_recurrence_i32%s" % ("_rev" if rev else ""), LANG, "recurrence_kernel",
+         [_n("i32", init="randint:-1000:1000"), _n("i32", init="randint:-20:20"), _n("i32", "out"),
+          _n("i32", "out"), _n("i32", "out"), N_], {"BLOCK": 1024, "REVERSE": rev}, "cdiv(n, BLOCK)",
+         _SCAN_1D, 2)
+    for rev in (False, True)
+]
+
+CASES += [
+    # uniform [0, 2): rows stop where the sum passes the limit, or at n
+    case("lang_while_and_or", LANG, "while_and_or_kernel",
+         [T("in", "fp32", ["P", "n"], "uniform:0:2"), T("out", "fp32", ["P"]), S("i32", "n"), S("fp32", "7.5")],
+         {}, "P", [{"P": 1, "n": 1}, {"P": 1023, "n": 20}, {"P": 4096, "n": 3}], 2, tol(1e-5, 1e-6),
+         grid_in_blob=False),
+    _lang_ew("lang_umulhi", "umulhi_kernel",
+             [_n("i32", init="randint:-2000000000:2000000000"), _n("i32", init="randint:-2000000000:2000000000"),
+              _n("i32", "out"), _n("i32", "out"), _n("i64", "out"), N_]),
+]
+
+# --- tensor descriptors: Triton 3.6's tutorial 09 (persistent matmul) with
+# device-side descriptors (tl.make_tensor_descriptor) and host-side ones
+# (TensorDescriptor arguments), against Triton at odd sizes; row lengths
+# stay multiples of 8 fp16 (descriptor strides are 16-byte multiples)
+
+DESC = "tests/gpu/kernels/descriptors.py"
+DESC_SHAPES = [{"M": 1000, "N": 1000, "K": 1000}, {"M": 77, "N": 136, "K": 40},
+               {"M": 1, "N": 8, "K": 8}, {"M": 513, "N": 264, "K": 1024}]
+DESC_MM_BT = [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
+DESC_MM_KN = [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+DESC_HOST = [D("in", "fp16", ["M", "K"], ["BLOCK_SIZE_M", "BLOCK_SIZE_K"]),
+             D("in", "fp16", ["N", "K"], ["BLOCK_SIZE_N", "BLOCK_SIZE_K"]),
+             D("out", "fp16", ["M", "N"], ["BLOCK_SIZE_M", "BLOCK_SIZE_N"])]
+DESC_SMS = 132  # the programs of the persistent kernels (an H100's SMs)
+DESC_PGRID = "min(%d, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))" % DESC_SMS
+
+
+def _desc_cx(bm, bn, bk, **extra):
+    cx = _mm_cx(bm, bn, bk)
+    cx.update(extra)
+    return cx
+
+
+CASES += [
+    case("desc_mm_device_persistent", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_device_persistent_kn", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_host", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_host_persistent", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
+         DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_axpy_host_f32", DESC, "host_desc_axpy",
+         [D("in", "fp32", ["M", "N"], [32, 64]), D("in", "fp32", ["M", "N"], [32, 64]),
+          D("out", "fp32", ["M", "N"], [32, 64]), S("fp32", "0.5")],
+         {}, "cdiv(M, 32), cdiv(N, 64)",
+         [{"M": 1, "N": 4}, {"M": 37, "N": 100}, {"M": 1000, "N": 1000}, {"M": 4099, "N": 1028}], 3,
+         tol(1e-6, 1e-6), grid_in_blob=False),
+]
+
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
 BENCH = [
+    # tutorial 09's persistent matmul with device-side descriptors at 4096^3
+    case("bench_desc_mm_persistent", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, device-side descriptors (128x128x64, 8 warps)",
+         flops="2 * M * N * K"),
+    case("bench_desc_mm_persistent_kn", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, device-side descriptors, B as K x N (128x128x64, 8 warps)",
+         flops="2 * M * N * K"),
     case("bench_vadd_f32", EX_ADD, "add_kernel",
          [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_ELEMENTS], {"BLOCK_SIZE": 1024},
          "cdiv(n_elements, BLOCK_SIZE)", [{"n": 2**26}], 1, bench="vector add fp32 2^26"),
@@ -536,6 +695,10 @@ BENCH = [
     case("bench_layer_norm_f16", T2, "layer_norm_fwd_kernel", _ln_params("fp16"), _ln_cx(2), "M",
          [{"M": 4096, "N": 8192}], 2, tol(2e-3, 2e-3), num_warps=_ln_warps(2), grid_in_blob=False,
          bench="layer norm fwd fp16 4096x8192"),
+    case("bench_cumsum_rows_4096", LANG, "cumsum_rows_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M", "N"]), S("i32", "N")],
+         {"BLOCK_N": 4096}, "M", [{"M": 4096, "N": 4096}], 2, SUM_TOL, num_warps=8,
+         grid_in_blob=False, bench="row-wise cumsum fp32 4096x4096 (row per program)"),
     case("bench_softmax_odd", T2, "softmax_row_kernel", SOFTMAX_ROW_PARAMS, _softmax_cx, "M",
          [{"M": 1823, "N": 781}], 2, SOFTMAX_TOL, num_warps=8, grid_in_blob=False,
          bench="softmax fp32 1823x781"),
@@ -674,6 +837,8 @@ CASES += [
          {"BLOCK": 512}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
     case("rand_wide_f32", RAND, "rand_wide_kernel", [_n("fp32", "out"), S("i64", "987654321987"), N_ELEMENTS],
          {"BLOCK": 256}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
+    case("philox_wide_f32", RAND, "philox_wide_kernel", [_n("fp32", "out"), S("i64", "987654321987"), N_ELEMENTS],
+         {"BLOCK": 256}, "cdiv(n, BLOCK)", RAND_SIZES, 4),
     case("dropout_f32", RAND, "dropout_kernel",
          [_n("fp32"), _n("fp32", "out"), N_ELEMENTS, S("fp32", "0.5"), S("i32", "42")],
          {"BLOCK_SIZE": 1024}, "cdiv(n_elements, BLOCK_SIZE)", SIZES_1D, 4),
@@ -794,9 +959,25 @@ def clean_source(path):
     tree, found = jit_functions(path)
     keep = []
 
+    def imports_only(n):
+        # a module-level if/try that only imports (version-dependent
+        # imports): kept whole, so Python picks the binding
+        if isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass)):
+            return True
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant):
+            return True
+        if isinstance(n, ast.If):
+            return all(imports_only(x) for x in n.body + n.orelse)
+        if isinstance(n, ast.Try):
+            return all(imports_only(x) for x in n.body + n.orelse + n.finalbody) and \
+                all(imports_only(x) for h in n.handlers for x in h.body)
+        return False
+
     def visit(stmts, top):
         for n in stmts:
-            if isinstance(n, (ast.Import, ast.ImportFrom)):
+            if top and isinstance(n, (ast.If, ast.Try)) and imports_only(n):
+                keep.append(n)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
                 keep.append(n)
             elif top and isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant):
                 keep.append(n)

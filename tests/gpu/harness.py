@@ -24,6 +24,11 @@ import cases  # noqa: E402
 
 GUARD = 1024  # elements after each output that must stay poisoned
 
+# Triton's device-side tensor descriptors (tl.make_tensor_descriptor) need
+# global scratch memory for their tensor maps
+if hasattr(triton, "set_allocator"):
+    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
          "fp64": torch.float64, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
          "i64": torch.int64, "u8": torch.uint8, "i1": torch.bool,
@@ -78,6 +83,24 @@ def triton_kernel(root, inst):
     return k
 
 
+class TileTensorDesc(ctypes.Structure):
+    """tile.h's tile_tensordesc, passed by value."""
+    _fields_ = [("base", ctypes.c_uint64), ("rank", ctypes.c_int32), ("shape", ctypes.c_int64 * 5),
+                ("strides", ctypes.c_int64 * 5), ("block_shape", ctypes.c_int32 * 5)]
+
+
+def tile_desc(t, block):
+    """The tile_tensordesc of a tensor, as TensorDescriptor.from_tensor makes Triton's."""
+    d = TileTensorDesc()
+    d.base = t.data_ptr()
+    d.rank = t.dim()
+    for i in range(t.dim()):
+        d.shape[i] = t.shape[i]
+        d.strides[i] = t.stride(i)
+        d.block_shape[i] = block[i]
+    return d
+
+
 def tile_fn(lib, inst):
     fn = getattr(lib, inst["launch"], None)
     if fn is None:
@@ -86,7 +109,7 @@ def tile_fn(lib, inst):
     if not inst["grid_in_blob"]:
         types += [ctypes.c_uint32] * 3
     for p in inst["params"]:
-        types.append(ctypes.c_uint64 if p["kind"] == "tensor" else CTYPE[p["dtype"]])
+        types.append({"tensor": ctypes.c_uint64, "desc": TileTensorDesc}.get(p["kind"]) or CTYPE[p["dtype"]])
     fn.argtypes = types
     fn.restype = ctypes.c_int
     return fn
@@ -158,6 +181,7 @@ class Args:
         gen.manual_seed(seed)
         self.env = dict(size)
         self.outputs = []
+        self.keep = []
         for p in inst["params"]:
             if p["kind"] == "scalar":
                 v = _eval(p["value"], self.env)
@@ -190,6 +214,14 @@ class Args:
                 tri.append(t1)
                 til.append(t2)
                 self.outputs.append((p["name"], p["dtype"], t1, t2, f2))
+        # descriptor parameters: the same tensors, wrapped per side
+        for i, p in enumerate(inst["params"]):
+            if p["kind"] == "desc":
+                from triton.tools.tensor_descriptor import TensorDescriptor
+                block = cases.desc_block(p, inst["constexprs"])
+                tri[i] = TensorDescriptor.from_tensor(tri[i], block)
+                til[i] = tile_desc(til[i], block)
+                self.keep.append(til[i])
         self.triton, self.tile = tri, til
         g = _eval(inst["grid"], self.env)
         g = tuple(g) if isinstance(g, (tuple, list)) else (g,)
@@ -198,6 +230,7 @@ class Args:
     def bytes_moved(self):
         n = 0
         for t in self.triton:
+            t = getattr(t, "base", t)  # a TensorDescriptor's tensor
             if isinstance(t, torch.Tensor):
                 n += t.numel() * t.element_size()
         return n

@@ -46,11 +46,18 @@ def kernel_params(path, kernel):
             for a in node.args.args], None
 
 
-def signature(params, hint_ints):
+def desc_type(p, constexprs):
+    """Triton's spelling of a descriptor parameter: tensordesc<fp16[64, 64]>."""
+    return "tensordesc<%s[%s]>" % (p["dtype"], ", ".join(str(b) for b in cases.desc_block(p, constexprs)))
+
+
+def signature(params, hint_ints, constexprs=None):
     sig = []
     for p in params:
         t = p["dtype"]
-        if p["kind"] == "tensor":
+        if p["kind"] == "desc":
+            sig.append(desc_type(p, constexprs or {}))
+        elif p["kind"] == "tensor":
             sig.append("*%s:16" % t)
         elif hint_ints and t[0] in "iu":
             sig.append("%s:16" % t)
@@ -67,6 +74,9 @@ def triton_signature(inst, size):
     sig = []
     for p in inst["params"]:
         t = p["dtype"]
+        if p["kind"] == "desc":
+            sig.append(desc_type(p, inst["constexprs"]))
+            continue
         if p["kind"] == "tensor":
             sig.append("*%s:16" % t)
             continue
@@ -109,7 +119,8 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
     # the variants Triton would compile for the case's sizes, then every int
     # :16, then no hints (any launch finds one)
     sigs = [triton_signature(inst, s) for s in inst["sizes"]]
-    sigs += [signature(inst["params"], True), signature(inst["params"], False)]
+    sigs += [signature(inst["params"], True, inst["constexprs"]),
+             signature(inst["params"], False, inst["constexprs"])]
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
     for s in sorted(set(sigs), key=sigs.index):
         cmd += ["-s", s]
@@ -144,21 +155,26 @@ C_TYPES = {"i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
 
 def check_prototype(inst, header, launch):
     """The generated launch function must take exactly what diff.py passes
-    through ctypes (harness.tile_fn); a mismatch would corrupt arguments."""
-    want = ["tile_stream stream"]
+    through ctypes (harness.tile_fn); a mismatch would corrupt arguments.
+    Types are compared in order, not names: tilec renames parameters C
+    cannot take (docs/LANGUAGE.md)."""
+    want = ["tile_stream"]
     if not inst["grid_in_blob"]:
-        want += ["uint32_t grid_x", "uint32_t grid_y", "uint32_t grid_z"]
+        want += ["uint32_t", "uint32_t", "uint32_t"]
     for p in inst["params"]:
-        want.append("%s %s" % ("tile_deviceptr" if p["kind"] == "tensor" else C_TYPES[p["dtype"]],
-                               p["name"]))
-    proto = "tile_status %s(%s);" % (launch, ", ".join(want))
+        want.append({"tensor": "tile_deviceptr", "desc": "tile_tensordesc"}.get(p["kind"]) or C_TYPES[p["dtype"]])
     try:
         text = open(header).read()
     except OSError as e:
         return "no generated header: %s" % e
-    if proto not in text:
-        got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % launch)]
-        return "launch function mismatch: expected %s, generated %s" % (proto, got[0] if got else "none")
+    got = [l for l in text.splitlines() if l.startswith("tile_status %s(" % launch)]
+    types = None
+    if got and got[0].endswith(");"):
+        args = got[0][len("tile_status %s(" % launch):-2]
+        types = [a.rsplit(" ", 1)[0] for a in args.split(", ")] if args else []
+    if types != want:
+        return "launch function mismatch: expected parameter types (%s), generated %s" % (
+            ", ".join(want), got[0] if got else "none")
     return None
 
 

@@ -51,10 +51,19 @@ def randint_scalar(out_ptr, seed):
 
 
 @triton.jit
-def rand_wide(out_ptr, seed, n, BLOCK: tl.constexpr):
-    # 64-bit offsets: Philox 4x64
+def philox_wide(out_ptr, seed, n, BLOCK: tl.constexpr):
+    # 64-bit counters: Philox 4x64, the seed the low key, a zero high key
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.rand(seed, offs.to(tl.int64)), mask=offs < n)
+    c = offs.to(tl.uint64) + 0x300000005
+    a, b, c2, d = tl.philox(seed, c, c * 0, c * 0, c * 0)
+    tl.store(out_ptr + offs, tl.uint_to_uniform_float(a), mask=offs < n)
+
+
+@triton.jit
+def rand_wide(out_ptr, seed, n, BLOCK: tl.constexpr):
+    # 64-bit offsets past 2^32: their low and high words are two counters
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.rand(seed, offs.to(tl.int64) + 0x300000005), mask=offs < n)
 
 
 @triton.jit

@@ -1,0 +1,324 @@
+/* sema_desc.c - tensor descriptors (Triton 3.6's tl.make_tensor_descriptor,
+ * host-side `tensordesc<...>` parameters, desc.load/desc.store).
+ *
+ * A descriptor is a value of the specializer only (SV_DESC): a base
+ * pointer, a shape, strides and a constexpr block shape. It never becomes
+ * an IR value: desc.load(offsets) expands right here into what a kernel
+ * author would write by hand, per dimension `offset + tl.arange(0, B)`
+ * broadcast into its axis, the bounds mask `0 <= index < shape` and the
+ * index times the stride added to the base, then one tl.load with that
+ * mask and `other` 0 (NaN for padding_option="nan"); desc.store is a
+ * tl.store with the same pointers and mask. So the interpreter, axis info
+ * (vector widths), the load pipeline (a descriptor load that only dots read
+ * is an ordinary 2-D load with `other` 0: it becomes a ring of cp.async
+ * copies) and the lowering all see ordinary loads and stores. Triton's
+ * rules are checked where it checks them (rank 1..5, last stride 1, at
+ * least 16 bytes in the last block dimension, block dims powers of two,
+ * store values of exactly the block shape); the alignment Triton's
+ * descriptors promise (a 16-byte aligned base, strides other than the last
+ * multiples of 16 bytes) is given to axis info as multiple_of hints, and
+ * refused at compile time where a stride is a known constant that breaks it.
+ * Blocks have at most 4 dimensions in tile, so 5-D descriptors are refused.
+ */
+#include "front/sema.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool nomem(sema *s, src_loc loc)
+{
+	return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+}
+
+/* A list or tuple argument, or an error naming it. */
+static bool seq(sema *s, src_loc loc, sv v, const char *what, int *n, const sv **items)
+{
+	if (v.kind != SV_TUPLE)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the %s of a tensor descriptor must be a list or tuple, got %s",
+				  what, sema_sv_str(s, v));
+	*n = v.n;
+	*items = v.items;
+	return true;
+}
+
+/* An integer scalar (a constexpr int or a scalar integer tensor) as a
+ * tensor of kind k; -1 after an error. */
+static int int_scalar(sema *s, src_loc loc, sv v, ir_kind k, const char *what, int i)
+{
+	if (v.kind != SV_INT && v.kind != SV_BOOL && v.kind != SV_TENSOR)
+		goto bad;
+	int id = sema_to_tensor(s, loc, v);
+	if (id < 0)
+		return -1;
+	ir_type t = sema_type(s, id);
+	if (t.rank || !ir_kind_is_int((ir_kind)t.kind))
+		goto bad;
+	return sema_cast(s, loc, id, ir_scalar(k));
+bad:
+	sema_error(s, loc, TILEC_ERR_SEMANTIC, "%s %d of a tensor descriptor must be an integer scalar, got %s", what, i,
+		   sema_sv_str(s, v));
+	return -1;
+}
+
+static int hint(sema *s, src_loc loc, int id, int32_t value)
+{
+	ir_op *op = sema_emit(s, loc, IR_OP_HINT, 1, &id, sema_type(s, id));
+	if (!op)
+		return -1;
+	op->sub = IR_HINT_MULTIPLE_OF;
+	op->ints[0] = value;
+	return op->results[0];
+}
+
+/* The checks every descriptor passes, then the alignment hints. d has its
+ * type, base, shape and strides set. */
+static bool finish(sema *s, src_loc loc, sv *d)
+{
+	int r = d->t.rank;
+	int elem = ir_kind_bytes((ir_kind)d->t.kind);
+	int64_t last = d->t.shape[r - 1];
+	if (d->t.kind == IR_I1 || last * elem < 16)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "Descriptor block shape must have at least 16 bytes in the last dimension, but got %lld * %d = %lld bytes",
+				  (long long)last, d->t.kind == IR_I1 ? 0 : elem, d->t.kind == IR_I1 ? 0LL : (long long)(last * elem));
+	int bi = d->items[0].id;
+	if ((bi = hint(s, loc, bi, 16)) < 0)
+		return false;
+	d->items[0] = sema_tensor(bi);
+	for (int i = 0; i < r - 1; i++) {
+		sv *st = &d->items[1 + r + i];
+		if (st->kind == SV_INT) {
+			if ((st->i * elem) % 16)
+				return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+						  "the strides of a tensor descriptor (but the last) must be multiples of 16 bytes: "
+						  "stride %d is %lld elements of %d bytes", i, (long long)st->i, elem);
+			continue;
+		}
+		int id = hint(s, loc, st->id, 16 / elem);
+		if (id < 0)
+			return false;
+		*st = sema_tensor(id);
+	}
+	return true;
+}
+
+/* args: base, shape, strides, block_shape, padding_option */
+bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out)
+{
+	sv base = args[0];
+	if (base.kind != SV_TENSOR || sema_type(s, base.id).kind != IR_PTR || sema_type(s, base.id).rank)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the base of a tensor descriptor must be a scalar pointer, got %s",
+				  sema_sv_str(s, base));
+	int r = 0, ns = 0, nb = 0;
+	const sv *shape = NULL, *strides = NULL, *block = NULL;
+	if (!seq(s, loc, args[1], "shape", &r, &shape) || !seq(s, loc, args[2], "strides", &ns, &strides) ||
+	    !seq(s, loc, args[3], "block_shape", &nb, &block))
+		return false;
+	if (r < 1 || r > 5)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "Expected 1 <= ndim <= 5 but got %d dimensions", r);
+	if (ns != r)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "Expected %d strides but got %d", r, ns);
+	if (nb != r)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "Expected block_shape to have %d dimensions but got %d", r, nb);
+	if (r > IR_MAX_RANK)
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
+				  "tensor descriptors of %d dimensions are not supported: blocks have at most %d", r, IR_MAX_RANK);
+	int64_t bs[IR_MAX_RANK];
+	for (int i = 0; i < r; i++) {
+		if (block[i].kind != SV_INT)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+					  "the block shape of a tensor descriptor must be constexpr ints: dimension %d is %s", i,
+					  sema_sv_str(s, block[i]));
+		bs[i] = block[i].i;
+	}
+	if (!sema_check_shape(s, loc, r, bs))
+		return false;
+	sv ls = strides[r - 1];
+	if (ls.kind == SV_INT || ls.kind == SV_BOOL) {
+		if (ls.i != 1)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "Tensor descriptor last dim must be 1 but got %lld",
+					  (long long)ls.i);
+	} else {
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "the last stride of a tensor descriptor must be the constant 1 (a contiguous last dimension), "
+				  "got %s", sema_sv_str(s, ls));
+	}
+	int padding = 0;
+	if (args[4].kind != SV_NONE) {
+		sv p = args[4];
+		if (p.kind == SV_STR && p.slen == 3 && !memcmp(p.s, "nan", 3))
+			padding = 1;
+		else if (!(p.kind == SV_STR && p.slen == 4 && !memcmp(p.s, "zero", 4)))
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "padding_option must be \"zero\" or \"nan\", got %s",
+					  sema_sv_str(s, p));
+	}
+	ir_type bt = sema_type(s, base.id);
+	ir_kind ek = (ir_kind)bt.pointee;
+	if (padding && !ir_kind_is_float(ek))
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "Padding option `nan` is not supported for integer blocks");
+	sv d = {0};
+	d.kind = SV_DESC;
+	d.i = padding;
+	int32_t sh[IR_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		sh[i] = (int32_t)bs[i];
+	d.t = ir_block(ir_scalar(ek), r, sh);
+	d.n = 1 + 2 * r;
+	if (!(d.items = arena_alloc(s->a, sizeof(sv) * (size_t)d.n)))
+		return nomem(s, loc);
+	d.items[0] = base;
+	for (int i = 0; i < r; i++) {
+		int id = int_scalar(s, loc, shape[i], IR_I32, "shape", i);
+		if (id < 0)
+			return false;
+		d.items[1 + i] = sema_tensor(id);
+		if (i == r - 1) {
+			d.items[1 + r + i] = sema_int(1);
+		} else if (strides[i].kind == SV_INT) {
+			d.items[1 + r + i] = strides[i];
+		} else {
+			if ((id = int_scalar(s, loc, strides[i], IR_I64, "stride", i)) < 0)
+				return false;
+			d.items[1 + r + i] = sema_tensor(id);
+		}
+	}
+	if (!finish(s, loc, &d))
+		return false;
+	*out = d;
+	return true;
+}
+
+bool sema_desc_param(sema *s, src_loc loc, int first, sv *out)
+{
+	const ir_param *p = &s->f->params[first];
+	const ir_desc_param *dp = ir_param_desc(s->f, first);
+	int r = dp->rank;
+	sv d = {0};
+	d.kind = SV_DESC;
+	d.t = ir_block(ir_scalar((ir_kind)p->type.pointee), r, dp->block);
+	d.n = 1 + 2 * r;
+	if (!(d.items = arena_alloc(s->a, sizeof(sv) * (size_t)d.n)))
+		return nomem(s, loc);
+	for (int i = 0; i < d.n; i++)
+		d.items[i] = sema_tensor(first + i);
+	d.items[2 * r] = sema_int(1); /* the last stride: an :1 parameter */
+	if (!finish(s, loc, &d))
+		return false;
+	*out = d;
+	return true;
+}
+
+/* The pointers and the bounds mask of the block at `offsets`. */
+static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, sv *ptr, sv *mask)
+{
+	int r = d.t.rank, n;
+	const sv *offs;
+	if (offsets.kind != SV_TUPLE)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` of a tensor descriptor takes the offsets as a list, got %s",
+				  what, sema_sv_str(s, offsets));
+	n = offsets.n;
+	offs = offsets.items;
+	if (n != r)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "expected %d offsets, but got %d", r, n);
+	sv p = d.items[0], m = {0};
+	for (int k = 0; k < r; k++) {
+		int o = int_scalar(s, loc, offs[k], IR_I32, "offset", k);
+		if (o < 0)
+			return false;
+		sv ar, idx, lo, hi, in;
+		sv range[2] = {sema_int(0), sema_int(d.t.shape[k])};
+		if (!sema_builtin(s, loc, "tl.arange", 2, range, &ar) ||
+		    !sema_binop(s, loc, AST_OP_ADD, sema_tensor(o), ar, &idx))
+			return false;
+		int id = idx.id;
+		for (int j = 0; j < r; j++)
+			if (j != k && (id = sema_expand_dims(s, loc, id, j)) < 0)
+				return false;
+		idx = sema_tensor(id);
+		if (!sema_binop(s, loc, AST_OP_GE, idx, sema_int(0), &lo) ||
+		    !sema_binop(s, loc, AST_OP_LT, idx, d.items[1 + k], &hi) ||
+		    !sema_binop(s, loc, AST_OP_BITAND, lo, hi, &in) ||
+		    (k && !sema_binop(s, loc, AST_OP_BITAND, m, in, &in)))
+			return false;
+		m = in;
+		sv term = sema_tensor(sema_cast(s, loc, id, ir_scalar(IR_I64)));
+		if (term.id < 0)
+			return false;
+		if (k < r - 1 && !sema_binop(s, loc, AST_OP_MUL, term, d.items[1 + r + k], &term))
+			return false;
+		if (!sema_binop(s, loc, AST_OP_ADD, p, term, &p))
+			return false;
+	}
+	*ptr = p;
+	*mask = m;
+	return true;
+}
+
+bool sema_desc_load(sema *s, src_loc loc, sv d, sv offsets, sv *out)
+{
+	if (d.kind != SV_DESC)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`tl.load_tensor_descriptor` needs a tensor descriptor, got %s",
+				  sema_sv_str(s, d));
+	sv a[3];
+	if (!addresses(s, loc, d, offsets, "load", &a[0], &a[1]))
+		return false;
+	a[2] = d.i ? sema_float(NAN) : sema_int(0);
+	return sema_builtin(s, loc, "tl.load", 3, a, out);
+}
+
+bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
+{
+	if (d.kind != SV_DESC)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`tl.store_tensor_descriptor` needs a tensor descriptor, got %s",
+				  sema_sv_str(s, d));
+	if (value.kind != SV_TENSOR || !ir_same_shape(sema_type(s, value.id), d.t))
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "the value stored through a tensor descriptor must have its block shape %s, got %s",
+				  sema_type_str(s, d.t), sema_sv_str(s, value));
+	sv a[3];
+	if (!addresses(s, loc, d, offsets, "store", &a[0], &a[2]))
+		return false;
+	a[1] = value;
+	return sema_builtin(s, loc, "tl.store", 3, a, out);
+}
+
+static bool tuple(sema *s, src_loc loc, int n, const sv *items, sv *out)
+{
+	out->kind = SV_TUPLE;
+	out->n = n;
+	if (!(out->items = arena_alloc(s->a, sizeof(sv) * (size_t)(n + 1))))
+		return nomem(s, loc);
+	memcpy(out->items, items, sizeof(sv) * (size_t)n);
+	return true;
+}
+
+bool sema_desc_attr(sema *s, src_loc loc, sv d, const char *name, sv *out)
+{
+	int r = d.t.rank;
+	memset(out, 0, sizeof *out);
+	if (!strcmp(name, "dtype")) {
+		out->kind = SV_DTYPE;
+		out->t = ir_elem(d.t);
+		return true;
+	}
+	if (!strcmp(name, "block_shape")) {
+		sv items[IR_MAX_RANK];
+		for (int i = 0; i < r; i++)
+			items[i] = sema_int(d.t.shape[i]);
+		return tuple(s, loc, r, items, out);
+	}
+	if (!strcmp(name, "shape"))
+		return tuple(s, loc, r, d.items + 1, out);
+	if (!strcmp(name, "strides"))
+		return tuple(s, loc, r, d.items + 1 + r, out);
+	if (!strcmp(name, "load") || !strcmp(name, "store")) {
+		out->kind = SV_METHOD;
+		out->s = name;
+		out->n = 1;
+		if (!(out->items = arena_alloc(s->a, sizeof(sv))))
+			return nomem(s, loc);
+		out->items[0] = d;
+		return true;
+	}
+	return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tensor descriptor attribute `%s` is not supported yet", name);
+}

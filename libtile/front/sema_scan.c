@@ -1,0 +1,168 @@
+/* sema_scan.c - scans: tl.associative_scan, tl.cumsum, tl.cumprod.
+ *
+ * A scan is one SCAN op over k inputs of one shape (a tuple scans its
+ * items together) whose region is the combine function on scalars: its
+ * 2k parameters are the accumulated values and the next elements, it
+ * yields the k new accumulated values. A @jit combine function is inlined
+ * into the region as any helper is (its own control flow included), so
+ * cumsum and cumprod are scans whose region is one add or multiply, as
+ * Triton's standard.py writes them over _sum_combine and _prod_combine.
+ * The dtype rules are Triton's: bf16 scans in fp32, cumsum widens 8- and
+ * 16-bit integers to 32 bits (or takes `dtype`).
+ */
+#include "front/sema.h"
+
+#include <string.h>
+
+/* The first op of r (or of its nested regions) that makes a block. */
+static const ir_op *block_op(const ir_func *f, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nresults; j++)
+			if (f->values[op->results[j]].type.rank)
+				return op;
+		for (int g = 0; g < op->nregions; g++) {
+			const ir_op *b = block_op(f, &op->regions[g]);
+			if (b)
+				return b;
+		}
+	}
+	return NULL;
+}
+
+/* The scan op over ids[0..k) along axis; `combine` is a @jit function, or
+ * NULL with `binop` the op of a one-op region. Results as a tensor or a
+ * tuple of them in *out. */
+static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool reverse, ast_func *combine,
+		    ast_op binop, sv *out)
+{
+	ir_type t0 = sema_type(s, ids[0]);
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)k);
+	if (!types)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < k; i++) {
+		types[i] = sema_type(s, ids[i]);
+		if (!ir_same_shape(types[i], t0))
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the inputs of a scan must have one shape, got %s and %s",
+					  sema_type_str(s, t0), sema_type_str(s, types[i]));
+		if (types[i].kind == IR_PTR)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a scan does not take pointers");
+	}
+	if (t0.rank == 0)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a scan needs a block, got a scalar");
+	if (axis < 0)
+		axis += t0.rank;
+	if (axis < 0 || axis >= t0.rank)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "axis %d is out of range for a block of rank %d", axis, t0.rank);
+	if (!s->f || s->global_depth)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "this expression is not a compile-time constant");
+	ir_op *op = ir_op_new(s->f, IR_OP_SCAN, loc, k, ids, k, types, 1);
+	if (!op)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	op->axis = axis;
+	op->ival = reverse;
+	ir_region *r = &op->regions[0], *saved = s->cur;
+	sv *params = arena_alloc(s->a, sizeof(sv) * (size_t)(2 * k));
+	if (!params)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < 2 * k; i++) {
+		int p = ir_region_add_param(s->f, r, ir_elem(types[i % k]));
+		if (p < 0)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		params[i] = sema_tensor(p);
+	}
+	s->cur = r;
+	sv res;
+	bool ok;
+	if (combine) {
+		/* combine(a0, .., ak-1, b0, .., bk-1), as Triton calls it */
+		ok = sema_inline(s, loc, combine, 2 * k, params, 0, NULL, NULL, &res);
+	} else {
+		ok = sema_binop(s, loc, binop, params[0], params[1], &res);
+	}
+	int *vals = arena_alloc(s->a, sizeof(int) * (size_t)k);
+	if (ok && !vals)
+		ok = sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	int n = res.kind == SV_TUPLE ? res.n : 1;
+	if (ok && n != k)
+		ok = sema_error(s, loc, TILEC_ERR_SEMANTIC, "the combine function `%s` returns %d value%s for a scan of %d",
+				combine ? combine->name : "?", n, n == 1 ? "" : "s", k);
+	for (int i = 0; ok && i < k; i++) {
+		sv v = res.kind == SV_TUPLE ? res.items[i] : res;
+		ir_type want = ir_elem(types[i]);
+		if (sema_is_num(v)) {
+			vals[i] = sema_number(s, loc, v, want);
+		} else if (v.kind != SV_TENSOR || !ir_type_eq(sema_type(s, v.id), want)) {
+			ok = sema_error(s, loc, TILEC_ERR_SEMANTIC,
+					"the combine function `%s` returns %s for input %d, whose elements are %s",
+					combine ? combine->name : "?", sema_sv_str(s, v), i, sema_type_str(s, want));
+			break;
+		} else {
+			vals[i] = v.id;
+		}
+		ok = vals[i] >= 0;
+	}
+	const ir_op *blk = ok ? block_op(s->f, r) : NULL;
+	if (blk)
+		ok = sema_error(s, blk->loc, TILEC_ERR_UNSUPPORTED,
+				"the combine function `%s` of a scan makes a block (`%s`); it is called on scalars",
+				combine ? combine->name : "?", ir_opcode_name(blk->code));
+	if (ok) {
+		ir_op *y = ir_op_new(s->f, IR_OP_YIELD, loc, k, vals, 0, NULL, 0);
+		ok = (y && ir_region_append(s->f, r, y)) || sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	}
+	s->cur = saved;
+	if (!ok)
+		return false;
+	if (!ir_region_append(s->f, s->cur, op))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	if (k == 1) {
+		*out = sema_tensor(op->results[0]);
+		return true;
+	}
+	out->kind = SV_TUPLE;
+	out->n = k;
+	out->items = arena_alloc(s->a, sizeof(sv) * (size_t)k);
+	if (!out->items)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < k; i++)
+		out->items[i] = sema_tensor(op->results[i]);
+	return true;
+}
+
+bool sema_associative_scan(sema *s, src_loc loc, sv input, int axis, sv combine, bool reverse, sv *out)
+{
+	if (combine.kind != SV_FUNC)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "the combine function of tl.associative_scan must be a @triton.jit function, got %s",
+				  sema_sv_str(s, combine));
+	int k = input.kind == SV_TUPLE ? input.n : 1;
+	if (k < 1)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "tl.associative_scan of an empty tuple");
+	int *ids = arena_alloc(s->a, sizeof(int) * (size_t)k);
+	if (!ids)
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < k; i++) {
+		sv v = input.kind == SV_TUPLE ? input.items[i] : input;
+		if (v.kind != SV_TENSOR)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "tl.associative_scan takes tensors, got %s", sema_sv_str(s, v));
+		ids[i] = v.id;
+	}
+	return scan_op(s, loc, k, ids, axis, reverse, combine.fn, AST_OP_ADD, out);
+}
+
+bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool prod, const ir_type *dtype, sv *out)
+{
+	ir_kind k = (ir_kind)sema_type(s, x).kind;
+	ir_kind to = k == IR_BF16 ? IR_F32 : k;
+	if (!prod && dtype)
+		to = (ir_kind)dtype->kind;
+	else if (!prod && ir_kind_is_int(k) && ir_kind_bits(k) < 32)
+		to = ir_kind_is_signed(k) ? IR_I32 : IR_U32;
+	if (k == IR_PTR)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a scan does not take pointers");
+	if (to != k && (x = sema_cast(s, loc, x, ir_scalar(to))) < 0)
+		return false;
+	return scan_op(s, loc, 1, &x, axis, reverse, NULL, prod ? AST_OP_MUL : AST_OP_ADD, out);
+}

@@ -1,0 +1,192 @@
+"""Language constructs of real kernels beyond the tiers: early returns,
+branch-local temporaries, dtypes called as functions, scans and the small
+builtins. Each kernel runs through Triton and tile in one process (cases.py)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def xent_rows_kernel(logits_ptr, labels_ptr, loss_ptr, n_cols, ignore_index, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    label = tl.load(labels_ptr + row)
+    if label == ignore_index:
+        tl.store(loss_ptr + row, 0.0)
+        return
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(logits_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+    m = tl.max(x, axis=0)
+    lse = tl.log(tl.sum(tl.exp(x - m), axis=0)) + m
+    tl.store(loss_ptr + row, lse - tl.load(logits_ptr + row * n_cols + label))
+
+
+@triton.jit
+def _scale_or_shift(x, c):
+    if c > 0:
+        return x * 2.0
+    elif c < -5:
+        return x - 1.0
+    return x + 1.0
+
+
+@triton.jit
+def _split(x, c):
+    if c == 0:
+        return x, x + 1.0
+    return x, x * x
+
+
+@triton.jit
+def early_helpers_kernel(x_ptr, c_ptr, out_ptr, out2_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    c = tl.load(c_ptr + tl.program_id(0))
+    a, b = _split(_scale_or_shift(x, c), c % 2)
+    tl.store(out_ptr + offs, a, mask=mask)
+    tl.store(out2_ptr + offs, b, mask=mask)
+
+
+@triton.jit
+def nested_return_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if pid % 2 == 0:
+        x = x + 10.0
+        if pid % 4 == 0:
+            tl.store(out_ptr + offs, x * 0.0 - 1.0, mask=mask)
+            return
+        x = x * 3.0
+    for k in tl.static_range(3):
+        if pid % 8 == 5 + k:
+            tl.store(out_ptr + offs, x + k * 100.0, mask=mask)
+            return
+        x = x + 1.0
+    tl.store(out_ptr + offs, x, mask=mask)
+
+
+@triton.jit
+def branch_temps_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid % 2 == 0:
+        v_off = pid * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + v_off, mask=v_off < n)
+        tl.store(out_ptr + v_off, v * 2.0, mask=v_off < n)
+    if pid % 2 == 1:
+        v_off = pid * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + v_off, mask=v_off < n).to(tl.int32)
+        tl.store(out_ptr + v_off, v, mask=v_off < n)
+
+
+@triton.jit
+def row_max_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    m = tl.float32(-float("inf"))
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        m = tl.maximum(m, tl.max(x, axis=0))
+    tl.store(out_ptr + row, m)
+
+
+@triton.jit
+def param_names_kernel(tile_row_start_ptr, n, out, grid_x, NULL, size_t, double, café,
+                       lang_param_names_module, BLOCK: tl.constexpr):
+    # names the generated C renames (tile_*, its own and its headers' names,
+    # C keywords, non-ASCII, the blob's symbols): the arguments must still
+    # arrive in order
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(tile_row_start_ptr + offs, mask=mask)
+    y = x * double + grid_x + NULL * 2 + size_t + café * 3 + lang_param_names_module * 5
+    tl.store(out + offs, y, mask=mask)
+
+
+@triton.jit
+def cumsum_blocks_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
+    # each program scans its own block of BLOCK elements
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, 0, reverse=REVERSE), mask=offs < n)
+
+
+@triton.jit
+def cumprod_rev_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
+    tl.store(out_ptr + offs, x.cumprod(axis=0, reverse=True), mask=offs < n)
+
+
+@triton.jit
+def cumsum_rows_kernel(x_ptr, out_ptr, N, BLOCK_N: tl.constexpr):
+    # one row per program
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    tl.store(out_ptr + row * N + cols, tl.cumsum(x, axis=0), mask=cols < N)
+
+
+@triton.jit
+def scan_tile_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, AXIS: tl.constexpr):
+    # a BLOCK_M x BLOCK_N tile per program, scanned along AXIS (0: down the
+    # columns of the tile, 1: along its rows)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask = (rows < M) & (cols < N)
+    x = tl.load(x_ptr + rows * N + cols, mask=mask, other=0)
+    tl.store(out_ptr + rows * N + cols, tl.cumsum(x, axis=AXIS), mask=mask)
+
+
+@triton.jit
+def _affine(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def _first_max(v1, i1, v2, i2):
+    take = v2 > v1
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def recurrence_kernel(a_ptr, b_ptr, h_ptr, m_ptr, mi_ptr, n, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
+    # h = a * h + b per block in wrapping int32 (exact in any order; the
+    # combine does not commute), and a running maximum with its first index
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=1)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    _, h = tl.associative_scan((a, b), 0, _affine, reverse=REVERSE)
+    tl.store(h_ptr + offs, h, mask=mask)
+    m, mi = tl.associative_scan((b, offs), axis=0, combine_fn=_first_max, reverse=REVERSE)
+    tl.store(m_ptr + offs, m, mask=mask)
+    tl.store(mi_ptr + offs, mi, mask=mask)
+
+
+@triton.jit
+def while_and_or_kernel(x_ptr, out_ptr, n, limit):
+    # a runtime while whose condition combines comparisons with and/or
+    pid = tl.program_id(0).to(tl.int64)
+    i = 0
+    acc = 0.0
+    while (i < n and acc < limit) or i == 0:
+        acc += tl.load(x_ptr + pid * n + i)
+        i += 1
+    tl.store(out_ptr + pid, acc + i * 1000.0)
+
+
+@triton.jit
+def umulhi_kernel(a_ptr, b_ptr, hi_ptr, shi_ptr, lhi_ptr, n, BLOCK: tl.constexpr):
+    # int32 storage, unsigned views by bitcast
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    ua = a.to(tl.uint32, bitcast=True)
+    ub = b.to(tl.uint32, bitcast=True)
+    tl.store(hi_ptr + offs, tl.umulhi(ua, ub).to(tl.int32, bitcast=True), mask=mask)
+    tl.debug_barrier()
+    tl.store(shi_ptr + offs, tl.umulhi(a, b), mask=mask)
+    wide = tl.umulhi(ua.to(tl.uint64) << 20, ub.to(tl.uint64) << 30)
+    tl.store(lhi_ptr + offs, wide.to(tl.int64, bitcast=True), mask=mask)

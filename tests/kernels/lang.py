@@ -1,0 +1,184 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def xent_kernel(logits_ptr, labels_ptr, loss_ptr, n_cols, ignore_index, BLOCK: tl.constexpr):
+    # Cross-entropy per row; rows labelled ignore_index write 0 and leave early.
+    row = tl.program_id(0)
+    label = tl.load(labels_ptr + row)
+    if label == ignore_index:
+        tl.store(loss_ptr + row, 0.0)
+        return
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(logits_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+    m = tl.max(x, axis=0)
+    lse = tl.log(tl.sum(tl.exp(x - m), axis=0)) + m
+    tl.store(loss_ptr + row, lse - tl.load(logits_ptr + row * n_cols + label))
+
+
+@triton.jit
+def _scale_or_shift(x, c):
+    # returns in both arms of an if/elif and after it
+    if c > 0:
+        return x * 2.0
+    elif c < -5:
+        return x - 1.0
+    return x + 1.0
+
+
+@triton.jit
+def _split(x, c):
+    # a tuple returned on two paths, one item shared
+    if c == 0:
+        return x, x + 1.0
+    return x, x * x
+
+
+@triton.jit
+def early_helpers_kernel(x_ptr, c_ptr, out_ptr, out2_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    c = tl.load(c_ptr + tl.program_id(0))
+    a, b = _split(_scale_or_shift(x, c), c % 2)
+    tl.store(out_ptr + offs, a, mask=mask)
+    tl.store(out2_ptr + offs, b, mask=mask)
+
+
+@triton.jit
+def nested_return_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # A return nested in a runtime if whose other paths fall through to the
+    # rest of the kernel, and a return in a static_range iteration.
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if pid % 2 == 0:
+        x = x + 10.0
+        if pid % 4 == 0:
+            tl.store(out_ptr + offs, x * 0.0 - 1.0, mask=mask)
+            return
+        x = x * 3.0
+    for k in tl.static_range(3):
+        if pid == 5 + k:
+            tl.store(out_ptr + offs, x + k * 100.0, mask=mask)
+            return
+        x = x + 1.0
+    tl.store(out_ptr + offs, x, mask=mask)
+
+
+@triton.jit
+def branch_temps_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # The same temporary names in two runtime ifs, each used only inside.
+    pid = tl.program_id(0)
+    if pid % 2 == 0:
+        v_off = pid * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + v_off, mask=v_off < n)
+        tl.store(out_ptr + v_off, v * 2.0, mask=v_off < n)
+    if pid % 2 == 1:
+        v_off = pid * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + v_off, mask=v_off < n).to(tl.int32)
+        tl.store(out_ptr + v_off, v, mask=v_off < n)
+
+
+@triton.jit
+def dtype_call_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    # Row maximum with a running scalar started at tl.float32(-inf).
+    row = tl.program_id(0)
+    m = tl.float32(-float("inf"))
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        m = tl.maximum(m, tl.max(x, axis=0))
+    wrap = tl.int8(300)
+    tl.store(out_ptr + row, m + tl.float32(wrap) + tl.float16(0.5))
+
+
+@triton.jit
+def param_names_kernel(tile_row_start_ptr, stream, out, int, grid_x, NULL, size_t, double, __x, café, pn_module,
+                       p1_stream, BLOCK: tl.constexpr):
+    # Parameter names the generated C must rename (keywords, its own names,
+    # tile_*, reserved and non-ASCII identifiers, the blob's symbols).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < stream
+    x = tl.load(tile_row_start_ptr + offs, mask=mask)
+    y = x * int + grid_x + NULL + size_t + double + __x + café + pn_module + p1_stream
+    tl.store(out + offs, y, mask=mask)
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
+    # One block: an inclusive prefix sum (suffix sum when REVERSE).
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, 0, reverse=REVERSE), mask=offs < n)
+
+
+@triton.jit
+def scan_2d_kernel(x_ptr, sum_ptr, prod_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                   AXIS: tl.constexpr):
+    # cumsum along AXIS, cumprod reversed along it, as methods
+    rows = tl.arange(0, BLOCK_M)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    mask = (rows < M) & (cols < N)
+    x = tl.load(x_ptr + rows * N + cols, mask=mask, other=1.0)
+    tl.store(sum_ptr + rows * N + cols, x.cumsum(axis=AXIS), mask=mask)
+    tl.store(prod_ptr + rows * N + cols, tl.cumprod(x, AXIS, reverse=True), mask=mask)
+
+
+@triton.jit
+def _affine(a1, b1, a2, b2):
+    # composition of h -> a*h + b maps: associative, not commutative
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def _first_max(v1, i1, v2, i2):
+    take = v2 > v1
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def recurrence_kernel(a_ptr, b_ptr, h_ptr, m_ptr, mi_ptr, n, BLOCK: tl.constexpr):
+    # h[t] = a[t] * h[t-1] + b[t] in wrapping int32 (exact in any order), and
+    # a running maximum with its first index, by associative_scan on tuples.
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=1)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    _, h = tl.associative_scan((a, b), 0, _affine)
+    tl.store(h_ptr + offs, h, mask=mask)
+    m, mi = tl.associative_scan((b, offs), axis=0, combine_fn=_first_max)
+    tl.store(m_ptr + offs, m, mask=mask)
+    tl.store(mi_ptr + offs, mi, mask=mask)
+
+
+@triton.jit
+def cumsum_int8_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # int8 sums widen to int32, as Triton's cumsum does
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), axis=0))
+
+
+@triton.jit
+def while_and_or_kernel(x_ptr, out_ptr, n, limit):
+    # a runtime while whose condition combines comparisons with and/or
+    pid = tl.program_id(0)
+    i = 0
+    acc = 0.0
+    while (i < n and acc < limit) or i == 0:
+        acc += tl.load(x_ptr + pid * n + i)
+        i += 1
+    tl.store(out_ptr + pid, acc + i * 1000.0)
+
+
+@triton.jit
+def umulhi_kernel(a_ptr, b_ptr, hi_ptr, shi_ptr, lhi_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    tl.store(hi_ptr + offs, tl.umulhi(a, b))
+    tl.debug_barrier()
+    tl.store(shi_ptr + offs, tl.umulhi(a.to(tl.int32, bitcast=True), b.to(tl.int32, bitcast=True)))
+    tl.store(lhi_ptr + offs, tl.umulhi(a.to(tl.uint64) << 20, b.to(tl.uint64) << 30))

@@ -1,0 +1,516 @@
+/* test_lang.c - the language constructs real kernels write that go beyond
+ * the tiers of test_kernels.c: early returns (in kernels, helpers with
+ * values, static_range iterations), branch-local temporaries, dtypes called
+ * as functions, and (in their own sections) scans and the smaller builtins.
+ * Each kernel of tests/kernels/lang.py is specialized by the front end, run
+ * by the interpreter on pseudo-random inputs and compared with a C
+ * reference written here; refusals are checked by their diagnostics.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "front/front.h"
+
+#define LANG "tests/kernels/lang.py"
+
+enum { MAX_ARGS = 12 };
+
+typedef struct launch {
+	const char *file, *kernel, *signature;
+	uint32_t grid[3];
+	interp_buffer bufs[MAX_ARGS];
+	interp_arg args[MAX_ARGS];
+	int nbufs, nargs;
+	tilec_ctx *ctx;
+	strbuf ir; /* the IR dump of the last run */
+} launch;
+
+static launch kl(const char *kernel, const char *signature, uint32_t gx, uint32_t gy)
+{
+	launch l;
+	memset(&l, 0, sizeof l);
+	l.file = LANG;
+	l.kernel = kernel;
+	l.signature = signature;
+	l.grid[0] = gx;
+	l.grid[1] = gy;
+	l.grid[2] = 1;
+	sb_init(&l.ir);
+	return l;
+}
+
+static void kl_ptr(launch *l, void *data, size_t bytes)
+{
+	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
+	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
+}
+
+static void kl_int(launch *l, int64_t v)
+{
+	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
+}
+
+static tilec_status kl_go(launch *l)
+{
+	l->ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	ir_func *f = NULL;
+	fe_spec spec = {l->kernel, l->signature, NULL, 0, 0, 0};
+	tilec_status st = fe_load(l->ctx, a, l->file, &m);
+	if (!st)
+		st = fe_specialize(l->ctx, a, m, &spec, &f);
+	if (!st)
+		st = ir_verify(l->ctx, f);
+	if (!st) {
+		sb_free(&l->ir);
+		sb_init(&l->ir);
+		ir_dump(&l->ir, f);
+		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
+	}
+	arena_free(a);
+	return st;
+}
+
+static void kl_done(launch *l)
+{
+	tilec_ctx_free(l->ctx);
+	l->ctx = NULL;
+	sb_free(&l->ir);
+}
+
+static bool kl_run(launch *l)
+{
+	tilec_status st = kl_go(l);
+	CHECK_MSG(st == TILEC_OK, "%s [%s]: %s\n%s", l->kernel, l->signature, tilec_status_string(st),
+		  tilec_diagnostics(l->ctx));
+	return st == TILEC_OK;
+}
+
+/* Specialization of `kernel` in `file` fails with `needle` in the diagnostics. */
+static void refused(const char *file, const char *kernel, const char *signature, const char *needle)
+{
+	launch l = kl(kernel, signature, 1, 1);
+	l.file = file;
+	tilec_status st = kl_go(&l);
+	CHECK_MSG(st != TILEC_OK, "%s: accepted, expected an error with \"%s\"", kernel, needle);
+	CHECK_STR_CONTAINS(tilec_diagnostics(l.ctx), needle);
+	kl_done(&l);
+}
+
+static uint64_t rng_state = 777;
+
+static uint32_t rnd(void)
+{
+	rng_state = rng_state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	return (uint32_t)(rng_state >> 33);
+}
+
+static float *fvec(size_t n, float lo, float hi)
+{
+	float *v = malloc(sizeof(float) * (n ? n : 1));
+	for (size_t i = 0; i < n; i++)
+		v[i] = lo + (hi - lo) * (float)(rnd() & 0xffffff) / (float)0x1000000;
+	return v;
+}
+
+static void close_f(const char *what, const float *got, const float *want, size_t n, double atol, double rtol)
+{
+	size_t bad = 0, first = 0;
+	for (size_t i = 0; i < n; i++) {
+		double g = got[i], w = want[i];
+		bool ok = (isnan(g) && isnan(w)) || (isinf(w) && g == w) || fabs(g - w) <= atol + rtol * fabs(w);
+		if (!ok && !bad++)
+			first = i;
+	}
+	CHECK_MSG(bad == 0, "%s: %zu of %zu elements differ; first [%zu]: got %.9g, want %.9g", what, bad, n, first,
+		  bad ? got[first] : 0.0, bad ? want[first] : 0.0);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int k = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		k++;
+	return k;
+}
+
+/* ---------------------------------------------------------------- early returns */
+
+static void test_xent_ignore_index(void)
+{
+	enum { ROWS = 9, COLS = 37 };
+	float *x = fvec(ROWS * COLS, -4, 4), loss[ROWS], want[ROWS];
+	int32_t labels[ROWS];
+	for (int r = 0; r < ROWS; r++) {
+		labels[r] = r % 3 == 1 ? -100 : (int32_t)(rnd() % COLS);
+		loss[r] = 12345.0f; /* every row must be written */
+		if (labels[r] == -100) {
+			want[r] = 0.0f;
+			continue;
+		}
+		double m = -INFINITY, s = 0;
+		for (int c = 0; c < COLS; c++)
+			m = fmax(m, x[r * COLS + c]);
+		for (int c = 0; c < COLS; c++)
+			s += exp(x[r * COLS + c] - m);
+		want[r] = (float)(log(s) + m - x[r * COLS + labels[r]]);
+	}
+	launch l = kl("xent_kernel", "*fp32, *i32, *fp32, i32, i32, 64", ROWS, 1);
+	kl_ptr(&l, x, sizeof(float) * ROWS * COLS);
+	kl_ptr(&l, labels, sizeof labels);
+	kl_ptr(&l, loss, sizeof loss);
+	kl_int(&l, COLS);
+	kl_int(&l, -100);
+	if (kl_run(&l)) {
+		close_f("xent_kernel", loss, want, ROWS, 1e-5, 1e-5);
+		/* the rest of the kernel went into the else branch: one if, no early exit op */
+		CHECK(count_of(sb_str(&l.ir), "} else {") == 1);
+	}
+	kl_done(&l);
+	free(x);
+}
+
+static float scale_or_shift(float x, int c)
+{
+	return c > 0 ? x * 2.0f : c < -5 ? x - 1.0f : x + 1.0f;
+}
+
+static void test_early_helpers(void)
+{
+	enum { N = 100, BLOCK = 16, PROGS = (N + BLOCK - 1) / BLOCK };
+	float *x = fvec(N, -3, 3), a[N], b[N], wa[N], wb[N];
+	int32_t c[PROGS] = {3, -7, 0, -2, 5, -9, 1};
+	for (int i = 0; i < N; i++) {
+		int ci = c[i / BLOCK];
+		float v = scale_or_shift(x[i], ci);
+		wa[i] = v;
+		wb[i] = ci % 2 == 0 ? v + 1.0f : v * v;
+	}
+	launch l = kl("early_helpers_kernel", "*fp32, *i32, *fp32, *fp32, i32, 16", PROGS, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, c, sizeof c);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		close_f("early_helpers_kernel a", a, wa, N, 0, 0);
+		close_f("early_helpers_kernel b", b, wb, N, 0, 0);
+		/* the tuple's shared first item is not yielded: the second if has one result */
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "= if %34 : <16xfp32> {");
+	}
+	kl_done(&l);
+	free(x);
+}
+
+static void test_nested_return(void)
+{
+	enum { N = 300, BLOCK = 32, PROGS = (N + BLOCK - 1) / BLOCK };
+	float *x = fvec(N, -3, 3), o[N], w[N];
+	for (int i = 0; i < N; i++) {
+		int pid = i / BLOCK;
+		float v = x[i];
+		if (pid % 2 == 0) {
+			v = v + 10.0f;
+			if (pid % 4 == 0) {
+				w[i] = v * 0.0f - 1.0f;
+				continue;
+			}
+			v = v * 3.0f;
+		}
+		bool done = false;
+		for (int k = 0; k < 3 && !done; k++) {
+			if (pid == 5 + k) {
+				w[i] = v + (float)k * 100.0f;
+				done = true;
+			}
+			v = v + 1.0f;
+		}
+		if (!done)
+			w[i] = v;
+	}
+	launch l = kl("nested_return_kernel", "*fp32, *fp32, i32, 32", PROGS, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l))
+		close_f("nested_return_kernel", o, w, N, 0, 0);
+	kl_done(&l);
+	free(x);
+}
+
+static void test_branch_temps(void)
+{
+	enum { N = 200, BLOCK = 16, PROGS = (N + BLOCK - 1) / BLOCK };
+	float *x = fvec(N, -50, 50), o[N], w[N];
+	for (int i = 0; i < N; i++)
+		w[i] = (i / BLOCK) % 2 == 0 ? x[i] * 2.0f : (float)(int32_t)x[i];
+	launch l = kl("branch_temps_kernel", "*fp32, *fp32, i32, 16", PROGS, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l))
+		close_f("branch_temps_kernel", o, w, N, 0, 0);
+	kl_done(&l);
+	free(x);
+}
+
+static void test_dtype_call(void)
+{
+	enum { ROWS = 3, COLS = 100 };
+	float *x = fvec(ROWS * COLS, -1000, -10), o[ROWS], w[ROWS];
+	for (int r = 0; r < ROWS; r++) {
+		float m = -INFINITY;
+		for (int c = 0; c < COLS; c++)
+			m = fmaxf(m, x[r * COLS + c]);
+		w[r] = m + 44.0f + 0.5f; /* tl.int8(300) wraps to 44 */
+	}
+	launch l = kl("dtype_call_kernel", "*fp32, *fp32, i32, 32", ROWS, 1);
+	kl_ptr(&l, x, sizeof(float) * ROWS * COLS);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, COLS);
+	if (kl_run(&l)) {
+		close_f("dtype_call_kernel", o, w, ROWS, 0, 0);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "const -inf : fp32");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "const 44 : i8");
+	}
+	kl_done(&l);
+	free(x);
+}
+
+/* Conditional and try-guarded module-level imports, Triton 2.x tl.math names. */
+static void test_imports(void)
+{
+	enum { N = 70 };
+	float *x = fvec(N, -2, 2), o[N], w[N];
+	for (int i = 0; i < N; i++) {
+		double v = x[i];
+		w[i] = (float)((float)tanh(v) + (float)erf(v) + (float)tanh(v) * 2.0f + (float)(v * v) + (float)exp(v));
+	}
+	launch l = kl("imports_kernel", "*fp32, *fp32, i32, 32", (N + 31) / 32, 1);
+	l.file = "tests/kernels/lang_imports.py";
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		close_f("imports_kernel", o, w, N, 1e-5, 1e-5);
+		CHECK(count_of(sb_str(&l.ir), "extern @__nv_tanhf") == 2);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "math erf");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_powf");
+	}
+	kl_done(&l);
+	free(x);
+}
+
+/* ---------------------------------------------------------------- scans */
+
+static void test_cumsum(void)
+{
+	for (int rev = 0; rev < 2; rev++) {
+		enum { N = 1000 };
+		float *x = fvec(N, -1, 1), o[N], w[N];
+		double acc = 0;
+		for (int t = 0; t < N; t++) {
+			int i = rev ? N - 1 - t : t;
+			acc += x[i];
+			w[i] = (float)acc;
+		}
+		launch l = kl("cumsum_kernel", rev ? "*fp32, *fp32, i32, 1024, True" : "*fp32, *fp32, i32, 1024, False", 1, 1);
+		kl_ptr(&l, x, sizeof(float) * N);
+		kl_ptr(&l, o, sizeof o);
+		kl_int(&l, N);
+		if (kl_run(&l)) {
+			close_f(rev ? "cumsum reverse" : "cumsum", o, w, N, 1e-4, 1e-5);
+			CHECK_STR_CONTAINS(sb_str(&l.ir), rev ? "scan axis=0 reverse" : "scan axis=0 %");
+		}
+		kl_done(&l);
+		free(x);
+	}
+}
+
+static void test_scan_2d(void)
+{
+	enum { M = 5, N = 13 };
+	for (int axis = 0; axis < 2; axis++) {
+		float *x = fvec(M * N, 0.5f, 1.5f), s[M * N], p[M * N], ws[M * N], wp[M * N];
+		for (int a = 0; a < (axis ? M : N); a++) {
+			double sum = 0, prod = 1;
+			int len = axis ? N : M;
+			for (int t = 0; t < len; t++) {
+				int i = axis ? a * N + t : t * N + a;
+				sum += x[i];
+				ws[i] = (float)sum;
+				int ir = axis ? a * N + (len - 1 - t) : (len - 1 - t) * N + a;
+				prod *= x[ir];
+				wp[ir] = (float)prod;
+			}
+		}
+		launch l = kl("scan_2d_kernel", axis ? "*fp32, *fp32, *fp32, i32, i32, 8, 16, 1" : "*fp32, *fp32, *fp32, i32, i32, 8, 16, 0", 1, 1);
+		kl_ptr(&l, x, sizeof(float) * M * N);
+		kl_ptr(&l, s, sizeof s);
+		kl_ptr(&l, p, sizeof p);
+		kl_int(&l, M);
+		kl_int(&l, N);
+		if (kl_run(&l)) {
+			close_f("scan_2d cumsum", s, ws, M * N, 1e-5, 1e-5);
+			close_f("scan_2d cumprod reverse", p, wp, M * N, 1e-5, 1e-5);
+		}
+		kl_done(&l);
+		free(x);
+	}
+}
+
+static void test_associative_scan(void)
+{
+	enum { N = 200 };
+	int32_t a[N], b[N], h[N], m[N], mi[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = (int32_t)(rnd() % 2001) - 1000;
+		b[i] = (int32_t)(rnd() % 41) - 20; /* ties for the first-index rule */
+	}
+	launch l = kl("recurrence_kernel", "*i32, *i32, *i32, *i32, *i32, i32, 256", 1, 1);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_ptr(&l, h, sizeof h);
+	kl_ptr(&l, m, sizeof m);
+	kl_ptr(&l, mi, sizeof mi);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		uint32_t hv = 0;
+		int32_t best = 0, bi = 0;
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			hv = (uint32_t)a[i] * hv + (uint32_t)b[i];
+			if (i == 0 || b[i] > best)
+				best = b[i], bi = i;
+			bad += h[i] != (int32_t)hv || m[i] != best || mi[i] != bi;
+		}
+		CHECK_MSG(bad == 0, "recurrence_kernel: %d of %d elements differ", bad, N);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "scan axis=0 %");
+	}
+	kl_done(&l);
+}
+
+static void test_cumsum_int8(void)
+{
+	int8_t x[64];
+	int32_t o[64];
+	int32_t acc = 0;
+	bool ok = true;
+	for (int i = 0; i < 64; i++)
+		x[i] = (int8_t)(100 - (int)(rnd() % 30)); /* sums past 127: widened */
+	launch l = kl("cumsum_int8_kernel", "*i8, *i32, 64", 1, 1);
+	kl_ptr(&l, x, sizeof x);
+	kl_ptr(&l, o, sizeof o);
+	if (kl_run(&l)) {
+		for (int i = 0; i < 64; i++) {
+			acc += x[i];
+			ok &= o[i] == acc;
+		}
+		CHECK_MSG(ok, "cumsum_int8_kernel: int8 sums not widened to int32");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "scan axis=0 %");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), ": <64xi32> { (");
+	}
+	kl_done(&l);
+}
+
+/* ---------------------------------------------------------------- smaller builtins */
+
+static void test_while_and_or(void)
+{
+	enum { P = 4, N = 20 };
+	float *x = fvec(P * N, 0, 2), o[P], w[P];
+	float limit = 7.5f;
+	for (int p = 0; p < P; p++) {
+		int i = 0;
+		float acc = 0;
+		while ((i < N && acc < limit) || i == 0)
+			acc += x[p * N + i++];
+		w[p] = acc + (float)i * 1000.0f;
+	}
+	launch l = kl("while_and_or_kernel", "*fp32, *fp32, i32, fp32", P, 1);
+	kl_ptr(&l, x, sizeof(float) * P * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	l.args[l.nargs++] = (interp_arg){-1, 0, {.f = limit}};
+	if (kl_run(&l))
+		close_f("while_and_or_kernel", o, w, P, 0, 0);
+	kl_done(&l);
+	free(x);
+}
+
+static void test_umulhi(void)
+{
+	enum { N = 64 };
+	uint32_t a[N], b[N], hi[N];
+	int32_t shi[N];
+	uint64_t lhi[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = rnd() ^ (rnd() << 16);
+		b[i] = rnd() ^ (rnd() << 16);
+	}
+	launch l = kl("umulhi_kernel", "*u32, *u32, *u32, *i32, *u64, 64", 1, 1);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_ptr(&l, hi, sizeof hi);
+	kl_ptr(&l, shi, sizeof shi);
+	kl_ptr(&l, lhi, sizeof lhi);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			uint64_t la = (uint64_t)a[i] << 20, lb = (uint64_t)b[i] << 30;
+			bad += hi[i] != (uint32_t)(((uint64_t)a[i] * b[i]) >> 32);
+			/* int32 too: the unsigned high half, as Triton's mulhiui */
+			bad += shi[i] != (int32_t)(uint32_t)(((uint64_t)a[i] * b[i]) >> 32);
+			bad += lhi[i] != (uint64_t)(((unsigned __int128)la * lb) >> 64);
+		}
+		CHECK_MSG(bad == 0, "umulhi_kernel: %d wrong high halves", bad);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_umulhi");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_umul64hi");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "  barrier\n");
+	}
+	kl_done(&l);
+}
+
+#define ERR "tests/kernels/lang_errors.py"
+
+static void test_refusals(void)
+{
+	refused(ERR, "return_in_loop", "*fp32, i32", "`return` inside a runtime `for` or `while` loop is not supported");
+	refused(ERR, "return_in_while_if", "*fp32, i32", "`return` inside a runtime `for` or `while` loop is not supported");
+	refused(ERR, "return_types_differ", "*fp32, i32", "inconsistent return types: fp32 in the then branch");
+	refused(ERR, "return_value_and_none", "*fp32, i32", "return different values that cannot be merged");
+	refused(ERR, "kernel_returns_value", "*fp32, i32", "a kernel cannot return a value");
+	refused(ERR, "read_after_one_branch", "*fp32, i32", "`t` is defined in only one branch of the runtime `if` at line");
+	refused(ERR, "read_after_type_change", "*fp32, i32", "`t` has type fp32 in the then branch but i32 in the else branch");
+	refused(ERR, "dtype_call_args", "*fp32", "dtype fp32 called as a function takes one positional argument");
+	refused(ERR, "dtype_call_pointer", "*fp32", "cannot cast *fp32 to fp32");
+	/* no binding of the try statement resolves: the first one's error */
+	refused(ERR, "scan_not_jit", "*fp32", "the combine function of tl.associative_scan must be a @triton.jit function");
+	refused(ERR, "scan_bad_combine", "*fp32", "the combine function `_bad_combine` returns 1 value for a scan of 2");
+	refused(ERR, "scan_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
+	refused(ERR, "scan_scalar", "*fp32", "a scan needs a block, got a scalar");
+	refused(ERR, "scan_block_combine", "*fp32", "the combine function `_block_combine` of a scan makes a block");
+	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
+	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
+	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
+}
+
+int main(void)
+{
+	test_xent_ignore_index();
+	test_early_helpers();
+	test_nested_return();
+	test_branch_temps();
+	test_dtype_call();
+	test_imports();
+	test_cumsum();
+	test_scan_2d();
+	test_associative_scan();
+	test_cumsum_int8();
+	test_while_and_or();
+	test_umulhi();
+	test_refusals();
+	return check_report("test_lang");
+}
