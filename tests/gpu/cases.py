@@ -912,6 +912,10 @@ CASES += [
     # the two kinds mixed (.e4m3.e5m2), as Triton allows
     case("fp8_mixed_matmul", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e5"),
          _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
+    # B stored K x N (N contiguous): fragments read byte by byte instead of ldmatrix
+    case("fp8_e5_matmul_kn", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp8e5", ["M", "K"]), T("in", "fp8e5", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES, _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
     # sm_90's mma.sync code (what sm_89 runs too), beside sm_90a's
     case("fp8_e4_matmul_sm90", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
          _mm_cx(64, 64, 64), MM_GRID, [{"M": 512, "N": 512, "K": 512}], 3, FP8_MM_TOL, arch="sm_90"),
