@@ -290,6 +290,8 @@ static int make_buffer(const char *spec, const char *pname, ir_kind k, uint64_t 
 		interp_scalar v;
 		if (ir_kind_is_float(k)) {
 			v.f = arange ? (double)i : (double)(next_random(seed) >> 11) * 0x1p-52 - 1.0;
+			if (ir_kind_is_fp8(k)) /* fp8 elements are their bytes */
+				v.u = ir_fp8_from_f32(k, (float)v.f, IR_FP8_SM90);
 		} else {
 			uint64_t r = arange ? i : next_random(seed) % (ir_kind_is_signed(k) ? 200 : k == IR_I1 ? 2 : 100);
 			v.i = arange || !ir_kind_is_signed(k) ? (int64_t)r : (int64_t)r - 100;
@@ -343,7 +345,9 @@ static void print_buffer(const ir_func *f, int p, const interp_buffer *b, size_t
 	printf("%s[0:%zu] (%s, %zu elements):", f->params[p].name ? f->params[p].name : "?", n, ir_kind_name(k), count);
 	for (size_t i = 0; i < n; i++) {
 		interp_scalar v = interp_read(k, (const unsigned char *)b->data + i * esize);
-		if (ir_kind_is_float(k))
+		if (ir_kind_is_fp8(k))
+			printf(" %.9g", ir_fp8_to_f32(k, (uint8_t)v.u));
+		else if (ir_kind_is_float(k))
 			printf(" %.9g", v.f);
 		else if (ir_kind_is_signed(k) || k == IR_I1)
 			printf(" %" PRId64, v.i);

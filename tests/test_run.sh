@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_run.sh - `tilec run`: buffers (zeros, arange, random, files), scalars,
 # --print and --out, the seed kernels, and the error paths (exit status 1
-# for a failing kernel, 2 for a bad command line).
+# for a failing kernel, 2 for a bad command line); fp8 buffers.
 set -u
 TILEC=${TILEC:-build/tilec}
 K=tests/kernels
@@ -115,6 +115,13 @@ expect bad-init 2 "unknown buffer contents 'ones'" -- \
 	"$TILEC" "${ADD[@]}" -g 1 --arg buf:4:ones --arg buf:4 --arg buf:4 --arg 4
 expect bad-print 2 "'nope' names no pointer parameter" -- \
 	"$TILEC" "${ADD[@]}" -g 1 --arg buf:4 --arg buf:4 --arg buf:4 --arg 4 --print nope
+# fp8 buffers: arange and random values rounded to fp8 (sm_90's rule), printed as values
+expect fp8-arange 0 "y_ptr[0:16] (fp32, 16 elements): 0 1 2 3 4 5 6 7 8 8 10 12 12 12 14 16" -- \
+	"$TILEC" run "$K/fp8.py" -n from_fp8_kernel -s '*fp8e5, *fp32, i32, 16' -g 1 --arg buf:16:arange --arg buf:16 \
+	--arg 16 --print y_ptr
+expect fp8-print 0 "y_ptr[0:4] (fp8e4nv, 16 elements): 0 1 2 3" -- \
+	"$TILEC" run "$K/fp8.py" -n to_fp8_kernel -s '*fp32, *fp8e4nv, i32, 16' -g 1 --arg buf:16:arange --arg buf:16 \
+	--arg 16 --print y_ptr:4
 expect unknown-option 2 "unknown option '--frobnicate'" -- "$TILEC" "${ADD[@]}" -g 1 --frobnicate
 
 echo "test_run: $passed passed, $failed failed"

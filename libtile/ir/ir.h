@@ -327,7 +327,7 @@ uint16_t ir_fp8_to_f16(ir_kind k, uint8_t b);  /* exact */
 uint16_t ir_fp8_to_bf16(ir_kind k, uint8_t b); /* exact for fp8e4nv; fp8e5 infinities and NaNs turn finite */
 
 /* One element of kind k in memory (little-endian, i1 as a byte), as an
- * interp_scalar and back (floats rounded to the kind). */
+ * interp_scalar and back (floats rounded to the kind; fp8: the byte in .u). */
 interp_scalar interp_read(ir_kind k, const void *p);
 void interp_write(ir_kind k, void *p, interp_scalar v);
 
