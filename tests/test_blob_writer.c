@@ -20,7 +20,7 @@ static uint32_t u32(const uint8_t *p)
 
 static const blob_param add_params[] = {
 	{"x", BLOB_PARAM_PTR, 8, IR_F32, 0, NULL, 0, {0}},
-	{"y", BLOB_PARAM_PTR, 8, IR_F16, 0, NULL, 0, {0}},
+	{"y", BLOB_PARAM_PTR, 8, IR_F8E5, 0, NULL, 0, {0}}, /* dtype 15: the newest code */
 	{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
 	{"alpha", BLOB_PARAM_FLOAT, 4, IR_F32, 0, NULL, 0, {0}},
 	{"flag", BLOB_PARAM_UINT, 1, IR_I1, 0, NULL, 0, {0}},
@@ -241,6 +241,11 @@ static void check_bad_descriptions(void)
 	check_refused(d, "inconsistent kind, size or dtype");
 
 	memcpy(p, add_params, sizeof add_params);
+	p[3].dtype = IR_F8E4NV; /* no fp8 scalar parameters */
+	p[3].size = 1;
+	check_refused(d, "inconsistent kind, size or dtype");
+
+	memcpy(p, add_params, sizeof add_params);
 	p[1].name = "x";
 	check_refused(d, "two parameters named 'x'");
 
@@ -356,6 +361,7 @@ static void check_emit(const uint8_t *b, size_t size)
 	CHECK_STR_CONTAINS(hr, "tile_deviceptr p1_tile_row_start_ptr, int32_t p2_stream, float p3_kk_module, uint8_t p2_stream_)");
 	CHECK_STR_CONTAINS(hr, " *   stream           i32 (C parameter p2_stream)\n");
 	CHECK_STR_CONTAINS(hr, " *   x                *fp32\n");
+	CHECK_STR_CONTAINS(hr, " *   tile_row_start_ptr *fp8e5 (C parameter p1_tile_row_start_ptr)\n");
 	remove(path);
 	snprintf(path, sizeof path, "%s.c", base);
 	const char *sr = slurp(path);
