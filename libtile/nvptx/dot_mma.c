@@ -3,7 +3,8 @@
  * m16n8k16 for fp16 and bf16 (fp32 accumulators, or fp16 for fp16),
  * m16n8k8 for fp32 at "tf32" precision (the fp32 registers as they are, as
  * Triton gives them: the tensor cores drop the low 13 mantissa bits),
- * m16n8k32 for int8 into int32 and for fp8 (either kind, sm_89) into fp32. The
+ * m16n8k32 for int8 into int32 and for fp8 (either kind, sm_89; ptxas
+ * emulates it on sm_90 with fp16 tensor-core instructions) into fp32. The
  * accumulator is in layout_mma over the warp grid analysis/layout.c chose
  * (Triton's warpsPerTile), so a tile's registers are the instruction's
  * c0..c3 and a K loop keeps it in registers. Per K step each warp reads
