@@ -80,6 +80,11 @@ compile e4_bf16 $NEW $K to_fp8_kernel '*bf16:16, *fp8e4nv:16, i32, 1024'
 has e4_bf16 90 'cvt\.f32\.bf16'
 has e4_bf16 90 'cvt\.rn\.satfinite\.e4m3x2\.f32'
 
+# libdevice linked into the same module: one __nvvm_reflect (generic pointer) for both
+compile e5_libdevice $ALL $K fp8_sin_kernel '*fp32:16, *fp8e5:16, i32, 1024'
+hasnt e5_libdevice 80 'nvvm_reflect'
+hasnt e5_libdevice 90 'nvvm_reflect'
+
 # widening: the same code on every tier, no fp8 instruction for fp8e5
 compile e5_to_f32 $ALL $K from_fp8_kernel '*fp8e5:16, *fp32:16, i32, 1024'
 hasnt e5_to_f32 90 'e5m2|satfinite'

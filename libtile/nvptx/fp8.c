@@ -37,7 +37,8 @@ static LLVMValueRef cuda_arch(lw *w)
 		LLVMSetLinkage(g, LLVMPrivateLinkage);
 		LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
 	}
-	LLVMValueRef p = LLVMConstAddrSpaceCast(g, w->gptr);
+	/* a generic pointer, as libdevice declares __nvvm_reflect */
+	LLVMValueRef p = LLVMConstAddrSpaceCast(g, LLVMPointerTypeInContext(w->c, 0));
 	return lw_call(w, "__nvvm_reflect", w->i32, &p, 1);
 }
 
