@@ -121,10 +121,10 @@ typedef struct layout_plan {
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on
  * tensor cores (mma.sync, wgmma) the dots layout_dot_mma accepts produce
- * layout_mma (with fp8_mma, every target being sm_89 or newer, the fp8 dots
- * layout_dot_mma_fp8 accepts too), those layout_dot_wgmma accepts too (warps along M, so that
- * four warps cover an instruction's 64 rows) and run on wgmma, whose
- * operand rings are cut into panels. */
+ * layout_mma (with fp8_mma, every target being sm_89 or newer, also the
+ * fp8 dots layout_dot_mma_fp8 accepts), those layout_dot_wgmma accepts too
+ * (warps along M, so that four warps cover an instruction's 64 rows) and
+ * run on wgmma, whose operand rings are cut into panels. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
 			   dot_unit unit, bool fp8_mma, layout_plan *out);
 /* The accumulator layout of mma.sync m16n8 over a wm x wn grid of warps:

@@ -339,9 +339,10 @@ bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64
 
 /* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
  * accumulators), m16n8k8 (tf32, fp32 registers as they are) and
- * m16n8k32 (int8, int32 accumulators; fp8, fp32 accumulators). The accumulator is in layout_mma,
- * so a tile's registers are the instruction's c0..c3 (rows g and g+8,
- * columns 2t and 2t+1). Per K step, each warp reads the B fragments of its
+ * m16n8k32 (int8, int32 accumulators; fp8, fp32 accumulators). The
+ * accumulator is in layout_mma, so a tile's registers are the
+ * instruction's c0..c3 (rows g and g+8, columns 2t and 2t+1). Per K step,
+ * each warp reads the B fragments of its
  * 8-column tiles (ldmatrix x4: two tiles at once) and, per 16-row tile of
  * A, its A fragment, then multiplies into its tiles. Operands come from
  * shared memory (the tiles of a pipelined loop in place, registers staged
