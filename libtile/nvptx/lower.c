@@ -343,6 +343,19 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
+		if (w->p->view[op->results[0]] && w->v[src].view) {
+			/* a transposed view: the same tile, its rows the other dim */
+			smem_tile *t = arena_alloc(w->a, sizeof *t);
+			smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+			if (!t || !sl || !lw_alloc_regs(w, out, 0, l))
+				return lw_oom(w);
+			*sl = *w->v[src].view->sl;
+			sl->transposed = !sl->transposed;
+			t->base = w->v[src].view->base;
+			t->sl = sl;
+			out->view = t;
+			return true;
+		}
 		lval x;
 		if (!lw_get(w, src, NULL, &x))
 			return false;

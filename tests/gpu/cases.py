@@ -461,6 +461,11 @@ CASES += [
                               S("i32", "1")],
          _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 128}],
          3, MM_F16_TOL),
+    case("p_matmul_trans_b", DOTS, "matmul_bt_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])] + MM_SIZES_PARAMS,
+         {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1000, "N": 1000, "K": 1000}, {"M": 17, "N": 136, "K": 40}, {"M": 256, "N": 512, "K": 128}],
+         3, MM_F16_TOL, num_warps=8),
     case("p_matmul_f16_bt", K + "matmul.py", "matmul_kernel",
          [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
          + MM_SIZES_PARAMS + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"),
