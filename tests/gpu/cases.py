@@ -558,10 +558,10 @@ CASES += [
              tol=tol(1e-5, 1e-6), block=128),
     _lang_ew("lang_branch_temps", "branch_temps_kernel", [_n("fp32"), _n("fp32", "out"), N_],
              block=256),
-    case("lang_row_max_dtype_call", LANG, "row_max_kernel",
-         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "N")], {"BLOCK": 256}, "M",
-         [{"M": 1, "N": 1}, {"M": 1023, "N": 1000}, {"M": 64, "N": 2**20 + 7}], 2, grid_in_blob=False),
 ]
+# (row_max_kernel's `tl.float32(-float("inf"))` has no GPU case: Triton 3.6
+# refuses to call a dtype, so there is nothing to compare with; the CPU
+# suite checks it against C.)
 
 CASES += [
     # module-level if/try imports; clean_source keeps them whole for Triton
