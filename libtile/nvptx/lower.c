@@ -823,9 +823,9 @@ static bool lower_op(lw *w, const ir_op *op)
 		return true;
 	case IR_OP_ASYNC_WAIT: {
 		LLVMValueRef n = lw_ci32(w, op->ival);
+		/* no proxy fence before wgmma reads the tiles: Triton's sm_90 code
+		 * has none after cp.async either (a MEMBAR.ALL.CTA per iteration) */
 		lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
-		if (w->p->unit == DOT_UNIT_WGMMA) /* wgmma reads the tiles through the async proxy */
-			lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, true);
 		lw_barrier(w);
 		return true;
 	}
