@@ -1024,7 +1024,7 @@ static void matmul_fp32_args(launch *l, void *a, void *b, float *c, size_t esize
 /* Pipelined loops (pipeline.c) compute the same bits as the plain loop:
  * the tutorial matmul (step 1, a K-tail mask, carried pointers) and
  * matmul_fp32_kernel on bf16 (step BLOCK_K, addresses from the induction
- * variable), for K giving no, one, and several iterations with and without
+ * variable) and a matmul of tl.trans(b), for K giving no, one, and several iterations with and without
  * a tail: loads one iteration ahead into registers (mode 0), and rings of
  * asynchronous copies with 2 to 5 stages (fewer iterations than stages
  * included), whose loops keep no load. */
@@ -1040,6 +1040,7 @@ static void test_pipelined_loads(void)
 		int M = 48, N = 40, K = ks[t];
 		uint16_t *a = calloc((size_t)M * (K ? K : 1), 2), *b = calloc((size_t)(K ? K : 1) * N, 2);
 		uint16_t *c[2] = {calloc((size_t)M * N, 2), calloc((size_t)M * N, 2)};
+		uint16_t *e[2] = {calloc((size_t)M * N, 2), calloc((size_t)M * N, 2)};
 		float *d[2] = {fzeros((size_t)M * N), fzeros((size_t)M * N)};
 		for (int i = 0; i < M * K; i++)
 			a[i] = f2h(frand(-1, 1));
@@ -1067,7 +1068,24 @@ static void test_pipelined_loads(void)
 				CHECK_EQ_INT(g.loads_after, async ? 0 : 4);
 				CHECK_EQ_INT(g.copies_after, async ? 2 * stages : 0);
 			}
+			/* B as N x K, used through tl.trans: its loads are pipelined too */
+			launch h = kl("tests/gpu/kernels/dots.py", "matmul_bt_kernel",
+				      "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, 16, 16, 16", 3, 3);
+			h.stages = run == 1 ? stages : 0;
+			h.async = async;
+			kl_ptr(&h, a, (size_t)M * (K ? K : 1) * 2);
+			kl_ptr(&h, b, (size_t)(K ? K : 1) * N * 2);
+			kl_ptr(&h, e[run], (size_t)M * N * 2);
+			kl_int(&h, M);
+			kl_int(&h, N);
+			kl_int(&h, K);
+			if (kl_run(&h) && run == 1) {
+				CHECK_EQ_INT(h.loads_after, async ? 0 : 4);
+				CHECK_EQ_INT(h.copies_after, async ? 2 * stages : 0);
+			}
 		}
+		CHECK_MSG(!memcmp(e[0], e[1], (size_t)M * N * 2), "pipelined matmul_bt_kernel (%d stages%s) differs at K=%d",
+			  stages, async ? ", async" : "", K);
 		CHECK_MSG(!memcmp(c[0], c[1], (size_t)M * N * 2), "pipelined matmul_kernel (%d stages%s) differs at K=%d",
 			  stages, async ? ", async" : "", K);
 		CHECK_MSG(!memcmp(d[0], d[1], (size_t)M * N * 4),
@@ -1078,6 +1096,8 @@ static void test_pipelined_loads(void)
 		free(b);
 		free(c[0]);
 		free(c[1]);
+		free(e[0]);
+		free(e[1]);
 		free(d[0]);
 		free(d[1]);
 	}

@@ -391,6 +391,15 @@ static void note_shape(assigner *s, ir_type t)
 }
 
 /* Pass 1: the largest shape and the widest access of each rank. */
+/* A transpose of a ring's tile (pipeline.c lets one sit between a load
+ * and the dots): read in place as well when only dots read it. */
+static bool view_transpose(const assigner *s, const ir_op *op)
+{
+	const ir_op *d = op->nargs == 1 ? s->f->values[op->args[0]].def : NULL;
+	return op->code == IR_OP_PERMUTE && vtype(s, op->results[0]).rank == 2 && op->ints[0] == 1 && d &&
+	       d->code == IR_OP_LOCAL_LOAD;
+}
+
 static void survey_region(assigner *s, const ir_region *r)
 {
 	int threads = 32 * (s->f->num_warps > 0 ? s->f->num_warps : 1);
@@ -406,7 +415,7 @@ static void survey_region(assigner *s, const ir_region *r)
 		}
 		for (int k = 0; k < op->nargs; k++) {
 			int *u = &s->view_uses[op->args[k]];
-			*u = *u >= 0 && on_tensor_cores(s, op) && k < 2 ? *u + 1 : -1;
+			*u = *u >= 0 && ((on_tensor_cores(s, op) && k < 2) || view_transpose(s, op)) ? *u + 1 : -1;
 		}
 		if (op->code == IR_OP_ASYNC_COPY && !s->copy_of[op->args[0]])
 			s->copy_of[op->args[0]] = op;
@@ -517,6 +526,10 @@ static bool wide_b(const assigner *s, const ir_op *dot, int wn)
 	if (s->p->view[b] && d && d->code == IR_OP_LOCAL_LOAD) {
 		const smem_layout *sl = s->p->ring[d->args[0]];
 		return sl && !sl->transposed;
+	}
+	if (s->p->view[b] && d && d->code == IR_OP_PERMUTE) {
+		const smem_layout *sl = s->p->ring[s->f->values[d->args[0]].def->args[0]];
+		return sl && sl->transposed;
 	}
 	return true;
 }
@@ -696,6 +709,14 @@ static void assign_op(assigner *s, const ir_op *op)
 			l = follow_operands(s, op, rt.rank);
 		}
 		break;
+	case IR_OP_PERMUTE:
+		if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
+			p->view[res] = true; /* the ring's tile, read transposed */
+			l = by_rank(s, rt.rank);
+		} else {
+			l = follow_operands(s, op, rt.rank);
+		}
+		break;
 	case IR_OP_LOCAL_LOAD:
 		/* read where a dot needs it (a view), else into the default layout */
 		p->view[res] = s->view_uses[res] > 0;
@@ -759,6 +780,11 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 			s.max_shape[r][d] = 1;
 	s.dot_tile[0] = s.dot_tile[1] = INT32_MAX;
 	survey_region(&s, &f->body);
+	for (int v = 0; v < f->nvalues; v++) {
+		const ir_op *d = f->values[v].def;
+		if (d && view_transpose(&s, d) && s.view_uses[v] <= 0)
+			s.view_uses[d->args[0]] = -1;
+	}
 	/* The default 2-D layout must not replicate a dot's operand tiles (their
 	 * loads would fetch everything twice): its CTA tile fits the smallest. */
 	for (int d = 0; d < 2; d++)

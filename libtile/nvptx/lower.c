@@ -345,6 +345,19 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
+		if (w->p->view[op->results[0]] && w->v[src].view) {
+			/* a transposed view: the same tile, its rows the other dim */
+			smem_tile *t = arena_alloc(w->a, sizeof *t);
+			smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+			if (!t || !sl || !lw_alloc_regs(w, out, 0, l))
+				return lw_oom(w);
+			*sl = *w->v[src].view->sl;
+			sl->transposed = !sl->transposed;
+			t->base = w->v[src].view->base;
+			t->sl = sl;
+			out->view = t;
+			return true;
+		}
 		lval x;
 		if (!lw_get(w, src, NULL, &x))
 			return false;
@@ -812,9 +825,9 @@ static bool lower_op(lw *w, const ir_op *op)
 		return true;
 	case IR_OP_ASYNC_WAIT: {
 		LLVMValueRef n = lw_ci32(w, op->ival);
+		/* no proxy fence before wgmma reads the tiles: Triton's sm_90 code
+		 * has none after cp.async either (a MEMBAR.ALL.CTA per iteration) */
 		lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
-		if (w->p->unit == DOT_UNIT_WGMMA) /* wgmma reads the tiles through the async proxy */
-			lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "~{memory}", NULL, 0, true);
 		lw_barrier(w);
 		return true;
 	}

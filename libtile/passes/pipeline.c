@@ -2,7 +2,7 @@
  *
  * In a runtime for loop with a positive constant step whose body stores
  * nothing and has no nested regions, a load whose only users are dots of
- * that body is pipelined. What a pipelined load needs (pointer, mask,
+ * that body (directly, or through transposes only dots read) is pipelined. What a pipelined load needs (pointer, mask,
  * `other`) is recomputed for a later iteration by cloning the cheap,
  * effect-free ops it depends on, with the induction variable and the
  * carried values it reads renamed to their values in that iteration; the
@@ -238,22 +238,36 @@ static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, cons
 	return c->results[0];
 }
 
-/* The load at body index li: are all its users dots of the body? */
-static bool feeds_only_dots(const ir_region *b, int li)
+static bool is_transpose(const ir_op *op)
 {
-	int v = b->ops[li]->results[0];
+	return op->code == IR_OP_PERMUTE && op->ints[0] == 1 && op->ints[1] == 0;
+}
+
+/* Are all users of value v dots of body b (as A or B), or, with
+ * `through`, transposes whose users all are? */
+static bool only_dots_use(const ir_region *b, int v, bool through)
+{
 	bool used = false;
 	for (int i = 0; i < b->nops; i++) {
 		const ir_op *op = b->ops[i];
 		for (int a = 0; a < op->nargs; a++) {
 			if (op->args[a] != v)
 				continue;
-			if (op->code != IR_OP_DOT || a > 1)
+			if (through && is_transpose(op) && only_dots_use(b, op->results[0], false))
+				;
+			else if (op->code != IR_OP_DOT || a > 1)
 				return false;
 			used = true;
 		}
 	}
 	return used;
+}
+
+/* The load at body index li: are all its users dots of the body, or
+ * transposes that only dots read (`tl.dot(a, b.T)`)? */
+static bool feeds_only_dots(const ir_region *b, int li)
+{
+	return only_dots_use(b, b->ops[li]->results[0], true);
 }
 
 /* Pipelines the load at body index li of loop `loop` (at index pos of
@@ -339,8 +353,8 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	int old = load->results[0];
 	for (int i = 0; i < b->nops; i++) {
 		ir_op *op = b->ops[i];
-		for (int a = 0; op->code == IR_OP_DOT && a < 2; a++)
-			if (op->args[a] == old)
+		for (int a = 0; a < op->nargs; a++)
+			if (op->args[a] == old && (op->code == IR_OP_DOT || is_transpose(op)))
 				op->args[a] = carried;
 	}
 	for (int i = 0; i < b->nops; i++)
@@ -579,8 +593,8 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		int old = orig[i]->results[0];
 		f->values[ld->results[0]].name = f->values[old].name;
 		for (int k = 0; k < b->nops; k++)
-			for (int a = 0; b->ops[k]->code == IR_OP_DOT && a < 2; a++)
-				if (b->ops[k]->args[a] == old)
+			for (int a = 0; a < b->ops[k]->nargs; a++)
+				if (b->ops[k]->args[a] == old && (b->ops[k]->code == IR_OP_DOT || is_transpose(b->ops[k])))
 					b->ops[k]->args[a] = ld->results[0];
 	}
 	/* The body's end, after its dots: the copies of iteration i + S-1

@@ -461,6 +461,11 @@ CASES += [
                               S("i32", "1")],
          _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 128}],
          3, MM_F16_TOL),
+    case("p_matmul_trans_b", DOTS, "matmul_bt_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])] + MM_SIZES_PARAMS,
+         {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1000, "N": 1000, "K": 1000}, {"M": 17, "N": 136, "K": 40}, {"M": 256, "N": 512, "K": 128}],
+         3, MM_F16_TOL, num_warps=8),
     case("p_matmul_f16_bt", K + "matmul.py", "matmul_kernel",
          [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
          + MM_SIZES_PARAMS + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"),
@@ -553,10 +558,10 @@ CASES += [
              tol=tol(1e-5, 1e-6), block=128),
     _lang_ew("lang_branch_temps", "branch_temps_kernel", [_n("fp32"), _n("fp32", "out"), N_],
              block=256),
-    case("lang_row_max_dtype_call", LANG, "row_max_kernel",
-         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "N")], {"BLOCK": 256}, "M",
-         [{"M": 1, "N": 1}, {"M": 1023, "N": 1000}, {"M": 64, "N": 2**20 + 7}], 2, grid_in_blob=False),
 ]
+# (row_max_kernel's `tl.float32(-float("inf"))` has no GPU case: Triton 3.6
+# refuses to call a dtype, so there is nothing to compare with; the CPU
+# suite checks it against C.)
 
 CASES += [
     # module-level if/try imports; clean_source keeps them whole for Triton

@@ -96,7 +96,8 @@ def worker(gdir, start, step, only, max_n, results):
                     harness.launch_triton(kern, inst, args)
                     torch.cuda.synchronize()
                 except Exception as e:
-                    msg = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
+                    lines = [l for l in str(e).splitlines() if l.strip()]
+                    msg = (lines[0] + (" ... " + lines[-1] if len(lines) > 1 else ""))[:300] if lines else type(e).__name__
                     context_lost(inst, size, idx, "in Triton's launch: " + msg)
                     record(inst, size, False, "Triton failed on this case (a suite bug): " + msg)
                     continue
