@@ -78,12 +78,14 @@ deps() {
 	fi
 }
 
-# What tests/test_install.sh builds users' projects with.
+# What tests/test_install.sh builds users' projects with (natively, and
+# cross-compiled for aarch64 Linux: Jetson).
 test_deps() {
 	local missing=()
 	command -v cmake >/dev/null || missing+=(cmake)
 	command -v ninja >/dev/null || missing+=(ninja-build)
 	command -v pkg-config >/dev/null || missing+=(pkg-config)
+	command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
 	[ ${#missing[@]} -gt 0 ] || return 0
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		echo "build.sh: installing ${missing[*]} for the tests"

@@ -5,7 +5,8 @@
 # examples/cmake with CMake and Ninja through find_package(tile) and
 # tile_add_kernels, and examples/make with Make and pkg-config, run both;
 # touching one kernel file recompiles its blob and not the other (tilec's
-# depfiles); uninstall leaves nothing. Needs cmake, ninja and pkg-config
+# depfiles); examples/cmake cross-compiles for aarch64; uninstall leaves
+# nothing. Needs cmake, ninja, pkg-config and gcc-aarch64-linux-gnu
 # (./build.sh test installs them).
 set -u
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ check() { local n=$1; shift; if "$@" >"$T/out" 2>&1; then ok; else bad "$n:"; ta
 has() { if grep -qE -- "$3" "$2"; then ok; else bad "$1: /$3/ not in $2"; tail -20 "$2"; fi; }
 hasnt() { if grep -qE -- "$3" "$2"; then bad "$1: /$3/ in $2"; grep -E -- "$3" "$2" | head -5; else ok; fi; }
 
-for tool in cmake ninja pkg-config make cc; do
+for tool in cmake ninja pkg-config make cc aarch64-linux-gnu-gcc; do
 	command -v $tool >/dev/null || bad "$tool is not installed (./build.sh test installs it)"
 done
 
@@ -90,7 +91,18 @@ check "make after touching scale.py" make -C "$T/mk/make" ARCH=sm_80
 has "recompiles scale_kernels" "$T/out" "tilec compile -m scale_kernels.tile"
 hasnt "and not add_kernels" "$T/out" "add_kernels.tile"
 
-# 4. uninstall
+# 4. cross-compiled for aarch64 (Jetson) with the toolchain file of examples/cmake
+check "cmake configure for aarch64" cmake -S "$T/cm" -B "$T/cm/arm64" -G Ninja -DCMAKE_PREFIX_PATH="$P" \
+	-DCMAKE_TOOLCHAIN_FILE="$T/cm/aarch64-linux-gnu.cmake" -DTILE_ARCHS="orin;thor"
+check "cmake build for aarch64" cmake --build "$T/cm/arm64"
+# ELF e_machine (offset 18, little-endian): 183 is EM_AARCH64
+[ "$(od -An -tu2 -j18 -N2 "$T/cm/arm64/vector_ops" 2>/dev/null | tr -d ' ')" = 183 ] && ok ||
+	bad "vector_ops for aarch64 is not an aarch64 ELF"
+"$P/bin/tilec" inspect "$T/cm/arm64/tile/add_kernels/add_kernels.c" >"$T/inspect" 2>&1
+has "its blob has Orin's cubin" "$T/inspect" "cubin sm_87, "
+has "... and Thor's" "$T/inspect" "cubin sm_110, "
+
+# 5. uninstall
 check "./build.sh uninstall" bash ./build.sh uninstall "$P"
 [ ! -e "$P" ] || [ -z "$(find "$P" -mindepth 1)" ] && ok || { bad "left after uninstall:"; find "$P" | head; }
 
