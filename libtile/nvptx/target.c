@@ -1,7 +1,13 @@
 /* target.c - from an LLVM module to PTX and cubins.
  *
  * The NVPTX target machine is created per arch (CPU sm_XX, PTX ISA 8.0,
- * which every supported arch accepts). libdevice is linked only into
+ * which every supported arch accepts). An arch newer than LLVM's NVPTX
+ * back end knows (sm_100 and later for LLVM 19) gets the PTX of the
+ * newest CPU it does know below it (sm_90), which ptxas assembles for
+ * the real arch: PTX for .target sm_XY compiles to every sm_MN >= XY.
+ * LLVM prints to stderr when given a CPU it does not know and the C API
+ * has no query, so the CPUs come from a table of those every supported
+ * LLVM (17 and later) knows at PTX ISA 8.0, and no other name reaches it. libdevice is linked only into
  * modules that call __nv_* functions: the bitcode is read lazily, its
  * definitions made linkonce so that the linker brings in only the
  * functions the module reaches, then every definition that is not a
@@ -73,6 +79,18 @@ dot_unit target_dot_unit(int target)
 	return target == (90 | TARGET_ARCH_SPECIFIC) ? DOT_UNIT_WGMMA : DOT_UNIT_MMA;
 }
 
+int target_llvm_cpu(int target)
+{
+	static const short known[] = {20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+	if (target == (90 | TARGET_ARCH_SPECIFIC))
+		return target;
+	int best = known[0];
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (known[i] <= TARGET_ARCH(target))
+			best = known[i];
+	return best;
+}
+
 tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 {
 	pthread_once(&llvm_once, llvm_init);
@@ -88,7 +106,7 @@ tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 		return TILEC_ERR_INVALID;
 	}
 	char cpu[16];
-	target_name(arch, cpu, sizeof cpu);
+	target_name(target_llvm_cpu(arch), cpu, sizeof cpu);
 	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, "+ptx80", LLVMCodeGenLevelAggressive,
 				       LLVMRelocDefault, LLVMCodeModelDefault);
 	if (!*out) {
@@ -342,6 +360,8 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		diag_error(ctx, no_loc, "ptxas failed for %s (%s %d):\n%s", name,
 			   WIFEXITED(status) ? "exit status" : "signal",
 			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), sb_str(log));
+		if (TARGET_ARCH(arch) == 101)
+			diag_note(ctx, no_loc, "CUDA 13 renamed sm_101 (Jetson Thor) to sm_110: use sm_110 with its ptxas");
 		st = TILEC_ERR_PTXAS;
 		goto done;
 	}
