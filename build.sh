@@ -8,6 +8,9 @@
 #   ./build.sh fuzz [S]   run the fuzz targets for S seconds each (default 60)
 #   ./build.sh gpu        run the GPU suite (needs an NVIDIA GPU, see tests/gpu/)
 #   ./build.sh bench      run the benchmarks (GPU)
+#   ./build.sh install [PREFIX]   build, then install into PREFIX (default
+#                         /usr/local; DESTDIR=... stages it elsewhere)
+#   ./build.sh uninstall [PREFIX] remove what install put there
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
@@ -72,6 +75,25 @@ deps() {
 	export LLVM_CONFIG
 	if ! ptxas_path >/dev/null; then
 		echo "build.sh: warning: ptxas not found (TILE_PTXAS, CUDA_HOME, /usr/local/cuda, PATH): blobs will carry PTX only" >&2
+	fi
+}
+
+# What tests/test_install.sh builds users' projects with (natively, and
+# cross-compiled for aarch64 Linux: Jetson).
+test_deps() {
+	local missing=()
+	command -v cmake >/dev/null || missing+=(cmake)
+	command -v ninja >/dev/null || missing+=(ninja-build)
+	command -v pkg-config >/dev/null || missing+=(pkg-config)
+	command -v aarch64-linux-gnu-gcc >/dev/null || missing+=(gcc-aarch64-linux-gnu)
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "build.sh: installing ${missing[*]} for the tests"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null
+		apt-get install -y -qq "${missing[@]}" >/dev/null
+	else
+		echo "build.sh: the tests need ${missing[*]}: install them (tests/test_install.sh fails without)" >&2
 	fi
 }
 
@@ -157,6 +179,55 @@ run_tests() {
 	[ "$failed" = 0 ]
 }
 
+# install PREFIX: tilec, tile.h, libtile.a with tilec.h, a pkg-config file
+# and a CMake package (cmake/), the docs, and a manifest of every file,
+# relative to PREFIX, for uninstall. Nothing installed names this checkout
+# or PREFIX: the package files find the prefix from where they are.
+install_tree() {
+	local prefix=$1 dest version llvm_libs f
+	case "$prefix" in /*) ;; *) prefix=$PWD/$prefix ;; esac
+	dest=${DESTDIR:-}$prefix
+	version=$(cat VERSION)
+	llvm_libs=$(echo $("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --libs) | tr ' ' ';')
+	local files=(bin/tilec include/tile.h include/tilec.h lib/libtile.a lib/pkgconfig/tile.pc
+		lib/cmake/tile/tileConfig.cmake lib/cmake/tile/tileConfigVersion.cmake lib/cmake/tile/tileKernels.cmake
+		share/doc/tile/README.md share/doc/tile/CHANGELOG)
+	for f in docs/*.md; do files+=("share/doc/tile/$(basename "$f")"); done
+	mkdir -p "$dest/bin" "$dest/include" "$dest/lib/pkgconfig" "$dest/lib/cmake/tile" "$dest/share/doc/tile" "$dest/share/tile"
+	install -m 755 "$BUILD/tilec" "$dest/bin/tilec"
+	install -m 644 tile.h "$dest/include/tile.h"
+	install -m 644 libtile/tilec.h "$dest/include/tilec.h"
+	install -m 644 "$BUILD/libtile.a" "$dest/lib/libtile.a"
+	sed "s|@VERSION@|$version|g" cmake/tile.pc.in >"$dest/lib/pkgconfig/tile.pc"
+	sed "s|@VERSION@|$version|g; s|@LLVM_LIBS@|$llvm_libs|g" cmake/tileConfig.cmake.in >"$dest/lib/cmake/tile/tileConfig.cmake"
+	sed "s|@VERSION@|$version|g" cmake/tileConfigVersion.cmake.in >"$dest/lib/cmake/tile/tileConfigVersion.cmake"
+	install -m 644 cmake/tileKernels.cmake "$dest/lib/cmake/tile/tileKernels.cmake"
+	install -m 644 README.md CHANGELOG docs/*.md "$dest/share/doc/tile/"
+	chmod 644 "$dest"/lib/pkgconfig/tile.pc "$dest"/lib/cmake/tile/*
+	files+=(share/tile/install_manifest.txt)
+	printf '%s\n' "${files[@]}" >"$dest/share/tile/install_manifest.txt"
+	for f in "${files[@]}"; do [ -f "$dest/$f" ] || { echo "build.sh: install: $f missing" >&2; exit 1; }; done
+	echo "build.sh: installed tile $version into $dest (${#files[@]} files, listed in share/tile/install_manifest.txt)"
+}
+
+# uninstall PREFIX: removes the files the manifest lists, then the folders
+# install made that are left empty.
+uninstall_tree() {
+	local dest=${DESTDIR:-}$1 f d
+	local m=$dest/share/tile/install_manifest.txt
+	[ -f "$m" ] || { echo "build.sh: uninstall: no $m" >&2; exit 1; }
+	local files
+	mapfile -t files <"$m"
+	for f in "${files[@]}"; do
+		case "$f" in ''|/*|*..*) echo "build.sh: uninstall: skipping '$f'" >&2; continue ;; esac
+		rm -f "$dest/$f"
+	done
+	for d in share/tile share/doc/tile lib/cmake/tile lib/cmake lib/pkgconfig share/doc share lib include bin; do
+		rmdir "$dest/$d" 2>/dev/null || true
+	done
+	echo "build.sh: removed ${#files[@]} files from $dest"
+}
+
 cmd=${1:-all}
 case "$cmd" in
 all)
@@ -168,6 +239,7 @@ all)
 	;;
 test)
 	deps
+	test_deps
 	build
 	check
 	make -s -j"$JOBS" BUILD="$BUILD" LLVM_CONFIG="$LLVM_CONFIG" tests
@@ -183,8 +255,10 @@ fuzz)
 	;;
 gpu) deps; build; examples; bash tests/gpu/run.sh "$BUILD" ;;
 bench) deps; build; bash bench/run.sh "$BUILD" ;;
+install) deps; build; check; install_tree "${2:-/usr/local}" ;;
+uninstall) uninstall_tree "${2:-/usr/local}" ;;
 *)
-	echo "usage: ./build.sh [all|test|header|check|fuzz [SECONDS]|gpu|bench]" >&2
+	echo "usage: ./build.sh [all|test|header|check|fuzz [SECONDS]|gpu|bench|install [PREFIX]|uninstall [PREFIX]]" >&2
 	exit 2
 	;;
 esac

@@ -60,7 +60,14 @@ static const char usage_text[] =
 	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90,sm_90a (sm_90a:\n"
 	"                     Hopper's wgmma, loaded on compute capability 9.0 only);\n"
 	"                     a compute_XX entry sets the PTX target (default: the\n"
-	"                     lowest sm); compute_XX alone gives PTX only\n"
+	"                     lowest sm); compute_XX alone gives PTX only. Presets:\n"
+	"                     orin (sm_87), thor (sm_110), hopper (sm_90,sm_90a),\n"
+	"                     blackwell (sm_100,sm_120). Archs newer than LLVM's\n"
+	"                     NVPTX knows (sm_100, sm_103, sm_110, sm_120, sm_121)\n"
+	"                     get sm_90 PTX, assembled by ptxas for the real arch\n"
+	"  --depfile FILE     also write a Make-syntax depfile: OUT_BASE.c and\n"
+	"                     OUT_BASE.h depend on every file the compile read\n"
+	"                     (the .py files, the manifest)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"
 	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
@@ -104,7 +111,7 @@ typedef struct compile_cmd {
 	int njobs, capjobs;
 	loaded *files;
 	int nfiles, capfiles;
-	const char *out_base, *blob_name, *manifest, *keep_ptx, *ptxas;
+	const char *out_base, *blob_name, *manifest, *keep_ptx, *ptxas, *depfile;
 	int archs[16], narchs, ptx_arch;
 	bool no_ptx, verbose;
 } compile_cmd;
@@ -195,11 +202,43 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 	return ok ? 2 : -1;
 }
 
+/* Named sets of targets, for the machines people ship to. */
+static const struct {
+	const char *name, *archs;
+} arch_presets[] = {
+	{"orin", "sm_87"},
+	{"thor", "sm_110"},
+	{"hopper", "sm_90,sm_90a"},
+	{"blackwell", "sm_100,sm_120"},
+};
+
 static bool parse_archs(compile_cmd *c, const char *list)
 {
 	c->narchs = 0;
 	c->ptx_arch = 0;
+	/* presets expanded in place first */
+	strbuf expanded;
+	sb_init(&expanded);
 	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *with = NULL;
+		for (size_t k = 0; k < sizeof arch_presets / sizeof arch_presets[0]; k++)
+			if (strlen(arch_presets[k].name) == n && !strncmp(p, arch_presets[k].name, n))
+				with = arch_presets[k].archs;
+		if (p != list)
+			sb_putc(&expanded, ',');
+		if (with)
+			sb_printf(&expanded, "%s", with);
+		else
+			sb_putn(&expanded, p, n);
+		p += n + (e ? 1 : 0);
+	}
+	const char *all = arena_strdup(c->a, sb_str(&expanded));
+	sb_free(&expanded);
+	if (!all)
+		return false;
+	for (const char *p = all; *p;) {
 		const char *e = strchr(p, ',');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		char item[32];
@@ -221,7 +260,8 @@ static bool parse_archs(compile_cmd *c, const char *list)
 			digits[nd - 1] = 0;
 		int arch;
 		if (!parse_int(digits, 50, 999, &arch)) {
-			diag_error(c->ctx, no_loc, "--arch: '%s' is not sm_XX, sm_90a or compute_XX", item);
+			diag_error(c->ctx, no_loc, "--arch: '%s' is not sm_XX, sm_90a, compute_XX or a preset (orin, thor, "
+				   "hopper, blackwell)", item);
 			return false;
 		}
 		if (specific && (ptx || arch != 90)) {
@@ -247,7 +287,7 @@ static bool parse_archs(compile_cmd *c, const char *list)
 	if (c->narchs > 0 || c->ptx_arch)
 		return true; /* compute_XX alone: a blob of PTX only */
 bad:
-	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90,sm_90a, not '%s'", list);
+	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90,sm_90a or orin,thor, not '%s'", list);
 	return false;
 }
 
@@ -584,6 +624,47 @@ static bool write_ptx(compile_cmd *c, const compile_result *r)
 	return true;
 }
 
+/* A path in a Make rule: blanks, '#' and '$' escaped as Make and Ninja
+ * read them. */
+static void put_make_path(strbuf *sb, const char *p)
+{
+	for (; *p; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '#' || *p == '\\')
+			sb_putc(sb, '\\');
+		else if (*p == '$')
+			sb_putc(sb, '$');
+		sb_putc(sb, *p);
+	}
+}
+
+/* OUT_BASE.c and OUT_BASE.h depend on every file the compile read, by
+ * absolute path (a build tool may run tilec from another directory than
+ * the one it reads the depfile in). Written last, after the outputs, so
+ * that a depfile never names outputs that were not written. */
+static tilec_status write_depfile(compile_cmd *c)
+{
+	strbuf sb;
+	sb_init(&sb);
+	const char *exts[] = {".c", ".h"};
+	for (int i = 0; i < 2; i++) {
+		put_make_path(&sb, c->out_base);
+		sb_printf(&sb, "%s%s", exts[i], i ? ":" : " ");
+	}
+	for (int i = 0; i < tilec_input_count(c->ctx); i++) {
+		const char *in = tilec_input_path(c->ctx, i);
+		char *abs = realpath(in, NULL);
+		sb_putn(&sb, " \\\n  ", 5);
+		put_make_path(&sb, abs ? abs : in);
+		free(abs);
+	}
+	sb_putc(&sb, '\n');
+	const char *data = sb_str(&sb);
+	size_t size = strlen(data);
+	tilec_status st = emit_write_files(c->ctx, 1, &c->depfile, (const void *const *)&data, &size);
+	sb_free(&sb);
+	return st;
+}
+
 /* The blob's C name from the output path: its last component, with every
  * character that cannot be in an identifier turned into '_'. */
 static const char *default_blob_name(arena *a, const char *base)
@@ -654,6 +735,8 @@ static int compile_all(compile_cmd *c)
 		return 1;
 	tilec_status st = emit_c(c->ctx, &d, blob, size, c->out_base, c->blob_name);
 	free(blob);
+	if (st == TILEC_OK && c->depfile)
+		st = write_depfile(c);
 	return st == TILEC_OK ? 0 : 1;
 }
 
@@ -691,7 +774,8 @@ int cmd_compile(int argc, char **argv)
 		} else if (!strcmp(o, "-v")) {
 			c.verbose = true;
 		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||
-			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name")) {
+			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name") ||
+			   !strcmp(o, "--depfile")) {
 			if (i + 1 >= argc) {
 				diag_error(c.ctx, no_loc, "%s needs a value", o);
 				ok = false;
@@ -715,6 +799,8 @@ int cmd_compile(int argc, char **argv)
 				c.keep_ptx = v;
 			} else if (!strcmp(o, "--ptxas")) {
 				c.ptxas = v;
+			} else if (!strcmp(o, "--depfile")) {
+				c.depfile = v;
 			} else {
 				c.blob_name = v;
 			}

@@ -42,6 +42,12 @@ void tilec_clear_diagnostics(tilec_ctx *ctx);
 
 const char *tilec_status_string(tilec_status status);
 
+/* The source files (kernels, manifests) read through this context so far,
+ * each once, as the paths they were opened by: what a build tool's depfile
+ * lists. NULL past the end. */
+int tilec_input_count(const tilec_ctx *ctx);
+const char *tilec_input_path(const tilec_ctx *ctx, int i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -79,6 +79,8 @@ typedef struct src_loc {
 struct tilec_ctx {
 	strbuf diags;
 	int errors, warnings;
+	char **inputs; /* every file src_read_file read, once each (malloc'd) */
+	int ninputs, capinputs;
 };
 
 /* "path:line:col: error: message", then the source line and a caret. */
@@ -88,7 +90,8 @@ void diag_note(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF(3,
 void diag_verror(tilec_ctx *ctx, src_loc loc, const char *kind, const char *fmt, va_list ap);
 
 /* Reads a whole file into an arena; NUL-terminated. Emits a diagnostic and
- * returns TILEC_ERR_IO on failure. */
+ * returns TILEC_ERR_IO on failure. The path is recorded in the context
+ * (tilec_input_path) so that a build tool can be told what was read. */
 tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out);
 
 typedef enum { FILE_READ_OK, FILE_READ_NO_OPEN, FILE_READ_ERROR, FILE_READ_NOMEM } file_read_status;

@@ -3,6 +3,8 @@
  * Diagnostics accumulate in the context as text in the form compilers use:
  * "path:line:col: error: message", the source line, and a caret under the
  * column. libtile never prints; tilec prints the text when a call fails.
+ * The context also remembers every source file read (tilec_input_path), so
+ * that tilec can write a depfile naming exactly the files a compile read.
  */
 #include "base/base.h"
 
@@ -21,6 +23,9 @@ void tilec_ctx_free(tilec_ctx *ctx)
 	if (!ctx)
 		return;
 	sb_free(&ctx->diags);
+	for (int i = 0; i < ctx->ninputs; i++)
+		free(ctx->inputs[i]);
+	free(ctx->inputs);
 	free(ctx);
 }
 
@@ -140,6 +145,37 @@ file_read_status file_read(const char *path, uint8_t **data, size_t *size)
 	return FILE_READ_OK;
 }
 
+int tilec_input_count(const tilec_ctx *ctx)
+{
+	return ctx->ninputs;
+}
+
+const char *tilec_input_path(const tilec_ctx *ctx, int i)
+{
+	return i >= 0 && i < ctx->ninputs ? ctx->inputs[i] : NULL;
+}
+
+static bool record_input(tilec_ctx *ctx, const char *path)
+{
+	for (int i = 0; i < ctx->ninputs; i++)
+		if (!strcmp(ctx->inputs[i], path))
+			return true;
+	if (ctx->ninputs == ctx->capinputs) {
+		int cap = ctx->capinputs ? ctx->capinputs * 2 : 8;
+		char **p = realloc(ctx->inputs, sizeof(char *) * (size_t)cap);
+		if (!p)
+			return false;
+		ctx->inputs = p;
+		ctx->capinputs = cap;
+	}
+	char *copy = malloc(strlen(path) + 1);
+	if (!copy)
+		return false;
+	strcpy(copy, path);
+	ctx->inputs[ctx->ninputs++] = copy;
+	return true;
+}
+
 tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out)
 {
 	src_loc none = {0};
@@ -164,5 +200,5 @@ tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file 
 	sf->text = text;
 	sf->len = len;
 	*out = sf;
-	return TILEC_OK;
+	return record_input(ctx, path) ? TILEC_OK : TILEC_ERR_NOMEM;
 }

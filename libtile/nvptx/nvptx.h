@@ -46,7 +46,12 @@ const char *target_name(int target, char *buf, size_t n);
 /* What a target's dots run on: fma chains below sm_80, wgmma on sm_90a,
  * mma.sync on the rest. */
 dot_unit target_dot_unit(int target);
-/* A target machine for a target (PTX ISA 8.0; 8.4 from sm_89 on). */
+/* The CPU LLVM emits PTX for on a target: the target itself, or for one
+ * LLVM may not know (sm_88, sm_100 and later) the newest it knows below
+ * (sm_87, sm_90); ptxas then assembles that PTX for the target. */
+int target_llvm_cpu(int target);
+/* A target machine for a target (PTX ISA 8.0, CPU target_llvm_cpu; 8.4
+ * from sm_89 on with LLVM 19 and later, for fp8). */
 tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);
 /* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
  * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */

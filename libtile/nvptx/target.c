@@ -1,8 +1,15 @@
 /* target.c - from an LLVM module to PTX and cubins.
  *
  * The NVPTX target machine is created per arch (CPU sm_XX, PTX ISA 8.0,
- * which every supported arch accepts; 8.4 from sm_89 on, for fp8's mma.sync
- * and cvt). libdevice is linked only into
+ * which every supported arch accepts). An arch newer than LLVM's NVPTX
+ * back end knows (sm_100 and later for LLVM 19) gets the PTX of the
+ * newest CPU it does know below it (sm_90), which ptxas assembles for
+ * the real arch: PTX for .target sm_XY compiles to every sm_MN >= XY.
+ * LLVM prints to stderr when given a CPU it does not know and the C API
+ * has no query, so the CPUs come from a table of those every supported
+ * LLVM (17 and later) knows at PTX ISA 8.0, and no other name reaches it.
+ * From sm_89 on the PTX is ISA 8.4 where LLVM has it (19 and later), for
+ * fp8's mma.sync and sm_89's fp8 cvt. libdevice is linked only into
  * modules that call __nv_* functions: the bitcode is read lazily, its
  * definitions made linkonce so that the linker brings in only the
  * functions the module reaches, then every definition that is not a
@@ -27,6 +34,7 @@
 #include <unistd.h>
 
 #include <llvm-c/BitReader.h>
+#include <llvm/Config/llvm-config.h> /* LLVM_VERSION_MAJOR */
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Support.h>
@@ -74,6 +82,31 @@ dot_unit target_dot_unit(int target)
 	return target == (90 | TARGET_ARCH_SPECIFIC) ? DOT_UNIT_WGMMA : DOT_UNIT_MMA;
 }
 
+int target_llvm_cpu(int target)
+{
+	static const short known[] = {20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+	if (target == (90 | TARGET_ARCH_SPECIFIC))
+		return target;
+	int best = known[0];
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (known[i] <= TARGET_ARCH(target))
+			best = known[i];
+	return best;
+}
+
+/* fp8's mma.sync needs PTX ISA 8.4 (sm_89's fp8 cvt 8.1); LLVM has it from
+ * 19 on. With an older LLVM the PTX stays 8.0 and ptxas refuses those
+ * instructions, naming the ISA they need. */
+static const char *ptx_feature(int cpu)
+{
+#if LLVM_VERSION_MAJOR >= 19
+	return TARGET_ARCH(cpu) >= 89 ? "+ptx84" : "+ptx80";
+#else
+	(void)cpu;
+	return "+ptx80";
+#endif
+}
+
 tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 {
 	pthread_once(&llvm_once, llvm_init);
@@ -89,9 +122,8 @@ tilec_status target_machine(tilec_ctx *ctx, int arch, LLVMTargetMachineRef *out)
 		return TILEC_ERR_INVALID;
 	}
 	char cpu[16];
-	target_name(arch, cpu, sizeof cpu);
-	/* fp8's mma.sync needs PTX ISA 8.4 (and sm_89's fp8 cvt 8.1) */
-	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, TARGET_ARCH(arch) >= 89 ? "+ptx84" : "+ptx80",
+	target_name(target_llvm_cpu(arch), cpu, sizeof cpu);
+	*out = LLVMCreateTargetMachine(t, TARGET_TRIPLE, cpu, ptx_feature(target_llvm_cpu(arch)),
 				       LLVMCodeGenLevelAggressive,
 				       LLVMRelocDefault, LLVMCodeModelDefault);
 	if (!*out) {
@@ -345,6 +377,8 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		diag_error(ctx, no_loc, "ptxas failed for %s (%s %d):\n%s", name,
 			   WIFEXITED(status) ? "exit status" : "signal",
 			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), sb_str(log));
+		if (TARGET_ARCH(arch) == 101)
+			diag_note(ctx, no_loc, "CUDA 13 renamed sm_101 (Jetson Thor) to sm_110: use sm_110 with its ptxas");
 		st = TILEC_ERR_PTXAS;
 		goto done;
 	}
