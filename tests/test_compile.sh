@@ -269,6 +269,16 @@ check "tl.trans(b): no operand load into registers, copies for both operands" ba
 	test \$(grep -c 'cp.async.cg' '$T/bt.sm_90a.ptx') -ge 16 && ! grep -q 'ld.global' '$T/bt.sm_80.ptx'"
 check "tl.trans(b) on sm_90a: B K-major through its descriptor" grep -q "}, %rd[0-9]*, %rd[0-9]*, p, 1, 1, 0, 0;" "$T/bt.sm_90a.ptx"
 check "tl.trans(b) on sm_80: B's fragments by ldmatrix without .trans" bash -c "grep -q 'ldmatrix.sync.aligned.m8n8.x4.shared.b16' '$T/bt.sm_80.ptx' && ! grep -q 'ldmatrix.*trans' '$T/bt.sm_80.ptx'"
+# fp8 on sm_90a: wgmma k32 when both operands are K-major (no transpose for 8-bit operands)
+check "an fp8 matmul (B K-major) for sm_90a" "$TILEC" compile $K/matmul.py -n matmul_kernel \
+	-s '*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1' \
+	-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 4 --arch sm_90a -o "$T/f8" --keep-ptx "$T"
+check "fp8 on sm_90a: wgmma e4m3 from two descriptors, no transpose operands" \
+	grep -q "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {.*}, %rd[0-9]*, %rd[0-9]*, p, 1, 1;" "$T/f8.sm_90a.ptx"
+check "an fp8 matmul with B N-major keeps mma.sync on sm_90a" "$TILEC" compile $K/matmul.py -n matmul_kernel \
+	-s '*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1' \
+	-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 4 --arch sm_90a -o "$T/f8n" --keep-ptx "$T"
+check "fp8 B N-major: mma.sync e5m2, no wgmma" bash -c "grep -q 'mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32' '$T/f8n.sm_90a.ptx' && ! grep -q wgmma '$T/f8n.sm_90a.ptx'"
 check "--arch sm_80a is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_80a -o '$T/x' 2>'$T/x.err' && grep -q 'arch-specific target tilec knows is sm_90a' '$T/x.err'"
 check "--arch with a target twice is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_90a,sm_90a -o '$T/x' 2>'$T/x.err' && grep -q 'listed twice' '$T/x.err'"
 

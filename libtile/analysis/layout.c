@@ -390,6 +390,37 @@ static void note_shape(assigner *s, ir_type t)
 			s->max_shape[t.rank][d] = t.shape[d];
 }
 
+/* Whether a dot operand has K contiguous where wgmma reads it: a ring's
+ * tile read in place (or its transpose) stored along K; registers are
+ * (A's fragments, B staged K-major). */
+static bool operand_k_major(const assigner *s, const ir_op *dot, int which)
+{
+	int v = dot->args[which];
+	const ir_op *d = s->f->values[v].def;
+	if (!s->p->view[v] || !d)
+		return true; /* registers: A from fragments, B staged K-major */
+	bool flipped = d->code == IR_OP_PERMUTE;
+	if (flipped)
+		d = s->f->values[d->args[0]].def;
+	const smem_layout *sl = d && d->code == IR_OP_LOCAL_LOAD ? s->p->ring[d->args[0]] : NULL;
+	if (!sl)
+		return false;
+	bool transposed = sl->transposed != flipped;
+	/* K is A's dim 1 and B's dim 0: contiguous when A is not transposed, B is */
+	return which == 0 ? !transposed : transposed;
+}
+
+/* An fp8 dot wgmma runs: 8-bit operands must be K-major in shared memory
+ * (wgmma has no transpose for them). */
+static bool wgmma_fp8(const assigner *s, const ir_op *op)
+{
+	ir_type at = vtype(s, op->args[0]), bt = vtype(s, op->args[1]), ct = vtype(s, op->results[0]);
+	int w = s->f->num_warps;
+	return ir_kind_is_fp8((ir_kind)at.kind) && ir_kind_is_fp8((ir_kind)bt.kind) && ct.kind == IR_F32 && at.rank == 2 &&
+	       w % 4 == 0 && at.shape[0] % (16 * w) == 0 && at.shape[1] % 32 == 0 && bt.shape[1] % 8 == 0 &&
+	       operand_k_major(s, op, 0) && operand_k_major(s, op, 1);
+}
+
 /* Pass 1: the largest shape and the widest access of each rank. */
 /* A transpose of a ring's tile (pipeline.c lets one sit between a load
  * and the dots): read in place as well when only dots read it. */
@@ -697,7 +728,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_DOT:
-		if (s->unit == DOT_UNIT_WGMMA && layout_dot_wgmma(s->f, op)) {
+		if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_fp8(s, op))) {
 			/* a warpgroup's four warps take 64 consecutive rows */
 			l = layout_mma(s->a, s->f->num_warps, 1, false);
 			p->wgmma[res] = true;

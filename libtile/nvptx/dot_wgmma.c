@@ -3,21 +3,25 @@
  * A dot layout_dot_wgmma accepted keeps its accumulator in layout_mma with
  * every warp along M, so warp w holds rows 16 (w % 4) .. of its
  * warpgroup's 64-row block in exactly the registers of wgmma's m64nNk16
- * result (per 8-column tile, c0..c3 as in mma.sync). Per 64-row block and
- * K step of 16 the warpgroup issues one wgmma.mma_async per chunk of up
- * to 256 columns. B always comes from shared memory through a matrix
- * descriptor: its ring tile in place (analysis/layout.c cut the ring into
- * 32-, 64- or 128-byte swizzled panels, the layouts descriptors name), or
- * its registers staged into such a tile. A comes the same way when it is
- * a ring tile in panels, else from registers as mma.sync's A fragment (a
- * chained dot's result, fragments loaded before the loop, ldmatrix).
- * The instructions of one dot are one commit group, left in flight while
- * the ops after it that do not read the result are lowered (a pipelined
- * loop's copies for later stages), then waited for (wait_group 0) with
- * every accumulator register tied through the wait so nothing reads them
- * early; wgmma.fence orders the registers written before it. Shared memory filled by ordinary stores is handed to the
- * async proxy (fence.proxy.async) before the barrier that publishes it;
- * lower.c does the same after cp.async's wait.
+ * (fp16, bf16) or m64nNk32 (fp8) result (per 8-column tile, c0..c3 as in
+ * mma.sync). Per 64-row block and K step the warpgroup issues one
+ * wgmma.mma_async per chunk of up to 256 columns. B always comes from
+ * shared memory through a matrix descriptor: its ring tile in place
+ * (analysis/layout.c cut the ring into 32-, 64- or 128-byte swizzled
+ * panels, the layouts descriptors name), or its registers staged into such
+ * a tile. A comes the same way when it is a ring tile in panels, else from
+ * registers as mma.sync's A fragment (a chained dot's result, fragments
+ * loaded before the loop, ldmatrix). The instructions of one dot are one
+ * commit group, left in flight while the ops after it that do not read the
+ * result are lowered (a pipelined loop's copies for later stages), then
+ * waited for (wait_group 0, or 1 across a loop's back edge when its rings
+ * have a spare tile: lower.c) with every accumulator register tied through
+ * the wait so nothing reads them early; wgmma.fence orders the registers
+ * written before it. 8-bit operands must be K-major (wgmma cannot
+ * transpose them; layout.c checks). Operands staged here by ordinary
+ * stores are handed to the async proxy (fence.proxy.async) before their
+ * barrier; tiles cp.async filled are not, as in Triton's code (the fence
+ * costs a MEMBAR.ALL.CTA per iteration).
  */
 #include "nvptx/lower.h"
 
@@ -134,24 +138,32 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	for (int r = 0; r < mc.nregs; r++)
 		out->r[r] = c.r[r];
 
-	/* stored K-major (K contiguous) or transposed (MN-major) */
+	/* stored K-major (K contiguous) or transposed (MN-major); 8-bit
+	 * operands are K-major and the instruction names no transpose */
 	int ta = a_desc && A.tile.sl->transposed ? 1 : 0;
 	int tb = B.sl->transposed ? 0 : 1;
+	char trans[16] = "";
+	if (mk.eb == 2 && a_desc)
+		snprintf(trans, sizeof trans, ", %d, %d", ta, tb);
+	else if (mk.eb == 2)
+		snprintf(trans, sizeof trans, ", %d", tb);
+	ir_kind bk = (ir_kind)lw_vtype(w, op->args[1]).kind;
+	const char *bty = bk == IR_F8E4NV ? "e4m3" : bk == IR_F8E5 ? "e5m2" : mk.ab;
 	int n = instr_n(N), nchunks = (int)(N / n), nd = n / 2;
 	int nin = a_desc ? 1 : 4;
 	/* {d}, a, b-desc, scale-d */
 	strbuf text, cons;
 	sb_init(&text);
 	sb_init(&cons);
-	sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-		  2 * nd + nin + 1, n, mk.ab, mk.ab);
+	sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
+		  2 * nd + nin + 1, n, mk.kstep, mk.ab, bty);
 	for (int i = 0; i < nd; i++)
 		sb_printf(&text, "%s$%d", i ? "," : "", i);
 	if (a_desc)
-		sb_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", 2 * nd, 2 * nd + 1, ta, tb);
+		sb_printf(&text, "}, $%d, $%d, p, 1, 1%s;\n}", 2 * nd, 2 * nd + 1, trans);
 	else
-		sb_printf(&text, "}, {$%d,$%d,$%d,$%d}, $%d, p, 1, 1, %d;\n}", 2 * nd, 2 * nd + 1, 2 * nd + 2, 2 * nd + 3,
-			  2 * nd + 4, tb);
+		sb_printf(&text, "}, {$%d,$%d,$%d,$%d}, $%d, p, 1, 1%s;\n}", 2 * nd, 2 * nd + 1, 2 * nd + 2, 2 * nd + 3,
+			  2 * nd + 4, trans);
 	for (int i = 0; i < nd; i++)
 		sb_printf(&cons, "%s=f", i ? "," : "");
 	for (int i = 0; i < nd; i++)
@@ -170,7 +182,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	LLVMValueRef one = lw_ci32(w, 1);
 	/* the warpgroup's first row: warps 4g .. 4g + 3 hold rows 64 g .. */
 	LLVMValueRef wg_row = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, w->warp, lw_ci32(w, ~3), ""), lw_ci32(w, 16), "");
-	int nks = (int)(K / 16);
+	int nks = (int)(K / mk.kstep);
 	/* one descriptor per tile; the instructions' operands are offsets from it */
 	LLVMValueRef adesc0 = a_desc ? descriptor(w, A.tile.sl, A.tile.base) : NULL;
 	LLVMValueRef bdesc0 = descriptor(w, B.sl, B.base), zero = lw_ci32(w, 0);
@@ -181,11 +193,11 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 			LLVMValueRef m0 = LLVMBuildAdd(w->b, wg_row, lw_ci32(w, (int64_t)16 * l->warps_per_cta[0] * i), "");
 			LLVMValueRef adesc = NULL;
 			if (a_desc)
-				adesc = descriptor_at(w, adesc0, lw_swizzled(w, A.tile.sl, zero, m0, lw_ci32(w, 16 * ks)));
+				adesc = descriptor_at(w, adesc0, lw_swizzled(w, A.tile.sl, zero, m0, lw_ci32(w, mk.kstep * ks)));
 			else
 				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afr);
 			for (int ch = 0; ch < nchunks; ch++) {
-				LLVMValueRef bdesc = descriptor_at(w, bdesc0, lw_swizzled(w, B.sl, zero, lw_ci32(w, 16 * ks),
+				LLVMValueRef bdesc = descriptor_at(w, bdesc0, lw_swizzled(w, B.sl, zero, lw_ci32(w, mk.kstep * ks),
 										     lw_ci32(w, (int64_t)ch * n)));
 				int na = 0;
 				for (int jj = 0; jj < n / 8; jj++)

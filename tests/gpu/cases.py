@@ -925,6 +925,12 @@ CASES += [
     case("fp8_e4_matmul_sm90", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
          _mm_cx(64, 64, 64), MM_GRID, [{"M": 512, "N": 512, "K": 512}], 3, FP8_MM_TOL, arch="sm_90"),
 ]
+BENCH += [
+    # tutorial 03's fp8 config on Hopper (B K-major): wgmma e4m3 on sm_90a
+    case("bench_mm_fp8", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
+         _mm_cx(128, 256, 128), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, FP8_MM_TOL, num_warps=8,
+         num_stages=3, bench="matmul fp8 e4m3 4096^3 (128x256x128, 8 warps, 3 stages)", flops="2 * M * N * K"),
+]
 
 
 def jit_functions(path):
