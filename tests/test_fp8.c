@@ -445,14 +445,14 @@ static void test_cast_kernels(void)
 
 static void test_dot_kernels(void)
 {
-	enum { M = 48, N = 40, KK = 40, BM = 32, BN = 32, BK = 16 };
+	enum { M = 48, N = 40, KK = 40, BM = 32, BN = 32, BK = 32 };
 	static const struct {
 		ir_kind a, b;
 		const char *sig;
 	} cases[] = {
-		{IR_F8E5, IR_F8E5, "*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 16"},
-		{IR_F8E4NV, IR_F8E4NV, "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 16"},
-		{IR_F8E4NV, IR_F8E5, "*fp8e4nv:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 16"},
+		{IR_F8E5, IR_F8E5, "*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32"},
+		{IR_F8E4NV, IR_F8E4NV, "*fp8e4nv:16, *fp8e4nv:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32"},
+		{IR_F8E4NV, IR_F8E5, "*fp8e4nv:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 32"},
 	};
 	static uint8_t a[M * KK], bt[N * KK];
 	static uint16_t c[M * N];
@@ -505,6 +505,7 @@ static void test_refused(void)
 		{"from_fp64", "*fp64, *fp8e5", "cannot cast <16xfp64> to fp8e5"},
 		{"fp8_to_fp8", "*fp8e4nv, *fp8e5", "cannot cast <16xfp8e4nv> to fp8e5"},
 		{"dot_fp16_out", "*fp8e5, *fp16", "out_dtype=fp16 is not supported yet"},
+		{"dot_k16", "*fp8e5, *fp32", "with 8-bit operands needs K of at least 32, got 16x16x16"},
 		{"dot_mixed", "*fp8e5, *fp16, *fp32", "both operands of `tl.dot` must have the same dtype, got fp8e5 and fp16"},
 		{"scalar_param", "fp8e5, *fp32", "an fp8 scalar cannot be passed; fp8 parameters are pointers (*fp8e5)"},
 		{"atomic_fp8", "*fp8e5", "`tl.atomic_add` does not support fp8e5"},

@@ -87,7 +87,7 @@ static const kcase cases[] = {
 	{KDIR "fp8.py", "from_fp8_kernel", "*fp8e5:16, *bf16:16, i32:16, 1024", 4, NULL, NULL, "e5m2"},
 	{KDIR "fp8.py", "fp8_bits_kernel", "*fp8e5:16, *u8:16, *fp32:16, i32, tl.float8e5, 128", 4, NULL, NULL, NULL},
 	{KDIR "fp8.py", "fp8_matmul_kernel",
-	 "*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32:1, i32:1, i32, i32, i32:1, 32, 32, 16", 4, NULL,
+	 "*fp8e5:16, *fp8e5:16, *fp16:16, i32, i32, i32, i32, i32:1, i32:1, i32, i32, i32:1, 32, 32, 32", 4, NULL,
 	 "fma.rn.f32", "mma.sync"},
 	/* fp8e4nv needs sm_89, as in Triton */
 	{KDIR "fp8.py", "to_fp8_kernel", "*fp16:16, *fp8e4nv:16, i32:16, 1024", 4,

@@ -949,6 +949,9 @@ static bool b_dot(call *c, sv *out)
 	if (M < 16 || N < 16 || K < 16)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s` needs M, N and K of at least 16, got %dx%dx%d", c->name,
 				  (int)M, (int)N, (int)K);
+	if (ir_kind_bits(k) == 8 && K < 32) /* Triton's minimum dot size for 8-bit operands */
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`%s` with 8-bit operands needs K of at least 32, got %dx%dx%d",
+				  c->name, (int)M, (int)N, (int)K);
 	int prec = IR_PRECISION_TF32;
 	if (!is_none(c, 3)) {
 		sv p = c->v[3];

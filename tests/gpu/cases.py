@@ -906,13 +906,16 @@ for _k, _s in (("fp8e4nv", "e4"), ("fp8e5", "e5")):
         _fp8("fp8_%s_roundtrip" % _s, "fp8_roundtrip_kernel",
              [_n("fp32", init="specials"), _n(_k, "out"), _n("u8", "out"), _n("fp32", "out"), N_ELEMENTS]),
         # tutorial 03's matmul with fp8 operands, B given K-major (the tutorial
-        # pre-transposes it), fp16 output: mma.sync m16n8k32 where BLOCK_K is
-        # a multiple of 32, FMA chains otherwise
+        # pre-transposes it), fp16 output: wgmma k32 on sm_90a
         case("fp8_%s_matmul" % _s, K + "matmul.py", "matmul_kernel", _fp8_mm_params(_k, _k),
              _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, num_stages=3),
-        case("fp8_%s_matmul_fma" % _s, K + "matmul.py", "matmul_kernel", _fp8_mm_params(_k, _k),
-             _mm_cx(32, 32, 16), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
     ]
+CASES += [
+    # sm_80's code (compute_80 PTX, compiled by the driver): fp8e5 only (Triton
+    # refuses e4m3 below sm_89), conversions in integer arithmetic, fma chains
+    case("fp8_e5_matmul_sm80", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
+         _mm_cx(32, 32, 32), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, arch="sm_80"),
+]
 CASES += [
     # the two kinds mixed (.e4m3.e5m2), as Triton allows
     case("fp8_mixed_matmul", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e5"),
