@@ -17,83 +17,13 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "front/front.h"
+#include "kernel_launch.h"
 
 #define KDIR "tests/kernels/"
 
-enum { MAX_ARGS = 8 };
-
-typedef struct launch {
-	const char *file, *kernel, *signature;
-	uint32_t grid[3];
-	interp_buffer bufs[MAX_ARGS];
-	interp_arg args[MAX_ARGS];
-	int nbufs, nargs;
-	tilec_ctx *ctx;
-} launch;
-
 static launch kl(const char *file, const char *kernel, const char *signature, uint32_t gx)
 {
-	launch l;
-	memset(&l, 0, sizeof l);
-	l.file = file;
-	l.kernel = kernel;
-	l.signature = signature;
-	l.grid[0] = gx;
-	l.grid[1] = l.grid[2] = 1;
-	return l;
-}
-
-static void kl_ptr(launch *l, void *data, size_t bytes)
-{
-	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
-	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
-}
-
-static void kl_int(launch *l, int64_t v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
-}
-
-static void kl_float(launch *l, double v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.f = v}};
-}
-
-static tilec_status kl_go(launch *l)
-{
-	l->ctx = tilec_ctx_new();
-	arena *a = arena_new();
-	fe_module *m = NULL;
-	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, NULL, 0, 0, 0};
-	tilec_status st = fe_load(l->ctx, a, l->file, &m);
-	if (!st)
-		st = fe_specialize(l->ctx, a, m, &spec, &f);
-	if (!st)
-		st = ir_verify(l->ctx, f);
-	if (!st)
-		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
-	arena_free(a);
-	return st;
-}
-
-static bool kl_run(launch *l)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st == TILEC_OK, "%s [%s]: %s\n%s", l->kernel, l->signature, tilec_status_string(st),
-		  tilec_diagnostics(l->ctx));
-	tilec_ctx_free(l->ctx);
-	return st == TILEC_OK;
-}
-
-static void kl_fail(launch *l, const char *needle)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st != TILEC_OK, "%s [%s] should fail", l->kernel, l->signature);
-	CHECK_STR_CONTAINS(tilec_diagnostics(l->ctx), needle);
-	tilec_ctx_free(l->ctx);
+	return kl_grid(file, kernel, signature, gx, 1, 1);
 }
 
 static uint64_t rng_state = 99;
@@ -630,7 +560,7 @@ static void test_refused(void)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		launch l = kl("tests/fixtures/atomic_errors.py", cases[i].kernel, cases[i].signature, 1);
-		kl_fail(&l, cases[i].needle);
+		kl_refused(&l, cases[i].needle);
 	}
 }
 

@@ -22,55 +22,14 @@
 #define TILE_STATIC
 #include "tile.h"
 
-#include "check.h"
-#include "front/front.h"
-#include "passes/passes.h"
+#include "kernel_launch.h"
 
 #define KDIR "tests/kernels/"
 #define GDIR "tests/gpu/kernels/"
 
-enum { MAX_ARGS = 32 };
-
-typedef struct launch {
-	const char *file, *kernel, *signature;
-	fe_define defines[12];
-	int ndefines;
-	uint32_t grid[3];
-	interp_buffer bufs[MAX_ARGS];
-	interp_arg args[MAX_ARGS];
-	int nbufs, nargs;
-	int stages;  /* >= 2: pipeline_loads with rings of asynchronous copies */
-	int copies;  /* async_copy ops after pipelining */
-	tilec_ctx *ctx;
-} launch;
-
 static launch kl(const char *file, const char *kernel, const char *signature, uint32_t gx, uint32_t gy, uint32_t gz)
 {
-	launch l;
-	memset(&l, 0, sizeof l);
-	l.file = file;
-	l.kernel = kernel;
-	l.signature = signature;
-	l.grid[0] = gx;
-	l.grid[1] = gy;
-	l.grid[2] = gz;
-	return l;
-}
-
-static void kl_ptr(launch *l, void *data, size_t bytes)
-{
-	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
-	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
-}
-
-static void kl_int(launch *l, int64_t v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
-}
-
-static void kl_float(launch *l, double v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.f = v}};
+	return kl_grid(file, kernel, signature, gx, gy, gz);
 }
 
 /* A host-side 2-D descriptor's arguments: base, shape, strides. */
@@ -83,58 +42,6 @@ static void kl_desc2(launch *l, void *data, size_t bytes, int64_t rows, int64_t 
 	kl_int(l, stride1);
 }
 
-static void kl_define(launch *l, const char *name, const char *value)
-{
-	l->defines[l->ndefines++] = (fe_define){name, value};
-}
-
-static tilec_status kl_go(launch *l)
-{
-	l->ctx = tilec_ctx_new();
-	arena *a = arena_new();
-	fe_module *m = NULL;
-	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0};
-	tilec_status st = fe_load(l->ctx, a, l->file, &m);
-	if (!st)
-		st = fe_specialize(l->ctx, a, m, &spec, &f);
-	if (!st)
-		st = ir_verify(l->ctx, f);
-	if (!st && l->stages >= 2) {
-		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, true, 0);
-		if (!st)
-			st = ir_verify(l->ctx, f);
-		strbuf sb;
-		sb_init(&sb);
-		ir_dump(&sb, f);
-		l->copies = 0;
-		for (const char *p = sb_str(&sb); (p = strstr(p, "async_copy ")) != NULL; p++)
-			l->copies++;
-		sb_free(&sb);
-	}
-	if (!st)
-		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
-	arena_free(a);
-	return st;
-}
-
-static bool kl_run(launch *l)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st == TILEC_OK, "%s [%s]: %s\n%s", l->kernel, l->signature ? l->signature : "", tilec_status_string(st),
-		  tilec_diagnostics(l->ctx));
-	tilec_ctx_free(l->ctx);
-	return st == TILEC_OK;
-}
-
-static void kl_fail(launch *l, const char *needle)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st != TILEC_OK, "%s: ran, expected a failure with '%s'", l->kernel, needle);
-	CHECK_STR_CONTAINS(tilec_diagnostics(l->ctx), needle);
-	tilec_ctx_free(l->ctx);
-}
 
 static uint64_t rng = 7;
 
@@ -334,13 +241,13 @@ static void test_host_desc(void)
 	kl_desc2(&l, x, sizeof x, M, N, SX, 2);
 	kl_desc2(&l, y, sizeof y, M, N, SX, 1);
 	kl_float(&l, 1.0);
-	kl_fail(&l, "x_desc_stride1");
+	kl_refused(&l, "x_desc_stride1");
 	l = kl(KDIR "descriptors.py", "host_desc_scale", sig, 1, 1, 1);
 	kl_desc2(&l, x, sizeof x, M, N, SX, 1);
 	kl_desc2(&l, y, sizeof y, M, N, SX, 1);
 	l.args[5].offset = 2; /* y's base off by one element */
 	kl_float(&l, 1.0);
-	kl_fail(&l, "y_desc_base");
+	kl_refused(&l, "y_desc_base");
 }
 
 /* ---- tutorial 09 -------------------------------------------------------- */
@@ -406,6 +313,7 @@ static void test_tutorial09(void)
 		kl_define(&l, "WARP_SPECIALIZE", "False");
 		kl_define(&l, "FLATTEN", "True");
 		l.stages = stages;
+		l.async = true; /* rings of asynchronous copies */
 		/* strides are [K, 1]: this kernel needs K itself padded, so it
 		 * reads a and bt with the padded K (the padding columns hold 100,
 		 * and K-padding of a times K-padding of bt would add to the result:
@@ -425,7 +333,7 @@ static void test_tutorial09(void)
 		if (!kl_run(&l))
 			return;
 		if (stages > 1)
-			CHECK_MSG(l.copies > 0, "device-side descriptor loads were not pipelined");
+			CHECK_MSG(l.copies_after > 0, "device-side descriptor loads were not pipelined");
 		bad = 0;
 		for (int m = 0; m < M; m++)
 			for (int n = 0; n < N; n++)
@@ -444,6 +352,7 @@ static void test_tutorial09(void)
 			if (persistent)
 				kl_define(&l, "EPILOGUE_SUBTILE", "False");
 			l.stages = stages;
+			l.async = true; /* rings of asynchronous copies */
 			kl_desc2(&l, a, sizeof a, M, K, SK, 1);
 			kl_desc2(&l, bt, sizeof bt, N, K, SK, 1);
 			kl_desc2(&l, c, sizeof c, M, N, SN, 1);
@@ -451,7 +360,7 @@ static void test_tutorial09(void)
 			if (!kl_run(&l))
 				return;
 			if (stages > 1)
-				CHECK_MSG(l.copies > 0, "host descriptor loads were not pipelined");
+				CHECK_MSG(l.copies_after > 0, "host descriptor loads were not pipelined");
 			bad = 0;
 			for (int i = 0; i < M * SN; i++)
 				bad += c[i] != (i % SN < N ? ref[i] : 0xffff);
@@ -465,6 +374,7 @@ static void test_tutorial09(void)
 		       1);
 		define_mm(&l, true);
 		l.stages = stages;
+		l.async = true; /* rings of asynchronous copies */
 		/* N = 53 is no multiple of 8: give b the padded width, c its own */
 		static uint16_t bkp[SK * SN]; /* rows K .. SK-1 zero, as a0's columns */
 		for (int i = 0; i < SK * SN; i++)
@@ -479,7 +389,7 @@ static void test_tutorial09(void)
 		if (!kl_run(&l))
 			return;
 		if (stages > 1)
-			CHECK_MSG(l.copies >= 2, "K x N descriptor loads were not both pipelined (%d copies)", l.copies);
+			CHECK_MSG(l.copies_after >= 2, "K x N descriptor loads were not both pipelined (%d copies)", l.copies_after);
 		bad = 0;
 		for (int m = 0; m < M; m++)
 			for (int n = 0; n < N; n++)
@@ -516,7 +426,7 @@ static void test_refused(void)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		launch l = kl(KDIR "descriptors.py", cases[i].kernel, cases[i].sig, 1, 1, 1);
-		kl_fail(&l, cases[i].needle);
+		kl_refused(&l, cases[i].needle);
 	}
 }
 

@@ -11,9 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "front/front.h"
-#include "passes/passes.h"
+#include "kernel_launch.h"
 
 #define KDIR "tests/kernels/"
 
@@ -21,116 +19,10 @@
  * Launch helper
  * --------------------------------------------------------------------- */
 
-enum { MAX_ARGS = 16 };
-
-typedef struct launch {
-	const char *file, *kernel, *signature;
-	fe_define defines[4];
-	int ndefines;
-	uint32_t grid[3];
-	interp_buffer bufs[MAX_ARGS];
-	interp_arg args[MAX_ARGS];
-	int nbufs, nargs;
-	int stages;       /* >= 2: run pipeline_loads with this num_stages before the interpreter */
-	bool async;       /* ... as for sm_80 and newer targets (rings of asynchronous copies) */
-	int loads_after;  /* pipelined: load ops left in the IR */
-	int copies_after; /* pipelined: async_copy ops in the IR */
-	tilec_ctx *ctx;
-} launch;
-
+/* tilec's file, kernel and signature over a gx x gy grid */
 static launch kl(const char *file, const char *kernel, const char *signature, uint32_t gx, uint32_t gy)
 {
-	launch l;
-	memset(&l, 0, sizeof l);
-	l.file = file;
-	l.kernel = kernel;
-	l.signature = signature;
-	l.grid[0] = gx;
-	l.grid[1] = gy;
-	l.grid[2] = 1;
-	return l;
-}
-
-static void kl_ptr(launch *l, void *data, size_t bytes)
-{
-	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
-	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
-}
-
-static void kl_int(launch *l, int64_t v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
-}
-
-static void kl_float(launch *l, double v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.f = v}};
-}
-
-static void kl_define(launch *l, const char *name, const char *value)
-{
-	l->defines[l->ndefines++] = (fe_define){name, value};
-}
-
-/* Front end, then interpreter; the diagnostics stay in l->ctx (freed by
- * kl_done) so error tests can look at them. */
-static tilec_status kl_go(launch *l)
-{
-	l->ctx = tilec_ctx_new();
-	arena *a = arena_new();
-	fe_module *m = NULL;
-	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0};
-	tilec_status st = fe_load(l->ctx, a, l->file, &m);
-	if (!st)
-		st = fe_specialize(l->ctx, a, m, &spec, &f);
-	if (!st)
-		st = ir_verify(l->ctx, f);
-	if (!st && l->stages >= 2) {
-		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async, 0);
-		if (!st)
-			st = ir_verify(l->ctx, f);
-		strbuf sb;
-		sb_init(&sb);
-		ir_dump(&sb, f);
-		l->loads_after = l->copies_after = 0;
-		for (const char *p = sb_str(&sb); (p = strstr(p, "= load ")) != NULL; p++)
-			l->loads_after++;
-		for (const char *p = sb_str(&sb); (p = strstr(p, "async_copy ")) != NULL; p++)
-			l->copies_after++;
-		sb_free(&sb);
-	}
-	if (!st)
-		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
-	arena_free(a);
-	return st;
-}
-
-static void kl_done(launch *l)
-{
-	tilec_ctx_free(l->ctx);
-	l->ctx = NULL;
-}
-
-/* Runs and expects success; prints the diagnostics when not. */
-static bool kl_run(launch *l)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st == TILEC_OK, "%s(%s) [%s]: %s\n%s", l->kernel, l->file, l->signature ? l->signature : "",
-		  tilec_status_string(st), tilec_diagnostics(l->ctx));
-	kl_done(l);
-	return st == TILEC_OK;
-}
-
-/* Runs and expects `want`, with `needle` in the diagnostics. */
-static void kl_fail(launch *l, tilec_status want, const char *needle)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st == want, "%s: got %s, want %s\n%s", l->kernel, tilec_status_string(st), tilec_status_string(want),
-		  tilec_diagnostics(l->ctx));
-	CHECK_STR_CONTAINS(tilec_diagnostics(l->ctx), needle);
-	kl_done(l);
+	return kl_grid(file, kernel, signature, gx, gy, 1);
 }
 
 /* ---------------------------------------------------------------------
