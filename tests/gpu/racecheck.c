@@ -7,7 +7,7 @@
  * (a K tail masked off, ldmatrix from swizzled tiles) and causal attention
  * (two dots per iteration, the second fed from registers), and atomics
  * whose old values go through shared memory (a scalar ticket per program,
- * a replicated block). */
+ * a replicated block), a contended histogram and tutorial 05's spin lock. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +181,104 @@ static int check_tickets(void)
 	return bad != 0;
 }
 
+/* A histogram whose bins many threads hit at once (values mod 256, most
+ * of them in a few bins): every count right. */
+static int check_histogram(void)
+{
+	enum { NX = 100003, NB = 256 };
+	int32_t *x = malloc(sizeof(int32_t) * NX), bins[NB], want[NB];
+	gpu_ptr dx = 0, db = 0;
+	int bad = 0;
+	memset(bins, 0, sizeof bins);
+	memset(want, 0, sizeof want);
+	if (!x)
+		return 1;
+	for (int i = 0; i < NX; i++) {
+		x[i] = i % 7 ? i % 3 : (int32_t)(((uint32_t)i * 2654435761u) % 100000u);
+		want[x[i] % NB]++;
+	}
+	if (gpu_check(gpu.alloc(&dx, sizeof(int32_t) * NX), "cuMemAlloc") || gpu_check(gpu.alloc(&db, sizeof bins), "cuMemAlloc") ||
+	    gpu_check(gpu.htod(dx, x, sizeof(int32_t) * NX), "cuMemcpyHtoD") || gpu_check(gpu.htod(db, bins, sizeof bins), "cuMemcpyHtoD"))
+		return 1;
+	tile_status st = race_hist(NULL, dx, db, NX);
+	if (st != TILE_SUCCESS) {
+		fprintf(stderr, "race_hist: %s: %s\n", tile_status_string(st), tile_last_error());
+		return 1;
+	}
+	if (gpu_check(gpu.sync(), "cuCtxSynchronize") || gpu_check(gpu.dtoh(bins, db, sizeof bins), "cuMemcpyDtoH"))
+		return 1;
+	for (int b = 0; b < NB; b++)
+		bad += bins[b] != want[b];
+	printf("racecheck: contended histogram right: %s\n", bad ? "NO" : "yes");
+	gpu.free(dx);
+	gpu.free(db);
+	free(x);
+	return bad != 0;
+}
+
+/* Tutorial 05's layer norm backward: each row adds its dy into one of 32
+ * partial rows under a spin lock (atomic_cas, atomic_xchg); the partial
+ * rows must sum to the column sums of dy, and every lock be free again. */
+static int check_spin_lock(void)
+{
+	enum { R = 300, C = 781, G = 32 };
+	size_t rc = sizeof(float) * R * C, gc = sizeof(float) * G * C;
+	float *dy = malloc(rc), *x = malloc(rc), *db = malloc(gc), w[C], mean[R], rstd[R];
+	int32_t lock[2 * G];
+	gpu_ptr ddx = 0, ddy = 0, ddw = 0, ddb = 0, dxx = 0, dw = 0, dmean = 0, drstd = 0, dlock = 0;
+	int bad = 0;
+	if (!dy || !x || !db)
+		return 1;
+	for (int i = 0; i < R * C; i++) {
+		dy[i] = (float)((i * 13) % 17) - 8.0f;
+		x[i] = (float)((i * 7) % 11) / 5.0f;
+	}
+	for (int c = 0; c < C; c++)
+		w[c] = 1.0f + (float)(c % 5) / 10.0f;
+	for (int r = 0; r < R; r++) {
+		mean[r] = 1.0f;
+		rstd[r] = 0.5f;
+	}
+	memset(db, 0, gc);
+	memset(lock, 0, sizeof lock);
+	if (gpu_check(gpu.alloc(&ddx, rc), "cuMemAlloc") || gpu_check(gpu.alloc(&ddy, rc), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&ddw, gc), "cuMemAlloc") || gpu_check(gpu.alloc(&ddb, gc), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&dxx, rc), "cuMemAlloc") || gpu_check(gpu.alloc(&dw, sizeof w), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&dmean, sizeof mean), "cuMemAlloc") || gpu_check(gpu.alloc(&drstd, sizeof rstd), "cuMemAlloc") ||
+	    gpu_check(gpu.alloc(&dlock, sizeof lock), "cuMemAlloc") || gpu_check(gpu.htod(ddy, dy, rc), "cuMemcpyHtoD") ||
+	    gpu_check(gpu.htod(dxx, x, rc), "cuMemcpyHtoD") || gpu_check(gpu.htod(ddw, db, gc), "cuMemcpyHtoD") ||
+	    gpu_check(gpu.htod(ddb, db, gc), "cuMemcpyHtoD") || gpu_check(gpu.htod(dw, w, sizeof w), "cuMemcpyHtoD") ||
+	    gpu_check(gpu.htod(dmean, mean, sizeof mean), "cuMemcpyHtoD") ||
+	    gpu_check(gpu.htod(drstd, rstd, sizeof rstd), "cuMemcpyHtoD") ||
+	    gpu_check(gpu.htod(dlock, lock, sizeof lock), "cuMemcpyHtoD"))
+		return 1;
+	tile_status st = race_lock(NULL, R, 1, 1, ddx, ddy, ddw, ddb, dxx, dw, dmean, drstd, dlock, C, C);
+	if (st != TILE_SUCCESS) {
+		fprintf(stderr, "race_lock: %s: %s\n", tile_status_string(st), tile_last_error());
+		return 1;
+	}
+	if (gpu_check(gpu.sync(), "cuCtxSynchronize") || gpu_check(gpu.dtoh(db, ddb, gc), "cuMemcpyDtoH") ||
+	    gpu_check(gpu.dtoh(lock, dlock, sizeof lock), "cuMemcpyDtoH"))
+		return 1;
+	for (int c = 0; c < C; c++) {
+		double want = 0, got = 0;
+		for (int r = 0; r < R; r++)
+			want += dy[r * C + c];
+		for (int g = 0; g < G; g++)
+			got += db[g * C + c];
+		bad += fabs(got - want) > 1e-3 * (1 + fabs(want));
+	}
+	for (int g = 0; g < G; g++)
+		bad += lock[g] != 0 || lock[G + g] != 1;
+	printf("racecheck: spin-locked partial sums right, locks free: %s\n", bad ? "NO" : "yes");
+	gpu.free(ddx), gpu.free(ddy), gpu.free(ddw), gpu.free(ddb), gpu.free(dxx);
+	gpu.free(dw), gpu.free(dmean), gpu.free(drstd), gpu.free(dlock);
+	free(dy);
+	free(x);
+	free(db);
+	return bad != 0;
+}
+
 int main(void)
 {
 	char why[128];
@@ -225,6 +323,8 @@ int main(void)
 	bad += check_matmul();
 	bad += check_attention();
 	bad += check_tickets();
+	bad += check_histogram();
+	bad += check_spin_lock();
 	gpu.free(dx);
 	gpu.free(dy);
 	gpu.free(dcol);
