@@ -4,7 +4,8 @@
  * older targets), and the reference interpreter runs it over buffers the
  * test owns. A test builds a `launch` (kl), adds its arguments in order
  * (kl_ptr, kl_int, kl_float) and constexprs (kl_define), then expects it to
- * run (kl_run) or to be refused with a message (kl_fail, kl_refused).
+ * run (kl_run) or to be refused with a message (kl_fail, kl_refused);
+ * with keep_ir the IR it ran stays in `ir` until kl_release.
  * Everything is static inline, so a test includes what it uses.
  */
 #ifndef TILE_TESTS_KERNEL_LAUNCH_H
@@ -30,6 +31,8 @@ typedef struct launch {
 	bool async;       /* ... as for sm_80 and newer targets (rings of asynchronous copies) */
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
+	bool keep_ir;     /* keep the IR dump of the last run in `ir` (kl_release frees it) */
+	strbuf ir;
 	tilec_ctx *ctx;
 } launch;
 
@@ -97,6 +100,11 @@ static inline tilec_status kl_go(launch *l)
 			l->copies_after++;
 		sb_free(&sb);
 	}
+	if (!st && l->keep_ir) {
+		sb_free(&l->ir);
+		sb_init(&l->ir);
+		ir_dump(&l->ir, f);
+	}
 	if (!st)
 		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
 	arena_free(a);
@@ -107,6 +115,16 @@ static inline void kl_done(launch *l)
 {
 	tilec_ctx_free(l->ctx);
 	l->ctx = NULL;
+}
+
+/* kl_done, and the kept IR dump. */
+static inline void kl_release(launch *l)
+{
+	kl_done(l);
+	if (l->keep_ir) {
+		sb_free(&l->ir);
+		sb_init(&l->ir);
+	}
 }
 
 /* Runs and expects success; prints the diagnostics when not. */

@@ -9,83 +9,17 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "front/front.h"
+#include "kernel_launch.h"
 
 #define LANG "tests/kernels/lang.py"
 
-enum { MAX_ARGS = 12 };
-
-typedef struct launch {
-	const char *file, *kernel, *signature;
-	uint32_t grid[3];
-	interp_buffer bufs[MAX_ARGS];
-	interp_arg args[MAX_ARGS];
-	int nbufs, nargs;
-	tilec_ctx *ctx;
-	strbuf ir; /* the IR dump of the last run */
-} launch;
-
+/* a kernel of tests/kernels/lang.py over a gx x gy grid, its IR kept */
 static launch kl(const char *kernel, const char *signature, uint32_t gx, uint32_t gy)
 {
-	launch l;
-	memset(&l, 0, sizeof l);
-	l.file = LANG;
-	l.kernel = kernel;
-	l.signature = signature;
-	l.grid[0] = gx;
-	l.grid[1] = gy;
-	l.grid[2] = 1;
+	launch l = kl_grid(LANG, kernel, signature, gx, gy, 1);
+	l.keep_ir = true;
 	sb_init(&l.ir);
 	return l;
-}
-
-static void kl_ptr(launch *l, void *data, size_t bytes)
-{
-	l->bufs[l->nbufs] = (interp_buffer){data, bytes};
-	l->args[l->nargs++] = (interp_arg){l->nbufs++, 0, {0}};
-}
-
-static void kl_int(launch *l, int64_t v)
-{
-	l->args[l->nargs++] = (interp_arg){-1, 0, {.i = v}};
-}
-
-static tilec_status kl_go(launch *l)
-{
-	l->ctx = tilec_ctx_new();
-	arena *a = arena_new();
-	fe_module *m = NULL;
-	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, NULL, 0, 0, 0};
-	tilec_status st = fe_load(l->ctx, a, l->file, &m);
-	if (!st)
-		st = fe_specialize(l->ctx, a, m, &spec, &f);
-	if (!st)
-		st = ir_verify(l->ctx, f);
-	if (!st) {
-		sb_free(&l->ir);
-		sb_init(&l->ir);
-		ir_dump(&l->ir, f);
-		st = interp_run(l->ctx, f, l->grid, l->bufs, l->nbufs, l->args);
-	}
-	arena_free(a);
-	return st;
-}
-
-static void kl_done(launch *l)
-{
-	tilec_ctx_free(l->ctx);
-	l->ctx = NULL;
-	sb_free(&l->ir);
-}
-
-static bool kl_run(launch *l)
-{
-	tilec_status st = kl_go(l);
-	CHECK_MSG(st == TILEC_OK, "%s [%s]: %s\n%s", l->kernel, l->signature, tilec_status_string(st),
-		  tilec_diagnostics(l->ctx));
-	return st == TILEC_OK;
 }
 
 /* Specialization of `kernel` in `file` fails with `needle` in the diagnostics. */
@@ -96,7 +30,7 @@ static void refused(const char *file, const char *kernel, const char *signature,
 	tilec_status st = kl_go(&l);
 	CHECK_MSG(st != TILEC_OK, "%s: accepted, expected an error with \"%s\"", kernel, needle);
 	CHECK_STR_CONTAINS(tilec_diagnostics(l.ctx), needle);
-	kl_done(&l);
+	kl_release(&l);
 }
 
 static uint64_t rng_state = 777;
@@ -168,7 +102,7 @@ static void test_xent_ignore_index(void)
 		/* the rest of the kernel went into the else branch: one if, no early exit op */
 		CHECK(count_of(sb_str(&l.ir), "} else {") == 1);
 	}
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -200,7 +134,7 @@ static void test_early_helpers(void)
 		/* the tuple's shared first item is not yielded: the second if has one result */
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "= if %34 : <16xfp32> {");
 	}
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -236,7 +170,7 @@ static void test_nested_return(void)
 	kl_int(&l, N);
 	if (kl_run(&l))
 		close_f("nested_return_kernel", o, w, N, 0, 0);
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -252,7 +186,7 @@ static void test_branch_temps(void)
 	kl_int(&l, N);
 	if (kl_run(&l))
 		close_f("branch_temps_kernel", o, w, N, 0, 0);
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -275,7 +209,7 @@ static void test_dtype_call(void)
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "const -inf : fp32");
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "const 44 : i8");
 	}
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -299,7 +233,7 @@ static void test_imports(void)
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "math erf");
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_powf");
 	}
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -324,7 +258,7 @@ static void test_cumsum(void)
 			close_f(rev ? "cumsum reverse" : "cumsum", o, w, N, 1e-4, 1e-5);
 			CHECK_STR_CONTAINS(sb_str(&l.ir), rev ? "scan axis=0 reverse" : "scan axis=0 %");
 		}
-		kl_done(&l);
+		kl_release(&l);
 		free(x);
 	}
 }
@@ -356,7 +290,7 @@ static void test_scan_2d(void)
 			close_f("scan_2d cumsum", s, ws, M * N, 1e-5, 1e-5);
 			close_f("scan_2d cumprod reverse", p, wp, M * N, 1e-5, 1e-5);
 		}
-		kl_done(&l);
+		kl_release(&l);
 		free(x);
 	}
 }
@@ -389,7 +323,7 @@ static void test_associative_scan(void)
 		CHECK_MSG(bad == 0, "recurrence_kernel: %d of %d elements differ", bad, N);
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "scan axis=0 %");
 	}
-	kl_done(&l);
+	kl_release(&l);
 }
 
 static void test_cumsum_int8(void)
@@ -412,7 +346,7 @@ static void test_cumsum_int8(void)
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "scan axis=0 %");
 		CHECK_STR_CONTAINS(sb_str(&l.ir), ": <64xi32> { (");
 	}
-	kl_done(&l);
+	kl_release(&l);
 }
 
 /* ---------------------------------------------------------------- smaller builtins */
@@ -436,7 +370,7 @@ static void test_while_and_or(void)
 	l.args[l.nargs++] = (interp_arg){-1, 0, {.f = limit}};
 	if (kl_run(&l))
 		close_f("while_and_or_kernel", o, w, P, 0, 0);
-	kl_done(&l);
+	kl_release(&l);
 	free(x);
 }
 
@@ -470,7 +404,7 @@ static void test_umulhi(void)
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "extern @__nv_umul64hi");
 		CHECK_STR_CONTAINS(sb_str(&l.ir), "  barrier\n");
 	}
-	kl_done(&l);
+	kl_release(&l);
 }
 
 #define ERR "tests/kernels/lang_errors.py"
