@@ -58,7 +58,8 @@ static const char usage_text[] =
 	"  --name NAME        C name of the blob, NAME_load() (default: from OUT_BASE)\n"
 	"  -m MANIFEST        compile every line of MANIFEST into one blob (below)\n"
 	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90,sm_90a (sm_90a:\n"
-	"                     Hopper's wgmma, loaded on compute capability 9.0 only);\n"
+	"                     Hopper's wgmma, loaded on compute capability 9.0 only;\n"
+	"                     left out when no kernel uses wgmma and sm_90 is listed);\n"
 	"                     a compute_XX entry sets the PTX target (default: the\n"
 	"                     lowest sm); compute_XX alone gives PTX only. Presets:\n"
 	"                     orin (sm_87), thor (sm_110), hopper (sm_90,sm_90a),\n"
@@ -584,6 +585,8 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 		v->spills_known = !r->ptx_only && ncubins > 0;
 		for (int a = 0; a < ncubins; a++) {
 			const compile_kernel_info *info = &r->kernels[t * ncubins + a];
+			if (r->images[a].left_out)
+				continue;
 			v->spills_known = v->spills_known && info->spills_known;
 			if (info->spill_stores > v->spill_stores)
 				v->spill_stores = info->spill_stores;
@@ -612,6 +615,8 @@ static bool write_ptx(compile_cmd *c, const compile_result *r)
 	}
 	for (int i = 0; i < r->nimages; i++) {
 		const compile_image *im = &r->images[i];
+		if (im->left_out)
+			continue;
 		const char *path = im->kind == BLOB_IMAGE_PTX
 					   ? arena_printf(c->a, "%s/%s.compute_%d.ptx", c->keep_ptx, c->blob_name, im->arch)
 					   : arena_printf(c->a, "%s/%s.sm_%d%s.ptx", c->keep_ptx, c->blob_name, im->arch,
@@ -723,6 +728,8 @@ static int compile_all(compile_cmd *c)
 	int ni = 0;
 	for (int i = 0; i < r.nimages; i++) {
 		const compile_image *im = &r.images[i];
+		if (im->left_out)
+			continue; /* an arch-specific cubin no kernel needs */
 		if (im->kind == BLOB_IMAGE_PTX && c->no_ptx && !r.ptx_only)
 			continue; /* compiled only for --keep-ptx */
 		images[ni++] = (blob_image){.group = 0, .kind = im->kind, .arch = im->arch, .flags = im->flags,

@@ -176,6 +176,7 @@ typedef struct family {
 	LLVMModuleRef m;
 	uint32_t *shared;
 	bool *dynamic;
+	bool arch_specific; /* a kernel uses what only the arch-specific target runs */
 } family;
 
 static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols, int n,
@@ -241,6 +242,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			break;
 		}
 		libdev |= lr.uses_libdevice;
+		fam->arch_specific |= lr.uses_arch_specific;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
 			fam->dynamic[k] = lr.shared_dynamic;
@@ -254,6 +256,20 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 		st = target_optimize(ctx, fam->m, tm);
 	LLVMDisposeTargetMachine(tm);
 	return st;
+}
+
+/* An arch-specific cubin (sm_90a) whose kernels use nothing of its own
+ * is its plain arch's cubin again; when that arch is a target too, the
+ * loader takes the plain one on the device, so it is left out. */
+static bool redundant_specific(const compile_options *opt, int i, const family *fm)
+{
+	int arch = opt->archs[i];
+	if (!(arch & TARGET_ARCH_SPECIFIC) || fm->arch_specific)
+		return false;
+	for (int j = 0; j < opt->narchs; j++)
+		if (opt->archs[j] == TARGET_ARCH(arch))
+			return true;
+	return false;
 }
 
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
@@ -308,6 +324,12 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			     "the module carries PTX only, compiled by the driver at load time");
 	for (int i = 0; i < opt->narchs && st == TILEC_OK; i++) {
 		const family *fm = &fams[family_of(opt->archs[i], tiers)];
+		if (redundant_specific(opt, i, fm)) {
+			out->images[i].left_out = true;
+			out->images[i].arch = TARGET_ARCH(opt->archs[i]);
+			out->images[i].flags = BLOB_IMAGE_ARCH_SPECIFIC;
+			continue;
+		}
 		st = emit_arch(ctx, a, fm->m, opt->archs[i], ptxas, &out->images[i], ptxas ? &out->kernels[i] : NULL,
 			       symbols, n, fm->shared, opt->narchs);
 	}

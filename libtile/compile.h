@@ -34,6 +34,8 @@ typedef struct compile_image {
 	size_t size;
 	const char *ptx;         /* a cubin's PTX (in the arena), for --keep-ptx */
 	size_t ptx_size;
+	bool left_out;           /* an arch-specific target whose code would be its plain arch's
+	                            (no kernel uses wgmma) while that arch is a target too: no image */
 } compile_image;
 
 typedef struct compile_result {

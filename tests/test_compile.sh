@@ -279,6 +279,15 @@ check "an fp8 matmul with B N-major keeps mma.sync on sm_90a" "$TILEC" compile $
 	-s '*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1' \
 	-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 4 --arch sm_90a -o "$T/f8n" --keep-ptx "$T"
 check "fp8 B N-major: mma.sync e5m2, no wgmma" bash -c "grep -q 'mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32' '$T/f8n.sm_90a.ptx' && ! grep -q wgmma '$T/f8n.sm_90a.ptx'"
+# an sm_90a cubin only where a kernel uses wgmma: otherwise it would be sm_90's again
+check "vector add for the default archs" "$TILEC" compile examples/vector_add/kernel.py -n add_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' -o "$T/vad"
+"$TILEC" inspect "$T/vad.c" >"$T/vad.inspect" 2>&1
+check "no sm_90a cubin for a kernel without wgmma beside sm_90's" bash -c "grep -q 'cubin sm_90,' '$T/vad.inspect' && ! grep -q 'sm_90a' '$T/vad.inspect'"
+check "vector add for sm_90a alone" "$TILEC" compile examples/vector_add/kernel.py -n add_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' --arch sm_90a -o "$T/vaa"
+"$TILEC" inspect "$T/vaa.c" >"$T/vaa.inspect" 2>&1
+check "sm_90a alone keeps its cubin" grep -q "cubin sm_90a" "$T/vaa.inspect"
 check "--arch sm_80a is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_80a -o '$T/x' 2>'$T/x.err' && grep -q 'arch-specific target tilec knows is sm_90a' '$T/x.err'"
 check "--arch with a target twice is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_90a,sm_90a -o '$T/x' 2>'$T/x.err' && grep -q 'listed twice' '$T/x.err'"
 

@@ -46,7 +46,6 @@ NEW=sm_89,sm_90,sm_90a
 # narrowing fp8e5: every tier
 compile e5_f32 $ALL $K to_fp8_kernel '*fp32:16, *fp8e5:16, i32, 1024'
 has e5_f32 90 'cvt\.rn\.satfinite\.e5m2x2\.f32'
-has e5_f32 90a 'cvt\.rn\.satfinite\.e5m2x2\.f32'
 hasnt e5_f32 90 'cvt\.rz\.f16\.f32'
 has e5_f32 89 'cvt\.rz\.f16\.f32'
 has e5_f32 89 'cvt\.rn\.satfinite\.e5m2x2\.f16x2'

@@ -221,6 +221,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		}
 	wgmma_sync(w, "wgmma.commit_group.sync.aligned;");
 	w->wgmma_pending = op->results[0];
+	w->arch_specific = true;
 	sb_free(&text);
 	sb_free(&cons);
 	return true;

@@ -967,6 +967,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	arena_free(w.a);
 	if (out && w.st == TILEC_OK) {
 		out->uses_libdevice = w.libdevice;
+		out->uses_arch_specific = w.arch_specific;
 		out->shared_bytes = w.smem_bytes;
 		out->shared_dynamic = w.smem_dynamic;
 	}

@@ -63,6 +63,7 @@ typedef struct lw {
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
 	bool smem_dynamic;
 	bool libdevice;
+	bool arch_specific; /* emitted wgmma */
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;
