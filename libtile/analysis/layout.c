@@ -390,24 +390,32 @@ static void note_shape(assigner *s, ir_type t)
 			s->max_shape[t.rank][d] = t.shape[d];
 }
 
-/* Whether a dot operand has K contiguous where wgmma reads it: a ring's
- * tile read in place (or its transpose) stored along K; registers are
- * (A's fragments, B staged K-major). */
-static bool operand_k_major(const assigner *s, const ir_op *dot, int which)
+/* How a dot operand read in place is stored: a ring's tile (LOCAL_LOAD),
+ * or its transpose (the same tile, rows the other dim). */
+enum { VIEW_NONE, VIEW_ROWS, VIEW_TRANSPOSED, VIEW_UNKNOWN };
+
+static int view_transposed(const assigner *s, int v)
 {
-	int v = dot->args[which];
 	const ir_op *d = s->f->values[v].def;
 	if (!s->p->view[v] || !d)
-		return true; /* registers: A from fragments, B staged K-major */
+		return VIEW_NONE; /* registers */
 	bool flipped = d->code == IR_OP_PERMUTE;
 	if (flipped)
 		d = s->f->values[d->args[0]].def;
 	const smem_layout *sl = d && d->code == IR_OP_LOCAL_LOAD ? s->p->ring[d->args[0]] : NULL;
 	if (!sl)
-		return false;
-	bool transposed = sl->transposed != flipped;
+		return VIEW_UNKNOWN;
+	return sl->transposed != flipped ? VIEW_TRANSPOSED : VIEW_ROWS;
+}
+
+/* Whether a dot operand has K contiguous where wgmma reads it: a ring's
+ * tile read in place (or its transpose) stored along K; registers are
+ * (A's fragments, B staged K-major). */
+static bool operand_k_major(const assigner *s, const ir_op *dot, int which)
+{
+	int t = view_transposed(s, dot->args[which]);
 	/* K is A's dim 1 and B's dim 0: contiguous when A is not transposed, B is */
-	return which == 0 ? !transposed : transposed;
+	return t == VIEW_NONE || t == (which == 0 ? VIEW_ROWS : VIEW_TRANSPOSED);
 }
 
 /* An fp8 dot wgmma runs: 8-bit operands must be K-major in shared memory
@@ -552,17 +560,8 @@ static bool wide_b(const assigner *s, const ir_op *dot, int wn)
 	ir_type at = vtype(s, dot->args[0]), ct = vtype(s, dot->results[0]);
 	if ((at.kind != IR_F32 && at.kind != IR_I8) || ct.shape[1] % (32 * wn))
 		return false;
-	int b = dot->args[1];
-	const ir_op *d = s->f->values[b].def;
-	if (s->p->view[b] && d && d->code == IR_OP_LOCAL_LOAD) {
-		const smem_layout *sl = s->p->ring[d->args[0]];
-		return sl && !sl->transposed;
-	}
-	if (s->p->view[b] && d && d->code == IR_OP_PERMUTE) {
-		const smem_layout *sl = s->p->ring[s->f->values[d->args[0]].def->args[0]];
-		return sl && sl->transposed;
-	}
-	return true;
+	int t = view_transposed(s, dot->args[1]);
+	return t == VIEW_NONE || t == VIEW_ROWS;
 }
 
 /* A ring's tile layout and the layout its copies read pointers in: the

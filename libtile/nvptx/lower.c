@@ -347,16 +347,12 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		int src = op->args[0];
 		if (w->p->view[op->results[0]] && w->v[src].view) {
 			/* a transposed view: the same tile, its rows the other dim */
-			smem_tile *t = arena_alloc(w->a, sizeof *t);
 			smem_layout *sl = arena_alloc(w->a, sizeof *sl);
-			if (!t || !sl || !lw_alloc_regs(w, out, 0, l))
+			if (!sl)
 				return lw_oom(w);
 			*sl = *w->v[src].view->sl;
 			sl->transposed = !sl->transposed;
-			t->base = w->v[src].view->base;
-			t->sl = sl;
-			out->view = t;
-			return true;
+			return lw_view(w, out, l, w->v[src].view->base, sl);
 		}
 		lval x;
 		if (!lw_get(w, src, NULL, &x))

@@ -141,6 +141,8 @@ void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64
 bool lw_emit_local_alloc(lw *w, const ir_op *op);
 bool lw_emit_async_copy(lw *w, const ir_op *op);
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);
+/* out: a tile read in place (no registers) at byte `base` laid out by sl */
+bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_layout *sl);
 
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);

@@ -164,6 +164,17 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 
 /* A tile of a ring: left in shared memory for the dots that read it (a
  * view), or loaded into registers of layout l. */
+bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_layout *sl)
+{
+	smem_tile *t = arena_alloc(w->a, sizeof *t);
+	if (!t || !lw_alloc_regs(w, out, 0, l))
+		return lw_oom(w);
+	t->base = base;
+	t->sl = sl;
+	out->view = t;
+	return true;
+}
+
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	int ring = op->args[0], res = op->results[0];
@@ -174,15 +185,8 @@ bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_get(w, op->args[1], NULL, &slot))
 		return false;
 	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
-	if (w->p->view[res]) {
-		smem_tile *t = arena_alloc(w->a, sizeof *t);
-		if (!t || !lw_alloc_regs(w, out, 0, l))
-			return lw_oom(w);
-		t->base = base;
-		t->sl = sl;
-		out->view = t;
-		return true;
-	}
+	if (w->p->view[res])
+		return lw_view(w, out, l, base, sl);
 	ir_type rt = lw_vtype(w, res);
 	ir_kind k = (ir_kind)rt.kind;
 	layout_map m = lw_map_of(l, rt);
