@@ -1681,11 +1681,58 @@ static bool prune_region(ir_region *r, const int *uses)
 	return changed;
 }
 
+static bool is_zero_const(const ir_func *f, int v)
+{
+	const ir_op *d = f->values[v].def;
+	return d && d->code == IR_OP_CONST && (ir_kind_is_float((ir_kind)f->values[v].type.kind) ? d->fval == 0.0 : d->ival == 0);
+}
+
+/* `acc + tl.dot(a, b)` (either order) becomes `tl.dot(a, b, acc)` where the
+ * dot's own accumulator is zero and the add is its only user, as Triton's
+ * combine patterns rewrite it before anything else sees the kernel: the
+ * products then accumulate into acc inside the dot (Triton's rounding), and
+ * the tensor cores never wait for a separate add. The add becomes the dot in
+ * place (a and b are defined before the old dot, which prune removes). */
+static void combine_dot_add(ir_func *f, ir_region *r, const int *uses)
+{
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nregions; j++)
+			combine_dot_add(f, &op->regions[j], uses);
+		if (op->code != IR_OP_ADD || op->nargs != 2)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			int dv = op->args[side], acc = op->args[1 - side];
+			const ir_op *dot = f->values[dv].def;
+			if (!dot || dot->code != IR_OP_DOT || uses[dv] != 1 || !is_zero_const(f, dot->args[2]) ||
+			    !ir_type_eq(f->values[acc].type, f->values[op->results[0]].type) ||
+			    !ir_type_eq(f->values[dv].type, f->values[op->results[0]].type))
+				continue;
+			int *args = arena_alloc(f->arena, sizeof(int) * 3);
+			if (!args)
+				return; /* left as it is: still correct */
+			args[0] = dot->args[0];
+			args[1] = dot->args[1];
+			args[2] = acc;
+			op->code = IR_OP_DOT;
+			op->args = args;
+			op->nargs = 3;
+			op->sub = dot->sub;
+			op->flags = dot->flags;
+			op->loc = dot->loc;
+			break;
+		}
+	}
+}
+
 static bool prune(sema *s)
 {
 	int *uses = arena_alloc(s->a, sizeof(int) * (size_t)(s->f->nvalues + 1));
 	if (!uses)
 		return sema_error(s, s->f->loc, TILEC_ERR_NOMEM, "out of memory");
+	memset(uses, 0, sizeof(int) * (size_t)s->f->nvalues);
+	count_uses(&s->f->body, uses);
+	combine_dot_add(s->f, &s->f->body, uses);
 	do {
 		memset(uses, 0, sizeof(int) * (size_t)s->f->nvalues);
 		count_uses(&s->f->body, uses);
