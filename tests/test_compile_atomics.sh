@@ -81,6 +81,11 @@ has fetch_min_fp64 'atom\.acq_rel\.gpu\.global\.min\.s64'
 has fetch_min_fp64 'atom\.acq_rel\.gpu\.global\.max\.u64'
 compile fetch_add_fp16 $A fetch_ops '*fp16, *fp16, *fp16, i32, "add", 128'
 has fetch_add_fp16 'atom\.acq_rel\.gpu\.global\.add\.noftz\.f16'
+hasnt fetch_add_fp16 'f16x2' # n unknown: the mask may split any pair
+# pointers and mask in aligned pairs: two fp16 additions per atom, as Triton
+compile fetch_add_fp16x2 $A fetch_ops '*fp16:16, *fp16:16, *fp16:16, i32:16, "add", 1024'
+has fetch_add_fp16x2 'atom\.acq_rel\.gpu\.global\.add\.noftz\.f16x2'
+hasnt fetch_add_fp16x2 'add\.noftz\.f16 '
 compile fetch_add_bf16 $A fetch_ops '*bf16, *bf16, *bf16, i32, "add", 128'
 has fetch_add_bf16 'atom\.(acq_rel\.gpu\.)?global\.cas\.b32|atom\.global\.cas'
 for ty in i16 fp16 i32 fp32 i64 fp64; do

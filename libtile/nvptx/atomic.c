@@ -9,7 +9,9 @@
  * and its old value reaches the other threads through shared memory; a
  * block whose layout replicates elements hands the owners' old values to
  * the replicas the same way. Masked-off elements give 0 (Triton leaves
- * them undefined). bf16 addition has no atom before sm_90, so it is an
+ * them undefined). fp16 additions go two at a time (`f16x2`) where the
+ * pointers come in aligned pairs (and the mask with them), as Triton packs
+ * them. bf16 addition has no atom before sm_90, so it is an
  * LLVM atomicrmw, which the backend turns into a compare-and-swap loop,
  * as Triton does below sm_90.
  */
@@ -67,16 +69,18 @@ static LLVMTypeRef word_type(lw *w, ir_kind k, const char **cons, const char **m
 	return bits == 16 ? w->i16 : bits == 32 ? w->i32 : w->i64;
 }
 
-/* One element: atom or red through inline PTX; vals are the value (and
- * for CAS the compare value first), pred may be NULL. Returns the old
- * value (NULL for red). */
-static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool red, LLVMValueRef ptr, LLVMValueRef *vals,
-			     int nvals, LLVMValueRef pred)
+/* One element, or with pair two fp16 elements packed in an i32 (`f16x2`):
+ * atom or red through inline PTX; vals are the value (and for CAS the
+ * compare value first), pred may be NULL. Returns the old value (the
+ * packed i32 for a pair; NULL for red). */
+static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool pair, bool red, LLVMValueRef ptr,
+			     LLVMValueRef *vals, int nvals, LLVMValueRef pred)
 {
 	static const char *const sems[] = {".acq_rel", ".relaxed", ".acquire", ".release"};
 	static const char *const scopes[] = {".gpu", ".cta", ".sys"};
 	const char *c, *mov;
-	LLVMTypeRef wt = word_type(w, k, &c, &mov);
+	LLVMTypeRef wt = word_type(w, pair ? IR_I32 : k, &c, &mov);
+	const char *type = pair ? "noftz.f16x2" : ptx_type(op, k);
 	char text[256], cons[64];
 	LLVMValueRef args[4];
 	int na = 0, pos = 0, cp = 0;
@@ -92,7 +96,7 @@ static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool red, LLVMVa
 		if (pred)
 			pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ", na);
 		snprintf(text + pos, sizeof text - (size_t)pos, "%s%s%s.global.%s.%s [$0], $1;", instr, sem, scope,
-			 ptx_op(op), ptx_type(op, k));
+			 ptx_op(op), type);
 	} else {
 		args[na++] = ptr;
 		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,l", c);
@@ -103,7 +107,7 @@ static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool red, LLVMVa
 		if (pred)
 			pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s $0, 0;\n\t@$%d ", mov, na + 1);
 		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s%s%s.global.%s.%s $0, [$1], $2", instr, sem, scope,
-				ptx_op(op), ptx_type(op, k));
+				ptx_op(op), type);
 		snprintf(text + pos, sizeof text - (size_t)pos, nvals == 2 ? ", $3;" : ";");
 	}
 	if (pred) {
@@ -111,7 +115,7 @@ static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool red, LLVMVa
 		snprintf(cons + cp, sizeof cons - (size_t)cp, ",b");
 	}
 	LLVMValueRef r = lw_asm_call(w, red ? w->vd : wt, text, cons, args, na, true);
-	return red ? NULL : LLVMBuildBitCast(w->b, r, lw_ltype(w, k), "");
+	return red || pair ? (red ? NULL : r) : LLVMBuildBitCast(w->b, r, lw_ltype(w, k), "");
 }
 
 static LLVMAtomicOrdering ordering(const ir_op *op)
@@ -181,14 +185,31 @@ bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	if (!lw_alloc_regs(w, out, a[0].n, l))
 		return false;
-	for (int r = 0; r < a[0].n; r++) {
+	/* fp16 additions two at a time where the pointers (and the mask) come
+	 * in aligned pairs, as Triton packs them */
+	int vec = !cas && k == IR_F16 && op->sub == IR_ATOMIC_ADD && pt.rank
+			  ? lw_access_width(w, op, l, has_mask ? op->args[2] : -1)
+			  : 1;
+	for (int r = 0; r < a[0].n && vec >= 2; r += 2) {
+		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
+		LLVMTypeRef v2 = LLVMVectorType(w->f16, 2);
+		LLVMValueRef x = LLVMGetUndef(v2);
+		for (int i = 0; i < 2; i++)
+			x = LLVMBuildInsertElement(w->b, x, a[1].r[r + i], lw_ci32(w, i), "");
+		x = LLVMBuildBitCast(w->b, x, w->i32, "");
+		LLVMValueRef old = emit_one(w, op, k, true, red, a[0].r[r], &x, 1, pred);
+		old = LLVMBuildBitCast(w->b, old ? old : lw_ci32(w, 0), v2, "");
+		for (int i = 0; i < 2; i++)
+			out->r[r + i] = LLVMBuildExtractElement(w->b, old, lw_ci32(w, i), "");
+	}
+	for (int r = 0; r < a[0].n && vec < 2; r++) {
 		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
 		LLVMValueRef vals[2] = {a[1].r[r], cas ? a[2].r[r] : NULL};
 		LLVMValueRef old;
 		if (!cas && k == IR_BF16)
 			old = emit_bf16_add(w, op, a[0].r[r], vals[0], pred);
 		else
-			old = emit_one(w, op, k, red, a[0].r[r], vals, cas ? 2 : 1, pred);
+			old = emit_one(w, op, k, false, red, a[0].r[r], vals, cas ? 2 : 1, pred);
 		out->r[r] = old ? old : LLVMConstNull(lw_ltype(w, k));
 	}
 	if (!used || (pt.rank && !own))

@@ -133,6 +133,10 @@ LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_store(lw *w, const ir_op *op);
 void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems);
+/* How many consecutive registers of op's pointer (args[0]) one access
+ * covers: contiguity and alignment, the mask's constancy (mask: its value
+ * id, -1 for none) and the layout's runs. */
+int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask);
 
 /* tiles.c: tiles in shared memory (the swizzled smem_layout), rings of
  * them and the asynchronous copies that fill them */

@@ -94,8 +94,7 @@ static void to_words(lw *w, LLVMValueRef *elems, int n, LLVMTypeRef st, int elem
 		words[i] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "");
 }
 
-/* How many consecutive registers one access covers. */
-static int access_width(lw *w, const ir_op *op, const layout *l, int mask)
+int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask)
 {
 	ir_type pt = lw_vtype(w, op->args[0]);
 	if (pt.rank == 0)
@@ -156,7 +155,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_get_args(w, op, l, a))
 		return false;
 	bool has_mask = op->flags & IR_FLAG_HAS_MASK, has_other = op->flags & IR_FLAG_HAS_OTHER;
-	int vec = access_width(w, op, l, has_mask ? op->args[1] : -1);
+	int vec = lw_access_width(w, op, l, has_mask ? op->args[1] : -1);
 	if (!lw_alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))
 		return false;
 	for (int r = 0; r < a[0].n; r += vec) {
@@ -190,7 +189,7 @@ bool lw_emit_store(lw *w, const ir_op *op)
 	if (!lw_get_args(w, op, l, a))
 		return false;
 	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
-	int vec = access_width(w, op, l, has_mask ? op->args[2] : -1);
+	int vec = lw_access_width(w, op, l, has_mask ? op->args[2] : -1);
 	LLVMValueRef own;
 	if (pt.rank) {
 		layout_map m = lw_map_of(l, pt);

@@ -36,6 +36,20 @@ def float_max_kernel(x_ptr, cur_ptr, old_ptr, acc_ptr, n, NB: tl.constexpr, BLOC
 
 
 @triton.jit
+def half_add_kernel(x_ptr, cur_ptr, old_ptr, acc_ptr, n, NB: tl.constexpr, BLOCK: tl.constexpr):
+    # fp16 additions: packed in pairs (f16x2) where n lets the mask come in pairs
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    # one address per element: the old values are cur's initial ones
+    old = tl.atomic_add(cur_ptr + offs, x, mask=mask)
+    tl.store(old_ptr + offs, old, mask=mask)
+    # NB addresses shared by every program; small integers, at most n / NB + 1
+    # of them per address, keep every partial sum exact in any order
+    tl.atomic_add(acc_ptr + offs % NB, x, mask=mask, sem="relaxed")
+
+
+@triton.jit
 def ticket_kernel(count_ptr, slots_ptr, seen_ptr, hits_ptr, SLOTS: tl.constexpr):
     # a scalar atomic's old value (one thread, then shared memory to all):
     # each of the 128 threads stores at its own idea of the ticket
