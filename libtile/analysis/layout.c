@@ -100,9 +100,14 @@ layout *layout_mma(arena *a, int wm, int wn, bool wide)
 
 /* Triton's choice of warps for mma.sync (warpsPerTileV2): a dot chained
  * to another (attention) puts all warps along its longer dim, so the
- * result feeds the next dot's A operand from registers; otherwise warps
- * double along whichever dim has more 16-wide blocks per warp left,
- * never more warps along M than M has 16-row blocks. */
+ * result feeds the next dot's A operand from registers; otherwise each
+ * doubling goes to the dim with more instruction tiles per warp left
+ * (16-row tiles of M against 8-column tiles of N, ties to M), which
+ * balances A's and B's fragments and so the registers. A warp here reads
+ * B 16 columns at a time (ldmatrix x4), so where that split would leave a
+ * warp fewer than 16 columns the doublings compare 16-wide blocks of both
+ * dims instead, never putting more warps along M than it has 16-row
+ * blocks. */
 void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn)
 {
 	int w = num_warps > 0 ? num_warps : 1;
@@ -111,6 +116,20 @@ void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm
 		*wn = m >= n ? 1 : w;
 		return;
 	}
+	int64_t reps_m = (m + 15) / 16, reps_n = (n + 7) / 8;
+	*wm = *wn = 1;
+	while (*wm * *wn < w) {
+		if (reps_m >= reps_n) {
+			*wm *= 2;
+			if (reps_m != 1)
+				reps_m /= 2;
+		} else {
+			*wn *= 2;
+			reps_n /= 2;
+		}
+	}
+	if (n / *wn >= 16 && m / *wm >= 16)
+		return;
 	*wm = *wn = 1;
 	while (*wm * *wn < w) {
 		if (m / 16 / *wm >= n / 16 / *wn && *wm < m / 16)
