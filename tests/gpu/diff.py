@@ -98,6 +98,9 @@ def worker(gdir, start, step, only, max_n, results):
                 except Exception as e:
                     lines = [l for l in str(e).splitlines() if l.strip()]
                     msg = (lines[0] + (" ... " + lines[-1] if len(lines) > 1 else ""))[:300] if lines else type(e).__name__
+                    cause = e.__cause__ or e.__context__
+                    if cause is not None:  # Triton's compile errors carry the reason here
+                        msg += " (" + (type(cause).__name__ + ": " + str(cause).strip().splitlines()[-1] if str(cause).strip() else type(cause).__name__)[:300] + ")"
                     context_lost(inst, size, idx, "in Triton's launch: " + msg)
                     record(inst, size, False, "Triton failed on this case (a suite bug): " + msg)
                     continue
