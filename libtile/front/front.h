@@ -60,6 +60,13 @@ const char *fe_kernel_name(const fe_module *m, int i);
  * *spec from config i (the other fields are kept); the defines live in the
  * arena given to fe_load. */
 int fe_config_count(const fe_module *m, const char *kernel);
+/* @triton.autotune's key: the names (up to max, in the arena given to
+ * fe_load) and their number; 0 without autotune or key, -1 when the key is
+ * not a literal list of strings. */
+int fe_autotune_key(const fe_module *m, const char *kernel, const char **names, int max);
+/* Whether @triton.autotune passes the keyword (prune_configs_by, ...),
+ * other than None. */
+bool fe_autotune_has(const fe_module *m, const char *kernel, const char *kwarg);
 tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kernel, int i, fe_spec *spec_inout);
 /* Puts defines after the config's in *spec (dropping the config's that
  * defines names again) and num_warps, when non-zero, over the config's;

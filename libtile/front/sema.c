@@ -1450,6 +1450,36 @@ static bool autotune_buffers(sema *s, const ast_func *fn, ir_func *f)
 	return true;
 }
 
+int fe_autotune_key(const fe_module *m, const char *kernel, const char **names, int max)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	if (!f || !f->autotune)
+		return 0;
+	ast_node *key = ast_call_kwarg(f->autotune, "key");
+	if (!key && f->autotune->call.args.n > 1)
+		key = f->autotune->call.args.items[1];
+	if (!key || key->kind == AST_NONE)
+		return 0;
+	if (key->kind != AST_LIST && key->kind != AST_TUPLE)
+		return -1;
+	int n = key->seq.items.n;
+	for (int i = 0; i < n; i++) {
+		ast_node *e = key->seq.items.items[i];
+		if (e->kind != AST_STR)
+			return -1;
+		if (i < max && !(names[i] = arena_strndup(m->a, e->lit.sval, e->lit.slen)))
+			return -1;
+	}
+	return n;
+}
+
+bool fe_autotune_has(const fe_module *m, const char *kernel, const char *kwarg)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	ast_node *v = f && f->autotune ? ast_call_kwarg(f->autotune, kwarg) : NULL;
+	return v && v->kind != AST_NONE;
+}
+
 int fe_config_count(const fe_module *m, const char *kernel)
 {
 	ast_node *c = autotune_configs(m, kernel);
