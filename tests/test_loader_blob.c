@@ -197,8 +197,9 @@ static void test_header_fields(void)
 {
 	const size_t meta = 32;
 	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
-	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "format version 1 (this loader reads version 2)");
-	EXPECT_PATCH(4, 3, 2, TILE_ERROR_VERSION, "format version 3 (this loader reads version 2)");
+	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 3 only");
+	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 3 only: regenerate");
+	EXPECT_PATCH(4, 4, 2, TILE_ERROR_VERSION, "blob format version 4, but this tile.h reads version 3 only: use the tile.h");
 	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
 	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
 	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
@@ -221,7 +222,9 @@ static void test_header_fields(void)
 	/* Counts: each one record more, and oversized. */
 	{
 		size_t i;
-		for (i = 0; i < 7; i++) {
+		for (i = 0; i < 10; i++) {
+			if (i == 7)
+				continue; /* n_groups: below */
 			EXPECT_PATCH(meta + 4 * i, tb_get32(ref_blob + meta + 4 * i) + 4, 4, TILE_ERROR_BAD_BLOB, "metadata:");
 			EXPECT_PATCH(meta + 4 * i, 0xffffffffu, 4, TILE_ERROR_BAD_BLOB, "metadata:");
 		}
@@ -236,7 +239,7 @@ static void test_record_fields(void)
 {
 	const tb_layout *l = &ref_layout;
 	uint32_t strtab = tb_get32(ref_blob + 32 + 24);
-	size_t k1 = l->kernels + 20, v3 = l->variants + 3 * 64, v2 = l->variants + 2 * 64, i1 = l->images + 32;
+	size_t k1 = l->kernels + 44, v3 = l->variants + 3 * 72, v2 = l->variants + 2 * 72, i1 = l->images + 32;
 	/* kernels */
 	EXPECT_PATCH(l->kernels, strtab, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
 	EXPECT_PATCH(l->kernels, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
@@ -256,7 +259,9 @@ static void test_record_fields(void)
 	EXPECT_PATCH(l->params + 3 * 12 + 5, 3, 1, TILE_ERROR_BAD_BLOB, "param 3: size 3");
 	EXPECT_PATCH(l->params + 6, 0, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 0");
 	EXPECT_PATCH(l->params + 6, 16, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 16");
-	EXPECT_PATCH(l->params + 7, 2, 1, TILE_ERROR_BAD_BLOB, "param 0: flags");
+	EXPECT_PATCH(l->params + 7, 8, 1, TILE_ERROR_BAD_BLOB, "param 0: flags");
+	CHECK_EQ_INT(try_patch(l->params + 7, 6, 1), TILE_SUCCESS); /* reset_to_zero, restore_value on a pointer */
+	EXPECT_PATCH(l->params + 3 * 12 + 7, 2, 1, TILE_ERROR_BAD_BLOB, "param 3: reset_to_zero/restore_value on a parameter that is not a pointer");
 	EXPECT_PATCH(l->params + 8, 1, 4, TILE_ERROR_BAD_BLOB, "param 0: reserved");
 	EXPECT_PATCH(l->params + 12 + 7, 1, 1, TILE_ERROR_BAD_BLOB, "kernel 0: parameter 2 is visible after a hidden one");
 	/* variants */
