@@ -546,7 +546,7 @@ static void test_launch_checks(void)
 		CHECK_STR_CONTAINS(tile_last_error(), "kernel scale has no grid program: pass the grid");
 		/* m == 1 picks scale_one: grid max(m, k) x 3 with m = 1, k = 0 */
 		mm = 1;
-		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[1], sargs), 2);
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[1], 0, sargs), 2);
 		grid[2] = 0;
 		CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, sargs, 4), TILE_SUCCESS);
 	}
@@ -566,14 +566,14 @@ static void test_variant_selection(void)
 	CHECK_EQ_INT(tile_module_create(ref_blob, ref_size, &m), TILE_SUCCESS);
 	if (!m)
 		return;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
 	y = 0x2004;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 1);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 1);
 	y = 0x2000;
 	n = 4097;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 1);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 1);
 	n = -32;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
 	tile_module_destroy(m);
 }
 
@@ -605,7 +605,7 @@ static void test_no_variant(void)
 		CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 1), TILE_ERROR_NO_VARIANT);
 		CHECK_STR_CONTAINS(tile_last_error(), "kernel only: no variant");
 		a = 1;
-		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
 	}
 	tile_module_destroy(m);
 	free(b);
