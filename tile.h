@@ -125,6 +125,19 @@ typedef struct tile_tuning_info {
  * (keys: n_keys values). */
 TILEDEF tile_status tile_tuning_get_info(const tile_module *module, int kernel, tile_tuning_info *out);
 TILEDEF tile_status tile_tuning_get_entry(const tile_module *module, int kernel, int entry, int64_t *keys, int *config);
+/* Heuristics evaluated at launch: @triton.heuristics entries that read
+ * runtime arguments. Each computes a constexpr from the arguments and the
+ * config's constexprs; tilec compiled the variants for its values (True
+ * and False) and a launch takes the variant whose value it computes. The
+ * program is FORMAT.md's bytecode (one result). */
+typedef struct tile_heuristic_info {
+	const char *name;         /* the constexpr it computes */
+	const uint8_t *program;
+	uint32_t program_size;
+} tile_heuristic_info;
+TILEDEF int tile_heuristic_count(const tile_module *module, int kernel); /* -1: no such kernel */
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *module, int kernel, int index, tile_heuristic_info *out);
+
 /* Reads a tuning file (the text tile-tune writes, docs/TUNING.md) and
  * makes its tables the kernels' runtime tables, replacing the blob's. All
  * or nothing: a file naming an unknown kernel or parameter, a config
@@ -357,12 +370,21 @@ typedef struct tile__table {
 	const char *names;            /* a runtime table's key names, NUL-separated; NULL in a blob's */
 } tile__table;
 
+/* A heuristic evaluated at launch (dispatch.h): the constexpr it computes
+ * and its program in grid_code. */
+#define TILE__MAX_HEURISTICS 8
+typedef struct tile__heuristic {
+	uint32_t name, offset, size;
+} tile__heuristic;
+
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
 	uint32_t pred_mask;  /* parameters any variant has a predicate on */
 	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
 	tile__table table;   /* the blob's */
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
+	uint32_t n_heuristics;
+	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
 } tile__kernel;
 
 typedef struct tile__variant {
@@ -370,6 +392,8 @@ typedef struct tile__variant {
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
+	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
+	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
 	int n_preds;        /* predicate bits set: the specialization rank */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
@@ -400,7 +424,7 @@ struct tile_module {
 	const uint8_t *blob;
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
-	uint32_t n_keys, tune_words;
+	uint32_t n_keys, tune_words, n_heuristics;
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */
 	tile__kernel *kernels;
@@ -854,7 +878,8 @@ static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t
 #endif
 
 /* grid.h - grid programs: validation when the blob is opened, evaluation at
- * launch.
+ * launch. Heuristic programs (dispatch.h) are the same bytecode with one
+ * result, checked and run by the same two functions.
  *
  * A grid program is a few bytes of stack code over signed 64-bit integers
  * (docs/FORMAT.md). Validation proves every opcode, operand, parameter and
@@ -866,65 +891,81 @@ static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t
 enum {
 	TILE__OP_ARG = 0x01, TILE__OP_CONST = 0x02, TILE__OP_CONSTEXPR = 0x03,
 	TILE__OP_ADD = 0x10, TILE__OP_SUB = 0x11, TILE__OP_MUL = 0x12, TILE__OP_FLOORDIV = 0x13,
-	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17
+	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17,
+	TILE__OP_EQ = 0x18, TILE__OP_NE = 0x19, TILE__OP_LT = 0x1a, TILE__OP_LE = 0x1b, TILE__OP_GT = 0x1c,
+	TILE__OP_GE = 0x1d, TILE__OP_AND = 0x1e, TILE__OP_OR = 0x1f, TILE__OP_NOT = 0x20, TILE__OP_NEXTPOW2 = 0x21
 };
 #define TILE__GRID_MAX_DEPTH 16
 
-static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+/* Checks a program of kernel k whose constexpr operands index variant v's
+ * constexprs; `who` prefixes the messages ("variant 3: grid program"). */
+static tile_status tile__program_check(const tile_module *m, const tile__kernel *k, const tile__variant *v, const uint8_t *code,
+				       uint32_t n, const char *who)
 {
-	const tile__variant *v = &m->variants[vi];
-	const tile__kernel *k = &m->kernels[v->kernel];
-	const uint8_t *code = m->grid_code + v->grid_offset;
-	uint32_t n = v->grid_size, pc = 1, ndims = code[0];
+	uint32_t pc = 1, ndims = code[0];
 	unsigned depth = 0;
 	if (ndims < 1 || ndims > 3)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u dimensions (1..3)", vi, ndims);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, ndims);
 	while (pc < n) {
 		uint32_t at = pc, op = code[pc++], idx;
 		switch (op) {
 		case TILE__OP_ARG:
 		case TILE__OP_CONSTEXPR:
 			if (pc >= n)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: operand past the end at byte %u", who, at);
 			idx = code[pc++];
 			if (op == TILE__OP_ARG) {
 				uint8_t kind;
 				if (idx >= k->n_visible)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u out of range at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: parameter %u out of range at byte %u", who, idx, at);
 				kind = m->params[k->first_param + idx].kind;
 				if (kind != TILE__KIND_INT && kind != TILE__KIND_UINT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u is not an integer at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: parameter %u is not an integer at byte %u", who, idx, at);
 			} else {
 				uint8_t kind;
 				if (idx >= v->n_constexprs)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u out of range at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: constexpr %u out of range at byte %u", who, idx, at);
 				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * TILE__CONSTEXPR_SIZE + 4];
 				if (kind != 0 && kind != 2)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u is not an int or bool at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: constexpr %u is not an int or bool at byte %u", who, idx, at);
 			}
 			depth++;
 			break;
 		case TILE__OP_CONST:
 			if (n - pc < 8)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: operand past the end at byte %u", who, at);
 			pc += 8;
 			depth++;
 			break;
+		case TILE__OP_NOT: case TILE__OP_NEXTPOW2:
+			if (depth < 1)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack underflow at byte %u", who, at);
+			break;
 		case TILE__OP_ADD: case TILE__OP_SUB: case TILE__OP_MUL: case TILE__OP_FLOORDIV:
 		case TILE__OP_CDIV: case TILE__OP_MOD: case TILE__OP_MIN: case TILE__OP_MAX:
+		case TILE__OP_EQ: case TILE__OP_NE: case TILE__OP_LT: case TILE__OP_LE: case TILE__OP_GT:
+		case TILE__OP_GE: case TILE__OP_AND: case TILE__OP_OR:
 			if (depth < 2)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack underflow at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack underflow at byte %u", who, at);
 			depth--;
 			break;
 		default:
-			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: unknown opcode 0x%02x at byte %u", vi, op, at);
+			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: unknown opcode 0x%02x at byte %u", who, op, at);
 		}
 		if (depth > TILE__GRID_MAX_DEPTH)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack deeper than %d at byte %u", vi, TILE__GRID_MAX_DEPTH, at);
+			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack deeper than %d at byte %u", who, TILE__GRID_MAX_DEPTH, at);
 	}
 	if (depth != ndims)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u values left for %u dimensions", vi, depth, ndims);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left for %u dimensions", who, depth, ndims);
 	return TILE_SUCCESS;
+}
+
+static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+{
+	const tile__variant *v = &m->variants[vi];
+	char who[48];
+	snprintf(who, sizeof who, "variant %u: grid program", vi);
+	return tile__program_check(m, &m->kernels[v->kernel], v, m->grid_code + v->grid_offset, v->grid_size, who);
 }
 
 /* A parameter's value as 64 bits: sign- or zero-extended by its kind. */
@@ -978,13 +1019,15 @@ static int tile__floordiv(int64_t a, int64_t b, int64_t *r)
 	return 1;
 }
 
-/* Evaluates variant v's grid program for the launch arguments into dims. */
-static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+/* Evaluates a checked program of v's kernel (constexprs: v's) for the
+ * launch arguments into dims (missing dimensions 1); `who` names it in
+ * errors ("grid program"). */
+static tile_status tile__program_eval(const tile_module *m, const tile__variant *v, const uint8_t *code, uint32_t n,
+				      void *const *args, int64_t dims[3], const char *who)
 {
 	const tile__kernel *k = &m->kernels[v->kernel];
-	const uint8_t *code = m->grid_code + v->grid_offset;
 	int64_t stack[TILE__GRID_MAX_DEPTH], a, b, r = 0;
-	uint32_t pc = 1, n = v->grid_size, ndims = code[0], i;
+	uint32_t pc = 1, ndims = code[0], i;
 	int sp = 0;
 	const char *what = NULL;
 	while (pc < n) {
@@ -993,8 +1036,8 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			const tile__param *p = &m->params[k->first_param + code[pc]];
 			uint64_t bits = tile__param_bits(p, args[code[pc++]]);
 			if (p->kind == TILE__KIND_UINT && bits > (uint64_t)INT64_MAX)
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: argument out of range at byte %u",
-						  (const char *)m->strtab + k->name, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: argument out of range at byte %u",
+						  (const char *)m->strtab + k->name, who, at);
 			stack[sp++] = (int64_t)bits;
 			continue;
 		}
@@ -1005,6 +1048,21 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 		}
 		if (op == TILE__OP_CONSTEXPR) {
 			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * TILE__CONSTEXPR_SIZE + 8);
+			continue;
+		}
+		if (op == TILE__OP_NOT) {
+			stack[sp - 1] = !stack[sp - 1];
+			continue;
+		}
+		if (op == TILE__OP_NEXTPOW2) {
+			/* triton.next_power_of_2: 0 for n <= 0 */
+			a = stack[sp - 1];
+			if (a > (INT64_C(1) << 62))
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: overflow at byte %u", (const char *)m->strtab + k->name,
+						  who, at);
+			for (r = a > 0; r && r < a;)
+				r *= 2;
+			stack[sp - 1] = r;
 			continue;
 		}
 		b = stack[--sp];
@@ -1029,16 +1087,30 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			else r = a % b + (a % b != 0 && (a % b < 0) != (b < 0) ? b : 0);
 			break;
 		case TILE__OP_MIN: r = a < b ? a : b; break;
-		default: r = a > b ? a : b; break;
+		case TILE__OP_MAX: r = a > b ? a : b; break;
+		case TILE__OP_EQ: r = a == b; break;
+		case TILE__OP_NE: r = a != b; break;
+		case TILE__OP_LT: r = a < b; break;
+		case TILE__OP_LE: r = a <= b; break;
+		case TILE__OP_GT: r = a > b; break;
+		case TILE__OP_GE: r = a >= b; break;
+		case TILE__OP_AND: r = a ? b : a; break; /* Python's: an operand */
+		default: r = a ? a : b; break;           /* or */
 		}
 		if (what)
-			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: %s at byte %u",
-					  (const char *)m->strtab + k->name, what, at);
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: %s at byte %u",
+					  (const char *)m->strtab + k->name, who, what, at);
 		stack[sp++] = r;
 	}
 	for (i = 0; i < 3; i++)
 		dims[i] = i < ndims ? stack[i] : 1;
 	return TILE_SUCCESS;
+}
+
+/* Evaluates variant v's grid program for the launch arguments into dims. */
+static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+{
+	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, "grid program");
 }
 
 /* Checks a grid against the hardware limits. 1: launch; 0: empty grid. */
@@ -1071,8 +1143,9 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
  * are then decoded into the structs of common.h; nothing is inflated here. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 40u
-#define TILE__KERNEL_SIZE 44u
+#define TILE__META_HEADER_SIZE 44u
+#define TILE__KERNEL_SIZE 52u
+#define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
 #define TILE__VARIANT_SIZE 72u
 #define TILE__NO_SOURCE_CONFIG 0xffffffffu
@@ -1085,6 +1158,7 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
 /* dispatch.h: the tuning tables, checked once the kernels and their
  * parameters are. */
 static tile_status tile__check_tables(tile_module *m, const uint8_t *kernel_records, const uint8_t *keys, const uint8_t *tune);
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *kernel_records, const uint8_t *heuristics);
 
 /* A string offset naming a NUL-terminated string inside the table. */
 static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
@@ -1150,7 +1224,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[9], offsets[9], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[10], offsets[10], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -1161,6 +1235,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->n_groups = tile__u32(h + 28);
 	m->n_keys = tile__u32(h + 32);
 	m->tune_words = tile__u32(h + 36);
+	m->n_heuristics = tile__u32(h + 40);
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
@@ -1171,9 +1246,10 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
 	sizes[5] = (uint64_t)m->n_keys * 4;
 	sizes[6] = (uint64_t)m->tune_words * 8;
-	sizes[7] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[8] = m->strtab_size;
-	for (i = 0; i < 9; i++) {
+	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
+	sizes[8] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[9] = m->strtab_size;
+	for (i = 0; i < 10; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -1181,15 +1257,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 10; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[7][i] != 0)
+		if (arrays[8][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[7];
-	m->strtab = arrays[8];
+	m->grid_code = arrays[8];
+	m->strtab = arrays[9];
 	m->constexprs = arrays[3];
 	return TILE_SUCCESS;
 }
@@ -1529,7 +1605,7 @@ static void tile__module_free(tile_module *m)
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[9];
+	const uint8_t *arrays[10];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -1539,7 +1615,7 @@ static tile_status tile__validate(tile_module *m)
 		return st;
 	m->kernels = (tile__kernel *)tile__alloc_zeroed(m->n_kernels, sizeof *m->kernels);
 	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
-	m->variants = (tile__variant *)tile__alloc_array(m->n_variants, sizeof *m->variants);
+	m->variants = (tile__variant *)tile__alloc_zeroed(m->n_variants, sizeof *m->variants);
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
 	/* marks: params owned, variants owned, groups with an image, configs
 	 * seen (a kernel has at most as many configs as variants) */
@@ -1560,6 +1636,8 @@ static tile_status tile__validate(tile_module *m)
 		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
 	if (!st)
 		st = tile__check_tables(m, arrays[0], arrays[5], arrays[6]);
+	if (!st)
+		st = tile__check_heuristics(m, arrays[0], arrays[7]);
 	TILE_FREE(marks);
 	return st;
 }
@@ -1901,6 +1979,104 @@ static tile_status tile__check_tables(tile_module *m, const uint8_t *records, co
 	if (key_at != m->n_keys || word_at != m->tune_words)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: the kernels use %u of %u keys and %u of %u table words", key_at,
 				  m->n_keys, word_at, m->tune_words);
+	return TILE_SUCCESS;
+}
+
+/* Heuristics: each names an int or bool constexpr that every variant of
+ * its kernel has (its value decoded into the variant), and a program of
+ * one result valid for every variant's constexprs. Kernels' ranges follow
+ * one another and cover the array. */
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *records, const uint8_t *heuristics)
+{
+	uint32_t ki, h, vi, c, at = 0;
+	for (ki = 0; ki < m->n_kernels; ki++) {
+		const uint8_t *r = records + (size_t)ki * TILE__KERNEL_SIZE;
+		tile__kernel *k = &m->kernels[ki];
+		uint32_t first = tile__u32(r + 44);
+		k->n_heuristics = tile__u32(r + 48);
+		if (first != at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: first_heuristic %u (expected %u: kernels' heuristics follow one "
+					  "another)", ki, first, at);
+		if (k->n_heuristics > TILE__MAX_HEURISTICS || k->n_heuristics > m->n_heuristics - at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u heuristics (at most %u, inside the %u heuristics)", ki,
+					  k->n_heuristics, TILE__MAX_HEURISTICS, m->n_heuristics);
+		for (h = 0; h < k->n_heuristics; h++) {
+			const uint8_t *q = heuristics + (size_t)(at + h) * TILE__HEURISTIC_SIZE;
+			tile__heuristic *hd = &k->heuristics[h];
+			char who[64];
+			hd->name = tile__u32(q);
+			hd->offset = tile__u32(q + 4);
+			hd->size = tile__u32(q + 8);
+			if (!tile__str_ok(m, hd->name, 0))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: name is not a string of the table", ki, h);
+			for (c = 0; c < h; c++)
+				if (!strcmp(tile__str(m, k->heuristics[c].name), tile__str(m, hd->name)))
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: '%s' computed twice", ki, h,
+							  tile__str(m, hd->name));
+			if (hd->size < 2 || (uint64_t)hd->offset + hd->size > m->grid_code_size)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: program %u+%u outside grid_code of %u bytes", ki,
+						  h, hd->offset, hd->size, m->grid_code_size);
+			if (m->grid_code[hd->offset] != 1)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: a program of %u results (1)", ki, h,
+						  m->grid_code[hd->offset]);
+			snprintf(who, sizeof who, "kernel %u: heuristic %u", ki, h);
+			for (vi = k->first_variant; vi < k->first_variant + k->n_variants; vi++) {
+				tile__variant *v = &m->variants[vi];
+				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, who);
+				if (st)
+					return st;
+				for (c = 0; c < v->n_constexprs; c++) {
+					const uint8_t *x = m->constexprs + (size_t)(v->first_constexpr + c) * TILE__CONSTEXPR_SIZE;
+					if (!strcmp(tile__str(m, tile__u32(x)), tile__str(m, hd->name)) && (x[4] == 0 || x[4] == 2)) {
+						v->heuristic_values[h] = (int64_t)tile__u64(x + 8);
+						v->heuristic_bools |= (uint32_t)(x[4] == 2) << h;
+						break;
+					}
+				}
+				if (c == v->n_constexprs)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: variant %u has no int or bool constexpr '%s'",
+							  ki, h, vi, tile__str(m, hd->name));
+			}
+		}
+		at += k->n_heuristics;
+	}
+	if (at != m->n_heuristics)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: the kernels use %u of %u heuristics", at, m->n_heuristics);
+	return TILE_SUCCESS;
+}
+
+/* Whether each heuristic of k, evaluated for args with v's constexprs,
+ * gives v's value. A program that fails (division by zero) holds for no
+ * variant. */
+static int tile__heuristics_hold(const tile_module *m, const tile__kernel *k, const tile__variant *v, void *const *args)
+{
+	uint32_t h;
+	for (h = 0; h < k->n_heuristics; h++) {
+		const tile__heuristic *hd = &k->heuristics[h];
+		int64_t r[3];
+		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, "heuristic") != TILE_SUCCESS)
+			return 0;
+		/* a bool constexpr takes the result's truth, an int one its value */
+		if ((v->heuristic_bools >> h & 1) ? (r[0] != 0) != (v->heuristic_values[h] != 0) : r[0] != v->heuristic_values[h])
+			return 0;
+	}
+	return 1;
+}
+
+TILEDEF int tile_heuristic_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_heuristics : -1;
+}
+
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *m, int kernel, int index, tile_heuristic_info *out)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	if (!k || !out || index < 0 || (uint32_t)index >= k->n_heuristics)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_heuristic_get_info: no heuristic %d of kernel %d", index, kernel);
+	out->name = tile__str(m, k->heuristics[index].name);
+	out->program = m->grid_code + k->heuristics[index].offset;
+	out->program_size = k->heuristics[index].size;
 	return TILE_SUCCESS;
 }
 
@@ -2613,7 +2789,8 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, uin
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];
-		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds)
+		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
+		    !tile__heuristics_hold(m, k, v, args))
 			continue;
 		best = (int)i;
 		best_preds = v->n_preds;

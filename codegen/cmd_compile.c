@@ -98,6 +98,9 @@ typedef struct job {
 	int num_warps, num_stages, config; /* 0 / -1: not given; config: the autotune config's index */
 	const char *configs;               /* --config's text; NULL: all */
 	int slot, nslots;                  /* the config's index in the blob kernel, and their number */
+	fe_heuristic *heur;                /* heuristics evaluated at launch, and their number */
+	int nheur;
+	const char *heur_values;           /* "EVEN_K=True;..." the values this job is compiled for */
 	src_loc where;                     /* the manifest line; none on the command line */
 	ir_func *func;
 	blob_param *params;
@@ -580,6 +583,148 @@ static bool expand_configs(compile_cmd *c)
 	return ok;
 }
 
+/* Splits a -D value "1,2,4" into its items; 0 when it has no comma. */
+static int value_list(arena *a, const char *v, const char **items, int max)
+{
+	if (!strchr(v, ','))
+		return 0;
+	int n = 0;
+	for (const char *p = v; n < max;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		items[n++] = arena_strndup(a, p, len);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return n;
+}
+
+/* One job per combination of values of the kernel's heuristics that read
+ * runtime arguments (fe_runtime_heuristics): True and False for a bool
+ * one, the values `-D NAME=v1,v2,...` lists otherwise; a single -D value
+ * fixes the heuristic as before. Each job gets the values as defines. */
+static bool expand_heuristics(compile_cmd *c)
+{
+	job *old = c->jobs;
+	int nold = c->njobs;
+	bool ok = true;
+	c->jobs = NULL;
+	c->njobs = c->capjobs = 0;
+	for (int i = 0; i < nold; i++) {
+		const job *o = &old[i];
+		tilec_status st;
+		fe_module *m = load_file(c, o->file, &st);
+		fe_heuristic all[BLOB_MAX_HEURISTICS];
+		int nall = m && fe_param_count(m, o->kernel) >= 0 ? fe_runtime_heuristics(c->ctx, m, o->kernel, all, BLOB_MAX_HEURISTICS) : 0;
+		if (nall < 0) {
+			ok = false;
+			continue;
+		}
+		fe_heuristic *heur = arena_alloc(c->a, sizeof(fe_heuristic) * (size_t)(nall + 1));
+		const char **values[BLOB_MAX_HEURISTICS];
+		int nvalues[BLOB_MAX_HEURISTICS], nheur = 0, combos = 1;
+		if (!heur)
+			return false;
+		for (int h = 0; h < nall; h++) {
+			const fe_define *given = NULL;
+			for (int d = 0; d < o->ndefines; d++)
+				if (!strcmp(o->defines[d].name, all[h].name))
+					given = &o->defines[d];
+			const char **items = arena_alloc(c->a, sizeof(char *) * 64);
+			if (!items)
+				return false;
+			int n = given ? value_list(c->a, given->value, items, 64) : 0;
+			if (given && n == 0)
+				continue; /* fixed by -D: folded as before */
+			if (!given && !all[h].is_bool) {
+				diag_error(c->ctx, all[h].loc, "the heuristic for `%s` reads runtime arguments and is not True/False "
+					   "valued: list the values to compile with -D %s=V1,V2,... (a launch computing another "
+					   "value fails), or fix it with -D %s=V", all[h].name, all[h].name, all[h].name);
+				ok = false;
+				break;
+			}
+			if (!given) {
+				items[0] = "False";
+				items[1] = "True";
+				n = 2;
+			}
+			heur[nheur] = all[h];
+			values[nheur] = items;
+			nvalues[nheur++] = n;
+			combos *= n;
+			if (combos > 256) {
+				diag_error(c->ctx, all[h].loc, "more than 256 combinations of heuristic values for '%s'", o->kernel);
+				return false;
+			}
+		}
+		if (!ok)
+			continue;
+		for (int combo = 0; combo < combos; combo++) {
+			job *j = new_job(c);
+			if (!j)
+				return false;
+			*j = *o;
+			j->heur = heur;
+			j->nheur = nheur;
+			if (!nheur)
+				continue;
+			/* the job's defines without the lists, then the values */
+			fe_define *defs = arena_alloc(c->a, sizeof(fe_define) * (size_t)(o->ndefines + nheur + 1));
+			if (!defs)
+				return false;
+			int nd = 0;
+			for (int d = 0; d < o->ndefines; d++) {
+				bool listed = false;
+				for (int h = 0; h < nheur; h++)
+					listed |= !strcmp(o->defines[d].name, heur[h].name);
+				if (!listed)
+					defs[nd++] = o->defines[d];
+			}
+			strbuf sb;
+			sb_init(&sb);
+			for (int h = 0, rest = combo; h < nheur; h++) {
+				defs[nd].name = heur[h].name;
+				defs[nd++].value = values[h][rest % nvalues[h]];
+				sb_printf(&sb, "%s=%s;", heur[h].name, values[h][rest % nvalues[h]]);
+				rest /= nvalues[h];
+			}
+			j->defines = defs;
+			j->ndefines = j->capdefines = nd;
+			j->heur_values = arena_strdup(c->a, sb_str(&sb));
+			sb_free(&sb);
+		}
+	}
+	return ok;
+}
+
+/* The heuristics of kernel k compiled to programs over its parameters and
+ * the first variant's constexprs (blob_write checks them against every
+ * variant). */
+static bool build_heuristics(compile_cmd *c, const job *first, blob_kernel *k)
+{
+	blob_heuristic *hs = arena_alloc(c->a, sizeof(blob_heuristic) * (size_t)first->nheur);
+	if (!hs)
+		return false;
+	for (int h = 0; h < first->nheur; h++) {
+		uint8_t *code = arena_alloc(c->a, GRIDEXPR_MAX_CODE);
+		size_t len = 0;
+		if (!code)
+			return false;
+		const char *where = arena_printf(c->a, "heuristic %s", first->heur[h].name);
+		if (gridexpr_compile(c->ctx, where, first->heur[h].expr, k->nparams, k->params, first->func->nconstexprs,
+				     first->func->constexprs, code, GRIDEXPR_MAX_CODE, &len) != TILEC_OK) {
+			diag_note(c->ctx, first->heur[h].loc, "in the heuristic for `%s`", first->heur[h].name);
+			return false;
+		}
+		/* a grid expression of one dimension: the program has one result */
+		hs[h] = (blob_heuristic){first->heur[h].name, code, len};
+	}
+	k->heuristics = hs;
+	k->nheuristics = first->nheur;
+	return true;
+}
+
 /* The tuning table of kernel k (launch name), from autotune's key and the
  * tuning file: keys the visible integer parameters the key names (a pointer
  * is keyed by its dtype in Triton, fixed here by the signature; a constexpr
@@ -678,7 +823,8 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 {
 	blob_kernel *ks = arena_alloc(c->a, sizeof(blob_kernel) * (size_t)c->njobs);
 	blob_variant *vs = arena_alloc(c->a, sizeof(blob_variant) * (size_t)c->njobs);
-	if (!ks || !vs)
+	int *vjob = arena_alloc(c->a, sizeof(int) * (size_t)c->njobs); /* the job of each variant */
+	if (!ks || !vs || !vjob)
 		return false;
 	int nk = 0, nv = 0;
 	bool ok = true;
@@ -704,15 +850,20 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 				diag_error(c->ctx, j->where, "'%s': every variant needs a grid expression (-g), or none", j->name);
 				ok = false;
 			}
+			bool same_heur = j->nheur == first->nheur;
+			for (int h = 0; same_heur && h < j->nheur; h++)
+				same_heur = !strcmp(j->heur[h].name, first->heur[h].name);
 			if (j->nslots != first->nslots || strcmp(j->configs ? j->configs : "all", first->configs ? first->configs : "all") ||
-			    strcmp(j->file, first->file) || strcmp(j->kernel, first->kernel)) {
+			    strcmp(j->file, first->file) || strcmp(j->kernel, first->kernel) || !same_heur) {
 				diag_error(c->ctx, j->where, "'%s': every variant of a launch function compiles the same kernel "
-					   "and the same autotune configs (--config)", j->name);
+					   "with the same autotune configs (--config) and heuristics given with -D", j->name);
 				ok = false;
 			}
 			for (int u = 0; u < k->nvariants; u++)
 				if (vs[nv - k->nvariants + u].pred_div16 == j->pred_div16 &&
-				    vs[nv - k->nvariants + u].pred_eq1 == j->pred_eq1 && vs[nv - k->nvariants + u].config == j->slot) {
+				    vs[nv - k->nvariants + u].pred_eq1 == j->pred_eq1 && vs[nv - k->nvariants + u].config == j->slot &&
+				    !strcmp(c->jobs[vjob[nv - k->nvariants + u]].heur_values ? c->jobs[vjob[nv - k->nvariants + u]].heur_values : "",
+					    j->heur_values ? j->heur_values : "")) {
 					diag_error(c->ctx, j->where,
 						   "'%s': variants %d and %d have the same :16/:1 hints and config, so the loader could "
 						   "never choose the second (constexprs are not selected at run time: give each its "
@@ -722,6 +873,7 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			j->symbol = arena_printf(c->a, "%s_%d", j->name, k->nvariants);
 			if (!j->symbol)
 				return false;
+			vjob[nv] = t;
 			blob_variant *v = &vs[nv++];
 			memset(v, 0, sizeof *v);
 			v->symbol = j->symbol;
@@ -740,6 +892,8 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 		}
 		k->nconfigs = first->nslots;
 		if (k->nconfigs > 1 && !build_table(c, first, k))
+			ok = false;
+		if (first->nheur && !build_heuristics(c, first, k))
 			ok = false;
 		nk++;
 	}
@@ -859,7 +1013,7 @@ static const char *default_blob_name(arena *a, const char *base)
 
 static int compile_all(compile_cmd *c)
 {
-	if (!expand_configs(c))
+	if (!expand_configs(c) || !expand_heuristics(c))
 		return 1;
 	if (c->tuning_path) {
 		if (tuning_read(c->ctx, c->a, c->tuning_path, &c->tuning) != TILEC_OK)

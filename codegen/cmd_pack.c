@@ -996,6 +996,23 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 				printf(" -> config %d\n", cfg);
 			}
 		}
+		for (int h = 0; h < tile_heuristic_count(m, k); h++) {
+			tile_heuristic_info hi;
+			tile_variant_info v0;
+			const char *cn[256];
+			if (tile_heuristic_get_info(m, k, h, &hi) != TILE_SUCCESS || tile_variant_get_info(m, k, 0, &v0) != TILE_SUCCESS)
+				break;
+			for (int c = 0; c < v0.n_constexprs && c < 256; c++) {
+				tile_constexpr_info ci;
+				tile_constexpr_get_info(m, k, 0, c, &ci);
+				cn[c] = ci.name;
+			}
+			strbuf sb;
+			sb_init(&sb);
+			gridexpr_format(&sb, hi.program, hi.program_size, np, pnames, v0.n_constexprs < 256 ? v0.n_constexprs : 256, cn);
+			printf("  heuristic %s = %s (at launch)\n", hi.name, sb_str(&sb));
+			sb_free(&sb);
+		}
 		for (int v = 0; v < nv; v++) {
 			tile_variant_info vi;
 			tile_variant_get_info(m, k, v, &vi);

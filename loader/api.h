@@ -111,6 +111,19 @@ typedef struct tile_tuning_info {
  * (keys: n_keys values). */
 TILEDEF tile_status tile_tuning_get_info(const tile_module *module, int kernel, tile_tuning_info *out);
 TILEDEF tile_status tile_tuning_get_entry(const tile_module *module, int kernel, int entry, int64_t *keys, int *config);
+/* Heuristics evaluated at launch: @triton.heuristics entries that read
+ * runtime arguments. Each computes a constexpr from the arguments and the
+ * config's constexprs; tilec compiled the variants for its values (True
+ * and False) and a launch takes the variant whose value it computes. The
+ * program is FORMAT.md's bytecode (one result). */
+typedef struct tile_heuristic_info {
+	const char *name;         /* the constexpr it computes */
+	const uint8_t *program;
+	uint32_t program_size;
+} tile_heuristic_info;
+TILEDEF int tile_heuristic_count(const tile_module *module, int kernel); /* -1: no such kernel */
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *module, int kernel, int index, tile_heuristic_info *out);
+
 /* Reads a tuning file (the text tile-tune writes, docs/TUNING.md) and
  * makes its tables the kernels' runtime tables, replacing the blob's. All
  * or nothing: a file naming an unknown kernel or parameter, a config

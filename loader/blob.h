@@ -11,8 +11,9 @@
  * are then decoded into the structs of common.h; nothing is inflated here. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 40u
-#define TILE__KERNEL_SIZE 44u
+#define TILE__META_HEADER_SIZE 44u
+#define TILE__KERNEL_SIZE 52u
+#define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
 #define TILE__VARIANT_SIZE 72u
 #define TILE__NO_SOURCE_CONFIG 0xffffffffu
@@ -25,6 +26,7 @@
 /* dispatch.h: the tuning tables, checked once the kernels and their
  * parameters are. */
 static tile_status tile__check_tables(tile_module *m, const uint8_t *kernel_records, const uint8_t *keys, const uint8_t *tune);
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *kernel_records, const uint8_t *heuristics);
 
 /* A string offset naming a NUL-terminated string inside the table. */
 static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
@@ -90,7 +92,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[9], offsets[9], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[10], offsets[10], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -101,6 +103,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->n_groups = tile__u32(h + 28);
 	m->n_keys = tile__u32(h + 32);
 	m->tune_words = tile__u32(h + 36);
+	m->n_heuristics = tile__u32(h + 40);
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
@@ -111,9 +114,10 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
 	sizes[5] = (uint64_t)m->n_keys * 4;
 	sizes[6] = (uint64_t)m->tune_words * 8;
-	sizes[7] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[8] = m->strtab_size;
-	for (i = 0; i < 9; i++) {
+	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
+	sizes[8] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[9] = m->strtab_size;
+	for (i = 0; i < 10; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -121,15 +125,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 10; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[7][i] != 0)
+		if (arrays[8][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[7];
-	m->strtab = arrays[8];
+	m->grid_code = arrays[8];
+	m->strtab = arrays[9];
 	m->constexprs = arrays[3];
 	return TILE_SUCCESS;
 }
@@ -469,7 +473,7 @@ static void tile__module_free(tile_module *m)
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[9];
+	const uint8_t *arrays[10];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -479,7 +483,7 @@ static tile_status tile__validate(tile_module *m)
 		return st;
 	m->kernels = (tile__kernel *)tile__alloc_zeroed(m->n_kernels, sizeof *m->kernels);
 	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
-	m->variants = (tile__variant *)tile__alloc_array(m->n_variants, sizeof *m->variants);
+	m->variants = (tile__variant *)tile__alloc_zeroed(m->n_variants, sizeof *m->variants);
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
 	/* marks: params owned, variants owned, groups with an image, configs
 	 * seen (a kernel has at most as many configs as variants) */
@@ -500,6 +504,8 @@ static tile_status tile__validate(tile_module *m)
 		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
 	if (!st)
 		st = tile__check_tables(m, arrays[0], arrays[5], arrays[6]);
+	if (!st)
+		st = tile__check_heuristics(m, arrays[0], arrays[7]);
 	TILE_FREE(marks);
 	return st;
 }

@@ -167,6 +167,104 @@ static tile_status tile__check_tables(tile_module *m, const uint8_t *records, co
 	return TILE_SUCCESS;
 }
 
+/* Heuristics: each names an int or bool constexpr that every variant of
+ * its kernel has (its value decoded into the variant), and a program of
+ * one result valid for every variant's constexprs. Kernels' ranges follow
+ * one another and cover the array. */
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *records, const uint8_t *heuristics)
+{
+	uint32_t ki, h, vi, c, at = 0;
+	for (ki = 0; ki < m->n_kernels; ki++) {
+		const uint8_t *r = records + (size_t)ki * TILE__KERNEL_SIZE;
+		tile__kernel *k = &m->kernels[ki];
+		uint32_t first = tile__u32(r + 44);
+		k->n_heuristics = tile__u32(r + 48);
+		if (first != at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: first_heuristic %u (expected %u: kernels' heuristics follow one "
+					  "another)", ki, first, at);
+		if (k->n_heuristics > TILE__MAX_HEURISTICS || k->n_heuristics > m->n_heuristics - at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u heuristics (at most %u, inside the %u heuristics)", ki,
+					  k->n_heuristics, TILE__MAX_HEURISTICS, m->n_heuristics);
+		for (h = 0; h < k->n_heuristics; h++) {
+			const uint8_t *q = heuristics + (size_t)(at + h) * TILE__HEURISTIC_SIZE;
+			tile__heuristic *hd = &k->heuristics[h];
+			char who[64];
+			hd->name = tile__u32(q);
+			hd->offset = tile__u32(q + 4);
+			hd->size = tile__u32(q + 8);
+			if (!tile__str_ok(m, hd->name, 0))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: name is not a string of the table", ki, h);
+			for (c = 0; c < h; c++)
+				if (!strcmp(tile__str(m, k->heuristics[c].name), tile__str(m, hd->name)))
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: '%s' computed twice", ki, h,
+							  tile__str(m, hd->name));
+			if (hd->size < 2 || (uint64_t)hd->offset + hd->size > m->grid_code_size)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: program %u+%u outside grid_code of %u bytes", ki,
+						  h, hd->offset, hd->size, m->grid_code_size);
+			if (m->grid_code[hd->offset] != 1)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: a program of %u results (1)", ki, h,
+						  m->grid_code[hd->offset]);
+			snprintf(who, sizeof who, "kernel %u: heuristic %u", ki, h);
+			for (vi = k->first_variant; vi < k->first_variant + k->n_variants; vi++) {
+				tile__variant *v = &m->variants[vi];
+				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, who);
+				if (st)
+					return st;
+				for (c = 0; c < v->n_constexprs; c++) {
+					const uint8_t *x = m->constexprs + (size_t)(v->first_constexpr + c) * TILE__CONSTEXPR_SIZE;
+					if (!strcmp(tile__str(m, tile__u32(x)), tile__str(m, hd->name)) && (x[4] == 0 || x[4] == 2)) {
+						v->heuristic_values[h] = (int64_t)tile__u64(x + 8);
+						v->heuristic_bools |= (uint32_t)(x[4] == 2) << h;
+						break;
+					}
+				}
+				if (c == v->n_constexprs)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: variant %u has no int or bool constexpr '%s'",
+							  ki, h, vi, tile__str(m, hd->name));
+			}
+		}
+		at += k->n_heuristics;
+	}
+	if (at != m->n_heuristics)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: the kernels use %u of %u heuristics", at, m->n_heuristics);
+	return TILE_SUCCESS;
+}
+
+/* Whether each heuristic of k, evaluated for args with v's constexprs,
+ * gives v's value. A program that fails (division by zero) holds for no
+ * variant. */
+static int tile__heuristics_hold(const tile_module *m, const tile__kernel *k, const tile__variant *v, void *const *args)
+{
+	uint32_t h;
+	for (h = 0; h < k->n_heuristics; h++) {
+		const tile__heuristic *hd = &k->heuristics[h];
+		int64_t r[3];
+		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, "heuristic") != TILE_SUCCESS)
+			return 0;
+		/* a bool constexpr takes the result's truth, an int one its value */
+		if ((v->heuristic_bools >> h & 1) ? (r[0] != 0) != (v->heuristic_values[h] != 0) : r[0] != v->heuristic_values[h])
+			return 0;
+	}
+	return 1;
+}
+
+TILEDEF int tile_heuristic_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_heuristics : -1;
+}
+
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *m, int kernel, int index, tile_heuristic_info *out)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	if (!k || !out || index < 0 || (uint32_t)index >= k->n_heuristics)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_heuristic_get_info: no heuristic %d of kernel %d", index, kernel);
+	out->name = tile__str(m, k->heuristics[index].name);
+	out->program = m->grid_code + k->heuristics[index].offset;
+	out->program_size = k->heuristics[index].size;
+	return TILE_SUCCESS;
+}
+
 TILEDEF int tile_config_count(const tile_module *m, int kernel)
 {
 	const tile__kernel *k = tile__kernel_at(m, kernel);

@@ -247,7 +247,8 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, uin
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];
-		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds)
+		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
+		    !tile__heuristics_hold(m, k, v, args))
 			continue;
 		best = (int)i;
 		best_preds = v->n_preds;

@@ -61,8 +61,8 @@ static blob_desc make_desc(void)
 					 true, 16, 24, 0, -1};
 	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1};
 	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1};
-	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0};
-	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0};
+	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL};
+	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
 	images[1] = (blob_image){0, BLOB_IMAGE_PTX, 90, 0, ptx, strlen(ptx)};
 	images[2] = (blob_image){1, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC, cubin90, sizeof cubin90};
@@ -92,12 +92,13 @@ static void check_header(const uint8_t *b, size_t size)
 	CHECK_EQ_INT(ssize % 4, 0);
 	CHECK_EQ_INT(u32(m + 32), 0); /* no tuning keys */
 	CHECK_EQ_INT(u32(m + 36), 0); /* no tuning words */
-	size_t meta = 40 + nk * 44 + np * 12 + nv * 72 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
+	CHECK_EQ_INT(u32(m + 40), 0); /* no heuristics */
+	size_t meta = 44 + nk * 52 + np * 12 + nv * 72 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
 	CHECK_EQ_INT(u32(b + 20), meta);
 	CHECK_EQ_INT(gsize, grid1_len + grid2_len);
 	/* spills in the variant records, most specialized first (all, x16,
 	 * plain, scale): unknown is 0xffffffff in both fields */
-	const uint8_t *vr = m + 40 + nk * 44 + np * 12;
+	const uint8_t *vr = m + 44 + nk * 52 + np * 12;
 	static const uint32_t spills[4][2] = {{0, 0}, {16, 24}, {0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}};
 	for (int i = 0; i < 4; i++) {
 		CHECK_EQ_INT(u32(vr + 72 * i + 56), spills[i][0]);
@@ -106,7 +107,7 @@ static void check_header(const uint8_t *b, size_t size)
 		CHECK_EQ_INT(u32(vr + 72 * i + 68), 0xffffffffu); /* no source config */
 	}
 	/* images: aligned, after the metadata, inflating to the input */
-	const uint8_t *im = m + 40 + nk * 44 + np * 12 + nv * 72 + nc * 16;
+	const uint8_t *im = m + 44 + nk * 52 + np * 12 + nv * 72 + nc * 16;
 	for (uint32_t i = 0; i < ni; i++, im += 32) {
 		uint32_t off = u32(im + 16), sz = u32(im + 20), raw = u32(im + 24), comp = u32(im + 28);
 		CHECK_EQ_INT(off % 4, 0);
@@ -447,7 +448,7 @@ static void check_tuning(void)
 	}
 	static const int keys[] = {1, 2};
 	int64_t entries[] = {4096, 4096, 2, 128, 512, 1, 128, 64, 0, -5, 7, 1};
-	blob_kernel k = {"k", 4, params, 4, v, 3, 2, keys, 4, entries, 1};
+	blob_kernel k = {"k", 4, params, 4, v, 3, 2, keys, 4, entries, 1, 0, NULL};
 	static const uint8_t data[16] = "FAKE cubin k_c0";
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 80, 0, data, sizeof data};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -496,7 +497,7 @@ static void check_tuning(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int64_t e[] = {4096, 4096, 2, bad[i].e0, bad[i].e1, bad[i].cfg};
 		int bkeys[] = {bad[i].key0, 2};
-		blob_kernel bk = {"k", 4, params, 4, v, bad[i].nconfigs, 2, bkeys, 2, e, bad[i].def};
+		blob_kernel bk = {"k", 4, params, 4, v, bad[i].nconfigs, 2, bkeys, 2, e, bad[i].def, 0, NULL};
 		blob_desc bd = {1, &bk, 1, &im, 1};
 		tilec_ctx *c2 = tilec_ctx_new();
 		CHECK(blob_write(c2, &bd, &b, &size) == TILEC_ERR_INVALID);

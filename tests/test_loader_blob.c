@@ -222,7 +222,7 @@ static void test_header_fields(void)
 	/* Counts: each one record more, and oversized. */
 	{
 		size_t i;
-		for (i = 0; i < 10; i++) {
+		for (i = 0; i < 11; i++) {
 			if (i == 7)
 				continue; /* n_groups: below */
 			EXPECT_PATCH(meta + 4 * i, tb_get32(ref_blob + meta + 4 * i) + 4, 4, TILE_ERROR_BAD_BLOB, "metadata:");
@@ -239,7 +239,7 @@ static void test_record_fields(void)
 {
 	const tb_layout *l = &ref_layout;
 	uint32_t strtab = tb_get32(ref_blob + 32 + 24);
-	size_t k1 = l->kernels + 44, v3 = l->variants + 3 * 72, v2 = l->variants + 2 * 72, i1 = l->images + 32;
+	size_t k1 = l->kernels + 52, v3 = l->variants + 3 * 72, v2 = l->variants + 2 * 72, i1 = l->images + 32;
 	/* kernels */
 	EXPECT_PATCH(l->kernels, strtab, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
 	EXPECT_PATCH(l->kernels, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
@@ -370,7 +370,9 @@ static void test_grid_validation(void)
 	EXPECT_GRID_CHECK("variant 0: grid program: 4 dimensions", 4, 1, 0, 1, 0, 1, 0, 1, 0);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x10);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x13);
-	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x18 at byte 3", 1, 1, 0, 0x18);
+	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x22 at byte 3", 1, 1, 0, 0x22);
+	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x18);
+	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x20);
 	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x00 at byte 1", 1, 0);
 	EXPECT_GRID_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 1);
 	EXPECT_GRID_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 2, 1, 0, 0, 0, 0, 0, 0);

@@ -111,6 +111,51 @@ printf 'tile-tuning 7\n' >"$T/bad.tuning"
 fails "tuned header" "bad.tuning:1:1: error: expected 'tile-tuning 1'" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
 [ ! -e "$T/x.c" ] && ok || bad "a failed compile wrote x.c"
 
+# heuristics that read runtime arguments: evaluated at launch
+cat >"$T/h.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_K": 32}), triton.Config({"BLOCK_K": 64})], key=["K"])
+@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0,
+                    "TWICE": lambda args: args["BLOCK_K"] * 2,
+                    "SPLIT": lambda args: min(triton.next_power_of_2(args["K"]) // 1024, 4)})
+@triton.jit
+def rowsum(x_ptr, out_ptr, K, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, TWICE: tl.constexpr, SPLIT: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK_K], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        offs = k * BLOCK_K + tl.arange(0, BLOCK_K)
+        if EVEN_K:
+            acc += tl.load(x_ptr + row * K + offs)
+        else:
+            acc += tl.load(x_ptr + row * K + offs, mask=offs < K, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) * SPLIT)
+
+
+@triton.heuristics({"BIG": lambda args: args["n"] > 100 if args["n"] else False})
+@triton.jit
+def cond(x_ptr, n, BIG: tl.constexpr):
+    tl.store(x_ptr, BIG)
+PY
+HS=(-n rowsum -s "*fp32:16, *fp32:16, i32" -g "1024" --arch sm_80)
+fails "heuristic values needed" "the heuristic for \`SPLIT\` reads runtime arguments and is not True/False valued" \
+	"$TILEC" compile "$T/h.py" "${HS[@]}" -o "$T/x"
+check "compile heuristics" "$TILEC" compile "$T/h.py" "${HS[@]}" -D SPLIT=1,2,4 -o "$T/heur"
+check "inspect heuristics" "$TILEC" inspect "$T/heur.c"
+has "heuristic EVEN_K" "$T/out" "heuristic EVEN_K = K % BLOCK_K == 0 (at launch)"
+has "heuristic SPLIT" "$T/out" "heuristic SPLIT = min(next_power_of_2(K) // 1024, 4) (at launch)"
+hasnt "TWICE folds" "$T/out" "heuristic TWICE"
+[ "$(grep -c '^  variant' "$T/out")" = 12 ] && ok || bad "2 configs x 2 EVEN_K x 3 SPLIT = 12 variants"
+has "a variant's values" "$T/out" "constexprs: BLOCK_K=64, EVEN_K=True, TWICE=128, SPLIT=4"
+check "heuristic fixed" "$TILEC" compile "$T/h.py" "${HS[@]}" -D EVEN_K=True -D SPLIT=2 -o "$T/fixed"
+check "inspect fixed" "$TILEC" inspect "$T/fixed.c"
+hasnt "fixed: no heuristic" "$T/out" "(at launch)"
+[ "$(grep -c '^  variant' "$T/out")" = 2 ] && ok || bad "fixed: 2 variants"
+fails "heuristic construct" "where this expression is not supported" \
+	"$TILEC" compile "$T/h.py" -n cond -s "*i32, i32" --arch sm_80 -o "$T/x"
+
 # tile-tune from tile.h and the generated C
 CC=${CC:-cc}
 check "build tile-tune" $CC -O1 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=tuned loader/tile_tune.c "$T/tuned.c" \

@@ -17,11 +17,12 @@
 #include <zlib.h>
 
 #define HEADER_SIZE 32
-#define META_HEADER_SIZE 40
+#define META_HEADER_SIZE 44
 #define SPILLS_UNKNOWN 0xffffffffu
 #define MAX_RAW_SIZE (256u << 20)
 /* FORMAT.md's record sizes in bytes */
-#define BLOB_KERNEL_SIZE 44
+#define BLOB_KERNEL_SIZE 52
+#define BLOB_HEURISTIC_SIZE 12
 #define BLOB_PARAM_SIZE 12
 #define BLOB_VARIANT_SIZE 72
 #define BLOB_CONSTEXPR_SIZE 16
@@ -337,6 +338,45 @@ static bool check_tuning(tilec_ctx *ctx, const blob_kernel *k, int nvisible)
 	return ok;
 }
 
+/* Heuristics: distinct names that every variant has as an int or bool
+ * constexpr, programs of one result valid for every variant. */
+static bool check_heuristics(tilec_ctx *ctx, const blob_kernel *k)
+{
+	src_loc none = {0};
+	if (k->nheuristics < 0 || k->nheuristics > BLOB_MAX_HEURISTICS) {
+		diag_error(ctx, none, "kernel '%s': %d heuristics (at most %d)", k->name, k->nheuristics, BLOB_MAX_HEURISTICS);
+		return false;
+	}
+	for (int h = 0; h < k->nheuristics; h++) {
+		const blob_heuristic *hd = &k->heuristics[h];
+		if (!hd->name || !*hd->name || !hd->code || hd->size < 2 || hd->size > GRIDEXPR_MAX_CODE || hd->code[0] != 1) {
+			diag_error(ctx, none, "kernel '%s': heuristic %d needs a name and a program of one result", k->name, h);
+			return false;
+		}
+		for (int j = 0; j < h; j++)
+			if (!strcmp(k->heuristics[j].name, hd->name)) {
+				diag_error(ctx, none, "kernel '%s': two heuristics compute '%s'", k->name, hd->name);
+				return false;
+			}
+		for (int i = 0; i < k->nvariants; i++) {
+			const blob_variant *v = &k->variants[i];
+			const char *why = gridexpr_validate(hd->code, hd->size, k->nparams, k->params, v->nconstexprs, v->constexprs);
+			int c = 0;
+			while (c < v->nconstexprs && strcmp(v->constexprs[c].name, hd->name))
+				c++;
+			if (!why && (c == v->nconstexprs || (v->constexprs[c].kind != IR_CONSTEXPR_INT &&
+							      v->constexprs[c].kind != IR_CONSTEXPR_BOOL)))
+				why = "the variant has no int or bool constexpr of that name";
+			if (why) {
+				diag_error(ctx, none, "kernel '%s': heuristic '%s' for variant '%s': %s", k->name, hd->name,
+					   v->symbol ? v->symbol : "?", why);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 {
 	src_loc none = {0};
@@ -374,7 +414,7 @@ static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 		for (int i = 0; i < k->nvariants; i++)
 			if (!check_variant(ctx, d, k, nvisible, &k->variants[i]))
 				return false;
-		if (!check_tuning(ctx, k, nvisible))
+		if (!check_tuning(ctx, k, nvisible) || !check_heuristics(ctx, k))
 			return false;
 	}
 	for (int i = 0; i < d->nimages; i++) {
@@ -519,8 +559,9 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	if (!check_desc(ctx, d))
 		return TILEC_ERR_INVALID;
 
-	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0;
+	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0, nheur = 0;
 	for (int ki = 0; ki < d->nkernels; ki++) {
+		nheur += d->kernels[ki].nheuristics;
 		nkeys += d->kernels[ki].nkeys;
 		ntune += d->kernels[ki].nentries * (d->kernels[ki].nkeys + 1);
 		nparams += d->kernels[ki].nparams;
@@ -534,12 +575,13 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	int *order = calloc((size_t)nvariants, sizeof *order);
 	const blob_variant **vlist = calloc((size_t)nvariants, sizeof *vlist);
 	uint32_t *grid_off = calloc((size_t)nvariants, sizeof *grid_off);
+	uint32_t *heur_off = calloc((size_t)nheur + 1, sizeof *heur_off);
 	strbuf grid;
 	strtab tab;
 	sb_init(&grid);
 	sb_init(&tab.data);
 	uint8_t *b = NULL;
-	if (!imgs || !order || !vlist || !grid_off)
+	if (!imgs || !order || !vlist || !grid_off || !heur_off)
 		goto done;
 	for (int i = 0; i < d->nimages; i++)
 		if ((st = pack_image(&d->images[i], &imgs[i])) != TILEC_OK)
@@ -565,9 +607,23 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 				sb_putn(&grid, (const char *)v->grid_code, v->grid_size);
 		}
 	}
+	/* heuristic programs after the grid programs, shared the same way */
+	for (int ki = 0, hi = 0; ki < d->nkernels; ki++)
+		for (int h = 0; h < d->kernels[ki].nheuristics; h++, hi++) {
+			const blob_heuristic *hd = &d->kernels[ki].heuristics[h];
+			const char *hit = NULL;
+			for (size_t off = 0; off + hd->size <= grid.len && !hit; off++)
+				if (!memcmp(grid.data + off, hd->code, hd->size))
+					hit = grid.data + off;
+			heur_off[hi] = (uint32_t)(hit ? (size_t)(hit - grid.data) : grid.len);
+			if (!hit)
+				sb_putn(&grid, (const char *)hd->code, hd->size);
+		}
 	for (int ki = 0; ki < d->nkernels; ki++) {
 		const blob_kernel *k = &d->kernels[ki];
 		str_add(&tab, k->name);
+		for (int h = 0; h < k->nheuristics; h++)
+			str_add(&tab, k->heuristics[h].name);
 		for (int i = 0; i < k->nparams; i++)
 			str_add(&tab, k->params[i].name);
 	}
@@ -586,8 +642,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 
 	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * BLOB_KERNEL_SIZE + (size_t)nparams * BLOB_PARAM_SIZE +
 			   (size_t)nvariants * BLOB_VARIANT_SIZE + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE +
-			   (size_t)d->nimages * BLOB_IMAGE_SIZE + (size_t)nkeys * 4 + (size_t)ntune * 8 + align4(grid.len) +
-			   tab.data.len;
+			   (size_t)d->nimages * BLOB_IMAGE_SIZE + (size_t)nkeys * 4 + (size_t)ntune * 8 +
+			   (size_t)nheur * BLOB_HEURISTIC_SIZE + align4(grid.len) + tab.data.len;
 	size_t total = HEADER_SIZE + meta_size;
 	for (int i = 0; i < d->nimages; i++)
 		total = align4(total) + imgs[i].size;
@@ -612,6 +668,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	put32(m + 28, (uint32_t)d->ngroups);
 	put32(m + 32, (uint32_t)nkeys);
 	put32(m + 36, (uint32_t)ntune);
+	put32(m + 40, (uint32_t)nheur);
 	uint8_t *kp = m + META_HEADER_SIZE;
 	uint8_t *pp = kp + (size_t)d->nkernels * BLOB_KERNEL_SIZE;
 	uint8_t *vp = pp + (size_t)nparams * BLOB_PARAM_SIZE;
@@ -619,13 +676,14 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	uint8_t *ip = cp + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE;
 	uint8_t *yp = ip + (size_t)d->nimages * BLOB_IMAGE_SIZE;
 	uint8_t *tp = yp + (size_t)nkeys * 4;
-	uint8_t *gp = tp + (size_t)ntune * 8;
+	uint8_t *hp = tp + (size_t)ntune * 8;
+	uint8_t *gp = hp + (size_t)nheur * BLOB_HEURISTIC_SIZE;
 	uint8_t *sp = gp + align4(grid.len);
 	if (grid.len)
 		memcpy(gp, grid.data, grid.len);
 	memcpy(sp, tab.data.data, tab.data.len);
 
-	uint32_t pi = 0, vi = 0, ci = 0, yi = 0, ti = 0;
+	uint32_t pi = 0, vi = 0, ci = 0, yi = 0, ti = 0, hi = 0;
 	for (int ki = 0; ki < d->nkernels; ki++, kp += BLOB_KERNEL_SIZE) {
 		const blob_kernel *k = &d->kernels[ki];
 		put32(kp + 0, str_add(&tab, k->name));
@@ -639,6 +697,14 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 		put32(kp + 32, (uint32_t)k->nkeys);
 		put32(kp + 36, ti);
 		put32(kp + 40, (uint32_t)k->nentries);
+		put32(kp + 44, hi);
+		put32(kp + 48, (uint32_t)k->nheuristics);
+		for (int h = 0; h < k->nheuristics; h++, hi++) {
+			uint8_t *r = hp + (size_t)hi * BLOB_HEURISTIC_SIZE;
+			put32(r + 0, str_add(&tab, k->heuristics[h].name));
+			put32(r + 4, heur_off[hi]);
+			put32(r + 8, (uint32_t)k->heuristics[h].size);
+		}
 		for (int i = 0; i < k->nkeys; i++, yi++)
 			put32(yp + (size_t)yi * 4, (uint32_t)k->keys[i]);
 		if (k->nentries) {
@@ -731,6 +797,7 @@ done:
 	free(order);
 	free(vlist);
 	free(grid_off);
+	free(heur_off);
 	sb_free(&grid);
 	sb_free(&tab.data);
 	free(b);

@@ -69,6 +69,16 @@ typedef struct blob_variant {
 	int source_config;              /* its index in the source's autotune list; -1: none */
 } blob_variant;
 
+/* A heuristic evaluated at launch: the int/bool constexpr it computes
+ * (every variant of the kernel has it) and its program (gridexpr_compile,
+ * one result; constexpr operands index each variant's constexprs). */
+typedef struct blob_heuristic {
+	const char *name;
+	const uint8_t *code;
+	size_t size;
+} blob_heuristic;
+#define BLOB_MAX_HEURISTICS 8
+
 typedef struct blob_kernel {
 	const char *name;
 	int nparams; /* hidden ones last */
@@ -86,6 +96,8 @@ typedef struct blob_kernel {
 	int nentries;
 	const int64_t *entries;
 	int default_config;
+	int nheuristics;
+	const blob_heuristic *heuristics;
 } blob_kernel;
 
 typedef struct blob_image {

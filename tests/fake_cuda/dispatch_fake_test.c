@@ -74,12 +74,17 @@ static void open_fake(void)
 	}
 }
 
-static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 flat_a flat_b";
+static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 flat_a flat_b h_c0_even h_c0_odd h_c1_even";
+/* EVEN_K = K % BLOCK_K == 0 (K: parameter 1, BLOCK_K: constexpr 0) */
+static const uint8_t even_k[] = {1, 0x01, 1, 0x03, 0, 0x15, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0x18};
 /* cdiv(M, BLOCK) */
 static const uint8_t grid_m[] = {1, 0x01, 1, 0x03, 0, 0x14};
 
 /* mm: configs 0..2 (BLOCK 64, 128, 256), key M, N, K; entries as given.
- * flat(x, n): two configs, key n, no entries, default 1. */
+ * flat(x, n): two configs, key n, no entries, default 1.
+ * heur(x, K): configs 0 (BLOCK_K 32: EVEN_K True and False) and 1
+ * (BLOCK_K 64: EVEN_K True only), heuristic EVEN_K at launch, key K:
+ * 32 -> 0, 4096 -> 1. */
 static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 {
 	static const char *const syms[4] = {"mm_c0", "mm_c1_x16", "mm_c1", "mm_c2"};
@@ -136,6 +141,36 @@ static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 	k->default_config = 1;
 	k->n_keys = 1;
 	k->keys[0] = 1;
+	k = &d->kernels[2];
+	d->n_kernels = 3;
+	k->name = "heur";
+	k->n_params = 2;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"K", 1, 4, 4, 0};
+	k->n_variants = 3;
+	for (i = 0; i < 3; i++) {
+		tb_variant *v = &k->variants[i];
+		v->symbol = i == 0 ? "h_c0_even" : i == 1 ? "h_c0_odd" : "h_c1_even";
+		v->num_warps = 4;
+		v->config = i == 2;
+		v->grid = grid_m;
+		v->grid_size = sizeof grid_m;
+		v->n_constexprs = 2;
+		v->cx[0] = (tb_constexpr){"BLOCK_K", 0, i == 2 ? 64 : 32, NULL};
+		v->cx[1] = (tb_constexpr){"EVEN_K", 2, i != 1, NULL};
+	}
+	k->n_configs = 2;
+	k->n_keys = 1;
+	k->keys[0] = 1;
+	k->n_entries = 2;
+	k->entries[0] = 32;
+	k->entries[1] = 0;
+	k->entries[2] = 4096;
+	k->entries[3] = 1;
+	k->n_heuristics = 1;
+	k->heuristics[0].name = "EVEN_K";
+	k->heuristics[0].code = even_k;
+	k->heuristics[0].size = sizeof even_k;
 	d->n_images = 1;
 	d->n_groups = 1;
 	d->images[0] = (tb_image){0, 0, 80, 0, cubin, sizeof cubin, 1};
@@ -159,6 +194,40 @@ static const char *launch_mm(tile_module *m, int config, tile_deviceptr x, int32
 		return "";
 	fake_last_launch(&l);
 	return l.symbol;
+}
+
+/* Launches heur; the symbol the driver saw, "" on failure. */
+static const char *launch_heur(tile_module *m, int config, int32_t K)
+{
+	static fake_launch l;
+	tile_deviceptr x = 0x1000;
+	void *args[2];
+	args[0] = &x;
+	args[1] = &K;
+	if (tile_launch_config(m, 2, config, NULL, NULL, args, 2) != TILE_SUCCESS)
+		return "";
+	fake_last_launch(&l);
+	return l.symbol;
+}
+
+/* Heuristics evaluated at launch: the config from the table, then the
+ * variant whose EVEN_K the arguments give. */
+static void test_heuristics(tile_module *m)
+{
+	tile_heuristic_info hi;
+	CHECK_EQ_INT(tile_heuristic_count(m, 2), 1);
+	CHECK_EQ_INT(tile_heuristic_count(m, 0), 0);
+	CHECK(tile_heuristic_get_info(m, 2, 0, &hi) == TILE_SUCCESS && !strcmp(hi.name, "EVEN_K") &&
+	      hi.program_size == sizeof even_k && !memcmp(hi.program, even_k, sizeof even_k));
+	CHECK_EQ_INT(tile_heuristic_get_info(m, 2, 1, &hi), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(strcmp(launch_heur(m, -1, 32), "h_c0_even") == 0);
+	CHECK(strcmp(launch_heur(m, -1, 48), "h_c0_odd") == 0);    /* bucket of 32: config 0; 48 % 32 != 0 */
+	CHECK(strcmp(launch_heur(m, -1, 4096), "h_c1_even") == 0);
+	CHECK(strcmp(launch_heur(m, 0, 4096), "h_c0_even") == 0);  /* explicit config */
+	CHECK(strcmp(launch_heur(m, 0, 4100), "h_c0_odd") == 0);
+	/* config 1 was compiled for EVEN_K True only */
+	CHECK(strcmp(launch_heur(m, -1, 4100), "") == 0);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel heur: no variant's predicates hold");
 }
 
 static int dispatch_mm(tile_module *m, int32_t M, int32_t N, int64_t K)
@@ -210,7 +279,8 @@ static void test_dispatch(tile_module *m)
 	}
 	CHECK_EQ_INT(tile_config_count(m, 0), 3);
 	CHECK_EQ_INT(tile_config_count(m, 1), 2);
-	CHECK_EQ_INT(tile_config_count(m, 2), -1);
+	CHECK_EQ_INT(tile_config_count(m, 2), 2);
+	CHECK_EQ_INT(tile_config_count(m, 3), -1);
 	CHECK_EQ_INT(tile_dispatch_config(m, 0, args, 2), -1); /* wrong argument count */
 }
 
@@ -228,6 +298,9 @@ static void test_no_lock_no_allocation(tile_module *m)
 	args[0] = &x;
 	args[1] = &n;
 	tile_launch(m, 1, NULL, NULL, args, 2);
+	launch_heur(m, -1, 32);
+	launch_heur(m, -1, 48);
+	launch_heur(m, -1, 4096);
 	allocations = 0;
 	watched_locks = 0;
 	watched_lock = &m->lock;
@@ -235,9 +308,10 @@ static void test_no_lock_no_allocation(tile_module *m)
 		static const int32_t ms[5] = {64, 1024, 4096, 3000, 123};
 		launched += launch_mm(m, -1, (i & 1) ? 0x1004 : 0x1000, ms[i % 5], ms[(i / 5) % 5], ms[i % 3])[0] != 0;
 		launched += tile_launch(m, 1, NULL, NULL, args, 2) == TILE_SUCCESS;
+		launched += launch_heur(m, -1, (i % 3) == 0 ? 32 : (i % 3) == 1 ? 48 : 4096)[0] != 0;
 	}
 	watched_lock = NULL;
-	CHECK_EQ_INT(launched, 600);
+	CHECK_EQ_INT(launched, 900);
 	CHECK_EQ_INT(allocations, 0);
 	CHECK_EQ_INT(watched_locks, 0);
 }
@@ -318,6 +392,8 @@ static void test_table_validation(void)
 	static const int64_t duplicate[] = {64, 64, 64, 0, 64, 64, 64, 1};
 	static const int64_t out_of_range[] = {64, 64, 64, 3};
 	static const int64_t negative[] = {64, 64, 64, -1};
+	static const uint8_t two_dims[] = {2, 0x01, 1, 0x01, 1};
+	static const uint8_t reads_float[] = {1, 0x03, 1};
 	static const struct {
 		int what;
 		const char *msg;
@@ -333,6 +409,11 @@ static void test_table_validation(void)
 		{8, "kernel 0: config 2 has no variant"},
 		{9, "kernel 0: 0 configs"},
 		{10, "kernel 1: 1 tuning entries but no key"},
+		{11, "kernel 2: heuristic 0: variant 8 has no int or bool constexpr 'EVEN_K'"},
+		{12, "kernel 2: heuristic 0: a program of 2 results (1)"},
+		{13, "kernel 2: heuristic 0: constexpr 1 is not an int or bool at byte 1"},
+		{14, "kernel 2: heuristic 0: program 36+200 outside grid_code"},
+		{15, "kernel 2: heuristic 1: 'EVEN_K' computed twice"},
 	};
 	size_t i;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -351,11 +432,21 @@ static void test_table_validation(void)
 		case 8: d.kernels[0].variants[3].config = 1; break;
 		case 9: d.kernels[0].n_configs = 0; break; /* written as 1: patched below */
 		case 10: d.kernels[1].n_keys = 0; d.kernels[1].n_entries = 1; d.kernels[1].entries[0] = 0; break;
+		case 11: d.kernels[2].variants[2].cx[1].name = "ODD"; break;
+		case 12: d.kernels[2].heuristics[0].code = two_dims; d.kernels[2].heuristics[0].size = sizeof two_dims; break;
+		case 13: d.kernels[2].heuristics[0].code = reads_float; d.kernels[2].heuristics[0].size = sizeof reads_float;
+			 d.kernels[2].variants[0].cx[1].kind = 1; break;
+		case 14: break; /* patched below */
+		case 15: d.kernels[2].n_heuristics = 2; d.kernels[2].heuristics[1] = d.kernels[2].heuristics[0]; break;
 		default: break;
 		}
 		n = tb_build(&d, &b);
 		if (cases[i].what == 9) {
 			tb_set32(b + tb_layout_of(b).kernels + 20, 0);
+			tb_fix_crc(b, n);
+		}
+		if (cases[i].what == 14) {
+			tb_set32(b + tb_layout_of(b).heuristics + 8, 200);
 			tb_fix_crc(b, n);
 		}
 		CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_ERROR_BAD_BLOB);
@@ -365,7 +456,7 @@ static void test_table_validation(void)
 	/* the kernels' key ranges must follow one another */
 	describe(&d, 3, good_entries);
 	n = tb_build(&d, &b);
-	tb_set32(b + tb_layout_of(b).kernels + 44 + 28, 0);
+	tb_set32(b + tb_layout_of(b).kernels + 52 + 28, 0);
 	tb_fix_crc(b, n);
 	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_ERROR_BAD_BLOB);
 	CHECK_STR_CONTAINS(tile_last_error(), "kernel 1: first_key 0 (expected 3");
@@ -439,6 +530,7 @@ int main(void)
 		test_dispatch(m);
 		test_no_lock_no_allocation(m);
 		test_runtime_tables(m);
+		test_heuristics(m);
 		tile_module_destroy(m);
 	} else {
 		fprintf(stderr, "%s\n", tile_last_error());
