@@ -95,7 +95,8 @@ def main():
             vals = [ctypes.c_uint64(a.data_ptr()), ctypes.c_uint64(b.data_ptr()), ctypes.c_uint64(c.data_ptr())] + \
                 [ctypes.c_int32(v) for v in (M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                                              c.stride(0), c.stride(1))]
-            ptrs = (ctypes.c_void_p * 12)(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in vals])
+            arr = (ctypes.c_void_p * 12)(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in vals])
+            ptrs = ctypes.cast(arr, ctypes.c_void_p)
             raw = [v.value for v in vals]
             chosen = lib.tile_dispatch_config(mod, 0, ptrs, 12)
             # every config, in the same run
