@@ -144,6 +144,43 @@ def main():
         print("| %s | %s | %d | %d | %.3f | %.1f | %.1f | %.3f | %s |" %
               (name, kind, chosen, best, cms / bms, fl / tms / 1e9, fl / trms / 1e9, trms / tms, tcfg))
     first_result(tdir, new)
+    heuristics(lib)
+
+
+def heuristics(lib):
+    """rowsum_kernel: EVEN_K = K % BLOCK_K == 0 evaluated at each launch;
+    K chosen so that each config (BLOCK_K 128, 512) meets both values."""
+    from rowsum import rowsum_kernel
+    mod = ctypes.c_void_p()
+    if not check(lib.rowsum_module(ctypes.byref(mod)) == 0, "rowsum_module"):
+        return
+    lib.rowsum_kernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint32] * 3 + [ctypes.c_uint64] * 2 + [ctypes.c_int32]
+    print("\nheuristic EVEN_K at launch (%d heuristic, %d variants):" %
+          (lib.tile_heuristic_count(mod, 0), lib.tile_variant_count(mod, 0)))
+    for cfg in (-1, 0, 1):
+        for K in (4096, 4100, 640, 384, 100):
+            R = 64
+            x = torch.randn((R, K), device="cuda", dtype=torch.float32)
+            out = torch.full((R, ), float("nan"), device="cuda", dtype=torch.float32)
+            vals = [ctypes.c_uint64(x.data_ptr()), ctypes.c_uint64(out.data_ptr()), ctypes.c_int32(K)]
+            arr = (ctypes.c_void_p * 3)(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in vals])
+            grid = (ctypes.c_uint32 * 3)(R, 1, 1)
+            if cfg < 0:
+                st = lib.rowsum_kernel(None, R, 1, 1, x.data_ptr(), out.data_ptr(), K)
+            else:
+                st = lib.tile_launch_config(mod, 0, cfg, ctypes.cast(grid, ctypes.c_void_p), None,
+                                            ctypes.cast(arr, ctypes.c_void_p), 3)
+            torch.cuda.synchronize()
+            ref = x.sum(dim=1)
+            ok = st == 0 and torch.allclose(out, ref, rtol=1e-4, atol=1e-3)
+            check(ok, "rowsum config %d K=%d: status %d, max error %s" %
+                  (cfg, K, st, (out - ref).abs().max().item() if st == 0 else "-"))
+    tri = torch.empty((64, ), device="cuda", dtype=torch.float32)
+    x = torch.randn((64, 4100), device="cuda", dtype=torch.float32)
+    rowsum_kernel[(64, )](x, tri, 4100)
+    torch.cuda.synchronize()
+    check(torch.allclose(tri, x.sum(dim=1), rtol=1e-4, atol=1e-3), "Triton's rowsum at K=4100")
+    print("rowsum: tile's launches at K = 4096, 4100, 640, 384, 100 (dispatched and both configs) checked")
 
 
 TRITON_FIRST = """

@@ -11,7 +11,10 @@
 #    at UNSEEN ones against every config measured in the same run (within
 #    5% of the best) and against Triton's autotuned launch (warm), outputs
 #    checked against torch; then the time to first result of a fresh
-#    process at a new shape, Triton (tuning included) against tile.
+#    process at a new shape, Triton (tuning included) against tile; and
+#    bench/tune/rowsum.py's heuristic (EVEN_K) evaluated at launch: tile's
+#    results for K that each config divides and does not, against torch
+#    and against Triton.
 # The tuning file can then be embedded at the build machine with
 #   tilec compile ... --tuning TUNE_DIR/matmul.tuning
 # Logs in TUNE_DIR/logs; the last line is "tune: N passed, N failed".
@@ -30,7 +33,7 @@ echo "== 1. build tile-tune and the ctypes library"
 printf '#define TILE_IMPLEMENTATION\n#include "tile.h"\n' >"$T/tile_impl.c"
 $CC -O2 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=matmul loader/tile_tune.c "$T/matmul.c" \
 	-ldl -lpthread -lm -o "$T/tile-tune" || { echo "tune: 0 passed, 1 failed"; exit 1; }
-$CC -O2 -fPIC -shared -std=c11 -Wall -Wextra -Werror -I. -I"$T" "$T/tile_impl.c" "$T/matmul.c" -ldl -lpthread \
+$CC -O2 -fPIC -shared -std=c11 -Wall -Wextra -Werror -I. -I"$T" "$T/tile_impl.c" "$T/matmul.c" "$T/rowsum.c" -ldl -lpthread \
 	-o "$T/libmatmul.so" || { echo "tune: 0 passed, 1 failed"; exit 1; }
 ARGS=(--arg a_ptr='M*K' --arg b_ptr='K*N' --arg c_ptr='M*N' --arg stride_am=K --arg stride_ak=1 --arg stride_bk=N
 	--arg stride_bn=1 --arg stride_cm=N --arg stride_cn=1 --flops '2*M*N*K')
