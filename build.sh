@@ -180,7 +180,8 @@ run_tests() {
 }
 
 # install PREFIX: tilec, tile.h, libtile.a with tilec.h, a pkg-config file
-# and a CMake package (cmake/), the docs, and a manifest of every file,
+# and a CMake package (cmake/), the docs, tile-tune's source (built on the
+# target with tile.h and a blob's C: docs/TUNING.md), and a manifest of every file,
 # relative to PREFIX, for uninstall. Nothing installed names this checkout
 # or PREFIX: the package files find the prefix from where they are.
 install_tree() {
@@ -191,7 +192,7 @@ install_tree() {
 	llvm_libs=$(echo $("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --libs) | tr ' ' ';')
 	local files=(bin/tilec include/tile.h include/tilec.h lib/libtile.a lib/pkgconfig/tile.pc
 		lib/cmake/tile/tileConfig.cmake lib/cmake/tile/tileConfigVersion.cmake lib/cmake/tile/tileKernels.cmake
-		share/doc/tile/README.md share/doc/tile/CHANGELOG)
+		share/doc/tile/README.md share/doc/tile/CHANGELOG share/tile/tile_tune.c)
 	for f in docs/*.md; do files+=("share/doc/tile/$(basename "$f")"); done
 	mkdir -p "$dest/bin" "$dest/include" "$dest/lib/pkgconfig" "$dest/lib/cmake/tile" "$dest/share/doc/tile" "$dest/share/tile"
 	install -m 755 "$BUILD/tilec" "$dest/bin/tilec"
@@ -203,6 +204,7 @@ install_tree() {
 	sed "s|@VERSION@|$version|g" cmake/tileConfigVersion.cmake.in >"$dest/lib/cmake/tile/tileConfigVersion.cmake"
 	install -m 644 cmake/tileKernels.cmake "$dest/lib/cmake/tile/tileKernels.cmake"
 	install -m 644 README.md CHANGELOG docs/*.md "$dest/share/doc/tile/"
+	install -m 644 loader/tile_tune.c "$dest/share/tile/tile_tune.c"
 	chmod 644 "$dest"/lib/pkgconfig/tile.pc "$dest"/lib/cmake/tile/*
 	files+=(share/tile/install_manifest.txt)
 	printf '%s\n' "${files[@]}" >"$dest/share/tile/install_manifest.txt"

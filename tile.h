@@ -38,7 +38,7 @@ extern "C" {
 
 /* The blob format version this header reads (docs/FORMAT.md); generated
  * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 2
+#define TILE_BLOB_VERSION 3
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -98,6 +98,54 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* Autotuned kernels (docs/TUNING.md). A kernel compiled with its
+ * @triton.autotune configs has tile_config_count() > 1; tile_launch picks
+ * the config from the kernel's tuning table (a runtime table set by
+ * tile_tuning_apply, else the blob's): the entry whose key values equal the
+ * arguments named by the autotune key, else the entry nearest in
+ * power-of-two buckets, else the default config. Without lock or
+ * allocation. tile_launch_config launches config `config` instead (-1: as
+ * tile_launch). */
+TILEDEF tile_status tile_launch_config(tile_module *module, int kernel, int config, const uint32_t *grid,
+				       tile_stream stream, void **args, int nargs);
+TILEDEF int tile_config_count(const tile_module *module, int kernel); /* -1: no such kernel */
+/* The config tile_launch would run for these arguments (-1 when the kernel
+ * or an argument is missing). */
+TILEDEF int tile_dispatch_config(const tile_module *module, int kernel, void **args, int nargs);
+
+#define TILE_TUNING_MAX_KEYS 8
+typedef struct tile_tuning_info {
+	int n_keys;
+	int key_params[TILE_TUNING_MAX_KEYS]; /* visible parameter indices */
+	int n_entries;
+	int default_config;
+	int runtime;                         /* 1: a table from tile_tuning_apply; 0: the blob's */
+} tile_tuning_info;
+/* The table tile_launch dispatches through, and its entries in key order
+ * (keys: n_keys values). */
+TILEDEF tile_status tile_tuning_get_info(const tile_module *module, int kernel, tile_tuning_info *out);
+TILEDEF tile_status tile_tuning_get_entry(const tile_module *module, int kernel, int entry, int64_t *keys, int *config);
+/* Heuristics evaluated at launch: @triton.heuristics entries that read
+ * runtime arguments. Each computes a constexpr from the arguments and the
+ * config's constexprs; tilec compiled the variants for its values (True
+ * and False) and a launch takes the variant whose value it computes. The
+ * program is FORMAT.md's bytecode (one result). */
+typedef struct tile_heuristic_info {
+	const char *name;         /* the constexpr it computes */
+	const uint8_t *program;
+	uint32_t program_size;
+} tile_heuristic_info;
+TILEDEF int tile_heuristic_count(const tile_module *module, int kernel); /* -1: no such kernel */
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *module, int kernel, int index, tile_heuristic_info *out);
+
+/* Reads a tuning file (the text tile-tune writes, docs/TUNING.md) and
+ * makes its tables the kernels' runtime tables, replacing the blob's. All
+ * or nothing: a file naming an unknown kernel or parameter, a config
+ * count other than the blob's, a config out of range or a key twice is
+ * refused with the line in the detail. Call it while no other thread
+ * launches the module's kernels. len 0: strlen(text). */
+TILEDEF tile_status tile_tuning_apply(tile_module *module, const char *text, size_t len);
+
 /* A host-side tensor descriptor, Triton's TensorDescriptor: the argument of
  * a kernel parameter declared `tensordesc<DTYPE[B0, B1, ...]>`. The kernel
  * reads and writes blocks of block_shape elements of the rank-dimensional
@@ -136,6 +184,8 @@ typedef struct tile_variant_info {
 	uint32_t pred_div16, pred_eq1;
 	int n_constexprs;
 	int has_grid_program;
+	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
+	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
 } tile_variant_info;
 
 typedef struct tile_constexpr_info {
@@ -150,6 +200,7 @@ typedef struct tile_param_info {
 	const char *name;
 	int kind, size, dtype;   /* FORMAT.md codes */
 	int hidden;
+	int reset_to_zero, restore_value; /* named by @triton.autotune's lists: tile-tune zeroes / restores it */
 } tile_param_info;
 
 typedef struct tile_image_info {
@@ -307,17 +358,42 @@ static uint32_t tile__crc32(const uint8_t *p, size_t n)
 typedef struct tile__param {
 	uint32_t name;
 	uint8_t kind, size, dtype, hidden;
+	uint8_t flags;       /* FORMAT.md's: hidden, reset_to_zero, restore_value */
 } tile__param;
+
+/* A tuning table (dispatch.h): dispatch-key values to a config. */
+#define TILE__MAX_KEYS 8
+typedef struct tile__table {
+	uint32_t n_keys, n_entries, default_config;
+	uint8_t keys[TILE__MAX_KEYS]; /* visible integer parameters, in key order */
+	const int64_t *words;         /* n_entries * (n_keys + 1): key values then config; sorted */
+	const char *names;            /* a runtime table's key names, NUL-separated; NULL in a blob's */
+} tile__table;
+
+/* A heuristic evaluated at launch (dispatch.h): the constexpr it computes
+ * and its program in grid_code. */
+#define TILE__MAX_HEURISTICS 8
+typedef struct tile__heuristic {
+	uint32_t name, offset, size;
+} tile__heuristic;
 
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
 	uint32_t pred_mask;  /* parameters any variant has a predicate on */
+	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
+	tile__table table;   /* the blob's */
+	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
+	uint32_t n_heuristics;
+	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
 } tile__kernel;
 
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
+	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
+	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
+	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
 	int n_preds;        /* predicate bits set: the specialization rank */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
@@ -348,7 +424,9 @@ struct tile_module {
 	const uint8_t *blob;
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
+	uint32_t n_keys, tune_words, n_heuristics;
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
+	int64_t *tune;      /* the tuning tables' words, decoded */
 	tile__kernel *kernels;
 	tile__param *params;
 	tile__variant *variants;
@@ -800,7 +878,8 @@ static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t
 #endif
 
 /* grid.h - grid programs: validation when the blob is opened, evaluation at
- * launch.
+ * launch. Heuristic programs (dispatch.h) are the same bytecode with one
+ * result, checked and run by the same two functions.
  *
  * A grid program is a few bytes of stack code over signed 64-bit integers
  * (docs/FORMAT.md). Validation proves every opcode, operand, parameter and
@@ -812,65 +891,81 @@ static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t
 enum {
 	TILE__OP_ARG = 0x01, TILE__OP_CONST = 0x02, TILE__OP_CONSTEXPR = 0x03,
 	TILE__OP_ADD = 0x10, TILE__OP_SUB = 0x11, TILE__OP_MUL = 0x12, TILE__OP_FLOORDIV = 0x13,
-	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17
+	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17,
+	TILE__OP_EQ = 0x18, TILE__OP_NE = 0x19, TILE__OP_LT = 0x1a, TILE__OP_LE = 0x1b, TILE__OP_GT = 0x1c,
+	TILE__OP_GE = 0x1d, TILE__OP_AND = 0x1e, TILE__OP_OR = 0x1f, TILE__OP_NOT = 0x20, TILE__OP_NEXTPOW2 = 0x21
 };
 #define TILE__GRID_MAX_DEPTH 16
 
-static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+/* Checks a program of kernel k whose constexpr operands index variant v's
+ * constexprs; `who` prefixes the messages ("variant 3: grid program"). */
+static tile_status tile__program_check(const tile_module *m, const tile__kernel *k, const tile__variant *v, const uint8_t *code,
+				       uint32_t n, const char *who)
 {
-	const tile__variant *v = &m->variants[vi];
-	const tile__kernel *k = &m->kernels[v->kernel];
-	const uint8_t *code = m->grid_code + v->grid_offset;
-	uint32_t n = v->grid_size, pc = 1, ndims = code[0];
+	uint32_t pc = 1, ndims = code[0];
 	unsigned depth = 0;
 	if (ndims < 1 || ndims > 3)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u dimensions (1..3)", vi, ndims);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, ndims);
 	while (pc < n) {
 		uint32_t at = pc, op = code[pc++], idx;
 		switch (op) {
 		case TILE__OP_ARG:
 		case TILE__OP_CONSTEXPR:
 			if (pc >= n)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: operand past the end at byte %u", who, at);
 			idx = code[pc++];
 			if (op == TILE__OP_ARG) {
 				uint8_t kind;
 				if (idx >= k->n_visible)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u out of range at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: parameter %u out of range at byte %u", who, idx, at);
 				kind = m->params[k->first_param + idx].kind;
 				if (kind != TILE__KIND_INT && kind != TILE__KIND_UINT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u is not an integer at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: parameter %u is not an integer at byte %u", who, idx, at);
 			} else {
 				uint8_t kind;
 				if (idx >= v->n_constexprs)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u out of range at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: constexpr %u out of range at byte %u", who, idx, at);
 				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * TILE__CONSTEXPR_SIZE + 4];
 				if (kind != 0 && kind != 2)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u is not an int or bool at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: constexpr %u is not an int or bool at byte %u", who, idx, at);
 			}
 			depth++;
 			break;
 		case TILE__OP_CONST:
 			if (n - pc < 8)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: operand past the end at byte %u", who, at);
 			pc += 8;
 			depth++;
 			break;
+		case TILE__OP_NOT: case TILE__OP_NEXTPOW2:
+			if (depth < 1)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack underflow at byte %u", who, at);
+			break;
 		case TILE__OP_ADD: case TILE__OP_SUB: case TILE__OP_MUL: case TILE__OP_FLOORDIV:
 		case TILE__OP_CDIV: case TILE__OP_MOD: case TILE__OP_MIN: case TILE__OP_MAX:
+		case TILE__OP_EQ: case TILE__OP_NE: case TILE__OP_LT: case TILE__OP_LE: case TILE__OP_GT:
+		case TILE__OP_GE: case TILE__OP_AND: case TILE__OP_OR:
 			if (depth < 2)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack underflow at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack underflow at byte %u", who, at);
 			depth--;
 			break;
 		default:
-			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: unknown opcode 0x%02x at byte %u", vi, op, at);
+			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: unknown opcode 0x%02x at byte %u", who, op, at);
 		}
 		if (depth > TILE__GRID_MAX_DEPTH)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack deeper than %d at byte %u", vi, TILE__GRID_MAX_DEPTH, at);
+			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack deeper than %d at byte %u", who, TILE__GRID_MAX_DEPTH, at);
 	}
 	if (depth != ndims)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u values left for %u dimensions", vi, depth, ndims);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left for %u dimensions", who, depth, ndims);
 	return TILE_SUCCESS;
+}
+
+static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+{
+	const tile__variant *v = &m->variants[vi];
+	char who[48];
+	snprintf(who, sizeof who, "variant %u: grid program", vi);
+	return tile__program_check(m, &m->kernels[v->kernel], v, m->grid_code + v->grid_offset, v->grid_size, who);
 }
 
 /* A parameter's value as 64 bits: sign- or zero-extended by its kind. */
@@ -924,13 +1019,15 @@ static int tile__floordiv(int64_t a, int64_t b, int64_t *r)
 	return 1;
 }
 
-/* Evaluates variant v's grid program for the launch arguments into dims. */
-static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+/* Evaluates a checked program of v's kernel (constexprs: v's) for the
+ * launch arguments into dims (missing dimensions 1); `who` names it in
+ * errors ("grid program"). */
+static tile_status tile__program_eval(const tile_module *m, const tile__variant *v, const uint8_t *code, uint32_t n,
+				      void *const *args, int64_t dims[3], const char *who)
 {
 	const tile__kernel *k = &m->kernels[v->kernel];
-	const uint8_t *code = m->grid_code + v->grid_offset;
 	int64_t stack[TILE__GRID_MAX_DEPTH], a, b, r = 0;
-	uint32_t pc = 1, n = v->grid_size, ndims = code[0], i;
+	uint32_t pc = 1, ndims = code[0], i;
 	int sp = 0;
 	const char *what = NULL;
 	while (pc < n) {
@@ -939,8 +1036,8 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			const tile__param *p = &m->params[k->first_param + code[pc]];
 			uint64_t bits = tile__param_bits(p, args[code[pc++]]);
 			if (p->kind == TILE__KIND_UINT && bits > (uint64_t)INT64_MAX)
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: argument out of range at byte %u",
-						  (const char *)m->strtab + k->name, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: argument out of range at byte %u",
+						  (const char *)m->strtab + k->name, who, at);
 			stack[sp++] = (int64_t)bits;
 			continue;
 		}
@@ -951,6 +1048,21 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 		}
 		if (op == TILE__OP_CONSTEXPR) {
 			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * TILE__CONSTEXPR_SIZE + 8);
+			continue;
+		}
+		if (op == TILE__OP_NOT) {
+			stack[sp - 1] = !stack[sp - 1];
+			continue;
+		}
+		if (op == TILE__OP_NEXTPOW2) {
+			/* triton.next_power_of_2: 0 for n <= 0 */
+			a = stack[sp - 1];
+			if (a > (INT64_C(1) << 62))
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: overflow at byte %u", (const char *)m->strtab + k->name,
+						  who, at);
+			for (r = a > 0; r && r < a;)
+				r *= 2;
+			stack[sp - 1] = r;
 			continue;
 		}
 		b = stack[--sp];
@@ -975,16 +1087,30 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			else r = a % b + (a % b != 0 && (a % b < 0) != (b < 0) ? b : 0);
 			break;
 		case TILE__OP_MIN: r = a < b ? a : b; break;
-		default: r = a > b ? a : b; break;
+		case TILE__OP_MAX: r = a > b ? a : b; break;
+		case TILE__OP_EQ: r = a == b; break;
+		case TILE__OP_NE: r = a != b; break;
+		case TILE__OP_LT: r = a < b; break;
+		case TILE__OP_LE: r = a <= b; break;
+		case TILE__OP_GT: r = a > b; break;
+		case TILE__OP_GE: r = a >= b; break;
+		case TILE__OP_AND: r = a ? b : a; break; /* Python's: an operand */
+		default: r = a ? a : b; break;           /* or */
 		}
 		if (what)
-			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: %s at byte %u",
-					  (const char *)m->strtab + k->name, what, at);
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: %s at byte %u",
+					  (const char *)m->strtab + k->name, who, what, at);
 		stack[sp++] = r;
 	}
 	for (i = 0; i < 3; i++)
 		dims[i] = i < ndims ? stack[i] : 1;
 	return TILE_SUCCESS;
+}
+
+/* Evaluates variant v's grid program for the launch arguments into dims. */
+static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+{
+	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, "grid program");
 }
 
 /* Checks a grid against the hardware limits. 1: launch; 0: empty grid. */
@@ -1017,15 +1143,22 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
  * are then decoded into the structs of common.h; nothing is inflated here. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 32u
-#define TILE__KERNEL_SIZE 20u
+#define TILE__META_HEADER_SIZE 44u
+#define TILE__KERNEL_SIZE 52u
+#define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
-#define TILE__VARIANT_SIZE 64u
+#define TILE__VARIANT_SIZE 72u
+#define TILE__NO_SOURCE_CONFIG 0xffffffffu
 #define TILE__SPILLS_UNKNOWN 0xffffffffu
 #define TILE__MAX_SPILL (512u << 10)
 #define TILE__IMAGE_SIZE 32u
 #define TILE__MAX_PARAMS 64u
 #define TILE__MAX_RAW_SIZE (256u << 20)
+
+/* dispatch.h: the tuning tables, checked once the kernels and their
+ * parameters are. */
+static tile_status tile__check_tables(tile_module *m, const uint8_t *kernel_records, const uint8_t *keys, const uint8_t *tune);
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *kernel_records, const uint8_t *heuristics);
 
 /* A string offset naming a NUL-terminated string inside the table. */
 static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
@@ -1061,8 +1194,10 @@ static tile_status tile__check_header(tile_module *m)
 	if (memcmp(b, "TILE", 4) != 0)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: bad magic (not a tile blob)");
 	if (tile__u16(b + 4) != TILE_BLOB_VERSION)
-		return tile__fail(TILE_ERROR_VERSION, "header: format version %u (this loader reads version %u)", tile__u16(b + 4),
-				  (unsigned)TILE_BLOB_VERSION);
+		return tile__fail(TILE_ERROR_VERSION, "header: blob format version %u, but this tile.h reads version %u only%s",
+				  tile__u16(b + 4), (unsigned)TILE_BLOB_VERSION,
+				  tile__u16(b + 4) < TILE_BLOB_VERSION ? ": regenerate the blob with the tilec of this tile.h"
+								      : ": use the tile.h of the tilec that wrote it");
 	if (tile__u16(b + 6) != TILE__HEADER_SIZE)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: header_size %u (expected 32)", tile__u16(b + 6));
 	total = tile__u32(b + 8);
@@ -1089,7 +1224,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[7], offsets[7], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[10], offsets[10], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -1098,6 +1233,9 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->grid_code_size = tile__u32(h + 20);
 	m->strtab_size = tile__u32(h + 24);
 	m->n_groups = tile__u32(h + 28);
+	m->n_keys = tile__u32(h + 32);
+	m->tune_words = tile__u32(h + 36);
+	m->n_heuristics = tile__u32(h + 40);
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
@@ -1106,9 +1244,12 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[2] = (uint64_t)m->n_variants * TILE__VARIANT_SIZE;
 	sizes[3] = (uint64_t)m->n_constexprs * TILE__CONSTEXPR_SIZE;
 	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
-	sizes[5] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[6] = m->strtab_size;
-	for (i = 0; i < 7; i++) {
+	sizes[5] = (uint64_t)m->n_keys * 4;
+	sizes[6] = (uint64_t)m->tune_words * 8;
+	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
+	sizes[8] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[9] = m->strtab_size;
+	for (i = 0; i < 10; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -1116,15 +1257,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 10; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[5][i] != 0)
+		if (arrays[8][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[5];
-	m->strtab = arrays[6];
+	m->grid_code = arrays[8];
+	m->strtab = arrays[9];
 	m->constexprs = arrays[3];
 	return TILE_SUCCESS;
 }
@@ -1140,6 +1281,7 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		d->size = p[5];
 		d->dtype = p[6];
 		d->hidden = p[7] & 1;
+		d->flags = p[7];
 		if (!tile__str_ok(m, d->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: name is not a string of the table", i);
 		switch (d->kind) {
@@ -1153,8 +1295,10 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
 		if (d->dtype < 1 || d->dtype > 15)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..15)", i, d->dtype);
-		if (p[7] & ~1u)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bit 0 defined)", i, p[7]);
+		if (p[7] & ~7u)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bits 0..2 defined)", i, p[7]);
+		if ((p[7] & 6u) && d->kind != TILE__KIND_PTR)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reset_to_zero/restore_value on a parameter that is not a pointer", i);
 		if (tile__u32(p + 8) != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
 	}
@@ -1235,6 +1379,7 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 		k->n_params = tile__u32(p + 8);
 		k->first_variant = tile__u32(p + 12);
 		k->n_variants = tile__u32(p + 16);
+		k->n_configs = tile__u32(p + 20);
 		if (!tile__str_ok(m, k->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name is not a string of the table", i);
 		if (first[i] != i)
@@ -1249,6 +1394,9 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 		if ((uint64_t)k->first_variant + k->n_variants > m->n_variants)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: variant range %u+%u outside the %u variants", i,
 					  k->first_variant, k->n_variants, m->n_variants);
+		if (k->n_configs < 1 || k->n_configs > k->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u configs (1..%u, each needs a variant)", i, k->n_configs,
+					  k->n_variants);
 		k->n_visible = 0;
 		k->pred_mask = 0;
 		for (j = 0; j < k->n_params; j++) {
@@ -1290,10 +1438,11 @@ static int tile__popcount(uint32_t x)
 	return n;
 }
 
-static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
+static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_t *config_seen)
 {
 	uint32_t i, j, k;
 	for (k = 0; k < m->n_kernels; k++) {
+		memset(config_seen, 0, m->kernels[k].n_configs);
 		const tile__kernel *kern = &m->kernels[k];
 		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
 		for (j = 0; j < kern->n_visible && j < 32; j++)
@@ -1322,10 +1471,16 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 			v->grid_size = tile__u32(r + 52);
 			v->spill_stores = tile__u32(r + 56);
 			v->spill_loads = tile__u32(r + 60);
+			v->config = tile__u32(r + 64);
+			v->source_config = tile__u32(r + 68);
 			if (v->kernel != k)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
 			if (!tile__str_ok(m, v->symbol, 0))
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: symbol is not a string of the table", i);
+			if (v->config >= kern->n_configs)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: config %u (kernel %u has %u)", i, v->config, k,
+						  kern->n_configs);
+			config_seen[v->config] = 1;
 			if (v->group >= m->n_groups)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: group %u (blob has %u)", i, v->group, m->n_groups);
 			if ((uint64_t)v->first_constexpr + v->n_constexprs > m->n_constexprs)
@@ -1365,6 +1520,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 					return st;
 			}
 		}
+		for (j = 0; j < kern->n_configs; j++)
+			if (!config_seen[j])
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: config %u has no variant", k, j);
 	}
 	return TILE_SUCCESS;
 }
@@ -1434,6 +1592,10 @@ static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t 
 
 static void tile__module_free(tile_module *m)
 {
+	uint32_t i;
+	for (i = 0; m->kernels && i < m->n_kernels; i++)
+		TILE_FREE(m->kernels[i].runtime);
+	TILE_FREE(m->tune);
 	TILE_FREE(m->kernels);
 	TILE_FREE(m->params);
 	TILE_FREE(m->variants);
@@ -1443,7 +1605,7 @@ static void tile__module_free(tile_module *m)
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[7];
+	const uint8_t *arrays[10];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -1451,12 +1613,13 @@ static tile_status tile__validate(tile_module *m)
 		st = tile__check_layout(m, arrays);
 	if (st)
 		return st;
-	m->kernels = (tile__kernel *)tile__alloc_array(m->n_kernels, sizeof *m->kernels);
+	m->kernels = (tile__kernel *)tile__alloc_zeroed(m->n_kernels, sizeof *m->kernels);
 	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
-	m->variants = (tile__variant *)tile__alloc_array(m->n_variants, sizeof *m->variants);
+	m->variants = (tile__variant *)tile__alloc_zeroed(m->n_variants, sizeof *m->variants);
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
-	/* marks: params owned, variants owned, groups with an image */
-	n_marks = m->n_params + m->n_variants + m->n_groups;
+	/* marks: params owned, variants owned, groups with an image, configs
+	 * seen (a kernel has at most as many configs as variants) */
+	n_marks = m->n_params + 2 * m->n_variants + m->n_groups;
 	marks = (uint8_t *)tile__alloc_zeroed(n_marks, 1);
 	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
 		TILE_FREE(marks);
@@ -1468,9 +1631,13 @@ static tile_status tile__validate(tile_module *m)
 	if (!st)
 		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
 	if (!st)
-		st = tile__check_variants(m, arrays[2]);
+		st = tile__check_variants(m, arrays[2], marks + m->n_params + m->n_variants + m->n_groups);
 	if (!st)
 		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
+	if (!st)
+		st = tile__check_tables(m, arrays[0], arrays[5], arrays[6]);
+	if (!st)
+		st = tile__check_heuristics(m, arrays[0], arrays[7]);
 	TILE_FREE(marks);
 	return st;
 }
@@ -1543,6 +1710,8 @@ TILEDEF tile_status tile_param_get_info(const tile_module *m, int kernel, int pa
 	out->size = p->size;
 	out->dtype = p->dtype;
 	out->hidden = p->hidden;
+	out->reset_to_zero = (p->flags >> 1) & 1;
+	out->restore_value = (p->flags >> 2) & 1;
 	return TILE_SUCCESS;
 }
 
@@ -1579,6 +1748,8 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->pred_eq1 = v->pred_eq1;
 	out->n_constexprs = (int)v->n_constexprs;
 	out->has_grid_program = v->grid_size != 0;
+	out->config = (int)v->config;
+	out->source_config = v->source_config == TILE__NO_SOURCE_CONFIG ? -1 : (int)v->source_config;
 	return TILE_SUCCESS;
 }
 
@@ -1641,6 +1812,583 @@ TILEDEF const char *tile_status_string(tile_status status)
 }
 
 TILEDEF const char *tile_last_error(void) { return tile__detail; }
+
+/* dispatch.h - autotuned kernels: tuning tables, config dispatch, tuning files.
+ *
+ * A kernel compiled with its @triton.autotune configs carries every config
+ * as variants (each variant names its config) and a tuning table: the
+ * integer parameters of the autotune key, entries of key values sorted in
+ * signed lexicographic order with the config measured best for them, and a
+ * default config. Validation (tile__check_tables, called by blob.h) decodes
+ * the table words once into one array, checks that the kernels' key and
+ * entry ranges follow one another and cover the arrays exactly, that keys
+ * name distinct visible integer parameters, and that entries are strictly
+ * ascending (no duplicate keys) with configs in range. At launch,
+ * tile__dispatch reads the key arguments and looks them up by binary search
+ * (O(k log n), no lock, no allocation); a key not in the table goes to the
+ * entry nearest in power-of-two buckets (each value's bit length, summed
+ * absolute differences over the key's dimensions, the first such entry in
+ * table order on a tie: one pass over the table), an empty table to the
+ * default config. A runtime table (tile_tuning_apply, from the text file
+ * tile-tune writes) replaces the blob's: it is parsed, checked and sorted
+ * up front, then published with a release store that the launch path reads
+ * with an acquire load, so the launch path stays free of locks. */
+#include <errno.h>
+
+/* The bucket of a key value: its bit length (0 for values <= 0). */
+static int tile__bucket(int64_t v)
+{
+	return v <= 0 ? 0 : 64 - __builtin_clzll((unsigned long long)v);
+}
+
+/* <0, 0, >0 as key a (n values) sorts before, equal to, after b. */
+static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
+{
+	uint32_t i;
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* The config of the entry equal to key, else of the nearest bucket, else
+ * the default. */
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key)
+{
+	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0;
+	int64_t best_dist = -1;
+	int bq[TILE__MAX_KEYS];
+	if (!t->n_entries)
+		return t->default_config;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const int64_t *e = t->words + (size_t)mid * stride;
+		int c = tile__key_cmp(key, e, t->n_keys);
+		if (c == 0)
+			return (uint32_t)e[t->n_keys];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (j = 0; j < t->n_keys; j++)
+		bq[j] = tile__bucket(key[j]);
+	for (i = 0; i < t->n_entries; i++) {
+		const int64_t *e = t->words + (size_t)i * stride;
+		int64_t dist = 0;
+		for (j = 0; j < t->n_keys; j++) {
+			int d = tile__bucket(e[j]) - bq[j];
+			dist += d < 0 ? -d : d;
+		}
+		if (best_dist < 0 || dist < best_dist) {
+			best_dist = dist;
+			best = i;
+		}
+	}
+	return (uint32_t)t->words[(size_t)best * stride + t->n_keys];
+}
+
+static const tile__table *tile__table_of(const tile__kernel *k)
+{
+	const tile__table *t = __atomic_load_n(&k->runtime, __ATOMIC_ACQUIRE);
+	return t ? t : &k->table;
+}
+
+/* The config tile_launch runs for args (already checked non-NULL). */
+static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void *const *args)
+{
+	const tile__table *t;
+	int64_t key[TILE__MAX_KEYS];
+	uint32_t i;
+	if (k->n_configs <= 1)
+		return 0;
+	t = tile__table_of(k);
+	for (i = 0; i < t->n_keys; i++)
+		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
+	return tile__table_lookup(t, key);
+}
+
+/* Key parameter `param` of kernel kernel: a visible integer parameter. */
+static int tile__key_param_ok(const tile_module *m, const tile__kernel *k, uint32_t param)
+{
+	uint8_t kind;
+	if (param >= k->n_visible)
+		return 0;
+	kind = m->params[k->first_param + param].kind;
+	return kind == TILE__KIND_INT || kind == TILE__KIND_UINT;
+}
+
+static tile_status tile__check_tables(tile_module *m, const uint8_t *records, const uint8_t *keys, const uint8_t *tune)
+{
+	uint32_t ki, i, j, key_at = 0, word_at = 0;
+	m->tune = (int64_t *)tile__alloc_array(m->tune_words, sizeof(int64_t));
+	if (!m->tune)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	for (i = 0; i < m->tune_words; i++)
+		m->tune[i] = (int64_t)tile__u64(tune + (size_t)i * 8);
+	for (ki = 0; ki < m->n_kernels; ki++) {
+		const uint8_t *r = records + (size_t)ki * TILE__KERNEL_SIZE;
+		tile__kernel *k = &m->kernels[ki];
+		tile__table *t = &k->table;
+		uint32_t first_key = tile__u32(r + 28), first_entry = tile__u32(r + 36);
+		uint64_t words;
+		t->default_config = tile__u32(r + 24);
+		t->n_keys = tile__u32(r + 32);
+		t->n_entries = tile__u32(r + 40);
+		if (t->default_config >= k->n_configs)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: default config %u (it has %u)", ki, t->default_config, k->n_configs);
+		if (first_key != key_at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: first_key %u (expected %u: kernels' keys follow one another)", ki,
+					  first_key, key_at);
+		if (t->n_keys > TILE__MAX_KEYS || t->n_keys > m->n_keys - key_at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u keys (at most %u, inside the %u keys)", ki, t->n_keys,
+					  TILE__MAX_KEYS, m->n_keys);
+		for (i = 0; i < t->n_keys; i++) {
+			uint32_t param = tile__u32(keys + (size_t)(key_at + i) * 4);
+			if (!tile__key_param_ok(m, k, param))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: key %u names parameter %u, not a visible integer parameter", ki,
+						  i, param);
+			for (j = 0; j < i; j++)
+				if (t->keys[j] == param)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: key %u repeats parameter %u", ki, i, param);
+			t->keys[i] = (uint8_t)param;
+		}
+		key_at += t->n_keys;
+		if (first_entry != word_at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: first_entry %u (expected %u: kernels' entries follow one another)",
+					  ki, first_entry, word_at);
+		if (t->n_entries && !t->n_keys)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u tuning entries but no key", ki, t->n_entries);
+		words = (uint64_t)t->n_entries * (t->n_keys + 1);
+		if (words > m->tune_words - word_at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u tuning entries outside the %u table words", ki, t->n_entries,
+					  m->tune_words);
+		t->words = m->tune + word_at;
+		for (i = 0; i < t->n_entries; i++) {
+			const int64_t *e = t->words + (size_t)i * (t->n_keys + 1);
+			if (e[t->n_keys] < 0 || (uint64_t)e[t->n_keys] >= k->n_configs)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: tuning entry %u: config %lld (it has %u)", ki, i,
+						  (long long)e[t->n_keys], k->n_configs);
+			if (i && tile__key_cmp(e - (t->n_keys + 1), e, t->n_keys) >= 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: tuning entry %u: %s", ki, i,
+						  tile__key_cmp(e - (t->n_keys + 1), e, t->n_keys) ? "keys not in ascending order"
+												   : "the same key as the entry before");
+		}
+		word_at += (uint32_t)words;
+	}
+	if (key_at != m->n_keys || word_at != m->tune_words)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: the kernels use %u of %u keys and %u of %u table words", key_at,
+				  m->n_keys, word_at, m->tune_words);
+	return TILE_SUCCESS;
+}
+
+/* Heuristics: each names an int or bool constexpr that every variant of
+ * its kernel has (its value decoded into the variant), and a program of
+ * one result valid for every variant's constexprs. Kernels' ranges follow
+ * one another and cover the array. */
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *records, const uint8_t *heuristics)
+{
+	uint32_t ki, h, vi, c, at = 0;
+	for (ki = 0; ki < m->n_kernels; ki++) {
+		const uint8_t *r = records + (size_t)ki * TILE__KERNEL_SIZE;
+		tile__kernel *k = &m->kernels[ki];
+		uint32_t first = tile__u32(r + 44);
+		k->n_heuristics = tile__u32(r + 48);
+		if (first != at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: first_heuristic %u (expected %u: kernels' heuristics follow one "
+					  "another)", ki, first, at);
+		if (k->n_heuristics > TILE__MAX_HEURISTICS || k->n_heuristics > m->n_heuristics - at)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u heuristics (at most %u, inside the %u heuristics)", ki,
+					  k->n_heuristics, TILE__MAX_HEURISTICS, m->n_heuristics);
+		for (h = 0; h < k->n_heuristics; h++) {
+			const uint8_t *q = heuristics + (size_t)(at + h) * TILE__HEURISTIC_SIZE;
+			tile__heuristic *hd = &k->heuristics[h];
+			char who[64];
+			hd->name = tile__u32(q);
+			hd->offset = tile__u32(q + 4);
+			hd->size = tile__u32(q + 8);
+			if (!tile__str_ok(m, hd->name, 0))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: name is not a string of the table", ki, h);
+			for (c = 0; c < h; c++)
+				if (!strcmp(tile__str(m, k->heuristics[c].name), tile__str(m, hd->name)))
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: '%s' computed twice", ki, h,
+							  tile__str(m, hd->name));
+			if (hd->size < 2 || (uint64_t)hd->offset + hd->size > m->grid_code_size)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: program %u+%u outside grid_code of %u bytes", ki,
+						  h, hd->offset, hd->size, m->grid_code_size);
+			if (m->grid_code[hd->offset] != 1)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: a program of %u results (1)", ki, h,
+						  m->grid_code[hd->offset]);
+			snprintf(who, sizeof who, "kernel %u: heuristic %u", ki, h);
+			for (vi = k->first_variant; vi < k->first_variant + k->n_variants; vi++) {
+				tile__variant *v = &m->variants[vi];
+				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, who);
+				if (st)
+					return st;
+				for (c = 0; c < v->n_constexprs; c++) {
+					const uint8_t *x = m->constexprs + (size_t)(v->first_constexpr + c) * TILE__CONSTEXPR_SIZE;
+					if (!strcmp(tile__str(m, tile__u32(x)), tile__str(m, hd->name)) && (x[4] == 0 || x[4] == 2)) {
+						v->heuristic_values[h] = (int64_t)tile__u64(x + 8);
+						v->heuristic_bools |= (uint32_t)(x[4] == 2) << h;
+						break;
+					}
+				}
+				if (c == v->n_constexprs)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: heuristic %u: variant %u has no int or bool constexpr '%s'",
+							  ki, h, vi, tile__str(m, hd->name));
+			}
+		}
+		at += k->n_heuristics;
+	}
+	if (at != m->n_heuristics)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: the kernels use %u of %u heuristics", at, m->n_heuristics);
+	return TILE_SUCCESS;
+}
+
+/* Whether each heuristic of k, evaluated for args with v's constexprs,
+ * gives v's value. A program that fails (division by zero) holds for no
+ * variant. */
+static int tile__heuristics_hold(const tile_module *m, const tile__kernel *k, const tile__variant *v, void *const *args)
+{
+	uint32_t h;
+	for (h = 0; h < k->n_heuristics; h++) {
+		const tile__heuristic *hd = &k->heuristics[h];
+		int64_t r[3];
+		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, "heuristic") != TILE_SUCCESS)
+			return 0;
+		/* a bool constexpr takes the result's truth, an int one its value */
+		if ((v->heuristic_bools >> h & 1) ? (r[0] != 0) != (v->heuristic_values[h] != 0) : r[0] != v->heuristic_values[h])
+			return 0;
+	}
+	return 1;
+}
+
+TILEDEF int tile_heuristic_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_heuristics : -1;
+}
+
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *m, int kernel, int index, tile_heuristic_info *out)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	if (!k || !out || index < 0 || (uint32_t)index >= k->n_heuristics)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_heuristic_get_info: no heuristic %d of kernel %d", index, kernel);
+	out->name = tile__str(m, k->heuristics[index].name);
+	out->program = m->grid_code + k->heuristics[index].offset;
+	out->program_size = k->heuristics[index].size;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_config_count(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	return k ? (int)k->n_configs : -1;
+}
+
+TILEDEF int tile_dispatch_config(const tile_module *m, int kernel, void **args, int nargs)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	int i;
+	if (!k || nargs != (int)k->n_visible || (nargs && !args))
+		return -1;
+	for (i = 0; i < nargs; i++)
+		if (!args[i])
+			return -1;
+	return (int)tile__dispatch(m, k, args);
+}
+
+TILEDEF tile_status tile_tuning_get_info(const tile_module *m, int kernel, tile_tuning_info *out)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	const tile__table *t;
+	uint32_t i;
+	if (!k || !out)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_tuning_get_info: no kernel %d", kernel);
+	t = tile__table_of(k);
+	memset(out, 0, sizeof *out);
+	out->n_keys = (int)t->n_keys;
+	for (i = 0; i < t->n_keys; i++)
+		out->key_params[i] = t->keys[i];
+	out->n_entries = (int)t->n_entries;
+	out->default_config = (int)t->default_config;
+	out->runtime = t != &k->table;
+	return TILE_SUCCESS;
+}
+
+TILEDEF tile_status tile_tuning_get_entry(const tile_module *m, int kernel, int entry, int64_t *keys, int *config)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	const tile__table *t = k ? tile__table_of(k) : NULL;
+	const int64_t *e;
+	if (!t || entry < 0 || (uint32_t)entry >= t->n_entries || (!keys && t->n_keys) || !config)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_tuning_get_entry: no entry %d of kernel %d", entry, kernel);
+	e = t->words + (size_t)entry * (t->n_keys + 1);
+	if (t->n_keys)
+		memcpy(keys, e, t->n_keys * sizeof *keys);
+	*config = (int)e[t->n_keys];
+	return TILE_SUCCESS;
+}
+
+/* ---- tuning files (docs/TUNING.md) ---------------------------------------
+ *
+ *   tile-tuning 1
+ *   kernel NAME configs N key P1,P2,... default D     ("key -": none)
+ *   V1 V2 ... CONFIG                                    one entry per line
+ *
+ * '#' starts a comment; blank lines are skipped. */
+
+#define TILE__TUNE_LINE 1024
+
+typedef struct tile__tune_reader {
+	const char *p, *end;
+	int line;
+	char buf[TILE__TUNE_LINE];
+	char *tok[TILE__MAX_KEYS + 8];
+	int ntok;
+} tile__tune_reader;
+
+/* The next line with tokens, split in place; 0 at the end, -1 when a line
+ * is too long. */
+static int tile__tune_next(tile__tune_reader *r)
+{
+	while (r->p < r->end) {
+		const char *e = r->p;
+		size_t n;
+		char *s;
+		while (e < r->end && *e != '\n')
+			e++;
+		n = (size_t)(e - r->p);
+		r->line++;
+		if (n >= sizeof r->buf)
+			return -1;
+		memcpy(r->buf, r->p, n);
+		r->buf[n] = 0;
+		r->p = e < r->end ? e + 1 : e;
+		if ((s = strchr(r->buf, '#')) != NULL)
+			*s = 0;
+		r->ntok = 0;
+		for (s = r->buf; *s;) {
+			while (*s == ' ' || *s == '\t' || *s == '\r')
+				*s++ = 0;
+			if (!*s)
+				break;
+			if (r->ntok == (int)(sizeof r->tok / sizeof r->tok[0])) {
+				r->ntok++;
+				break;
+			}
+			r->tok[r->ntok++] = s;
+			while (*s && *s != ' ' && *s != '\t' && *s != '\r')
+				s++;
+		}
+		if (r->ntok)
+			return 1;
+	}
+	return 0;
+}
+
+static int tile__tune_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || errno)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+/* Entry lines after the current one, up to the next kernel line. */
+static uint32_t tile__tune_count(const tile__tune_reader *r)
+{
+	tile__tune_reader peek = *r;
+	uint32_t n = 0;
+	while (tile__tune_next(&peek) == 1 && strcmp(peek.tok[0], "kernel") != 0)
+		n++;
+	return n;
+}
+
+/* Sorts the entries (insertion sort: tables are small and this runs once). */
+static void tile__tune_sort(tile__table *t, int64_t *words)
+{
+	uint32_t stride = t->n_keys + 1, i, j;
+	int64_t tmp[TILE__MAX_KEYS + 1];
+	for (i = 1; i < t->n_entries; i++) {
+		memcpy(tmp, words + (size_t)i * stride, stride * sizeof *tmp);
+		for (j = i; j > 0 && tile__key_cmp(words + (size_t)(j - 1) * stride, tmp, t->n_keys) > 0; j--)
+			memcpy(words + (size_t)j * stride, words + (size_t)(j - 1) * stride, stride * sizeof *tmp);
+		memcpy(words + (size_t)j * stride, tmp, stride * sizeof *tmp);
+	}
+}
+
+/* Parses the kernel line in r and the entries after it into a new table
+ * (one allocation: the struct, its words, its key names). */
+static tile_status tile__tune_section(tile_module *m, tile__tune_reader *r, uint32_t *kernel_out, tile__table **out)
+{
+	const tile__kernel *k;
+	tile__table *t;
+	int64_t *words, n_configs = 0, def = 0;
+	char *names, *key_list = NULL, *s;
+	uint32_t cap, i, stride;
+	int ki, line = r->line, have_configs = 0, have_default = 0;
+	tile_status st;
+	size_t names_len;
+	if (r->ntok < 2)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: 'kernel' needs a name", line);
+	ki = tile_kernel_index(m, r->tok[1]);
+	if (ki < 0)
+		return tile__fail(TILE_ERROR_NOT_FOUND, "tuning line %d: the module has no kernel '%s'", line, r->tok[1]);
+	k = &m->kernels[ki];
+	for (i = 2; i < (uint32_t)r->ntok; i += 2) {
+		const char *name = r->tok[i], *val = i + 1 < (uint32_t)r->ntok ? r->tok[i + 1] : NULL;
+		if (!val)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: '%s' needs a value", line, name);
+		if (!strcmp(name, "configs") && tile__tune_int(val, &n_configs))
+			have_configs = 1;
+		else if (!strcmp(name, "default") && tile__tune_int(val, &def))
+			have_default = 1;
+		else if (!strcmp(name, "key"))
+			key_list = r->tok[i + 1];
+		else
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: unknown or bad field '%s %s'", line, name, val);
+	}
+	if (!have_configs || n_configs != (int64_t)k->n_configs)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: the file was measured with %lld configs, "
+				  "the blob has %u", line, r->tok[1], (long long)n_configs, k->n_configs);
+	if (!have_default || def < 0 || def >= n_configs)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: needs 'default D' with D < %lld", line,
+				  r->tok[1], (long long)n_configs);
+	if (!key_list)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: needs 'key P1,P2,...' (or 'key -')", line,
+				  r->tok[1]);
+	cap = tile__tune_count(r);
+	names_len = strlen(key_list) + 1;
+	/* at most TILE__MAX_KEYS keys: checked below, the words sized for that */
+	t = (tile__table *)TILE_MALLOC(sizeof *t + (size_t)cap * (TILE__MAX_KEYS + 1) * sizeof(int64_t) + names_len);
+	if (!t)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	memset(t, 0, sizeof *t);
+	words = (int64_t *)(void *)(t + 1);
+	names = (char *)(words + (size_t)cap * (TILE__MAX_KEYS + 1));
+	memcpy(names, key_list, names_len);
+	t->words = words;
+	t->names = names;
+	t->default_config = (uint32_t)def;
+	for (s = names; strcmp(names, "-") != 0 && *s;) {
+		char *comma = strchr(s, ',');
+		uint32_t p;
+		if (comma)
+			*comma = 0;
+		for (p = 0; p < k->n_visible; p++)
+			if (!strcmp(tile__str(m, m->params[k->first_param + p].name), s))
+				break;
+		if (t->n_keys == TILE__MAX_KEYS || p == k->n_visible || !tile__key_param_ok(m, k, p)) {
+			st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: key '%s' is not an integer parameter "
+					  "(or more than %d keys)", line, tile__str(m, k->name), s, TILE__MAX_KEYS);
+			goto fail;
+		}
+		for (i = 0; i < t->n_keys; i++)
+			if (t->keys[i] == p) {
+				st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: key '%s' given twice", line, s);
+				goto fail;
+			}
+		t->keys[t->n_keys++] = (uint8_t)p;
+		if (!comma)
+			break;
+		s = comma + 1;
+	}
+	stride = t->n_keys + 1;
+	while (t->n_entries < cap && tile__tune_next(r) == 1) {
+		int64_t *e = words + (size_t)t->n_entries * stride;
+		if (r->ntok != (int)stride) {
+			st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: %d fields, expected %u key values and a config",
+					  r->line, r->ntok, t->n_keys);
+			goto fail;
+		}
+		for (i = 0; i < stride; i++)
+			if (!tile__tune_int(r->tok[i], &e[i])) {
+				st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: '%s' is not an integer", r->line, r->tok[i]);
+				goto fail;
+			}
+		if (e[t->n_keys] < 0 || e[t->n_keys] >= n_configs) {
+			st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: config %lld (the kernel has %lld)", r->line,
+					  (long long)e[t->n_keys], (long long)n_configs);
+			goto fail;
+		}
+		t->n_entries++;
+	}
+	if (t->n_entries && !t->n_keys) {
+		st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: entries but 'key -'", line);
+		goto fail;
+	}
+	tile__tune_sort(t, words);
+	for (i = 1; i < t->n_entries; i++)
+		if (!tile__key_cmp(words + (size_t)(i - 1) * stride, words + (size_t)i * stride, t->n_keys)) {
+			st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: a key appears twice", line,
+					  tile__str(m, k->name));
+			goto fail;
+		}
+	*kernel_out = (uint32_t)ki;
+	*out = t;
+	return TILE_SUCCESS;
+fail:
+	TILE_FREE(t);
+	return st;
+}
+
+TILEDEF tile_status tile_tuning_apply(tile_module *m, const char *text, size_t len)
+{
+	tile__tune_reader *r;
+	tile__table **pending;
+	tile_status st = TILE_SUCCESS;
+	uint32_t i;
+	int got;
+	if (!m || !text)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_tuning_apply: NULL argument");
+	r = (tile__tune_reader *)TILE_MALLOC(sizeof *r);
+	pending = (tile__table **)tile__alloc_zeroed(m->n_kernels, sizeof *pending);
+	if (!r || !pending) {
+		TILE_FREE(r);
+		TILE_FREE(pending);
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	}
+	memset(r, 0, sizeof *r);
+	r->p = text;
+	r->end = text + (len ? len : strlen(text));
+	got = tile__tune_next(r);
+	if (got != 1 || r->ntok != 2 || strcmp(r->tok[0], "tile-tuning") != 0 || strcmp(r->tok[1], "1") != 0)
+		st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: expected 'tile-tuning 1'", r->line);
+	while (!st && (got = tile__tune_next(r)) == 1) {
+		uint32_t ki = 0;
+		tile__table *t = NULL;
+		if (strcmp(r->tok[0], "kernel") != 0) {
+			st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: expected 'kernel NAME ...'", r->line);
+			break;
+		}
+		if ((st = tile__tune_section(m, r, &ki, &t)) != TILE_SUCCESS)
+			break;
+		if (pending[ki]) {
+			TILE_FREE(t);
+			st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning: kernel %s appears twice", tile__str(m, m->kernels[ki].name));
+		} else {
+			pending[ki] = t;
+		}
+	}
+	if (!st && got < 0)
+		st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: longer than %d bytes", r->line, TILE__TUNE_LINE - 1);
+	for (i = 0; i < m->n_kernels; i++) {
+		if (st) {
+			TILE_FREE(pending[i]);
+		} else if (pending[i]) {
+			tile__table *old = __atomic_exchange_n(&m->kernels[i].runtime, pending[i], __ATOMIC_ACQ_REL);
+			TILE_FREE(old);
+		}
+	}
+	TILE_FREE(pending);
+	TILE_FREE(r);
+	return st;
+}
 
 /* driver.h - the CUDA driver, opened with dlopen.
  *
@@ -2027,8 +2775,8 @@ TILEDEF tile_status tile_module_load(tile_module *m)
 	return tile__prepare(m, ctx, 0, m->n_variants, NULL);
 }
 
-/* The most specialized variant whose predicates hold; -1 when none. */
-static int tile__select_variant(const tile_module *m, const tile__kernel *k, void *const *args)
+/* The most specialized variant of `config` whose predicates hold; -1 when none. */
+static int tile__select_variant(const tile_module *m, const tile__kernel *k, uint32_t config, void *const *args)
 {
 	uint32_t div16 = 0, eq1 = 0, i, mask;
 	int best = -1, best_preds = -1;
@@ -2041,7 +2789,8 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, voi
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];
-		if ((v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds)
+		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
+		    !tile__heuristics_hold(m, k, v, args))
 			continue;
 		best = (int)i;
 		best_preds = v->n_preds;
@@ -2050,6 +2799,12 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, voi
 }
 
 TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+{
+	return tile_launch_config(m, kernel, -1, grid, stream, args, nargs);
+}
+
+TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
+				       void **args, int nargs)
 {
 	const tile__kernel *k = tile__kernel_at(m, kernel);
 	const tile__variant *v;
@@ -2068,7 +2823,10 @@ TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid
 	for (i = 0; i < nargs; i++)
 		if (!args[i])
 			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s: argument %d is NULL", tile__str(m, k->name), i);
-	vi = tile__select_variant(m, k, args);
+	if (which < -1 || which >= (int)k->n_configs)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s has %u configs, not config %d", tile__str(m, k->name),
+				  k->n_configs, which);
+	vi = tile__select_variant(m, k, which < 0 ? tile__dispatch(m, k, args) : (uint32_t)which, args);
 	if (vi < 0)
 		return tile__fail(TILE_ERROR_NO_VARIANT, "tile_launch: kernel %s: no variant's predicates hold for these arguments",
 				  tile__str(m, k->name));

@@ -4,10 +4,14 @@
  * file, a kernel name, a signature, constexpr defines, a grid expression,
  * num_warps and num_stages. The command line makes one job per -s (several
  * -s give several variants of one kernel); a manifest (-m) makes one job per
- * line. Jobs sharing a launch name become the variants of one blob kernel:
- * the blob writer orders them most specialized first and the loader picks
- * by predicates at launch, so variants that differ only in constexprs or
- * autotune configs are refused (nothing could select them). Every job is
+ * line. A job of an @triton.autotune kernel becomes one job per config it
+ * selects (--config LIST, default all). Jobs sharing a launch name become
+ * the variants of one blob kernel: each variant records its config, the
+ * loader picks the config through the kernel's tuning table (its key from
+ * autotune's `key`, its entries from --tuning FILE) and then, among that
+ * config's variants, the most specialized whose predicates hold; variants
+ * of one config that differ only in constexprs are refused (nothing could
+ * select them). Every job is
  * specialized by the front end, then all of them are lowered together into
  * one module per arch (compile_module), packed by blob_write and written by
  * emit_c. A failing job does not stop the others from being checked, so one
@@ -49,14 +53,18 @@ static const char usage_text[] =
 	"  -w NUM_WARPS       default 4 (Triton's launch default; compile.py's is 1)\n"
 	"  -ns NUM_STAGES     default 3\n"
 	"  -on OUT_NAME       the launch function's name (default: KERNEL)\n"
-	"  --config N         with @triton.autotune, compile config N (default 0, the\n"
-	"                     first): configs are not selectable at run time, so one\n"
-	"                     is compiled; -D, -w and -ns override its values\n"
+	"  --config LIST      with @triton.autotune, the configs to compile: all (the\n"
+	"                     default), N, or N,M,...; they become configs 0, 1, ...\n"
+	"                     of the launch function, chosen at run time through the\n"
+	"                     kernel's tuning table (--tuning; default: the first);\n"
+	"                     -D, -w and -ns override their values\n"
 	"\n"
 	"output options:\n"
 	"  -o OUT_BASE        output path without extension (default: OUT_NAME)\n"
 	"  --name NAME        C name of the blob, NAME_load() (default: from OUT_BASE)\n"
 	"  -m MANIFEST        compile every line of MANIFEST into one blob (below)\n"
+	"  --tuning FILE      embed the tuning tables of FILE (written by tile-tune on\n"
+	"                     the target GPU, docs/TUNING.md) for the autotuned kernels\n"
 	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90,sm_90a (sm_90a:\n"
 	"                     Hopper's wgmma, loaded on compute capability 9.0 only;\n"
 	"                     left out when no kernel uses wgmma and sm_90 is listed);\n"
@@ -87,7 +95,12 @@ typedef struct job {
 	const char *file, *kernel, *name, *signature, *grid;
 	fe_define *defines;
 	int ndefines, capdefines;
-	int num_warps, num_stages, config; /* 0 / -1: not given */
+	int num_warps, num_stages, config; /* 0 / -1: not given; config: the autotune config's index */
+	const char *configs;               /* --config's text; NULL: all */
+	int slot, nslots;                  /* the config's index in the blob kernel, and their number */
+	fe_heuristic *heur;                /* heuristics evaluated at launch, and their number */
+	int nheur;
+	const char *heur_values;           /* "EVEN_K=True;..." the values this job is compiled for */
 	src_loc where;                     /* the manifest line; none on the command line */
 	ir_func *func;
 	blob_param *params;
@@ -112,7 +125,9 @@ typedef struct compile_cmd {
 	int njobs, capjobs;
 	loaded *files;
 	int nfiles, capfiles;
-	const char *out_base, *blob_name, *manifest, *keep_ptx, *ptxas, *depfile;
+	const char *out_base, *blob_name, *manifest, *keep_ptx, *ptxas, *depfile, *tuning_path;
+	tuning_file tuning;
+	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
 	bool no_ptx, verbose;
 } compile_cmd;
@@ -139,6 +154,7 @@ static job *new_job(compile_cmd *c)
 	job *j = &c->jobs[c->njobs++];
 	memset(j, 0, sizeof *j);
 	j->config = -1;
+	j->nslots = 1;
 	return j;
 }
 
@@ -198,8 +214,8 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 		diag_error(c->ctx, j->where, "-w wants a number of warps from 1 to 32, not '%s'", v), ok = false;
 	else if (!strcmp(o, "-ns") && !parse_int(v, 1, 16, &j->num_stages))
 		diag_error(c->ctx, j->where, "-ns wants a number of stages from 1 to 16, not '%s'", v), ok = false;
-	else if (!strcmp(o, "--config") && !parse_int(v, 0, 1 << 20, &j->config))
-		diag_error(c->ctx, j->where, "--config wants a config index, not '%s'", v), ok = false;
+	else if (!strcmp(o, "--config"))
+		j->configs = v;
 	return ok ? 2 : -1;
 }
 
@@ -440,11 +456,6 @@ static bool specialize(compile_cmd *c, job *j)
 	}
 	fe_spec spec = {.kernel = j->kernel};
 	int nconfigs = fe_config_count(m, j->kernel);
-	if (j->config >= 0 && j->config >= nconfigs) {
-		diag_error(c->ctx, j->where, "--config %d: '%s' has %d autotune config%s", j->config, j->kernel, nconfigs,
-			   nconfigs == 1 ? "" : "s");
-		return false;
-	}
 	if (nconfigs > 0 && fe_config_get(c->ctx, m, j->kernel, j->config < 0 ? 0 : j->config, &spec) != TILEC_OK)
 		return false;
 	/* The config's values first, the job's own -D and -w over them. */
@@ -478,6 +489,10 @@ static bool specialize(compile_cmd *c, job *j)
 			j->params[i].desc_rank = dp->rank;
 			memcpy(j->params[i].desc_block, dp->block, sizeof dp->block);
 		}
+		if (ptr && i < 64 && (f->reset_to_zero >> i & 1))
+			j->params[i].flags |= BLOB_PARAM_RESET_TO_ZERO;
+		if (ptr && i < 64 && (f->restore_value >> i & 1))
+			j->params[i].flags |= BLOB_PARAM_RESTORE_VALUE;
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
 			j->pred_eq1 |= (uint32_t)p->equal_one << i;
@@ -488,6 +503,299 @@ static bool specialize(compile_cmd *c, job *j)
 		if (j->where.file)
 			diag_note(c->ctx, j->where, "in the grid of this line");
 		return false;
+	}
+	return true;
+}
+
+/* ---- autotune configs ---------------------------------------------------- */
+
+/* Parses --config's LIST ("all", "3", "0,3,5") against n configs into
+ * idx (distinct, in the order given); the count, or -1 after a diagnostic. */
+static int parse_config_list(compile_cmd *c, const job *j, int n, int *idx)
+{
+	if (!j->configs || !strcmp(j->configs, "all")) {
+		for (int i = 0; i < n; i++)
+			idx[i] = i;
+		return n;
+	}
+	int count = 0;
+	for (const char *p = j->configs; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char item[16];
+		int v;
+		snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+		if (len == 0 || len >= sizeof item || !parse_int(item, 0, 1 << 20, &v)) {
+			diag_error(c->ctx, j->where, "--config wants all, N or N,M,..., not '%s'", j->configs);
+			return -1;
+		}
+		if (v >= n) {
+			diag_error(c->ctx, j->where, "--config %d: '%s' has %d autotune config%s", v, j->kernel, n, n == 1 ? "" : "s");
+			return -1;
+		}
+		for (int i = 0; i < count; i++)
+			if (idx[i] == v) {
+				diag_error(c->ctx, j->where, "--config lists config %d twice", v);
+				return -1;
+			}
+		idx[count++] = v;
+		p += len + (e ? 1 : 0);
+	}
+	return count;
+}
+
+/* One job per selected config of each autotuned kernel's job. */
+static bool expand_configs(compile_cmd *c)
+{
+	job *old = c->jobs;
+	int nold = c->njobs;
+	bool ok = true;
+	c->jobs = NULL;
+	c->njobs = c->capjobs = 0;
+	for (int i = 0; i < nold; i++) {
+		const job *o = &old[i];
+		tilec_status st;
+		fe_module *m = load_file(c, o->file, &st);
+		int n = m ? fe_config_count(m, o->kernel) : 0;
+		if (n == 0 && o->configs && m && fe_param_count(m, o->kernel) >= 0) {
+			diag_error(c->ctx, o->where, "--config %s: '%s' has no @triton.autotune configs", o->configs, o->kernel);
+			ok = false;
+			continue;
+		}
+		int *idx = arena_alloc(c->a, sizeof(int) * (size_t)(n ? n : 1));
+		if (!idx)
+			return false;
+		int count = n ? parse_config_list(c, o, n, idx) : 1;
+		if (count < 0) {
+			ok = false;
+			continue;
+		}
+		for (int s = 0; s < count; s++) {
+			job *j = new_job(c);
+			if (!j)
+				return false;
+			*j = *o;
+			j->config = n ? idx[s] : -1;
+			j->slot = s;
+			j->nslots = count;
+		}
+	}
+	return ok;
+}
+
+/* Splits a -D value "1,2,4" into its items; 0 when it has no comma. */
+static int value_list(arena *a, const char *v, const char **items, int max)
+{
+	if (!strchr(v, ','))
+		return 0;
+	int n = 0;
+	for (const char *p = v; n < max;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		items[n++] = arena_strndup(a, p, len);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return n;
+}
+
+/* One job per combination of values of the kernel's heuristics that read
+ * runtime arguments (fe_runtime_heuristics): True and False for a bool
+ * one, the values `-D NAME=v1,v2,...` lists otherwise; a single -D value
+ * fixes the heuristic as before. Each job gets the values as defines. */
+static bool expand_heuristics(compile_cmd *c)
+{
+	job *old = c->jobs;
+	int nold = c->njobs;
+	bool ok = true;
+	c->jobs = NULL;
+	c->njobs = c->capjobs = 0;
+	for (int i = 0; i < nold; i++) {
+		const job *o = &old[i];
+		tilec_status st;
+		fe_module *m = load_file(c, o->file, &st);
+		fe_heuristic all[BLOB_MAX_HEURISTICS];
+		int nall = m && fe_param_count(m, o->kernel) >= 0 ? fe_runtime_heuristics(c->ctx, m, o->kernel, all, BLOB_MAX_HEURISTICS) : 0;
+		if (nall < 0) {
+			ok = false;
+			continue;
+		}
+		fe_heuristic *heur = arena_alloc(c->a, sizeof(fe_heuristic) * (size_t)(nall + 1));
+		const char **values[BLOB_MAX_HEURISTICS];
+		int nvalues[BLOB_MAX_HEURISTICS], nheur = 0, combos = 1;
+		if (!heur)
+			return false;
+		for (int h = 0; h < nall; h++) {
+			const fe_define *given = NULL;
+			for (int d = 0; d < o->ndefines; d++)
+				if (!strcmp(o->defines[d].name, all[h].name))
+					given = &o->defines[d];
+			const char **items = arena_alloc(c->a, sizeof(char *) * 64);
+			if (!items)
+				return false;
+			int n = given ? value_list(c->a, given->value, items, 64) : 0;
+			if (given && n == 0)
+				continue; /* fixed by -D: folded as before */
+			if (!given && !all[h].is_bool) {
+				diag_error(c->ctx, all[h].loc, "the heuristic for `%s` reads runtime arguments and is not True/False "
+					   "valued: list the values to compile with -D %s=V1,V2,... (a launch computing another "
+					   "value fails), or fix it with -D %s=V", all[h].name, all[h].name, all[h].name);
+				ok = false;
+				break;
+			}
+			if (!given) {
+				items[0] = "False";
+				items[1] = "True";
+				n = 2;
+			}
+			heur[nheur] = all[h];
+			values[nheur] = items;
+			nvalues[nheur++] = n;
+			combos *= n;
+			if (combos > 256) {
+				diag_error(c->ctx, all[h].loc, "more than 256 combinations of heuristic values for '%s'", o->kernel);
+				return false;
+			}
+		}
+		if (!ok)
+			continue;
+		for (int combo = 0; combo < combos; combo++) {
+			job *j = new_job(c);
+			if (!j)
+				return false;
+			*j = *o;
+			j->heur = heur;
+			j->nheur = nheur;
+			if (!nheur)
+				continue;
+			/* the job's defines without the lists, then the values */
+			fe_define *defs = arena_alloc(c->a, sizeof(fe_define) * (size_t)(o->ndefines + nheur + 1));
+			if (!defs)
+				return false;
+			int nd = 0;
+			for (int d = 0; d < o->ndefines; d++) {
+				bool listed = false;
+				for (int h = 0; h < nheur; h++)
+					listed |= !strcmp(o->defines[d].name, heur[h].name);
+				if (!listed)
+					defs[nd++] = o->defines[d];
+			}
+			strbuf sb;
+			sb_init(&sb);
+			for (int h = 0, rest = combo; h < nheur; h++) {
+				defs[nd].name = heur[h].name;
+				defs[nd++].value = values[h][rest % nvalues[h]];
+				sb_printf(&sb, "%s=%s;", heur[h].name, values[h][rest % nvalues[h]]);
+				rest /= nvalues[h];
+			}
+			j->defines = defs;
+			j->ndefines = j->capdefines = nd;
+			j->heur_values = arena_strdup(c->a, sb_str(&sb));
+			sb_free(&sb);
+		}
+	}
+	return ok;
+}
+
+/* The heuristics of kernel k compiled to programs over its parameters and
+ * the first variant's constexprs (blob_write checks them against every
+ * variant). */
+static bool build_heuristics(compile_cmd *c, const job *first, blob_kernel *k)
+{
+	blob_heuristic *hs = arena_alloc(c->a, sizeof(blob_heuristic) * (size_t)first->nheur);
+	if (!hs)
+		return false;
+	for (int h = 0; h < first->nheur; h++) {
+		uint8_t *code = arena_alloc(c->a, GRIDEXPR_MAX_CODE);
+		size_t len = 0;
+		if (!code)
+			return false;
+		const char *where = arena_printf(c->a, "heuristic %s", first->heur[h].name);
+		if (gridexpr_compile(c->ctx, where, first->heur[h].expr, k->nparams, k->params, first->func->nconstexprs,
+				     first->func->constexprs, code, GRIDEXPR_MAX_CODE, &len) != TILEC_OK) {
+			diag_note(c->ctx, first->heur[h].loc, "in the heuristic for `%s`", first->heur[h].name);
+			return false;
+		}
+		/* a grid expression of one dimension: the program has one result */
+		hs[h] = (blob_heuristic){first->heur[h].name, code, len};
+	}
+	k->heuristics = hs;
+	k->nheuristics = first->nheur;
+	return true;
+}
+
+/* The tuning table of kernel k (launch name), from autotune's key and the
+ * tuning file: keys the visible integer parameters the key names (a pointer
+ * is keyed by its dtype in Triton, fixed here by the signature; a constexpr
+ * is fixed per config), entries and default from the file's kernel of the
+ * same name, whose configs must match. Notes what is left out. */
+static bool build_table(compile_cmd *c, const job *first, blob_kernel *k)
+{
+	tilec_status st;
+	fe_module *m = load_file(c, first->file, &st);
+	const char *names[BLOB_MAX_KEYS * 4];
+	int n = fe_autotune_key(m, first->kernel, names, BLOB_MAX_KEYS * 4);
+	if (n < 0) {
+		diag_error(c->ctx, first->where, "'%s': autotune's key must be a literal list of parameter names", first->kernel);
+		return false;
+	}
+	static const char *const host_only[] = {"prune_configs_by", "early_config_prune", "perf_model", "do_bench"};
+	for (size_t i = 0; i < sizeof host_only / sizeof host_only[0]; i++)
+		if (fe_autotune_has(m, first->kernel, host_only[i]))
+			diag_note(c->ctx, first->where, "'%s': autotune's %s is host Python and is ignored: every selected "
+				  "config is compiled", first->kernel, host_only[i]);
+	int *keys = arena_alloc(c->a, sizeof(int) * BLOB_MAX_KEYS);
+	if (!keys)
+		return false;
+	k->keys = keys;
+	for (int i = 0; i < n && i < BLOB_MAX_KEYS * 4; i++) {
+		int p = 0;
+		while (p < k->nparams && strcmp(k->params[p].name, names[i]))
+			p++;
+		if (p == k->nparams) {
+			diag_note(c->ctx, first->where, "'%s': autotune key '%s' is not a runtime parameter (a constexpr is "
+				  "fixed per config): not part of the dispatch key", first->kernel, names[i]);
+		} else if (k->params[p].kind == BLOB_PARAM_PTR || k->params[p].kind == BLOB_PARAM_FLOAT) {
+			diag_note(c->ctx, first->where, "'%s': autotune key '%s' is a %s, whose type the signature fixes: not "
+				  "part of the dispatch key", first->kernel, names[i],
+				  k->params[p].kind == BLOB_PARAM_PTR ? "pointer" : "float");
+		} else if (k->nkeys == BLOB_MAX_KEYS) {
+			diag_error(c->ctx, first->where, "'%s': more than %d integer autotune keys", first->kernel, BLOB_MAX_KEYS);
+			return false;
+		} else {
+			keys[k->nkeys++] = p;
+		}
+	}
+	for (int t = 0; t < c->tuning.nkernels; t++) {
+		tuning_kernel *tk = &c->tuning.kernels[t];
+		if (strcmp(tk->name, k->name))
+			continue;
+		c->tuning_used[t] = true;
+		if (tk->nconfigs != k->nconfigs) {
+			diag_error(c->ctx, tk->loc, "kernel %s was tuned with %d configs; this blob compiles %d (--config)",
+				   tk->name, tk->nconfigs, k->nconfigs);
+			return false;
+		}
+		int *tkeys = arena_alloc(c->a, sizeof(int) * BLOB_MAX_KEYS);
+		if (!tkeys)
+			return false;
+		for (int i = 0; i < tk->nkeys; i++) {
+			int p = 0;
+			while (p < k->nparams && strcmp(k->params[p].name, tk->keys[i]))
+				p++;
+			if (p == k->nparams || (k->params[p].kind != BLOB_PARAM_INT && k->params[p].kind != BLOB_PARAM_UINT)) {
+				diag_error(c->ctx, tk->loc, "kernel %s: tuning key '%s' is not an integer parameter", tk->name,
+					   tk->keys[i]);
+				return false;
+			}
+			tkeys[i] = p;
+		}
+		k->keys = tkeys;
+		k->nkeys = tk->nkeys;
+		k->nentries = tk->nentries;
+		k->entries = tk->entries;
+		k->default_config = tk->default_config;
 	}
 	return true;
 }
@@ -515,7 +823,8 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 {
 	blob_kernel *ks = arena_alloc(c->a, sizeof(blob_kernel) * (size_t)c->njobs);
 	blob_variant *vs = arena_alloc(c->a, sizeof(blob_variant) * (size_t)c->njobs);
-	if (!ks || !vs)
+	int *vjob = arena_alloc(c->a, sizeof(int) * (size_t)c->njobs); /* the job of each variant */
+	if (!ks || !vs || !vjob)
 		return false;
 	int nk = 0, nv = 0;
 	bool ok = true;
@@ -541,18 +850,30 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 				diag_error(c->ctx, j->where, "'%s': every variant needs a grid expression (-g), or none", j->name);
 				ok = false;
 			}
+			bool same_heur = j->nheur == first->nheur;
+			for (int h = 0; same_heur && h < j->nheur; h++)
+				same_heur = !strcmp(j->heur[h].name, first->heur[h].name);
+			if (j->nslots != first->nslots || strcmp(j->configs ? j->configs : "all", first->configs ? first->configs : "all") ||
+			    strcmp(j->file, first->file) || strcmp(j->kernel, first->kernel) || !same_heur) {
+				diag_error(c->ctx, j->where, "'%s': every variant of a launch function compiles the same kernel "
+					   "with the same autotune configs (--config) and heuristics given with -D", j->name);
+				ok = false;
+			}
 			for (int u = 0; u < k->nvariants; u++)
 				if (vs[nv - k->nvariants + u].pred_div16 == j->pred_div16 &&
-				    vs[nv - k->nvariants + u].pred_eq1 == j->pred_eq1) {
+				    vs[nv - k->nvariants + u].pred_eq1 == j->pred_eq1 && vs[nv - k->nvariants + u].config == j->slot &&
+				    !strcmp(c->jobs[vjob[nv - k->nvariants + u]].heur_values ? c->jobs[vjob[nv - k->nvariants + u]].heur_values : "",
+					    j->heur_values ? j->heur_values : "")) {
 					diag_error(c->ctx, j->where,
-						   "'%s': variants %d and %d have the same :16/:1 hints, so the loader could never "
-						   "choose the second (constexprs and autotune configs are not selected at run time: "
-						   "give each its own launch name with -on)", j->name, u, k->nvariants);
+						   "'%s': variants %d and %d have the same :16/:1 hints and config, so the loader could "
+						   "never choose the second (constexprs are not selected at run time: give each its "
+						   "own launch name with -on)", j->name, u, k->nvariants);
 					ok = false;
 				}
 			j->symbol = arena_printf(c->a, "%s_%d", j->name, k->nvariants);
 			if (!j->symbol)
 				return false;
+			vjob[nv] = t;
 			blob_variant *v = &vs[nv++];
 			memset(v, 0, sizeof *v);
 			v->symbol = j->symbol;
@@ -564,9 +885,16 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			v->pred_eq1 = j->pred_eq1;
 			v->grid_code = j->grid_size ? j->grid_code : NULL;
 			v->grid_size = j->grid_size;
+			v->config = j->slot;
+			v->source_config = j->config;
 			j->variant = v;
 			k->nvariants++;
 		}
+		k->nconfigs = first->nslots;
+		if (k->nconfigs > 1 && !build_table(c, first, k))
+			ok = false;
+		if (first->nheur && !build_heuristics(c, first, k))
+			ok = false;
 		nk++;
 	}
 	*out = ks;
@@ -685,6 +1013,16 @@ static const char *default_blob_name(arena *a, const char *base)
 
 static int compile_all(compile_cmd *c)
 {
+	if (!expand_configs(c) || !expand_heuristics(c))
+		return 1;
+	if (c->tuning_path) {
+		if (tuning_read(c->ctx, c->a, c->tuning_path, &c->tuning) != TILEC_OK)
+			return 1;
+		c->tuning_used = arena_alloc(c->a, sizeof(bool) * (size_t)(c->tuning.nkernels + 1));
+		if (!c->tuning_used)
+			return 1;
+		memset(c->tuning_used, 0, sizeof(bool) * (size_t)(c->tuning.nkernels + 1));
+	}
 	bool ok = true;
 	for (int i = 0; i < c->njobs; i++) {
 		job *j = &c->jobs[i];
@@ -698,6 +1036,12 @@ static int compile_all(compile_cmd *c)
 	int nk;
 	if (!build_kernels(c, &ks, &nk))
 		return 1;
+	for (int t = 0; t < c->tuning.nkernels; t++)
+		if (!c->tuning_used[t]) {
+			diag_error(c->ctx, c->tuning.kernels[t].loc, "the tuning file names kernel %s, which this blob has not "
+				   "as an autotuned launch function", c->tuning.kernels[t].name);
+			return 1;
+		}
 
 	ir_func **funcs = arena_alloc(c->a, sizeof(ir_func *) * (size_t)c->njobs);
 	const char **symbols = arena_alloc(c->a, sizeof(char *) * (size_t)c->njobs);
@@ -782,7 +1126,7 @@ int cmd_compile(int argc, char **argv)
 			c.verbose = true;
 		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||
 			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name") ||
-			   !strcmp(o, "--depfile")) {
+			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning")) {
 			if (i + 1 >= argc) {
 				diag_error(c.ctx, no_loc, "%s needs a value", o);
 				ok = false;
@@ -808,6 +1152,8 @@ int cmd_compile(int argc, char **argv)
 				c.ptxas = v;
 			} else if (!strcmp(o, "--depfile")) {
 				c.depfile = v;
+			} else if (!strcmp(o, "--tuning")) {
+				c.tuning_path = v;
 			} else {
 				c.blob_name = v;
 			}
@@ -830,7 +1176,7 @@ int cmd_compile(int argc, char **argv)
 			diag_error(c.ctx, no_loc, "-m takes the kernels from the manifest: no FILE, -n or -s with it");
 			ok = false;
 		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.name ||
-			   proto.config >= 0) {
+			   proto.configs) {
 			diag_error(c.ctx, no_loc, "with -m, kernel options (-D, -g, -w, -ns, -on, --config) go on manifest lines");
 			ok = false;
 		} else if (!c.out_base) {

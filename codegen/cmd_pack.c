@@ -972,9 +972,46 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 			tile_param_get_info(m, k, i, &p);
 			pnames[i] = p.name;
 			nvis += !p.hidden;
-			printf("  param %d %s: %s%s%s\n", i, p.name, p.kind == 0 ? "*" : "",
+			printf("  param %d %s: %s%s%s%s%s\n", i, p.name, p.kind == 0 ? "*" : "",
 			       p.dtype > 0 && p.dtype < IR_PTR ? ir_kind_name((ir_kind)p.dtype) : "?",
-			       p.hidden ? " (hidden)" : "");
+			       p.hidden ? " (hidden)" : "", p.reset_to_zero ? " (reset_to_zero)" : "",
+			       p.restore_value ? " (restore_value)" : "");
+		}
+		int nconfigs = tile_config_count(m, k);
+		tile_tuning_info ti;
+		if (nconfigs > 1 && tile_tuning_get_info(m, k, &ti) == TILE_SUCCESS) {
+			printf("  configs %d; tuning key", nconfigs);
+			for (int i = 0; i < ti.n_keys; i++)
+				printf("%s%s", i ? "," : " ", ti.key_params[i] < np ? pnames[ti.key_params[i]] : "?");
+			printf("%s; default config %d; %d entr%s\n", ti.n_keys ? "" : " (none)", ti.default_config, ti.n_entries,
+			       ti.n_entries == 1 ? "y" : "ies");
+			for (int e = 0; e < ti.n_entries; e++) {
+				int64_t keys[TILE_TUNING_MAX_KEYS];
+				int cfg;
+				if (tile_tuning_get_entry(m, k, e, keys, &cfg) != TILE_SUCCESS)
+					break;
+				printf("    ");
+				for (int i = 0; i < ti.n_keys; i++)
+					printf("%s%s=%lld", i ? " " : "", pnames[ti.key_params[i]], (long long)keys[i]);
+				printf(" -> config %d\n", cfg);
+			}
+		}
+		for (int h = 0; h < tile_heuristic_count(m, k); h++) {
+			tile_heuristic_info hi;
+			tile_variant_info v0;
+			const char *cn[256];
+			if (tile_heuristic_get_info(m, k, h, &hi) != TILE_SUCCESS || tile_variant_get_info(m, k, 0, &v0) != TILE_SUCCESS)
+				break;
+			for (int c = 0; c < v0.n_constexprs && c < 256; c++) {
+				tile_constexpr_info ci;
+				tile_constexpr_get_info(m, k, 0, c, &ci);
+				cn[c] = ci.name;
+			}
+			strbuf sb;
+			sb_init(&sb);
+			gridexpr_format(&sb, hi.program, hi.program_size, np, pnames, v0.n_constexprs < 256 ? v0.n_constexprs : 256, cn);
+			printf("  heuristic %s = %s (at launch)\n", hi.name, sb_str(&sb));
+			sb_free(&sb);
 		}
 		for (int v = 0; v < nv; v++) {
 			tile_variant_info vi;
@@ -987,6 +1024,10 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 				printf(", %d registers", vi.n_regs);
 			if (vi.spill_stores >= 0)
 				printf(", spills %d bytes stored + %d loaded", vi.spill_stores, vi.spill_loads);
+			if (nconfigs > 1)
+				printf(", config %d", vi.config);
+			if (vi.source_config >= 0)
+				printf(" (autotune config %d)", vi.source_config);
 			printf("\n");
 			const char *cnames[256];
 			if (vi.n_constexprs)

@@ -24,7 +24,7 @@ extern "C" {
 
 /* The blob format version this header reads (docs/FORMAT.md); generated
  * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 2
+#define TILE_BLOB_VERSION 3
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -84,6 +84,54 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* Autotuned kernels (docs/TUNING.md). A kernel compiled with its
+ * @triton.autotune configs has tile_config_count() > 1; tile_launch picks
+ * the config from the kernel's tuning table (a runtime table set by
+ * tile_tuning_apply, else the blob's): the entry whose key values equal the
+ * arguments named by the autotune key, else the entry nearest in
+ * power-of-two buckets, else the default config. Without lock or
+ * allocation. tile_launch_config launches config `config` instead (-1: as
+ * tile_launch). */
+TILEDEF tile_status tile_launch_config(tile_module *module, int kernel, int config, const uint32_t *grid,
+				       tile_stream stream, void **args, int nargs);
+TILEDEF int tile_config_count(const tile_module *module, int kernel); /* -1: no such kernel */
+/* The config tile_launch would run for these arguments (-1 when the kernel
+ * or an argument is missing). */
+TILEDEF int tile_dispatch_config(const tile_module *module, int kernel, void **args, int nargs);
+
+#define TILE_TUNING_MAX_KEYS 8
+typedef struct tile_tuning_info {
+	int n_keys;
+	int key_params[TILE_TUNING_MAX_KEYS]; /* visible parameter indices */
+	int n_entries;
+	int default_config;
+	int runtime;                         /* 1: a table from tile_tuning_apply; 0: the blob's */
+} tile_tuning_info;
+/* The table tile_launch dispatches through, and its entries in key order
+ * (keys: n_keys values). */
+TILEDEF tile_status tile_tuning_get_info(const tile_module *module, int kernel, tile_tuning_info *out);
+TILEDEF tile_status tile_tuning_get_entry(const tile_module *module, int kernel, int entry, int64_t *keys, int *config);
+/* Heuristics evaluated at launch: @triton.heuristics entries that read
+ * runtime arguments. Each computes a constexpr from the arguments and the
+ * config's constexprs; tilec compiled the variants for its values (True
+ * and False) and a launch takes the variant whose value it computes. The
+ * program is FORMAT.md's bytecode (one result). */
+typedef struct tile_heuristic_info {
+	const char *name;         /* the constexpr it computes */
+	const uint8_t *program;
+	uint32_t program_size;
+} tile_heuristic_info;
+TILEDEF int tile_heuristic_count(const tile_module *module, int kernel); /* -1: no such kernel */
+TILEDEF tile_status tile_heuristic_get_info(const tile_module *module, int kernel, int index, tile_heuristic_info *out);
+
+/* Reads a tuning file (the text tile-tune writes, docs/TUNING.md) and
+ * makes its tables the kernels' runtime tables, replacing the blob's. All
+ * or nothing: a file naming an unknown kernel or parameter, a config
+ * count other than the blob's, a config out of range or a key twice is
+ * refused with the line in the detail. Call it while no other thread
+ * launches the module's kernels. len 0: strlen(text). */
+TILEDEF tile_status tile_tuning_apply(tile_module *module, const char *text, size_t len);
+
 /* A host-side tensor descriptor, Triton's TensorDescriptor: the argument of
  * a kernel parameter declared `tensordesc<DTYPE[B0, B1, ...]>`. The kernel
  * reads and writes blocks of block_shape elements of the rank-dimensional
@@ -122,6 +170,8 @@ typedef struct tile_variant_info {
 	uint32_t pred_div16, pred_eq1;
 	int n_constexprs;
 	int has_grid_program;
+	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
+	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
 } tile_variant_info;
 
 typedef struct tile_constexpr_info {
@@ -136,6 +186,7 @@ typedef struct tile_param_info {
 	const char *name;
 	int kind, size, dtype;   /* FORMAT.md codes */
 	int hidden;
+	int reset_to_zero, restore_value; /* named by @triton.autotune's lists: tile-tune zeroes / restores it */
 } tile_param_info;
 
 typedef struct tile_image_info {

@@ -11,15 +11,22 @@
  * are then decoded into the structs of common.h; nothing is inflated here. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 32u
-#define TILE__KERNEL_SIZE 20u
+#define TILE__META_HEADER_SIZE 44u
+#define TILE__KERNEL_SIZE 52u
+#define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
-#define TILE__VARIANT_SIZE 64u
+#define TILE__VARIANT_SIZE 72u
+#define TILE__NO_SOURCE_CONFIG 0xffffffffu
 #define TILE__SPILLS_UNKNOWN 0xffffffffu
 #define TILE__MAX_SPILL (512u << 10)
 #define TILE__IMAGE_SIZE 32u
 #define TILE__MAX_PARAMS 64u
 #define TILE__MAX_RAW_SIZE (256u << 20)
+
+/* dispatch.h: the tuning tables, checked once the kernels and their
+ * parameters are. */
+static tile_status tile__check_tables(tile_module *m, const uint8_t *kernel_records, const uint8_t *keys, const uint8_t *tune);
+static tile_status tile__check_heuristics(tile_module *m, const uint8_t *kernel_records, const uint8_t *heuristics);
 
 /* A string offset naming a NUL-terminated string inside the table. */
 static int tile__str_ok(const tile_module *m, uint32_t off, int allow_empty)
@@ -55,8 +62,10 @@ static tile_status tile__check_header(tile_module *m)
 	if (memcmp(b, "TILE", 4) != 0)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: bad magic (not a tile blob)");
 	if (tile__u16(b + 4) != TILE_BLOB_VERSION)
-		return tile__fail(TILE_ERROR_VERSION, "header: format version %u (this loader reads version %u)", tile__u16(b + 4),
-				  (unsigned)TILE_BLOB_VERSION);
+		return tile__fail(TILE_ERROR_VERSION, "header: blob format version %u, but this tile.h reads version %u only%s",
+				  tile__u16(b + 4), (unsigned)TILE_BLOB_VERSION,
+				  tile__u16(b + 4) < TILE_BLOB_VERSION ? ": regenerate the blob with the tilec of this tile.h"
+								      : ": use the tile.h of the tilec that wrote it");
 	if (tile__u16(b + 6) != TILE__HEADER_SIZE)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: header_size %u (expected 32)", tile__u16(b + 6));
 	total = tile__u32(b + 8);
@@ -83,7 +92,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[7], offsets[7], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[10], offsets[10], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -92,6 +101,9 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->grid_code_size = tile__u32(h + 20);
 	m->strtab_size = tile__u32(h + 24);
 	m->n_groups = tile__u32(h + 28);
+	m->n_keys = tile__u32(h + 32);
+	m->tune_words = tile__u32(h + 36);
+	m->n_heuristics = tile__u32(h + 40);
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
@@ -100,9 +112,12 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[2] = (uint64_t)m->n_variants * TILE__VARIANT_SIZE;
 	sizes[3] = (uint64_t)m->n_constexprs * TILE__CONSTEXPR_SIZE;
 	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
-	sizes[5] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[6] = m->strtab_size;
-	for (i = 0; i < 7; i++) {
+	sizes[5] = (uint64_t)m->n_keys * 4;
+	sizes[6] = (uint64_t)m->tune_words * 8;
+	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
+	sizes[8] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[9] = m->strtab_size;
+	for (i = 0; i < 10; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -110,15 +125,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < 10; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[5][i] != 0)
+		if (arrays[8][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[5];
-	m->strtab = arrays[6];
+	m->grid_code = arrays[8];
+	m->strtab = arrays[9];
 	m->constexprs = arrays[3];
 	return TILE_SUCCESS;
 }
@@ -134,6 +149,7 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		d->size = p[5];
 		d->dtype = p[6];
 		d->hidden = p[7] & 1;
+		d->flags = p[7];
 		if (!tile__str_ok(m, d->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: name is not a string of the table", i);
 		switch (d->kind) {
@@ -147,8 +163,10 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
 		if (d->dtype < 1 || d->dtype > 15)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..15)", i, d->dtype);
-		if (p[7] & ~1u)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bit 0 defined)", i, p[7]);
+		if (p[7] & ~7u)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bits 0..2 defined)", i, p[7]);
+		if ((p[7] & 6u) && d->kind != TILE__KIND_PTR)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reset_to_zero/restore_value on a parameter that is not a pointer", i);
 		if (tile__u32(p + 8) != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
 	}
@@ -229,6 +247,7 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 		k->n_params = tile__u32(p + 8);
 		k->first_variant = tile__u32(p + 12);
 		k->n_variants = tile__u32(p + 16);
+		k->n_configs = tile__u32(p + 20);
 		if (!tile__str_ok(m, k->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: name is not a string of the table", i);
 		if (first[i] != i)
@@ -243,6 +262,9 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 		if ((uint64_t)k->first_variant + k->n_variants > m->n_variants)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: variant range %u+%u outside the %u variants", i,
 					  k->first_variant, k->n_variants, m->n_variants);
+		if (k->n_configs < 1 || k->n_configs > k->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u configs (1..%u, each needs a variant)", i, k->n_configs,
+					  k->n_variants);
 		k->n_visible = 0;
 		k->pred_mask = 0;
 		for (j = 0; j < k->n_params; j++) {
@@ -284,10 +306,11 @@ static int tile__popcount(uint32_t x)
 	return n;
 }
 
-static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
+static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_t *config_seen)
 {
 	uint32_t i, j, k;
 	for (k = 0; k < m->n_kernels; k++) {
+		memset(config_seen, 0, m->kernels[k].n_configs);
 		const tile__kernel *kern = &m->kernels[k];
 		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
 		for (j = 0; j < kern->n_visible && j < 32; j++)
@@ -316,10 +339,16 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 			v->grid_size = tile__u32(r + 52);
 			v->spill_stores = tile__u32(r + 56);
 			v->spill_loads = tile__u32(r + 60);
+			v->config = tile__u32(r + 64);
+			v->source_config = tile__u32(r + 68);
 			if (v->kernel != k)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
 			if (!tile__str_ok(m, v->symbol, 0))
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: symbol is not a string of the table", i);
+			if (v->config >= kern->n_configs)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: config %u (kernel %u has %u)", i, v->config, k,
+						  kern->n_configs);
+			config_seen[v->config] = 1;
 			if (v->group >= m->n_groups)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: group %u (blob has %u)", i, v->group, m->n_groups);
 			if ((uint64_t)v->first_constexpr + v->n_constexprs > m->n_constexprs)
@@ -359,6 +388,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p)
 					return st;
 			}
 		}
+		for (j = 0; j < kern->n_configs; j++)
+			if (!config_seen[j])
+				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: config %u has no variant", k, j);
 	}
 	return TILE_SUCCESS;
 }
@@ -428,6 +460,10 @@ static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t 
 
 static void tile__module_free(tile_module *m)
 {
+	uint32_t i;
+	for (i = 0; m->kernels && i < m->n_kernels; i++)
+		TILE_FREE(m->kernels[i].runtime);
+	TILE_FREE(m->tune);
 	TILE_FREE(m->kernels);
 	TILE_FREE(m->params);
 	TILE_FREE(m->variants);
@@ -437,7 +473,7 @@ static void tile__module_free(tile_module *m)
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[7];
+	const uint8_t *arrays[10];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -445,12 +481,13 @@ static tile_status tile__validate(tile_module *m)
 		st = tile__check_layout(m, arrays);
 	if (st)
 		return st;
-	m->kernels = (tile__kernel *)tile__alloc_array(m->n_kernels, sizeof *m->kernels);
+	m->kernels = (tile__kernel *)tile__alloc_zeroed(m->n_kernels, sizeof *m->kernels);
 	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
-	m->variants = (tile__variant *)tile__alloc_array(m->n_variants, sizeof *m->variants);
+	m->variants = (tile__variant *)tile__alloc_zeroed(m->n_variants, sizeof *m->variants);
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
-	/* marks: params owned, variants owned, groups with an image */
-	n_marks = m->n_params + m->n_variants + m->n_groups;
+	/* marks: params owned, variants owned, groups with an image, configs
+	 * seen (a kernel has at most as many configs as variants) */
+	n_marks = m->n_params + 2 * m->n_variants + m->n_groups;
 	marks = (uint8_t *)tile__alloc_zeroed(n_marks, 1);
 	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
 		TILE_FREE(marks);
@@ -462,9 +499,13 @@ static tile_status tile__validate(tile_module *m)
 	if (!st)
 		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
 	if (!st)
-		st = tile__check_variants(m, arrays[2]);
+		st = tile__check_variants(m, arrays[2], marks + m->n_params + m->n_variants + m->n_groups);
 	if (!st)
 		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
+	if (!st)
+		st = tile__check_tables(m, arrays[0], arrays[5], arrays[6]);
+	if (!st)
+		st = tile__check_heuristics(m, arrays[0], arrays[7]);
 	TILE_FREE(marks);
 	return st;
 }
@@ -537,6 +578,8 @@ TILEDEF tile_status tile_param_get_info(const tile_module *m, int kernel, int pa
 	out->size = p->size;
 	out->dtype = p->dtype;
 	out->hidden = p->hidden;
+	out->reset_to_zero = (p->flags >> 1) & 1;
+	out->restore_value = (p->flags >> 2) & 1;
 	return TILE_SUCCESS;
 }
 
@@ -573,6 +616,8 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->pred_eq1 = v->pred_eq1;
 	out->n_constexprs = (int)v->n_constexprs;
 	out->has_grid_program = v->grid_size != 0;
+	out->config = (int)v->config;
+	out->source_config = v->source_config == TILE__NO_SOURCE_CONFIG ? -1 : (int)v->source_config;
 	return TILE_SUCCESS;
 }
 

@@ -120,17 +120,42 @@ static uint32_t tile__crc32(const uint8_t *p, size_t n)
 typedef struct tile__param {
 	uint32_t name;
 	uint8_t kind, size, dtype, hidden;
+	uint8_t flags;       /* FORMAT.md's: hidden, reset_to_zero, restore_value */
 } tile__param;
+
+/* A tuning table (dispatch.h): dispatch-key values to a config. */
+#define TILE__MAX_KEYS 8
+typedef struct tile__table {
+	uint32_t n_keys, n_entries, default_config;
+	uint8_t keys[TILE__MAX_KEYS]; /* visible integer parameters, in key order */
+	const int64_t *words;         /* n_entries * (n_keys + 1): key values then config; sorted */
+	const char *names;            /* a runtime table's key names, NUL-separated; NULL in a blob's */
+} tile__table;
+
+/* A heuristic evaluated at launch (dispatch.h): the constexpr it computes
+ * and its program in grid_code. */
+#define TILE__MAX_HEURISTICS 8
+typedef struct tile__heuristic {
+	uint32_t name, offset, size;
+} tile__heuristic;
 
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
 	uint32_t pred_mask;  /* parameters any variant has a predicate on */
+	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
+	tile__table table;   /* the blob's */
+	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
+	uint32_t n_heuristics;
+	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
 } tile__kernel;
 
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
+	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
+	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
+	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
 	int n_preds;        /* predicate bits set: the specialization rank */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
@@ -161,7 +186,9 @@ struct tile_module {
 	const uint8_t *blob;
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
+	uint32_t n_keys, tune_words, n_heuristics;
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
+	int64_t *tune;      /* the tuning tables' words, decoded */
 	tile__kernel *kernels;
 	tile__param *params;
 	tile__variant *variants;

@@ -1,5 +1,6 @@
 /* grid.h - grid programs: validation when the blob is opened, evaluation at
- * launch.
+ * launch. Heuristic programs (dispatch.h) are the same bytecode with one
+ * result, checked and run by the same two functions.
  *
  * A grid program is a few bytes of stack code over signed 64-bit integers
  * (docs/FORMAT.md). Validation proves every opcode, operand, parameter and
@@ -11,65 +12,81 @@
 enum {
 	TILE__OP_ARG = 0x01, TILE__OP_CONST = 0x02, TILE__OP_CONSTEXPR = 0x03,
 	TILE__OP_ADD = 0x10, TILE__OP_SUB = 0x11, TILE__OP_MUL = 0x12, TILE__OP_FLOORDIV = 0x13,
-	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17
+	TILE__OP_CDIV = 0x14, TILE__OP_MOD = 0x15, TILE__OP_MIN = 0x16, TILE__OP_MAX = 0x17,
+	TILE__OP_EQ = 0x18, TILE__OP_NE = 0x19, TILE__OP_LT = 0x1a, TILE__OP_LE = 0x1b, TILE__OP_GT = 0x1c,
+	TILE__OP_GE = 0x1d, TILE__OP_AND = 0x1e, TILE__OP_OR = 0x1f, TILE__OP_NOT = 0x20, TILE__OP_NEXTPOW2 = 0x21
 };
 #define TILE__GRID_MAX_DEPTH 16
 
-static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+/* Checks a program of kernel k whose constexpr operands index variant v's
+ * constexprs; `who` prefixes the messages ("variant 3: grid program"). */
+static tile_status tile__program_check(const tile_module *m, const tile__kernel *k, const tile__variant *v, const uint8_t *code,
+				       uint32_t n, const char *who)
 {
-	const tile__variant *v = &m->variants[vi];
-	const tile__kernel *k = &m->kernels[v->kernel];
-	const uint8_t *code = m->grid_code + v->grid_offset;
-	uint32_t n = v->grid_size, pc = 1, ndims = code[0];
+	uint32_t pc = 1, ndims = code[0];
 	unsigned depth = 0;
 	if (ndims < 1 || ndims > 3)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u dimensions (1..3)", vi, ndims);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, ndims);
 	while (pc < n) {
 		uint32_t at = pc, op = code[pc++], idx;
 		switch (op) {
 		case TILE__OP_ARG:
 		case TILE__OP_CONSTEXPR:
 			if (pc >= n)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: operand past the end at byte %u", who, at);
 			idx = code[pc++];
 			if (op == TILE__OP_ARG) {
 				uint8_t kind;
 				if (idx >= k->n_visible)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u out of range at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: parameter %u out of range at byte %u", who, idx, at);
 				kind = m->params[k->first_param + idx].kind;
 				if (kind != TILE__KIND_INT && kind != TILE__KIND_UINT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: parameter %u is not an integer at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: parameter %u is not an integer at byte %u", who, idx, at);
 			} else {
 				uint8_t kind;
 				if (idx >= v->n_constexprs)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u out of range at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: constexpr %u out of range at byte %u", who, idx, at);
 				kind = m->constexprs[(size_t)(v->first_constexpr + idx) * TILE__CONSTEXPR_SIZE + 4];
 				if (kind != 0 && kind != 2)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: constexpr %u is not an int or bool at byte %u", vi, idx, at);
+					return tile__fail(TILE_ERROR_BAD_BLOB, "%s: constexpr %u is not an int or bool at byte %u", who, idx, at);
 			}
 			depth++;
 			break;
 		case TILE__OP_CONST:
 			if (n - pc < 8)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: operand past the end at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: operand past the end at byte %u", who, at);
 			pc += 8;
 			depth++;
 			break;
+		case TILE__OP_NOT: case TILE__OP_NEXTPOW2:
+			if (depth < 1)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack underflow at byte %u", who, at);
+			break;
 		case TILE__OP_ADD: case TILE__OP_SUB: case TILE__OP_MUL: case TILE__OP_FLOORDIV:
 		case TILE__OP_CDIV: case TILE__OP_MOD: case TILE__OP_MIN: case TILE__OP_MAX:
+		case TILE__OP_EQ: case TILE__OP_NE: case TILE__OP_LT: case TILE__OP_LE: case TILE__OP_GT:
+		case TILE__OP_GE: case TILE__OP_AND: case TILE__OP_OR:
 			if (depth < 2)
-				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack underflow at byte %u", vi, at);
+				return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack underflow at byte %u", who, at);
 			depth--;
 			break;
 		default:
-			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: unknown opcode 0x%02x at byte %u", vi, op, at);
+			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: unknown opcode 0x%02x at byte %u", who, op, at);
 		}
 		if (depth > TILE__GRID_MAX_DEPTH)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: stack deeper than %d at byte %u", vi, TILE__GRID_MAX_DEPTH, at);
+			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack deeper than %d at byte %u", who, TILE__GRID_MAX_DEPTH, at);
 	}
 	if (depth != ndims)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program: %u values left for %u dimensions", vi, depth, ndims);
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left for %u dimensions", who, depth, ndims);
 	return TILE_SUCCESS;
+}
+
+static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
+{
+	const tile__variant *v = &m->variants[vi];
+	char who[48];
+	snprintf(who, sizeof who, "variant %u: grid program", vi);
+	return tile__program_check(m, &m->kernels[v->kernel], v, m->grid_code + v->grid_offset, v->grid_size, who);
 }
 
 /* A parameter's value as 64 bits: sign- or zero-extended by its kind. */
@@ -123,13 +140,15 @@ static int tile__floordiv(int64_t a, int64_t b, int64_t *r)
 	return 1;
 }
 
-/* Evaluates variant v's grid program for the launch arguments into dims. */
-static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+/* Evaluates a checked program of v's kernel (constexprs: v's) for the
+ * launch arguments into dims (missing dimensions 1); `who` names it in
+ * errors ("grid program"). */
+static tile_status tile__program_eval(const tile_module *m, const tile__variant *v, const uint8_t *code, uint32_t n,
+				      void *const *args, int64_t dims[3], const char *who)
 {
 	const tile__kernel *k = &m->kernels[v->kernel];
-	const uint8_t *code = m->grid_code + v->grid_offset;
 	int64_t stack[TILE__GRID_MAX_DEPTH], a, b, r = 0;
-	uint32_t pc = 1, n = v->grid_size, ndims = code[0], i;
+	uint32_t pc = 1, ndims = code[0], i;
 	int sp = 0;
 	const char *what = NULL;
 	while (pc < n) {
@@ -138,8 +157,8 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			const tile__param *p = &m->params[k->first_param + code[pc]];
 			uint64_t bits = tile__param_bits(p, args[code[pc++]]);
 			if (p->kind == TILE__KIND_UINT && bits > (uint64_t)INT64_MAX)
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: argument out of range at byte %u",
-						  (const char *)m->strtab + k->name, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: argument out of range at byte %u",
+						  (const char *)m->strtab + k->name, who, at);
 			stack[sp++] = (int64_t)bits;
 			continue;
 		}
@@ -150,6 +169,21 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 		}
 		if (op == TILE__OP_CONSTEXPR) {
 			stack[sp++] = (int64_t)tile__u64(m->constexprs + (size_t)(v->first_constexpr + code[pc++]) * TILE__CONSTEXPR_SIZE + 8);
+			continue;
+		}
+		if (op == TILE__OP_NOT) {
+			stack[sp - 1] = !stack[sp - 1];
+			continue;
+		}
+		if (op == TILE__OP_NEXTPOW2) {
+			/* triton.next_power_of_2: 0 for n <= 0 */
+			a = stack[sp - 1];
+			if (a > (INT64_C(1) << 62))
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: overflow at byte %u", (const char *)m->strtab + k->name,
+						  who, at);
+			for (r = a > 0; r && r < a;)
+				r *= 2;
+			stack[sp - 1] = r;
 			continue;
 		}
 		b = stack[--sp];
@@ -174,16 +208,30 @@ static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v,
 			else r = a % b + (a % b != 0 && (a % b < 0) != (b < 0) ? b : 0);
 			break;
 		case TILE__OP_MIN: r = a < b ? a : b; break;
-		default: r = a > b ? a : b; break;
+		case TILE__OP_MAX: r = a > b ? a : b; break;
+		case TILE__OP_EQ: r = a == b; break;
+		case TILE__OP_NE: r = a != b; break;
+		case TILE__OP_LT: r = a < b; break;
+		case TILE__OP_LE: r = a <= b; break;
+		case TILE__OP_GT: r = a > b; break;
+		case TILE__OP_GE: r = a >= b; break;
+		case TILE__OP_AND: r = a ? b : a; break; /* Python's: an operand */
+		default: r = a ? a : b; break;           /* or */
 		}
 		if (what)
-			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid program: %s at byte %u",
-					  (const char *)m->strtab + k->name, what, at);
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: %s at byte %u",
+					  (const char *)m->strtab + k->name, who, what, at);
 		stack[sp++] = r;
 	}
 	for (i = 0; i < 3; i++)
 		dims[i] = i < ndims ? stack[i] : 1;
 	return TILE_SUCCESS;
+}
+
+/* Evaluates variant v's grid program for the launch arguments into dims. */
+static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
+{
+	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, "grid program");
 }
 
 /* Checks a grid against the hardware limits. 1: launch; 0: empty grid. */

@@ -233,8 +233,8 @@ TILEDEF tile_status tile_module_load(tile_module *m)
 	return tile__prepare(m, ctx, 0, m->n_variants, NULL);
 }
 
-/* The most specialized variant whose predicates hold; -1 when none. */
-static int tile__select_variant(const tile_module *m, const tile__kernel *k, void *const *args)
+/* The most specialized variant of `config` whose predicates hold; -1 when none. */
+static int tile__select_variant(const tile_module *m, const tile__kernel *k, uint32_t config, void *const *args)
 {
 	uint32_t div16 = 0, eq1 = 0, i, mask;
 	int best = -1, best_preds = -1;
@@ -247,7 +247,8 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, voi
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];
-		if ((v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds)
+		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
+		    !tile__heuristics_hold(m, k, v, args))
 			continue;
 		best = (int)i;
 		best_preds = v->n_preds;
@@ -256,6 +257,12 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, voi
 }
 
 TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+{
+	return tile_launch_config(m, kernel, -1, grid, stream, args, nargs);
+}
+
+TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
+				       void **args, int nargs)
 {
 	const tile__kernel *k = tile__kernel_at(m, kernel);
 	const tile__variant *v;
@@ -274,7 +281,10 @@ TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid
 	for (i = 0; i < nargs; i++)
 		if (!args[i])
 			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s: argument %d is NULL", tile__str(m, k->name), i);
-	vi = tile__select_variant(m, k, args);
+	if (which < -1 || which >= (int)k->n_configs)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s has %u configs, not config %d", tile__str(m, k->name),
+				  k->n_configs, which);
+	vi = tile__select_variant(m, k, which < 0 ? tile__dispatch(m, k, args) : (uint32_t)which, args);
 	if (vi < 0)
 		return tile__fail(TILE_ERROR_NO_VARIANT, "tile_launch: kernel %s: no variant's predicates hold for these arguments",
 				  tile__str(m, k->name));

@@ -56,13 +56,13 @@ static blob_desc make_desc(void)
 		cubin90[i] = (uint8_t)(r >> 16); /* incompressible: stored */
 	}
 	/* given least specialized first: the writer reorders */
-	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0};
+	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0, 0, -1};
 	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len,
-					 true, 16, 24};
-	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0};
-	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0};
-	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants};
-	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant};
+					 true, 16, 24, 0, -1};
+	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1};
+	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1};
+	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL};
+	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
 	images[1] = (blob_image){0, BLOB_IMAGE_PTX, 90, 0, ptx, strlen(ptx)};
 	images[2] = (blob_image){1, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC, cubin90, sizeof cubin90};
@@ -72,7 +72,7 @@ static blob_desc make_desc(void)
 static void check_header(const uint8_t *b, size_t size)
 {
 	CHECK(!memcmp(b, "TILE", 4));
-	CHECK_EQ_INT(b[4] | b[5] << 8, 2);
+	CHECK_EQ_INT(b[4] | b[5] << 8, 3);
 	CHECK_EQ_INT(b[6] | b[7] << 8, 32);
 	CHECK_EQ_INT(u32(b + 8), size);
 	CHECK_EQ_INT(u32(b + 12), crc32(0, b + 32, (uInt)(size - 32)));
@@ -90,19 +90,24 @@ static void check_header(const uint8_t *b, size_t size)
 	CHECK_EQ_INT(ni, 3);
 	CHECK_EQ_INT(u32(m + 28), 2);
 	CHECK_EQ_INT(ssize % 4, 0);
-	size_t meta = 32 + nk * 20 + np * 12 + nv * 64 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
+	CHECK_EQ_INT(u32(m + 32), 0); /* no tuning keys */
+	CHECK_EQ_INT(u32(m + 36), 0); /* no tuning words */
+	CHECK_EQ_INT(u32(m + 40), 0); /* no heuristics */
+	size_t meta = 44 + nk * 52 + np * 12 + nv * 72 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
 	CHECK_EQ_INT(u32(b + 20), meta);
 	CHECK_EQ_INT(gsize, grid1_len + grid2_len);
 	/* spills in the variant records, most specialized first (all, x16,
 	 * plain, scale): unknown is 0xffffffff in both fields */
-	const uint8_t *vr = m + 32 + nk * 20 + np * 12;
+	const uint8_t *vr = m + 44 + nk * 52 + np * 12;
 	static const uint32_t spills[4][2] = {{0, 0}, {16, 24}, {0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}};
 	for (int i = 0; i < 4; i++) {
-		CHECK_EQ_INT(u32(vr + 64 * i + 56), spills[i][0]);
-		CHECK_EQ_INT(u32(vr + 64 * i + 60), spills[i][1]);
+		CHECK_EQ_INT(u32(vr + 72 * i + 56), spills[i][0]);
+		CHECK_EQ_INT(u32(vr + 72 * i + 60), spills[i][1]);
+		CHECK_EQ_INT(u32(vr + 72 * i + 64), 0);           /* config */
+		CHECK_EQ_INT(u32(vr + 72 * i + 68), 0xffffffffu); /* no source config */
 	}
 	/* images: aligned, after the metadata, inflating to the input */
-	const uint8_t *im = m + 32 + nk * 20 + np * 12 + nv * 64 + nc * 16;
+	const uint8_t *im = m + 44 + nk * 52 + np * 12 + nv * 72 + nc * 16;
 	for (uint32_t i = 0; i < ni; i++, im += 32) {
 		uint32_t off = u32(im + 16), sz = u32(im + 20), raw = u32(im + 24), comp = u32(im + 28);
 		CHECK_EQ_INT(off % 4, 0);
@@ -422,8 +427,91 @@ static void check_cubin_reader(void)
 	tilec_ctx_free(ctx);
 }
 
+/* An autotuned kernel: three configs, key (n, m), entries given out of
+ * order; they come back sorted through tile.h; bad tables are refused. */
+static void check_tuning(void)
+{
+	static const blob_param params[] = {
+		{"x", BLOB_PARAM_PTR, 8, IR_F32, BLOB_PARAM_RESET_TO_ZERO, NULL, 0, {0}},
+		{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+		{"m", BLOB_PARAM_UINT, 8, IR_U64, 0, NULL, 0, {0}},
+		{"s", BLOB_PARAM_FLOAT, 4, IR_F32, 0, NULL, 0, {0}},
+	};
+	blob_variant v[4];
+	memset(v, 0, sizeof v);
+	for (int i = 0; i < 4; i++) {
+		v[i].symbol = i == 3 ? "k_c2_x16" : i == 0 ? "k_c0" : i == 1 ? "k_c1" : "k_c2";
+		v[i].num_warps = 4;
+		v[i].config = i < 3 ? i : 2;
+		v[i].source_config = i < 3 ? 2 * i : 4;
+		v[i].pred_div16 = i == 3 ? 1 : 0;
+	}
+	static const int keys[] = {1, 2};
+	int64_t entries[] = {4096, 4096, 2, 128, 512, 1, 128, 64, 0, -5, 7, 1};
+	blob_kernel k = {"k", 4, params, 4, v, 3, 2, keys, 4, entries, 1, 0, NULL};
+	static const uint8_t data[16] = "FAKE cubin k_c0";
+	blob_image im = {0, BLOB_IMAGE_CUBIN, 80, 0, data, sizeof data};
+	blob_desc d = {1, &k, 1, &im, 1};
+	tilec_ctx *ctx = tilec_ctx_new();
+	uint8_t *b = NULL;
+	size_t size = 0;
+	tile_module *m = NULL;
+	tilec_status st = blob_write(ctx, &d, &b, &size);
+	CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
+	if (st == TILEC_OK && CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS)) {
+		tile_tuning_info ti;
+		tile_param_info pi;
+		tile_variant_info vi;
+		int64_t kv[8];
+		int cfg;
+		CHECK_EQ_INT(tile_config_count(m, 0), 3);
+		CHECK(tile_tuning_get_info(m, 0, &ti) == TILE_SUCCESS);
+		CHECK(ti.n_keys == 2 && ti.key_params[0] == 1 && ti.key_params[1] == 2 && ti.n_entries == 4 &&
+		      ti.default_config == 1 && ti.runtime == 0);
+		static const int64_t want[4][3] = {{-5, 7, 1}, {128, 64, 0}, {128, 512, 1}, {4096, 4096, 2}};
+		for (int e = 0; e < 4; e++) {
+			CHECK(tile_tuning_get_entry(m, 0, e, kv, &cfg) == TILE_SUCCESS);
+			CHECK_MSG(kv[0] == want[e][0] && kv[1] == want[e][1] && cfg == want[e][2], "entry %d", e);
+		}
+		CHECK(tile_param_get_info(m, 0, 0, &pi) == TILE_SUCCESS && pi.reset_to_zero == 1 && pi.restore_value == 0);
+		/* variants most specialized first: k_c2_x16, then in order */
+		CHECK(tile_variant_get_info(m, 0, 0, &vi) == TILE_SUCCESS && vi.config == 2 && vi.source_config == 4);
+		CHECK(tile_variant_get_info(m, 0, 2, &vi) == TILE_SUCCESS && vi.config == 1 && vi.source_config == 2);
+		tile_module_destroy(m);
+	}
+	free(b);
+	b = NULL;
+	/* a duplicate key, a config out of range, a config without variant,
+	 * a key on a float, a default out of range */
+	struct {
+		int64_t e0, e1, cfg;
+		int nconfigs, key0, def;
+		const char *msg;
+	} bad[] = {
+		{4096, 4096, 0, 3, 1, 1, "two entries for one key"},
+		{1, 2, 3, 3, 1, 1, "names config 3 of 3"},
+		{1, 2, 0, 4, 1, 1, "config 3 has no variant"},
+		{1, 2, 0, 3, 3, 1, "tuning key 0 is not a visible integer parameter"},
+		{1, 2, 0, 3, 1, 5, "default config 5 of 3"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int64_t e[] = {4096, 4096, 2, bad[i].e0, bad[i].e1, bad[i].cfg};
+		int bkeys[] = {bad[i].key0, 2};
+		blob_kernel bk = {"k", 4, params, 4, v, bad[i].nconfigs, 2, bkeys, 2, e, bad[i].def, 0, NULL};
+		blob_desc bd = {1, &bk, 1, &im, 1};
+		tilec_ctx *c2 = tilec_ctx_new();
+		CHECK(blob_write(c2, &bd, &b, &size) == TILEC_ERR_INVALID);
+		CHECK_STR_CONTAINS(tilec_diagnostics(c2), bad[i].msg);
+		tilec_ctx_free(c2);
+		free(b);
+		b = NULL;
+	}
+	tilec_ctx_free(ctx);
+}
+
 int main(void)
 {
+	check_tuning();
 	tilec_ctx *ctx = tilec_ctx_new();
 	CHECK(gridexpr_compile(ctx, "-g", "cdiv(n, BLOCK)", 6, add_params, 5, cx, grid1, sizeof grid1, &grid1_len) == TILEC_OK);
 	CHECK(gridexpr_compile(ctx, "-g", "n, 2, BLOCK", 6, add_params, 1, cx, grid2, sizeof grid2, &grid2_len) == TILEC_OK);

@@ -42,6 +42,16 @@ static int eval(const uint8_t *c, size_t n, int64_t out[3])
 				u |= (uint64_t)c[pc + i] << (8 * i);
 			pc += 8;
 			st[sp++] = (int64_t)u;
+		} else if (op == 0x20 || op == 0x21) {
+			int64_t a = st[sp - 1], r = 1;
+			if (op == 0x20)
+				r = !a;
+			else if (a <= 0)
+				r = 0;
+			else
+				while (r < a)
+					r *= 2;
+			st[sp - 1] = r;
 		} else {
 			int64_t b = st[--sp], a = st[--sp], r;
 			switch (op) {
@@ -53,6 +63,14 @@ static int eval(const uint8_t *c, size_t n, int64_t out[3])
 			case 0x15: r = a - floordiv(a, b) * b; break;
 			case 0x16: r = a < b ? a : b; break;
 			case 0x17: r = a > b ? a : b; break;
+			case 0x18: r = a == b; break;
+			case 0x19: r = a != b; break;
+			case 0x1a: r = a < b; break;
+			case 0x1b: r = a <= b; break;
+			case 0x1c: r = a > b; break;
+			case 0x1d: r = a >= b; break;
+			case 0x1e: r = a ? b : a; break;
+			case 0x1f: r = a ? a : b; break;
 			default: return -1;
 			}
 			st[sp++] = r;
@@ -133,6 +151,24 @@ int main(void)
 	check_value(ctx, "min(n, 64, m) + max(1, EVEN)", 1, 8, 0, 0);
 	check_value(ctx, "0x10 * 1_000", 1, 16000, 0, 0);
 	check_value(ctx, "n, m,", 2, 1000, 7, 0);
+	/* heuristics: comparisons, and/or/not (Python's precedence and values), next_power_of_2 */
+	check_value(ctx, "n % BLOCK == 0", 1, 0, 0, 0);
+	check_value(ctx, "n % 8 == 0", 1, 1, 0, 0);
+	check_value(ctx, "n != 1000, m < 8, m <= 6", 3, 0, 1, 0);
+	check_value(ctx, "n > m, n >= 1001", 2, 1, 0, 0);
+	check_value(ctx, "not n < 4 and m >= 2", 1, 1, 0, 0);
+	check_value(ctx, "n < 4 or m", 1, 7, 0, 0);     /* `or` gives its operand */
+	check_value(ctx, "m and n", 1, 1000, 0, 0);     /* `and` too */
+	check_value(ctx, "0 and n or m", 1, 7, 0, 0);
+	check_value(ctx, "not not EVEN", 1, 1, 0, 0);
+	check_value(ctx, "1 + 2 == 3", 1, 1, 0, 0);     /* + binds tighter than == */
+	check_value(ctx, "next_power_of_2(n), triton.next_power_of_2(m), next_power_of_2(0)", 3, 1024, 8, 0);
+	check_value(ctx, "next_power_of_2(BLOCK) * 2", 1, 256, 0, 0);
+	check_value(ctx, "(n % 8 == 0) + (m == 7)", 1, 2, 0, 0);
+	check_error(ctx, "nothing", "unknown name 'nothing'", 1); /* `not` is a whole word */
+	check_error(ctx, "n < m < 4", "chained comparisons are not supported", 7);
+	check_error(ctx, "next_power_of_2(n, m)", "next_power_of_2() takes 1 arguments, got 2", 1);
+	check_error(ctx, "n ==", "expected an operand", 5);
 
 	/* errors: message and column */
 	check_error(ctx, "cdiv(n, q)", "unknown name 'q' in grid expression (integer names: n, m, BLOCK, EVEN)", 9);
@@ -173,6 +209,11 @@ int main(void)
 	check_format(ctx, "(n + m) * 2 - n % 3", "(n + m) * 2 - n % 3");
 	check_format(ctx, "n - (m - 1)", "n - (m - 1)");
 	check_format(ctx, "max(n, -4) // EVEN", "max(n, -4) // EVEN");
+	check_format(ctx, "n % BLOCK == 0", "n % BLOCK == 0");
+	check_format(ctx, "not (n < 4) and (m >= 2 or EVEN)", "not n < 4 and (m >= 2 or EVEN)");
+	check_format(ctx, "(n == 1) == (m == 2)", "(n == 1) == (m == 2)");
+	check_format(ctx, "next_power_of_2(n + 1) > 4 or not EVEN", "next_power_of_2(n + 1) > 4 or not EVEN");
+	check_format(ctx, "(not n) + 1", "(not n) + 1");
 
 	/* validation of hand-made programs */
 	static const struct {
@@ -183,7 +224,9 @@ int main(void)
 	} bad[] = {
 		{{0}, 1, "ndims", true},
 		{{4, 2, 1, 0, 0, 0, 0, 0, 0, 0}, 10, "ndims", true},
-		{{1, 0x20}, 2, "unknown opcode", true},
+		{{1, 0x22}, 2, "unknown opcode", true},
+		{{1, 0x20}, 2, "underflow", true},
+		{{1, 0x18}, 2, "underflow", true},
 		{{1, 2, 1, 0}, 4, "truncated constant", true},
 		{{1, 1}, 2, "truncated operand", true},
 		{{1, 1, 0}, 3, "visible integer parameter", false}, /* x_ptr */

@@ -31,7 +31,7 @@ mv "$T/staging" "$T/prefix"
 P=$T/prefix
 for f in bin/tilec include/tile.h include/tilec.h lib/libtile.a lib/pkgconfig/tile.pc lib/cmake/tile/tileConfig.cmake \
 	lib/cmake/tile/tileConfigVersion.cmake lib/cmake/tile/tileKernels.cmake share/doc/tile/README.md \
-	share/tile/install_manifest.txt; do
+	share/tile/install_manifest.txt share/tile/tile_tune.c; do
 	[ -f "$P/$f" ] && ok || bad "not installed: $f"
 done
 [ "$(wc -l <"$P/share/tile/install_manifest.txt")" = "$(cd "$P" && find . -type f | wc -l)" ] && ok ||
@@ -101,6 +101,30 @@ check "cmake build for aarch64" cmake --build "$T/cm/arm64"
 "$P/bin/tilec" inspect "$T/cm/arm64/tile/add_kernels/add_kernels.c" >"$T/inspect" 2>&1
 has "its blob has Orin's cubin" "$T/inspect" "cubin sm_87, "
 has "... and Thor's" "$T/inspect" "cubin sm_110, "
+# tile-tune for the Jetson: an autotuned kernel compiled for Orin, tile-tune
+# cross-built from the installed source, and the tuned blob in one command
+mkdir -p "$T/tune"
+cat >"$T/tune/k.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024}, num_warps=8)], key=["n"])
+@triton.jit
+def twice(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+PY
+TK=("$T/tune/k.py" -n twice -s "*fp32:16, i32" -g "cdiv(n, BLOCK)" --arch orin)
+check "tilec for orin, all configs" "$P/bin/tilec" compile "${TK[@]}" -o "$T/tune/twice"
+check "tile-tune for aarch64" aarch64-linux-gnu-gcc -O2 -std=c11 -Wall -Wextra -Werror -I"$P/include" -I"$T/tune" \
+	-DTILE_TUNE_BLOB=twice "$P/share/tile/tile_tune.c" "$T/tune/twice.c" -ldl -lpthread -lm -o "$T/tune/tile-tune"
+[ "$(od -An -tu2 -j18 -N2 "$T/tune/tile-tune" 2>/dev/null | tr -d ' ')" = 183 ] && ok || bad "tile-tune is not an aarch64 ELF"
+printf '# as tile-tune writes it on the Orin\ntile-tuning 1\nkernel twice configs 2 key n default 1\n4096 0\n' >"$T/tune/orin.tuning"
+check "tilec --tuning for orin" "$P/bin/tilec" compile "${TK[@]}" --tuning "$T/tune/orin.tuning" -o "$T/tune/tuned"
+"$P/bin/tilec" inspect "$T/tune/tuned.c" >"$T/inspect" 2>&1
+has "the tuned blob's table" "$T/inspect" "    n=4096 -> config 0"
+has "... for Orin" "$T/inspect" "cubin sm_87, "
 
 # 5. uninstall
 check "./build.sh uninstall" bash ./build.sh uninstall "$P"

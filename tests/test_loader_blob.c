@@ -197,8 +197,9 @@ static void test_header_fields(void)
 {
 	const size_t meta = 32;
 	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
-	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "format version 1 (this loader reads version 2)");
-	EXPECT_PATCH(4, 3, 2, TILE_ERROR_VERSION, "format version 3 (this loader reads version 2)");
+	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 3 only");
+	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 3 only: regenerate");
+	EXPECT_PATCH(4, 4, 2, TILE_ERROR_VERSION, "blob format version 4, but this tile.h reads version 3 only: use the tile.h");
 	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
 	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
 	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
@@ -221,7 +222,9 @@ static void test_header_fields(void)
 	/* Counts: each one record more, and oversized. */
 	{
 		size_t i;
-		for (i = 0; i < 7; i++) {
+		for (i = 0; i < 11; i++) {
+			if (i == 7)
+				continue; /* n_groups: below */
 			EXPECT_PATCH(meta + 4 * i, tb_get32(ref_blob + meta + 4 * i) + 4, 4, TILE_ERROR_BAD_BLOB, "metadata:");
 			EXPECT_PATCH(meta + 4 * i, 0xffffffffu, 4, TILE_ERROR_BAD_BLOB, "metadata:");
 		}
@@ -236,7 +239,7 @@ static void test_record_fields(void)
 {
 	const tb_layout *l = &ref_layout;
 	uint32_t strtab = tb_get32(ref_blob + 32 + 24);
-	size_t k1 = l->kernels + 20, v3 = l->variants + 3 * 64, v2 = l->variants + 2 * 64, i1 = l->images + 32;
+	size_t k1 = l->kernels + 52, v3 = l->variants + 3 * 72, v2 = l->variants + 2 * 72, i1 = l->images + 32;
 	/* kernels */
 	EXPECT_PATCH(l->kernels, strtab, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
 	EXPECT_PATCH(l->kernels, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
@@ -256,7 +259,9 @@ static void test_record_fields(void)
 	EXPECT_PATCH(l->params + 3 * 12 + 5, 3, 1, TILE_ERROR_BAD_BLOB, "param 3: size 3");
 	EXPECT_PATCH(l->params + 6, 0, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 0");
 	EXPECT_PATCH(l->params + 6, 16, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 16");
-	EXPECT_PATCH(l->params + 7, 2, 1, TILE_ERROR_BAD_BLOB, "param 0: flags");
+	EXPECT_PATCH(l->params + 7, 8, 1, TILE_ERROR_BAD_BLOB, "param 0: flags");
+	CHECK_EQ_INT(try_patch(l->params + 7, 6, 1), TILE_SUCCESS); /* reset_to_zero, restore_value on a pointer */
+	EXPECT_PATCH(l->params + 3 * 12 + 7, 2, 1, TILE_ERROR_BAD_BLOB, "param 3: reset_to_zero/restore_value on a parameter that is not a pointer");
 	EXPECT_PATCH(l->params + 8, 1, 4, TILE_ERROR_BAD_BLOB, "param 0: reserved");
 	EXPECT_PATCH(l->params + 12 + 7, 1, 1, TILE_ERROR_BAD_BLOB, "kernel 0: parameter 2 is visible after a hidden one");
 	/* variants */
@@ -365,7 +370,9 @@ static void test_grid_validation(void)
 	EXPECT_GRID_CHECK("variant 0: grid program: 4 dimensions", 4, 1, 0, 1, 0, 1, 0, 1, 0);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x10);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x13);
-	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x18 at byte 3", 1, 1, 0, 0x18);
+	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x22 at byte 3", 1, 1, 0, 0x22);
+	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x18);
+	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x20);
 	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x00 at byte 1", 1, 0);
 	EXPECT_GRID_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 1);
 	EXPECT_GRID_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 2, 1, 0, 0, 0, 0, 0, 0);
@@ -541,7 +548,7 @@ static void test_launch_checks(void)
 		CHECK_STR_CONTAINS(tile_last_error(), "kernel scale has no grid program: pass the grid");
 		/* m == 1 picks scale_one: grid max(m, k) x 3 with m = 1, k = 0 */
 		mm = 1;
-		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[1], sargs), 2);
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[1], 0, sargs), 2);
 		grid[2] = 0;
 		CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, sargs, 4), TILE_SUCCESS);
 	}
@@ -561,14 +568,14 @@ static void test_variant_selection(void)
 	CHECK_EQ_INT(tile_module_create(ref_blob, ref_size, &m), TILE_SUCCESS);
 	if (!m)
 		return;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
 	y = 0x2004;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 1);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 1);
 	y = 0x2000;
 	n = 4097;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 1);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 1);
 	n = -32;
-	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+	CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
 	tile_module_destroy(m);
 }
 
@@ -600,7 +607,7 @@ static void test_no_variant(void)
 		CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, args, 1), TILE_ERROR_NO_VARIANT);
 		CHECK_STR_CONTAINS(tile_last_error(), "kernel only: no variant");
 		a = 1;
-		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], args), 0);
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
 	}
 	tile_module_destroy(m);
 	free(b);

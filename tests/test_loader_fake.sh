@@ -19,7 +19,8 @@ failed=0
 build() {
 	$cc $flags -fPIC -shared -o "$out/libfakecuda.so" tests/fake_cuda/fake_cuda.c -lpthread &&
 		$cc $flags -fPIC -shared -DFAKE_CUDA_OMIT_LAUNCH_EX -o "$out/libfakecuda_nolaunchex.so" tests/fake_cuda/fake_cuda.c -lpthread &&
-		$cc $flags -I. -Itests -o "$out/loader_fake_test" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl
+		$cc $flags -I. -Itests -o "$out/loader_fake_test" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl &&
+		$cc $flags -I. -Itests -o "$out/dispatch_fake_test" tests/fake_cuda/dispatch_fake_test.c -lz -lpthread -ldl
 }
 
 # run MODE LIBRARY [ENV...]: adds the mode's counts; a crash or a missing
@@ -27,7 +28,9 @@ build() {
 run() {
 	local mode=$1 lib=$2 log line p f
 	shift 2
-	log=$(env "$@" TILE_FAKE_CUDA="$lib" "$out/loader_fake_test" "$mode" 2>&1)
+	local prog=loader_fake_test
+	[ "$mode" = dispatch ] && prog=dispatch_fake_test
+	log=$(env "$@" TILE_FAKE_CUDA="$lib" "$out/$prog" "$mode" 2>&1)
 	local rc=$?
 	line=$(printf '%s\n' "$log" | grep -E '^test_loader_fake: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 	if [ -z "$line" ] || { [ $rc != 0 ] && [ "$(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed/\1/')" = 0 ]; }; then
@@ -48,6 +51,7 @@ if build; then
 	# dlopen needs a path with a slash, or it searches the library path
 	dir=$(cd "$out" && pwd)
 	run main "$dir/libfakecuda.so"
+	run dispatch "$dir/libfakecuda.so"
 	run nodriver "$dir/no-such-libcuda.so"
 	run nosym "$dir/libfakecuda_nolaunchex.so"
 	run noinit "$dir/libfakecuda.so" FAKE_CUDA_INIT_ERROR=100

@@ -60,6 +60,28 @@ const char *fe_kernel_name(const fe_module *m, int i);
  * *spec from config i (the other fields are kept); the defines live in the
  * arena given to fe_load. */
 int fe_config_count(const fe_module *m, const char *kernel);
+/* @triton.autotune's key: the names (up to max, in the arena given to
+ * fe_load) and their number; 0 without autotune or key, -1 when the key is
+ * not a literal list of strings. */
+int fe_autotune_key(const fe_module *m, const char *kernel, const char **names, int max);
+/* Whether @triton.autotune passes the keyword (prune_configs_by, ...),
+ * other than None. */
+bool fe_autotune_has(const fe_module *m, const char *kernel, const char *kwarg);
+/* A @triton.heuristics entry that reads runtime arguments, evaluated at
+ * launch: the constexpr it computes, its lambda's body as a grid
+ * expression over parameter and constexpr names (comparisons, and, or,
+ * not, + - * // %, cdiv, min, max, next_power_of_2; args["X"] as X),
+ * whether it is True/False valued (then both values are compiled). */
+typedef struct fe_heuristic {
+	const char *name;
+	const char *expr;
+	bool is_bool;
+	src_loc loc;
+} fe_heuristic;
+/* The kernel's heuristics that read runtime arguments, in order (up to
+ * max); -1 after a diagnostic when one uses what cannot be evaluated at
+ * launch. Heuristics over constexprs only still fold at specialization. */
+int fe_runtime_heuristics(tilec_ctx *ctx, const fe_module *m, const char *kernel, fe_heuristic *out, int max);
 tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kernel, int i, fe_spec *spec_inout);
 /* Puts defines after the config's in *spec (dropping the config's that
  * defines names again) and num_warps, when non-zero, over the config's;

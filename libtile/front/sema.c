@@ -1450,6 +1450,260 @@ static bool autotune_buffers(sema *s, const ast_func *fn, ir_func *f)
 	return true;
 }
 
+int fe_autotune_key(const fe_module *m, const char *kernel, const char **names, int max)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	if (!f || !f->autotune)
+		return 0;
+	ast_node *key = ast_call_kwarg(f->autotune, "key");
+	if (!key && f->autotune->call.args.n > 1)
+		key = f->autotune->call.args.items[1];
+	if (!key || key->kind == AST_NONE)
+		return 0;
+	if (key->kind != AST_LIST && key->kind != AST_TUPLE)
+		return -1;
+	int n = key->seq.items.n;
+	for (int i = 0; i < n; i++) {
+		ast_node *e = key->seq.items.items[i];
+		if (e->kind != AST_STR)
+			return -1;
+		if (i < max && !(names[i] = arena_strndup(m->a, e->lit.sval, e->lit.slen)))
+			return -1;
+	}
+	return n;
+}
+
+bool fe_autotune_has(const fe_module *m, const char *kernel, const char *kwarg)
+{
+	const ast_func *f = ast_find_func(m->ast, kernel);
+	ast_node *v = f && f->autotune ? ast_call_kwarg(f->autotune, kwarg) : NULL;
+	return v && v->kind != AST_NONE;
+}
+
+/* ---- heuristics evaluated at launch ---------------------------------------- */
+
+typedef struct heur_text {
+	tilec_ctx *ctx;
+	const ast_func *fn;
+	const char *arg;  /* the lambda's parameter */
+	strbuf sb;
+	bool runtime;     /* reads a runtime argument */
+	bool failed;
+	const ast_node *fail_at;
+	const char *fail_what;
+	const char *name; /* the heuristic's constexpr, for messages */
+} heur_text;
+
+/* Records the first construct that cannot be translated; reported only
+ * when the heuristic reads runtime arguments (the others fold at compile
+ * time as before). */
+static void heur_fail(heur_text *h, const ast_node *n, const char *what)
+{
+	if (!h->failed) {
+		h->fail_at = n;
+		h->fail_what = what;
+	}
+	h->failed = true;
+}
+
+/* Whether the expression reads args["X"] of a runtime parameter X. */
+static bool heur_reads_runtime(const heur_text *h, const ast_node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case AST_SUBSCRIPT: {
+		const ast_node *v = n->subscript.value, *i = n->subscript.index;
+		if (v->kind == AST_NAME && !strcmp(v->name.id, h->arg) && i->kind == AST_STR) {
+			for (int p = 0; p < h->fn->nparams; p++)
+				if (strlen(h->fn->params[p].name) == i->lit.slen &&
+				    !memcmp(h->fn->params[p].name, i->lit.sval, i->lit.slen))
+					return !h->fn->params[p].is_constexpr;
+			return false;
+		}
+		return heur_reads_runtime(h, v) || heur_reads_runtime(h, i);
+	}
+	case AST_BINARY: case AST_COMPARE: case AST_BOOLOP:
+		return heur_reads_runtime(h, n->binary.left) || heur_reads_runtime(h, n->binary.right);
+	case AST_UNARY:
+		return heur_reads_runtime(h, n->unary.operand);
+	case AST_IFEXP:
+		return heur_reads_runtime(h, n->ifexp.cond) || heur_reads_runtime(h, n->ifexp.then) ||
+		       heur_reads_runtime(h, n->ifexp.orelse);
+	case AST_CALL:
+		for (int i = 0; i < n->call.args.n; i++)
+			if (heur_reads_runtime(h, n->call.args.items[i]))
+				return true;
+		return false;
+	case AST_TUPLE: case AST_LIST:
+		for (int i = 0; i < n->seq.items.n; i++)
+			if (heur_reads_runtime(h, n->seq.items.items[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Whether the expression is True/False valued. */
+static bool heur_is_bool(const ast_node *n)
+{
+	switch (n->kind) {
+	case AST_TRUE: case AST_FALSE: case AST_COMPARE: return true;
+	case AST_UNARY: return n->unary.op == AST_OP_NOT;
+	case AST_BOOLOP: return heur_is_bool(n->binary.left) && heur_is_bool(n->binary.right);
+	default: return false;
+	}
+}
+
+/* The expression as a grid expression (gridexpr.c's syntax), fully
+ * parenthesized; args["X"] becomes X. */
+static void heur_put(heur_text *h, const ast_node *n)
+{
+	if (h->failed)
+		return;
+	switch (n->kind) {
+	case AST_INT:
+		if (n->lit.big || n->lit.ival > (uint64_t)INT64_MAX)
+			heur_fail(h, n, "an integer this large");
+		else
+			sb_printf(&h->sb, "%llu", (unsigned long long)n->lit.ival);
+		return;
+	case AST_TRUE: sb_puts(&h->sb, "1"); return;
+	case AST_FALSE: sb_puts(&h->sb, "0"); return;
+	case AST_SUBSCRIPT: {
+		const ast_node *v = n->subscript.value, *i = n->subscript.index;
+		if (v->kind != AST_NAME || strcmp(v->name.id, h->arg) || i->kind != AST_STR) {
+			heur_fail(h, n, "this subscript");
+			return;
+		}
+		for (int p = 0; p < h->fn->nparams; p++)
+			if (strlen(h->fn->params[p].name) == i->lit.slen && !memcmp(h->fn->params[p].name, i->lit.sval, i->lit.slen)) {
+				h->runtime |= !h->fn->params[p].is_constexpr;
+				sb_puts(&h->sb, h->fn->params[p].name);
+				return;
+			}
+		heur_fail(h, i, "a name that is not a parameter of the kernel");
+		return;
+	}
+	case AST_BINARY: {
+		static const struct { ast_op op; const char *s; } ops[] = {
+			{AST_OP_ADD, " + "}, {AST_OP_SUB, " - "}, {AST_OP_MUL, " * "}, {AST_OP_FLOORDIV, " // "}, {AST_OP_MOD, " % "}};
+		for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+			if (ops[k].op == n->binary.op) {
+				sb_putc(&h->sb, '(');
+				heur_put(h, n->binary.left);
+				sb_puts(&h->sb, ops[k].s);
+				heur_put(h, n->binary.right);
+				sb_putc(&h->sb, ')');
+				return;
+			}
+		heur_fail(h, n, "this operator");
+		return;
+	}
+	case AST_COMPARE: {
+		static const struct { ast_op op; const char *s; } ops[] = {
+			{AST_OP_LT, " < "}, {AST_OP_LE, " <= "}, {AST_OP_GT, " > "}, {AST_OP_GE, " >= "}, {AST_OP_EQ, " == "},
+			{AST_OP_NE, " != "}};
+		for (size_t k = 0; k < sizeof ops / sizeof ops[0] && !n->binary.chained; k++)
+			if (ops[k].op == n->binary.op) {
+				sb_putc(&h->sb, '(');
+				heur_put(h, n->binary.left);
+				sb_puts(&h->sb, ops[k].s);
+				heur_put(h, n->binary.right);
+				sb_putc(&h->sb, ')');
+				return;
+			}
+		heur_fail(h, n, "this comparison");
+		return;
+	}
+	case AST_BOOLOP:
+		sb_putc(&h->sb, '(');
+		heur_put(h, n->binary.left);
+		sb_puts(&h->sb, n->binary.op == AST_OP_AND ? " and " : " or ");
+		heur_put(h, n->binary.right);
+		sb_putc(&h->sb, ')');
+		return;
+	case AST_UNARY:
+		if (n->unary.op != AST_OP_NEG && n->unary.op != AST_OP_NOT) {
+			heur_fail(h, n, "this operator");
+			return;
+		}
+		sb_puts(&h->sb, n->unary.op == AST_OP_NEG ? "(-" : "(not ");
+		heur_put(h, n->unary.operand);
+		sb_putc(&h->sb, ')');
+		return;
+	case AST_CALL: {
+		const ast_node *f = n->call.func;
+		const char *fname = f->kind == AST_NAME ? f->name.id : f->kind == AST_ATTR ? f->attr.name : NULL;
+		static const char *const known[] = {"cdiv", "min", "max", "next_power_of_2"};
+		size_t k = 0;
+		while (fname && k < sizeof known / sizeof known[0] && strcmp(fname, known[k]))
+			k++;
+		if (!fname || k == sizeof known / sizeof known[0] || n->call.kwargs.n) {
+			heur_fail(h, n, "this call");
+			return;
+		}
+		sb_printf(&h->sb, "%s(", known[k]);
+		for (int i = 0; i < n->call.args.n; i++) {
+			if (i)
+				sb_puts(&h->sb, ", ");
+			heur_put(h, n->call.args.items[i]);
+		}
+		sb_putc(&h->sb, ')');
+		return;
+	}
+	default:
+		heur_fail(h, n, "this expression");
+	}
+}
+
+int fe_runtime_heuristics(tilec_ctx *ctx, const fe_module *m, const char *kernel, fe_heuristic *out, int max)
+{
+	const ast_func *fn = ast_find_func(m->ast, kernel);
+	if (!fn || !fn->heuristics)
+		return 0;
+	ast_node *d = fn->heuristics->call.args.n ? fn->heuristics->call.args.items[0] : ast_call_kwarg(fn->heuristics, "values");
+	if (!d || d->kind != AST_DICT)
+		return 0; /* fe_specialize says what is wrong */
+	int n = 0;
+	for (int k = 0; k < d->dict.keys.n; k++) {
+		ast_node *kn = d->dict.keys.items[k], *lam = d->dict.values.items[k];
+		if (!kn || kn->kind != AST_STR || !lam || lam->kind != AST_LAMBDA || lam->lambda.nparams != 1)
+			continue; /* refused by fe_specialize */
+		heur_text h = {.ctx = ctx, .fn = fn, .arg = lam->lambda.params[0].name};
+		h.name = arena_strndup(m->a, kn->lit.sval, kn->lit.slen);
+		sb_init(&h.sb);
+		if (!heur_reads_runtime(&h, lam->lambda.body)) {
+			sb_free(&h.sb);
+			continue; /* folded at compile time, as before */
+		}
+		heur_put(&h, lam->lambda.body);
+		{
+			if (h.failed) {
+				diag_error(ctx, h.fail_at->loc, "the heuristic for `%s` reads runtime arguments, so it is evaluated "
+					   "at launch, where %s is not supported (comparisons, and/or/not, + - * // %%, cdiv, min, "
+					   "max, next_power_of_2 over integer arguments and constexprs are); give `%s` with -D "
+					   "instead", h.name, h.fail_what, h.name);
+				sb_free(&h.sb);
+				return -1;
+			}
+			if (n == max) {
+				diag_error(ctx, kn->loc, "more than %d heuristics of `%s` read runtime arguments", max, kernel);
+				sb_free(&h.sb);
+				return -1;
+			}
+			out[n].name = h.name;
+			out[n].expr = arena_strdup(m->a, sb_str(&h.sb));
+			out[n].is_bool = heur_is_bool(lam->lambda.body);
+			out[n].loc = kn->loc;
+			n++;
+		}
+		sb_free(&h.sb);
+	}
+	return n;
+}
+
 int fe_config_count(const fe_module *m, const char *kernel)
 {
 	ast_node *c = autotune_configs(m, kernel);

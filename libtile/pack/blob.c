@@ -17,13 +17,14 @@
 #include <zlib.h>
 
 #define HEADER_SIZE 32
-#define META_HEADER_SIZE 32
+#define META_HEADER_SIZE 44
 #define SPILLS_UNKNOWN 0xffffffffu
 #define MAX_RAW_SIZE (256u << 20)
 /* FORMAT.md's record sizes in bytes */
-#define BLOB_KERNEL_SIZE 20
+#define BLOB_KERNEL_SIZE 52
+#define BLOB_HEURISTIC_SIZE 12
 #define BLOB_PARAM_SIZE 12
-#define BLOB_VARIANT_SIZE 64
+#define BLOB_VARIANT_SIZE 72
 #define BLOB_CONSTEXPR_SIZE 16
 #define BLOB_IMAGE_SIZE 32
 
@@ -165,8 +166,12 @@ static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_
 			   k->name, p->name);
 		return false;
 	}
-	if (p->flags & ~BLOB_PARAM_HIDDEN) {
+	if (p->flags & ~(BLOB_PARAM_HIDDEN | BLOB_PARAM_RESET_TO_ZERO | BLOB_PARAM_RESTORE_VALUE)) {
 		diag_error(ctx, none, "kernel '%s': parameter '%s' has unknown flags", k->name, p->name);
+		return false;
+	}
+	if ((p->flags & (BLOB_PARAM_RESET_TO_ZERO | BLOB_PARAM_RESTORE_VALUE)) && p->kind != BLOB_PARAM_PTR) {
+		diag_error(ctx, none, "kernel '%s': reset_to_zero/restore_value on '%s', which is not a pointer", k->name, p->name);
 		return false;
 	}
 	if (*seen_hidden && !(p->flags & BLOB_PARAM_HIDDEN)) {
@@ -194,6 +199,11 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 	}
 	if (v->group < 0 || v->group >= d->ngroups) {
 		diag_error(ctx, none, "kernel '%s': variant '%s' names group %d of %d", k->name, sym, v->group, d->ngroups);
+		return false;
+	}
+	int nconfigs = k->nconfigs > 0 ? k->nconfigs : 1;
+	if (v->config < 0 || v->config >= nconfigs) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' belongs to config %d of %d", k->name, sym, v->config, nconfigs);
 		return false;
 	}
 	if (v->num_warps < 1 || v->num_warps > 32 || v->num_stages < 0 || v->num_stages > 0xffff) {
@@ -242,6 +252,131 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 	return true;
 }
 
+/* Compares two table rows by their key values (signed, lexicographic). */
+static int row_cmp(const int64_t *a, const int64_t *b, int nkeys)
+{
+	for (int i = 0; i < nkeys; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* The entries of k sorted by key (insertion sort into *out, malloc'd):
+ * tables hold a few hundred rows at most. */
+static int64_t *sorted_entries(const blob_kernel *k)
+{
+	int stride = k->nkeys + 1;
+	int64_t *w = malloc(sizeof(int64_t) * (size_t)(k->nentries * stride + 1));
+	if (!w)
+		return NULL;
+	for (int i = 0; i < k->nentries; i++) {
+		const int64_t *row = k->entries + (size_t)i * stride;
+		int j = i;
+		for (; j > 0 && row_cmp(w + (size_t)(j - 1) * stride, row, k->nkeys) > 0; j--)
+			memcpy(w + (size_t)j * stride, w + (size_t)(j - 1) * stride, sizeof(int64_t) * (size_t)stride);
+		memcpy(w + (size_t)j * stride, row, sizeof(int64_t) * (size_t)stride);
+	}
+	return w;
+}
+
+/* Configs, key and tuning table of an autotuned kernel. */
+static bool check_tuning(tilec_ctx *ctx, const blob_kernel *k, int nvisible)
+{
+	src_loc none = {0};
+	int nconfigs = k->nconfigs > 0 ? k->nconfigs : 1;
+	for (int c = 0; c < nconfigs; c++) {
+		bool seen = false;
+		for (int i = 0; i < k->nvariants && !seen; i++)
+			seen = k->variants[i].config == c;
+		if (!seen) {
+			diag_error(ctx, none, "kernel '%s': config %d has no variant", k->name, c);
+			return false;
+		}
+	}
+	if (k->nkeys < 0 || k->nkeys > BLOB_MAX_KEYS || k->nentries < 0 || (k->nentries && !k->nkeys)) {
+		diag_error(ctx, none, "kernel '%s': a tuning table needs 1..%d keys (%d keys, %d entries)", k->name,
+			   BLOB_MAX_KEYS, k->nkeys, k->nentries);
+		return false;
+	}
+	for (int i = 0; i < k->nkeys; i++) {
+		int p = k->keys[i];
+		if (p < 0 || p >= nvisible || (k->params[p].kind != BLOB_PARAM_INT && k->params[p].kind != BLOB_PARAM_UINT)) {
+			diag_error(ctx, none, "kernel '%s': tuning key %d is not a visible integer parameter", k->name, i);
+			return false;
+		}
+		for (int j = 0; j < i; j++)
+			if (k->keys[j] == p) {
+				diag_error(ctx, none, "kernel '%s': tuning key '%s' appears twice", k->name, k->params[p].name);
+				return false;
+			}
+	}
+	if (k->default_config < 0 || k->default_config >= nconfigs) {
+		diag_error(ctx, none, "kernel '%s': default config %d of %d", k->name, k->default_config, nconfigs);
+		return false;
+	}
+	int stride = k->nkeys + 1;
+	for (int i = 0; i < k->nentries; i++) {
+		int64_t c = k->entries[(size_t)i * stride + k->nkeys];
+		if (c < 0 || c >= nconfigs) {
+			diag_error(ctx, none, "kernel '%s': tuning entry %d names config %lld of %d", k->name, i, (long long)c,
+				   nconfigs);
+			return false;
+		}
+	}
+	int64_t *w = sorted_entries(k);
+	if (!w) {
+		diag_error(ctx, none, "out of memory");
+		return false;
+	}
+	bool ok = true;
+	for (int i = 1; i < k->nentries && ok; i++)
+		if (!row_cmp(w + (size_t)(i - 1) * stride, w + (size_t)i * stride, k->nkeys)) {
+			diag_error(ctx, none, "kernel '%s': the tuning table has two entries for one key", k->name);
+			ok = false;
+		}
+	free(w);
+	return ok;
+}
+
+/* Heuristics: distinct names that every variant has as an int or bool
+ * constexpr, programs of one result valid for every variant. */
+static bool check_heuristics(tilec_ctx *ctx, const blob_kernel *k)
+{
+	src_loc none = {0};
+	if (k->nheuristics < 0 || k->nheuristics > BLOB_MAX_HEURISTICS) {
+		diag_error(ctx, none, "kernel '%s': %d heuristics (at most %d)", k->name, k->nheuristics, BLOB_MAX_HEURISTICS);
+		return false;
+	}
+	for (int h = 0; h < k->nheuristics; h++) {
+		const blob_heuristic *hd = &k->heuristics[h];
+		if (!hd->name || !*hd->name || !hd->code || hd->size < 2 || hd->size > GRIDEXPR_MAX_CODE || hd->code[0] != 1) {
+			diag_error(ctx, none, "kernel '%s': heuristic %d needs a name and a program of one result", k->name, h);
+			return false;
+		}
+		for (int j = 0; j < h; j++)
+			if (!strcmp(k->heuristics[j].name, hd->name)) {
+				diag_error(ctx, none, "kernel '%s': two heuristics compute '%s'", k->name, hd->name);
+				return false;
+			}
+		for (int i = 0; i < k->nvariants; i++) {
+			const blob_variant *v = &k->variants[i];
+			const char *why = gridexpr_validate(hd->code, hd->size, k->nparams, k->params, v->nconstexprs, v->constexprs);
+			int c = 0;
+			while (c < v->nconstexprs && strcmp(v->constexprs[c].name, hd->name))
+				c++;
+			if (!why && (c == v->nconstexprs || (v->constexprs[c].kind != IR_CONSTEXPR_INT &&
+							      v->constexprs[c].kind != IR_CONSTEXPR_BOOL)))
+				why = "the variant has no int or bool constexpr of that name";
+			if (why) {
+				diag_error(ctx, none, "kernel '%s': heuristic '%s' for variant '%s': %s", k->name, hd->name,
+					   v->symbol ? v->symbol : "?", why);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 {
 	src_loc none = {0};
@@ -279,6 +414,8 @@ static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 		for (int i = 0; i < k->nvariants; i++)
 			if (!check_variant(ctx, d, k, nvisible, &k->variants[i]))
 				return false;
+		if (!check_tuning(ctx, k, nvisible) || !check_heuristics(ctx, k))
+			return false;
 	}
 	for (int i = 0; i < d->nimages; i++) {
 		const blob_image *im = &d->images[i];
@@ -422,8 +559,11 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	if (!check_desc(ctx, d))
 		return TILEC_ERR_INVALID;
 
-	int nparams = 0, nvariants = 0, nconstexprs = 0;
+	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0, nheur = 0;
 	for (int ki = 0; ki < d->nkernels; ki++) {
+		nheur += d->kernels[ki].nheuristics;
+		nkeys += d->kernels[ki].nkeys;
+		ntune += d->kernels[ki].nentries * (d->kernels[ki].nkeys + 1);
 		nparams += d->kernels[ki].nparams;
 		nvariants += d->kernels[ki].nvariants;
 		for (int i = 0; i < d->kernels[ki].nvariants; i++)
@@ -435,12 +575,13 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	int *order = calloc((size_t)nvariants, sizeof *order);
 	const blob_variant **vlist = calloc((size_t)nvariants, sizeof *vlist);
 	uint32_t *grid_off = calloc((size_t)nvariants, sizeof *grid_off);
+	uint32_t *heur_off = calloc((size_t)nheur + 1, sizeof *heur_off);
 	strbuf grid;
 	strtab tab;
 	sb_init(&grid);
 	sb_init(&tab.data);
 	uint8_t *b = NULL;
-	if (!imgs || !order || !vlist || !grid_off)
+	if (!imgs || !order || !vlist || !grid_off || !heur_off)
 		goto done;
 	for (int i = 0; i < d->nimages; i++)
 		if ((st = pack_image(&d->images[i], &imgs[i])) != TILEC_OK)
@@ -466,9 +607,23 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 				sb_putn(&grid, (const char *)v->grid_code, v->grid_size);
 		}
 	}
+	/* heuristic programs after the grid programs, shared the same way */
+	for (int ki = 0, hi = 0; ki < d->nkernels; ki++)
+		for (int h = 0; h < d->kernels[ki].nheuristics; h++, hi++) {
+			const blob_heuristic *hd = &d->kernels[ki].heuristics[h];
+			const char *hit = NULL;
+			for (size_t off = 0; off + hd->size <= grid.len && !hit; off++)
+				if (!memcmp(grid.data + off, hd->code, hd->size))
+					hit = grid.data + off;
+			heur_off[hi] = (uint32_t)(hit ? (size_t)(hit - grid.data) : grid.len);
+			if (!hit)
+				sb_putn(&grid, (const char *)hd->code, hd->size);
+		}
 	for (int ki = 0; ki < d->nkernels; ki++) {
 		const blob_kernel *k = &d->kernels[ki];
 		str_add(&tab, k->name);
+		for (int h = 0; h < k->nheuristics; h++)
+			str_add(&tab, k->heuristics[h].name);
 		for (int i = 0; i < k->nparams; i++)
 			str_add(&tab, k->params[i].name);
 	}
@@ -487,7 +642,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 
 	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * BLOB_KERNEL_SIZE + (size_t)nparams * BLOB_PARAM_SIZE +
 			   (size_t)nvariants * BLOB_VARIANT_SIZE + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE +
-			   (size_t)d->nimages * BLOB_IMAGE_SIZE + align4(grid.len) + tab.data.len;
+			   (size_t)d->nimages * BLOB_IMAGE_SIZE + (size_t)nkeys * 4 + (size_t)ntune * 8 +
+			   (size_t)nheur * BLOB_HEURISTIC_SIZE + align4(grid.len) + tab.data.len;
 	size_t total = HEADER_SIZE + meta_size;
 	for (int i = 0; i < d->nimages; i++)
 		total = align4(total) + imgs[i].size;
@@ -510,18 +666,24 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	put32(m + 20, (uint32_t)grid.len);
 	put32(m + 24, (uint32_t)tab.data.len);
 	put32(m + 28, (uint32_t)d->ngroups);
+	put32(m + 32, (uint32_t)nkeys);
+	put32(m + 36, (uint32_t)ntune);
+	put32(m + 40, (uint32_t)nheur);
 	uint8_t *kp = m + META_HEADER_SIZE;
 	uint8_t *pp = kp + (size_t)d->nkernels * BLOB_KERNEL_SIZE;
 	uint8_t *vp = pp + (size_t)nparams * BLOB_PARAM_SIZE;
 	uint8_t *cp = vp + (size_t)nvariants * BLOB_VARIANT_SIZE;
 	uint8_t *ip = cp + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE;
-	uint8_t *gp = ip + (size_t)d->nimages * BLOB_IMAGE_SIZE;
+	uint8_t *yp = ip + (size_t)d->nimages * BLOB_IMAGE_SIZE;
+	uint8_t *tp = yp + (size_t)nkeys * 4;
+	uint8_t *hp = tp + (size_t)ntune * 8;
+	uint8_t *gp = hp + (size_t)nheur * BLOB_HEURISTIC_SIZE;
 	uint8_t *sp = gp + align4(grid.len);
 	if (grid.len)
 		memcpy(gp, grid.data, grid.len);
 	memcpy(sp, tab.data.data, tab.data.len);
 
-	uint32_t pi = 0, vi = 0, ci = 0;
+	uint32_t pi = 0, vi = 0, ci = 0, yi = 0, ti = 0, hi = 0;
 	for (int ki = 0; ki < d->nkernels; ki++, kp += BLOB_KERNEL_SIZE) {
 		const blob_kernel *k = &d->kernels[ki];
 		put32(kp + 0, str_add(&tab, k->name));
@@ -529,6 +691,30 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 		put32(kp + 8, (uint32_t)k->nparams);
 		put32(kp + 12, vi);
 		put32(kp + 16, (uint32_t)k->nvariants);
+		put32(kp + 20, (uint32_t)(k->nconfigs > 0 ? k->nconfigs : 1));
+		put32(kp + 24, (uint32_t)k->default_config);
+		put32(kp + 28, yi);
+		put32(kp + 32, (uint32_t)k->nkeys);
+		put32(kp + 36, ti);
+		put32(kp + 40, (uint32_t)k->nentries);
+		put32(kp + 44, hi);
+		put32(kp + 48, (uint32_t)k->nheuristics);
+		for (int h = 0; h < k->nheuristics; h++, hi++) {
+			uint8_t *r = hp + (size_t)hi * BLOB_HEURISTIC_SIZE;
+			put32(r + 0, str_add(&tab, k->heuristics[h].name));
+			put32(r + 4, heur_off[hi]);
+			put32(r + 8, (uint32_t)k->heuristics[h].size);
+		}
+		for (int i = 0; i < k->nkeys; i++, yi++)
+			put32(yp + (size_t)yi * 4, (uint32_t)k->keys[i]);
+		if (k->nentries) {
+			int64_t *w = sorted_entries(k);
+			if (!w)
+				goto done;
+			for (int i = 0; i < k->nentries * (k->nkeys + 1); i++, ti++)
+				put64(tp + (size_t)ti * 8, (uint64_t)w[i]);
+			free(w);
+		}
 		for (int i = 0; i < k->nparams; i++, pi++, pp += BLOB_PARAM_SIZE) {
 			const blob_param *p = &k->params[i];
 			put32(pp + 0, str_add(&tab, p->name));
@@ -557,6 +743,10 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			put32(vp + 52, (uint32_t)v->grid_size);
 			put32(vp + 56, v->spills_known ? v->spill_stores : SPILLS_UNKNOWN);
 			put32(vp + 60, v->spills_known ? v->spill_loads : SPILLS_UNKNOWN);
+			put32(vp + 64, (uint32_t)v->config);
+			/* a kernel of one config built by a writer that leaves the field 0 has no source config */
+			bool source = v->source_config > 0 || (v->source_config == 0 && k->nconfigs > 1);
+			put32(vp + 68, source ? (uint32_t)v->source_config : 0xffffffffu);
 			for (int c = 0; c < v->nconstexprs; c++, ci++, cp += BLOB_CONSTEXPR_SIZE) {
 				const ir_constexpr *x = &v->constexprs[c];
 				uint64_t val = (uint64_t)x->ival;
@@ -607,6 +797,7 @@ done:
 	free(order);
 	free(vlist);
 	free(grid_off);
+	free(heur_off);
 	sb_free(&grid);
 	sb_free(&tab.data);
 	free(b);

@@ -310,13 +310,28 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 	}
 	if (nvis < k->nparams)
 		sb_printf(h, " * (plus %d hidden trailing parameters, passed as 0)\n", k->nparams - nvis);
+	if (k->nconfigs > 1) {
+		sb_printf(h, " * %d autotune configs: the tuning table picks one per launch (key", k->nconfigs);
+		for (int i = 0; i < k->nkeys; i++)
+			sb_printf(h, "%s%s", i ? ", " : " ", k->params[k->keys[i]].name);
+		sb_printf(h, "%s; %d entr%s; default config %d; docs/TUNING.md), tile_launch_config another\n",
+			  k->nkeys ? "" : " none", k->nentries, k->nentries == 1 ? "y" : "ies", k->default_config);
+	}
+	for (int i = 0; i < k->nheuristics; i++) {
+		sb_puts(h, " * heuristic ");
+		put_comment_text(h, k->heuristics[i].name);
+		sb_puts(h, " evaluated at each launch from the arguments\n");
+	}
 	sb_printf(h, " * %d variant%s, the most specialized whose predicates hold is launched:\n",
 		  k->nvariants, k->nvariants == 1 ? "" : "s");
 	for (int i = 0; i < k->nvariants; i++) {
 		const blob_variant *v = &k->variants[i];
 		sb_puts(h, " *   ");
 		put_comment_text(h, v->symbol);
-		sb_printf(h, ": num_warps=%d", v->num_warps);
+		if (k->nconfigs > 1)
+			sb_printf(h, ": config %d, num_warps=%d", v->config, v->num_warps);
+		else
+			sb_printf(h, ": num_warps=%d", v->num_warps);
 		if (v->nconstexprs) {
 			sb_puts(h, ", ");
 			put_constexprs(h, v);

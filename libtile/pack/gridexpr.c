@@ -7,8 +7,11 @@
  * the loader would refuse is refused here with a caret under the culprit.
  * Names resolve to visible integer parameters first, then to int or bool
  * constexprs. Python's spelling of a grid lambda's tuple, "(a, b)", and of
- * a meta lookup, "meta['BLOCK']", are accepted too. gridexpr_format turns a
- * program back into an expression for `tilec inspect`.
+ * a meta lookup, "meta['BLOCK']", are accepted too. Comparisons, `and`,
+ * `or`, `not` and next_power_of_2 serve heuristics evaluated at launch
+ * (Python's precedence; `and`/`or` give an operand, as Python does).
+ * gridexpr_format turns a program back into an expression for `tilec
+ * inspect`.
  */
 #include "pack/pack.h"
 
@@ -18,7 +21,9 @@
 
 enum {
 	OP_PARAM = 0x01, OP_CONST = 0x02, OP_CONSTEXPR = 0x03,
-	OP_ADD = 0x10, OP_SUB, OP_MUL, OP_FLOORDIV, OP_CDIV, OP_MOD, OP_MIN, OP_MAX
+	OP_ADD = 0x10, OP_SUB, OP_MUL, OP_FLOORDIV, OP_CDIV, OP_MOD, OP_MIN, OP_MAX,
+	OP_EQ = 0x18, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR,
+	OP_NOT = 0x20, OP_NEXTPOW2 = 0x21
 };
 #define MAX_DEPTH 16
 
@@ -85,10 +90,22 @@ static void emit_byte(gparser *g, const char *at, uint8_t b)
 	g->out[g->len++] = b;
 }
 
-/* Pushes add one value, binary operations take one away. */
+/* Pushes add one value, binary operations take one away, unary ones
+ * (not, next_power_of_2) none. */
 static int stack_effect(uint8_t op)
 {
-	return op < OP_ADD ? 1 : -1;
+	return op < OP_ADD ? 1 : op >= OP_NOT ? 0 : -1;
+}
+
+/* Consumes the keyword `word` when it is next and not the start of a longer name. */
+static bool accept_word(gparser *g, const char *word)
+{
+	skip_space(g);
+	size_t n = strlen(word);
+	if (strncmp(g->p, word, n) != 0 || isalnum((unsigned char)g->p[n]) || g->p[n] == '_')
+		return false;
+	g->p += n;
+	return true;
 }
 
 /* Emits an opcode and tracks the stack depth. */
@@ -114,6 +131,7 @@ static bool name_eq(const char *s, size_t n, const char *name)
 }
 
 static void parse_expr(gparser *g);
+static void parse_or(gparser *g);
 
 /* Pushes the value of a name: a visible integer parameter or an int/bool
  * constexpr. */
@@ -174,16 +192,19 @@ static void parse_call(gparser *g, const char *at, uint8_t op, const char *fname
 		skip_space(g);
 		if (*g->p == ')')
 			break;
-		parse_expr(g);
-		if (++nargs > 1)
+		parse_or(g);
+		if (++nargs > 1 && op != OP_NEXTPOW2)
 			emit_op(g, at, op);
 	} while (!g->failed && accept(g, ","));
 	if (g->failed)
 		return;
-	if (op == OP_CDIV ? nargs != 2 : nargs < 2) {
-		gerror(g, at, "%s() takes %s arguments, got %d", fname, op == OP_CDIV ? "2" : "2 or more", nargs);
+	if (op == OP_NEXTPOW2 ? nargs != 1 : op == OP_CDIV ? nargs != 2 : nargs < 2) {
+		gerror(g, at, "%s() takes %s arguments, got %d", fname,
+		       op == OP_NEXTPOW2 ? "1" : op == OP_CDIV ? "2" : "2 or more", nargs);
 		return;
 	}
+	if (op == OP_NEXTPOW2)
+		emit_op(g, at, op);
 	expect(g, ")");
 }
 
@@ -242,8 +263,11 @@ static void parse_primary(gparser *g)
 				parse_call(g, at, OP_MIN, "min");
 			else if (name_eq(base, bn, "max"))
 				parse_call(g, at, OP_MAX, "max");
+			else if (name_eq(base, bn, "next_power_of_2"))
+				parse_call(g, at, OP_NEXTPOW2, "next_power_of_2");
 			else
-				gerror(g, at, "unknown function '%.*s' (grid expressions know cdiv, min, max)", (int)n, s);
+				gerror(g, at, "unknown function '%.*s' (grid expressions know cdiv, min, max, next_power_of_2)",
+				       (int)n, s);
 			return;
 		}
 		if (memchr(s, '.', n)) {
@@ -268,7 +292,7 @@ static void parse_primary(gparser *g)
 		return;
 	}
 	if (accept(g, "(")) {
-		parse_expr(g);
+		parse_or(g);
 		expect(g, ")");
 		return;
 	}
@@ -349,6 +373,67 @@ static void parse_expr(gparser *g)
 	}
 }
 
+/* a < b (one comparison: a chained one is refused, as in kernels) */
+static void parse_cmp(gparser *g)
+{
+	static const struct { const char *tok; uint8_t op; } ops[] = {
+		{"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE}, {"<", OP_LT}, {">", OP_GT}};
+	parse_expr(g);
+	for (int round = 0; !g->failed; round++) {
+		skip_space(g);
+		const char *at = g->p;
+		size_t k = 0;
+		while (k < sizeof ops / sizeof ops[0] && !accept(g, ops[k].tok))
+			k++;
+		if (k == sizeof ops / sizeof ops[0])
+			return;
+		if (round) {
+			gerror(g, at, "chained comparisons are not supported");
+			return;
+		}
+		parse_expr(g);
+		emit_op(g, at, ops[k].op);
+	}
+}
+
+static void parse_not(gparser *g)
+{
+	skip_space(g);
+	const char *at = g->p;
+	if (accept_word(g, "not")) {
+		parse_not(g);
+		emit_op(g, at, OP_NOT);
+		return;
+	}
+	parse_cmp(g);
+}
+
+static void parse_and(gparser *g)
+{
+	parse_not(g);
+	while (!g->failed) {
+		skip_space(g);
+		const char *at = g->p;
+		if (!accept_word(g, "and"))
+			return;
+		parse_not(g);
+		emit_op(g, at, OP_AND);
+	}
+}
+
+static void parse_or(gparser *g)
+{
+	parse_and(g);
+	while (!g->failed) {
+		skip_space(g);
+		const char *at = g->p;
+		if (!accept_word(g, "or"))
+			return;
+		parse_and(g);
+		emit_op(g, at, OP_OR);
+	}
+}
+
 /* True when the text is "( ... )" with a top-level comma inside: a tuple. */
 static bool is_tuple(const char *s)
 {
@@ -404,7 +489,7 @@ tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *exp
 			gerror(&g, g.p, "a grid has at most 3 dimensions");
 			break;
 		}
-		parse_expr(&g);
+		parse_or(&g);
 		ndims++;
 	} while (!g.failed && accept(&g, ","));
 	if (tuple)
@@ -438,7 +523,7 @@ static const char *decode(const uint8_t *code, size_t size, size_t *pc, uint8_t 
 			u |= (uint64_t)code[*pc + (size_t)i] << (8 * i);
 		*pc += 8;
 		*operand = (int64_t)u;
-	} else if (*op < OP_ADD || *op > OP_MAX) {
+	} else if (*op < OP_ADD || (*op > OP_MAX && *op < OP_EQ) || *op > OP_NEXTPOW2) {
 		return "unknown opcode";
 	}
 	return NULL;
@@ -462,7 +547,7 @@ const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, con
 		if (op == OP_CONSTEXPR && (v >= nconstexprs || (constexprs[v].kind != IR_CONSTEXPR_INT &&
 								 constexprs[v].kind != IR_CONSTEXPR_BOOL)))
 			return "constexpr index does not name an int or bool constexpr";
-		if (op >= OP_ADD && depth < 2)
+		if (op >= OP_ADD && depth < (op >= OP_NOT ? 1 : 2))
 			return "stack underflow";
 		depth += stack_effect(op);
 		if (depth > MAX_DEPTH)
@@ -473,7 +558,7 @@ const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, con
 
 typedef struct gitem {
 	strbuf text;
-	int prec; /* 3 atom/call, 2 negative literal, 1 * // %, 0 + - */
+	int prec; /* 7 atom/call, 6 negative literal, 5 * // %, 4 + -, 3 comparison, 2 not, 1 and, 0 or */
 } gitem;
 
 static void item_put(strbuf *sb, const gitem *it, int need)
@@ -503,7 +588,7 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 			}
 			gitem *it = &st[depth++];
 			sb_init(&it->text);
-			it->prec = op == OP_CONST && v < 0 ? 2 : 3;
+			it->prec = op == OP_CONST && v < 0 ? 6 : 7;
 			bool param = op == OP_PARAM;
 			const char *const *names = param ? param_names : constexpr_names;
 			if (op == OP_CONST)
@@ -512,6 +597,25 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 				sb_puts(&it->text, names[v]);
 			else
 				sb_printf(&it->text, "%s%d", param ? "p" : "c", (int)v);
+			continue;
+		}
+		if (op >= OP_NOT) {
+			if (depth < 1) {
+				bad = "stack underflow";
+				break;
+			}
+			gitem *x = &st[depth - 1];
+			strbuf t;
+			sb_init(&t);
+			if (op == OP_NOT) {
+				sb_puts(&t, "not ");
+				item_put(&t, x, 2);
+			} else {
+				sb_printf(&t, "next_power_of_2(%s)", sb_str(&x->text));
+			}
+			sb_free(&x->text);
+			x->text = t;
+			x->prec = op == OP_NOT ? 2 : 7;
 			continue;
 		}
 		if (depth < 2) {
@@ -525,10 +629,16 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 		if (op == OP_CDIV || op == OP_MIN || op == OP_MAX) {
 			sb_printf(&t, "%s(%s, %s)", op == OP_CDIV ? "cdiv" : op == OP_MIN ? "min" : "max",
 				  sb_str(&a->text), sb_str(&b->text));
-			prec = 3;
+			prec = 7;
+		} else if (op >= OP_EQ) {
+			static const char *sym[] = {" == ", " != ", " < ", " <= ", " > ", " >= ", " and ", " or "};
+			prec = op == OP_AND ? 1 : op == OP_OR ? 0 : 3;
+			item_put(&t, a, op >= OP_AND ? prec : prec + 1);
+			sb_puts(&t, sym[op - OP_EQ]);
+			item_put(&t, b, prec + 1);
 		} else {
 			static const char *sym[] = {" + ", " - ", " * ", " // ", NULL, " % "};
-			prec = op <= OP_SUB ? 0 : 1;
+			prec = op <= OP_SUB ? 4 : 5;
 			item_put(&t, a, prec);
 			sb_puts(&t, sym[op - OP_ADD]);
 			item_put(&t, b, prec + 1);

@@ -25,11 +25,12 @@
  * ====================================================================== */
 
 enum { BLOB_PARAM_PTR = 0, BLOB_PARAM_INT = 1, BLOB_PARAM_UINT = 2, BLOB_PARAM_FLOAT = 3 };
-enum { BLOB_PARAM_HIDDEN = 1u << 0 };
+enum { BLOB_PARAM_HIDDEN = 1u << 0, BLOB_PARAM_RESET_TO_ZERO = 1u << 1, BLOB_PARAM_RESTORE_VALUE = 1u << 2 };
 enum { BLOB_IMAGE_CUBIN = 0, BLOB_IMAGE_PTX = 1 };
 enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0 }; /* sm_90a */
 #define BLOB_MAX_PARAMS 64
-#define BLOB_VERSION 2             /* FORMAT.md's version field */
+#define BLOB_VERSION 3             /* FORMAT.md's version field */
+#define BLOB_MAX_KEYS 8            /* autotune key parameters a tuning table dispatches on */
 #define BLOB_MAX_SPILL (512u << 10) /* bytes: a thread's local memory */
 #define GRIDEXPR_MAX_CODE 256 /* bytes; larger programs are refused */
 
@@ -38,7 +39,8 @@ typedef struct blob_param {
 	uint8_t kind;  /* BLOB_PARAM_* */
 	uint8_t size;  /* bytes: pointer 8 */
 	uint8_t dtype; /* ir_kind of the scalar, or of the pointee */
-	uint8_t flags; /* BLOB_PARAM_HIDDEN: trailing, never passed by the caller */
+	uint8_t flags; /* BLOB_PARAM_HIDDEN: trailing, never passed by the caller;
+	                  BLOB_PARAM_RESET_TO_ZERO / _RESTORE_VALUE: autotune's lists (pointers) */
 	/* In memory only, for the generated C (the blob records a descriptor's
 	 * parameters one by one): on the base pointer of a host-side tensor
 	 * descriptor, which is followed by desc_rank i32 shapes and desc_rank
@@ -63,7 +65,19 @@ typedef struct blob_variant {
 	size_t grid_size;
 	bool spills_known;              /* false: written as unknown */
 	uint32_t spill_stores, spill_loads; /* bytes per thread */
+	int config;                     /* the kernel's config (0..nconfigs-1) */
+	int source_config;              /* its index in the source's autotune list; -1: none */
 } blob_variant;
+
+/* A heuristic evaluated at launch: the int/bool constexpr it computes
+ * (every variant of the kernel has it) and its program (gridexpr_compile,
+ * one result; constexpr operands index each variant's constexprs). */
+typedef struct blob_heuristic {
+	const char *name;
+	const uint8_t *code;
+	size_t size;
+} blob_heuristic;
+#define BLOB_MAX_HEURISTICS 8
 
 typedef struct blob_kernel {
 	const char *name;
@@ -71,6 +85,19 @@ typedef struct blob_kernel {
 	const blob_param *params;
 	int nvariants;
 	const blob_variant *variants; /* any order: the writer sorts them */
+	/* Autotuning (0 / NULL when the kernel has one config): the configs
+	 * compiled, every one with at least one variant; the tuning table's key
+	 * (visible integer parameter indices), its entries (nentries rows of
+	 * nkeys key values then the config, any order: the writer sorts them
+	 * and refuses duplicate keys) and the default config. */
+	int nconfigs;
+	int nkeys;
+	const int *keys;
+	int nentries;
+	const int64_t *entries;
+	int default_config;
+	int nheuristics;
+	const blob_heuristic *heuristics;
 } blob_kernel;
 
 typedef struct blob_image {
@@ -138,6 +165,27 @@ tilec_status emit_c(tilec_ctx *ctx, const blob_desc *d, const uint8_t *blob, siz
  * renamed into place once all were written. */
 tilec_status emit_write_files(tilec_ctx *ctx, int n, const char *const *paths,
 			      const void *const *data, const size_t *sizes);
+
+/* A tuning file (tuning.c; docs/TUNING.md), as read: per kernel its name,
+ * config count, key parameter names, entries (nentries rows of nkeys
+ * values then a config, in file order) and default config. */
+typedef struct tuning_kernel {
+	const char *name;
+	int nconfigs, default_config;
+	int nkeys;
+	const char *keys[BLOB_MAX_KEYS];
+	int nentries;
+	int64_t *entries;
+	src_loc loc; /* its kernel line */
+} tuning_kernel;
+
+typedef struct tuning_file {
+	int nkernels;
+	tuning_kernel *kernels;
+} tuning_file;
+
+/* Reads and parses a tuning file; diagnostics at file:line:col. */
+tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file *out);
 
 /* Compiles a grid expression: one to three comma-separated integer
  * expressions over literals, visible integer parameter names, int/bool

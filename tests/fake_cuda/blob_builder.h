@@ -37,6 +37,8 @@ typedef struct tb_variant {
 	uint32_t grid_size;
 	int n_constexprs;
 	tb_constexpr cx[8];
+	int config;          /* the kernel's config */
+	int source_config;   /* written as is; 0 with the rest zeroed */
 } tb_variant;
 
 typedef struct tb_kernel {
@@ -44,7 +46,19 @@ typedef struct tb_kernel {
 	int n_params;
 	tb_param params[8];
 	int n_variants;
-	tb_variant variants[4];
+	tb_variant variants[8];
+	int n_configs;       /* 0: written as 1 */
+	int default_config;
+	int n_keys;
+	int keys[8];         /* visible parameter indices */
+	int n_entries;
+	int64_t entries[64]; /* n_entries rows of n_keys values then a config, written as given */
+	int n_heuristics;
+	struct {
+		const char *name;     /* the constexpr it computes */
+		const uint8_t *code;  /* a program of one result */
+		uint32_t size;
+	} heuristics[4];
 } tb_kernel;
 
 typedef struct tb_image {
@@ -109,19 +123,22 @@ static inline void tb_fix_crc(uint8_t *blob, size_t size)
 
 /* Offsets of the metadata arrays of a built blob (from its counts). */
 typedef struct tb_layout {
-	size_t kernels, params, variants, constexprs, images, grid_code, strtab, data;
+	size_t kernels, params, variants, constexprs, images, keys, tune, heuristics, grid_code, strtab, data;
 } tb_layout;
 
 static inline tb_layout tb_layout_of(const uint8_t *blob)
 {
 	tb_layout l;
 	const uint8_t *h = blob + 32;
-	l.kernels = 64;
-	l.params = l.kernels + 20 * (size_t)tb_get32(h);
+	l.kernels = 76;
+	l.params = l.kernels + 52 * (size_t)tb_get32(h);
 	l.variants = l.params + 12 * (size_t)tb_get32(h + 4);
-	l.constexprs = l.variants + 64 * (size_t)tb_get32(h + 8);
+	l.constexprs = l.variants + 72 * (size_t)tb_get32(h + 8);
 	l.images = l.constexprs + 16 * (size_t)tb_get32(h + 12);
-	l.grid_code = l.images + 32 * (size_t)tb_get32(h + 16);
+	l.keys = l.images + 32 * (size_t)tb_get32(h + 16);
+	l.tune = l.keys + 4 * (size_t)tb_get32(h + 32);
+	l.heuristics = l.tune + 8 * (size_t)tb_get32(h + 36);
+	l.grid_code = l.heuristics + 12 * (size_t)tb_get32(h + 40);
 	l.strtab = l.grid_code + ((tb_get32(h + 20) + 3) & ~3u);
 	l.data = l.strtab + tb_get32(h + 24);
 	return l;
@@ -130,8 +147,9 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 /* Builds the blob; the caller frees *out. Returns its size. */
 static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 {
-	tb_buf kernels = {0}, params = {0}, variants = {0}, cxs = {0}, images = {0}, grid = {0}, strtab = {0}, data = {0}, blob = {0};
-	uint32_t n_params = 0, n_variants = 0, n_cx = 0, meta_size, data_start;
+	tb_buf kernels = {0}, params = {0}, variants = {0}, cxs = {0}, images = {0}, keys = {0}, tune = {0}, heur = {0}, grid = {0},
+	       strtab = {0}, data = {0}, blob = {0};
+	uint32_t n_params = 0, n_variants = 0, n_cx = 0, n_keys = 0, n_words = 0, n_heur = 0, meta_size, data_start;
 	uint32_t img_off[8], img_size[8];
 	int k, i, j, c;
 	tb_u8(&strtab, 0);
@@ -142,6 +160,24 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 		tb_u32(&kernels, (uint32_t)kd->n_params);
 		tb_u32(&kernels, n_variants);
 		tb_u32(&kernels, (uint32_t)kd->n_variants);
+		tb_u32(&kernels, (uint32_t)(kd->n_configs ? kd->n_configs : 1));
+		tb_u32(&kernels, (uint32_t)kd->default_config);
+		tb_u32(&kernels, n_keys);
+		tb_u32(&kernels, (uint32_t)kd->n_keys);
+		tb_u32(&kernels, n_words);
+		tb_u32(&kernels, (uint32_t)kd->n_entries);
+		for (i = 0; i < kd->n_keys; i++, n_keys++)
+			tb_u32(&keys, (uint32_t)kd->keys[i]);
+		for (i = 0; i < kd->n_entries * (kd->n_keys + 1); i++, n_words++)
+			tb_u64(&tune, (uint64_t)kd->entries[i]);
+		tb_u32(&kernels, n_heur);
+		tb_u32(&kernels, (uint32_t)kd->n_heuristics);
+		for (i = 0; i < kd->n_heuristics; i++, n_heur++) {
+			tb_u32(&heur, tb_str(&strtab, kd->heuristics[i].name));
+			tb_u32(&heur, (uint32_t)grid.n);
+			tb_u32(&heur, kd->heuristics[i].size);
+			tb_put(&grid, kd->heuristics[i].code, kd->heuristics[i].size);
+		}
 		for (i = 0; i < kd->n_params; i++) {
 			const tb_param *p = &kd->params[i];
 			tb_u32(&params, tb_str(&strtab, p->name));
@@ -174,6 +210,8 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 			tb_u32(&variants, v->grid ? v->grid_size : 0);
 			tb_u32(&variants, v->spills_unknown ? 0xffffffffu : v->spill_stores);
 			tb_u32(&variants, v->spills_unknown ? 0xffffffffu : v->spill_loads);
+			tb_u32(&variants, (uint32_t)v->config);
+			tb_u32(&variants, (uint32_t)v->source_config);
 			if (v->grid)
 				tb_put(&grid, v->grid, v->grid_size);
 			for (c = 0; c < v->n_constexprs; c++) {
@@ -189,7 +227,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 		}
 	}
 	tb_pad4(&strtab);
-	meta_size = 32 + (uint32_t)(kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images +
+	meta_size = 44 + (uint32_t)(kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images + keys.n + tune.n + heur.n +
 				    ((grid.n + 3) & ~(size_t)3) + strtab.n);
 	data_start = 32 + meta_size;
 	for (i = 0; i < d->n_images; i++) {
@@ -233,11 +271,17 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	tb_u32(&blob, (uint32_t)grid.n);
 	tb_u32(&blob, (uint32_t)strtab.n);
 	tb_u32(&blob, (uint32_t)d->n_groups);
+	tb_u32(&blob, n_keys);
+	tb_u32(&blob, n_words);
+	tb_u32(&blob, n_heur);
 	tb_put(&blob, kernels.p, kernels.n);
 	tb_put(&blob, params.p, params.n);
 	tb_put(&blob, variants.p, variants.n);
 	tb_put(&blob, cxs.p, cxs.n);
 	tb_put(&blob, images.p, images.n);
+	tb_put(&blob, keys.p, keys.n);
+	tb_put(&blob, tune.p, tune.n);
+	tb_put(&blob, heur.p, heur.n);
 	tb_put(&blob, grid.p, grid.n);
 	tb_pad4(&blob);
 	tb_put(&blob, strtab.p, strtab.n);
@@ -248,6 +292,9 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	free(variants.p);
 	free(cxs.p);
 	free(images.p);
+	free(keys.p);
+	free(tune.p);
+	free(heur.p);
 	free(grid.p);
 	free(strtab.p);
 	free(data.p);

@@ -26,7 +26,7 @@ static void exercise(tile_module *m)
 			values[i] = (uint64_t)v;
 		for (k = 0; k < m->n_kernels; k++) {
 			int64_t dims[3];
-			int sel = tile__select_variant(m, &m->kernels[k], args);
+			int sel = tile__select_variant(m, &m->kernels[k], tile__dispatch(m, &m->kernels[k], args), args);
 			tile_status st;
 			if (sel >= 0 && m->variants[sel].grid_size &&
 			    tile__grid_eval(m, &m->variants[sel], args, dims) == TILE_SUCCESS)

@@ -1,0 +1,542 @@
+/* dispatch_fake_test.c - autotuned kernels in tile.h against the fake driver.
+ *
+ * Built and run by tests/test_loader_fake.sh. A hand-built blob (format 3)
+ * holds mm(x: *fp32, M: i32, N: i32, K: i64) with three configs (config 1
+ * has a variant for a 16-byte aligned x and a generic one), keyed on
+ * M, N, K; the launches reach the fake driver, which records the symbol
+ * launched. Checked: exact keys, keys between entries (power-of-two
+ * buckets), the default config of an empty table, predicates inside a
+ * config, explicit configs and their range, runtime tables from tuning
+ * files (accepted, refused all or nothing), the validation of tables in
+ * blobs (unsorted, duplicate keys, configs out of range, keys on
+ * non-integers), and that dispatching launches, once each config is
+ * loaded, neither allocate nor lock (malloc counted through TILE_MALLOC,
+ * the module's mutex through an interposed pthread_mutex_lock). Prints the
+ * cost of a dispatch (a table of 256 entries, hit and miss). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+static const char *fake_library(void)
+{
+	const char *p = getenv("TILE_FAKE_CUDA");
+	return p ? p : "libfakecuda.so";
+}
+
+static int allocations;
+static pthread_mutex_t *watched_lock;
+static int watched_locks;
+static int (*real_mutex_lock)(pthread_mutex_t *);
+
+static void *counting_malloc(size_t n)
+{
+	__atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED);
+	return malloc(n);
+}
+
+int pthread_mutex_lock(pthread_mutex_t *mutex)
+{
+	if (mutex == watched_lock)
+		__atomic_add_fetch(&watched_locks, 1, __ATOMIC_RELAXED);
+	return real_mutex_lock(mutex);
+}
+
+#define TILE_MALLOC(n) counting_malloc(n)
+#define TILE_LIBCUDA_NAME fake_library()
+#define TILE_IMPLEMENTATION
+#include "tile.h"
+
+#include "check.h"
+#include "fake_cuda/blob_builder.h"
+#include "fake_cuda/fake_cuda.h"
+
+static fake_cuda_set_devices_fn fake_set_devices;
+static fake_cuda_last_launch_fn fake_last_launch;
+static fake_cuda_calls_fn fake_calls;
+
+static void open_fake(void)
+{
+	void *lib = dlopen(fake_library(), RTLD_NOW | RTLD_LOCAL), *p;
+	if (!lib) {
+		fprintf(stderr, "cannot open %s: %s\n", fake_library(), dlerror());
+		exit(1);
+	}
+	p = dlsym(lib, "fake_cuda_set_devices");
+	memcpy(&fake_set_devices, &p, sizeof p);
+	p = dlsym(lib, "fake_cuda_last_launch");
+	memcpy(&fake_last_launch, &p, sizeof p);
+	p = dlsym(lib, "fake_cuda_calls");
+	memcpy(&fake_calls, &p, sizeof p);
+	if (!fake_set_devices || !fake_last_launch || !fake_calls) {
+		fprintf(stderr, "the fake driver lacks its control functions\n");
+		exit(1);
+	}
+}
+
+static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 flat_a flat_b h_c0_even h_c0_odd h_c1_even";
+/* EVEN_K = K % BLOCK_K == 0 (K: parameter 1, BLOCK_K: constexpr 0) */
+static const uint8_t even_k[] = {1, 0x01, 1, 0x03, 0, 0x15, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0x18};
+/* cdiv(M, BLOCK) */
+static const uint8_t grid_m[] = {1, 0x01, 1, 0x03, 0, 0x14};
+
+/* mm: configs 0..2 (BLOCK 64, 128, 256), key M, N, K; entries as given.
+ * flat(x, n): two configs, key n, no entries, default 1.
+ * heur(x, K): configs 0 (BLOCK_K 32: EVEN_K True and False) and 1
+ * (BLOCK_K 64: EVEN_K True only), heuristic EVEN_K at launch, key K:
+ * 32 -> 0, 4096 -> 1. */
+static void describe(tb_blob *d, int n_entries, const int64_t *entries)
+{
+	static const char *const syms[4] = {"mm_c0", "mm_c1_x16", "mm_c1", "mm_c2"};
+	static const int configs[4] = {0, 1, 1, 2};
+	tb_kernel *k = &d->kernels[0];
+	int i;
+	memset(d, 0, sizeof *d);
+	d->n_kernels = 2;
+	k->name = "mm";
+	k->n_params = 4;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"M", 1, 4, 4, 0};
+	k->params[2] = (tb_param){"N", 1, 4, 4, 0};
+	k->params[3] = (tb_param){"K", 1, 8, 5, 0};
+	k->n_variants = 4;
+	for (i = 0; i < 4; i++) {
+		tb_variant *v = &k->variants[i];
+		v->symbol = syms[i];
+		v->num_warps = 4;
+		v->num_stages = 3;
+		v->config = configs[i];
+		v->source_config = configs[i] * 2;
+		v->div16 = i == 1 ? 1 : 0;
+		v->grid = grid_m;
+		v->grid_size = sizeof grid_m;
+		v->n_constexprs = 1;
+		v->cx[0] = (tb_constexpr){"BLOCK", 0, 64 << configs[i], NULL};
+	}
+	k->n_configs = 3;
+	k->default_config = 1;
+	k->n_keys = 3;
+	k->keys[0] = 1;
+	k->keys[1] = 2;
+	k->keys[2] = 3;
+	k->n_entries = n_entries;
+	memcpy(k->entries, entries, sizeof(int64_t) * 4 * (size_t)n_entries);
+	k = &d->kernels[1];
+	k->name = "flat";
+	k->n_params = 2;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"n", 1, 4, 4, 0};
+	k->n_variants = 2;
+	for (i = 0; i < 2; i++) {
+		tb_variant *v = &k->variants[i];
+		v->symbol = i ? "flat_b" : "flat_a";
+		v->num_warps = 4;
+		v->config = i;
+		v->grid = grid_m;
+		v->grid_size = sizeof grid_m;
+		v->n_constexprs = 1;
+		v->cx[0] = (tb_constexpr){"BLOCK", 0, 32, NULL};
+	}
+	k->n_configs = 2;
+	k->default_config = 1;
+	k->n_keys = 1;
+	k->keys[0] = 1;
+	k = &d->kernels[2];
+	d->n_kernels = 3;
+	k->name = "heur";
+	k->n_params = 2;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"K", 1, 4, 4, 0};
+	k->n_variants = 3;
+	for (i = 0; i < 3; i++) {
+		tb_variant *v = &k->variants[i];
+		v->symbol = i == 0 ? "h_c0_even" : i == 1 ? "h_c0_odd" : "h_c1_even";
+		v->num_warps = 4;
+		v->config = i == 2;
+		v->grid = grid_m;
+		v->grid_size = sizeof grid_m;
+		v->n_constexprs = 2;
+		v->cx[0] = (tb_constexpr){"BLOCK_K", 0, i == 2 ? 64 : 32, NULL};
+		v->cx[1] = (tb_constexpr){"EVEN_K", 2, i != 1, NULL};
+	}
+	k->n_configs = 2;
+	k->n_keys = 1;
+	k->keys[0] = 1;
+	k->n_entries = 2;
+	k->entries[0] = 32;
+	k->entries[1] = 0;
+	k->entries[2] = 4096;
+	k->entries[3] = 1;
+	k->n_heuristics = 1;
+	k->heuristics[0].name = "EVEN_K";
+	k->heuristics[0].code = even_k;
+	k->heuristics[0].size = sizeof even_k;
+	d->n_images = 1;
+	d->n_groups = 1;
+	d->images[0] = (tb_image){0, 0, 80, 0, cubin, sizeof cubin, 1};
+}
+
+static const int64_t good_entries[] = {64, 64, 64, 0, 1024, 1024, 1024, 1, 4096, 4096, 4096, 2};
+
+static uint8_t *blob;
+static size_t blob_size;
+
+/* Launches mm and returns the symbol the driver saw ("" on failure). */
+static const char *launch_mm(tile_module *m, int config, tile_deviceptr x, int32_t M, int32_t N, int64_t K)
+{
+	static fake_launch l;
+	void *args[4];
+	args[0] = &x;
+	args[1] = &M;
+	args[2] = &N;
+	args[3] = &K;
+	if (tile_launch_config(m, 0, config, NULL, NULL, args, 4) != TILE_SUCCESS)
+		return "";
+	fake_last_launch(&l);
+	return l.symbol;
+}
+
+/* Launches heur; the symbol the driver saw, "" on failure. */
+static const char *launch_heur(tile_module *m, int config, int32_t K)
+{
+	static fake_launch l;
+	tile_deviceptr x = 0x1000;
+	void *args[2];
+	args[0] = &x;
+	args[1] = &K;
+	if (tile_launch_config(m, 2, config, NULL, NULL, args, 2) != TILE_SUCCESS)
+		return "";
+	fake_last_launch(&l);
+	return l.symbol;
+}
+
+/* Heuristics evaluated at launch: the config from the table, then the
+ * variant whose EVEN_K the arguments give. */
+static void test_heuristics(tile_module *m)
+{
+	tile_heuristic_info hi;
+	CHECK_EQ_INT(tile_heuristic_count(m, 2), 1);
+	CHECK_EQ_INT(tile_heuristic_count(m, 0), 0);
+	CHECK(tile_heuristic_get_info(m, 2, 0, &hi) == TILE_SUCCESS && !strcmp(hi.name, "EVEN_K") &&
+	      hi.program_size == sizeof even_k && !memcmp(hi.program, even_k, sizeof even_k));
+	CHECK_EQ_INT(tile_heuristic_get_info(m, 2, 1, &hi), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(strcmp(launch_heur(m, -1, 32), "h_c0_even") == 0);
+	CHECK(strcmp(launch_heur(m, -1, 48), "h_c0_odd") == 0);    /* bucket of 32: config 0; 48 % 32 != 0 */
+	CHECK(strcmp(launch_heur(m, -1, 4096), "h_c1_even") == 0);
+	CHECK(strcmp(launch_heur(m, 0, 4096), "h_c0_even") == 0);  /* explicit config */
+	CHECK(strcmp(launch_heur(m, 0, 4100), "h_c0_odd") == 0);
+	/* config 1 was compiled for EVEN_K True only */
+	CHECK(strcmp(launch_heur(m, -1, 4100), "") == 0);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel heur: no variant's predicates hold");
+}
+
+static int dispatch_mm(tile_module *m, int32_t M, int32_t N, int64_t K)
+{
+	tile_deviceptr x = 0x1000;
+	void *args[4];
+	args[0] = &x;
+	args[1] = &M;
+	args[2] = &N;
+	args[3] = &K;
+	return tile_dispatch_config(m, 0, args, 4);
+}
+
+static void test_dispatch(tile_module *m)
+{
+	void *args[2];
+	tile_deviceptr x = 0x1000;
+	int32_t n = 100;
+	/* exact keys; config 1 by predicates */
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 64, 64, 64), "mm_c0") == 0);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 1024, 1024, 1024), "mm_c1_x16") == 0);
+	CHECK(strcmp(launch_mm(m, -1, 0x1004, 1024, 1024, 1024), "mm_c1") == 0);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c2") == 0);
+	/* unseen keys: nearest in power-of-two buckets (bit lengths) */
+	CHECK_EQ_INT(dispatch_mm(m, 3000, 5000, 4000), 2);   /* 12,13,12: 2 from 4096s, 4 from 1024s */
+	CHECK_EQ_INT(dispatch_mm(m, 100, 70, 64), 0);        /* 7,7,7 */
+	CHECK_EQ_INT(dispatch_mm(m, 600, 700, 2000), 1);     /* 10,10,11: 1 from 1024s */
+	CHECK_EQ_INT(dispatch_mm(m, 1 << 30, 1 << 30, (int64_t)1 << 40), 2);
+	CHECK_EQ_INT(dispatch_mm(m, -5, 0, 0), 0);           /* bucket 0: nearest is 64s */
+	/* a tie: the first entry */
+	CHECK_EQ_INT(dispatch_mm(m, 256, 256, 256), 0);      /* 9,9,9: 6 from 64s, 6 from 1024s */
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 3000, 5000, 4000), "mm_c2") == 0);
+	/* explicit configs */
+	CHECK(strcmp(launch_mm(m, 0, 0x1000, 4096, 4096, 4096), "mm_c0") == 0);
+	CHECK(strcmp(launch_mm(m, 1, 0x1004, 4096, 4096, 4096), "mm_c1") == 0);
+	CHECK(strcmp(launch_mm(m, 2, 0x1000, 64, 64, 64), "mm_c2") == 0);
+	CHECK(strcmp(launch_mm(m, 3, 0x1000, 64, 64, 64), "") == 0);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm has 3 configs, not config 3");
+	CHECK(strcmp(launch_mm(m, -2, 0x1000, 64, 64, 64), "") == 0);
+	/* an empty table: the default config */
+	args[0] = &x;
+	args[1] = &n;
+	CHECK_EQ_INT(tile_dispatch_config(m, 1, args, 2), 1);
+	CHECK_EQ_INT(tile_launch(m, 1, NULL, NULL, args, 2), TILE_SUCCESS);
+	{
+		fake_launch l;
+		fake_last_launch(&l);
+		CHECK(strcmp(l.symbol, "flat_b") == 0 && l.grid[0] == 4);
+	}
+	CHECK_EQ_INT(tile_config_count(m, 0), 3);
+	CHECK_EQ_INT(tile_config_count(m, 1), 2);
+	CHECK_EQ_INT(tile_config_count(m, 2), 2);
+	CHECK_EQ_INT(tile_config_count(m, 3), -1);
+	CHECK_EQ_INT(tile_dispatch_config(m, 0, args, 2), -1); /* wrong argument count */
+}
+
+/* Every config loaded once, then dispatching launches at exact, bucketed
+ * and default keys: no allocation, no lock of the module's mutex. */
+static void test_no_lock_no_allocation(tile_module *m)
+{
+	void *args[2];
+	tile_deviceptr x = 0x1000;
+	int32_t n = 77;
+	int i, launched = 0;
+	for (i = 0; i < 3; i++)
+		launch_mm(m, i, 0x1000, 64, 64, 64);
+	launch_mm(m, 1, 0x1004, 64, 64, 64);
+	args[0] = &x;
+	args[1] = &n;
+	tile_launch(m, 1, NULL, NULL, args, 2);
+	launch_heur(m, -1, 32);
+	launch_heur(m, -1, 48);
+	launch_heur(m, -1, 4096);
+	allocations = 0;
+	watched_locks = 0;
+	watched_lock = &m->lock;
+	for (i = 0; i < 300; i++) {
+		static const int32_t ms[5] = {64, 1024, 4096, 3000, 123};
+		launched += launch_mm(m, -1, (i & 1) ? 0x1004 : 0x1000, ms[i % 5], ms[(i / 5) % 5], ms[i % 3])[0] != 0;
+		launched += tile_launch(m, 1, NULL, NULL, args, 2) == TILE_SUCCESS;
+		launched += launch_heur(m, -1, (i % 3) == 0 ? 32 : (i % 3) == 1 ? 48 : 4096)[0] != 0;
+	}
+	watched_lock = NULL;
+	CHECK_EQ_INT(launched, 900);
+	CHECK_EQ_INT(allocations, 0);
+	CHECK_EQ_INT(watched_locks, 0);
+}
+
+static void test_runtime_tables(tile_module *m)
+{
+	tile_tuning_info ti;
+	int64_t keys[8];
+	int config;
+	const char *good = "# measured on a fake GPU\n"
+			   "tile-tuning 1\n"
+			   "kernel mm configs 3 key M,N,K default 2   # comment\n"
+			   "4096 4096 4096 0\n"
+			   "\n"
+			   "64 64 64 2\n"
+			   "kernel flat configs 2 key n default 0\n";
+	CHECK_EQ_INT(tile_tuning_get_info(m, 0, &ti), TILE_SUCCESS);
+	CHECK(ti.runtime == 0 && ti.n_entries == 3 && ti.n_keys == 3 && ti.default_config == 1);
+	CHECK_EQ_INT(tile_tuning_apply(m, good, 0), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_tuning_get_info(m, 0, &ti), TILE_SUCCESS);
+	CHECK(ti.runtime == 1 && ti.n_entries == 2 && ti.default_config == 2);
+	CHECK_EQ_INT(tile_tuning_get_entry(m, 0, 0, keys, &config), TILE_SUCCESS); /* sorted */
+	CHECK(keys[0] == 64 && keys[2] == 64 && config == 2);
+	CHECK_EQ_INT(tile_tuning_get_entry(m, 0, 2, keys, &config), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 64, 64, 64), "mm_c2") == 0);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c0") == 0);
+	CHECK_EQ_INT(dispatch_mm(m, 1024, 1024, 1024), 0); /* bit lengths 11: 6 from the 4096s, 12 from the 64s */
+	{
+		void *args[2];
+		tile_deviceptr x = 0;
+		int32_t n = 5;
+		args[0] = &x;
+		args[1] = &n;
+		CHECK_EQ_INT(tile_dispatch_config(m, 1, args, 2), 0);
+	}
+	/* refused files leave the tables as they were */
+	{
+		static const struct {
+			const char *text;
+			tile_status st;
+			const char *msg;
+		} bad[] = {
+			{"tile-tuning 2\n", TILE_ERROR_INVALID_ARGUMENT, "line 1: expected 'tile-tuning 1'"},
+			{"tile-tuning 1\nkernel nope configs 3 key M default 0\n", TILE_ERROR_NOT_FOUND, "no kernel 'nope'"},
+			{"tile-tuning 1\nkernel mm configs 4 key M default 0\n", TILE_ERROR_INVALID_ARGUMENT, "measured with 4 configs, the blob has 3"},
+			{"tile-tuning 1\nkernel mm configs 3 key M default 3\n", TILE_ERROR_INVALID_ARGUMENT, "needs 'default D' with D < 3"},
+			{"tile-tuning 1\nkernel mm configs 3 key x default 0\n", TILE_ERROR_INVALID_ARGUMENT, "key 'x' is not an integer parameter"},
+			{"tile-tuning 1\nkernel mm configs 3 key M,M default 0\n", TILE_ERROR_INVALID_ARGUMENT, "key 'M' given twice"},
+			{"tile-tuning 1\nkernel mm configs 3 key M default 0\n5 1\n5 2\n", TILE_ERROR_INVALID_ARGUMENT, "a key appears twice"},
+			{"tile-tuning 1\nkernel mm configs 3 key M default 0\n5 3\n", TILE_ERROR_INVALID_ARGUMENT, "line 3: config 3"},
+			{"tile-tuning 1\nkernel mm configs 3 key M default 0\n5 1 1\n", TILE_ERROR_INVALID_ARGUMENT, "line 3: 3 fields"},
+			{"tile-tuning 1\nkernel mm configs 3 key M default 0\n5x 1\n", TILE_ERROR_INVALID_ARGUMENT, "'5x' is not an integer"},
+			{"tile-tuning 1\nkernel mm configs 3 key M default 0\nkernel mm configs 3 key M default 0\n",
+			 TILE_ERROR_INVALID_ARGUMENT, "kernel mm appears twice"},
+			{"tile-tuning 1\nkernel flat configs 2 key n default 1\nkernel mm configs 3 default 0\n",
+			 TILE_ERROR_INVALID_ARGUMENT, "needs 'key P1,P2,...'"},
+			{"tile-tuning 1\n4 4\n", TILE_ERROR_INVALID_ARGUMENT, "expected 'kernel NAME ...'"},
+		};
+		size_t i;
+		for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			CHECK_EQ_INT(tile_tuning_apply(m, bad[i].text, strlen(bad[i].text)), bad[i].st);
+			CHECK_STR_CONTAINS(tile_last_error(), bad[i].msg);
+		}
+		CHECK_EQ_INT(tile_tuning_get_info(m, 1, &ti), TILE_SUCCESS);
+		CHECK(ti.runtime == 1 && ti.default_config == 0); /* not the refused file's default 1 */
+	}
+	CHECK_EQ_INT(tile_tuning_apply(m, NULL, 0), TILE_ERROR_INVALID_ARGUMENT);
+}
+
+/* Blobs whose tables break a rule: refused with the rule named. */
+static void test_table_validation(void)
+{
+	tb_blob d;
+	uint8_t *b;
+	size_t n;
+	tile_module *m = NULL;
+	static const int64_t unsorted[] = {1024, 1024, 1024, 1, 64, 64, 64, 0};
+	static const int64_t duplicate[] = {64, 64, 64, 0, 64, 64, 64, 1};
+	static const int64_t out_of_range[] = {64, 64, 64, 3};
+	static const int64_t negative[] = {64, 64, 64, -1};
+	static const uint8_t two_dims[] = {2, 0x01, 1, 0x01, 1};
+	static const uint8_t reads_float[] = {1, 0x03, 1};
+	static const struct {
+		int what;
+		const char *msg;
+	} cases[] = {
+		{0, "kernel 0: tuning entry 1: keys not in ascending order"},
+		{1, "kernel 0: tuning entry 1: the same key as the entry before"},
+		{2, "kernel 0: tuning entry 0: config 3 (it has 3)"},
+		{3, "kernel 0: tuning entry 0: config -1"},
+		{4, "kernel 0: default config 3 (it has 3)"},
+		{5, "kernel 0: key 0 names parameter 0, not a visible integer parameter"},
+		{6, "kernel 0: key 1 repeats parameter 1"},
+		{7, "variant 3: config 3 (kernel 0 has 3)"},
+		{8, "kernel 0: config 2 has no variant"},
+		{9, "kernel 0: 0 configs"},
+		{10, "kernel 1: 1 tuning entries but no key"},
+		{11, "kernel 2: heuristic 0: variant 8 has no int or bool constexpr 'EVEN_K'"},
+		{12, "kernel 2: heuristic 0: a program of 2 results (1)"},
+		{13, "kernel 2: heuristic 0: constexpr 1 is not an int or bool at byte 1"},
+		{14, "kernel 2: heuristic 0: program 36+200 outside grid_code"},
+		{15, "kernel 2: heuristic 1: 'EVEN_K' computed twice"},
+	};
+	size_t i;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		switch (cases[i].what) {
+		case 0: describe(&d, 2, unsorted); break;
+		case 1: describe(&d, 2, duplicate); break;
+		case 2: describe(&d, 1, out_of_range); break;
+		case 3: describe(&d, 1, negative); break;
+		default: describe(&d, 3, good_entries); break;
+		}
+		switch (cases[i].what) {
+		case 4: d.kernels[0].default_config = 3; break;
+		case 5: d.kernels[0].keys[0] = 0; break;
+		case 6: d.kernels[0].keys[1] = 1; break;
+		case 7: d.kernels[0].variants[3].config = 3; break;
+		case 8: d.kernels[0].variants[3].config = 1; break;
+		case 9: d.kernels[0].n_configs = 0; break; /* written as 1: patched below */
+		case 10: d.kernels[1].n_keys = 0; d.kernels[1].n_entries = 1; d.kernels[1].entries[0] = 0; break;
+		case 11: d.kernels[2].variants[2].cx[1].name = "ODD"; break;
+		case 12: d.kernels[2].heuristics[0].code = two_dims; d.kernels[2].heuristics[0].size = sizeof two_dims; break;
+		case 13: d.kernels[2].heuristics[0].code = reads_float; d.kernels[2].heuristics[0].size = sizeof reads_float;
+			 d.kernels[2].variants[0].cx[1].kind = 1; break;
+		case 14: break; /* patched below */
+		case 15: d.kernels[2].n_heuristics = 2; d.kernels[2].heuristics[1] = d.kernels[2].heuristics[0]; break;
+		default: break;
+		}
+		n = tb_build(&d, &b);
+		if (cases[i].what == 9) {
+			tb_set32(b + tb_layout_of(b).kernels + 20, 0);
+			tb_fix_crc(b, n);
+		}
+		if (cases[i].what == 14) {
+			tb_set32(b + tb_layout_of(b).heuristics + 8, 200);
+			tb_fix_crc(b, n);
+		}
+		CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_ERROR_BAD_BLOB);
+		CHECK_STR_CONTAINS(tile_last_error(), cases[i].msg);
+		free(b);
+	}
+	/* the kernels' key ranges must follow one another */
+	describe(&d, 3, good_entries);
+	n = tb_build(&d, &b);
+	tb_set32(b + tb_layout_of(b).kernels + 52 + 28, 0);
+	tb_fix_crc(b, n);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_ERROR_BAD_BLOB);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel 1: first_key 0 (expected 3");
+	free(b);
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* The cost of a dispatch over 256 entries: a hit (binary search) and a
+ * miss (the bucket scan). Printed, and bounded loosely. */
+static void measure(void)
+{
+	static int64_t e[256 * 4];
+	int i, sink = 0;
+	double t0, hit, miss;
+	const int reps = 200000;
+	for (i = 0; i < 256; i++) {
+		e[4 * i] = 64 * (i / 16 + 1);
+		e[4 * i + 1] = 64 * (i % 16 + 1);
+		e[4 * i + 2] = 4096;
+		e[4 * i + 3] = i % 3;
+	}
+	/* the loader's lookup on a table of 256 entries, directly */
+	{
+		tile__table t;
+		int64_t key[3] = {512, 320, 4096};
+		memset(&t, 0, sizeof t);
+		t.n_keys = 3;
+		t.n_entries = 256;
+		t.words = e;
+		t0 = now_ns();
+		for (i = 0; i < reps; i++) {
+			key[0] = 64 * ((i & 15) + 1);
+			sink += (int)tile__table_lookup(&t, key);
+		}
+		hit = (now_ns() - t0) / reps;
+		key[2] = 3000;
+		t0 = now_ns();
+		for (i = 0; i < reps / 20; i++) {
+			key[0] = 64 * ((i & 15) + 1) + 1;
+			sink += (int)tile__table_lookup(&t, key);
+		}
+		miss = (now_ns() - t0) / (reps / 20);
+		key[0] = 512;
+		key[1] = 320;
+		key[2] = 4096;
+		CHECK_EQ_INT(tile__table_lookup(&t, key), (uint32_t)((7 * 16 + 4) % 3));
+	}
+	printf("dispatch over 256 entries (3 keys): %.1f ns a hit (binary search), %.1f ns a miss (bucket scan) [%d]\n", hit,
+	       miss, sink & 1);
+	CHECK(hit < 5000 && miss < 100000);
+}
+
+int main(void)
+{
+	static const int cc[1] = {80};
+	tb_blob d;
+	tile_module *m = NULL;
+	void *real = dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	memcpy(&real_mutex_lock, &real, sizeof real);
+	open_fake();
+	fake_set_devices(1, cc);
+	describe(&d, 3, good_entries);
+	blob_size = tb_build(&d, &blob);
+	if (CHECK(tile_module_create(blob, blob_size, &m) == TILE_SUCCESS)) {
+		test_dispatch(m);
+		test_no_lock_no_allocation(m);
+		test_runtime_tables(m);
+		test_heuristics(m);
+		tile_module_destroy(m);
+	} else {
+		fprintf(stderr, "%s\n", tile_last_error());
+	}
+	free(blob);
+	test_table_validation();
+	measure();
+	return check_report("test_loader_fake");
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# test_tune.sh - autotuned kernels end to end on the CPU: `tilec compile`
+# with every config (and --config lists), the dispatch key from autotune's
+# key, notes for host-only arguments, `--tuning FILE` embedding a table
+# (shown sorted by `tilec inspect`) and its errors at file:line:col, then
+# loader/tile_tune.c built from tile.h and the generated C (C11, -Wall
+# -Wextra -Werror) and its argument errors (no GPU here: the driver part
+# runs on the GPU machine, bench/tune/run.sh).
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TILEC=${TILEC:-$ROOT/build/tilec}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { local n=$1; shift; if "$@" >"$T/out" 2>"$T/err"; then ok; else bad "$n"; head -20 "$T/err"; fi; }
+has() { if grep -qF -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; head -40 "$2"; fi; }
+hasnt() { if grep -qF -- "$3" "$2"; then bad "$1: '$3' in $2"; else ok; fi; }
+fails() {
+	local n=$1 text=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	if [ $rc = 1 ] && grep -qF -- "$text" "$T/err"; then ok; else bad "$n: rc $rc, stderr:"; head -10 "$T/err"; fi
+}
+
+cat >"$T/k.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[
+    triton.Config({"BLOCK": 128}, num_warps=4),
+    triton.Config({"BLOCK": 256}, num_warps=4),
+    triton.Config({"BLOCK": 512}, num_warps=8),
+], key=["n", "x_ptr", "BLOCK"], prune_configs_by={"early_config_prune": None}, reset_to_zero=["out_ptr"])
+@triton.jit
+def scale(x_ptr, out_ptr, n, m, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+@triton.jit
+def plain(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+PY
+SIG=(-n scale -s "*fp32:16, *fp32:16, i32, i64" -s "*fp32:16, *fp32:16, i32:16, i64" -g "cdiv(n, BLOCK)" --arch sm_80)
+
+# all configs, two specializations each
+check "compile all" "$TILEC" compile "$T/k.py" "${SIG[@]}" -o "$T/all"
+has "note prune" "$T/err" "autotune's prune_configs_by is host Python and is ignored"
+has "note pointer key" "$T/err" "autotune key 'x_ptr' is a pointer"
+has "note constexpr key" "$T/err" "autotune key 'BLOCK' is not a runtime parameter"
+check "inspect all" "$TILEC" inspect "$T/all.c"
+has "configs" "$T/out" "configs 3; tuning key n; default config 0; 0 entries"
+has "config 2 variant" "$T/out" "config 2 (autotune config 2)"
+has "reset_to_zero" "$T/out" "param 1 out_ptr: *fp32 (reset_to_zero)"
+[ "$(grep -c '^  variant' "$T/out")" = 6 ] && ok || bad "6 variants"
+
+# a subset: configs 0 and 2 of the source become 0 and 1
+check "compile subset" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 2,0 -o "$T/sub"
+check "inspect subset" "$TILEC" inspect "$T/sub.c"
+has "subset configs" "$T/out" "configs 2; tuning key n"
+has "subset order" "$T/out" "config 0 (autotune config 2)"
+fails "config range" "--config 3: 'scale' has 3 autotune configs" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 0,3 -o "$T/x"
+fails "config twice" "--config lists config 1 twice" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 1,1 -o "$T/x"
+fails "config syntax" "--config wants all, N or N,M,..." "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 1,x -o "$T/x"
+fails "config plain" "--config 0: 'plain' has no @triton.autotune configs" \
+	"$TILEC" compile "$T/k.py" -n plain -s "*fp32, i32" -D BLOCK=64 --config 0 --arch sm_80 -o "$T/x"
+# one config: a plain kernel, as before
+check "compile one" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 1 -o "$T/one"
+check "inspect one" "$TILEC" inspect "$T/one.c"
+hasnt "one: no table" "$T/out" "configs"
+has "one: source config" "$T/out" "(autotune config 1)"
+
+# a tuning file embedded
+cat >"$T/good.tuning" <<'TXT'
+# measured elsewhere
+tile-tuning 1
+kernel scale configs 3 key n default 2
+1048576 1   # c0 c1 c2 times
+4096 0
+65536 2
+TXT
+check "compile tuned" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/good.tuning" -o "$T/tuned"
+check "inspect tuned" "$TILEC" inspect "$T/tuned.c"
+has "tuned header" "$T/out" "configs 3; tuning key n; default config 2; 3 entries"
+sed -n '/tuning key/,/variant 0/p' "$T/out" | grep -- '->' >"$T/entries"
+printf '    n=4096 -> config 0\n    n=65536 -> config 2\n    n=1048576 -> config 1\n' >"$T/want"
+cmp -s "$T/entries" "$T/want" && ok || { bad "entries sorted"; cat "$T/entries"; }
+# errors
+tf() { printf 'tile-tuning 1\n%b' "$1" >"$T/bad.tuning"; }
+tf 'kernel scale configs 2 key n default 0\n'
+fails "tuned configs" "bad.tuning:2:1: error: kernel scale was tuned with 2 configs; this blob compiles 3" \
+	"$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+tf 'kernel other configs 3 key n default 0\n'
+fails "tuned other" "names kernel other, which this blob has not" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+tf 'kernel scale configs 3 key m,x_ptr default 0\n'
+fails "tuned key" "tuning key 'x_ptr' is not an integer parameter" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+tf 'kernel scale configs 3 key n default 0\n5 1\n5 2\n'
+fails "tuned duplicate" "two entries for one key" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+tf 'kernel scale configs 3 key n default 0\n5 3\n'
+fails "tuned config range" "bad.tuning:3:3: error: config 3; kernel scale has 3" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+tf 'kernel scale configs 3 key n default 0\n5 x1\n'
+fails "tuned int" "bad.tuning:3:3: error: 'x1' is not an integer" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+tf 'kernel scale configs 3 default 0\n'
+fails "tuned fields" "needs configs N, key P1,P2,... (or -) and default D" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+printf 'tile-tuning 7\n' >"$T/bad.tuning"
+fails "tuned header" "bad.tuning:1:1: error: expected 'tile-tuning 1'" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+[ ! -e "$T/x.c" ] && ok || bad "a failed compile wrote x.c"
+
+# heuristics that read runtime arguments: evaluated at launch
+cat >"$T/h.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK_K": 32}), triton.Config({"BLOCK_K": 64})], key=["K"])
+@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0,
+                    "TWICE": lambda args: args["BLOCK_K"] * 2,
+                    "SPLIT": lambda args: min(triton.next_power_of_2(args["K"]) // 1024, 4)})
+@triton.jit
+def rowsum(x_ptr, out_ptr, K, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, TWICE: tl.constexpr, SPLIT: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK_K], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        offs = k * BLOCK_K + tl.arange(0, BLOCK_K)
+        if EVEN_K:
+            acc += tl.load(x_ptr + row * K + offs)
+        else:
+            acc += tl.load(x_ptr + row * K + offs, mask=offs < K, other=0.0)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) * SPLIT)
+
+
+@triton.heuristics({"BIG": lambda args: args["n"] > 100 if args["n"] else False})
+@triton.jit
+def cond(x_ptr, n, BIG: tl.constexpr):
+    tl.store(x_ptr, BIG)
+PY
+HS=(-n rowsum -s "*fp32:16, *fp32:16, i32" -g "1024" --arch sm_80)
+fails "heuristic values needed" "the heuristic for \`SPLIT\` reads runtime arguments and is not True/False valued" \
+	"$TILEC" compile "$T/h.py" "${HS[@]}" -o "$T/x"
+check "compile heuristics" "$TILEC" compile "$T/h.py" "${HS[@]}" -D SPLIT=1,2,4 -o "$T/heur"
+check "inspect heuristics" "$TILEC" inspect "$T/heur.c"
+has "heuristic EVEN_K" "$T/out" "heuristic EVEN_K = K % BLOCK_K == 0 (at launch)"
+has "heuristic SPLIT" "$T/out" "heuristic SPLIT = min(next_power_of_2(K) // 1024, 4) (at launch)"
+hasnt "TWICE folds" "$T/out" "heuristic TWICE"
+[ "$(grep -c '^  variant' "$T/out")" = 12 ] && ok || bad "2 configs x 2 EVEN_K x 3 SPLIT = 12 variants"
+has "a variant's values" "$T/out" "constexprs: BLOCK_K=64, EVEN_K=True, TWICE=128, SPLIT=4"
+check "heuristic fixed" "$TILEC" compile "$T/h.py" "${HS[@]}" -D EVEN_K=True -D SPLIT=2 -o "$T/fixed"
+check "inspect fixed" "$TILEC" inspect "$T/fixed.c"
+hasnt "fixed: no heuristic" "$T/out" "(at launch)"
+[ "$(grep -c '^  variant' "$T/out")" = 2 ] && ok || bad "fixed: 2 variants"
+fails "heuristic construct" "where this expression is not supported" \
+	"$TILEC" compile "$T/h.py" -n cond -s "*i32, i32" --arch sm_80 -o "$T/x"
+
+# tile-tune from tile.h and the generated C
+CC=${CC:-cc}
+check "build tile-tune" $CC -O1 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=tuned loader/tile_tune.c "$T/tuned.c" \
+	-ldl -lpthread -lm -o "$T/tile-tune"
+check "tile-tune --help" "$T/tile-tune" --help
+has "help" "$T/out" "--key NAME=V"
+fails "tile-tune no shape" "no shape: give --key" "$T/tile-tune"
+fails "tile-tune bad arg" "--arg nope=1: the kernel has no such parameter" "$T/tile-tune" --key n=4096 --arg nope=1
+fails "tile-tune no driver" "cannot open the CUDA driver" env TILE_TUNE_LIBCUDA=$T/none.so "$T/tile-tune" --key n=4096 --arg x_ptr=n --arg out_ptr=n --arg m=1
+
+echo "test_tune: $pass passed, $fail failed"
+[ "$fail" = 0 ]
