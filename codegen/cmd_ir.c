@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "front/front.h"
+#include "compile.h"
 #include "passes/passes.h"
 
 static void usage(FILE *f)
@@ -140,7 +141,7 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = pipeline_loads(ctx, f, async_copies, spare);
+		st = compile_pipeline(ctx, ar, f, async_copies, spare);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

@@ -169,6 +169,19 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 	}
 }
 
+tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget)
+{
+	axis_info *ai = NULL;
+	bool *narrow = NULL;
+	tilec_status st = TILEC_OK;
+	if (async_copies && f->num_stages >= 2 && (st = axis_analyze(ctx, a, f, &ai)) == TILEC_OK &&
+	    !(narrow = axis_narrow_loads(a, f, ai))) {
+		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
+		st = TILEC_ERR_NOMEM;
+	}
+	return st ? st : pipeline_loads(ctx, f, async_copies, spare_budget, narrow);
+}
+
 /* One family of targets (those whose dots run on `unit`): every kernel
  * through the passes on its own copy of the IR, lowered into one module,
  * linked with libdevice and optimized. */
@@ -218,7 +231,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
-				st = pipeline_loads(ctx, f, unit != DOT_UNIT_FMA, spare);
+				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)

@@ -47,6 +47,11 @@ typedef struct compile_result {
 	                            compute_XX targets only); kernels[] has one entry per kernel */
 } compile_result;
 
+/* The pipelining step of the pass pipeline on its own (tilec ir
+ * --pipelined shows it): the loads cp.async cannot copy are found from
+ * the axis info first (axis_narrow_loads), then pipeline_loads. */
+tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget);
+
 /* Compiles n specialized kernels into ONE module per arch (entry names =
  * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a
  * warning, ptx_only. ptxas failing: TILEC_ERR_PTXAS with its output;

@@ -314,6 +314,17 @@ check "tilec ir --pipelined=registers" "${MMIR[@]}" --pipelined=registers
 cp "$T/out" "$T/registers.ir"
 check "registers: four loads" test "$(grep -c '= load ' "$T/registers.ir")" = 4
 check "registers: the loop carries both tiles" grep -qE "^    yield %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+, %[0-9]+$" "$T/registers.ir"
+# rows that are not 16-byte aligned (no :16 on the sizes and strides): fp16
+# pieces under cp.async's 4 bytes, so the loop takes the register form
+UNALIGNED='*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1'
+check "unaligned fp16 matmul: tilec ir --pipelined" "$TILEC" ir $K/matmul.py -n matmul_kernel -s "$UNALIGNED" \
+	-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --pipelined
+cp "$T/out" "$T/unaligned.ir"
+check "unaligned fp16 matmul: loads one iteration ahead, no rings" bash -c "grep -q ' = load ' '$T/unaligned.ir' && ! grep -q 'async_copy' '$T/unaligned.ir'"
+check "unaligned fp16 matmul compiles" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$UNALIGNED" -D BLOCK_SIZE_M=64 \
+	-D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
+	--arch sm_80 -o "$T/mmu" --keep-ptx "$T"
+check "unaligned fp16 matmul: no cp.async" bash -c "! grep -q 'cp.async' '$T/mmu.compute_80.ptx'"
 check "tilec ir -ns 1 --pipelined" "${MMIR[@]}" -ns 1 --pipelined
 check "num_stages 1: two loads, not pipelined" test "$(grep -c '= load ' "$T/out")" = 2
 T3K=tests/gpu/kernels/tier3.py

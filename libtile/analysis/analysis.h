@@ -32,6 +32,10 @@ tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info 
 int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask);
 /* The same along dimension `dim` (accesses running down that dim). */
 int axis_vector_width_dim(const ir_func *f, const axis_info *ai, int ptr, int mask, int dim);
+/* For the pipeliner: per value id, whether it is a 2-D load whose tile
+ * cp.async could only copy in pieces under 4 bytes (its smallest copy)
+ * along either dimension. NULL when out of memory. */
+bool *axis_narrow_loads(arena *a, const ir_func *f, const axis_info *ai);
 
 /* ======================================================================
  * layout.c - distributed layouts: which thread holds which element

@@ -422,3 +422,31 @@ int axis_vector_width_dim(const ir_func *f, const axis_info *ai, int ptr, int ma
 		p *= 2;
 	return (int)p;
 }
+
+static void mark_narrow(const ir_func *f, const axis_info *ai, const ir_region *r, bool *narrow)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int k = 0; k < op->nregions; k++)
+			mark_narrow(f, ai, &op->regions[k], narrow);
+		if (op->code != IR_OP_LOAD || f->values[op->args[0]].type.rank != 2)
+			continue;
+		ir_type pt = f->values[op->args[0]].type;
+		int mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
+		int64_t bytes = ir_kind_bytes((ir_kind)pt.pointee);
+		int64_t widest = 0;
+		for (int d = 0; d < 2; d++)
+			widest = max64(widest, axis_vector_width_dim(f, ai, op->args[0], mask, d) * bytes);
+		narrow[op->results[0]] = widest < 4;
+	}
+}
+
+bool *axis_narrow_loads(arena *a, const ir_func *f, const axis_info *ai)
+{
+	bool *narrow = arena_alloc(a, sizeof(bool) * (size_t)(f->nvalues + 1));
+	if (narrow) {
+		memset(narrow, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+		mark_narrow(f, ai, &f->body, narrow);
+	}
+	return narrow;
+}

@@ -29,8 +29,10 @@
  * zero qualify (`other` absent or 0), since that is what a zero-filling
  * copy gives.
  *
- * Without asynchronous copies (a target below sm_80), num_stages >= 2
- * issues each load one iteration ahead into registers instead: a
+ * Without asynchronous copies (a target below sm_80), or where a load's
+ * tile can only be copied in pieces under 4 bytes (cp.async's smallest;
+ * the caller says which from axis info), num_stages >= 2 issues each load
+ * of the loop one iteration ahead into registers instead: a
  * prologue loads the first iteration's tile, the body begins by loading
  * the next iteration's (masked off past the end of the loop) and the dots
  * read the tile carried in from the previous iteration.
@@ -43,6 +45,7 @@ typedef struct pipe {
 	ir_func *f;
 	bool async;  /* multi-stage rings of asynchronous copies */
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
+	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
 	bool oom;
 } pipe;
 
@@ -702,6 +705,18 @@ static bool loop_qualifies(const ir_func *f, const ir_op *loop)
 	return true;
 }
 
+/* A load the rings would take that cp.async cannot copy (pieces under 4
+ * bytes): such a loop is pipelined through registers instead, where the
+ * loads' latency hides behind an iteration of work. */
+static bool has_narrow_load(const pipe *p, const ir_op *loop)
+{
+	const ir_region *b = &loop->regions[0];
+	for (int li = 0; p->narrow && li < b->nops; li++)
+		if (copy_qualifies(p->f, b, li) && p->narrow[b->ops[li]->results[0]])
+			return true;
+	return false;
+}
+
 static void walk(pipe *p, ir_region *r)
 {
 	for (int i = 0; i < r->nops && !p->oom; i++) {
@@ -710,7 +725,7 @@ static void walk(pipe *p, ir_region *r)
 			walk(p, &op->regions[g]);
 		if (op->code != IR_OP_FOR || !loop_qualifies(p->f, op))
 			continue;
-		if (p->async) {
+		if (p->async && !has_narrow_load(p, op)) {
 			int before = r->nops;
 			if (pipeline_async(p, r, i, op, p->f->num_stages))
 				i += r->nops - before; /* the prologue and epilogue went in around the loop */
@@ -728,11 +743,11 @@ static void walk(pipe *p, ir_region *r)
 	}
 }
 
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget)
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, const bool *narrow)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {f, async_copies, async_copies ? spare_budget : 0, false};
+	pipe p = {f, async_copies, async_copies ? spare_budget : 0, narrow, false};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");

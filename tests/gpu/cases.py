@@ -755,6 +755,12 @@ BENCH += [
          _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=3,
          bench="matmul fp16 4096^3 (128x128x32, 4 warps, 3 stages)", flops="2 * M * N * K",
          cublas="mm", sm80=True),
+    # sizes that are not multiples of 16: no 16-byte rows, the operand
+    # loads cannot become cp.async copies (tutorial 03's config 5)
+    case("bench_mm_odd", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 32, 32), MM_GRID, [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_F16_TOL, num_warps=4,
+         num_stages=4, bench="matmul fp16 3000^3, unaligned rows (128x32x32, 4 warps, 4 stages)",
+         flops="2 * M * N * K", cublas="mm"),
     case("bench_mm_bias_gelu", DOTS, "matmul_bias_gelu_kernel",
          MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8,
