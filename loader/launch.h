@@ -424,8 +424,8 @@ static void tile__debug_leave(tile_module *m) { __atomic_sub_fetch(&m->users, 1,
 
 static tile_status tile__module_load(tile_module *m)
 {
-	void *ctx;
-	uint64_t key;
+	void *ctx = NULL;
+	uint64_t key = 0;
 	tile_status st;
 	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS ||
 	    (st = tile__context_key(ctx, &key)) != TILE_SUCCESS)
@@ -472,7 +472,7 @@ static tile_status tile__launch(tile_module *m, int kernel, const uint32_t *grid
 	const tile__variant *v;
 	void *params[TILE__MAX_PARAMS], **launch_args = args, *ctx, *f = NULL;
 	tile_deviceptr zero = 0;
-	uint64_t key;
+	uint64_t key = 0;
 	int64_t dims[3];
 	tile__slot *slot;
 	tile__CUresult r;

@@ -74,6 +74,7 @@ else
 fi
 
 # ThreadSanitizer: the main tests (any report fails the run: exitcode 66)
+echo "ThreadSanitizer build:"
 if build_tsan; then
 	prog=$out/loader_fake_test_tsan run main "$dir/libfakecuda_tsan.so" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 else
