@@ -283,12 +283,15 @@ FAKE_API void fake_cuda_last_launch(fake_launch *out)
 
 FAKE_API int cuInit(unsigned int flags)
 {
-	const char *env = getenv("FAKE_CUDA_INIT_ERROR");
+	const char *env = getenv("FAKE_CUDA_INIT_ERROR"), *devices = getenv("FAKE_CUDA_DEVICES");
 	int f = enter(FAKE_cuInit);
 	if (f)
 		return f;
 	if (env)
 		return atoi(env);
+	/* the soak asks for devices this way (the tests call fake_cuda_set_devices) */
+	if (devices && atoi(devices) >= 1 && atoi(devices) <= FAKE_MAX_DEVICES)
+		n_devices = atoi(devices);
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	initialized = 1;
@@ -428,6 +431,9 @@ FAKE_API int cuModuleLoadData(void **module, const void *image)
 	int f = enter(FAKE_cuModuleLoadData);
 	if (f)
 		return f;
+	/* PTX too, as the real driver (JIT with default options) */
+	if (strncmp((const char *)image, "// FAKE ptx", 11) == 0)
+		return load(module, (const char *)image, "// FAKE ptx");
 	return load(module, (const char *)image, "FAKE cubin");
 }
 
@@ -534,13 +540,14 @@ FAKE_API int cuFuncSetAttribute(void *func, int attribute, int value)
 	return CUDA_SUCCESS;
 }
 
-/* The soak's kernels, on the host: soak_inc(p, n) adds 1 to p[0..n),
+/* The soak's kernels, on the host: soak_inc(p, n) (and the raw baseline's
+ * soak_raw_inc) adds 1 to p[0..n),
  * soak_axpy(x, y, n, a) adds a * x[i] to y[i], soak_acc(c, v) adds v to
  * c[0]; other symbols run nothing. */
 static void run_kernel(const char *symbol, void **params)
 {
 	int32_t *p, *x, n, a, i;
-	if (strncmp(symbol, "soak_inc", 8) == 0) {
+	if (strncmp(symbol, "soak_inc", 8) == 0 || strcmp(symbol, "soak_raw_inc") == 0) {
 		memcpy(&p, params[0], sizeof p);
 		memcpy(&n, params[1], sizeof n);
 		for (i = 0; i < n; i++)
