@@ -7,8 +7,8 @@
 # TILE_DEBUG), and runs it in separate processes, since the driver is
 # opened once per process: the main bookkeeping tests, a missing library,
 # a missing symbol, a failing cuInit, a driver older than CUDA 12, a launch
-# racing with destroy under TILE_DEBUG. Then the same main tests built
-# with ThreadSanitizer (fake driver included), and the soak program
+# racing with destroy under TILE_DEBUG. Then the main and the TILE_DEBUG
+# tests built with ThreadSanitizer (fake driver included), and the soak program
 # (tests/gpu/soak.c, the GPU machine's multi-thread, multi-context driver)
 # against the fake driver under ThreadSanitizer, on kernels packed by
 # tilec from fake PTX. Prints the summed result line.
@@ -34,7 +34,8 @@ build() {
 
 build_tsan() {
 	$cc $tsan -fPIC -shared -o "$out/libfakecuda_tsan.so" tests/fake_cuda/fake_cuda.c -lpthread &&
-		$cc $tsan -DLOADER_TEST_TSAN -I. -Itests -o "$out/loader_fake_test_tsan" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl
+		$cc $tsan -DLOADER_TEST_TSAN -I. -Itests -o "$out/loader_fake_test_tsan" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl &&
+		$cc $tsan -DLOADER_TEST_TSAN -DTILE_DEBUG -I. -Itests -o "$out/loader_fake_test_tsan_debug" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl
 }
 
 # run MODE LIBRARY [ENV...]: adds the mode's counts; a crash or a missing
@@ -77,6 +78,7 @@ fi
 echo "ThreadSanitizer build:"
 if build_tsan; then
 	prog=$out/loader_fake_test_tsan run main "$dir/libfakecuda_tsan.so" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+	prog=$out/loader_fake_test_tsan_debug run debug "$dir/libfakecuda_tsan.so" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 else
 	echo "tsan build failed"
 	failed=$((failed + 1))

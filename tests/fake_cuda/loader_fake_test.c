@@ -887,8 +887,11 @@ static void *debug_thread(void *arg)
 		if (++launches == 100)
 			__atomic_store_n(&debug_started, 1, __ATOMIC_RELEASE);
 		if (st == TILE_ERROR_DESTROYED) {
-			__atomic_add_fetch(&debug_destroyed_seen, 1, __ATOMIC_RELAXED);
-			CHECK_STR_CONTAINS(tile_last_error(), "tile_launch: the module is being destroyed or was destroyed");
+			/* counted here, checked by the main thread (CHECK is not thread-safe) */
+			if (strstr(tile_last_error(), "tile_launch: the module is being destroyed or was destroyed"))
+				__atomic_add_fetch(&debug_destroyed_seen, 1, __ATOMIC_RELAXED);
+			else
+				__atomic_add_fetch(&debug_other_errors, 1, __ATOMIC_RELAXED);
 			break;
 		}
 		if (st != TILE_SUCCESS)
