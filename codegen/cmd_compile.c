@@ -147,8 +147,15 @@ static bool grow(arena *a, void **items, int *cap, int n, size_t size)
 	return true;
 }
 
+/* Kernels times variants in one blob (docs/LANGUAGE.md, limits). */
+#define COMPILE_MAX_JOBS 1024
+
 static job *new_job(compile_cmd *c)
 {
+	if (c->njobs == COMPILE_MAX_JOBS) {
+		diag_error(c->ctx, no_loc, "more than %d kernels and variants in one blob", COMPILE_MAX_JOBS);
+		return NULL;
+	}
 	if (!grow(c->a, (void **)&c->jobs, &c->capjobs, c->njobs, sizeof(job)))
 		return NULL;
 	job *j = &c->jobs[c->njobs++];

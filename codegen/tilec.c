@@ -1,6 +1,12 @@
-/* tilec.c - the command-line tool: dispatches to one sub-command. */
+/* tilec.c - the command-line tool: dispatches to one sub-command. With
+ * TILEC_STATS set in the environment, the command's peak memory (resident
+ * set) and CPU time are printed on stderr after it ran, as
+ * "tilec: peak memory N KiB, user+system N ms" (tests/test_limits.sh bounds
+ * the memory of inputs at every limit with it). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cmd.h"
 
@@ -35,8 +41,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 2, argv + 2);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].fn(argc - 2, argv + 2);
+			struct rusage ru;
+			if (getenv("TILEC_STATS") && getrusage(RUSAGE_SELF, &ru) == 0)
+				fprintf(stderr, "tilec: peak memory %ld KiB, user+system %ld ms\n", ru.ru_maxrss,
+					(long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+						(long)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
+			return rc;
+		}
 	fprintf(stderr, "tilec: error: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

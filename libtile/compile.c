@@ -295,7 +295,14 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	}
 	const char *ptxas = target_find_ptxas(a, opt->ptxas);
 	int first_arch = target_at(opt, 0);
-	LLVMContextRef c = LLVMContextCreate();
+	/* LLVM's own diagnostics become ours; an error among them fails the
+	 * compile even where the call that reported it returned success. */
+	target_diag llvm_diags = {ctx, 0};
+	LLVMContextRef c = target_context(&llvm_diags);
+	if (!c) {
+		diag_error(ctx, no_loc, "LLVM: cannot create a context");
+		return TILEC_ERR_NOMEM;
+	}
 	/* Lowered once per family: the targets whose dots run alike share a
 	 * module, so an sm_75 target does not take tensor cores from sm_80's
 	 * code, nor sm_80 wgmma from sm_90a's. */
@@ -354,6 +361,8 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		if (fams[u].m)
 			LLVMDisposeModule(fams[u].m);
 	LLVMContextDispose(c);
+	if (st == TILEC_OK && llvm_diags.errors)
+		st = TILEC_ERR_LLVM;
 	if (st != TILEC_OK)
 		return st;
 	out->nimages = nimg;

@@ -16,7 +16,8 @@ cat <<'HEAD'
  *     TILE_MALLOC(size), TILE_FREE(ptr)
  *     TILE_USE_ZLIB          inflate with zlib (link -lz) instead of the built-in decoder
  *     TILE_LIBCUDA_NAME      the CUDA driver library to dlopen ("libcuda.so.1", then "libcuda.so")
- *     TILE_MAX_CONTEXTS      contexts one module can be loaded into (32)
+ *     TILE_INITIAL_CONTEXTS  context slots a module starts with (4; the table grows)
+ *     TILE_DEBUG             detect a launch racing with tile_module_destroy
  * Needs POSIX (dlopen, pthreads: link -ldl -lpthread on older glibc).
  */
 HEAD

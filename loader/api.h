@@ -42,7 +42,9 @@ typedef enum tile_status {
 	TILE_ERROR_JIT = 11,             /* the driver's PTX JIT failed: the detail holds its log */
 	TILE_ERROR_GRID = 12,            /* grid program error: overflow, division by zero, limits */
 	TILE_ERROR_NO_VARIANT = 13,      /* no variant's predicates hold for the arguments */
-	TILE_ERROR_NOT_FOUND = 14        /* no kernel of that name */
+	TILE_ERROR_NOT_FOUND = 14,       /* no kernel of that name */
+	TILE_ERROR_CAPTURING = 15,       /* a first load would happen while the stream is being captured */
+	TILE_ERROR_DESTROYED = 16        /* TILE_DEBUG: the module was used while (or after) being destroyed */
 } tile_status;
 
 typedef unsigned long long tile_deviceptr; /* CUdeviceptr */
@@ -59,8 +61,13 @@ typedef struct tile_lazy_module {
 /* Validates the whole blob (nothing reaches the driver before that) and
  * creates a module. The blob must outlive the module; it is not copied. */
 TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_module **out);
-/* Unloads the module from every context it was loaded into and frees it.
- * No other thread may be using the module. */
+/* Unloads the module from every context it was loaded into (that is still
+ * alive) and frees it. Contract: no other thread may be using the module,
+ * neither launching nor loading, and none may start to: a launch racing
+ * with destroy reads freed memory. Built with TILE_DEBUG, the loader
+ * detects it instead: destroy waits for launches in progress, and a launch
+ * that starts during or after destroy returns TILE_ERROR_DESTROYED (the
+ * module's memory is then kept, as a tombstone, for the process's life). */
 TILEDEF void tile_module_destroy(tile_module *module);
 /* Creates the module on first call (once, whatever the number of threads). */
 TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size_t size, tile_module **out);
@@ -69,8 +76,23 @@ TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size
 TILEDEF void tile_lazy_release(tile_lazy_module *lazy);
 
 /* Loads the module into the current context now (or the primary context of
- * device 0 when the thread has none) instead of at the first launch. */
+ * the thread's device, tile_set_device, when the thread has none) instead
+ * of at the first launch: every kernel and variant, so that no later launch
+ * in that context touches anything but cuLaunchKernel. Call it before
+ * capturing launches into a CUDA graph: a launch whose first load would
+ * happen while its stream is being captured returns TILE_ERROR_CAPTURING
+ * (loading a module is not allowed during capture). */
 TILEDEF tile_status tile_module_load(tile_module *module);
+
+/* The device (ordinal) whose primary context this thread's launches use
+ * when the thread has no current context, or when its current context is
+ * a primary context the loader itself made current. Default 0. The module
+ * retains each primary context it uses once and releases it on destroy.
+ * Threads that manage their own contexts (cuCtxSetCurrent) are unaffected.
+ * TILE_ERROR_INVALID_ARGUMENT for a negative ordinal; an ordinal past the
+ * devices fails at the next launch, with the driver's error. */
+TILEDEF tile_status tile_set_device(int device);
+TILEDEF int tile_get_device(void);
 
 TILEDEF int tile_kernel_count(const tile_module *module);
 /* Index of the kernel with that name, or -1. */

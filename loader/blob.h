@@ -532,6 +532,9 @@ TILEDEF tile_status tile_module_create(const void *blob, size_t size, tile_modul
 		tile__module_free(m);
 		return st;
 	}
+#ifdef TILE_DEBUG
+	m->alive = TILE__ALIVE;
+#endif
 	*out = m;
 	return TILE_SUCCESS;
 }
@@ -675,6 +678,8 @@ TILEDEF const char *tile_status_string(tile_status status)
 	case TILE_ERROR_GRID: return "invalid grid";
 	case TILE_ERROR_NO_VARIANT: return "no variant matches the arguments";
 	case TILE_ERROR_NOT_FOUND: return "not found";
+	case TILE_ERROR_CAPTURING: return "module load during stream capture";
+	case TILE_ERROR_DESTROYED: return "module used during or after destroy";
 	}
 	return "unknown status";
 }

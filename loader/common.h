@@ -24,9 +24,9 @@
 #define TILE_FREE(ptr) free(ptr)
 #endif
 
-/* Distinct CUDA contexts one module can be loaded into. */
-#ifndef TILE_MAX_CONTEXTS
-#define TILE_MAX_CONTEXTS 32
+/* Context slots a module starts with; the table doubles when full. */
+#ifndef TILE_INITIAL_CONTEXTS
+#define TILE_INITIAL_CONTEXTS 4
 #endif
 
 #if defined(__cplusplus) && __cplusplus >= 201103L
@@ -116,6 +116,9 @@ static uint32_t tile__crc32(const uint8_t *p, size_t n)
 	return c ^ 0xffffffffu;
 }
 
+/* TILE_DEBUG: the value of tile_module.alive while the module may be used. */
+#define TILE__ALIVE 0x711e11feu
+
 /* Decoded records (field meanings in docs/FORMAT.md). */
 typedef struct tile__param {
 	uint32_t name;
@@ -171,16 +174,38 @@ enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
 enum { TILE__IMAGE_ARCH_SPECIFIC = 1 };
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
-/* One CUDA context a module is loaded into. ctx and funcs[] are read without
- * the lock (published with release stores); everything else is touched only
- * under the module's lock. */
+/* One CUDA context a module is loaded into, keyed by the driver's unique
+ * context ID (cuCtxGetId), or by the handle's value where the driver lacks
+ * it. key and funcs[] are read without the lock (key with an acquire load,
+ * funcs[] entries published with release stores); everything else is
+ * touched only under the module's lock. A slot whose context died (its
+ * handle now names another context) is recycled in place for the new one:
+ * the driver freed the modules with the context, so they are forgotten, not
+ * unloaded. Slots are allocated one by one and live as long as the module. */
 typedef struct tile__slot {
+	uint64_t key;       /* context ID (or handle); 0 while being recycled */
 	void *ctx;          /* CUcontext */
 	int device, arch;   /* CUdevice and its compute capability (major*10+minor) */
 	int smem_optin;     /* the device's opt-in shared memory per block; 0: not queried yet */
 	void **modules;     /* CUmodule per group; NULL: not loaded */
 	void **funcs;       /* CUfunction per variant; NULL: not looked up */
 } tile__slot;
+
+/* The published slot table: the launch path reads it with one acquire load
+ * of the pointer and one of n. A full table is replaced by a copy twice its
+ * size (under the lock); the old one is kept on the retired chain until
+ * the module is destroyed, since a launch may still be scanning it. */
+typedef struct tile__slot_table {
+	unsigned n, cap;
+	struct tile__slot_table *retired; /* the table this one replaced */
+	tile__slot *slot[1];              /* cap entries */
+} tile__slot_table;
+
+/* A primary context the module retained for threads without a context. */
+typedef struct tile__primary {
+	void *ctx;          /* NULL: not retained */
+	int device;         /* the CUdevice it was retained with */
+} tile__primary;
 
 struct tile_module {
 	const uint8_t *blob;
@@ -194,8 +219,12 @@ struct tile_module {
 	tile__variant *variants;
 	tile__image *images;
 	pthread_mutex_t lock;
-	void *primary_ctx;  /* retained for threads without a context; released on destroy */
-	int primary_device;
-	unsigned n_slots;   /* published with a release store after the slot is filled */
-	tile__slot slots[TILE_MAX_CONTEXTS];
+	tile__primary *primary; /* per device ordinal, n_primary of them; released on destroy */
+	int n_primary;
+	tile__slot_table *slots; /* published with a release store */
+#ifdef TILE_DEBUG
+	uint32_t alive;         /* TILE__ALIVE until tile_module_destroy starts */
+	int users;              /* launches and loads in progress */
+	struct tile_module *next_tombstone;
+#endif
 };

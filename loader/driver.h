@@ -5,7 +5,11 @@
  * Every entry point is listed once in TILE__DRIVER_SYMBOLS, which expands to
  * the function-pointer table and to the dlsym loop; where cuda.h maps a name
  * to a versioned symbol (cuDevicePrimaryCtxRelease -> _v2) the table names
- * the versioned one. The library is opened once per process under
+ * the versioned one. TILE__DRIVER_OPTIONAL lists entry points newer than
+ * the oldest driver the loader runs on: cuCtxGetId (CUDA 12.0: unique
+ * context IDs) and cuStreamIsCapturing (CUDA 10.0); a missing one is left
+ * NULL and the loader does without (launch.h says how). The library is
+ * opened once per process under
  * pthread_once; cuInit(0) runs then too. The outcome is kept so that every
  * later caller gets the same status, with the detail written into its own
  * thread's message. TILE_LIBCUDA_NAME replaces the library name (tests point
@@ -23,7 +27,9 @@ enum {
 	TILE__CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
-	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1
+	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+	TILE__CU_STREAM_CAPTURE_STATUS_NONE = 0,
+	TILE__CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906
 };
 
 /* CUlaunchAttribute: an enum id, padding to 8, a 64-byte value union. */
@@ -66,11 +72,17 @@ typedef struct tile__CUlaunchConfig {
 					     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared, \
 					     void *stream, void **params, void **extra)) \
 	X(cuLaunchKernelEx, "cuLaunchKernelEx", (const tile__CUlaunchConfig *config, void *func, void **params, void **extra)) \
-	X(cuGetErrorName, "cuGetErrorName", (tile__CUresult error, const char **name))
+	X(cuGetErrorName, "cuGetErrorName", (tile__CUresult error, const char **name)) \
+	X(cuDeviceGetCount, "cuDeviceGetCount", (int *count))
+
+#define TILE__DRIVER_OPTIONAL(X) \
+	X(cuCtxGetId, "cuCtxGetId", (void *ctx, unsigned long long *id)) \
+	X(cuStreamIsCapturing, "cuStreamIsCapturing", (void *stream, int *status))
 
 typedef struct tile__driver_table {
 #define TILE__DRIVER_FIELD(name, symbol, params) tile__CUresult (*name) params;
 	TILE__DRIVER_SYMBOLS(TILE__DRIVER_FIELD)
+	TILE__DRIVER_OPTIONAL(TILE__DRIVER_FIELD)
 #undef TILE__DRIVER_FIELD
 } tile__driver_table;
 
@@ -112,6 +124,12 @@ static void tile__driver_open(void)
 	memcpy(&tile__cu.name, &sym, sizeof sym);
 	TILE__DRIVER_SYMBOLS(TILE__DRIVER_LOAD)
 #undef TILE__DRIVER_LOAD
+#define TILE__DRIVER_LOAD_OPTIONAL(name, symbol, params) \
+	sym = dlsym(lib, symbol); \
+	if (sym) \
+		memcpy(&tile__cu.name, &sym, sizeof sym);
+	TILE__DRIVER_OPTIONAL(TILE__DRIVER_LOAD_OPTIONAL)
+#undef TILE__DRIVER_LOAD_OPTIONAL
 	tile__driver_init_error = tile__cu.cuInit(0);
 	tile__driver_status = tile__driver_init_error ? TILE_ERROR_CUDA : TILE_SUCCESS;
 	__atomic_store_n(&tile__driver_ready, tile__driver_status == TILE_SUCCESS, __ATOMIC_RELEASE);

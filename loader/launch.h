@@ -9,8 +9,16 @@
  * looked up; the function is then published with a release store, so each
  * (group, context) is loaded once and each (variant, context) looked up once
  * whatever the number of racing threads. A thread without a current context
- * gets the primary context of device 0, retained once per module and made
- * current on that thread, as the CUDA runtime does. */
+ * gets the primary context of its device (tile_set_device; 0 by default),
+ * retained once per module and made current on that thread, as the CUDA
+ * runtime does.
+ *
+ * Slots are keyed by the driver's unique context ID, not the handle: a
+ * context destroyed and another created at the same address must not find
+ * the first one's functions (the slot is recycled instead). That costs the
+ * launch path one cuCtxGetId call. The slot table grows by copying (the
+ * old copies retired until destroy), so a module serves any number of
+ * contexts over its life and the launch path stays lock-free. */
 
 /* The image of `group` to load on a device of compute capability `arch`:
  * the exact cubin (sm_90a counts as exact on 9.0 only), else the newest
@@ -107,41 +115,100 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 	return st;
 }
 
-static tile__slot *tile__slot_find(tile_module *m, void *ctx)
+/* The slot of the context whose key is `key`, or NULL. No lock: an
+ * acquire load of the table, of its count, and of each slot's key. */
+static tile__slot *tile__slot_find(tile_module *m, uint64_t key)
 {
-	unsigned n = __atomic_load_n(&m->n_slots, __ATOMIC_ACQUIRE), i;
+	tile__slot_table *t = __atomic_load_n(&m->slots, __ATOMIC_ACQUIRE);
+	unsigned n, i;
+	if (!t)
+		return NULL;
+	n = __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n; i++)
-		if (m->slots[i].ctx == ctx)
-			return &m->slots[i];
+		if (__atomic_load_n(&t->slot[i]->key, __ATOMIC_ACQUIRE) == key)
+			return t->slot[i];
 	return NULL;
 }
 
-/* A new slot for ctx (current on this thread). Locked. */
-static tile_status tile__slot_add(tile_module *m, void *ctx, tile__slot **out)
+/* Room for one more slot: the table, or a copy twice its size published in
+ * its place (the old one retired, not freed: a launch may be reading it).
+ * Locked. */
+static tile_status tile__slot_room(tile_module *m)
 {
-	tile__slot *slot;
-	int major = 0, minor = 0;
+	tile__slot_table *t = m->slots, *bigger;
+	unsigned cap;
+	if (t && t->n < t->cap)
+		return TILE_SUCCESS;
+	cap = t ? t->cap * 2 : (TILE_INITIAL_CONTEXTS > 0 ? TILE_INITIAL_CONTEXTS : 1);
+	if (t && cap <= t->cap)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "too many contexts");
+	bigger = (tile__slot_table *)TILE_MALLOC(sizeof *bigger + (size_t)(cap - 1) * sizeof(tile__slot *));
+	if (!bigger)
+		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory for a table of %u contexts", cap);
+	bigger->cap = cap;
+	bigger->n = t ? t->n : 0;
+	bigger->retired = t;
+	if (t)
+		memcpy(bigger->slot, t->slot, t->n * sizeof(tile__slot *));
+	__atomic_store_n(&m->slots, bigger, __ATOMIC_RELEASE);
+	return TILE_SUCCESS;
+}
+
+/* A slot for the context ctx (current on this thread) whose key is `key`.
+ * A slot holding the same handle under another key belonged to a context
+ * that has been destroyed since (a live handle names one context): it is
+ * recycled, its modules forgotten (the driver freed them with their
+ * context). Locked. */
+static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile__slot **out)
+{
+	tile__slot_table *t = m->slots;
+	tile__slot *slot = NULL;
+	int device = 0, major = 0, minor = 0;
 	tile__CUresult r;
-	if (m->n_slots == TILE_MAX_CONTEXTS)
-		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "module used in more than %d contexts (TILE_MAX_CONTEXTS)", TILE_MAX_CONTEXTS);
-	slot = &m->slots[m->n_slots];
-	if ((r = tile__cu.cuCtxGetDevice(&slot->device)) != 0)
+	tile_status st;
+	unsigned i;
+	uint32_t j;
+	int fresh = 0;
+	if ((r = tile__cu.cuCtxGetDevice(&device)) != 0)
 		return tile__cuda_fail("cuCtxGetDevice", r);
-	if ((r = tile__cu.cuDeviceGetAttribute(&major, TILE__CU_DEVICE_ATTRIBUTE_CC_MAJOR, slot->device)) != 0 ||
-	    (r = tile__cu.cuDeviceGetAttribute(&minor, TILE__CU_DEVICE_ATTRIBUTE_CC_MINOR, slot->device)) != 0)
+	if ((r = tile__cu.cuDeviceGetAttribute(&major, TILE__CU_DEVICE_ATTRIBUTE_CC_MAJOR, device)) != 0 ||
+	    (r = tile__cu.cuDeviceGetAttribute(&minor, TILE__CU_DEVICE_ATTRIBUTE_CC_MINOR, device)) != 0)
 		return tile__cuda_fail("cuDeviceGetAttribute", r);
-	slot->arch = major * 10 + minor;
-	slot->smem_optin = 0;
-	slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
-	slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
-	if (!slot->modules || !slot->funcs) {
-		TILE_FREE(slot->modules);
-		TILE_FREE(slot->funcs);
-		slot->modules = slot->funcs = NULL;
-		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+	for (i = 0; t && i < t->n; i++)
+		if (t->slot[i]->ctx == ctx)
+			slot = t->slot[i];
+	if (slot) {
+		/* No launch reads this slot's entries: its key is a dead context's. */
+		for (j = 0; j < m->n_groups; j++)
+			slot->modules[j] = NULL;
+		for (j = 0; j < m->n_variants; j++)
+			__atomic_store_n(&slot->funcs[j], (void *)NULL, __ATOMIC_RELAXED);
+	} else {
+		if ((st = tile__slot_room(m)) != TILE_SUCCESS)
+			return st;
+		t = m->slots;
+		slot = (tile__slot *)TILE_MALLOC(sizeof *slot);
+		if (!slot)
+			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+		slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
+		slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
+		if (!slot->modules || !slot->funcs) {
+			TILE_FREE(slot->modules);
+			TILE_FREE(slot->funcs);
+			TILE_FREE(slot);
+			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+		}
+		slot->key = 0;
+		t->slot[t->n] = slot;
+		fresh = 1;
 	}
 	slot->ctx = ctx;
-	__atomic_store_n(&m->n_slots, m->n_slots + 1, __ATOMIC_RELEASE);
+	slot->device = device;
+	slot->arch = major * 10 + minor;
+	slot->smem_optin = 0;
+	__atomic_store_n(&slot->key, key, __ATOMIC_RELEASE);
+	if (fresh)
+		__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
 	*out = slot;
 	return TILE_SUCCESS;
 }
@@ -176,44 +243,146 @@ static tile_status tile__prepare_variant(tile_module *m, tile__slot *slot, uint3
 	return TILE_SUCCESS;
 }
 
-/* The thread's current context; with none, the module's primary context of
- * device 0, made current. */
+/* The device whose primary context this thread uses without a context of
+ * its own, and the primary context the loader made current on it (with
+ * its device), so that tile_set_device can move the thread to another. */
+static TILE__THREAD_LOCAL int tile__thread_device;
+static TILE__THREAD_LOCAL void *tile__thread_primary;
+static TILE__THREAD_LOCAL int tile__thread_primary_device;
+
+TILEDEF tile_status tile_set_device(int device)
+{
+	if (device < 0)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_set_device: device %d", device);
+	tile__thread_device = device;
+	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_get_device(void) { return tile__thread_device; }
+
+/* The module's retained primary context of device ordinal `device`, or
+ * NULL. No lock: the table and its entries are published with release
+ * stores. */
+static void *tile__primary_held(tile_module *m, int device)
+{
+	tile__primary *p = __atomic_load_n(&m->primary, __ATOMIC_ACQUIRE);
+	if (!p || device >= __atomic_load_n(&m->n_primary, __ATOMIC_ACQUIRE))
+		return NULL;
+	return __atomic_load_n(&p[device].ctx, __ATOMIC_ACQUIRE);
+}
+
+/* Retains the primary context of device ordinal `device` for the module
+ * (once). Locked. */
+static tile_status tile__primary_retain(tile_module *m, int device, void **ctx)
+{
+	tile__CUresult r;
+	int count = 0, dev = 0;
+	void *primary = NULL;
+	if (!m->primary) {
+		tile__primary *p;
+		if ((r = tile__cu.cuDeviceGetCount(&count)) != 0)
+			return tile__cuda_fail("cuDeviceGetCount", r);
+		p = (tile__primary *)tile__alloc_zeroed(count > 0 ? (uint32_t)count : 1u, sizeof *p);
+		if (!p)
+			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+		__atomic_store_n(&m->n_primary, count, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->primary, p, __ATOMIC_RELEASE);
+	}
+	if ((r = tile__cu.cuDeviceGet(&dev, device)) != 0)
+		return tile__cuda_fail("cuDeviceGet", r);
+	if (device >= m->n_primary)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "device %d: the driver counts %d devices", device, m->n_primary);
+	if (m->primary[device].ctx) {
+		*ctx = m->primary[device].ctx;
+		return TILE_SUCCESS;
+	}
+	if ((r = tile__cu.cuDevicePrimaryCtxRetain(&primary, dev)) != 0)
+		return tile__cuda_fail("cuDevicePrimaryCtxRetain", r);
+	m->primary[device].device = dev;
+	__atomic_store_n(&m->primary[device].ctx, primary, __ATOMIC_RELEASE);
+	*ctx = primary;
+	return TILE_SUCCESS;
+}
+
+/* The context a launch of this thread uses: its current context; with none
+ * (or with a primary context the loader made current for another device
+ * than tile_set_device names now), the primary context of the thread's
+ * device, retained by the module and made current, as the CUDA runtime
+ * does. */
 static tile_status tile__context(tile_module *m, void **ctx)
 {
+	int device = tile__thread_device;
 	tile__CUresult r = tile__cu.cuCtxGetCurrent(ctx);
 	tile_status st = TILE_SUCCESS;
 	if (r)
 		return tile__cuda_fail("cuCtxGetCurrent", r);
-	if (*ctx)
+	if (*ctx && *ctx != tile__thread_primary)
+		return TILE_SUCCESS;
+	if (*ctx && tile__thread_primary_device == device && tile__primary_held(m, device) == *ctx)
 		return TILE_SUCCESS;
 	pthread_mutex_lock(&m->lock);
-	if (!m->primary_ctx) {
-		void *primary = NULL;
-		if ((r = tile__cu.cuDeviceGet(&m->primary_device, 0)) != 0)
-			st = tile__cuda_fail("cuDeviceGet", r);
-		else if ((r = tile__cu.cuDevicePrimaryCtxRetain(&primary, m->primary_device)) != 0)
-			st = tile__cuda_fail("cuDevicePrimaryCtxRetain", r);
-		else
-			m->primary_ctx = primary;
-	}
-	*ctx = m->primary_ctx;
+	st = tile__primary_retain(m, device, ctx);
 	pthread_mutex_unlock(&m->lock);
 	if (!st && (r = tile__cu.cuCtxSetCurrent(*ctx)) != 0)
 		st = tile__cuda_fail("cuCtxSetCurrent", r);
+	if (!st) {
+		tile__thread_primary = *ctx;
+		tile__thread_primary_device = device;
+	}
 	return st;
 }
 
+/* The key a context's slot is found by: the driver's unique context ID
+ * (handles are reused: a context created after another was destroyed may
+ * get its address), or, from drivers older than CUDA 12.0 which have no
+ * cuCtxGetId, the handle itself. */
+static tile_status tile__context_key(void *ctx, uint64_t *key)
+{
+	unsigned long long id = 0;
+	tile__CUresult r;
+	if (!tile__cu.cuCtxGetId) {
+		*key = (uint64_t)(uintptr_t)ctx;
+		return TILE_SUCCESS;
+	}
+	if ((r = tile__cu.cuCtxGetId(ctx, &id)) != 0)
+		return tile__cuda_fail("cuCtxGetId", r);
+	*key = id;
+	return TILE_SUCCESS;
+}
+
+/* A variant's first use in a context loads its module (or looks up its
+ * function), which a stream being captured into a graph does not allow:
+ * refused with TILE_ERROR_CAPTURING when the driver can tell. The launch
+ * path comes here only on a miss. */
+static tile_status tile__capture_check(const tile_module *m, const tile__kernel *k, void *stream)
+{
+	int status = TILE__CU_STREAM_CAPTURE_STATUS_NONE;
+	tile__CUresult r;
+	if (!tile__cu.cuStreamIsCapturing)
+		return TILE_SUCCESS;
+	r = tile__cu.cuStreamIsCapturing(stream, &status);
+	if (r == TILE__CUDA_ERROR_STREAM_CAPTURE_IMPLICIT || (!r && status != TILE__CU_STREAM_CAPTURE_STATUS_NONE))
+		return tile__fail(TILE_ERROR_CAPTURING,
+				  "kernel %s: first launch in this context while the stream is being captured: the module must be "
+				  "loaded before capture (NAME_load(), tile_module_load)",
+				  tile__str(m, k->name));
+	if (r)
+		return tile__cuda_fail("cuStreamIsCapturing", r);
+	return TILE_SUCCESS;
+}
+
 /* The slow path of a launch, and tile_module_load: variants [first, end)
- * ready in context ctx, under the lock; *func (when given) is first's. */
-static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t first, uint32_t end, void **func)
+ * ready in context ctx (key `key`), under the lock; *func (when given) is
+ * first's. */
+static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32_t first, uint32_t end, void **func)
 {
 	tile__slot *slot;
 	tile_status st = TILE_SUCCESS;
 	uint32_t vi;
 	pthread_mutex_lock(&m->lock);
-	slot = tile__slot_find(m, ctx);
+	slot = tile__slot_find(m, key);
 	if (!slot)
-		st = tile__slot_add(m, ctx, &slot);
+		st = tile__slot_add(m, ctx, key, &slot);
 	for (vi = first; !st && vi < end; vi++)
 		st = tile__prepare_variant(m, slot, vi);
 	if (!st && func)
@@ -222,15 +391,57 @@ static tile_status tile__prepare(tile_module *m, void *ctx, uint32_t first, uint
 	return st;
 }
 
+#ifdef TILE_DEBUG
+/* TILE_DEBUG: every launch and load counts itself in m->users while it
+ * runs and checks m->alive after; destroy clears m->alive first and waits
+ * for the count to drain (both sequentially consistent, so one of the two
+ * sees the other), then frees all but the module's struct, kept as a
+ * tombstone on a process-wide chain (reachable: not a leak) so that a late
+ * launch still reads a valid m->alive. */
+static tile_status tile__debug_enter(tile_module *m, const char *what)
+{
+	if (__atomic_load_n(&m->alive, __ATOMIC_SEQ_CST) == TILE__ALIVE) {
+		__atomic_add_fetch(&m->users, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&m->alive, __ATOMIC_SEQ_CST) == TILE__ALIVE)
+			return TILE_SUCCESS;
+		__atomic_sub_fetch(&m->users, 1, __ATOMIC_SEQ_CST);
+	}
+	return tile__fail(TILE_ERROR_DESTROYED, "%s: the module is being destroyed or was destroyed (a launch raced with "
+			  "tile_module_destroy or NAME_unload)", what);
+}
+static void tile__debug_leave(tile_module *m) { __atomic_sub_fetch(&m->users, 1, __ATOMIC_SEQ_CST); }
+#define TILE__DEBUG_ENTER(m, what) \
+	do { \
+		tile_status debug_st_ = tile__debug_enter(m, what); \
+		if (debug_st_) \
+			return debug_st_; \
+	} while (0)
+#define TILE__DEBUG_LEAVE(m) tile__debug_leave(m)
+#else
+#define TILE__DEBUG_ENTER(m, what) (void)0
+#define TILE__DEBUG_LEAVE(m) (void)0
+#endif
+
+static tile_status tile__module_load(tile_module *m)
+{
+	void *ctx = NULL;
+	uint64_t key = 0;
+	tile_status st;
+	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS ||
+	    (st = tile__context_key(ctx, &key)) != TILE_SUCCESS)
+		return st;
+	return tile__prepare(m, ctx, key, 0, m->n_variants, NULL);
+}
+
 TILEDEF tile_status tile_module_load(tile_module *m)
 {
-	void *ctx;
 	tile_status st;
 	if (!m)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_module_load: module is NULL");
-	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS)
-		return st;
-	return tile__prepare(m, ctx, 0, m->n_variants, NULL);
+	TILE__DEBUG_ENTER(m, "tile_module_load");
+	st = tile__module_load(m);
+	TILE__DEBUG_LEAVE(m);
+	return st;
 }
 
 /* The most specialized variant of `config` whose predicates hold; -1 when none. */
@@ -256,7 +467,7 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, uin
 	return best;
 }
 
-TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+static tile_status tile__launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
 {
 	return tile_launch_config(m, kernel, -1, grid, stream, args, nargs);
 }
@@ -268,6 +479,7 @@ TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, co
 	const tile__variant *v;
 	void *params[TILE__MAX_PARAMS], **launch_args = args, *ctx, *f = NULL;
 	tile_deviceptr zero = 0;
+	uint64_t key = 0;
 	int64_t dims[3];
 	tile__slot *slot;
 	tile__CUresult r;
@@ -300,12 +512,14 @@ TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, co
 	}
 	if (!tile__grid_limits(m, k, dims, &st))
 		return st;
-	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS)
+	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS ||
+	    (st = tile__context_key(ctx, &key)) != TILE_SUCCESS)
 		return st;
-	slot = tile__slot_find(m, ctx);
+	slot = tile__slot_find(m, key);
 	if (slot)
 		f = __atomic_load_n(&slot->funcs[vi], __ATOMIC_ACQUIRE);
-	if (!f && (st = tile__prepare(m, ctx, (uint32_t)vi, (uint32_t)vi + 1, &f)) != TILE_SUCCESS)
+	if (!f && ((st = tile__capture_check(m, k, stream)) != TILE_SUCCESS ||
+		   (st = tile__prepare(m, ctx, key, (uint32_t)vi, (uint32_t)vi + 1, &f)) != TILE_SUCCESS))
 		return st;
 	if (k->n_params > k->n_visible) {
 		/* Hidden trailing parameters (scratch pointers) get a null pointer. */
@@ -350,21 +564,59 @@ TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, co
 	return TILE_SUCCESS;
 }
 
+TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+{
+	tile_status st;
+	if (!m)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: module is NULL");
+	TILE__DEBUG_ENTER(m, "tile_launch");
+	st = tile__launch(m, kernel, grid, stream, args, nargs);
+	TILE__DEBUG_LEAVE(m);
+	return st;
+}
+
+/* Whether the slot's context is still the one its modules were loaded in:
+ * the handle may name a newer context, or none. Without cuCtxGetId the
+ * loader cannot tell and assumes it is. */
+static int tile__slot_alive(const tile__slot *slot)
+{
+	unsigned long long id = 0;
+	if (!tile__cu.cuCtxGetId)
+		return 1;
+	return tile__cu.cuCtxGetId(slot->ctx, &id) == 0 && id == slot->key;
+}
+
+#ifdef TILE_DEBUG
+static tile_module *volatile tile__tombstones;
+#endif
+
 TILEDEF void tile_module_destroy(tile_module *m)
 {
+	tile__slot_table *t, *older;
 	unsigned i;
 	uint32_t g;
+	int d;
 	if (!m)
 		return;
+#ifdef TILE_DEBUG
+	{
+		uint32_t alive = TILE__ALIVE;
+		if (!__atomic_compare_exchange_n(&m->alive, &alive, 0u, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return; /* destroyed already: a tombstone */
+		while (__atomic_load_n(&m->users, __ATOMIC_SEQ_CST))
+			sched_yield();
+	}
+#endif
+	t = m->slots;
 	/* Contexts exist only once the driver opened; errors are ignored: the
 	 * context may already be gone. */
-	if (m->n_slots || m->primary_ctx) {
+	if (t || m->primary) {
 		void *previous = NULL;
 		tile__cu.cuCtxGetCurrent(&previous);
-		for (i = 0; i < m->n_slots; i++) {
-			tile__slot *slot = &m->slots[i];
-			int current = 0;
-			for (g = 0; g < m->n_groups; g++) {
+		for (i = 0; t && i < t->n; i++) {
+			tile__slot *slot = t->slot[i];
+			int current = 0, alive = tile__slot_alive(slot);
+			for (g = 0; alive && g < m->n_groups; g++) {
 				if (!slot->modules[g])
 					continue;
 				if (!current)
@@ -373,13 +625,40 @@ TILEDEF void tile_module_destroy(tile_module *m)
 			}
 			TILE_FREE(slot->modules);
 			TILE_FREE(slot->funcs);
+			TILE_FREE(slot);
 		}
 		tile__cu.cuCtxSetCurrent(previous);
-		if (m->primary_ctx)
-			tile__cu.cuDevicePrimaryCtxRelease(m->primary_device);
+		for (d = 0; m->primary && d < m->n_primary; d++)
+			if (m->primary[d].ctx)
+				tile__cu.cuDevicePrimaryCtxRelease(m->primary[d].device);
 	}
+	for (; t; t = older) {
+		older = t->retired;
+		TILE_FREE(t);
+	}
+	m->slots = NULL;
+	TILE_FREE(m->primary);
+	m->primary = NULL;
 	pthread_mutex_destroy(&m->lock);
+#ifdef TILE_DEBUG
+	{
+		tile_module *head;
+		TILE_FREE(m->kernels);
+		TILE_FREE(m->params);
+		TILE_FREE(m->variants);
+		TILE_FREE(m->images);
+		m->kernels = NULL;
+		m->params = NULL;
+		m->variants = NULL;
+		m->images = NULL;
+		head = __atomic_load_n(&tile__tombstones, __ATOMIC_ACQUIRE);
+		do
+			m->next_tombstone = head;
+		while (!__atomic_compare_exchange_n(&tile__tombstones, &head, m, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	}
+#else
 	tile__module_free(m);
+#endif
 }
 
 TILEDEF tile_status tile_lazy_get(tile_lazy_module *lazy, const void *blob, size_t size, tile_module **out)

@@ -581,6 +581,49 @@ static uint64_t rng(void)
 	return rng_state;
 }
 
+/* The engine's blind mutation, which the grammar-aware mutator of
+ * fuzz_parse.c falls back on: one byte changed. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
+{
+	(void)max_size;
+	if (size)
+		data[rng() % size] ^= (uint8_t)(1 + rng() % 255);
+	return size;
+}
+
+/* The grammar-aware mutator: its mutants stay within the bound it is
+ * given, differ from their parent, and the target survives them. */
+static void test_fuzz_mutator(void)
+{
+	enum { MAX = 65536 };
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	src_file *f;
+	uint8_t *buf = malloc(MAX);
+	int changed = 0, within = 1;
+	if (src_read_file(ctx, a, "tests/kernels/seeds/silu.py", &f) != TILEC_OK || f->len > MAX) {
+		CHECK_MSG(0, "cannot read the seed");
+	} else {
+		size_t len = f->len;
+		memcpy(buf, f->text, len);
+		for (unsigned i = 0; i < 2000; i++) {
+			size_t n = LLVMFuzzerCustomMutator(buf, len, MAX, i * 2654435761u);
+			within &= n <= MAX;
+			changed += n != len || memcmp(buf, f->text, n) != 0;
+			LLVMFuzzerTestOneInput(buf, n);
+			/* from the seed again now and then, else from the mutant */
+			len = i % 8 == 7 ? f->len : n;
+			if (i % 8 == 7)
+				memcpy(buf, f->text, len);
+		}
+	}
+	CHECK(within);
+	CHECK(changed > 1500);
+	free(buf);
+	arena_free(a);
+	tilec_ctx_free(ctx);
+}
+
 /* The fuzz target on mutations of real inputs: byte changes, insertions of
  * Python's troublemakers, cuts. Any crash, leak or sanitizer report fails
  * the test run. */
@@ -661,5 +704,6 @@ int main(void)
 	test_syntax_errors();
 	test_kernel_check();
 	test_fuzz_target();
+	test_fuzz_mutator();
 	return check_report("test_parse");
 }

@@ -89,15 +89,22 @@ void diag_warning(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF
 void diag_note(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF(3, 4);
 void diag_verror(tilec_ctx *ctx, src_loc loc, const char *kind, const char *fmt, va_list ap);
 
+/* Source files (kernels, manifests): at most SRC_MAX_FILE bytes and
+ * SRC_MAX_LINE characters a line (docs/LANGUAGE.md, limits). */
+#define SRC_MAX_FILE (16 << 20)
+#define SRC_MAX_LINE (1 << 20)
+
 /* Reads a whole file into an arena; NUL-terminated. Emits a diagnostic and
- * returns TILEC_ERR_IO on failure. The path is recorded in the context
+ * returns TILEC_ERR_IO on failure (TILEC_ERR_UNSUPPORTED past the limits). The path is recorded in the context
  * (tilec_input_path) so that a build tool can be told what was read. */
 tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file **out);
 
-typedef enum { FILE_READ_OK, FILE_READ_NO_OPEN, FILE_READ_ERROR, FILE_READ_NOMEM } file_read_status;
+typedef enum { FILE_READ_OK, FILE_READ_NO_OPEN, FILE_READ_ERROR, FILE_READ_NOMEM, FILE_READ_TOO_BIG } file_read_status;
 /* The whole file at path in *data (malloc'd, NUL-terminated) and *size (the
  * NUL not counted); no diagnostics. After FILE_READ_NO_OPEN errno is
  * fopen's. */
 file_read_status file_read(const char *path, uint8_t **data, size_t *size);
+/* The same, FILE_READ_TOO_BIG past max bytes (reading stops there). */
+file_read_status file_read_max(const char *path, size_t max, uint8_t **data, size_t *size);
 
 #endif

@@ -115,15 +115,25 @@ DIAG_FN(diag_note, "note", (void)0)
 
 file_read_status file_read(const char *path, uint8_t **data, size_t *size)
 {
+	return file_read_max(path, SIZE_MAX, data, size);
+}
+
+file_read_status file_read_max(const char *path, size_t max, uint8_t **data, size_t *size)
+{
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return FILE_READ_NO_OPEN;
 	size_t cap = 1 << 16, n = 0;
 	uint8_t *buf = malloc(cap + 1);
+	bool too_big = false;
 	while (buf) {
 		n += fread(buf + n, 1, cap - n, f);
 		if (n < cap)
 			break;
+		if (n > max) { /* a FIFO or /dev/zero ends here too */
+			too_big = true;
+			break;
+		}
 		uint8_t *nb = realloc(buf, cap * 2 + 1);
 		if (!nb) {
 			free(buf);
@@ -133,7 +143,7 @@ file_read_status file_read(const char *path, uint8_t **data, size_t *size)
 		buf = nb;
 		cap *= 2;
 	}
-	file_read_status st = !buf ? FILE_READ_NOMEM : ferror(f) ? FILE_READ_ERROR : FILE_READ_OK;
+	file_read_status st = !buf ? FILE_READ_NOMEM : ferror(f) ? FILE_READ_ERROR : too_big || n > max ? FILE_READ_TOO_BIG : FILE_READ_OK;
 	fclose(f);
 	if (st != FILE_READ_OK) {
 		free(buf);
@@ -181,10 +191,14 @@ tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file 
 	src_loc none = {0};
 	uint8_t *buf;
 	size_t len;
-	file_read_status rs = file_read(path, &buf, &len);
+	file_read_status rs = file_read_max(path, SRC_MAX_FILE, &buf, &len);
 	if (rs == FILE_READ_NO_OPEN) {
 		diag_error(ctx, none, "cannot open '%s': %s", path, strerror(errno));
 		return TILEC_ERR_IO;
+	}
+	if (rs == FILE_READ_TOO_BIG) {
+		diag_error(ctx, none, "'%s' is larger than %d MiB", path, SRC_MAX_FILE >> 20);
+		return TILEC_ERR_UNSUPPORTED;
 	}
 	if (rs != FILE_READ_OK) {
 		diag_error(ctx, none, "cannot read '%s'", path);
@@ -199,6 +213,17 @@ tilec_status src_read_file(tilec_ctx *ctx, arena *a, const char *path, src_file 
 	sf->path = p;
 	sf->text = text;
 	sf->len = len;
+	int line = 1;
+	for (const char *q = text, *end = text + len; q < end; line++) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		size_t n = (size_t)((nl ? nl : end) - q);
+		if (n > SRC_MAX_LINE) {
+			diag_error(ctx, none, "%s:%d: line of %zu characters (at most %d)", path, line, n,
+				   SRC_MAX_LINE);
+			return TILEC_ERR_UNSUPPORTED;
+		}
+		q += n + 1;
+	}
 	*out = sf;
 	return record_input(ctx, path) ? TILEC_OK : TILEC_ERR_NOMEM;
 }

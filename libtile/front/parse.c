@@ -45,6 +45,7 @@ typedef struct parser {
 	int speculating; /* errors are not reported (trial parses) */
 	int scope;      /* enclosing defs and classes */
 	int depth;
+	int elifs;      /* elif clauses of the if chain being parsed */
 	ast_module *m;
 	ast_node scratch;
 } parser;
@@ -1316,9 +1317,14 @@ static ast_node *parse_if(parser *p)
 	ast_node *s = node(p, AST_IF, advance(p)->loc);
 	s->if_.cond = parse_named(p);
 	parse_block(p, &s->if_.body);
-	if (peek(p) == TOK_ELIF)
-		list_push(p, &s->if_.orelse, parse_if(p));
-	else if (accept(p, TOK_ELSE))
+	if (peek(p) == TOK_ELIF) {
+		/* an elif is an if nested in the else: the chain is bounded */
+		if (++p->elifs > PARSE_MAX_DEPTH)
+			error_at(p, cur(p)->loc, "if/elif chain of more than %d clauses", PARSE_MAX_DEPTH);
+		else
+			list_push(p, &s->if_.orelse, parse_if(p));
+		p->elifs--;
+	} else if (accept(p, TOK_ELSE))
 		parse_block(p, &s->if_.orelse);
 	return s;
 }

@@ -780,6 +780,19 @@ static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
 	return true;
 }
 
+/* Unrolling (tl.static_range) and inlining multiply code: a kernel may
+ * grow to SEMA_MAX_VALUES IR values, which bounds the memory and time of
+ * everything after (docs/LANGUAGE.md, limits). */
+#define SEMA_MAX_VALUES 65536
+static bool sema_size_ok(sema *s, src_loc loc)
+{
+	if (s->f && s->f->nvalues > SEMA_MAX_VALUES)
+		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED,
+				  "the kernel grows past %d IR values (tl.static_range unrolling and inlined helper calls)",
+				  SEMA_MAX_VALUES);
+	return true;
+}
+
 static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 {
 	src_loc loc = n->loc;
@@ -804,6 +817,8 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 		for (int64_t i = b[0].i; b[2].i > 0 ? i < b[1].i : i > b[1].i;) {
 			if (++count > 4096)
 				return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tl.static_range of more than 4096 iterations");
+			if (!sema_size_ok(s, loc))
+				return false;
 			int64_t nx;
 			bool last = __builtin_add_overflow(i, b[2].i, &nx);
 			sema_cont rest = {.body = &n->for_.body, .var = target->name.id, .loc = loc,
@@ -1042,6 +1057,8 @@ bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, 
 {
 	if (s->depth >= 64)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "helper calls nested more than 64 deep (recursion is not supported)");
+	if (!sema_size_ok(s, loc))
+		return false;
 	if (ast_check_kernel(s->ctx, fn) != TILEC_OK) {
 		if (s->status == TILEC_OK)
 			s->status = TILEC_ERR_UNSUPPORTED;

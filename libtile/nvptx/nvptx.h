@@ -51,6 +51,15 @@ dot_unit target_dot_unit(int target);
  * LLVM may not know (sm_88, sm_100 and later) the newest it knows below
  * (sm_87, sm_90); ptxas then assembles that PTX for the target. */
 int target_llvm_cpu(int target);
+/* A new LLVM context whose diagnostics (errors, warnings) go to d->ctx as
+ * "LLVM: ..." instead of stderr (and, for errors, exit), errors counted in
+ * d->errors; d must outlive the context (LLVMContextDispose). NULL when
+ * out of memory. */
+typedef struct target_diag {
+	tilec_ctx *ctx;
+	int errors;
+} target_diag;
+struct LLVMOpaqueContext *target_context(target_diag *d);
 /* A target machine for a target (PTX ISA 8.0, CPU target_llvm_cpu; 8.4
  * from sm_89 on with LLVM 19 and later, for fp8). */
 tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);

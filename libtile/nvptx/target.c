@@ -17,7 +17,11 @@
  * default<O3> resolves __nvvm_reflect, inlines what is used and drops the
  * rest. PTX comes from the back end as text; ptxas runs as a child process
  * with -v, whose report gives registers, spills and shared memory. Nothing
- * here prints; every failure is a diagnostic and a status.
+ * here prints; every failure is a diagnostic and a status. The LLVM
+ * context of a compilation has a diagnostic handler (target_context):
+ * without one, LLVM prints its diagnostics (a linker's, a back end's) to
+ * stderr and exits the process on an error; with it they become the
+ * compilation's diagnostics ("LLVM: ..."), errors failing the compile.
  */
 #include "nvptx/nvptx.h"
 
@@ -67,6 +71,32 @@ static void llvm_init(void)
 	LLVMInitializeNVPTXAsmPrinter();
 	const char *const args[] = {"tile", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
 	LLVMParseCommandLineOptions(3, args, NULL);
+}
+
+static void llvm_diagnostic(LLVMDiagnosticInfoRef info, void *opaque)
+{
+	target_diag *d = opaque;
+	char *msg = LLVMGetDiagInfoDescription(info);
+	switch (LLVMGetDiagInfoSeverity(info)) {
+	case LLVMDSError:
+		diag_error(d->ctx, no_loc, "LLVM: %s", msg ? msg : "error");
+		d->errors++;
+		break;
+	case LLVMDSWarning:
+		diag_warning(d->ctx, no_loc, "LLVM: %s", msg ? msg : "warning");
+		break;
+	default: /* remarks and notes: optimization chatter */
+		break;
+	}
+	LLVMDisposeMessage(msg);
+}
+
+LLVMContextRef target_context(target_diag *d)
+{
+	LLVMContextRef c = LLVMContextCreate();
+	if (c)
+		LLVMContextSetDiagnosticHandler(c, llvm_diagnostic, d);
+	return c;
 }
 
 const char *target_name(int target, char *buf, size_t n)

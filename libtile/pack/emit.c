@@ -386,10 +386,12 @@ static bool put_header(strbuf *h, const blob_desc *d, const char *name, const ch
 		     "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
 		  sb_str(&guard), sb_str(&guard));
 	sb_printf(h, "/* Creates the module (once) and loads it into the current context (or\n"
-		     " * the primary context of device 0) now, rather than at the first launch. */\n"
+		     " * the primary context of the thread's device, tile_set_device) now,\n"
+		     " * rather than at the first launch. Call it before capturing launches into\n"
+		     " * a CUDA graph: a first load during capture is TILE_ERROR_CAPTURING. */\n"
 		     "tile_status %s_load(void);\n"
 		     "/* Unloads the module from every context and frees it; a later launch\n"
-		     " * creates it again. */\n"
+		     " * creates it again. Only while no other thread launches its kernels. */\n"
 		     "void %s_unload(void);\n"
 		     "/* The module, created on first use, for tile.h's introspection calls. */\n"
 		     "tile_status %s_module(tile_module **out);\n\n",

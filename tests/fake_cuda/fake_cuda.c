@@ -10,7 +10,19 @@
  * told to fail with a given CUresult (fake_cuda_fail); the last launch is
  * recorded with its parameter values. Control functions are looked up by
  * the tests with dlsym. Built with -DFAKE_CUDA_OMIT_LAUNCH_EX it lacks
- * cuLaunchKernelEx (the missing-symbol test). It is a test double for
+ * cuLaunchKernelEx (the missing-symbol test), with -DFAKE_CUDA_OMIT_CTX_ID
+ * it lacks cuCtxGetId and cuStreamIsCapturing (a driver older than CUDA
+ * 12). Contexts have unique IDs; a destroyed context's entry (its address)
+ * is reused by the next one created, as a real driver may do, and its
+ * modules die with it; a primary context gets a new ID each time it is
+ * activated (its first retain, or after a reset). Streams can be marked as
+ * being captured (fake_cuda_capture): loading a module is then refused,
+ * as in global capture mode. For the soak program (tests/gpu/soak.c) it
+ * also has contexts, streams and "device" memory (host memory) through the
+ * driver API, and runs the soak's three kernels (by their symbol's name) on
+ * the host, atomically, so that the program checks its results here as on
+ * a GPU. A stream made by cuStreamCreate belongs to its context: launching
+ * on it from another context fails, as on a GPU. It is a test double for
  * bookkeeping only; the GPU suite checks the real thing. */
 #include <pthread.h>
 #include <stdint.h>
@@ -25,20 +37,26 @@
 enum {
 	CUDA_SUCCESS = 0,
 	CUDA_ERROR_INVALID_VALUE = 1,
+	CUDA_ERROR_OUT_OF_MEMORY = 2,
 	CUDA_ERROR_NOT_INITIALIZED = 3,
 	CUDA_ERROR_INVALID_DEVICE = 101,
 	CUDA_ERROR_INVALID_IMAGE = 200,
 	CUDA_ERROR_INVALID_CONTEXT = 201,
 	CUDA_ERROR_INVALID_PTX = 218,
 	CUDA_ERROR_INVALID_HANDLE = 400,
-	CUDA_ERROR_NOT_FOUND = 500
+	CUDA_ERROR_NOT_FOUND = 500,
+	CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906
 };
 
 #define FAKE_CALLS(X) \
 	X(cuInit) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuCtxGetCurrent) X(cuCtxSetCurrent) \
 	X(cuCtxGetDevice) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease_v2) X(cuModuleLoadData) \
 	X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) \
-	X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuGetErrorName)
+	X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuGetErrorName) X(cuDeviceGetCount) \
+	X(cuCtxGetId) X(cuStreamIsCapturing) X(cuCtxCreate_v2) X(cuCtxDestroy_v2) X(cuMemAlloc_v2) X(cuMemFree_v2) \
+	X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamSynchronize) \
+	X(cuCtxSynchronize)
 
 enum {
 #define FAKE_ENUM(name) FAKE_##name,
@@ -53,12 +71,14 @@ static const char *const call_names[FAKE_N] = {
 #undef FAKE_NAME
 };
 
-#define MAX_CTX 64
-#define MAX_MODULES 256
-#define MAX_FUNCS 1024
+#define MAX_CTX 1024
+#define MAX_MODULES 16384
+#define MAX_FUNCS 65536
+#define MAX_CAPTURING 8
 
 typedef struct fake_ctx {
-	int device, primary;
+	int device, primary, live;
+	unsigned long long id;
 } fake_ctx;
 
 typedef struct fake_module {
@@ -78,7 +98,9 @@ static int calls[FAKE_N], fail_with[FAKE_N];
 static int n_devices = 1, device_cc[FAKE_MAX_DEVICES] = {90, 80, 75, 86};
 static int primary_refs[FAKE_MAX_DEVICES];
 static fake_ctx contexts[MAX_CTX];
-static int n_contexts = FAKE_MAX_DEVICES; /* the first ones are the primary contexts */
+/* the first FAKE_MAX_DEVICES are the primary contexts */
+static unsigned long long next_ctx_id = 1;
+static void *capturing[MAX_CAPTURING];
 static fake_module modules[MAX_MODULES];
 static int n_modules;
 static fake_func funcs[MAX_FUNCS];
@@ -87,6 +109,14 @@ static int initialized;
 static fake_launch last;
 static int n_param_sizes, param_sizes[16];
 static __thread fake_ctx *current;
+
+#define MAX_STREAMS 4096
+typedef struct fake_stream {
+	fake_ctx *ctx;
+	int live;
+} fake_stream;
+static fake_stream streams[MAX_STREAMS];
+static long long per_ctx_launches[MAX_CTX];
 
 /* Counts the call; returns the injected failure, if any. */
 static int enter(int call)
@@ -145,15 +175,85 @@ FAKE_API void fake_cuda_set_devices(int n, const int *cc)
 		device_cc[i] = cc[i];
 }
 
+/* The first free entry: a destroyed context's address comes back. */
 FAKE_API void *fake_cuda_ctx_create(int device)
 {
-	fake_ctx *c;
+	fake_ctx *c = NULL;
+	int i;
 	pthread_mutex_lock(&lock);
-	c = &contexts[n_contexts++];
-	c->device = device;
-	c->primary = 0;
+	for (i = FAKE_MAX_DEVICES; i < MAX_CTX && !c; i++)
+		if (!contexts[i].live)
+			c = &contexts[i];
+	if (c) {
+		c->device = device;
+		c->primary = 0;
+		c->live = 1;
+		c->id = next_ctx_id++;
+	}
 	pthread_mutex_unlock(&lock);
 	return c;
+}
+
+/* Locked: the context's modules die with it. */
+static void kill_modules(fake_ctx *c)
+{
+	int i;
+	for (i = 0; i < n_modules; i++)
+		if (modules[i].ctx == c && modules[i].live) {
+			modules[i].live = 0;
+			free(modules[i].text);
+			modules[i].text = NULL;
+		}
+}
+
+/* As cuCtxDestroy: the context and its modules are gone; it is no longer
+ * current on the calling thread. */
+FAKE_API void fake_cuda_ctx_destroy(void *ctx)
+{
+	fake_ctx *c = (fake_ctx *)ctx;
+	pthread_mutex_lock(&lock);
+	c->live = 0;
+	kill_modules(c);
+	pthread_mutex_unlock(&lock);
+	if (current == c)
+		current = NULL;
+}
+
+/* As cuDevicePrimaryCtxReset: the primary context's resources are freed;
+ * the next retain activates it again, with a new ID. */
+FAKE_API void fake_cuda_primary_reset(int device)
+{
+	pthread_mutex_lock(&lock);
+	contexts[device].live = 0;
+	kill_modules(&contexts[device]);
+	pthread_mutex_unlock(&lock);
+}
+
+FAKE_API void fake_cuda_capture(void *stream, int on)
+{
+	int i;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_CAPTURING; i++) {
+		if (on && !capturing[i]) {
+			capturing[i] = stream;
+			break;
+		}
+		if (!on && capturing[i] == stream) {
+			capturing[i] = NULL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Locked. */
+static int any_capturing(void)
+{
+	int i;
+	for (i = 0; i < MAX_CAPTURING; i++)
+		if (capturing[i])
+			return 1;
+	return 0;
 }
 
 FAKE_API int fake_cuda_live_modules(void)
@@ -183,12 +283,15 @@ FAKE_API void fake_cuda_last_launch(fake_launch *out)
 
 FAKE_API int cuInit(unsigned int flags)
 {
-	const char *env = getenv("FAKE_CUDA_INIT_ERROR");
+	const char *env = getenv("FAKE_CUDA_INIT_ERROR"), *devices = getenv("FAKE_CUDA_DEVICES");
 	int f = enter(FAKE_cuInit);
 	if (f)
 		return f;
 	if (env)
 		return atoi(env);
+	/* the soak asks for devices this way (the tests call fake_cuda_set_devices) */
+	if (devices && atoi(devices) >= 1 && atoi(devices) <= FAKE_MAX_DEVICES)
+		n_devices = atoi(devices);
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	initialized = 1;
@@ -234,9 +337,16 @@ FAKE_API int cuCtxGetCurrent(void **ctx)
 
 FAKE_API int cuCtxSetCurrent(void *ctx)
 {
-	int f = enter(FAKE_cuCtxSetCurrent);
+	int f = enter(FAKE_cuCtxSetCurrent), live;
 	if (f)
 		return f;
+	if (ctx) {
+		pthread_mutex_lock(&lock);
+		live = ((fake_ctx *)ctx)->live;
+		pthread_mutex_unlock(&lock);
+		if (!live)
+			return CUDA_ERROR_INVALID_CONTEXT;
+	}
 	current = (fake_ctx *)ctx;
 	return CUDA_SUCCESS;
 }
@@ -246,7 +356,7 @@ FAKE_API int cuCtxGetDevice(int *device)
 	int f = enter(FAKE_cuCtxGetDevice);
 	if (f)
 		return f;
-	if (!current)
+	if (!current || !current->live)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	*device = current->device;
 	return CUDA_SUCCESS;
@@ -263,6 +373,10 @@ FAKE_API int cuDevicePrimaryCtxRetain(void **ctx, int device)
 	primary_refs[device]++;
 	contexts[device].device = device;
 	contexts[device].primary = 1;
+	if (!contexts[device].live) {
+		contexts[device].live = 1;
+		contexts[device].id = next_ctx_id++;
+	}
 	*ctx = &contexts[device];
 	pthread_mutex_unlock(&lock);
 	return CUDA_SUCCESS;
@@ -276,7 +390,11 @@ FAKE_API int cuDevicePrimaryCtxRelease_v2(int device)
 	if (device < 0 || device >= n_devices || primary_refs[device] == 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_lock(&lock);
-	primary_refs[device]--;
+	/* the last release destroys it */
+	if (--primary_refs[device] == 0) {
+		contexts[device].live = 0;
+		kill_modules(&contexts[device]);
+	}
 	pthread_mutex_unlock(&lock);
 	return CUDA_SUCCESS;
 }
@@ -291,6 +409,14 @@ static int load(void **module, const char *image, const char *prefix)
 	/* Widens the window in which racing threads could load twice. */
 	usleep(2000);
 	pthread_mutex_lock(&lock);
+	if (any_capturing()) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	}
+	if (!current->live || n_modules == MAX_MODULES) {
+		pthread_mutex_unlock(&lock);
+		return !current->live ? CUDA_ERROR_INVALID_CONTEXT : CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	m = &modules[n_modules++];
 	m->ctx = current;
 	m->text = strdup(image);
@@ -305,6 +431,9 @@ FAKE_API int cuModuleLoadData(void **module, const void *image)
 	int f = enter(FAKE_cuModuleLoadData);
 	if (f)
 		return f;
+	/* PTX too, as the real driver (JIT with default options) */
+	if (strncmp((const char *)image, "// FAKE ptx", 11) == 0)
+		return load(module, (const char *)image, "// FAKE ptx");
 	return load(module, (const char *)image, "FAKE cubin");
 }
 
@@ -339,11 +468,11 @@ FAKE_API int cuModuleUnload(void *module)
 	int f = enter(FAKE_cuModuleUnload);
 	if (f)
 		return f;
-	if (!m->live)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (m->ctx != current)
-		return CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_lock(&lock);
+	if (!m->live || m->ctx != current) {
+		pthread_mutex_unlock(&lock);
+		return !m->live ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_CONTEXT;
+	}
 	m->live = 0;
 	free(m->text);
 	m->text = NULL;
@@ -369,11 +498,15 @@ FAKE_API int cuModuleGetFunction(void **func, void *module, const char *name)
 	int f = enter(FAKE_cuModuleGetFunction);
 	if (f)
 		return f;
-	if (!m->live)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!defines(m->text, name))
-		return CUDA_ERROR_NOT_FOUND;
 	pthread_mutex_lock(&lock);
+	if (!m->live || !defines(m->text, name)) {
+		pthread_mutex_unlock(&lock);
+		return !m->live ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_NOT_FOUND;
+	}
+	if (n_funcs == MAX_FUNCS) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	fn = &funcs[n_funcs++];
 	fn->module = m;
 	strncpy(fn->name, name, sizeof fn->name - 1);
@@ -407,17 +540,55 @@ FAKE_API int cuFuncSetAttribute(void *func, int attribute, int value)
 	return CUDA_SUCCESS;
 }
 
+/* The soak's kernels, on the host: soak_inc(p, n) (and the raw baseline's
+ * soak_raw_inc) adds 1 to p[0..n),
+ * soak_axpy(x, y, n, a) adds a * x[i] to y[i], soak_acc(c, v) adds v to
+ * c[0]; other symbols run nothing. */
+static void run_kernel(const char *symbol, void **params)
+{
+	int32_t *p, *x, n, a, i;
+	if (strncmp(symbol, "soak_inc", 8) == 0 || strcmp(symbol, "soak_raw_inc") == 0) {
+		memcpy(&p, params[0], sizeof p);
+		memcpy(&n, params[1], sizeof n);
+		for (i = 0; i < n; i++)
+			__atomic_add_fetch(&p[i], 1, __ATOMIC_RELAXED);
+	} else if (strncmp(symbol, "soak_axpy", 9) == 0) {
+		memcpy(&x, params[0], sizeof x);
+		memcpy(&p, params[1], sizeof p);
+		memcpy(&n, params[2], sizeof n);
+		memcpy(&a, params[3], sizeof a);
+		for (i = 0; i < n; i++)
+			__atomic_add_fetch(&p[i], a * __atomic_load_n(&x[i], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	} else if (strncmp(symbol, "soak_acc", 8) == 0) {
+		memcpy(&p, params[0], sizeof p);
+		memcpy(&a, params[1], sizeof a);
+		__atomic_add_fetch(p, a, __ATOMIC_RELAXED);
+	}
+}
+
 static int launch(fake_func *fn, const unsigned int grid[3], const unsigned int block[3], unsigned int shared,
 		  void *stream, void **params, void **extra, int ex, const unsigned int cluster[3])
 {
 	int i, count;
-	if (!fn->module->live)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (fn->module->ctx != current)
-		return CUDA_ERROR_INVALID_CONTEXT;
-	if (extra || !params || shared > (unsigned int)fn->max_dynamic_shared)
-		return CUDA_ERROR_INVALID_VALUE;
+	fake_stream *st = (fake_stream *)stream;
+	int own = st >= streams && st < streams + MAX_STREAMS;
 	pthread_mutex_lock(&lock);
+	if (!fn->module->live || fn->module->ctx != current || !current->live || extra || !params ||
+	    shared > (unsigned int)fn->max_dynamic_shared || (own && (!st->live || st->ctx != current))) {
+		int r = !fn->module->live ? CUDA_ERROR_INVALID_HANDLE
+			: fn->module->ctx != current || !current->live ? CUDA_ERROR_INVALID_CONTEXT
+			: own ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+		pthread_mutex_unlock(&lock);
+		return r;
+	}
+	if (own) {
+		/* the soak: no launch record (its threads would fight over it) */
+		per_ctx_launches[current - contexts]++;
+		pthread_mutex_unlock(&lock);
+		run_kernel(fn->name, params);
+		return CUDA_SUCCESS;
+	}
+	per_ctx_launches[current - contexts]++;
 	count = last.count;
 	memset(&last, 0, sizeof last);
 	last.count = count + 1;
@@ -498,6 +669,192 @@ FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **pa
 }
 #endif
 
+FAKE_API int cuDeviceGetCount(int *count)
+{
+	int f = enter(FAKE_cuDeviceGetCount);
+	if (f)
+		return f;
+	if (!initialized)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	*count = n_devices;
+	return CUDA_SUCCESS;
+}
+
+#ifndef FAKE_CUDA_OMIT_CTX_ID
+FAKE_API int cuCtxGetId(void *ctx, unsigned long long *id)
+{
+	fake_ctx *c = (fake_ctx *)ctx;
+	int f = enter(FAKE_cuCtxGetId), r = CUDA_SUCCESS;
+	if (f)
+		return f;
+	if (!c)
+		c = current;
+	pthread_mutex_lock(&lock);
+	if (!c || !c->live)
+		r = CUDA_ERROR_INVALID_CONTEXT;
+	else
+		*id = c->id;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+FAKE_API int cuStreamIsCapturing(void *stream, int *status)
+{
+	int f = enter(FAKE_cuStreamIsCapturing), i, r = CUDA_SUCCESS;
+	if (f)
+		return f;
+	*status = 0;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_CAPTURING; i++)
+		if (capturing[i] && capturing[i] == stream)
+			*status = 1;
+	/* the legacy default stream while another stream captures */
+	if (!stream && any_capturing())
+		r = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+#endif
+
+FAKE_API int cuCtxCreate_v2(void **ctx, unsigned int flags, int device)
+{
+	int f = enter(FAKE_cuCtxCreate_v2);
+	(void)flags;
+	if (f)
+		return f;
+	if (device < 0 || device >= n_devices)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*ctx = fake_cuda_ctx_create(device);
+	if (!*ctx)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	current = (fake_ctx *)*ctx;
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuCtxDestroy_v2(void *ctx)
+{
+	int f = enter(FAKE_cuCtxDestroy_v2);
+	if (f)
+		return f;
+	if (!ctx || !((fake_ctx *)ctx)->live || ((fake_ctx *)ctx)->primary)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	fake_cuda_ctx_destroy(ctx);
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuCtxSynchronize(void)
+{
+	int f = enter(FAKE_cuCtxSynchronize);
+	return f ? f : current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+/* "Device" memory is host memory; CUdeviceptr holds its address. */
+FAKE_API int cuMemAlloc_v2(unsigned long long *dptr, size_t size)
+{
+	int f = enter(FAKE_cuMemAlloc_v2);
+	void *p;
+	if (f)
+		return f;
+	if (!current)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!(p = calloc(1, size ? size : 1)))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*dptr = (unsigned long long)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuMemFree_v2(unsigned long long dptr)
+{
+	int f = enter(FAKE_cuMemFree_v2);
+	if (f)
+		return f;
+	free((void *)(uintptr_t)dptr);
+	return CUDA_SUCCESS;
+}
+
+/* Copies read and write atomically word by word: launches on other
+ * threads may still be adding (a GPU copy is ordered by its stream; here
+ * every launch completes before it returns, so only the sanitizer cares). */
+static void copy_words(void *dst, const void *src, size_t size)
+{
+	size_t i;
+	for (i = 0; i + 4 <= size; i += 4)
+		__atomic_store_n((int32_t *)((char *)dst + i), __atomic_load_n((const int32_t *)((const char *)src + i), __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	memcpy((char *)dst + i, (const char *)src + i, size - i);
+}
+
+FAKE_API int cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t size)
+{
+	int f = enter(FAKE_cuMemcpyHtoD_v2);
+	if (f)
+		return f;
+	copy_words((void *)(uintptr_t)dst, src, size);
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t size)
+{
+	int f = enter(FAKE_cuMemcpyDtoH_v2);
+	if (f)
+		return f;
+	copy_words(dst, (const void *)(uintptr_t)src, size);
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuStreamCreate(void **stream, unsigned int flags)
+{
+	int f = enter(FAKE_cuStreamCreate), i;
+	(void)flags;
+	if (f)
+		return f;
+	if (!current)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_STREAMS && streams[i].live; i++)
+		;
+	if (i < MAX_STREAMS) {
+		streams[i].live = 1;
+		streams[i].ctx = current;
+	}
+	pthread_mutex_unlock(&lock);
+	if (i == MAX_STREAMS)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*stream = &streams[i];
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuStreamDestroy_v2(void *stream)
+{
+	fake_stream *st = (fake_stream *)stream;
+	int f = enter(FAKE_cuStreamDestroy_v2);
+	if (f)
+		return f;
+	if (st < streams || st >= streams + MAX_STREAMS)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&lock);
+	st->live = 0;
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+FAKE_API int cuStreamSynchronize(void *stream)
+{
+	int f = enter(FAKE_cuStreamSynchronize);
+	(void)stream;
+	return f;
+}
+
+/* Launches that reached a kernel in ctx since the start. */
+FAKE_API long long fake_cuda_ctx_launches(void *ctx)
+{
+	long long n;
+	pthread_mutex_lock(&lock);
+	n = per_ctx_launches[(fake_ctx *)ctx - contexts];
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
 FAKE_API int cuGetErrorName(int error, const char **name)
 {
 	enter(FAKE_cuGetErrorName);
@@ -514,6 +871,8 @@ FAKE_API int cuGetErrorName(int error, const char **name)
 	case 400: *name = "CUDA_ERROR_INVALID_HANDLE"; return 0;
 	case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
 	case 719: *name = "CUDA_ERROR_LAUNCH_FAILED"; return 0;
+	case 900: *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"; return 0;
+	case 906: *name = "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"; return 0;
 	default: *name = NULL; return CUDA_ERROR_INVALID_VALUE;
 	}
 }

@@ -27,5 +27,9 @@ typedef int (*fake_cuda_live_modules_fn)(void);
 typedef int (*fake_cuda_primary_refs_fn)(int device);
 typedef void (*fake_cuda_param_sizes_fn)(int n, const int *sizes);
 typedef void (*fake_cuda_last_launch_fn)(fake_launch *out);
+typedef void (*fake_cuda_ctx_destroy_fn)(void *ctx);
+typedef void (*fake_cuda_primary_reset_fn)(int device);
+typedef void (*fake_cuda_capture_fn)(void *stream, int on);
+typedef long long (*fake_cuda_ctx_launches_fn)(void *ctx);
 
 #endif

@@ -6,12 +6,23 @@
  *             cached, image choice per device, PTX JIT
  *             and its log, threads without a context, variant selection,
  *             hidden parameters, clusters, the shared-memory opt-in, every
- *             driver failure as a status, unload of everything
+ *             driver failure as a status, unload of everything; contexts
+ *             by identity (a context destroyed and another created at its
+ *             address), any number of contexts (the slot table growing
+ *             under launching threads), primary contexts per device
+ *             (tile_set_device), stream capture (TILE_ERROR_CAPTURING)
+ *   noctxid   a driver without cuCtxGetId and cuStreamIsCapturing (older
+ *             than CUDA 12): launches work; a reused handle is the
+ *             documented limitation
+ *   debug     (built with TILE_DEBUG) a launch racing with destroy is
+ *             reported as TILE_ERROR_DESTROYED, never a crash
  *   nodriver  the library does not exist: TILE_ERROR_NO_DRIVER
  *   nosym     the library lacks cuLaunchKernelEx: TILE_ERROR_DRIVER_SYMBOL
  *   noinit    cuInit fails: TILE_ERROR_CUDA naming cuInit
  * TILE_FAKE_CUDA names the library tile.h opens (through TILE_LIBCUDA_NAME)
- * and the test opens too, to reach the fake's control functions. */
+ * and the test opens too, to reach the fake's control functions. Built
+ * with LOADER_TEST_TSAN (ThreadSanitizer), it does not interpose
+ * pthread_mutex_lock (the sanitizer does) and skips the lock count. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,12 +47,14 @@ static void *counting_malloc(size_t n)
 	return malloc(n);
 }
 
+#ifndef LOADER_TEST_TSAN
 int pthread_mutex_lock(pthread_mutex_t *mutex)
 {
 	if (mutex == watched_lock)
 		__atomic_add_fetch(&watched_locks, 1, __ATOMIC_RELAXED);
 	return real_mutex_lock(mutex);
 }
+#endif
 
 #define TILE_MALLOC(n) counting_malloc(n)
 #define TILE_LIBCUDA_NAME fake_library()
@@ -61,6 +74,9 @@ static fake_cuda_live_modules_fn fake_live_modules;
 static fake_cuda_primary_refs_fn fake_primary_refs;
 static fake_cuda_param_sizes_fn fake_param_sizes;
 static fake_cuda_last_launch_fn fake_last_launch;
+static fake_cuda_ctx_destroy_fn fake_ctx_destroy;
+static fake_cuda_capture_fn fake_capture;
+static fake_cuda_ctx_launches_fn fake_ctx_launches;
 
 /* The driver's own entry points, to set contexts as an application would. */
 static int (*drv_ctx_set_current)(void *);
@@ -94,6 +110,9 @@ static void open_fake(void)
 	LOOKUP(fake_primary_refs, "fake_cuda_primary_refs");
 	LOOKUP(fake_param_sizes, "fake_cuda_param_sizes");
 	LOOKUP(fake_last_launch, "fake_cuda_last_launch");
+	LOOKUP(fake_ctx_destroy, "fake_cuda_ctx_destroy");
+	LOOKUP(fake_capture, "fake_cuda_capture");
+	LOOKUP(fake_ctx_launches, "fake_cuda_ctx_launches");
 	LOOKUP(drv_ctx_set_current, "cuCtxSetCurrent");
 	LOOKUP(drv_ctx_get_current, "cuCtxGetCurrent");
 }
@@ -235,11 +254,13 @@ static void test_first_launch_without_context(void)
 	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
 	CHECK_EQ_INT(launch_add(m, 0x10004, 4096), TILE_SUCCESS);
 	CHECK_EQ_INT(fake_calls("cuCtxGetCurrent"), 2);
+	CHECK_EQ_INT(fake_calls("cuCtxGetId"), 2);
 	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), 2);
-	CHECK_EQ_INT(fake_calls("cuModuleGetFunction") + fake_calls("cuModuleLoadData") + fake_calls("cuCtxGetDevice"), 0);
+	CHECK_EQ_INT(fake_calls("cuModuleGetFunction") + fake_calls("cuModuleLoadData") + fake_calls("cuCtxGetDevice") +
+			     fake_calls("cuStreamIsCapturing"), 0);
 	/* an empty grid reaches no driver call at all */
 	CHECK_EQ_INT(launch_add(m, 0x10000, 0), TILE_SUCCESS);
-	CHECK_EQ_INT(fake_calls("cuCtxGetCurrent") + fake_calls("cuLaunchKernel"), 4);
+	CHECK_EQ_INT(fake_calls("cuCtxGetCurrent") + fake_calls("cuLaunchKernel") + fake_calls("cuCtxGetId"), 6);
 	/* destroy: unloads in the primary context, releases it, restores the current one */
 	set_current(NULL);
 	tile_module_destroy(m);
@@ -263,7 +284,10 @@ static void test_no_lock_no_allocation(void)
 	watched_locks = 0;
 	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
 	CHECK_EQ_INT(launch_add(m, 0x10004, 4096), TILE_SUCCESS);
-	CHECK(allocations > 0 && watched_locks > 0);
+	CHECK(allocations > 0);
+#ifndef LOADER_TEST_TSAN
+	CHECK(watched_locks > 0);
+#endif
 	allocations = 0;
 	watched_locks = 0;
 	for (i = 0; i < 100; i++) {
@@ -271,7 +295,9 @@ static void test_no_lock_no_allocation(void)
 		CHECK_EQ_INT(launch_add(m, 0x10004, 4096 + i), TILE_SUCCESS);
 	}
 	CHECK_EQ_INT(allocations, 0);
+#ifndef LOADER_TEST_TSAN
 	CHECK_EQ_INT(watched_locks, 0);
+#endif
 	watched_lock = NULL;
 	tile_module_destroy(m);
 	set_current(NULL);
@@ -477,6 +503,9 @@ static void test_driver_failures(void)
 		tile_status status;
 	} cases[] = {
 		{"cuCtxGetCurrent", 0, 0, TILE_ERROR_CUDA},
+		{"cuCtxGetId", 0, 0, TILE_ERROR_CUDA},
+		{"cuStreamIsCapturing", 0, 0, TILE_ERROR_CUDA},
+		{"cuDeviceGetCount", 0, 1, TILE_ERROR_CUDA},
 		{"cuDeviceGet", 0, 1, TILE_ERROR_CUDA},
 		{"cuDevicePrimaryCtxRetain", 0, 1, TILE_ERROR_CUDA},
 		{"cuCtxSetCurrent", 0, 1, TILE_ERROR_CUDA},
@@ -563,6 +592,219 @@ static void test_lazy_module(void)
 	set_current(NULL);
 }
 
+
+/* A context destroyed and another created at its address: the new one is
+ * a new context (its own ID), so the module loads again instead of
+ * launching the dead context's functions; the dead one's slot is recycled
+ * (no second slot, no unload of what the driver freed). */
+static void test_context_identity(void)
+{
+	tile_module *m = create();
+	void *a, *b, *c, *d;
+	fake_launch l;
+	if (!m)
+		return;
+	fake_reset();
+	a = fake_ctx_create(0);
+	set_current(a);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	fake_ctx_destroy(a);
+	b = fake_ctx_create(0);
+	CHECK(b == a); /* the address comes back */
+	set_current(b);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), 2);
+	fake_last_launch(&l);
+	CHECK(l.ctx == b && strcmp(l.symbol, "add_div16") == 0);
+	/* again, on another device: the new context's device is asked again */
+	fake_ctx_destroy(b);
+	c = fake_ctx_create(1);
+	CHECK(c == a);
+	set_current(c);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK_STR_CONTAINS(l.image, "sm_80");
+	CHECK_EQ_INT(m->slots->n, 1);
+	/* a dead context whose address is not reused: destroy skips it */
+	d = fake_ctx_create(0);
+	CHECK(d != c);
+	set_current(d);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(m->slots->n, 2);
+	fake_ctx_destroy(d);
+	CHECK_EQ_INT(fake_live_modules(), 1);
+	set_current(c);
+	tile_module_destroy(m);
+	CHECK_EQ_INT(fake_calls("cuModuleUnload"), 1);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	CHECK(get_current() == c);
+	fake_ctx_destroy(c);
+	CHECK(get_current() == NULL);
+}
+
+/* More contexts than the first table holds, many times over: every one
+ * loads once, and launching threads keep going while others add
+ * contexts (the table is replaced under them). */
+#define GROW_THREADS 8
+#define GROW_CONTEXTS 24 /* per thread */
+static tile_module *grow_module;
+static int grow_failures;
+static pthread_barrier_t grow_barrier;
+
+static void *grow_thread(void *arg)
+{
+	void *ctx[GROW_CONTEXTS];
+	size_t t = (size_t)arg;
+	int i, j;
+	pthread_barrier_wait(&grow_barrier);
+	for (i = 0; i < GROW_CONTEXTS; i++) {
+		ctx[i] = fake_ctx_create((int)((t + (size_t)i) % 2));
+		set_current(ctx[i]);
+		/* each new context, then a launch in every older one */
+		for (j = 0; j <= i; j++) {
+			set_current(ctx[j]);
+			if (launch_add(grow_module, 0x10000, 4096) != TILE_SUCCESS)
+				__atomic_add_fetch(&grow_failures, 1, __ATOMIC_RELAXED);
+		}
+	}
+	set_current(NULL);
+	return NULL;
+}
+
+static void test_many_contexts(void)
+{
+	pthread_t t[GROW_THREADS];
+	size_t i;
+	grow_module = create();
+	if (!grow_module)
+		return;
+	fake_reset();
+	pthread_barrier_init(&grow_barrier, NULL, GROW_THREADS);
+	for (i = 0; i < GROW_THREADS; i++)
+		pthread_create(&t[i], NULL, grow_thread, (void *)i);
+	for (i = 0; i < GROW_THREADS; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&grow_barrier);
+	CHECK_EQ_INT(grow_failures, 0);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData"), GROW_THREADS * GROW_CONTEXTS);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), GROW_THREADS * GROW_CONTEXTS * (GROW_CONTEXTS + 1) / 2);
+	CHECK_EQ_INT(grow_module->slots->n, GROW_THREADS * GROW_CONTEXTS);
+	CHECK(grow_module->slots->cap >= GROW_THREADS * GROW_CONTEXTS && grow_module->slots->retired != NULL);
+	CHECK_EQ_INT(fake_live_modules(), GROW_THREADS * GROW_CONTEXTS);
+	tile_module_destroy(grow_module);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	CHECK_EQ_INT(fake_calls("cuModuleUnload"), GROW_THREADS * GROW_CONTEXTS);
+}
+
+static void *device_thread(void *arg)
+{
+	tile_module *m = (tile_module *)arg;
+	fake_launch l;
+	void *own;
+	CHECK(get_current() == NULL);
+	CHECK_EQ_INT(tile_get_device(), 0);
+	CHECK_EQ_INT(tile_set_device(1), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK_STR_CONTAINS(l.image, "sm_80");
+	CHECK(l.ctx == get_current());
+	CHECK_EQ_INT(fake_primary_refs(1), 1);
+	/* to device 3: the loader's own primary context gives way */
+	CHECK_EQ_INT(tile_set_device(3), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(l.ctx != NULL && l.ctx == get_current());
+	CHECK_EQ_INT(fake_primary_refs(3), 1);
+	CHECK_EQ_INT(fake_primary_refs(1), 1);
+	/* back to 1: no second retain */
+	CHECK_EQ_INT(tile_set_device(1), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_primary_refs(1), 1);
+	CHECK_EQ_INT(fake_calls("cuDevicePrimaryCtxRetain"), 2);
+	/* a context of the thread's own is used whatever the device says */
+	own = fake_ctx_create(0);
+	set_current(own);
+	CHECK_EQ_INT(tile_set_device(3), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(l.ctx == own && get_current() == own);
+	CHECK_STR_CONTAINS(l.image, "sm_90");
+	/* bad devices */
+	set_current(NULL);
+	CHECK_EQ_INT(tile_set_device(-1), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(tile_set_device(7), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_ERROR_CUDA);
+	CHECK_STR_CONTAINS(tile_last_error(), "cuDeviceGet: CUDA_ERROR_INVALID_DEVICE");
+	fake_ctx_destroy(own);
+	return NULL;
+}
+
+/* tile_set_device: primary contexts per device, retained once each by the
+ * module, released on destroy; other threads keep device 0. */
+static void test_devices(void)
+{
+	tile_module *m = create();
+	pthread_t t;
+	fake_launch l;
+	if (!m)
+		return;
+	fake_reset();
+	pthread_create(&t, NULL, device_thread, m);
+	pthread_join(t, NULL);
+	set_current(NULL);
+	CHECK_EQ_INT(tile_get_device(), 0);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 64), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK_STR_CONTAINS(l.image, "sm_90");
+	CHECK_EQ_INT(fake_primary_refs(0), 1);
+	tile_module_destroy(m);
+	CHECK_EQ_INT(fake_primary_refs(0) + fake_primary_refs(1) + fake_primary_refs(3), 0);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	set_current(NULL);
+}
+
+/* Stream capture: a first load would happen during capture: refused
+ * before the driver is asked to load; loaded before, launches are
+ * captured. */
+static void test_capture(void)
+{
+	tile_module *m = create();
+	void *stream = (void *)0x99;
+	tile_deviceptr p = 0x40000;
+	uint32_t grid[3] = {1, 1, 1};
+	void *big_args[1];
+	add_args a;
+	if (!m)
+		return;
+	big_args[0] = &p;
+	add_args_init(&a, 0x10000, 4096);
+	set_current(fake_ctx_create(0));
+	fake_reset();
+	fake_capture(stream, 1);
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, (tile_stream)stream, a.args, 4), TILE_ERROR_CAPTURING);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel add: first launch in this context while the stream is being captured");
+	CHECK_STR_CONTAINS(tile_last_error(), "NAME_load()");
+	/* the legacy default stream, while another stream captures */
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, NULL, a.args, 4), TILE_ERROR_CAPTURING);
+	/* another stream is not being captured, but the load would fail (global mode) */
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, (tile_stream)0x98, a.args, 4), TILE_ERROR_CUDA);
+	CHECK_STR_CONTAINS(tile_last_error(), "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), 0);
+	fake_capture(stream, 0);
+	CHECK_EQ_INT(tile_module_load(m), TILE_SUCCESS);
+	fake_capture(stream, 1);
+	fake_reset();
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, (tile_stream)stream, a.args, 4), TILE_SUCCESS);
+	a.x = 0x10004; /* the other variant */
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, (tile_stream)stream, a.args, 4), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_launch(m, 1, grid, (tile_stream)stream, big_args, 1), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel") + fake_calls("cuLaunchKernelEx"), 3);
+	CHECK_EQ_INT(fake_calls("cuModuleLoadData") + fake_calls("cuStreamIsCapturing"), 0);
+	fake_capture(stream, 0);
+	tile_module_destroy(m);
+	set_current(NULL);
+}
+
 static int run_main(void)
 {
 	static const int cc[4] = {90, 80, 75, 86};
@@ -583,9 +825,113 @@ static int run_main(void)
 	test_driver_failures();
 	test_error_per_thread();
 	test_lazy_module();
+	test_context_identity();
+	test_many_contexts();
+	test_devices();
+	test_capture();
 	free(blob);
 	return check_report("test_loader_fake");
 }
+
+/* A driver without cuCtxGetId: slots are keyed by the handle. Launches
+ * and loads work; a context destroyed and another created at its address
+ * finds the old slot, and the launch fails with the driver's error (the
+ * documented limitation) rather than crashing. Without cuStreamIsCapturing
+ * a load during capture fails in the driver, as a status. */
+static int run_noctxid(void)
+{
+	static const tb_image images[] = {{0, 0, 90, 0, cubin90, sizeof cubin90, 1}};
+	tile_module *m;
+	void *a, *b;
+	open_fake();
+	blob_size = make_blob(&blob, 1, images);
+	m = create();
+	a = fake_ctx_create(0);
+	set_current(a);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuCtxGetId"), 0);
+	fake_ctx_destroy(a);
+	b = fake_ctx_create(0);
+	CHECK(a == b);
+	set_current(b);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_ERROR_CUDA);
+	CHECK_STR_CONTAINS(tile_last_error(), "cuLaunchKernel: CUDA_ERROR_INVALID_HANDLE");
+	tile_module_destroy(m);
+	m = create();
+	fake_capture((void *)0x99, 1);
+	CHECK_EQ_INT(tile_launch(m, 0, NULL, (tile_stream)0x99, NULL, 0), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_ERROR_CUDA);
+	CHECK_STR_CONTAINS(tile_last_error(), "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+	fake_capture((void *)0x99, 0);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	tile_module_destroy(m);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	fake_ctx_destroy(b);
+	free(blob);
+	return check_report("test_loader_fake");
+}
+
+#ifdef TILE_DEBUG
+static tile_module *debug_module;
+static int debug_destroyed_seen, debug_other_errors;
+static volatile int debug_started;
+
+static void *debug_thread(void *arg)
+{
+	long launches = 0;
+	(void)arg;
+	set_current(race_ctx);
+	for (;;) {
+		tile_status st = launch_add(debug_module, 0x10000, 4096);
+		if (++launches == 100)
+			__atomic_store_n(&debug_started, 1, __ATOMIC_RELEASE);
+		if (st == TILE_ERROR_DESTROYED) {
+			/* counted here, checked by the main thread (CHECK is not thread-safe) */
+			if (strstr(tile_last_error(), "tile_launch: the module is being destroyed or was destroyed"))
+				__atomic_add_fetch(&debug_destroyed_seen, 1, __ATOMIC_RELAXED);
+			else
+				__atomic_add_fetch(&debug_other_errors, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (st != TILE_SUCCESS)
+			__atomic_add_fetch(&debug_other_errors, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* TILE_DEBUG: threads launch while the module is destroyed; each sees
+ * TILE_ERROR_DESTROYED (no crash, no sanitizer report), and so does any
+ * later use; a second destroy is harmless. */
+static int run_debug(void)
+{
+	static const tb_image images[] = {{0, 0, 90, 0, cubin90, sizeof cubin90, 1}};
+	pthread_t t[4];
+	int i;
+	open_fake();
+	blob_size = make_blob(&blob, 1, images);
+	debug_module = create();
+	race_ctx = fake_ctx_create(0);
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, debug_thread, NULL);
+	while (!__atomic_load_n(&debug_started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	tile_module_destroy(debug_module);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK_EQ_INT(debug_destroyed_seen, 4);
+	CHECK_EQ_INT(debug_other_errors, 0);
+	CHECK_EQ_INT(fake_live_modules(), 0);
+	set_current(race_ctx);
+	CHECK_EQ_INT(launch_add(debug_module, 0x10000, 16), TILE_ERROR_DESTROYED);
+	CHECK_EQ_INT(tile_module_load(debug_module), TILE_ERROR_DESTROYED);
+	tile_module_destroy(debug_module);
+	CHECK_STR_CONTAINS(tile_status_string(TILE_ERROR_DESTROYED), "destroy");
+	set_current(NULL);
+	free(blob);
+	return check_report("test_loader_fake");
+}
+#endif
 
 /* The driver cannot be used at all: launches and loads say why, by name. */
 static int run_unusable(tile_status want, const char *text)
@@ -616,5 +962,11 @@ int main(int argc, char **argv)
 		return run_unusable(TILE_ERROR_DRIVER_SYMBOL, "the CUDA driver library has no cuLaunchKernelEx");
 	if (strcmp(mode, "noinit") == 0)
 		return run_unusable(TILE_ERROR_CUDA, "cuInit: CUDA_ERROR_NO_DEVICE");
+	if (strcmp(mode, "noctxid") == 0)
+		return run_noctxid();
+#ifdef TILE_DEBUG
+	if (strcmp(mode, "debug") == 0)
+		return run_debug();
+#endif
 	return run_main();
 }

@@ -10,7 +10,10 @@
  * run budget is spent. No coverage feedback: mutations are the classic
  * blind ones (bit flips, interesting bytes and words, inserted, deleted and
  * duplicated runs, splices of two inputs), which is what a bounded CI run
- * can afford anyway. A crash is the sanitizer's report and exit status; the
+ * can afford anyway. A target that defines LLVMFuzzerCustomMutator (as
+ * libFuzzer's interface: a structure- or grammar-aware mutator) gets it
+ * called for three mutants in four, and the blind mutations are its
+ * LLVMFuzzerMutate. A crash is the sanitizer's report and exit status; the
  * input that caused it is written to PREFIXcrash (PREFIXtimeout for an
  * input that runs over 20 seconds), ready to be replayed. */
 #include <dirent.h>
@@ -25,6 +28,9 @@
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Defined by targets with a mutator of their own. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) __attribute__((weak));
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 /* Provided by the sanitizer runtimes; weak so that a build without them links. */
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
@@ -143,7 +149,19 @@ static void add_path(const char *path)
 		closedir(d);
 }
 
-static size_t mutate(uint8_t *buf, size_t n)
+static size_t mutate_max(uint8_t *buf, size_t n, size_t max);
+
+static size_t mutate(uint8_t *buf, size_t n) { return mutate_max(buf, n, DRIVER_MAX_INPUT); }
+
+/* libFuzzer's entry point for custom mutators: the blind mutations. */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size)
+{
+	if (max_size > DRIVER_MAX_INPUT)
+		max_size = DRIVER_MAX_INPUT;
+	return mutate_max(data, size < max_size ? size : max_size, max_size);
+}
+
+static size_t mutate_max(uint8_t *buf, size_t n, size_t max)
 {
 	static const uint32_t interesting[] = {0, 1, 2, 3, 4, 16, 31, 32, 64, 127, 128, 255, 256, 0x7fff, 0xffff,
 					       0x10000, 0x7fffffff, 0x80000000u, 0xfffffffeu, 0xffffffffu};
@@ -179,7 +197,7 @@ static size_t mutate(uint8_t *buf, size_t n)
 			break;
 		case 5: /* insert random bytes */
 			len = 1 + rnd() % 16;
-			if (n + len <= DRIVER_MAX_INPUT) {
+			if (n + len <= max) {
 				memmove(buf + at + len, buf + at, n - at);
 				for (i = 0; i < len; i++)
 					buf[at + i] = (uint8_t)rnd();
@@ -202,8 +220,8 @@ static size_t mutate(uint8_t *buf, size_t n)
 				const input *o = &pool[rnd() % n_pool];
 				size_t from = o->size ? rnd() % o->size : 0;
 				len = o->size - from;
-				if (at + len > DRIVER_MAX_INPUT)
-					len = DRIVER_MAX_INPUT - at;
+				if (at + len > max)
+					len = at < max ? max - at : 0;
 				memcpy(buf + at, o->data + from, len);
 				n = at + len;
 			}
@@ -262,7 +280,10 @@ int main(int argc, char **argv)
 				break;
 		}
 		memcpy(buf, src->data, src->size);
-		n = mutate(buf, src->size);
+		if (LLVMFuzzerCustomMutator && rnd() % 4)
+			n = LLVMFuzzerCustomMutator(buf, src->size, DRIVER_MAX_INPUT, rnd());
+		else
+			n = mutate(buf, src->size);
 		run_one(buf, n);
 		done++;
 		/* Keep some mutants as parents: deeper mutation chains. */

@@ -7,7 +7,19 @@
  * programs with zero and one arguments, inflate of every image). Odd: the
  * rest is a zlib stream inflated into a buffer whose size the next two
  * bytes give. Built by tests/fuzz/run.sh with libFuzzer or the plain
- * driver (tests/fuzz/driver.c). */
+ * driver (tests/fuzz/driver.c).
+ *
+ * LLVMFuzzerCustomMutator knows the format: for a blob it mutates the
+ * metadata as records (a field of a kernel, parameter, variant, constexpr
+ * or image record set to a value that matters there: 0, 1, counts and
+ * indices around the tables' sizes, offsets at the edges of the blob, the
+ * top of the range), grid program bytes as opcodes and operands, string
+ * table terminators, and whole records (duplicated or removed, with the
+ * count and meta_size kept consistent), then stores total_size and the
+ * checksum, so that what it writes (and the corpus keeps) is a blob that
+ * reaches the checks past the checksum. One mutation in four is the
+ * engine's blind one (LLVMFuzzerMutate), the checksum fixed after it too.
+ * Record sizes come from tile.h, so the mutator follows the format. */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
@@ -60,6 +72,162 @@ static void exercise(tile_module *m)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+
+static uint32_t mut_state;
+static uint32_t mut_rnd(void)
+{
+	mut_state = mut_state * 1664525u + 1013904223u;
+	return mut_state >> 8;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	int i;
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* total_size and checksum of the blob b[0..n). */
+static void fix_blob(uint8_t *b, size_t n)
+{
+	if (n >= TILE__HEADER_SIZE) {
+		put32(b + 8, (uint32_t)n);
+		put32(b + 12, tile__crc32(b + TILE__HEADER_SIZE, n - TILE__HEADER_SIZE));
+	}
+}
+
+/* The tables of the metadata, as the loader lays them out. */
+typedef struct tables {
+	uint32_t off[7], count[7], size[7]; /* kernels params variants constexprs images grid strtab */
+	int ok;
+} tables;
+
+static tables find_tables(const uint8_t *b, size_t n)
+{
+	static const uint32_t rec[5] = {TILE__KERNEL_SIZE, TILE__PARAM_SIZE, TILE__VARIANT_SIZE, TILE__CONSTEXPR_SIZE,
+					TILE__IMAGE_SIZE};
+	tables t;
+	uint64_t at = TILE__HEADER_SIZE + TILE__META_HEADER_SIZE;
+	int i;
+	memset(&t, 0, sizeof t);
+	if (n < TILE__HEADER_SIZE + TILE__META_HEADER_SIZE)
+		return t;
+	for (i = 0; i < 7; i++) {
+		uint32_t c = tile__u32(b + TILE__HEADER_SIZE + 4 * (i < 5 ? i : i == 5 ? 5 : 6));
+		uint64_t bytes;
+		t.count[i] = c;
+		t.size[i] = i < 5 ? rec[i] : 1;
+		bytes = i < 5 ? (uint64_t)c * rec[i] : i == 5 ? ((uint64_t)c + 3) / 4 * 4 : c;
+		t.off[i] = (uint32_t)at;
+		at += bytes;
+		if (at > n)
+			return t;
+	}
+	t.ok = 1;
+	return t;
+}
+
+/* A value that matters in a field of table `ti` of blob b[0..n). */
+static uint32_t telling_value(const tables *t, size_t n, int ti)
+{
+	uint32_t c = t->count[mut_rnd() % 5];
+	switch (mut_rnd() % 12) {
+	case 0: return 0;
+	case 1: return 1;
+	case 2: return c;
+	case 3: return c ? c - 1 : 0;
+	case 4: return c + 1;
+	case 5: return t->count[6] ? t->count[6] - 1 - mut_rnd() % 4 : 0; /* near the strtab's end */
+	case 6: return (uint32_t)n - mut_rnd() % 8;                      /* near the blob's end */
+	case 7: return 0xffffffffu - mut_rnd() % 4;
+	case 8: return 0x80000000u;
+	case 9: return t->count[ti] + mut_rnd() % 3;
+	case 10: return 1u << (mut_rnd() % 32);
+	default: return mut_rnd() % 64;
+	}
+}
+
+static size_t mutate_blob(uint8_t *b, size_t n, size_t max)
+{
+	tables t = find_tables(b, n);
+	uint32_t ti, r;
+	if (!t.ok)
+		return LLVMFuzzerMutate(b, n, max);
+	switch (mut_rnd() % 8) {
+	case 0:
+	case 1:
+	case 2: { /* a field of a record */
+		uint32_t at, width = 1u << (mut_rnd() % 3), v;
+		ti = mut_rnd() % 5;
+		if (!t.count[ti])
+			break;
+		r = mut_rnd() % t.count[ti];
+		at = t.off[ti] + r * t.size[ti] + (mut_rnd() % (t.size[ti] / width)) * width;
+		v = telling_value(&t, n, (int)ti);
+		if (width == 4)
+			put32(b + at, v);
+		else if (width == 2)
+			b[at] = (uint8_t)v, b[at + 1] = (uint8_t)(v >> 8);
+		else
+			b[at] = (uint8_t)v;
+		break;
+	}
+	case 3: /* grid program: an opcode or operand byte */
+		if (t.count[5])
+			b[t.off[5] + mut_rnd() % t.count[5]] = (uint8_t)(mut_rnd() % 3 ? mut_rnd() % 0x20 : mut_rnd());
+		break;
+	case 4: /* string table: a terminator gone, or one more */
+		if (t.count[6]) {
+			uint32_t at = t.off[6] + mut_rnd() % t.count[6];
+			b[at] = b[at] ? 0 : (uint8_t)('a' + mut_rnd() % 26);
+		}
+		break;
+	case 5: /* a metadata header count, or the header's meta_size / flags / version */
+		if (mut_rnd() % 2)
+			put32(b + TILE__HEADER_SIZE + 4 * (mut_rnd() % 8), telling_value(&t, n, (int)(mut_rnd() % 5)));
+		else
+			put32(b + 4 * (1 + mut_rnd() % 7), mut_rnd() % 2 ? telling_value(&t, n, 0) : tile__u32(b + 4 * (1 + mut_rnd() % 7)));
+		break;
+	case 6: /* a record duplicated: count and meta_size follow */
+		ti = mut_rnd() % 5;
+		if (t.count[ti] && n + t.size[ti] <= max) {
+			uint32_t at = t.off[ti] + (mut_rnd() % t.count[ti]) * t.size[ti];
+			memmove(b + at + t.size[ti], b + at, n - at);
+			n += t.size[ti];
+			put32(b + TILE__HEADER_SIZE + 4 * ti, t.count[ti] + 1);
+			put32(b + 20, tile__u32(b + 20) + t.size[ti]);
+		}
+		break;
+	default: /* a record removed */
+		ti = mut_rnd() % 5;
+		if (t.count[ti]) {
+			uint32_t at = t.off[ti] + (mut_rnd() % t.count[ti]) * t.size[ti];
+			memmove(b + at, b + at + t.size[ti], n - at - t.size[ti]);
+			n -= t.size[ti];
+			put32(b + TILE__HEADER_SIZE + 4 * ti, t.count[ti] - 1);
+			put32(b + 20, tile__u32(b + 20) - t.size[ti]);
+		}
+		break;
+	}
+	return n;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	mut_state = seed;
+	if (size < 1 || max_size < 2)
+		return LLVMFuzzerMutate(data, size, max_size);
+	if (data[0] % 2 == 0 && mut_rnd() % 4) {
+		size = 1 + mutate_blob(data + 1, size - 1, max_size - 1);
+	} else {
+		size = LLVMFuzzerMutate(data, size, max_size);
+	}
+	if (size >= 1 && data[0] % 2 == 0)
+		fix_blob(data + 1, size - 1);
+	return size;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

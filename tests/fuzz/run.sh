@@ -11,8 +11,10 @@
 # nvptx/ and compile.c), built by the same compiler (one sanitizer
 # runtime). A target that needs more gives extra compile arguments on a
 # comment line `fuzz-extra: ARGS` (shell words, expanded).
-# Prints one line per target; exits non-zero when a target fails to build
-# or crashes.
+# FUZZ_BUILD_ONLY=1 builds the targets (BUILD/fuzz/TARGET, the engine
+# named in BUILD/fuzz/TARGET.engine) without running them
+# (tests/fuzz/campaign.sh runs them). Prints one line per target; exits
+# non-zero when a target fails to build or crashes.
 set -u
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -43,11 +45,14 @@ else
 fi
 
 if [ "$engine" = libfuzzer ]; then cc=clang; else cc=${CC:-cc}; fi
+# libFuzzer's coverage feedback needs libtile instrumented too
+cov=
+[ "$engine" = libfuzzer ] && cov=-fsanitize=fuzzer-no-link
 
 # libtile without its LLVM-using files, rebuilt when a source is newer.
 libtile_archive() {
 	local lib=$out/libtile-$engine.a obj f
-	if [ -e "$lib" ] && [ -z "$(find libtile -name '*.[ch]' -newer "$lib" | head -n 1)" ]; then
+	if [ -e "$lib" ] && [ -z "$(find libtile tests/fuzz/run.sh -name '*.[ch]' -newer "$lib" -o -name run.sh -newer "$lib" | head -n 1)" ]; then
 		echo "$lib"
 		return 0
 	fi
@@ -59,7 +64,7 @@ libtile_archive() {
 		obj=$out/obj-$engine/${obj//\//_}
 		obj=${obj%.c}.o
 		# shellcheck disable=SC2086
-		$cc -std=c11 $common $san -c "$f" -o "$obj" >>"$out/libtile.log" 2>&1 || return 1
+		$cc -std=c11 $common $san $cov -c "$f" -o "$obj" >>"$out/libtile.log" 2>&1 || return 1
 	done
 	ar rcs "$lib" "$out/obj-$engine"/*.o && echo "$lib"
 }
@@ -92,6 +97,11 @@ for name in "${targets[@]}"; do
 		echo "$name: build failed"
 		tail -n 20 "$log"
 		status=1
+		continue
+	fi
+	echo "$engine" >"$out/$name.engine"
+	if [ -n "${FUZZ_BUILD_ONLY:-}" ]; then
+		echo "$name: built ($engine)"
 		continue
 	fi
 	if [ "$engine" = libfuzzer ]; then

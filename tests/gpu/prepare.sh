@@ -13,6 +13,8 @@ if [ -f examples/build.sh ]; then
 	bash examples/build.sh "$BUILD" || echo "prepare.sh: warning: examples/build.sh failed; examples left out" >&2
 fi
 mkdir -p "$OUT"
+# the soak and graph programs' kernels (run by tests/gpu/soak.sh OUT/soak)
+bash tests/gpu/soak_prepare.sh "$BUILD/tilec" "$OUT/soak" || echo "prepare.sh: warning: soak kernels failed" >&2
 python3 tests/gpu/prepare.py --tilec "$BUILD/tilec" --out "$OUT" --build "$BUILD" "${@:3}"
 # tilec's compile time per kernel and arch, measured here for bench/bench.py
 bash bench/compile_time.sh "$BUILD" "$OUT/compile_time.json" | tee "$OUT/compile_time.md" ||

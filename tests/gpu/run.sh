@@ -14,7 +14,9 @@
 #  3. the examples built from examples/NAME/main.c and their generated C,
 #     run, then under compute-sanitizer memcheck;
 #  4. tests/gpu/racecheck.c (two tier-2 reductions) run, then under
-#     compute-sanitizer racecheck and memcheck.
+#     compute-sanitizer racecheck and memcheck;
+#  5. tests/gpu/soak.sh: CUDA graph capture and replay, the multi-thread,
+#     multi-context soak against the raw driver, both under memcheck.
 # Logs go to GPU_DIR/logs; when $OUT is set, run.log, diff.log and a
 # tarball of all logs are copied there. The failures are recapped at the
 # end; the last line is "gpu: N passed, N failed", and the exit status is
@@ -101,6 +103,20 @@ if [ -f "$G/race/race.c" ]; then
 	fi
 else
 	bad "no $G/race/race.c (the race manifest did not compile at prepare time)"
+fi
+
+echo "== 5. soak and graphs"
+if [ -f "$G/soak/soak_a.c" ]; then
+	bash tests/gpu/soak.sh "$G/soak" 2>&1 | tee "$LOG/soak.sh.log"
+	line=$(grep -E '^soak: [0-9]+ passed, [0-9]+ failed' "$LOG/soak.sh.log" | tail -n 1)
+	if [ -n "$line" ]; then
+		passed=$((passed + $(echo "$line" | sed -E 's/soak: ([0-9]+) passed.*/\1/')))
+		failed=$((failed + $(echo "$line" | sed -E 's/.*passed, ([0-9]+) failed.*/\1/')))
+	else
+		bad "soak.sh ended without a summary"
+	fi
+else
+	bad "no $G/soak/soak_a.c (tests/gpu/soak_prepare.sh failed at prepare time?)"
 fi
 
 echo "== failures"

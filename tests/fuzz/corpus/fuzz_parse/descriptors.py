@@ -1,0 +1,145 @@
+# Tensor descriptors (Triton 3.6): device-side tl.make_tensor_descriptor and
+# host-side descriptor parameters, loads that zero-fill outside the tensor
+# and stores that skip it, at offsets that straddle every edge.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def desc_load_block(in_ptr, out_ptr, M, N, stride_m, off_m, off_n,
+                    BM: tl.constexpr, BN: tl.constexpr):
+    # one block at (off_m, off_n), written densely: zeros outside [0, M) x [0, N)
+    desc = tl.make_tensor_descriptor(in_ptr, shape=[M, N], strides=[stride_m, 1], block_shape=[BM, BN])
+    x = desc.load([off_m, off_n])
+    rows = tl.arange(0, BM)[:, None]
+    cols = tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + rows * BN + cols, x)
+
+
+@triton.jit
+def desc_store_block(in_ptr, out_ptr, M, N, stride_m, off_m, off_n,
+                     BM: tl.constexpr, BN: tl.constexpr):
+    # a dense block stored at (off_m, off_n): only the part inside the tensor lands
+    rows = tl.arange(0, BM)[:, None]
+    cols = tl.arange(0, BN)[None, :]
+    x = tl.load(in_ptr + rows * BN + cols)
+    desc = tl.make_tensor_descriptor(out_ptr, [M, N], [stride_m, 1], [BM, BN])
+    tl.store_tensor_descriptor(desc, [off_m, off_n], x)
+
+
+@triton.jit
+def desc_scale_2d(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # y = 2 * x + 1 over a grid of blocks; partial blocks at the right and bottom
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    x = tl.load_tensor_descriptor(x_desc, [om, on])
+    y_desc.store([om, on], x * 2 + 1)
+
+
+@triton.jit
+def desc_copy_3d(x_ptr, y_ptr, A, B, C, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
+    x_desc = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
+    y_desc = tl.make_tensor_descriptor(y_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
+    o = [tl.program_id(0) * BA, tl.program_id(1) * BB, tl.program_id(2) * BC]
+    y_desc.store(o, x_desc.load(o) - 3)
+
+
+@triton.jit
+def desc_nan_pad(in_ptr, out_ptr, M, N, off_m, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(in_ptr, [M, N], [N, 1], [BM, BN], padding_option="nan")
+    x = desc.load([off_m, 0])
+    tl.store(out_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], x)
+
+
+@triton.jit
+def host_desc_scale(x_desc, y_desc, alpha):
+    # host-side descriptors: the block shape comes from the signature
+    BM: tl.constexpr = x_desc.block_shape[0]
+    BN: tl.constexpr = x_desc.block_shape[1]
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    x = x_desc.load([om, on])
+    y_desc.store([om, on], (x.to(tl.float32) * alpha).to(y_desc.dtype))
+
+
+@triton.jit
+def desc_dot(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # c = a @ b with a: M x K, b: K x N; descriptor loads only the dot reads
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([om, k * BK])
+        b = b_desc.load([k * BK, on])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([om, on], acc)
+
+
+# ---- refused, with a precise diagnostic each ----
+
+@triton.jit
+def err_block_runtime(p, n, B):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, B])
+
+
+@triton.jit
+def err_block_pow2(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 24])
+
+
+@triton.jit
+def err_rank(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16])
+
+
+@triton.jit
+def err_last_stride(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 2], [16, 16])
+
+
+@triton.jit
+def err_last_stride_runtime(p, n, s):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, s], [16, 16])
+
+
+@triton.jit
+def err_narrow(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 4])
+
+
+@triton.jit
+def err_stride_align(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [6, 1], [16, 16])
+
+
+@triton.jit
+def err_rank5(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n, n, n, n], [n, n, n, n, 1], [2, 2, 2, 2, 16])
+
+
+@triton.jit
+def err_offsets(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 16])
+    x = d.load([0])
+
+
+@triton.jit
+def err_store_shape(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 16])
+    d.store([0, 0], tl.zeros((16, 8), dtype=tl.float32))
+
+
+@triton.jit
+def err_nan_int(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 16], padding_option="nan")
+
+
+@triton.jit
+def err_gather(p, n):
+    d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 16])
+    x = d.gather(tl.arange(0, 16), 0)

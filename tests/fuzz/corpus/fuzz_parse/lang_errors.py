@@ -1,0 +1,140 @@
+import triton
+import triton.language as tl
+
+try:
+    from triton.language.extra.cuda.libdevice import no_such_fn as nsf
+except ImportError:
+    from triton.language import no_such_either as nsf
+
+
+@triton.jit
+def return_in_loop(x_ptr, n):
+    for i in range(n):
+        if i == 3:
+            return
+        tl.store(x_ptr + i, 1.0)
+
+
+@triton.jit
+def return_in_while_if(x_ptr, n):
+    i = 0
+    while i < n:
+        if i == 3:
+            return
+        i += 1
+
+
+@triton.jit
+def _typed(x, c):
+    if c > 0:
+        return x
+    return c
+
+
+@triton.jit
+def return_types_differ(x_ptr, n):
+    tl.store(x_ptr, _typed(tl.load(x_ptr), n))
+
+
+@triton.jit
+def _maybe(x, c):
+    if c > 0:
+        return x
+
+
+@triton.jit
+def return_value_and_none(x_ptr, n):
+    tl.store(x_ptr, _maybe(tl.load(x_ptr), n))
+
+
+@triton.jit
+def kernel_returns_value(x_ptr, n):
+    if n > 0:
+        return 1
+    return 2
+
+
+@triton.jit
+def read_after_one_branch(x_ptr, n):
+    if n > 0:
+        t = tl.load(x_ptr)
+    tl.store(x_ptr, t)
+
+
+@triton.jit
+def read_after_type_change(x_ptr, n):
+    t = 0
+    if n > 0:
+        t = tl.load(x_ptr)
+    tl.store(x_ptr, t)
+
+
+@triton.jit
+def dtype_call_args(x_ptr):
+    tl.store(x_ptr, tl.float32(1.0, 2.0))
+
+
+@triton.jit
+def dtype_call_pointer(x_ptr):
+    tl.store(x_ptr, tl.float32(x_ptr))
+
+
+@triton.jit
+def unresolved_import(x_ptr):
+    tl.store(x_ptr, nsf(tl.load(x_ptr)))
+
+
+@triton.jit
+def scan_not_jit(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.associative_scan(x, 0, tl.maximum))
+
+
+@triton.jit
+def _bad_combine(a, i, b, j):
+    return a + b
+
+
+@triton.jit
+def scan_bad_combine(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    s, _ = tl.associative_scan((x, x), 0, _bad_combine)
+    tl.store(x_ptr + tl.arange(0, 8), s)
+
+
+@triton.jit
+def scan_axis(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.cumsum(x, axis=1))
+
+
+@triton.jit
+def scan_scalar(x_ptr):
+    tl.store(x_ptr, tl.cumsum(tl.load(x_ptr)))
+
+
+@triton.jit
+def umulhi_float(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, tl.umulhi(x, x))
+
+
+@triton.jit
+def break_in_loop(x_ptr, n):
+    # refused, as Triton's code generator refuses it
+    for i in range(n):
+        if i == 3:
+            break
+        tl.store(x_ptr + i, 1.0)
+
+
+@triton.jit
+def _block_combine(a, b):
+    # a block inside, a scalar out
+    return a + tl.sum(tl.full([16], b, tl.float32), axis=0)
+
+
+@triton.jit
+def scan_block_combine(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.associative_scan(x, 0, _block_combine))

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# soak_prepare.sh - on the build machine (tilec needs LLVM): compiles the
+# soak's kernels (tests/gpu/soak_ops.py, soak_acc.py) into two blobs,
+# OUT/soak_a.{c,h} and OUT/soak_b.{c,h}, for tests/gpu/soak.sh on a GPU
+# machine (tests/gpu/soak.c, tests/gpu/graph.c).
+# Usage: bash tests/gpu/soak_prepare.sh TILEC OUT [--arch LIST]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TILEC=$1
+OUT=$2
+shift 2
+mkdir -p "$OUT"
+cat >"$OUT/soak_a.tile" <<MANIFEST
+$PWD/tests/gpu/soak_ops.py soak_inc "*i32, i32" -D BLOCK=256 -g "cdiv(n, BLOCK)"
+$PWD/tests/gpu/soak_ops.py soak_axpy "*i32, *i32, i32, i32" -D BLOCK=256 -g "cdiv(n, BLOCK)"
+MANIFEST
+"$TILEC" compile -m "$OUT/soak_a.tile" -o "$OUT/soak_a" "$@"
+"$TILEC" compile tests/gpu/soak_acc.py -n soak_acc -s "*i32, i32" -g 1 -o "$OUT/soak_b" "$@"
+echo "soak_prepare.sh: $OUT/soak_a.c, $OUT/soak_b.c"
