@@ -134,19 +134,6 @@ typedef struct compile_cmd {
 
 static const src_loc no_loc = {0};
 
-static bool grow(arena *a, void **items, int *cap, int n, size_t size)
-{
-	if (n < *cap)
-		return true;
-	int nc = *cap ? *cap * 2 : 8;
-	void *p = arena_realloc(a, *items, (size_t)*cap * size, (size_t)nc * size);
-	if (!p)
-		return false;
-	*items = p;
-	*cap = nc;
-	return true;
-}
-
 /* Kernels times variants in one blob (docs/LANGUAGE.md, limits). */
 #define COMPILE_MAX_JOBS 1024
 
@@ -156,7 +143,7 @@ static job *new_job(compile_cmd *c)
 		diag_error(c->ctx, no_loc, "more than %d kernels and variants in one blob", COMPILE_MAX_JOBS);
 		return NULL;
 	}
-	if (!grow(c->a, (void **)&c->jobs, &c->capjobs, c->njobs, sizeof(job)))
+	if (!arena_grow(c->a, (void **)&c->jobs, &c->capjobs, c->njobs, sizeof(job)))
 		return NULL;
 	job *j = &c->jobs[c->njobs++];
 	memset(j, 0, sizeof *j);
@@ -182,7 +169,7 @@ static bool add_define(compile_cmd *c, job *j, const char *text)
 		diag_error(c->ctx, j->where, "-D wants NAME=VALUE, not '%s'", text);
 		return false;
 	}
-	if (!grow(c->a, (void **)&j->defines, &j->capdefines, j->ndefines, sizeof(fe_define)))
+	if (!arena_grow(c->a, (void **)&j->defines, &j->capdefines, j->ndefines, sizeof(fe_define)))
 		return false;
 	fe_define *d = &j->defines[j->ndefines++];
 	d->name = arena_strndup(c->a, text, (size_t)(eq - text));
@@ -433,7 +420,7 @@ static fe_module *load_file(compile_cmd *c, const char *path, tilec_status *st)
 			*st = c->files[i].status;
 			return c->files[i].module;
 		}
-	if (!grow(c->a, (void **)&c->files, &c->capfiles, c->nfiles, sizeof(loaded))) {
+	if (!arena_grow(c->a, (void **)&c->files, &c->capfiles, c->nfiles, sizeof(loaded))) {
 		*st = TILEC_ERR_NOMEM;
 		return NULL;
 	}

@@ -78,6 +78,19 @@ void *arena_realloc(arena *a, void *old, size_t old_size, size_t new_size)
 	return p;
 }
 
+bool arena_grow(arena *a, void **items, int *cap, int n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	int nc = *cap ? *cap * 2 : 8;
+	void *p = arena_realloc(a, *items, (size_t)*cap * size, (size_t)nc * size);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = nc;
+	return true;
+}
+
 char *arena_strndup(arena *a, const char *s, size_t n)
 {
 	char *p = arena_alloc(a, n + 1);

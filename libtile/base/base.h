@@ -38,6 +38,9 @@ void arena_free(arena *a);
 void *arena_alloc(arena *a, size_t size);
 /* Grows a block obtained from this arena (copying); old may be NULL. */
 void *arena_realloc(arena *a, void *old, size_t old_size, size_t new_size);
+/* Room for item n of a growable array *items of *cap items of `size`
+ * bytes: doubles it (from 8) when full; false when out of memory. */
+bool arena_grow(arena *a, void **items, int *cap, int n, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...) TILE_PRINTF(2, 3);

@@ -1603,27 +1603,15 @@ static void heur_put(heur_text *h, const ast_node *n)
 		heur_fail(h, i, "a name that is not a parameter of the kernel");
 		return;
 	}
-	case AST_BINARY: {
-		static const struct { ast_op op; const char *s; } ops[] = {
-			{AST_OP_ADD, " + "}, {AST_OP_SUB, " - "}, {AST_OP_MUL, " * "}, {AST_OP_FLOORDIV, " // "}, {AST_OP_MOD, " % "}};
-		for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-			if (ops[k].op == n->binary.op) {
-				sb_putc(&h->sb, '(');
-				heur_put(h, n->binary.left);
-				sb_puts(&h->sb, ops[k].s);
-				heur_put(h, n->binary.right);
-				sb_putc(&h->sb, ')');
-				return;
-			}
-		heur_fail(h, n, "this operator");
-		return;
-	}
+	case AST_BINARY:
 	case AST_COMPARE: {
 		static const struct { ast_op op; const char *s; } ops[] = {
+			{AST_OP_ADD, " + "}, {AST_OP_SUB, " - "}, {AST_OP_MUL, " * "}, {AST_OP_FLOORDIV, " // "}, {AST_OP_MOD, " % "},
 			{AST_OP_LT, " < "}, {AST_OP_LE, " <= "}, {AST_OP_GT, " > "}, {AST_OP_GE, " >= "}, {AST_OP_EQ, " == "},
 			{AST_OP_NE, " != "}};
-		for (size_t k = 0; k < sizeof ops / sizeof ops[0] && !n->binary.chained; k++)
-			if (ops[k].op == n->binary.op) {
+		bool compare = n->kind == AST_COMPARE;
+		for (size_t k = 0; k < sizeof ops / sizeof ops[0] && !(compare && n->binary.chained); k++)
+			if (ops[k].op == n->binary.op && (k >= 5) == compare) {
 				sb_putc(&h->sb, '(');
 				heur_put(h, n->binary.left);
 				sb_puts(&h->sb, ops[k].s);
@@ -1631,7 +1619,7 @@ static void heur_put(heur_text *h, const ast_node *n)
 				sb_putc(&h->sb, ')');
 				return;
 			}
-		heur_fail(h, n, "this comparison");
+		heur_fail(h, n, compare ? "this comparison" : "this operator");
 		return;
 	}
 	case AST_BOOLOP:

@@ -64,19 +64,6 @@ static bool tok_int(const tok *t, int64_t *out)
 	return true;
 }
 
-static bool grow(arena *a, void **items, int *cap, int n, size_t size)
-{
-	if (n < *cap)
-		return true;
-	int nc = *cap ? *cap * 2 : 8;
-	void *p = arena_realloc(a, *items, (size_t)*cap * size, (size_t)nc * size);
-	if (!p)
-		return false;
-	*items = p;
-	*cap = nc;
-	return true;
-}
-
 tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file *out)
 {
 	src_file *f;
@@ -116,7 +103,7 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 				diag_error(ctx, at, "'kernel' needs a name");
 				return TILEC_ERR_FORMAT;
 			}
-			if (!grow(a, (void **)&out->kernels, &capk, out->nkernels, sizeof(tuning_kernel)))
+			if (!arena_grow(a, (void **)&out->kernels, &capk, out->nkernels, sizeof(tuning_kernel)))
 				return TILEC_ERR_NOMEM;
 			k = &out->kernels[out->nkernels++];
 			memset(k, 0, sizeof *k);
@@ -179,7 +166,7 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 			return TILEC_ERR_FORMAT;
 		}
 		while (cape < (k->nentries + 1) * (k->nkeys + 1))
-			if (!grow(a, (void **)&k->entries, &cape, cape, sizeof(int64_t)))
+			if (!arena_grow(a, (void **)&k->entries, &cape, cape, sizeof(int64_t)))
 				return TILEC_ERR_NOMEM;
 		int64_t *row = k->entries + (size_t)k->nentries * (k->nkeys + 1);
 		for (int i = 0; i < n; i++)

@@ -42,14 +42,16 @@ for name in "${targets[@]}"; do
 	d=$work/$name
 	rm -rf "$d/logs" "$d/artifacts"
 	mkdir -p "$d/corpus" "$d/artifacts" "$d/logs"
+	words=$(grep -m 1 -o 'fuzz-seeds:.*' "tests/fuzz/$name.c" | sed -e 's/^fuzz-seeds://' -e 's|\*/.*||' || true)
+	eval "more_seeds=($words)"
 	for ((k = 0; k < per; k++)); do
 		seed=$((($(date +%s) + 7919 * k + ${#name}) % 2147483647))
 		if [ "$engine" = libfuzzer ]; then
 			"$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 -seed="$seed" -reload=1 \
-				-print_final_stats=1 -artifact_prefix="$d/artifacts/" "$d/corpus" "tests/fuzz/corpus/$name" \
+				-print_final_stats=1 -artifact_prefix="$d/artifacts/" "$d/corpus" "tests/fuzz/corpus/$name" "${more_seeds[@]}" \
 				>"$d/logs/job$k.log" 2>&1 &
 		else
-			"$bin" -t "$secs" -s "$seed" -o "$d/artifacts/job$k-" "tests/fuzz/corpus/$name" >"$d/logs/job$k.log" 2>&1 &
+			"$bin" -t "$secs" -s "$seed" -o "$d/artifacts/job$k-" "tests/fuzz/corpus/$name" "${more_seeds[@]}" >"$d/logs/job$k.log" 2>&1 &
 		fi
 		pids+=($!)
 	done

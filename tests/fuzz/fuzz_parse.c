@@ -10,7 +10,8 @@
  * indentation, duplicates, deletes and swaps lines, indents and dedents
  * them (spaces or a tab), wraps a line's tail in brackets; one mutation in
  * five is the engine's blind one. Seeds are the kernels of tests/kernels
- * (tests/fuzz/corpus/fuzz_parse). */
+ * and what the corpus has kept (tests/fuzz/corpus/fuzz_parse).
+ * fuzz-seeds: tests/kernels */
 #include "front/syntax.h"
 
 #include <stdint.h>

@@ -10,7 +10,8 @@
 # with an archive of the libtile sources that do not use LLVM (all but
 # nvptx/ and compile.c), built by the same compiler (one sanitizer
 # runtime). A target that needs more gives extra compile arguments on a
-# comment line `fuzz-extra: ARGS` (shell words, expanded).
+# comment line `fuzz-extra: ARGS` (shell words, expanded); one that seeds
+# from more folders than its corpus names them on a line `fuzz-seeds: DIR...`.
 # FUZZ_BUILD_ONLY=1 builds the targets (BUILD/fuzz/TARGET, the engine
 # named in BUILD/fuzz/TARGET.engine) without running them
 # (tests/fuzz/campaign.sh runs them). Prints one line per target; exits
@@ -76,6 +77,9 @@ for name in "${targets[@]}"; do
 	mkdir -p "$seeds"
 	words=$(grep -m 1 -o 'fuzz-extra:.*' "$src" | sed -e 's/^fuzz-extra://' -e 's|\*/.*||' || true)
 	eval "extra=($words)"
+	# more seed folders, read where they are (tests/kernels for the parser)
+	words=$(grep -m 1 -o 'fuzz-seeds:.*' "$src" | sed -e 's/^fuzz-seeds://' -e 's|\*/.*||' || true)
+	eval "more_seeds=($words)"
 	if grep -qE '#include "(base|ir|front|passes|pack|analysis)/' "$src"; then
 		if ! lib=$(libtile_archive); then
 			echo "$name: building libtile failed"
@@ -107,9 +111,9 @@ for name in "${targets[@]}"; do
 	if [ "$engine" = libfuzzer ]; then
 		mkdir -p "$out/corpus_$name"
 		"$out/$name" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix="$out/$name-" "$out/corpus_$name" "$seeds" >"$log" 2>&1
+			-artifact_prefix="$out/$name-" "$out/corpus_$name" "$seeds" "${more_seeds[@]}" >"$log" 2>&1
 	else
-		"$out/$name" -t "$seconds" -o "$out/$name-" "$seeds" >"$log" 2>&1
+		"$out/$name" -t "$seconds" -o "$out/$name-" "$seeds" "${more_seeds[@]}" >"$log" 2>&1
 	fi
 	rc=$?
 	if [ $rc != 0 ]; then
