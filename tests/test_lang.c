@@ -349,6 +349,53 @@ static void test_cumsum_int8(void)
 	kl_release(&l);
 }
 
+/* ---------------------------------------------------------------- tl.reduce */
+
+static void test_reduce_fn(void)
+{
+	enum { M = 21, N = 27, BM = 8, P = (M + BM - 1) / BM };
+	int32_t x[M * N], mx[M], mi[M], sums[P * N], total[P];
+	for (int i = 0; i < M * N; i++)
+		x[i] = (int32_t)(rnd() % 41) - 20; /* ties for the smaller-index rule */
+	x[5] = INT32_MAX;
+	x[6] = INT32_MAX; /* sums wrap */
+	launch l = kl("reduce_fn_kernel", "*i32, *i32, *i32, *i32, *i32, i32, i32, 8, 32", P, 1);
+	kl_ptr(&l, x, sizeof x);
+	kl_ptr(&l, mx, sizeof mx);
+	kl_ptr(&l, mi, sizeof mi);
+	kl_ptr(&l, sums, sizeof sums);
+	kl_ptr(&l, total, sizeof total);
+	kl_int(&l, M);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int r = 0; r < M; r++) {
+			int32_t best = x[r * N], bi = 0;
+			for (int c = 1; c < N; c++)
+				if (x[r * N + c] > best)
+					best = x[r * N + c], bi = c;
+			bad += mx[r] != best || mi[r] != bi;
+		}
+		CHECK_MSG(bad == 0, "reduce_fn_kernel: %d rows with a wrong (max, first index)", bad);
+		bad = 0;
+		for (int p = 0; p < P; p++) {
+			uint32_t t = 0;
+			for (int c = 0; c < N; c++) {
+				uint32_t cs = 0;
+				for (int r = p * BM; r < (p + 1) * BM && r < M; r++)
+					cs += (uint32_t)x[r * N + c];
+				bad += sums[p * N + c] != (int32_t)cs;
+				t += cs;
+			}
+			bad += total[p] != (int32_t)t;
+		}
+		CHECK_MSG(bad == 0, "reduce_fn_kernel: %d wrong sums", bad);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "reduce_fn axis=1 %");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "reduce_fn axis=0 %");
+	}
+	kl_release(&l);
+}
+
 /* ---------------------------------------------------------------- smaller builtins */
 
 static void test_while_and_or(void)
@@ -426,6 +473,10 @@ static void test_refusals(void)
 	refused(ERR, "scan_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
 	refused(ERR, "scan_scalar", "*fp32", "a scan needs a block, got a scalar");
 	refused(ERR, "scan_block_combine", "*fp32", "the combine function `_block_combine` of a scan makes a block");
+	refused(ERR, "reduce_not_jit", "*fp32", "the combine function of tl.reduce must be a @triton.jit function");
+	refused(ERR, "reduce_bad_combine", "*fp32", "the combine function `_bad_combine` returns 1 value for a reduction of 2");
+	refused(ERR, "reduce_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
+	refused(ERR, "reduce_shapes", "*fp32", "the inputs of a reduction must have one shape, got <8xfp32> and <16xfp32>");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -443,6 +494,7 @@ int main(void)
 	test_scan_2d();
 	test_associative_scan();
 	test_cumsum_int8();
+	test_reduce_fn();
 	test_while_and_or();
 	test_umulhi();
 	test_refusals();

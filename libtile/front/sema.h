@@ -111,6 +111,9 @@ bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
 /* sema_scan.c: scans; dtype NULL when not given */
 bool sema_associative_scan(sema *s, src_loc loc, sv input, int axis, sv combine, bool reverse, sv *out);
 bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool prod, const ir_type *dtype, sv *out);
+/* tl.reduce over ids[0..k) along axis (in range or not: checked); a tuple in
+ * *out when `tuple` or k > 1 */
+bool sema_reduce(sema *s, src_loc loc, int k, const int *ids, int axis, sv combine, bool tuple, sv *out);
 /* sema_call.c */
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);

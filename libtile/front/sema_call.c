@@ -872,6 +872,62 @@ static bool b_associative_scan(call *c, sv *out)
 	return sema_associative_scan(c->s, cloc(c), in, axis, c->v[2], rev, out);
 }
 
+/* reduce(input, axis, combine_fn, keep_dims): a tensor or a tuple of
+ * tensors of one shape; axis None reduces the flattened inputs */
+static bool b_reduce(call *c, sv *out)
+{
+	bool keep;
+	if (!keep_dims(c, 3, &keep))
+		return false;
+	sv in = c->v[0];
+	bool tuple = in.kind == SV_TUPLE;
+	int k = tuple ? in.n : 1;
+	if (k < 1)
+		return err(c, "tl.reduce of an empty tuple");
+	int *ids = arena_alloc(c->s->a, sizeof(int) * (size_t)k);
+	if (!ids)
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < k; i++) {
+		sv v = tuple ? in.items[i] : in;
+		if (v.kind != SV_TENSOR && !sema_is_num(v))
+			return err(c, "tl.reduce takes tensors, got %s", sema_sv_str(c->s, v));
+		if ((ids[i] = sema_to_tensor(c->s, cloc(c), v)) < 0)
+			return false;
+	}
+	int rank = ty(c, ids[0]).rank, axis = 0;
+	bool all = is_none(c, 1);
+	if (all) {
+		/* reshape(x, [numel], can_reorder=True), as Triton's reduction */
+		for (int i = 0; i < k; i++) {
+			ir_type t = ty(c, ids[i]);
+			int64_t n = ir_numel(t);
+			if (t.rank > 1 && (ids[i] = reshape(c, ids[i], 1, &n)) < 0)
+				return false;
+		}
+	} else {
+		int64_t a;
+		if (!arg_int(c, 1, &a))
+			return false;
+		axis = a < -64 || a > 64 ? 64 : (int)a; /* out of range either way */
+		if (axis < 0 && axis + rank >= 0)
+			axis += rank;
+	}
+	if (!sema_reduce(c->s, cloc(c), k, ids, axis, c->v[2], tuple, out))
+		return false;
+	if (!keep)
+		return true;
+	int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+	for (int i = 0; i < k; i++) {
+		sv *r = out->kind == SV_TUPLE ? &out->items[i] : out;
+		int id = all ? sema_splat_to(c->s, cloc(c), r->id, shape_type(ty(c, r->id), rank, ones))
+			     : sema_expand_dims(c->s, cloc(c), r->id, axis);
+		if (id < 0)
+			return false;
+		*r = sema_tensor(id);
+	}
+	return true;
+}
+
 /* cumsum(input, axis, reverse, dtype), cumprod(input, axis, reverse) */
 static bool b_cumulative(call *c, sv *out)
 {
@@ -1462,6 +1518,7 @@ static const builtin builtins[] = {
 	{"tl.xor_sum", b_xor_sum, 0, {"input", "axis", "keep_dims"}},
 	{"tl.softmax", b_softmax, 0, {"x", "dim", "keep_dims", "ieee_rounding"}},
 	{"tl.associative_scan", b_associative_scan, 0, {"input", "axis", "combine_fn", "reverse"}},
+	{"tl.reduce", b_reduce, 0, {"input", "axis", "combine_fn", "keep_dims"}},
 	{"tl.cumsum", b_cumulative, 0, {"input", "axis", "reverse", "dtype"}},
 	{"tl.cumprod", b_cumulative, 1, {"input", "axis", "reverse"}},
 	{"tl.dot", b_dot, 0, {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"}},
@@ -1535,7 +1592,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
@@ -1633,7 +1690,7 @@ static const char *method_builtin(const char *m)
 		"sum", "max", "min", "argmax", "argmin", "xor_sum", "reshape", "view", "ravel", "permute", "trans",
 		"expand_dims", "broadcast_to", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos",
 		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast", "cumsum", "cumprod",
-		"associative_scan",
+		"associative_scan", "reduce",
 		"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
 	};
 	if (!strcmp(m, "to"))

@@ -1207,6 +1207,49 @@ static tilec_status exec_scan(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* tl.reduce with a combine region: each row along the axis is folded
+ * pairwise as a tree (neighbours first, the earlier partial result always
+ * the left operand), the order the GPU's in-thread and butterfly steps
+ * approximate; for an associative and commutative combine every order
+ * gives the same result. */
+static tilec_status exec_reduce_fn(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]);
+	const ir_region *r = &op->regions[0];
+	const ir_op *y = terminator_of(r, IR_OP_YIELD);
+	int k = op->nargs;
+	int64_t len = at.shape[op->axis], outer = 1, inner = 1;
+	for (int d = 0; d < op->axis; d++)
+		outer *= at.shape[d];
+	for (int d = op->axis + 1; d < at.rank; d++)
+		inner *= at.shape[d];
+	slot *tmp = malloc(sizeof(slot) * (size_t)(len * k));
+	if (!tmp)
+		return TILEC_ERR_NOMEM;
+	tilec_status st = TILEC_OK;
+	for (int64_t o = 0; o < outer && !st; o++)
+		for (int64_t j = 0; j < inner && !st; j++) {
+			for (int64_t t = 0; t < len; t++)
+				for (int i = 0; i < k; i++)
+					tmp[i * len + t] = V(in, op->args[i])[o * len * inner + t * inner + j];
+			for (int64_t step = 1; step < len && !st; step *= 2)
+				for (int64_t t = 0; t + step < len && !st; t += 2 * step) {
+					for (int i = 0; i < k; i++) {
+						V(in, r->params[i])[0] = tmp[i * len + t];
+						V(in, r->params[k + i])[0] = tmp[i * len + t + step];
+					}
+					if ((st = exec_region(in, r)) != TILEC_OK)
+						break;
+					for (int i = 0; i < k; i++)
+						tmp[i * len + t] = V(in, y->args[i])[0];
+				}
+			for (int i = 0; i < k && !st; i++)
+				V(in, op->results[i])[o * inner + j] = tmp[i * len];
+		}
+	free(tmp);
+	return st;
+}
+
 static tilec_status exec_while(interp *in, const ir_op *op)
 {
 	const ir_region *before = &op->regions[0], *after = &op->regions[1];
@@ -1283,6 +1326,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_BARRIER: return TILEC_OK; /* a program's threads run as one */
 	case IR_OP_REDUCE: return exec_reduce(in, op);
 	case IR_OP_SCAN: return exec_scan(in, op);
+	case IR_OP_REDUCE_FN: return exec_reduce_fn(in, op);
 	case IR_OP_DOT: return exec_dot(in, op);
 	case IR_OP_ASSUME:
 		return V(in, op->args[0])[0].i ? TILEC_OK : runtime_error(in, op, "tl.assume: the condition does not hold");

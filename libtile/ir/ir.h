@@ -98,6 +98,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
 	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
 	                                   region: 2k scalar params (accumulated, next), yields k */ \
+	X(REDUCE_FN, "reduce_fn")       /* tl.reduce: k inputs of one shape -> k results without the axis; axis; \
+	                                   region: 2k scalar params (two partial results), yields k */ \
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \

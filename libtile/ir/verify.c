@@ -454,8 +454,14 @@ static void check_scan(verifier *v, const ir_op *op)
 	if (a0.rank < 1 || op->axis < 0 || op->axis >= a0.rank)
 		fail(v, op, "scan axis %d of %s", op->axis, tstr(v, a0));
 	for (int i = 0; i < k; i++) {
-		ir_type a = arg(v, op, i);
-		if (!ir_same_shape(a, a0) || !ir_type_eq(a, res(v, op, i)))
+		ir_type a = arg(v, op, i), want = a;
+		if (op->code == IR_OP_REDUCE_FN && a.rank >= 1 && op->axis >= 0 && op->axis < a.rank) {
+			/* a reduction drops the axis */
+			for (int d = op->axis; d + 1 < a.rank; d++)
+				want.shape[d] = a.shape[d + 1];
+			want.rank = (uint8_t)(a.rank - 1);
+		}
+		if (!ir_same_shape(a, a0) || !ir_type_eq(want, res(v, op, i)))
 			fail(v, op, "input %d %s: the inputs must have one shape and the results their types", i, tstr(v, a));
 	}
 	const ir_region *r = &op->regions[0];
@@ -785,7 +791,8 @@ static void check_op(verifier *v, const ir_op *op, const ir_region *r, int index
 	case IR_OP_FOR: check_for(v, op); break;
 	case IR_OP_IF: check_if(v, op); break;
 	case IR_OP_WHILE: check_while(v, op); break;
-	case IR_OP_SCAN: check_scan(v, op); break;
+	case IR_OP_SCAN:
+	case IR_OP_REDUCE_FN: check_scan(v, op); break;
 	default: check_simple(v, op); break;
 	}
 	for (int i = 0; i < op->nresults; i++)

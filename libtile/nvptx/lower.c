@@ -807,6 +807,8 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lower_if(w, op);
 	case IR_OP_SCAN:
 		return lw_emit_scan(w, op);
+	case IR_OP_REDUCE_FN:
+		return lw_emit_reduce_fn(w, op);
 	case IR_OP_WHILE:
 		return lower_while(w, op);
 	case IR_OP_LOCAL_ALLOC:

@@ -147,8 +147,9 @@ bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_la
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);
 
-/* reduce.c */
+/* reduce.c: REDUCE; REDUCE_FN's k results */
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_reduce_fn(lw *w, const ir_op *op);
 
 /* scan.c: a SCAN op's k results; lower.c: a region of scalar ops (a scan's
  * combine) run on the given parameter values, the yielded values in out */

@@ -617,6 +617,23 @@ CASES += [
     for rev in (False, True)
 ]
 
+# tl.reduce with @jit combine functions: a (max, first index) tuple along
+# rows (ties from a narrow range), column sums with keep_dims and whole-block
+# sums (axis=None), int32 so that every order is exact; blocks of few rows
+# and many columns put warps along the reduced axis (shared memory)
+_REDUCE_FN_PARAMS = [T("in", "i32", ["M", "N"], "randint:-20:20"), T("out", "i32", ["M"]),
+                     T("out", "i32", ["M"]), T("out", "i32", ["cdiv(M, %d)", "N"]),
+                     T("out", "i32", ["cdiv(M, %d)"]), S("i32", "M"), S("i32", "N")]
+CASES += [
+    case("reduce_fn_i32_bm%d" % bm, LANG, "reduce_fn_kernel",
+         [dict(p, shape=[d % bm if "%d" in d else d for d in p["shape"]]) if p["kind"] == "tensor" else p
+          for p in _REDUCE_FN_PARAMS],
+         lambda s, bm=bm: {"BLOCK_M": bm, "BLOCK_N": next_pow2(s["N"])}, "cdiv(M, BLOCK_M)",
+         [{"M": 1, "N": 1}, {"M": 100, "N": 37}, {"M": 1000, "N": 300}], 2, EXACT, warps,
+         grid_in_blob=False)
+    for bm, warps in ((8, 4), (2, 8))
+]
+
 CASES += [
     # uniform [0, 2): rows stop where the sum passes the limit, or at n
     case("lang_while_and_or", LANG, "while_and_or_kernel",

@@ -182,3 +182,34 @@ def umulhi_kernel(a_ptr, b_ptr, hi_ptr, shi_ptr, lhi_ptr, BLOCK: tl.constexpr):
     tl.debug_barrier()
     tl.store(shi_ptr + offs, tl.umulhi(a.to(tl.int32, bitcast=True), b.to(tl.int32, bitcast=True)))
     tl.store(lhi_ptr + offs, tl.umulhi(a.to(tl.uint64) << 20, b.to(tl.uint64) << 30))
+
+
+@triton.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def _max_first_combine(v1, i1, v2, i2):
+    # the larger value, the smaller index on ties: commutes, as tl.reduce needs
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr):
+    # tl.reduce with @jit combine functions: a tuple along rows, a column sum
+    # with keep_dims, the whole block (axis=None) as a method
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0)
+    idx = tl.broadcast_to(cols[None, :], (BLOCK_M, BLOCK_N))
+    m, mi = tl.reduce((tl.where(mask, x, -2147483648), idx), 1, _max_first_combine)
+    tl.store(max_ptr + rows, m, mask=rows < M)
+    tl.store(idx_ptr + rows, mi, mask=rows < M)
+    (s,) = tl.reduce((x,), axis=0, combine_fn=_add_combine, keep_dims=True)
+    tl.store(sum_ptr + pid * N + cols[None, :], s, mask=cols[None, :] < N)
+    tl.store(total_ptr + pid, x.reduce(None, _add_combine))

@@ -138,3 +138,30 @@ def _block_combine(a, b):
 def scan_block_combine(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr + tl.arange(0, 8), tl.associative_scan(x, 0, _block_combine))
+
+
+@triton.jit
+def reduce_not_jit(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr, tl.reduce(x, 0, tl.maximum))
+
+
+@triton.jit
+def reduce_bad_combine(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    s, _ = tl.reduce((x, x), 0, _bad_combine)
+    tl.store(x_ptr, s)
+
+
+@triton.jit
+def reduce_axis(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr, tl.reduce(x, 1, _block_combine))
+
+
+@triton.jit
+def reduce_shapes(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    y = tl.load(x_ptr + tl.arange(0, 16))
+    a, b = tl.reduce((x, y), 0, _bad_combine)
+    tl.store(x_ptr, a + b)
