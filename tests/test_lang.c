@@ -396,6 +396,52 @@ static void test_reduce_fn(void)
 	kl_release(&l);
 }
 
+/* ---------------------------------------------------------------- shape ops */
+
+static void test_shapes(void)
+{
+	enum { B = 64 };
+	float *x = fvec(B, -8, 8), *y = fvec(B, -8, 8);
+	float jn[2 * B], in[2 * B], a[B / 2], b[B / 2], fl[B], f0[B], cat[2 * B], pq[2];
+	launch l = kl("shapes_kernel", "*fp32, *fp32, *fp32, *fp32, *fp32, *fp32, *fp32, *fp32, *fp32, *fp32, 64", 1, 1);
+	kl_ptr(&l, x, sizeof(float) * B);
+	kl_ptr(&l, y, sizeof(float) * B);
+	kl_ptr(&l, jn, sizeof jn);
+	kl_ptr(&l, in, sizeof in);
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_ptr(&l, fl, sizeof fl);
+	kl_ptr(&l, f0, sizeof f0);
+	kl_ptr(&l, cat, sizeof cat);
+	kl_ptr(&l, pq, sizeof pq);
+	if (kl_run(&l)) {
+		int bad = 0;
+		float mx = x[0], mn = y[0];
+		for (int i = 0; i < B; i++) {
+			bad += jn[2 * i] != x[i] || jn[2 * i + 1] != y[i];
+			bad += in[2 * i] != x[i] || in[2 * i + 1] != y[i];
+			bad += fl[i] != x[B - 1 - i];
+			/* y as 4 x 16, its rows reversed */
+			bad += f0[i] != y[(3 - i / 16) * 16 + i % 16];
+			bad += cat[i] != x[i] || cat[B + i] != y[i];
+			mx = x[i] > mx ? x[i] : mx;
+			mn = y[i] < mn ? y[i] : mn;
+		}
+		for (int i = 0; i < B / 2; i++)
+			bad += a[i] != x[2 * i] || b[i] != x[2 * i + 1];
+		bad += pq[0] != mx || pq[1] != mn;
+		CHECK_MSG(bad == 0, "shapes_kernel: %d wrong elements", bad);
+		const char *ir = sb_str(&l.ir);
+		CHECK_STR_CONTAINS(ir, "= join %");
+		CHECK_STR_CONTAINS(ir, "= split %");
+		CHECK_STR_CONTAINS(ir, "= flip axis=0 %");
+		CHECK_STR_CONTAINS(ir, "= cat %");
+	}
+	kl_release(&l);
+	free(x);
+	free(y);
+}
+
 /* ---------------------------------------------------------------- smaller builtins */
 
 static void test_while_and_or(void)
@@ -477,6 +523,11 @@ static void test_refusals(void)
 	refused(ERR, "reduce_bad_combine", "*fp32", "the combine function `_bad_combine` returns 1 value for a reduction of 2");
 	refused(ERR, "reduce_axis", "*fp32", "axis 1 is out of range for a block of rank 1");
 	refused(ERR, "reduce_shapes", "*fp32", "the inputs of a reduction must have one shape, got <8xfp32> and <16xfp32>");
+	refused(ERR, "split_not_two", "*fp32", "`tl.split` needs a block whose last dimension is 2, got <8xfp32>");
+	refused(ERR, "join_dtypes", "*fp32", "`tl.interleave` needs two tensors of one dtype, got fp32 and i32");
+	refused(ERR, "cat_no_reorder", "*fp32", "`tl.cat` needs can_reorder=True");
+	refused(ERR, "cat_not_pow2", "*fp32", "power of two");
+	refused(ERR, "flip_dim", "*fp32", "dim 1 is out of range for a block of rank 1");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -495,6 +546,7 @@ int main(void)
 	test_associative_scan();
 	test_cumsum_int8();
 	test_reduce_fn();
+	test_shapes();
 	test_while_and_or();
 	test_umulhi();
 	test_refusals();

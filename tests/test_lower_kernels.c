@@ -71,6 +71,9 @@ static const kcase cases[] = {
 	/* tl.reduce: lanes by butterflies; rows of 512 over 8 warps through shared memory */
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 8, 32", 4, NULL, "shfl.sync.bfly", NULL},
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 2, 512", 8, NULL, "st.shared", NULL},
+	/* join, interleave, split, flip, cat: through shared memory */
+	{KDIR "lang.py", "shapes_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, 64", 1, NULL, "st.shared", NULL},
+	{KDIR "lang.py", "shapes_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, 1024", 4, NULL, "bar.sync", NULL},
 	{KDIR "lang.py", "while_and_or_kernel", "*fp32:16, *fp32:16, i32, fp32", 4, NULL, NULL, NULL},
 	{KDIR "lang.py", "umulhi_kernel", "*u32:16, *u32:16, *u32:16, *i32:16, *u64:16, 256", 4, NULL, "mul.hi.u32", NULL},
 	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},

@@ -658,6 +658,128 @@ static bool b_permute(call *c, sv *out)
 	return out_tensor(c, permute(c, x, n, order), out);
 }
 
+/* join(a, b): broadcast to one shape, a new last dim of 2; two scalars
+ * give a <2> block, as Triton's semantic.join */
+static int join(call *c, int x, int y)
+{
+	if (!sema_broadcast(c->s, cloc(c), &x, &y))
+		return -1;
+	ir_type a = ty(c, x), b = ty(c, y);
+	if (!ir_type_eq(ir_elem(a), ir_elem(b))) {
+		err(c, "`%s` needs two tensors of one dtype, got %s and %s", c->name, sema_type_str(c->s, ir_elem(a)),
+		    sema_type_str(c->s, ir_elem(b)));
+		return -1;
+	}
+	bool scalars = a.rank == 0;
+	if (scalars && ((x = sema_expand_dims(c->s, cloc(c), x, 0)) < 0 || (y = sema_expand_dims(c->s, cloc(c), y, 0)) < 0))
+		return -1;
+	ir_type rt = ty(c, x);
+	if (rt.rank >= IR_MAX_RANK) {
+		err(c, "`%s` would make a block of more than %d dimensions", c->name, IR_MAX_RANK);
+		return -1;
+	}
+	rt.shape[rt.rank++] = 2;
+	int ids[2] = {x, y};
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_JOIN, 2, ids, rt);
+	if (!op)
+		return -1;
+	int64_t two = 2;
+	return scalars ? reshape(c, op->results[0], 1, &two) : op->results[0];
+}
+
+static bool b_join(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
+	return y >= 0 && out_tensor(c, join(c, x, y), out);
+}
+
+/* interleave(a, b): join, then the last two dims merged */
+static bool b_interleave(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
+	int j = y >= 0 ? join(c, x, y) : -1;
+	if (j < 0)
+		return false;
+	ir_type t = ty(c, j);
+	if (t.rank == 1)
+		return out_tensor(c, j, out);
+	int64_t shape[IR_MAX_RANK];
+	for (int i = 0; i + 2 < t.rank; i++)
+		shape[i] = t.shape[i];
+	shape[t.rank - 2] = 2 * (int64_t)t.shape[t.rank - 2];
+	return out_tensor(c, reshape(c, j, t.rank - 1, shape), out);
+}
+
+/* split(a): a last dim of 2 into two tensors without it */
+static bool b_split(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	if (x < 0)
+		return false;
+	ir_type t = ty(c, x);
+	if (t.rank == 0 || t.shape[t.rank - 1] != 2)
+		return err(c, "`%s` needs a block whose last dimension is 2, got %s", c->name, sema_type_str(c->s, t));
+	if (!c->s->f || c->s->global_depth)
+		return err(c, "this expression is not a compile-time constant");
+	ir_type rt[2] = {t, t};
+	rt[0].rank = rt[1].rank = (uint8_t)(t.rank - 1);
+	ir_op *op = ir_op_new(c->s->f, IR_OP_SPLIT, cloc(c), 1, &x, 2, rt, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	return out_pair(c, sema_tensor(op->results[0]), sema_tensor(op->results[1]), out) ||
+	       sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+}
+
+/* cat(input, other, can_reorder): Triton's only cat may reorder, and takes
+ * 1-D blocks; here the result is input's elements, then other's */
+static bool b_cat(call *c, sv *out)
+{
+	bool reorder = false;
+	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
+	if (y < 0 || (c->given[2] && !arg_bool(c, 2, &reorder)))
+		return false;
+	if (!reorder)
+		return err(c, "`%s` needs can_reorder=True: Triton's cat may reorder the elements and refuses "
+			      "can_reorder=False", c->name);
+	ir_type a = ty(c, x), b = ty(c, y);
+	if (a.rank != 1 || b.rank != 1)
+		return err(c, "`%s` takes 1-D blocks, got %s and %s", c->name, sema_type_str(c->s, a), sema_type_str(c->s, b));
+	if (!ir_type_eq(ir_elem(a), ir_elem(b)))
+		return err(c, "`%s` needs two tensors of one dtype, got %s and %s", c->name, sema_type_str(c->s, ir_elem(a)),
+			   sema_type_str(c->s, ir_elem(b)));
+	int64_t n = (int64_t)a.shape[0] + b.shape[0];
+	if (!sema_check_shape(c->s, cloc(c), 1, &n))
+		return false;
+	int ids[2] = {x, y};
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_CAT, 2, ids, shape_type(a, 1, &n));
+	return op && out_tensor(c, op->results[0], out);
+}
+
+/* flip(x, dim=None): reversed along dim (the last by default) */
+static bool b_flip(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	if (x < 0)
+		return false;
+	ir_type t = ty(c, x);
+	if (t.rank == 0)
+		return err(c, "`%s` needs a block, got a scalar", c->name);
+	int64_t d = t.rank - 1;
+	if (!is_none(c, 1) && !arg_int(c, 1, &d))
+		return false;
+	if (d < -(int64_t)t.rank || d >= t.rank)
+		return err(c, "dim %lld is out of range for a block of rank %d", (long long)d, t.rank);
+	if (d < 0)
+		d += t.rank;
+	if (t.shape[d] == 1)
+		return out_tensor(c, x, out);
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_FLIP, 1, &x, t);
+	if (!op)
+		return false;
+	op->axis = (int)d;
+	return out_tensor(c, op->results[0], out);
+}
+
 static bool b_expand_dims(call *c, sv *out)
 {
 	int x = arg_tensor(c, 0);
@@ -1508,6 +1630,11 @@ static const builtin builtins[] = {
 	{"tl.permute", b_permute, 0, {"input", "dims", "*"}},
 	{"tl.trans", b_permute, 1, {"input", "dims", "*"}},
 	{"tl.expand_dims", b_expand_dims, 0, {"input", "axis"}},
+	{"tl.join", b_join, 0, {"a", "b"}},
+	{"tl.split", b_split, 0, {"a"}},
+	{"tl.interleave", b_interleave, 0, {"a", "b"}},
+	{"tl.cat", b_cat, 0, {"input", "other", "can_reorder"}},
+	{"tl.flip", b_flip, 0, {"x", "dim"}},
 	{"tl.broadcast_to", b_broadcast_to, 0, {"input", "shape", "*"}},
 	{"tl.broadcast", b_broadcast, 0, {"input", "other"}},
 	{"tl.sum", b_sum, 0, {"input", "axis", "keep_dims", "dtype"}},
@@ -1592,7 +1719,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
@@ -1690,7 +1817,7 @@ static const char *method_builtin(const char *m)
 		"sum", "max", "min", "argmax", "argmin", "xor_sum", "reshape", "view", "ravel", "permute", "trans",
 		"expand_dims", "broadcast_to", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos",
 		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast", "cumsum", "cumprod",
-		"associative_scan", "reduce",
+		"associative_scan", "reduce", "split", "join", "flip",
 		"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
 	};
 	if (!strcmp(m, "to"))

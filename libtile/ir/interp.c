@@ -1207,6 +1207,50 @@ static tilec_status exec_scan(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* JOIN, SPLIT, FLIP, CAT: elements moved, row-major. */
+static void exec_shape_op(interp *in, const ir_op *op)
+{
+	ir_type a = vtype(in, op->args[0]);
+	const slot *x = V(in, op->args[0]);
+	int64_t n = ir_numel(a);
+	switch (op->code) {
+	case IR_OP_JOIN: {
+		const slot *y = V(in, op->args[1]);
+		slot *r = V(in, op->results[0]);
+		for (int64_t i = 0; i < n; i++) {
+			r[2 * i] = x[i];
+			r[2 * i + 1] = y[i];
+		}
+		return;
+	}
+	case IR_OP_SPLIT: {
+		slot *r0 = V(in, op->results[0]), *r1 = V(in, op->results[1]);
+		for (int64_t i = 0; i < n / 2; i++) {
+			r0[i] = x[2 * i];
+			r1[i] = x[2 * i + 1];
+		}
+		return;
+	}
+	case IR_OP_FLIP: {
+		int64_t len = a.shape[op->axis], inner = 1;
+		for (int d = op->axis + 1; d < a.rank; d++)
+			inner *= a.shape[d];
+		slot *r = V(in, op->results[0]);
+		for (int64_t i = 0; i < n; i++) {
+			int64_t t = i / inner % len;
+			r[i + (len - 1 - 2 * t) * inner] = x[i];
+		}
+		return;
+	}
+	default: {
+		slot *r = V(in, op->results[0]);
+		memcpy(r, x, sizeof(slot) * (size_t)n);
+		memcpy(r + n, V(in, op->args[1]), sizeof(slot) * (size_t)ir_numel(vtype(in, op->args[1])));
+		return;
+	}
+	}
+}
+
 /* tl.reduce with a combine region: each row along the axis is folded
  * pairwise as a tree (neighbours first, the earlier partial result always
  * the left operand), the order the GPU's in-thread and butterfly steps
@@ -1302,6 +1346,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_RESHAPE:
 	case IR_OP_HINT: copy_value(in, op->results[0], op->args[0]); return TILEC_OK;
 	case IR_OP_PERMUTE: exec_permute(in, op); return TILEC_OK;
+	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: exec_shape_op(in, op); return TILEC_OK;
 	case IR_OP_CAST:
 	case IR_OP_BITCAST: exec_cast(in, op); return TILEC_OK;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

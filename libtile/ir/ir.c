@@ -417,6 +417,7 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_printf(sb, " axis=%d%s", op->axis, op->ival ? " reverse" : "");
 		break;
 	case IR_OP_REDUCE_FN:
+	case IR_OP_FLIP:
 		sb_printf(sb, " axis=%d", op->axis);
 		break;
 	case IR_OP_DOT:

@@ -671,6 +671,47 @@ static void check_local_load(verifier *v, const ir_op *op)
 		fail(v, op, "result %s is not the ring's tile %s", tstr(v, res(v, op, 0)), tstr(v, tile));
 }
 
+/* JOIN, SPLIT, FLIP, CAT: shapes as the ops move elements. */
+static void check_shape_op(verifier *v, const ir_op *op)
+{
+	int nargs = op->code == IR_OP_JOIN || op->code == IR_OP_CAT ? 2 : 1;
+	if (!arity(v, op, nargs, false, op->code == IR_OP_SPLIT ? 2 : 1, 0))
+		return;
+	ir_type a = arg(v, op, 0), r = res(v, op, 0), want = a;
+	if (a.rank < 1 || a.kind == IR_SMEM) {
+		fail(v, op, "operand %s is not a block", tstr(v, a));
+		return;
+	}
+	switch (op->code) {
+	case IR_OP_JOIN:
+		if (!ir_type_eq(arg(v, op, 1), a) || a.rank >= IR_MAX_RANK)
+			fail(v, op, "joins %s and %s", tstr(v, a), tstr(v, arg(v, op, 1)));
+		if (a.rank < IR_MAX_RANK)
+			want.shape[want.rank++] = 2;
+		break;
+	case IR_OP_SPLIT:
+		if (a.shape[a.rank - 1] != 2)
+			fail(v, op, "splits %s, whose last dim is not 2", tstr(v, a));
+		want.rank--;
+		if (!ir_type_eq(res(v, op, 1), want))
+			fail(v, op, "result 1 %s is not %s without its last dim", tstr(v, res(v, op, 1)), tstr(v, a));
+		break;
+	case IR_OP_FLIP:
+		if (op->axis < 0 || op->axis >= a.rank)
+			fail(v, op, "flip axis %d of %s", op->axis, tstr(v, a));
+		break;
+	default: {
+		ir_type b = arg(v, op, 1);
+		if (a.rank != 1 || b.rank != 1 || b.kind != a.kind || (a.kind == IR_PTR && a.pointee != b.pointee))
+			fail(v, op, "concatenates %s and %s", tstr(v, a), tstr(v, b));
+		want.shape[0] = a.shape[0] + b.shape[0];
+		break;
+	}
+	}
+	if (!ir_type_eq(r, want))
+		fail(v, op, "result %s, expected %s", tstr(v, r), tstr(v, want));
+}
+
 /* Per-opcode rule for ops without regions. */
 static void check_simple(verifier *v, const ir_op *op)
 {
@@ -684,6 +725,7 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_EXPAND_DIMS: check_expand_dims(v, op); break;
 	case IR_OP_RESHAPE: check_reshape(v, op); break;
 	case IR_OP_PERMUTE: check_permute(v, op); break;
+	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: check_shape_op(v, op); break;
 	case IR_OP_CAST: check_cast(v, op); break;
 	case IR_OP_BITCAST: check_bitcast(v, op); break;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

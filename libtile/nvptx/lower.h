@@ -156,6 +156,10 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op);
 bool lw_emit_scan(lw *w, const ir_op *op);
 bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *params, LLVMValueRef *out);
 
+/* shape.c: JOIN, FLIP, CAT (one result, in layout l) and SPLIT (two) */
+bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_split(lw *w, const ir_op *op);
+
 /* convert.c: src (shape st) as dt in layout `to`; perm for permute */
 bool lw_move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out);
 

@@ -634,6 +634,19 @@ CASES += [
     for bm, warps in ((8, 4), (2, 8))
 ]
 
+# shape ops: tl.join, tl.interleave, tl.split, tl.flip along the last dim and
+# dim 0, and tl.cat's sum and maximum (Triton's cat may reorder), per block
+# of int32; the flipped and split outputs are defined where the block is full
+CASES += [
+    case("shapes_i32_b%d" % block, LANG, "shapes_kernel",
+         [_n("i32", init="randint:-1000:1000"), _n("i32", init="randint:-1000:1000"),
+          T("out", "i32", ["n", "2"]), T("out", "i32", ["2 * n"]), T("out", "i32", ["cdiv(n, 2)"]),
+          T("out", "i32", ["cdiv(n, 2)"]), _n("i32", "out"), _n("i32", "out"),
+          T("out", "i32", ["2 * cdiv(n, %d)" % block]), N_],
+         {"BLOCK": block}, "cdiv(n, BLOCK)", [{"n": 1000}, {"n": 1024}, {"n": 2**20}], 2, EXACT, warps)
+    for block, warps in ((64, 1), (1024, 4))
+]
+
 CASES += [
     # uniform [0, 2): rows stop where the sum passes the limit, or at n
     case("lang_while_and_or", LANG, "while_and_or_kernel",

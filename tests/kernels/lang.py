@@ -213,3 +213,27 @@ def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M:
     (s,) = tl.reduce((x,), axis=0, combine_fn=_add_combine, keep_dims=True)
     tl.store(sum_ptr + pid * N + cols[None, :], s, mask=cols[None, :] < N)
     tl.store(total_ptr + pid, x.reduce(None, _add_combine))
+
+
+@triton.jit
+def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, flip0_ptr, cat_ptr, pq_ptr,
+                  BLOCK: tl.constexpr):
+    # tl.join, tl.interleave, tl.split, tl.flip (last dim, dim 0), tl.cat
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    two = tl.arange(0, 2)
+    tl.store(join_ptr + offs[:, None] * 2 + two[None, :], tl.join(x, y))
+    tl.store(inter_ptr + tl.arange(0, 2 * BLOCK), tl.interleave(x, y))
+    a, b = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
+    tl.store(a_ptr + tl.arange(0, BLOCK // 2), a)
+    tl.store(b_ptr + tl.arange(0, BLOCK // 2), b)
+    tl.store(flip_ptr + offs, tl.flip(x))
+    t = tl.reshape(y, (4, BLOCK // 4))
+    r4 = tl.arange(0, 4)[:, None] * (BLOCK // 4) + tl.arange(0, BLOCK // 4)[None, :]
+    tl.store(flip0_ptr + r4, t.flip(0))
+    tl.store(cat_ptr + tl.arange(0, 2 * BLOCK), tl.cat(x, y, can_reorder=True))
+    # two scalars join into a <2> block; splitting it gives scalars back
+    p, q = tl.join(tl.max(x, axis=0), tl.min(y, axis=0)).split()
+    tl.store(pq_ptr, p)
+    tl.store(pq_ptr + 1, q)

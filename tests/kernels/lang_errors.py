@@ -165,3 +165,34 @@ def reduce_shapes(x_ptr):
     y = tl.load(x_ptr + tl.arange(0, 16))
     a, b = tl.reduce((x, y), 0, _bad_combine)
     tl.store(x_ptr, a + b)
+
+
+@triton.jit
+def split_not_two(x_ptr):
+    a, b = tl.split(tl.load(x_ptr + tl.arange(0, 8)))
+    tl.store(x_ptr, a)
+
+
+@triton.jit
+def join_dtypes(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 16), tl.interleave(x, x.to(tl.int32)))
+
+
+@triton.jit
+def cat_no_reorder(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 16), tl.cat(x, x))
+
+
+@triton.jit
+def cat_not_pow2(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    y = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 8), tl.cat(x, y, can_reorder=True))
+
+
+@triton.jit
+def flip_dim(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.flip(x, 1))

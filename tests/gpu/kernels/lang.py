@@ -221,3 +221,31 @@ def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M:
     (s,) = tl.reduce((x,), axis=0, combine_fn=_add_combine, keep_dims=True)
     tl.store(sum_ptr + pid * N + cols[None, :], s, mask=cols[None, :] < N)
     tl.store(total_ptr + pid, x.reduce(None, _add_combine))
+
+
+@triton.jit
+def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, flip0_ptr, cat_ptr, n,
+                  BLOCK: tl.constexpr):
+    # tl.join, tl.interleave, tl.split, tl.flip (last dim, dim 0) per block;
+    # tl.cat may reorder its elements (in Triton too), so only its sum and
+    # maximum are stored
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    y = tl.load(y_ptr + offs, mask=mask, other=0)
+    two = tl.arange(0, 2)
+    tl.store(join_ptr + offs[:, None] * 2 + two[None, :], tl.join(x, y), mask=mask[:, None])
+    io = pid * 2 * BLOCK + tl.arange(0, 2 * BLOCK)
+    tl.store(inter_ptr + io, tl.interleave(x, y), mask=io < 2 * n)
+    a, b = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
+    ho = pid * (BLOCK // 2) + tl.arange(0, BLOCK // 2)
+    tl.store(a_ptr + ho, a, mask=2 * ho < n)
+    tl.store(b_ptr + ho, b, mask=2 * ho < n)
+    tl.store(flip_ptr + offs, tl.flip(x), mask=mask)
+    t = tl.reshape(y, (4, BLOCK // 4))
+    r4 = pid * BLOCK + tl.arange(0, 4)[:, None] * (BLOCK // 4) + tl.arange(0, BLOCK // 4)[None, :]
+    tl.store(flip0_ptr + r4, t.flip(0), mask=r4 < n)
+    c = tl.cat(x, y, can_reorder=True)
+    tl.store(cat_ptr + 2 * pid, tl.sum(c, axis=0))
+    tl.store(cat_ptr + 2 * pid + 1, tl.max(c, axis=0))

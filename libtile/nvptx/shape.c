@@ -1,0 +1,146 @@
+/* shape.c - JOIN, SPLIT, FLIP and CAT: elements moved through shared memory.
+ *
+ * Each op is one exchange in the scratch area, as convert.c moves a value
+ * between layouts: the owners of the operands' elements write them at a
+ * slot computed from their coordinates, a barrier, and every thread reads
+ * the slots of the result's elements in the layout the plan gave it. The
+ * slot map is what differs: JOIN writes a and b at 2i and 2i + 1 of the
+ * result's row-major order, SPLIT reads them back from there, FLIP writes
+ * each element at its mirrored coordinate, CAT writes b after a. Slots are
+ * padded by one element per 32, so that strided accesses spread over the
+ * banks. Correct for every layout; a flip or join within a thread's own
+ * registers could skip shared memory, which this does not try yet.
+ */
+#include "nvptx/lower.h"
+
+/* An element's slot: its coordinates (the `flip` axis mirrored, -1 for
+ * none) in row-major order, times mul, plus add. */
+typedef struct slot_map {
+	int flip;
+	int64_t mul, add;
+} slot_map;
+
+static const slot_map SAME = {-1, 1, 0};
+
+static LLVMValueRef slot_of(lw *w, const layout_map *m, ir_type t, int r, slot_map sm)
+{
+	LLVMValueRef lin;
+	if (sm.flip >= 0) {
+		LLVMValueRef c[IR_MAX_RANK];
+		lw_reg_coords(w, m, t.rank, r, c);
+		c[sm.flip] = LLVMBuildSub(w->b, lw_ci32(w, t.shape[sm.flip] - 1), c[sm.flip], "");
+		lin = lw_ci32(w, 0);
+		for (int j = 0; j < t.rank; j++)
+			lin = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, lin, lw_ci32(w, t.shape[j]), ""), c[j], "");
+	} else {
+		lin = lw_linear_index(w, m, t, r);
+	}
+	if (sm.mul != 1)
+		lin = LLVMBuildMul(w->b, lin, lw_ci32(w, sm.mul), "");
+	if (sm.add)
+		lin = LLVMBuildAdd(w->b, lin, lw_ci32(w, sm.add), "");
+	return lin;
+}
+
+static LLVMValueRef slot_addr(lw *w, LLVMValueRef slot, int64_t bytes)
+{
+	LLVMValueRef e = LLVMBuildAdd(w->b, slot, LLVMBuildLShr(w->b, slot, lw_ci32(w, 5), ""), "");
+	return lw_smem_addr(w, LLVMBuildMul(w->b, e, lw_ci32(w, bytes), ""));
+}
+
+static int64_t elem_bytes(ir_kind k)
+{
+	return ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
+}
+
+/* Scratch for `slots` elements of kind k; a barrier so that earlier
+ * readers of the scratch are done. */
+static void begin(lw *w, int64_t slots, ir_kind k)
+{
+	lw_smem_need(w, (uint64_t)(slots + slots / 32 + 1) * (uint64_t)elem_bytes(k));
+	lw_barrier(w);
+}
+
+/* x (shape t) written at its slots by the owners of its elements. */
+static void put(lw *w, const lval *x, ir_type t, slot_map sm)
+{
+	ir_kind k = (ir_kind)t.kind;
+	int64_t bytes = elem_bytes(k);
+	layout_map m = lw_map_of(x->l, t);
+	LLVMValueRef own = lw_owner(w, &m);
+	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
+	for (int r = 0; r < x->n; r++) {
+		LLVMValueRef st = LLVMBuildStore(w->b, lw_to_storage(w, x->r[r], k), slot_addr(w, slot_of(w, &m, t, r, sm), bytes));
+		LLVMSetAlignment(st, (unsigned)bytes);
+	}
+	if (join)
+		lw_end_if(w, join);
+}
+
+/* The value of shape t in layout l (a scalar when t has rank 0: slot
+ * sm.add), read from its slots. */
+static bool take(lw *w, ir_type t, const layout *l, slot_map sm, lval *out)
+{
+	ir_kind k = (ir_kind)t.kind;
+	int64_t bytes = elem_bytes(k);
+	layout_map m = {0};
+	int n = 1;
+	if (t.rank) {
+		if (!l)
+			l = w->p->by_rank[t.rank];
+		m = lw_map_of(l, t);
+		n = m.nregs;
+	}
+	if (!lw_alloc_regs(w, out, n, t.rank ? l : NULL))
+		return false;
+	for (int r = 0; r < n; r++) {
+		LLVMValueRef slot = t.rank ? slot_of(w, &m, t, r, sm) : lw_ci32(w, sm.add);
+		LLVMValueRef x = LLVMBuildLoad2(w->b, lw_stype(w, k), slot_addr(w, slot, bytes), "");
+		LLVMSetAlignment(x, (unsigned)bytes);
+		out->r[r] = lw_from_storage(w, x, k);
+	}
+	return true;
+}
+
+bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out)
+{
+	ir_type at = lw_vtype(w, op->args[0]), rt = lw_vtype(w, op->results[0]);
+	lval a, b;
+	if (!lw_get(w, op->args[0], NULL, &a))
+		return false;
+	if (op->nargs > 1 && !lw_get(w, op->args[1], NULL, &b))
+		return false;
+	begin(w, ir_numel(rt), (ir_kind)rt.kind);
+	switch (op->code) {
+	case IR_OP_JOIN:
+		put(w, &a, at, (slot_map){-1, 2, 0});
+		put(w, &b, at, (slot_map){-1, 2, 1});
+		break;
+	case IR_OP_FLIP:
+		put(w, &a, at, (slot_map){op->axis, 1, 0});
+		break;
+	case IR_OP_CAT:
+		put(w, &a, at, SAME);
+		put(w, &b, lw_vtype(w, op->args[1]), (slot_map){-1, 1, at.shape[0]});
+		break;
+	default:
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: '%s' is not a shape op", ir_opcode_name(op->code));
+	}
+	lw_barrier(w);
+	return take(w, rt, l, SAME, out);
+}
+
+bool lw_emit_split(lw *w, const ir_op *op)
+{
+	ir_type at = lw_vtype(w, op->args[0]), rt = lw_vtype(w, op->results[0]);
+	lval a;
+	if (!lw_get(w, op->args[0], NULL, &a))
+		return false;
+	begin(w, ir_numel(at), (ir_kind)at.kind);
+	put(w, &a, at, SAME);
+	lw_barrier(w);
+	for (int i = 0; i < 2; i++)
+		if (!take(w, rt, w->p->of[op->results[i]], (slot_map){-1, 2, i}, &w->v[op->results[i]]))
+			return false;
+	return true;
+}
