@@ -442,6 +442,98 @@ static void test_shapes(void)
 	free(y);
 }
 
+/* ---------------------------------------------------------------- block pointers */
+
+static void test_block_ptr_copy(void)
+{
+	enum { M = 37, N = 45, S = 50, BM = 16, BN = 16, OM = -3, ON = 5, SIZE = M * S + 64 };
+	float *x = fvec(SIZE, -4, 4), *out = malloc(sizeof(float) * SIZE), *zero = malloc(sizeof(float) * SIZE),
+	      *nan_ = malloc(sizeof(float) * SIZE);
+	for (int i = 0; i < SIZE; i++)
+		out[i] = zero[i] = nan_[i] = 1234.5f;
+	launch l = kl("block_ptr_copy_kernel", "*fp32, *fp32, *fp32, *fp32, i32, i32, i32, 16, 16, -3, 5", (M + BM - 1) / BM,
+		      (N + BN - 1) / BN);
+	kl_ptr(&l, x, sizeof(float) * SIZE);
+	kl_ptr(&l, out, sizeof(float) * SIZE);
+	kl_ptr(&l, zero, sizeof(float) * SIZE);
+	kl_ptr(&l, nan_, sizeof(float) * SIZE);
+	kl_int(&l, M);
+	kl_int(&l, N);
+	kl_int(&l, S);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int i = 0; i < SIZE; i++) {
+			int r = i / S, c = i % S, sr = r + OM, sc = c + ON;
+			bool stored = i < M * S && c < N, rin = sr >= 0 && sr < M, in = rin && sc >= 0 && sc < N;
+			float w = !stored ? 1234.5f : in ? x[sr * S + sc] : 0.0f;
+			float wz = !stored ? 1234.5f : rin ? 2.0f * x[sr * S + sc] : 0.0f;
+			bad += out[i] != w || zero[i] != wz;
+			bad += stored && !in ? !isnan(nan_[i]) : nan_[i] != w;
+		}
+		CHECK_MSG(bad == 0, "block_ptr_copy_kernel: %d wrong elements", bad);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "load %");
+	}
+	kl_release(&l);
+	free(x);
+	free(out);
+	free(zero);
+	free(nan_);
+}
+
+static void test_block_ptr_matmul(void)
+{
+	enum { M = 50, N = 40, K = 70 };
+	float *a = fvec(M * K, -1, 1), *b = fvec(K * N, -1, 1), c[M * N], w[M * N];
+	uint16_t ah[M * K], bh[K * N];
+	for (int i = 0; i < M * K; i++) {
+		ah[i] = interp_f32_to_f16(a[i]);
+		a[i] = interp_f16_to_f32(ah[i]);
+	}
+	for (int i = 0; i < K * N; i++) {
+		bh[i] = interp_f32_to_f16(b[i]);
+		b[i] = interp_f16_to_f32(bh[i]);
+	}
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double acc = 0;
+			for (int k = 0; k < K; k++)
+				acc += (double)a[i * K + k] * b[k * N + j];
+			w[i * N + j] = (float)acc;
+		}
+	launch l = kl("block_ptr_matmul_kernel", "*fp16, *fp16, *fp32, i32, i32, i32, i32, i32, i32, i32, i32, i32, 16, 16, 16",
+		      (M + 15) / 16, (N + 15) / 16);
+	kl_ptr(&l, ah, sizeof ah);
+	kl_ptr(&l, bh, sizeof bh);
+	kl_ptr(&l, c, sizeof c);
+	int32_t sc[9] = {M, N, K, K, 1, N, 1, N, 1};
+	for (int i = 0; i < 9; i++)
+		kl_int(&l, sc[i]);
+	if (kl_run(&l)) {
+		close_f("block_ptr_matmul_kernel", c, w, M * N, 1e-4, 1e-4);
+		/* the offsets are carried by the loop */
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "= for %");
+	}
+	kl_release(&l);
+	free(a);
+	free(b);
+}
+
+static void test_block_ptr_while(void)
+{
+	enum { N = 100 };
+	float *x = fvec(N, -1, 1), o = 0, w = 0;
+	for (int i = 0; i < N; i++)
+		w += x[i];
+	launch l = kl("block_ptr_while_kernel", "*fp32, *fp32, i32, 32", 1, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, &o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l))
+		close_f("block_ptr_while_kernel", &o, &w, 1, 1e-5, 1e-5);
+	kl_release(&l);
+	free(x);
+}
+
 /* ---------------------------------------------------------------- smaller builtins */
 
 static void test_while_and_or(void)
@@ -528,6 +620,14 @@ static void test_refusals(void)
 	refused(ERR, "cat_no_reorder", "*fp32", "`tl.cat` needs can_reorder=True");
 	refused(ERR, "cat_not_pow2", "*fp32", "power of two");
 	refused(ERR, "flip_dim", "*fp32", "dim 1 is out of range for a block of rank 1");
+	refused(ERR, "bptr_mask", "*fp32", "`mask` and `other` arguments cannot be specified for loading block pointers");
+	refused(ERR, "bptr_order", "*fp32", "Expected a permutation of (0, 1, ..., len(order)-1) in order");
+	refused(ERR, "bptr_lengths", "*fp32", "Expected shape/strides/offsets/block_shape to have the same length");
+	refused(ERR, "bptr_nan_int", "*i32", "Padding option `nan` is not supported for integer block pointers");
+	refused(ERR, "bptr_store_shape", "*fp32", "Block shape(<16xfp32>) and value shape(<8xfp32>) mismatch");
+	refused(ERR, "bptr_boundary_plain", "*fp32", "`boundary_check` argument is not supported for loading a tensor of pointers");
+	refused(ERR, "bptr_check_dim", "*fp32", "boundary_check must name dims of the block (0 to 0), got 1");
+	refused(ERR, "bptr_offset_i64", "*fp32, i32", "Block pointers only support 32 bit `offsets`");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -547,6 +647,9 @@ int main(void)
 	test_cumsum_int8();
 	test_reduce_fn();
 	test_shapes();
+	test_block_ptr_copy();
+	test_block_ptr_matmul();
+	test_block_ptr_while();
 	test_while_and_or();
 	test_umulhi();
 	test_refusals();

@@ -111,6 +111,7 @@ static bool sv_same(sv a, sv b)
 	case SV_BUILTIN: return !strcmp(a.s, b.s);
 	case SV_FUNC: return a.fn == b.fn;
 	case SV_DESC:
+	case SV_BLOCKPTR:
 		if (a.n != b.n || a.i != b.i || !ir_type_eq(a.t, b.t))
 			return false;
 		for (int i = 0; i < a.n; i++)
@@ -676,42 +677,102 @@ static bool returning_if(sema *s, ast_node *n, int cond, const sema_cont *after)
 	return true;
 }
 
-/* Carried variables of a loop: assigned in the body and tensors before it. */
-static int carried(sema *s, const ast_list *body, const char ***out)
+/* The IR values a loop carries for a variable's value: a tensor is one, a
+ * block pointer its base, shape, strides and offsets (tl.advance in the
+ * body makes new offsets); anything else none. ids may be NULL. */
+static int leaves(sv v, int *ids)
+{
+	if (v.kind == SV_TENSOR) {
+		if (ids)
+			ids[0] = v.id;
+		return 1;
+	}
+	if (v.kind != SV_BLOCKPTR)
+		return 0;
+	for (int i = 0; ids && i < v.n; i++)
+		ids[i] = v.items[i].id;
+	return v.n;
+}
+
+/* v with its carried values replaced by ids[0..leaves(v)). */
+static bool with_leaves(sema *s, src_loc loc, sv v, const int *ids, sv *out)
+{
+	if (v.kind == SV_TENSOR) {
+		*out = sema_tensor(ids[0]);
+		return true;
+	}
+	*out = v;
+	if (!(out->items = arena_alloc(s->a, sizeof(sv) * (size_t)v.n)))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < v.n; i++)
+		out->items[i] = sema_tensor(ids[i]);
+	return true;
+}
+
+/* Carried variables of a loop: assigned in the body and holding tensors (or
+ * block pointers) before it; their values before the loop in *tmpl, the
+ * number of IR values they carry in *nleaves. */
+static int carried(sema *s, const ast_list *body, const char ***out, sv **tmpl, int *nleaves)
 {
 	const char **names = NULL;
 	int n = 0, cap = 0, k = 0;
 	assigned_names(s, body, &names, &n, &cap);
-	for (int i = 0; i < n; i++) {
+	*tmpl = arena_alloc(s->a, sizeof(sv) * (size_t)(n + 1));
+	*nleaves = 0;
+	for (int i = 0; *tmpl && i < n; i++) {
 		sema_var *v = var_find(s->scope, names[i]);
-		if (v && v->val.kind == SV_TENSOR)
+		if (v && leaves(v->val, NULL)) {
+			(*tmpl)[k] = v->val;
+			*nleaves += leaves(v->val, NULL);
 			names[k++] = names[i];
+		}
 	}
 	*out = names;
-	return k;
+	return *tmpl ? k : -1;
 }
 
-/* After a loop body: the carried values' final bindings, checked. */
-static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const char **names, const ir_type *types, int *finals)
+/* After a loop body: the carried values' final bindings, checked: the same
+ * kind (block pointers of the same block type) and IR types. */
+static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const char **names, const sv *tmpl,
+			const ir_type *types, int *finals)
 {
+	int at = 0;
 	for (int i = 0; i < nc; i++) {
 		sema_var *v = var_find(s->scope, names[i]);
-		if (v->val.kind != SV_TENSOR)
+		int k = leaves(tmpl[i], NULL);
+		if (v->val.kind != tmpl[i].kind || (v->val.kind == SV_BLOCKPTR && !ir_type_eq(v->val.t, tmpl[i].t)))
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "loop-carried variable `%s` is rebound to %s in the loop",
 					  names[i], sema_sv_str(s, v->val));
-		ir_type t = sema_type(s, v->val.id);
-		if (!ir_type_eq(t, types[i]))
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
-					  "loop-carried variable `%s` has type %s before the loop but %s after an iteration; the type must stay the same",
-					  names[i], sema_type_str(s, types[i]), sema_type_str(s, t));
-		finals[i] = v->val.id;
+		leaves(v->val, finals + at);
+		for (int j = 0; j < k; j++) {
+			ir_type t = sema_type(s, finals[at + j]);
+			if (!ir_type_eq(t, types[at + j]))
+				return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+						  "loop-carried variable `%s` has type %s before the loop but %s after an iteration; the type must stay the same",
+						  names[i], sema_type_str(s, types[at + j]), sema_type_str(s, t));
+		}
+		at += k;
 	}
 	/* constexprs may not be rebound in a loop */
 	for (int i = 0; i < before->n; i++) {
 		sema_var *v = var_find(s->scope, before->vars[i].name);
-		if (before->vars[i].val.kind != SV_TENSOR && !sv_same(v->val, before->vars[i].val))
+		if (!leaves(before->vars[i].val, NULL) && !sv_same(v->val, before->vars[i].val))
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "constexpr `%s` cannot be reassigned in a runtime loop",
 					  before->vars[i].name);
+	}
+	return true;
+}
+
+/* The carried variables bound to region parameters (or results) ids. */
+static bool bind_carried(sema *s, src_loc loc, int nc, const char **names, const sv *tmpl, const int *ids)
+{
+	for (int i = 0, at = 0; i < nc; at += leaves(tmpl[i], NULL), i++) {
+		sv v;
+		if (!with_leaves(s, loc, tmpl[i], ids + at, &v) || !var_set(s, loc, names[i], v))
+			return false;
+		for (int j = 0; j < leaves(tmpl[i], NULL); j++)
+			if (ids[at + j] >= s->f->nparams && !s->f->values[ids[at + j]].name)
+				s->f->values[ids[at + j]].name = names[i];
 	}
 	return true;
 }
@@ -720,7 +781,7 @@ static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const 
  * region saved, the op appended there with its results, the variables of
  * before restored and the carried ones bound to the results. */
 static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scope *before, ir_op *op, int nc,
-		      const char **names, const ir_type *types)
+		      const char **names, const sv *tmpl, int nl, const ir_type *types)
 {
 	s->loops--;
 	s->cur = saved;
@@ -728,15 +789,10 @@ static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scop
 		s->scope = before;
 		return false;
 	}
-	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
+	if (!set_results(s, loc, op, nl, types) || !ir_region_append(s->f, s->cur, op))
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	s->scope = before;
-	for (int i = 0; i < nc; i++) {
-		name_value(s, op->results[i], names[i]);
-		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
-			return false;
-	}
-	return true;
+	return bind_carried(s, loc, nc, names, tmpl, op->results);
 }
 
 static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
@@ -836,18 +892,20 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 		if ((bounds[i] = sema_cast(s, loc, bounds[i], ir_scalar(iv))) < 0)
 			return false;
 	const char **names;
-	int nc = carried(s, &n->for_.body, &names);
-	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 3));
-	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
-	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 1));
-	if (!args || !types || !finals)
+	sv *tmpl;
+	int nl, nc = carried(s, &n->for_.body, &names, &tmpl, &nl);
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 3));
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nl + 1));
+	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 1));
+	int *params = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 1));
+	if (nc < 0 || !args || !types || !finals || !params)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	memcpy(args, bounds, sizeof bounds);
-	for (int i = 0; i < nc; i++) {
-		args[3 + i] = var_find(s->scope, names[i])->val.id;
+	for (int i = 0, at = 3; i < nc; i++)
+		at += leaves(tmpl[i], args + at);
+	for (int i = 0; i < nl; i++)
 		types[i] = sema_type(s, args[3 + i]);
-	}
-	ir_op *op = ir_op_new(s->f, IR_OP_FOR, loc, 3 + nc, args, 0, NULL, 1);
+	ir_op *op = ir_op_new(s->f, IR_OP_FOR, loc, 3 + nl, args, 0, NULL, 1);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	sema_scope *before = s->scope;
@@ -858,17 +916,16 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 	if (ivid < 0 || !var_set(s, loc, target->name.id, sema_tensor(ivid)))
 		return false;
 	s->f->values[ivid].name = target->name.id;
-	for (int i = 0; i < nc; i++) {
-		int p = ir_region_add_param(s->f, &op->regions[0], types[i]);
-		if (p < 0 || !var_set(s, loc, names[i], sema_tensor(p)))
-			return false;
-		s->f->values[p].name = names[i];
-	}
+	for (int i = 0; i < nl; i++)
+		if ((params[i] = ir_region_add_param(s->f, &op->regions[0], types[i])) < 0)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	if (!bind_carried(s, loc, nc, names, tmpl, params))
+		return false;
 	s->cur = &op->regions[0];
 	s->loops++;
-	bool ok = stmts(s, &n->for_.body, NULL) && loop_finals(s, loc, before, nc, names, types, finals) &&
-		  yield(s, loc, nc, finals);
-	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
+	bool ok = stmts(s, &n->for_.body, NULL) && loop_finals(s, loc, before, nc, names, tmpl, types, finals) &&
+		  yield(s, loc, nl, finals);
+	return loop_exit(s, loc, ok, saved, before, op, nc, names, tmpl, nl, types);
 }
 
 static bool while_stmt(sema *s, ast_node *n)
@@ -877,17 +934,18 @@ static bool while_stmt(sema *s, ast_node *n)
 	if (n->while_.orelse.n)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`while ... else` is not supported");
 	const char **names;
-	int nc = carried(s, &n->while_.body, &names);
-	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
-	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
-	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
-	if (!args || !types || !finals)
+	sv *tmpl;
+	int nl, nc = carried(s, &n->while_.body, &names, &tmpl, &nl);
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 2));
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nl + 1));
+	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 2));
+	if (nc < 0 || !args || !types || !finals)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
-	for (int i = 0; i < nc; i++) {
-		args[i] = var_find(s->scope, names[i])->val.id;
+	for (int i = 0, at = 0; i < nc; i++)
+		at += leaves(tmpl[i], args + at);
+	for (int i = 0; i < nl; i++)
 		types[i] = sema_type(s, args[i]);
-	}
-	ir_op *op = ir_op_new(s->f, IR_OP_WHILE, loc, nc, args, 0, NULL, 2);
+	ir_op *op = ir_op_new(s->f, IR_OP_WHILE, loc, nl, args, 0, NULL, 2);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	sema_scope *before = s->scope;
@@ -900,14 +958,12 @@ static bool while_stmt(sema *s, ast_node *n)
 			break;
 		}
 		s->cur = &op->regions[r];
-		for (int i = 0; i < nc && ok; i++) {
+		for (int i = 0; i < nl && ok; i++) {
 			int p = ir_region_add_param(s->f, s->cur, types[i]);
-			ok = p >= 0 && var_set(s, loc, names[i], sema_tensor(p));
-			if (ok)
-				s->f->values[p].name = names[i];
+			ok = p >= 0 || sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 			finals[i + 1] = p;
 		}
-		if (!ok)
+		if (!ok || !(ok = bind_carried(s, loc, nc, names, tmpl, finals + 1)))
 			break;
 		if (r == 0) {
 			sv c;
@@ -915,14 +971,14 @@ static bool while_stmt(sema *s, ast_node *n)
 			     (finals[0] = sema_cast(s, loc, finals[0], ir_scalar(IR_I1))) >= 0;
 			if (ok && sema_type(s, finals[0]).rank)
 				ok = sema_error(s, n->while_.cond->loc, TILEC_ERR_SEMANTIC, "the condition of `while` must be a scalar");
-			ir_op *cond = ok ? ir_op_new(s->f, IR_OP_CONDITION, loc, nc + 1, finals, 0, NULL, 0) : NULL;
+			ir_op *cond = ok ? ir_op_new(s->f, IR_OP_CONDITION, loc, nl + 1, finals, 0, NULL, 0) : NULL;
 			ok = ok && cond && ir_region_append(s->f, s->cur, cond);
 		} else {
-			ok = stmts(s, &n->while_.body, NULL) && loop_finals(s, loc, before, nc, names, types, finals) &&
-			     yield(s, loc, nc, finals);
+			ok = stmts(s, &n->while_.body, NULL) && loop_finals(s, loc, before, nc, names, tmpl, types, finals) &&
+			     yield(s, loc, nl, finals);
 		}
 	}
-	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
+	return loop_exit(s, loc, ok, saved, before, op, nc, names, tmpl, nl, types);
 }
 
 static bool stmt(sema *s, ast_node *n, const sema_cont *after)

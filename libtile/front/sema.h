@@ -3,8 +3,9 @@
  * sema.c (the fe_* API, signature, statements, control flow, inlining),
  * sema_expr.c (values, promotion, broadcasting, operators),
  * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
- * (tl.atomic_*), sema_random.c (random.py's functions) and sema_scan.c
- * (scans and their combine regions) call each other
+ * (tl.atomic_*), sema_random.c (random.py's functions), sema_scan.c
+ * (scans, tl.reduce and their combine regions), sema_desc.c (tensor
+ * descriptors) and sema_blockptr.c (block pointers) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file
@@ -23,9 +24,12 @@ typedef enum sv_kind {
 	SV_UNDEF, SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_DTYPE,
 	SV_TENSOR, SV_TUPLE, SV_MODULE, SV_FUNC, SV_BUILTIN, SV_METHOD, SV_SLICE,
 	SV_ARGS, /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
-	SV_DESC  /* a tensor descriptor (sema_desc.c): t is the block type, items[0] the base
+	SV_DESC, /* a tensor descriptor (sema_desc.c): t is the block type, items[0] the base
 		    pointer, items[1..rank] the shape (i32), items[rank+1..2*rank] the strides
 		    (i64; the last one the constexpr 1), n = 1 + 2 * rank, i the padding (1: nan) */
+	SV_BLOCKPTR /* a block pointer (sema_blockptr.c): t is the block type, items are scalar
+		       tensors: [0] the base pointer, [1..rank] the shape (i64), [rank+1..2*rank]
+		       the strides (i64), [2*rank+1..3*rank] the offsets (i32); n = 1 + 3 * rank */
 } sv_kind;
 
 typedef struct sv {
@@ -145,5 +149,13 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
 bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
 bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
 bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
+/* sema_blockptr.c: block pointers, expanded into pointer arithmetic and
+ * masked loads and stores. make takes args bound to (base, shape, strides,
+ * offsets, block_shape, order); load and store refuse mask/other
+ * (mask_given) as Triton does. */
+bool sema_bptr_make(sema *s, src_loc loc, const sv *args, sv *out);
+bool sema_bptr_advance(sema *s, src_loc loc, sv bp, sv offsets, sv *out);
+bool sema_bptr_load(sema *s, src_loc loc, sv bp, bool mask_given, sv boundary_check, sv padding, sv *out);
+bool sema_bptr_store(sema *s, src_loc loc, sv bp, sv value, bool mask_given, sv boundary_check, sv *out);
 
 #endif

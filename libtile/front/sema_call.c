@@ -265,12 +265,18 @@ static int bool_ptr(call *c, int ptr)
 static bool b_load(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
+	if (c->v[0].kind == SV_BLOCKPTR)
+		return sema_bptr_load(c->s, loc, c->v[0], !is_none(c, 1) || !is_none(c, 2), c->v[3], c->v[4], out);
 	int ptr = arg_tensor(c, 0);
 	if (ptr < 0 || !check_ptr(c, ptr))
 		return false;
-	if ((c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0)) ||
-	    (c->given[4] && !(c->v[4].kind == SV_STR && c->v[4].slen == 0)))
-		return sema_error(c->s, loc, TILEC_ERR_UNSUPPORTED, "`boundary_check` and `padding_option` (block pointers) are not supported yet");
+	if (c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0) && c->v[3].kind != SV_NONE)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC,
+				  "`boundary_check` argument is not supported for loading a tensor of pointers or a scalar: "
+				  "the compiler does not know the boundary; use block pointers (tl.make_block_ptr) instead");
+	if (c->given[4] && !(c->v[4].kind == SV_STR && c->v[4].slen == 0) && c->v[4].kind != SV_NONE)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC,
+				  "`padding_option` is only supported for block pointers (tl.make_block_ptr); use `other`");
 	bool has_mask = !is_none(c, 1), has_other = !is_none(c, 2);
 	if (has_other && !has_mask)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`other` cannot be given without `mask`");
@@ -320,11 +326,15 @@ static bool b_load(call *c, sv *out)
 static bool b_store(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
+	if (c->v[0].kind == SV_BLOCKPTR)
+		return sema_bptr_store(c->s, loc, c->v[0], c->v[1], !is_none(c, 2), c->v[3], out);
 	int ptr = arg_tensor(c, 0);
 	if (ptr < 0 || !check_ptr(c, ptr))
 		return false;
-	if (c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0))
-		return sema_error(c->s, loc, TILEC_ERR_UNSUPPORTED, "`boundary_check` (block pointers) is not supported yet");
+	if (c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0) && c->v[3].kind != SV_NONE)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC,
+				  "`boundary_check` argument is not supported for storing a tensor of pointers or a scalar: "
+				  "the compiler does not know the boundary; use block pointers (tl.make_block_ptr) instead");
 	int val = arg_tensor(c, 1);
 	if (val < 0)
 		return false;
@@ -1573,6 +1583,16 @@ static bool b_random(call *c, sv *out)
 	return sema_random(c->s, cloc(c), c->name, c->sub, c->v, out);
 }
 
+static bool b_make_block_ptr(call *c, sv *out)
+{
+	return sema_bptr_make(c->s, cloc(c), c->v, out);
+}
+
+static bool b_advance(call *c, sv *out)
+{
+	return sema_bptr_advance(c->s, cloc(c), c->v[0], c->v[1], out);
+}
+
 static bool b_make_desc(call *c, sv *out)
 {
 	return sema_desc_make(c->s, cloc(c), c->v, out);
@@ -1695,6 +1715,8 @@ static const builtin builtins[] = {
 	{"tl.philox_impl", b_random, SEMA_RANDOM_PHILOX_IMPL, {"c0", "c1", "c2", "c3", "k0", "k1", "n_rounds"}},
 	{"tl.uint_to_uniform_float", b_random, SEMA_RANDOM_UNIFORM, {"x"}},
 	{"tl.pair_uniform_to_normal", b_random, SEMA_RANDOM_PAIR_NORMAL, {"u1", "u2"}},
+	{"tl.make_block_ptr", b_make_block_ptr, 0, {"base", "shape", "strides", "offsets", "block_shape", "order"}},
+	{"tl.advance", b_advance, 0, {"base", "offsets"}},
 	{"tl.make_tensor_descriptor", b_make_desc, 0, {"base", "shape", "strides", "block_shape", "padding_option"}},
 	{"tl.load_tensor_descriptor", b_desc_load, 0, {"desc", "offsets"}},
 	{"tl.store_tensor_descriptor", b_desc_store, 0, {"desc", "offsets", "value"}},
@@ -1728,7 +1750,7 @@ static int required(const builtin *b)
 		{"tl.atomic_or", 2}, {"tl.atomic_xor", 2}, {"tl.atomic_xchg", 2}, {"tl.atomic_cas", 3},
 		{"tl.debug_barrier", 0}, {"tl.umulhi", 2}, {"tl.randint", 2}, {"tl.randint4x", 2}, {"tl.rand", 2},
 		{"tl.rand4x", 2}, {"tl.randn", 2}, {"tl.randn4x", 2}, {"tl.philox", 5}, {"tl.philox_impl", 6},
-		{"tl.pair_uniform_to_normal", 2}, {"tl.make_tensor_descriptor", 4}, {"tl.load_tensor_descriptor", 2},
+		{"tl.pair_uniform_to_normal", 2}, {"tl.make_tensor_descriptor", 4}, {"tl.make_block_ptr", 6}, {"tl.advance", 2}, {"tl.load_tensor_descriptor", 2},
 		{"tl.store_tensor_descriptor", 3},
 	};
 	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)

@@ -647,6 +647,24 @@ CASES += [
     for block, warps in ((64, 1), (1024, 4))
 ]
 
+# block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
+# pointers carried by the K loop, boundary_check with zero padding), a block
+# copied from an offset before and past the matrix with zero and nan padding,
+# and a 1-D block pointer carried through a while loop
+_BP_MAT = [T("in", "fp32", ["M", "S"]), T("out", "fp32", ["M", "S"], "zeros"), T("out", "fp32", ["M", "S"], "zeros"),
+           T("out", "fp32", ["M", "S"], "zeros"), S("i32", "M"), S("i32", "N"), S("i32", "S")]
+CASES += [
+    case("block_ptr_matmul_f16", LANG, "block_ptr_matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM_SIZES, 3, MM_F16_TOL),
+    case("block_ptr_copy_f32", LANG, "block_ptr_copy_kernel", _BP_MAT,
+         {"BLOCK_M": 32, "BLOCK_N": 64, "OFF_M": -3, "OFF_N": 5}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 1, "S": 80}, {"M": 100, "N": 70, "S": 80}, {"M": 1000, "N": 257, "S": 300}], 2),
+    case("block_ptr_while_f32", LANG, "block_ptr_while_kernel", [_n("fp32"), T("out", "fp32", ["1"]), N_],
+         {"BLOCK": 1024}, "1", SIZES_1D[:3], 2, SUM_TOL),
+]
+
 CASES += [
     # uniform [0, 2): rows stop where the sum passes the limit, or at n
     case("lang_while_and_or", LANG, "while_and_or_kernel",

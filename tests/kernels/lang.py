@@ -237,3 +237,61 @@ def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, fli
     p, q = tl.join(tl.max(x, axis=0), tl.min(y, axis=0)).split()
     tl.store(pq_ptr, p)
     tl.store(pq_ptr + 1, q)
+
+
+@triton.jit
+def block_ptr_copy_kernel(x_ptr, out_ptr, zero_ptr, nan_ptr, M, N, stride_m, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, OFF_M: tl.constexpr, OFF_N: tl.constexpr):
+    # a block read at an offset that may start before the matrix (OFF_M < 0)
+    # and reach past it: rows checked with zero and nan padding, the copy
+    # checked on both dims and stored back through a block pointer
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(stride_m, 1),
+                          offsets=(pid_m * BLOCK_M + OFF_M, pid_n * BLOCK_N + OFF_N),
+                          block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    o = tl.make_block_ptr(out_ptr, (M, N), (stride_m, 1), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                          (1, 0))
+    v = tl.load(x, boundary_check=(0, 1), padding_option="zero")
+    tl.store(o, v, boundary_check=(1, 0))
+    z = tl.make_block_ptr(zero_ptr, (M, N), (stride_m, 1), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                          (1, 0))
+    tl.store(z, tl.load(x, boundary_check=(0,), padding_option="zero") * 2.0, boundary_check=(0, 1))
+    nn = tl.make_block_ptr(nan_ptr, (M, N), (stride_m, 1), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                           (1, 0))
+    tl.store(nn, tl.load(tl.advance(x, (0, 0)), boundary_check=(0, 1), padding_option="nan"), boundary_check=(0, 1))
+
+
+@triton.jit
+def block_ptr_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                            stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # the block-pointer matmul: both pointers advanced along K in the loop
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
+                             offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    b_bp = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
+                             offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_bp, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_bp, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_bp = tl.advance(a_bp, (0, BLOCK_K))
+        b_bp = tl.advance(b_bp, [BLOCK_K, 0])
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BLOCK_M, pid_n * BLOCK_N),
+                             (BLOCK_M, BLOCK_N), (1, 0))
+    tl.store(c_bp, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
+def block_ptr_while_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # a 1-D block pointer carried through a while loop: the sum of x in blocks
+    p = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    i = 0
+    while i < n:
+        acc += tl.load(p, boundary_check=(0,), padding_option="zero")
+        p = tl.advance(p, (BLOCK,))
+        i += BLOCK
+    tl.store(out_ptr, tl.sum(acc, axis=0))

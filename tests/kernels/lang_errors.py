@@ -196,3 +196,50 @@ def cat_not_pow2(x_ptr):
 def flip_dim(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr + tl.arange(0, 8), tl.flip(x, 1))
+
+
+@triton.jit
+def bptr_mask(x_ptr):
+    p = tl.make_block_ptr(x_ptr, (8,), (1,), (0,), (8,), (0,))
+    tl.store(x_ptr + tl.arange(0, 8), tl.load(p, mask=tl.arange(0, 8) < 4))
+
+
+@triton.jit
+def bptr_order(x_ptr):
+    p = tl.make_block_ptr(x_ptr, (8, 8), (8, 1), (0, 0), (8, 8), (1, 1))
+    tl.store(x_ptr, tl.sum(tl.sum(tl.load(p), 1), 0))
+
+
+@triton.jit
+def bptr_lengths(x_ptr):
+    p = tl.make_block_ptr(x_ptr, (8, 8), (8, 1), (0,), (8, 8), (1, 0))
+    tl.store(x_ptr, tl.sum(tl.sum(tl.load(p), 1), 0))
+
+
+@triton.jit
+def bptr_nan_int(x_ptr):
+    p = tl.make_block_ptr(x_ptr, (8,), (1,), (0,), (8,), (0,))
+    tl.store(x_ptr + tl.arange(0, 8), tl.load(p, boundary_check=(0,), padding_option="nan"))
+
+
+@triton.jit
+def bptr_store_shape(x_ptr):
+    p = tl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (0,))
+    tl.store(p, tl.load(x_ptr + tl.arange(0, 8)))
+
+
+@triton.jit
+def bptr_boundary_plain(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 8), tl.load(x_ptr + tl.arange(0, 8), boundary_check=(0,)))
+
+
+@triton.jit
+def bptr_check_dim(x_ptr):
+    p = tl.make_block_ptr(x_ptr, (8,), (1,), (0,), (8,), (0,))
+    tl.store(x_ptr + tl.arange(0, 8), tl.load(p, boundary_check=(1,)))
+
+
+@triton.jit
+def bptr_offset_i64(x_ptr, n):
+    p = tl.make_block_ptr(x_ptr, (8,), (1,), (n.to(tl.int64),), (8,), (0,))
+    tl.store(x_ptr + tl.arange(0, 8), tl.load(p))
