@@ -434,12 +434,74 @@ static void test_shapes(void)
 		const char *ir = sb_str(&l.ir);
 		CHECK_STR_CONTAINS(ir, "= join %");
 		CHECK_STR_CONTAINS(ir, "= split %");
-		CHECK_STR_CONTAINS(ir, "= flip axis=0 %");
+		CHECK_STR_CONTAINS(ir, "= flip axis=0 xor=63 %");
+		CHECK_STR_CONTAINS(ir, "= flip axis=0 xor=3 %");
 		CHECK_STR_CONTAINS(ir, "= cat %");
 	}
 	kl_release(&l);
 	free(x);
 	free(y);
+}
+
+/* ---------------------------------------------------------------- sort and topk */
+
+static int cmp_f(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_case(const char *sig, int rows, int n, int k, bool ints)
+{
+	size_t tot = (size_t)rows * (size_t)n;
+	float *x = fvec(tot, -50, 50), *asc = malloc(sizeof(float) * tot), *desc = malloc(sizeof(float) * tot),
+	      *top = malloc(sizeof(float) * (size_t)rows * (size_t)k), *w = malloc(sizeof(float) * tot);
+	int32_t *xi = (int32_t *)x;
+	for (size_t i = 0; i < tot; i++) {
+		if (ints)
+			xi[i] = (int32_t)(rnd() % 21) - 10; /* duplicates */
+		else if (i % 7 == 3)
+			x[i] = x[i - 1]; /* duplicates */
+	}
+	launch l = kl("sort_kernel", sig, 1, 1);
+	kl_ptr(&l, x, sizeof(float) * tot);
+	kl_ptr(&l, asc, sizeof(float) * tot);
+	kl_ptr(&l, desc, sizeof(float) * tot);
+	kl_ptr(&l, top, sizeof(float) * (size_t)rows * (size_t)k);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int r = 0; r < rows; r++) {
+			float *row = w + (size_t)r * n;
+			for (int i = 0; i < n; i++)
+				row[i] = ints ? (float)xi[(size_t)r * n + i] : x[(size_t)r * n + i];
+			qsort(row, (size_t)n, sizeof(float), cmp_f);
+			for (int i = 0; i < n; i++) {
+				size_t at = (size_t)r * n + i;
+				float a = ints ? (float)((int32_t *)asc)[at] : asc[at];
+				float d = ints ? (float)((int32_t *)desc)[at] : desc[at];
+				bad += a != row[i] || d != row[n - 1 - i];
+			}
+			for (int i = 0; i < k; i++) {
+				size_t at = (size_t)r * k + i;
+				bad += (ints ? (float)((int32_t *)top)[at] : top[at]) != row[n - 1 - i];
+			}
+		}
+		CHECK_MSG(bad == 0, "sort_kernel %s: %d elements out of order", sig, bad);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "flip axis=1 xor=1 %");
+	}
+	kl_release(&l);
+	free(x);
+	free(asc);
+	free(desc);
+	free(top);
+	free(w);
+}
+
+static void test_sort(void)
+{
+	sort_case("*fp32, *fp32, *fp32, *fp32, 4, 64, 8", 4, 64, 8, false);
+	sort_case("*i32, *i32, *i32, *i32, 2, 32, 32", 2, 32, 32, true);
+	sort_case("*fp32, *fp32, *fp32, *fp32, 1, 128, 1", 1, 128, 1, false);
 }
 
 /* ---------------------------------------------------------------- block pointers */
@@ -628,6 +690,8 @@ static void test_refusals(void)
 	refused(ERR, "bptr_boundary_plain", "*fp32", "`boundary_check` argument is not supported for loading a tensor of pointers");
 	refused(ERR, "bptr_check_dim", "*fp32", "boundary_check must name dims of the block (0 to 0), got 1");
 	refused(ERR, "bptr_offset_i64", "*fp32, i32", "Block pointers only support 32 bit `offsets`");
+	refused(ERR, "sort_dim0", "*fp32", "only minor dimension is currently supported");
+	refused(ERR, "topk_k", "*fp32", "`tl.topk` needs k a constexpr power of two of at most 8, got 3");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -647,6 +711,7 @@ int main(void)
 	test_cumsum_int8();
 	test_reduce_fn();
 	test_shapes();
+	test_sort();
 	test_block_ptr_copy();
 	test_block_ptr_matmul();
 	test_block_ptr_while();

@@ -71,6 +71,8 @@ static const kcase cases[] = {
 	/* tl.reduce: lanes by butterflies; rows of 512 over 8 warps through shared memory */
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 8, 32", 4, NULL, "shfl.sync.bfly", NULL},
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 2, 512", 8, NULL, "st.shared", NULL},
+	/* sort and topk: compare-and-swap partners through shared memory */
+	{KDIR "lang.py", "sort_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 4, 64, 8", 4, NULL, "bar.sync", NULL},
 	/* block pointers: the K loop's advanced pointers keep their alignment and
 	 * strides, so the loads become 16-byte cp.async rings, none left scalar */
 	{KDIR "lang.py", "block_ptr_matmul_kernel", "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 64, 64, 32", 4, NULL, "cp.async.cg.shared.global", "ld.global.b16"},

@@ -149,6 +149,10 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
 bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
 bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
 bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
+/* sema_sort.c: tl.sort and tl.topk (dim: None or the last dim; k a
+ * constexpr), Triton's bitonic network over FLIP ops */
+bool sema_sort(sema *s, src_loc loc, sv x, sv dim, bool descending, sv *out);
+bool sema_topk(sema *s, src_loc loc, sv x, sv k, sv dim, sv *out);
 /* sema_blockptr.c: block pointers, expanded into pointer arithmetic and
  * masked loads and stores. make takes args bound to (base, shape, strides,
  * offsets, block_shape, order); load and store refuse mask/other

@@ -787,7 +787,22 @@ static bool b_flip(call *c, sv *out)
 	if (!op)
 		return false;
 	op->axis = (int)d;
+	op->ival = t.shape[d] - 1;
 	return out_tensor(c, op->results[0], out);
+}
+
+/* sort(x, dim=None, descending=False); topk(x, k, dim=None) */
+static bool b_sort(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	if (x < 0)
+		return false;
+	if (c->sub)
+		return sema_topk(c->s, cloc(c), sema_tensor(x), c->v[1], c->v[2], out);
+	bool desc = false;
+	if (c->given[2] && !arg_bool(c, 2, &desc))
+		return false;
+	return sema_sort(c->s, cloc(c), sema_tensor(x), c->v[1], desc, out);
 }
 
 static bool b_expand_dims(call *c, sv *out)
@@ -1655,6 +1670,8 @@ static const builtin builtins[] = {
 	{"tl.interleave", b_interleave, 0, {"a", "b"}},
 	{"tl.cat", b_cat, 0, {"input", "other", "can_reorder"}},
 	{"tl.flip", b_flip, 0, {"x", "dim"}},
+	{"tl.sort", b_sort, 0, {"x", "dim", "descending"}},
+	{"tl.topk", b_sort, 1, {"x", "k", "dim"}},
 	{"tl.broadcast_to", b_broadcast_to, 0, {"input", "shape", "*"}},
 	{"tl.broadcast", b_broadcast, 0, {"input", "other"}},
 	{"tl.sum", b_sum, 0, {"input", "axis", "keep_dims", "dtype"}},
@@ -1741,7 +1758,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},

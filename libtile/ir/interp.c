@@ -1207,7 +1207,8 @@ static tilec_status exec_scan(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
-/* JOIN, SPLIT, FLIP, CAT: elements moved, row-major. */
+/* JOIN, SPLIT, FLIP (the index along the axis xored), CAT: elements moved,
+ * row-major. */
 static void exec_shape_op(interp *in, const ir_op *op)
 {
 	ir_type a = vtype(in, op->args[0]);
@@ -1238,7 +1239,7 @@ static void exec_shape_op(interp *in, const ir_op *op)
 		slot *r = V(in, op->results[0]);
 		for (int64_t i = 0; i < n; i++) {
 			int64_t t = i / inner % len;
-			r[i + (len - 1 - 2 * t) * inner] = x[i];
+			r[i + ((t ^ op->ival) - t) * inner] = x[i];
 		}
 		return;
 	}

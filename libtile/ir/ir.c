@@ -417,8 +417,10 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_printf(sb, " axis=%d%s", op->axis, op->ival ? " reverse" : "");
 		break;
 	case IR_OP_REDUCE_FN:
-	case IR_OP_FLIP:
 		sb_printf(sb, " axis=%d", op->axis);
+		break;
+	case IR_OP_FLIP:
+		sb_printf(sb, " axis=%d xor=%lld", op->axis, (long long)op->ival);
 		break;
 	case IR_OP_DOT:
 		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");

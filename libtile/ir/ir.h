@@ -102,7 +102,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	                                   region: 2k scalar params (two partial results), yields k */ \
 	X(JOIN, "join")                 /* a, b of one type (rank >= 1) -> shape + [2]: [..., 0] a, [..., 1] b */ \
 	X(SPLIT, "split")               /* x <... x 2> -> two results of shape[:-1] (scalars from <2>) */ \
-	X(FLIP, "flip")                 /* x reversed along axis */ \
+	X(FLIP, "flip")                 /* x with its index along axis xored with ival: n - 1 reverses it \
+	                                   (tl.flip), 1 << j swaps neighbours j apart (sort's partners) */ \
 	X(CAT, "cat")                   /* 1-D a, b of one kind -> <na + nb>: a, then b */ \
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \

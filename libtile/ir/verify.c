@@ -699,6 +699,8 @@ static void check_shape_op(verifier *v, const ir_op *op)
 	case IR_OP_FLIP:
 		if (op->axis < 0 || op->axis >= a.rank)
 			fail(v, op, "flip axis %d of %s", op->axis, tstr(v, a));
+		else if (op->ival < 0 || op->ival >= a.shape[op->axis] || (a.shape[op->axis] & (a.shape[op->axis] - 1)))
+			fail(v, op, "flip mask %lld along a dim of %d", (long long)op->ival, (int)a.shape[op->axis]);
 		break;
 	default: {
 		ir_type b = arg(v, op, 1);

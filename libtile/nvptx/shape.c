@@ -6,21 +6,22 @@
  * the slots of the result's elements in the layout the plan gave it. The
  * slot map is what differs: JOIN writes a and b at 2i and 2i + 1 of the
  * result's row-major order, SPLIT reads them back from there, FLIP writes
- * each element at its mirrored coordinate, CAT writes b after a. Slots are
+ * each element at its coordinate xored with the op's mask (mirrored for
+ * tl.flip, the partner of a sorting network's compare-and-swap), CAT writes b after a. Slots are
  * padded by one element per 32, so that strided accesses spread over the
  * banks. Correct for every layout; a flip or join within a thread's own
  * registers could skip shared memory, which this does not try yet.
  */
 #include "nvptx/lower.h"
 
-/* An element's slot: its coordinates (the `flip` axis mirrored, -1 for
- * none) in row-major order, times mul, plus add. */
+/* An element's slot: its coordinates (the one along axis `flip` xored
+ * with `mask`; flip -1 for none) in row-major order, times mul, plus add. */
 typedef struct slot_map {
 	int flip;
-	int64_t mul, add;
+	int64_t mask, mul, add;
 } slot_map;
 
-static const slot_map SAME = {-1, 1, 0};
+static const slot_map SAME = {-1, 0, 1, 0};
 
 static LLVMValueRef slot_of(lw *w, const layout_map *m, ir_type t, int r, slot_map sm)
 {
@@ -28,7 +29,7 @@ static LLVMValueRef slot_of(lw *w, const layout_map *m, ir_type t, int r, slot_m
 	if (sm.flip >= 0) {
 		LLVMValueRef c[IR_MAX_RANK];
 		lw_reg_coords(w, m, t.rank, r, c);
-		c[sm.flip] = LLVMBuildSub(w->b, lw_ci32(w, t.shape[sm.flip] - 1), c[sm.flip], "");
+		c[sm.flip] = LLVMBuildXor(w->b, c[sm.flip], lw_ci32(w, sm.mask), "");
 		lin = lw_ci32(w, 0);
 		for (int j = 0; j < t.rank; j++)
 			lin = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, lin, lw_ci32(w, t.shape[j]), ""), c[j], "");
@@ -113,15 +114,15 @@ bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out)
 	begin(w, ir_numel(rt), (ir_kind)rt.kind);
 	switch (op->code) {
 	case IR_OP_JOIN:
-		put(w, &a, at, (slot_map){-1, 2, 0});
-		put(w, &b, at, (slot_map){-1, 2, 1});
+		put(w, &a, at, (slot_map){-1, 0, 2, 0});
+		put(w, &b, at, (slot_map){-1, 0, 2, 1});
 		break;
 	case IR_OP_FLIP:
-		put(w, &a, at, (slot_map){op->axis, 1, 0});
+		put(w, &a, at, (slot_map){op->axis, op->ival, 1, 0});
 		break;
 	case IR_OP_CAT:
 		put(w, &a, at, SAME);
-		put(w, &b, lw_vtype(w, op->args[1]), (slot_map){-1, 1, at.shape[0]});
+		put(w, &b, lw_vtype(w, op->args[1]), (slot_map){-1, 0, 1, at.shape[0]});
 		break;
 	default:
 		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: '%s' is not a shape op", ir_opcode_name(op->code));
@@ -140,7 +141,7 @@ bool lw_emit_split(lw *w, const ir_op *op)
 	put(w, &a, at, SAME);
 	lw_barrier(w);
 	for (int i = 0; i < 2; i++)
-		if (!take(w, rt, w->p->of[op->results[i]], (slot_map){-1, 2, i}, &w->v[op->results[i]]))
+		if (!take(w, rt, w->p->of[op->results[i]], (slot_map){-1, 0, 2, i}, &w->v[op->results[i]]))
 			return false;
 	return true;
 }

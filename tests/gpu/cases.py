@@ -647,6 +647,20 @@ CASES += [
     for block, warps in ((64, 1), (1024, 4))
 ]
 
+# tl.sort (both ways) and tl.topk on rows: n rows of N, ROWS per program
+def _sort_case(id, dt, init, rows, n, k, warps):
+    return case(id, LANG, "sort_kernel",
+                [T("in", dt, ["n", str(n)], init), T("out", dt, ["n", str(n)]), T("out", dt, ["n", str(n)]),
+                 T("out", dt, ["n", str(k)]), S("i32", "n")],
+                {"ROWS": rows, "N": n, "K": k}, "cdiv(n, ROWS)", [{"n": 1}, {"n": 1000}], 2, EXACT, warps)
+
+
+CASES += [
+    _sort_case("sort_f32_r4_n64_k8", "fp32", "randn", 4, 64, 8, 4),
+    _sort_case("sort_i32_r1_n1024_k16", "i32", "randint:-100:100", 1, 1024, 16, 4),
+    _sort_case("sort_f16_r16_n32_k32", "fp16", "randn", 16, 32, 32, 2),
+]
+
 # block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
 # pointers carried by the K loop, boundary_check with zero padding), a block
 # copied from an offset before and past the matrix with zero and nan padding,

@@ -295,3 +295,13 @@ def block_ptr_while_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         p = tl.advance(p, (BLOCK,))
         i += BLOCK
     tl.store(out_ptr, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, ROWS: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # rows sorted both ways (Triton's bitonic network), and each row's top K
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(asc_ptr + offs, tl.sort(x))
+    tl.store(desc_ptr + offs, tl.sort(x, dim=1, descending=True))
+    tl.store(top_ptr + tl.arange(0, ROWS)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K))

@@ -243,3 +243,15 @@ def bptr_check_dim(x_ptr):
 def bptr_offset_i64(x_ptr, n):
     p = tl.make_block_ptr(x_ptr, (8,), (1,), (n.to(tl.int64),), (8,), (0,))
     tl.store(x_ptr + tl.arange(0, 8), tl.load(p))
+
+
+@triton.jit
+def sort_dim0(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    tl.store(x_ptr + tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :], tl.sort(x, 0))
+
+
+@triton.jit
+def topk_k(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 4), tl.topk(x, 3))

@@ -308,3 +308,17 @@ def block_ptr_while_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         p = tl.advance(p, (BLOCK,))
         i += BLOCK
     tl.store(out_ptr, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, n, ROWS: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # ROWS rows of N per program sorted both ways by the bitonic network, and
+    # each row's top K (the same network in tile, so equal values and their
+    # order agree too)
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * N + tl.arange(0, N)[None, :]
+    mask = rows[:, None] < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(asc_ptr + offs, tl.sort(x), mask=mask)
+    tl.store(desc_ptr + offs, tl.sort(x, dim=1, descending=True), mask=mask)
+    tl.store(top_ptr + rows[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K), mask=mask)
