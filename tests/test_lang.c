@@ -504,6 +504,47 @@ static void test_sort(void)
 	sort_case("*fp32, *fp32, *fp32, *fp32, 1, 128, 1", 1, 128, 1, false);
 }
 
+/* ---------------------------------------------------------------- gather and histogram */
+
+static void test_gather_hist(void)
+{
+	enum { B = 32, BINS = 32, R = 8, N = 100 };
+	float *x = fvec(R * B, -9, 9), g[R * B], g0[R * B];
+	int32_t idx[R * B], h[BINS], hm[BINS], wh[BINS] = {0}, whm[BINS] = {0};
+	for (int r = 0; r < R; r++)
+		for (int c = 0; c < B; c++)
+			idx[r * B + c] = (int32_t)(rnd() % B);
+	for (int i = 0; i < R * B; i++) {
+		if (idx[i] - 3 >= 0)
+			wh[idx[i] - 3]++;
+		if (i < N)
+			whm[idx[i]]++;
+	}
+	launch l = kl("gather_hist_kernel", "*fp32, *i32, *fp32, *fp32, *i32, *i32, i32, 32, 32", 1, 1);
+	kl_ptr(&l, x, sizeof(float) * R * B);
+	kl_ptr(&l, idx, sizeof idx);
+	kl_ptr(&l, g, sizeof g);
+	kl_ptr(&l, g0, sizeof g0);
+	kl_ptr(&l, h, sizeof h);
+	kl_ptr(&l, hm, sizeof hm);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int r = 0; r < R; r++)
+			for (int c = 0; c < B; c++) {
+				bad += g[r * B + c] != x[r * B + idx[r * B + c]];
+				bad += g0[r * B + c] != x[(idx[r * B + c] % 8) * B + c];
+			}
+		for (int b = 0; b < BINS; b++)
+			bad += h[b] != wh[b] || hm[b] != whm[b];
+		CHECK_MSG(bad == 0, "gather_hist_kernel: %d wrong elements", bad);
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "= gather axis=1 %");
+		CHECK_STR_CONTAINS(sb_str(&l.ir), "= histogram bins=32 %");
+	}
+	kl_release(&l);
+	free(x);
+}
+
 /* ---------------------------------------------------------------- block pointers */
 
 static void test_block_ptr_copy(void)
@@ -692,6 +733,9 @@ static void test_refusals(void)
 	refused(ERR, "bptr_offset_i64", "*fp32, i32", "Block pointers only support 32 bit `offsets`");
 	refused(ERR, "sort_dim0", "*fp32", "only minor dimension is currently supported");
 	refused(ERR, "topk_k", "*fp32", "`tl.topk` needs k a constexpr power of two of at most 8, got 3");
+	refused(ERR, "gather_rank", "*fp32", "source and index tensors must have the same rank");
+	refused(ERR, "gather_float_index", "*fp32", "index must be an integer tensor, got <8xfp32>");
+	refused(ERR, "histogram_float", "*fp32", "histogram only supports integer input, got <8xfp32>");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -712,6 +756,7 @@ int main(void)
 	test_reduce_fn();
 	test_shapes();
 	test_sort();
+	test_gather_hist();
 	test_block_ptr_copy();
 	test_block_ptr_matmul();
 	test_block_ptr_while();

@@ -73,6 +73,8 @@ static const kcase cases[] = {
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 2, 512", 8, NULL, "st.shared", NULL},
 	/* sort and topk: compare-and-swap partners through shared memory */
 	{KDIR "lang.py", "sort_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 4, 64, 8", 4, NULL, "bar.sync", NULL},
+	/* gather through shared memory; histogram bins counted by shared-memory atomics */
+	{KDIR "lang.py", "gather_hist_kernel", "*fp32:16, *i32:16, *fp32:16, *fp32:16, *i32:16, *i32:16, i32, 32, 32", 4, NULL, "shared.add", NULL},
 	/* block pointers: the K loop's advanced pointers keep their alignment and
 	 * strides, so the loads become 16-byte cp.async rings, none left scalar */
 	{KDIR "lang.py", "block_ptr_matmul_kernel", "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 64, 64, 32", 4, NULL, "cp.async.cg.shared.global", "ld.global.b16"},

@@ -805,6 +805,71 @@ static bool b_sort(call *c, sv *out)
 	return sema_sort(c->s, cloc(c), sema_tensor(x), c->v[1], desc, out);
 }
 
+/* gather(src, index, axis): src's elements picked along axis by index */
+static bool b_gather(call *c, sv *out)
+{
+	int src = arg_tensor(c, 0), idx = src >= 0 ? arg_tensor(c, 1) : -1;
+	int64_t axis;
+	if (idx < 0 || !arg_int(c, 2, &axis))
+		return false;
+	ir_type st = ty(c, src), it = ty(c, idx);
+	if (st.rank == 0)
+		return err(c, "src must be a tensor, got a scalar");
+	if (!ir_kind_is_int((ir_kind)it.kind))
+		return err(c, "index must be an integer tensor, got %s", sema_type_str(c->s, it));
+	if (it.rank != st.rank)
+		return err(c, "source and index tensors must have the same rank, got %s and %s", sema_type_str(c->s, st),
+			   sema_type_str(c->s, it));
+	if (axis < -(int64_t)st.rank || axis >= st.rank)
+		return err(c, "gather axis %lld must be < source rank (%d)", (long long)axis, st.rank);
+	if (axis < 0)
+		axis += st.rank;
+	for (int d = 0; d < st.rank; d++)
+		if (d != axis && it.shape[d] != st.shape[d])
+			return err(c, "index dim %d must match the corresponding source dim (%s and %s)", d, sema_type_str(c->s, it),
+				   sema_type_str(c->s, st));
+	int ids[2] = {src, idx};
+	ir_type rt = it;
+	rt.kind = st.kind;
+	rt.pointee = st.pointee;
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_GATHER, 2, ids, rt);
+	if (!op)
+		return false;
+	op->axis = (int)axis;
+	return out_tensor(c, op->results[0], out);
+}
+
+/* histogram(input, num_bins, mask=None): int32 counts of 0 .. num_bins-1 */
+static bool b_histogram(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	int64_t bins;
+	if (x < 0 || !arg_int(c, 1, &bins))
+		return false;
+	ir_type t = ty(c, x);
+	if (t.rank != 1)
+		return err(c, "histogram only supports 1D input, got %s", sema_type_str(c->s, t));
+	if (!ir_kind_is_int((ir_kind)t.kind))
+		return err(c, "histogram only supports integer input, got %s", sema_type_str(c->s, t));
+	if (!sema_check_shape(c->s, cloc(c), 1, &bins))
+		return false;
+	int args[2] = {x, -1}, n = 1;
+	if (!is_none(c, 2)) {
+		int m = arg_tensor(c, 2);
+		if (m < 0 || (m = sema_splat_to(c->s, cloc(c), m, t)) < 0)
+			return false;
+		if (ty(c, m).kind != IR_I1)
+			return err(c, "Mask must have boolean scalar type, got %s", sema_type_str(c->s, ty(c, m)));
+		args[n++] = m;
+	}
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_HISTOGRAM, n, args, shape_type(ir_scalar(IR_I32), 1, &bins));
+	if (!op)
+		return false;
+	op->ival = bins;
+	op->flags = n > 1 ? IR_FLAG_HAS_MASK : 0;
+	return out_tensor(c, op->results[0], out);
+}
+
 static bool b_expand_dims(call *c, sv *out)
 {
 	int x = arg_tensor(c, 0);
@@ -1671,6 +1736,8 @@ static const builtin builtins[] = {
 	{"tl.cat", b_cat, 0, {"input", "other", "can_reorder"}},
 	{"tl.flip", b_flip, 0, {"x", "dim"}},
 	{"tl.sort", b_sort, 0, {"x", "dim", "descending"}},
+	{"tl.gather", b_gather, 0, {"src", "index", "axis"}},
+	{"tl.histogram", b_histogram, 0, {"input", "num_bins", "mask"}},
 	{"tl.topk", b_sort, 1, {"x", "k", "dim"}},
 	{"tl.broadcast_to", b_broadcast_to, 0, {"input", "shape", "*"}},
 	{"tl.broadcast", b_broadcast, 0, {"input", "other"}},
@@ -1758,7 +1825,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.gather", 3}, {"tl.histogram", 2}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
@@ -1856,7 +1923,7 @@ static const char *method_builtin(const char *m)
 		"sum", "max", "min", "argmax", "argmin", "xor_sum", "reshape", "view", "ravel", "permute", "trans",
 		"expand_dims", "broadcast_to", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos",
 		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast", "cumsum", "cumprod",
-		"associative_scan", "reduce", "split", "join", "flip",
+		"associative_scan", "reduce", "split", "join", "flip", "gather", "histogram",
 		"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
 	};
 	if (!strcmp(m, "to"))

@@ -1252,6 +1252,46 @@ static void exec_shape_op(interp *in, const ir_op *op)
 	}
 }
 
+/* r[i] = src[i with its axis coordinate replaced by index[i]]; an index
+ * outside the source is an error (the GPU reads something undefined). */
+static tilec_status exec_gather(interp *in, const ir_op *op)
+{
+	ir_type st = vtype(in, op->args[0]), it = vtype(in, op->args[1]);
+	ir_kind ik = (ir_kind)it.kind;
+	const slot *src = V(in, op->args[0]), *idx = V(in, op->args[1]);
+	slot *r = V(in, op->results[0]);
+	int64_t n = ir_numel(it), inner = 1, len = it.shape[op->axis], slen = st.shape[op->axis];
+	for (int d = op->axis + 1; d < it.rank; d++)
+		inner *= it.shape[d];
+	for (int64_t i = 0; i < n; i++) {
+		int64_t o = i / (inner * len), j = i % inner;
+		int64_t k = ir_kind_is_signed(ik) ? idx[i].i : (int64_t)idx[i].u;
+		if (k < 0 || k >= slen)
+			return runtime_error(in, op, "tl.gather: index %lld is outside the source's %lld elements along axis %d",
+					     (long long)k, (long long)slen, op->axis);
+		r[i] = src[(o * slen + k) * inner + j];
+	}
+	return TILEC_OK;
+}
+
+/* counts of the values 0 .. bins-1 among the (unmasked) elements */
+static tilec_status exec_histogram(interp *in, const ir_op *op)
+{
+	ir_type xt = vtype(in, op->args[0]);
+	bool sg = ir_kind_is_signed((ir_kind)xt.kind);
+	const slot *x = V(in, op->args[0]), *m = op->flags & IR_FLAG_HAS_MASK ? V(in, op->args[1]) : NULL;
+	slot *r = V(in, op->results[0]);
+	for (int64_t b = 0; b < op->ival; b++)
+		r[b].i = 0;
+	for (int64_t i = 0; i < xt.shape[0]; i++) {
+		if (m && !m[i].i)
+			continue;
+		if (sg ? (x[i].i >= 0 && x[i].i < op->ival) : x[i].u < (uint64_t)op->ival)
+			r[x[i].i].i++;
+	}
+	return TILEC_OK;
+}
+
 /* tl.reduce with a combine region: each row along the axis is folded
  * pairwise as a tree (neighbours first, the earlier partial result always
  * the left operand), the order the GPU's in-thread and butterfly steps
@@ -1348,6 +1388,8 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_HINT: copy_value(in, op->results[0], op->args[0]); return TILEC_OK;
 	case IR_OP_PERMUTE: exec_permute(in, op); return TILEC_OK;
 	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: exec_shape_op(in, op); return TILEC_OK;
+	case IR_OP_GATHER: return exec_gather(in, op);
+	case IR_OP_HISTOGRAM: return exec_histogram(in, op);
 	case IR_OP_CAST:
 	case IR_OP_BITCAST: exec_cast(in, op); return TILEC_OK;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

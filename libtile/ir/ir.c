@@ -422,6 +422,12 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 	case IR_OP_FLIP:
 		sb_printf(sb, " axis=%d xor=%lld", op->axis, (long long)op->ival);
 		break;
+	case IR_OP_GATHER:
+		sb_printf(sb, " axis=%d", op->axis);
+		break;
+	case IR_OP_HISTOGRAM:
+		sb_printf(sb, " bins=%lld", (long long)op->ival);
+		break;
 	case IR_OP_DOT:
 		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");
 		break;

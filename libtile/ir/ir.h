@@ -105,6 +105,10 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(FLIP, "flip")                 /* x with its index along axis xored with ival: n - 1 reverses it \
 	                                   (tl.flip), 1 << j swaps neighbours j apart (sort's partners) */ \
 	X(CAT, "cat")                   /* 1-D a, b of one kind -> <na + nb>: a, then b */ \
+	X(GATHER, "gather")             /* src, index (integers, src's shape but along axis) -> index's \
+	                                   shape of src's elements: r[i] = src[i with i[axis] = index[i]] */ \
+	X(HISTOGRAM, "histogram")       /* x (1-D integers) [, mask]: flags IR_FLAG_HAS_MASK -> <ival x i32>, \
+	                                   counts of the values 0 .. ival-1 (others not counted) */ \
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \

@@ -714,6 +714,35 @@ static void check_shape_op(verifier *v, const ir_op *op)
 		fail(v, op, "result %s, expected %s", tstr(v, r), tstr(v, want));
 }
 
+static void check_gather(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, 2, false, 1, 0))
+		return;
+	ir_type src = arg(v, op, 0), idx = arg(v, op, 1), r = res(v, op, 0);
+	bool ok = src.rank >= 1 && idx.rank == src.rank && op->axis >= 0 && op->axis < src.rank &&
+		  ir_kind_is_int((ir_kind)idx.kind) && src.kind != IR_SMEM;
+	for (int d = 0; ok && d < src.rank; d++)
+		ok = d == op->axis || idx.shape[d] == src.shape[d];
+	if (!ok)
+		fail(v, op, "gathers %s with index %s along axis %d", tstr(v, src), tstr(v, idx), op->axis);
+	else if (!ir_same_shape(r, idx) || !ir_type_eq(ir_elem(r), ir_elem(src)))
+		fail(v, op, "result %s: expected the index's shape with the source's elements", tstr(v, r));
+}
+
+static void check_histogram(verifier *v, const ir_op *op)
+{
+	bool has_mask = (op->flags & IR_FLAG_HAS_MASK) != 0;
+	if (!arity(v, op, has_mask ? 2 : 1, false, 1, 0))
+		return;
+	ir_type x = arg(v, op, 0), r = res(v, op, 0);
+	if (x.rank != 1 || !ir_kind_is_int((ir_kind)x.kind))
+		fail(v, op, "histogram of %s: needs a 1-D integer block", tstr(v, x));
+	if (has_mask && (arg(v, op, 1).kind != IR_I1 || !ir_same_shape(arg(v, op, 1), x)))
+		fail(v, op, "histogram mask %s", tstr(v, arg(v, op, 1)));
+	if (r.kind != IR_I32 || r.rank != 1 || r.shape[0] != op->ival)
+		fail(v, op, "histogram of %lld bins yields %s", (long long)op->ival, tstr(v, r));
+}
+
 /* Per-opcode rule for ops without regions. */
 static void check_simple(verifier *v, const ir_op *op)
 {
@@ -728,6 +757,8 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_RESHAPE: check_reshape(v, op); break;
 	case IR_OP_PERMUTE: check_permute(v, op); break;
 	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: check_shape_op(v, op); break;
+	case IR_OP_GATHER: check_gather(v, op); break;
+	case IR_OP_HISTOGRAM: check_histogram(v, op); break;
 	case IR_OP_CAST: check_cast(v, op); break;
 	case IR_OP_BITCAST: check_bitcast(v, op); break;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

@@ -346,6 +346,10 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_FLIP:
 	case IR_OP_CAT:
 		return lw_emit_shape_op(w, op, l, out);
+	case IR_OP_GATHER:
+		return lw_emit_gather(w, op, l, out);
+	case IR_OP_HISTOGRAM:
+		return lw_emit_histogram(w, op, l, out);
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];

@@ -159,6 +159,10 @@ bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *param
 /* shape.c: JOIN, FLIP, CAT (one result, in layout l) and SPLIT (two) */
 bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_split(lw *w, const ir_op *op);
+/* shape.c: GATHER (the source through shared memory, read at the indices)
+ * and HISTOGRAM (shared-memory atomic adds into the bins) */
+bool lw_emit_gather(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_histogram(lw *w, const ir_op *op, const layout *l, lval *out);
 
 /* convert.c: src (shape st) as dt in layout `to`; perm for permute */
 bool lw_move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out);

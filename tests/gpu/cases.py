@@ -659,7 +659,23 @@ CASES += [
     _sort_case("sort_f32_r4_n64_k8", "fp32", "randn", 4, 64, 8, 4),
     _sort_case("sort_i32_r1_n1024_k16", "i32", "randint:-100:100", 1, 1024, 16, 4),
     _sort_case("sort_f16_r16_n32_k32", "fp16", "randn", 16, 32, 32, 2),
+    # NaNs, infinities, -0.0 and subnormals: the same network, the same result
+    _sort_case("sort_f32_specials_r2_n128_k4", "fp32", "specials", 2, 128, 4, 4),
 ]
+
+# tl.gather along both axes and tl.histogram (with and without a mask) on
+# P tiles of 8 x BLOCK; indices in [0, BLOCK), so the histogram's values are
+# inside its bins (Triton leaves others to its lowering)
+def _gather_case(id, block, warps):
+    return case(id, LANG, "gather_hist_kernel",
+                [T("in", "fp32", ["P", "8", str(block)]), T("in", "i32", ["P", "8", str(block)], "randint:0:%d" % block),
+                 T("out", "fp32", ["P", "8", str(block)]), T("out", "fp32", ["P", "8", str(block)]),
+                 T("out", "i32", ["P", str(block)]), T("out", "i32", ["P", str(block)]), S("i32", "n")],
+                {"BLOCK": block, "BINS": block}, "P", [{"P": 1, "n": 5}, {"P": 300, "n": 100}], 2, EXACT, warps,
+                grid_in_blob=False)
+
+
+CASES += [_gather_case("gather_hist_b32", 32, 4), _gather_case("gather_hist_b256", 256, 8)]
 
 # block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
 # pointers carried by the K loop, boundary_check with zero padding), a block

@@ -305,3 +305,20 @@ def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, ROWS: tl.constexpr, N: tl.con
     tl.store(asc_ptr + offs, tl.sort(x))
     tl.store(desc_ptr + offs, tl.sort(x, dim=1, descending=True))
     tl.store(top_ptr + tl.arange(0, ROWS)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K))
+
+
+@triton.jit
+def gather_hist_kernel(x_ptr, idx_ptr, g_ptr, g0_ptr, h_ptr, hm_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    # tl.gather along rows (idx in [0, BLOCK)) and along columns (idx % 8);
+    # tl.histogram of idx - 3 (negative values are not counted) and of idx
+    # with the first n values only
+    r = tl.arange(0, 8)[:, None]
+    c = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(x_ptr + r * BLOCK + c)
+    idx = tl.load(idx_ptr + r * BLOCK + c)
+    tl.store(g_ptr + r * BLOCK + c, tl.gather(x, idx, 1))
+    tl.store(g0_ptr + r * BLOCK + c, x.gather(idx % 8, axis=0))
+    v = tl.reshape(idx, (8 * BLOCK,))
+    tl.store(h_ptr + tl.arange(0, BINS), tl.histogram(v - 3, BINS))
+    o = tl.arange(0, 8 * BLOCK)
+    tl.store(hm_ptr + tl.arange(0, BINS), v.histogram(BINS, mask=o < n))

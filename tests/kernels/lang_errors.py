@@ -255,3 +255,22 @@ def sort_dim0(x_ptr):
 def topk_k(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr + tl.arange(0, 4), tl.topk(x, 3))
+
+
+@triton.jit
+def gather_rank(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    i = tl.zeros((8, 1), tl.int32)
+    tl.store(x_ptr + tl.arange(0, 8), tl.gather(x, i, 0))
+
+
+@triton.jit
+def gather_float_index(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.gather(x, x, 0))
+
+
+@triton.jit
+def histogram_float(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.histogram(x, 8).to(tl.float32))

@@ -322,3 +322,22 @@ def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, n, ROWS: tl.constexpr, N: tl.
     tl.store(asc_ptr + offs, tl.sort(x), mask=mask)
     tl.store(desc_ptr + offs, tl.sort(x, dim=1, descending=True), mask=mask)
     tl.store(top_ptr + rows[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K), mask=mask)
+
+
+@triton.jit
+def gather_hist_kernel(x_ptr, idx_ptr, g_ptr, g0_ptr, h_ptr, hm_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    # per program an 8 x BLOCK tile: tl.gather along rows (idx in [0, BLOCK))
+    # and along columns (idx % 8); tl.histogram of the tile's idx (values in
+    # [0, BINS)) with and without a mask
+    pid = tl.program_id(0)
+    r = tl.arange(0, 8)[:, None]
+    c = tl.arange(0, BLOCK)[None, :]
+    base = pid * 8 * BLOCK
+    x = tl.load(x_ptr + base + r * BLOCK + c)
+    idx = tl.load(idx_ptr + base + r * BLOCK + c)
+    tl.store(g_ptr + base + r * BLOCK + c, tl.gather(x, idx, 1))
+    tl.store(g0_ptr + base + r * BLOCK + c, x.gather(idx % 8, axis=0))
+    v = tl.reshape(idx, (8 * BLOCK,))
+    tl.store(h_ptr + pid * BINS + tl.arange(0, BINS), tl.histogram(v, BINS))
+    o = tl.arange(0, 8 * BLOCK)
+    tl.store(hm_ptr + pid * BINS + tl.arange(0, BINS), v.histogram(BINS, mask=o < n))
