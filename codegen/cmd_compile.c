@@ -69,6 +69,9 @@ static const char usage_text[] =
 	"  --depfile FILE     also write a Make-syntax depfile: OUT_BASE.c and\n"
 	"                     OUT_BASE.h depend on every file the compile read\n"
 	"                     (the .py files, the manifest)\n"
+	"  --debug            keep tl.device_assert/assert (a false one traps with its\n"
+	"                     message) and tl.device_print/print (vprintf), which are\n"
+	"                     left out otherwise (Triton's TRITON_DEBUG=1)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"
 	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
@@ -114,7 +117,7 @@ typedef struct compile_cmd {
 	int nfiles, capfiles;
 	const char *out_base, *blob_name, *manifest, *keep_ptx, *ptxas, *depfile;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose;
+	bool no_ptx, verbose, debug;
 } compile_cmd;
 
 static const src_loc no_loc = {0};
@@ -453,6 +456,7 @@ static bool specialize(compile_cmd *c, job *j)
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
 	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */
+	spec.debug = c->debug;
 	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
 		if (j->where.file)
 			diag_note(c->ctx, j->where, "while compiling this line");
@@ -778,6 +782,8 @@ int cmd_compile(int argc, char **argv)
 			goto done;
 		} else if (!strcmp(o, "--no-ptx")) {
 			c.no_ptx = true;
+		} else if (!strcmp(o, "--debug")) {
+			c.debug = true;
 		} else if (!strcmp(o, "-v")) {
 			c.verbose = true;
 		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||

@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
-		   "                [--pipelined[=registers|=wgmma]]\n"
+		   "                [--pipelined[=registers|=wgmma]] [--debug]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
@@ -33,7 +33,8 @@ static void usage(FILE *f)
 		   "                and newer, rings of num_stages shared-memory tiles filled\n"
 		   "                by asynchronous copies; =wgmma as for sm_90a, whose rings\n"
 		   "                hold a spare tile; =registers as for older targets,\n"
-		   "                loads issued one iteration ahead into registers\n");
+		   "                loads issued one iteration ahead into registers\n"
+		   "  --debug       keep device asserts and prints (tilec compile --debug)\n");
 }
 
 static bool parse_int(const char *s, int *out)
@@ -50,7 +51,7 @@ int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, config = -1, ndef = 0;
-	bool pipelined = false, async_copies = true;
+	bool pipelined = false, async_copies = true, debug = false;
 	uint32_t spare = 0;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
 	if (!defs)
@@ -67,6 +68,10 @@ int cmd_ir(int argc, char **argv)
 			pipelined = true;
 			async_copies = strcmp(a, "--pipelined=registers") != 0;
 			spare = !strcmp(a, "--pipelined=wgmma") ? UINT32_MAX : 0;
+			continue;
+		}
+		if (!strcmp(a, "--debug")) {
+			debug = true;
 			continue;
 		}
 		bool flag = a[0] == '-' && a[1];
@@ -113,6 +118,7 @@ int cmd_ir(int argc, char **argv)
 	fe_spec spec = {0};
 	spec.kernel = kernel;
 	spec.signature = sig;
+	spec.debug = debug;
 	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
 	if (st == TILEC_OK && config >= 0)
 		st = fe_config_get(ctx, m, kernel, config, &spec);

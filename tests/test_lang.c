@@ -545,6 +545,56 @@ static void test_gather_hist(void)
 	free(x);
 }
 
+/* ---------------------------------------------------------------- debugging */
+
+static void test_debug(void)
+{
+	float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, o[8];
+	for (int dbg = 0; dbg < 2; dbg++) {
+		launch l = kl("debug_kernel", "*fp32, *fp32, i32, 100, 8", 1, 1);
+		l.debug = dbg;
+		kl_ptr(&l, x, sizeof x);
+		kl_ptr(&l, o, sizeof o);
+		kl_int(&l, 6);
+		tilec_status st = kl_go(&l);
+		CHECK_MSG(st == TILEC_OK, "debug_kernel: %s\n%s", tilec_status_string(st), tilec_diagnostics(l.ctx));
+		if (st == TILEC_OK) {
+			const char *ir = sb_str(&l.ir), *out = tilec_device_output(l.ctx);
+			CHECK_STR_CONTAINS(tilec_diagnostics(l.ctx), "note: static_print: debug_kernel BLOCK = 8");
+			CHECK_MSG(o[5] == 7.0f, "debug_kernel: o[5] = %g", o[5]);
+			if (dbg) {
+				CHECK_STR_CONTAINS(ir, "device_assert \"x is too large\"");
+				CHECK_STR_CONTAINS(ir, "device_assert \"n must be positive\"");
+				CHECK_STR_CONTAINS(ir, "device_print \"sum\"");
+				CHECK_STR_CONTAINS(out, "pid (0, 0, 0) sum 21.000000\n");
+				CHECK_STR_CONTAINS(out, "pid (0, 0, 0) idx (6) x  0.000000 6\n");
+				CHECK_STR_CONTAINS(out, "pid (0, 0, 0) idx (2) x  3.000000 2\n");
+			} else {
+				CHECK_MSG(!strstr(ir, "device_"), "debug_kernel: device asserts or prints without debug mode");
+				CHECK_MSG(!*out, "debug_kernel: printed without debug mode");
+			}
+		}
+		kl_release(&l);
+	}
+	/* a false assertion stops the run in debug mode only */
+	x[3] = 500;
+	for (int dbg = 0; dbg < 2; dbg++) {
+		launch l = kl("debug_kernel", "*fp32, *fp32, i32, 100, 8", 1, 1);
+		l.debug = dbg;
+		kl_ptr(&l, x, sizeof x);
+		kl_ptr(&l, o, sizeof o);
+		kl_int(&l, 6);
+		tilec_status st = kl_go(&l);
+		if (dbg) {
+			CHECK_MSG(st != TILEC_OK, "debug_kernel: a false device assertion passed");
+			CHECK_STR_CONTAINS(tilec_diagnostics(l.ctx), "device assertion failed: x is too large (element 3)");
+		} else {
+			CHECK_MSG(st == TILEC_OK, "debug_kernel: failed without debug mode");
+		}
+		kl_release(&l);
+	}
+}
+
 /* ---------------------------------------------------------------- block pointers */
 
 static void test_block_ptr_copy(void)
@@ -736,6 +786,8 @@ static void test_refusals(void)
 	refused(ERR, "gather_rank", "*fp32", "source and index tensors must have the same rank");
 	refused(ERR, "gather_float_index", "*fp32", "index must be an integer tensor, got <8xfp32>");
 	refused(ERR, "histogram_float", "*fp32", "histogram only supports integer input, got <8xfp32>");
+	refused(ERR, "print_no_prefix", "*fp32", "the prefix of tl.device_print must be a string literal");
+	refused(ERR, "assert_msg", "*fp32", "the message of an assertion must be a string literal");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -757,6 +809,7 @@ int main(void)
 	test_shapes();
 	test_sort();
 	test_gather_hist();
+	test_debug();
 	test_block_ptr_copy();
 	test_block_ptr_matmul();
 	test_block_ptr_while();

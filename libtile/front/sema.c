@@ -220,8 +220,11 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 			out->s = py[i];
 			return true;
 		}
-	if (!strcmp(name, "print"))
-		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`print` (device printing) is not supported yet");
+	if (!strcmp(name, "print")) { /* Python's print in a kernel is tl.device_print */
+		out->kind = SV_BUILTIN;
+		out->s = "print";
+		return true;
+	}
 	for (int i = 0; i < am->nimports; i++)
 		if (!strcmp(am->imports[i].alias, "*"))
 			return sema_module_attr(s, loc, am->imports[i].path, name, out);
@@ -1068,8 +1071,12 @@ static bool stmt(sema *s, ast_node *n, const sema_cont *after)
 				return false;
 			if (!t)
 				return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "assertion failed at compile time");
+			return true;
 		}
-		return true;
+		sv msg = {.kind = SV_STR, .s = "", .slen = 0};
+		if (n->assert_.msg && !sema_expr(s, n->assert_.msg, &msg))
+			return false;
+		return sema_device_assert(s, n->loc, v, msg);
 	default:
 		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "`%s` statements are not supported in kernels",
 				  ast_kind_name(n->kind));
@@ -1943,6 +1950,7 @@ tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const f
 	sema s;
 	sema_scope scope;
 	sema_init(&s, ctx, a, m, &scope);
+	s.debug = spec->debug;
 	if (!specialize(&s, spec, out))
 		return s.status != TILEC_OK ? s.status : TILEC_ERR_SEMANTIC;
 	return TILEC_OK;

@@ -78,6 +78,7 @@ typedef struct sema {
 	const sv *args_vals;
 	int nargs_vals;
 	const ast_func *args_fn;       /* whose parameters they are */
+	bool debug;          /* fe_spec.debug: device asserts and prints are emitted */
 	tilec_status status; /* of the first error */
 } sema;
 
@@ -149,6 +150,11 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
 bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
 bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
 bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
+/* sema_debug.c: device assertions and prints (emitted in debug mode
+ * only), static_print (a note) */
+bool sema_device_assert(sema *s, src_loc loc, sv cond, sv msg);
+bool sema_device_print(sema *s, src_loc loc, sv prefix, int n, const sv *args, bool hex);
+bool sema_static_print(sema *s, src_loc loc, int n, const sv *args, sv sep);
 /* sema_sort.c: tl.sort and tl.topk (dim: None or the last dim; k a
  * constexpr), Triton's bitonic network over FLIP ops */
 bool sema_sort(sema *s, src_loc loc, sv x, sv dim, bool descending, sv *out);

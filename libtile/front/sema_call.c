@@ -1339,11 +1339,41 @@ static bool b_static_assert(call *c, sv *out)
 			  m.kind == SV_STR ? (int)m.slen : 0, m.kind == SV_STR ? m.s : "");
 }
 
-static bool b_ignore(call *c, sv *out)
+/* device_assert(cond, msg, mask): where mask is false the element passes */
+static bool b_device_assert(call *c, sv *out)
 {
-	(void)c;
 	out->kind = SV_NONE;
-	return true;
+	sv cond = c->v[0];
+	if (!is_none(c, 2)) {
+		sv nm;
+		sv ne;
+		if (!sema_binop(c->s, cloc(c), AST_OP_EQ, c->v[2], sema_int(0), &nm) ||
+		    !sema_binop(c->s, cloc(c), AST_OP_NE, cond, sema_int(0), &ne) ||
+		    !sema_binop(c->s, cloc(c), AST_OP_BITOR, ne, nm, &cond))
+			return false;
+	}
+	return sema_device_assert(c->s, cloc(c), cond, c->v[1]);
+}
+
+/* device_print(prefix, *args, hex=False); Python's print(*args) */
+static bool b_device_print(call *c, sv *out)
+{
+	out->kind = SV_NONE;
+	bool hex = false;
+	if (c->sub) { /* print: the first argument is the prefix */
+		if (c->nextra == 0)
+			return err(c, "print in a kernel needs a string prefix first, as tl.device_print");
+		return sema_device_print(c->s, cloc(c), c->extra[0], c->nextra - 1, c->extra + 1, false);
+	}
+	if (c->given[2] && !arg_bool(c, 2, &hex))
+		return false;
+	return sema_device_print(c->s, cloc(c), c->v[0], c->nextra, c->extra, hex);
+}
+
+static bool b_static_print(call *c, sv *out)
+{
+	out->kind = SV_NONE;
+	return sema_static_print(c->s, cloc(c), c->nextra, c->extra, c->v[1]);
 }
 
 static bool b_pointer_type(call *c, sv *out)
@@ -1759,8 +1789,10 @@ static const builtin builtins[] = {
 	{"tl.assume", b_assume, 0, {"cond"}},
 	{"tl.constexpr", b_constexpr, 0, {"value"}},
 	{"tl.static_assert", b_static_assert, 0, {"cond", "msg"}},
-	{"tl.static_print", b_ignore, 0, {"*"}},
-	{"tl.device_assert", b_ignore, 0, {"cond", "msg", "mask"}}, /* only emitted by Triton in debug mode */
+	{"tl.static_print", b_static_print, 0, {"*", "sep", "end", "file", "flush"}},
+	{"tl.device_assert", b_device_assert, 0, {"cond", "msg", "mask"}}, /* emitted in debug mode only */
+	{"tl.device_print", b_device_print, 0, {"prefix", "*", "hex"}},
+	{"print", b_device_print, 1, {"*"}},
 	{"tl.pointer_type", b_pointer_type, 0, {"element_ty", "address_space"}},
 	{"tl.range", b_loop_only, 0, {"*"}},
 	{"tl.static_range", b_loop_only, 0, {"*"}},

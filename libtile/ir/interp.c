@@ -1252,6 +1252,70 @@ static void exec_shape_op(interp *in, const ir_op *op)
 	}
 }
 
+/* tl.device_assert in debug mode: a false element is an error naming the
+ * message (the GPU traps through __assertfail). */
+static tilec_status exec_device_assert(interp *in, const ir_op *op)
+{
+	const slot *c = V(in, op->args[0]);
+	int64_t n = ir_numel(vtype(in, op->args[0]));
+	for (int64_t i = 0; i < n; i++)
+		if (!c[i].i)
+			return runtime_error(in, op, "device assertion failed: %s (element %lld)", op->name, (long long)i);
+	return TILEC_OK;
+}
+
+/* One value as the GPU's vprintf formats it (debug.c uses the same
+ * conversions): floats %f, integers in decimal, hex the raw bits. */
+static void print_value(strbuf *sb, ir_kind k, slot v, bool hex)
+{
+	if (hex) {
+		uint64_t bits = ir_kind_is_float(k) ? raw_bits(k, v) : v.u;
+		int nb = ir_kind_bytes(k);
+		if (nb < 8)
+			bits &= ((uint64_t)1 << (8 * nb)) - 1;
+		sb_printf(sb, "0x%llx", (unsigned long long)bits);
+	} else if (ir_kind_is_float(k)) {
+		sb_printf(sb, "%f", v.f);
+	} else if (ir_kind_is_signed(k) || k == IR_I1) {
+		sb_printf(sb, "%lld", (long long)v.i);
+	} else {
+		sb_printf(sb, "%llu", (unsigned long long)v.u);
+	}
+}
+
+/* tl.device_print in debug mode: one line per element, "pid (x, y, z)
+ * idx (i, j) PREFIX values", into the context's device output. */
+static tilec_status exec_device_print(interp *in, const ir_op *op)
+{
+	ir_type t = op->nargs ? vtype(in, op->args[0]) : ir_scalar(IR_VOID);
+	for (int i = 1; i < op->nargs; i++)
+		if (vtype(in, op->args[i]).rank)
+			t = vtype(in, op->args[i]);
+	int64_t n = ir_numel(t);
+	strbuf *sb = &in->ctx->device_out;
+	for (int64_t e = 0; e < n; e++) {
+		sb_printf(sb, "pid (%u, %u, %u)", in->pid[0], in->pid[1], in->pid[2]);
+		if (t.rank) {
+			sb_puts(sb, " idx (");
+			for (int d = 0; d < t.rank; d++) {
+				int64_t below = 1;
+				for (int j = d + 1; j < t.rank; j++)
+					below *= t.shape[j];
+				sb_printf(sb, d ? ", %lld" : "%lld", (long long)(e / below % t.shape[d]));
+			}
+			sb_putc(sb, ')');
+		}
+		sb_printf(sb, " %s", op->name);
+		for (int i = 0; i < op->nargs; i++) {
+			ir_type at = vtype(in, op->args[i]);
+			sb_putc(sb, ' ');
+			print_value(sb, (ir_kind)at.kind, V(in, op->args[i])[at.rank ? e : 0], op->ival != 0);
+		}
+		sb_putc(sb, '\n');
+	}
+	return TILEC_OK;
+}
+
 /* r[i] = src[i with its axis coordinate replaced by index[i]]; an index
  * outside the source is an error (the GPU reads something undefined). */
 static tilec_status exec_gather(interp *in, const ir_op *op)
@@ -1389,6 +1453,8 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_PERMUTE: exec_permute(in, op); return TILEC_OK;
 	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: exec_shape_op(in, op); return TILEC_OK;
 	case IR_OP_GATHER: return exec_gather(in, op);
+	case IR_OP_DEVICE_ASSERT: return exec_device_assert(in, op);
+	case IR_OP_DEVICE_PRINT: return exec_device_print(in, op);
 	case IR_OP_HISTOGRAM: return exec_histogram(in, op);
 	case IR_OP_CAST:
 	case IR_OP_BITCAST: exec_cast(in, op); return TILEC_OK;

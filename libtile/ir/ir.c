@@ -425,6 +425,10 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 	case IR_OP_GATHER:
 		sb_printf(sb, " axis=%d", op->axis);
 		break;
+	case IR_OP_DEVICE_ASSERT:
+	case IR_OP_DEVICE_PRINT:
+		sb_printf(sb, " \"%s\"%s", op->name ? op->name : "", op->ival ? " hex" : "");
+		break;
 	case IR_OP_HISTOGRAM:
 		sb_printf(sb, " bins=%lld", (long long)op->ival);
 		break;

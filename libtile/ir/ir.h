@@ -113,6 +113,10 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
 	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
+	X(DEVICE_ASSERT, "device_assert") /* cond (i1 scalar or block); name = the message: traps where false \
+	                                   (emitted in debug mode only) */ \
+	X(DEVICE_PRINT, "device_print") /* values of one shape (or scalars); name = the prefix; ival: hex \
+	                                   (emitted in debug mode only) */ \
 	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \

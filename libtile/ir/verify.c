@@ -729,6 +729,19 @@ static void check_gather(verifier *v, const ir_op *op)
 		fail(v, op, "result %s: expected the index's shape with the source's elements", tstr(v, r));
 }
 
+static void check_device_debug(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, op->code == IR_OP_DEVICE_ASSERT ? 1 : 0, op->code == IR_OP_DEVICE_PRINT, 0, 0))
+		return;
+	if (!op->name)
+		fail(v, op, "no message");
+	if (op->code == IR_OP_DEVICE_ASSERT && arg(v, op, 0).kind != IR_I1)
+		fail(v, op, "condition %s is not i1", tstr(v, arg(v, op, 0)));
+	for (int i = 1; op->code == IR_OP_DEVICE_PRINT && i < op->nargs; i++)
+		if (arg(v, op, i).rank && !ir_same_shape(arg(v, op, i), arg(v, op, 0)))
+			fail(v, op, "printed values of shapes %s and %s", tstr(v, arg(v, op, 0)), tstr(v, arg(v, op, i)));
+}
+
 static void check_histogram(verifier *v, const ir_op *op)
 {
 	bool has_mask = (op->flags & IR_FLAG_HAS_MASK) != 0;
@@ -759,6 +772,7 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: check_shape_op(v, op); break;
 	case IR_OP_GATHER: check_gather(v, op); break;
 	case IR_OP_HISTOGRAM: check_histogram(v, op); break;
+	case IR_OP_DEVICE_ASSERT: case IR_OP_DEVICE_PRINT: check_device_debug(v, op); break;
 	case IR_OP_CAST: check_cast(v, op); break;
 	case IR_OP_BITCAST: check_bitcast(v, op); break;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

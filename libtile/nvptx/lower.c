@@ -819,6 +819,10 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lw_emit_reduce_fn(w, op);
 	case IR_OP_SPLIT:
 		return lw_emit_split(w, op);
+	case IR_OP_DEVICE_ASSERT:
+		return lw_emit_device_assert(w, op);
+	case IR_OP_DEVICE_PRINT:
+		return lw_emit_device_print(w, op);
 	case IR_OP_WHILE:
 		return lower_while(w, op);
 	case IR_OP_LOCAL_ALLOC:

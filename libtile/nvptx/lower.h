@@ -156,6 +156,10 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op);
 bool lw_emit_scan(lw *w, const ir_op *op);
 bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *params, LLVMValueRef *out);
 
+/* debug.c: DEVICE_ASSERT (__assertfail) and DEVICE_PRINT (vprintf) */
+bool lw_emit_device_assert(lw *w, const ir_op *op);
+bool lw_emit_device_print(lw *w, const ir_op *op);
+
 /* shape.c: JOIN, FLIP, CAT (one result, in layout l) and SPLIT (two) */
 bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_split(lw *w, const ir_op *op);

@@ -677,6 +677,14 @@ def _gather_case(id, block, warps):
 
 CASES += [_gather_case("gather_hist_b32", 32, 4), _gather_case("gather_hist_b256", 256, 8)]
 
+# tl.static_print/static_assert/device_assert/assert/print/device_print in a
+# kernel compiled as usual: the asserts are left out on both sides (no
+# TRITON_DEBUG), so values in [0, 100) or not, the outputs agree
+CASES += [
+    case("lang_debug_compiled_out", LANG, "debug_kernel", [_n("fp32", init="uniform:0:200"), _n("fp32", "out"), N_],
+         {"LIMIT": 100, "BLOCK": 8}, "1", [{"n": 1}, {"n": 8}], 2),
+]
+
 # block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
 # pointers carried by the K loop, boundary_check with zero padding), a block
 # copied from an offset before and past the matrix with zero and nan padding,

@@ -322,3 +322,18 @@ def gather_hist_kernel(x_ptr, idx_ptr, g_ptr, g0_ptr, h_ptr, hm_ptr, n, BLOCK: t
     tl.store(h_ptr + tl.arange(0, BINS), tl.histogram(v - 3, BINS))
     o = tl.arange(0, 8 * BLOCK)
     tl.store(hm_ptr + tl.arange(0, BINS), v.histogram(BINS, mask=o < n))
+
+
+@triton.jit
+def debug_kernel(x_ptr, out_ptr, n, LIMIT: tl.constexpr, BLOCK: tl.constexpr):
+    # device asserts and prints: left out unless compiled in debug mode
+    tl.static_print("debug_kernel BLOCK =", BLOCK)
+    tl.static_assert(BLOCK >= 4, "BLOCK too small")
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.device_assert(x < LIMIT, "x is too large")
+    assert n > 0, "n must be positive"
+    tl.device_assert(x >= 0, "x is negative", mask=offs < n)
+    print("sum", tl.sum(x, axis=0))
+    tl.device_print("x ", x, offs, hex=False)
+    tl.store(out_ptr + offs, x + 1, mask=offs < n)

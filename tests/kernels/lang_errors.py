@@ -274,3 +274,15 @@ def gather_float_index(x_ptr):
 def histogram_float(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr + tl.arange(0, 8), tl.histogram(x, 8).to(tl.float32))
+
+
+@triton.jit
+def print_no_prefix(x_ptr):
+    x = tl.load(x_ptr)
+    print(x)
+
+
+@triton.jit
+def assert_msg(x_ptr):
+    x = tl.load(x_ptr)
+    assert x > 0, 3
