@@ -595,6 +595,40 @@ static void test_debug(void)
 	}
 }
 
+/* ---------------------------------------------------------------- inline assembly */
+
+static void test_inline_asm(void)
+{
+	/* specialized (the IR below), but PTX does not run on the CPU */
+	launch l = kl("inline_asm_kernel", "*u8, *fp32, *i32, *fp32, *fp16, 64", 1, 1);
+	uint8_t a[64] = {0};
+	float b[64] = {0}, d[64];
+	int32_t c[64];
+	uint16_t h[64];
+	kl_ptr(&l, a, sizeof a);
+	kl_ptr(&l, b, sizeof b);
+	kl_ptr(&l, c, sizeof c);
+	kl_ptr(&l, d, sizeof d);
+	kl_ptr(&l, h, sizeof h);
+	tilec_status st = kl_go(&l);
+	CHECK_MSG(st == TILEC_ERR_RUNTIME, "inline_asm_kernel: %s", tilec_status_string(st));
+	CHECK_STR_CONTAINS(tilec_diagnostics(l.ctx), "the interpreter cannot run tl.inline_asm_elementwise");
+	CHECK_STR_CONTAINS(sb_str(&l.ir), "= inline_asm pack=4 constraints=\"=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r\" %");
+	CHECK_STR_CONTAINS(sb_str(&l.ir), " : <64xi32>, <64xfp32>\n");
+	CHECK_STR_CONTAINS(sb_str(&l.ir), "pack=2 constraints=\"=r,r,r\"");
+	kl_release(&l);
+	/* the cuda helpers' special registers do run: SM 0, a monotonic timer */
+	int32_t o[4] = {0};
+	launch k = kl("cuda_helpers_kernel", "*i32", 1, 1);
+	kl_ptr(&k, o, sizeof o);
+	if (kl_run(&k)) {
+		CHECK_MSG(o[0] == 1 && o[1] == 1, "cuda_helpers_kernel: timer order %d, smid %d", o[0], o[1]);
+		CHECK_MSG(o[2] == 128 && o[3] == 4, "cuda_helpers_kernel: num_threads %d, num_warps %d", o[2], o[3]);
+		CHECK_STR_CONTAINS(sb_str(&k.ir), "pack=1 not_pure constraints=\"=l\"");
+	}
+	kl_release(&k);
+}
+
 /* ---------------------------------------------------------------- block pointers */
 
 static void test_block_ptr_copy(void)
@@ -788,6 +822,7 @@ static void test_refusals(void)
 	refused(ERR, "histogram_float", "*fp32", "histogram only supports integer input, got <8xfp32>");
 	refused(ERR, "print_no_prefix", "*fp32", "the prefix of tl.device_print must be a string literal");
 	refused(ERR, "assert_msg", "*fp32", "the message of an assertion must be a string literal");
+	refused(ERR, "inline_asm_dtype", "*fp32", "the dtype of `tl.inline_asm_elementwise` must be a (non-pointer) dtype or a tuple of them, got 3");
 	refused(ERR, "umulhi_float", "*fp32", "`tl.umulhi` expects int32, int64, uint32 or uint64, got fp32");
 	refused(ERR, "break_in_loop", "*fp32, i32", "`break` statements are not supported in kernels");
 	refused(ERR, "unresolved_import", "*fp32", "`libdevice.no_such_fn` is not supported yet");
@@ -810,6 +845,7 @@ int main(void)
 	test_sort();
 	test_gather_hist();
 	test_debug();
+	test_inline_asm();
 	test_block_ptr_copy();
 	test_block_ptr_matmul();
 	test_block_ptr_while();

@@ -1722,6 +1722,8 @@ static bool removable(const ir_op *op)
 	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
 	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: /* they write memory */
 		return false;
+	case IR_OP_INLINE_ASM: /* is_pure=False: it may have effects */
+		return !(op->flags & IR_FLAG_VOLATILE) && op->nresults == 1;
 	default:
 		return op->nresults == 1;
 	}

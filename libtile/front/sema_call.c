@@ -791,6 +791,92 @@ static bool b_flip(call *c, sv *out)
 	return out_tensor(c, op->results[0], out);
 }
 
+/* inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): the
+ * arguments broadcast to one shape (no promotion), one result per dtype */
+static bool b_inline_asm(call *c, sv *out)
+{
+	sv a = c->v[0], k = c->v[1], args = c->v[2], dt = c->v[3];
+	if (a.kind != SV_STR || k.kind != SV_STR)
+		return err(c, "`%s` takes the assembly and the constraints as string literals", c->name);
+	int64_t pack;
+	bool pure;
+	if (!arg_bool(c, 4, &pure) || !arg_int(c, 5, &pack))
+		return false;
+	if (pack < 1 || pack > 16)
+		return err(c, "`%s`: pack must be 1 to 16, got %lld", c->name, (long long)pack);
+	int n = args.kind == SV_TUPLE ? args.n : 1, nd = dt.kind == SV_TUPLE ? dt.n : 1;
+	const sv *items = args.kind == SV_TUPLE ? args.items : &args, *dts = dt.kind == SV_TUPLE ? dt.items : &dt;
+	if (n > 16 || nd > 8 || nd < 1)
+		return err(c, "`%s` takes up to 16 arguments and 1 to 8 dtypes", c->name);
+	int ids[16], shaped = -1;
+	for (int i = 0; i < n; i++) {
+		if ((ids[i] = sema_to_tensor(c->s, cloc(c), items[i])) < 0)
+			return false;
+		if (ty(c, ids[i]).rank && shaped < 0)
+			shaped = i;
+	}
+	for (int i = 0; shaped >= 0 && i < n; i++)
+		if (i != shaped && !sema_broadcast(c->s, cloc(c), &ids[shaped], &ids[i]))
+			return false;
+	for (int i = 0; shaped >= 0 && i < n; i++)
+		if ((ids[i] = sema_splat_to(c->s, cloc(c), ids[i], ty(c, ids[shaped]))) < 0)
+			return false;
+	ir_type shape = shaped >= 0 ? ty(c, ids[shaped]) : ir_scalar(IR_I32);
+	ir_type rt[8];
+	for (int i = 0; i < nd; i++) {
+		if (dts[i].kind != SV_DTYPE || dts[i].t.kind == IR_PTR)
+			return err(c, "the dtype of `%s` must be a (non-pointer) dtype or a tuple of them, got %s", c->name,
+				   sema_sv_str(c->s, dts[i]));
+		rt[i] = like(shape, (ir_kind)dts[i].t.kind);
+	}
+	if (!c->s->f || c->s->global_depth)
+		return err(c, "this expression is not a compile-time constant");
+	ir_op *op = ir_op_new(c->s->f, IR_OP_INLINE_ASM, cloc(c), n, ids, nd, rt, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	op->name = arena_printf(c->s->a, "%.*s", (int)a.slen, a.s);
+	op->text = arena_printf(c->s->a, "%.*s", (int)k.slen, k.s);
+	op->ival = pack;
+	op->flags = pure ? 0 : IR_FLAG_VOLATILE;
+	if (!op->name || !op->text)
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	if (dt.kind != SV_TUPLE) {
+		*out = sema_tensor(op->results[0]);
+		return true;
+	}
+	out->kind = SV_TUPLE;
+	out->n = nd;
+	if (!(out->items = arena_alloc(c->s->a, sizeof(sv) * (size_t)nd)))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < nd; i++)
+		out->items[i] = sema_tensor(op->results[i]);
+	return true;
+}
+
+/* triton.language.extra.cuda: globaltimer() and smid() read special
+ * registers through inline assembly as Triton's cuda/utils.py does;
+ * num_threads() and num_warps() are constexprs of the specialization. */
+static bool b_cuda(call *c, sv *out)
+{
+	if (c->sub >= 2) {
+		int warps = c->s->f ? c->s->f->num_warps : 4;
+		*out = sema_int(c->sub == 2 ? 32 * warps : warps);
+		return true;
+	}
+	if (!c->s->f || c->s->global_depth)
+		return err(c, "this expression is not a compile-time constant");
+	ir_type rt = ir_scalar(c->sub ? IR_I32 : IR_I64);
+	ir_op *op = ir_op_new(c->s->f, IR_OP_INLINE_ASM, cloc(c), 0, NULL, 1, &rt, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	op->name = c->sub ? "mov.u32 $0, %smid;" : "mov.u64 $0, %globaltimer;";
+	op->text = c->sub ? "=r" : "=l";
+	op->ival = 1;
+	op->flags = IR_FLAG_VOLATILE;
+	*out = sema_tensor(op->results[0]);
+	return true;
+}
+
 /* sort(x, dim=None, descending=False); topk(x, k, dim=None) */
 static bool b_sort(call *c, sv *out)
 {
@@ -1766,6 +1852,11 @@ static const builtin builtins[] = {
 	{"tl.cat", b_cat, 0, {"input", "other", "can_reorder"}},
 	{"tl.flip", b_flip, 0, {"x", "dim"}},
 	{"tl.sort", b_sort, 0, {"x", "dim", "descending"}},
+	{"cuda.globaltimer", b_cuda, 0, {0}},
+	{"cuda.smid", b_cuda, 1, {0}},
+	{"cuda.num_threads", b_cuda, 2, {0}},
+	{"cuda.num_warps", b_cuda, 3, {0}},
+	{"tl.inline_asm_elementwise", b_inline_asm, 0, {"asm", "constraints", "args", "dtype", "is_pure", "pack"}},
 	{"tl.gather", b_gather, 0, {"src", "index", "axis"}},
 	{"tl.histogram", b_histogram, 0, {"input", "num_bins", "mask"}},
 	{"tl.topk", b_sort, 1, {"x", "k", "dim"}},
@@ -1857,7 +1948,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.gather", 3}, {"tl.histogram", 2}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.gather", 3}, {"tl.histogram", 2}, {"tl.inline_asm_elementwise", 6}, {"cuda.globaltimer", 0}, {"cuda.smid", 0}, {"cuda.num_threads", 0}, {"cuda.num_warps", 0}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
@@ -2174,6 +2265,14 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 				return true;
 			}
 		const char *canon = arena_printf(s->a, "math.%s", name);
+		if (canon && builtin_find(canon)) {
+			out->kind = SV_BUILTIN;
+			out->s = canon;
+			return true;
+		}
+	}
+	if (!strcmp(path, "triton.language.extra.cuda")) {
+		const char *canon = arena_printf(s->a, "cuda.%s", name);
 		if (canon && builtin_find(canon)) {
 			out->kind = SV_BUILTIN;
 			out->s = canon;

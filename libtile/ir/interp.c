@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef interp_scalar slot;
 
@@ -1455,6 +1456,20 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_GATHER: return exec_gather(in, op);
 	case IR_OP_DEVICE_ASSERT: return exec_device_assert(in, op);
 	case IR_OP_DEVICE_PRINT: return exec_device_print(in, op);
+	case IR_OP_INLINE_ASM:
+		/* the special registers Triton's cuda helpers read: the program runs
+		 * on "SM 0", the global timer is the host's monotonic clock */
+		if (op->nargs == 0 && op->name && !strcmp(op->name, "mov.u32 $0, %smid;")) {
+			r[0].i = 0;
+			return TILEC_OK;
+		}
+		if (op->nargs == 0 && op->name && !strcmp(op->name, "mov.u64 $0, %globaltimer;")) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			r[0].i = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			return TILEC_OK;
+		}
+		return runtime_error(in, op, "the interpreter cannot run tl.inline_asm_elementwise (its PTX runs on the GPU only)");
 	case IR_OP_HISTOGRAM: return exec_histogram(in, op);
 	case IR_OP_CAST:
 	case IR_OP_BITCAST: exec_cast(in, op); return TILEC_OK;

@@ -425,6 +425,10 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 	case IR_OP_GATHER:
 		sb_printf(sb, " axis=%d", op->axis);
 		break;
+	case IR_OP_INLINE_ASM:
+		sb_printf(sb, " pack=%lld%s constraints=\"%s\"", (long long)op->ival,
+			  op->flags & IR_FLAG_VOLATILE ? " not_pure" : "", op->text ? op->text : "");
+		break;
 	case IR_OP_DEVICE_ASSERT:
 	case IR_OP_DEVICE_PRINT:
 		sb_printf(sb, " \"%s\"%s", op->name ? op->name : "", op->ival ? " hex" : "");

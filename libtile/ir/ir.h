@@ -117,6 +117,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	                                   (emitted in debug mode only) */ \
 	X(DEVICE_PRINT, "device_print") /* values of one shape (or scalars); name = the prefix; ival: hex \
 	                                   (emitted in debug mode only) */ \
+	X(INLINE_ASM, "inline_asm")     /* args of one shape -> results of that shape; name = PTX, text = \
+	                                   constraints, ival = pack, flags IR_FLAG_VOLATILE: not pure */ \
 	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \
@@ -193,6 +195,7 @@ struct ir_op {
 	int sub;
 	unsigned flags;
 	const char *name;
+	const char *text; /* INLINE_ASM: the constraints (name: the assembly) */
 	int32_t ints[IR_MAX_RANK];
 };
 

@@ -742,6 +742,21 @@ static void check_device_debug(verifier *v, const ir_op *op)
 			fail(v, op, "printed values of shapes %s and %s", tstr(v, arg(v, op, 0)), tstr(v, arg(v, op, i)));
 }
 
+static void check_inline_asm(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, 0, true, -1, 0))
+		return;
+	if (!op->name || !op->text || op->nresults < 1 || op->ival < 1)
+		fail(v, op, "inline asm without text, constraints, results or pack");
+	ir_type s = op->nresults ? res(v, op, 0) : ir_scalar(IR_VOID);
+	for (int i = 0; i < op->nargs; i++)
+		if (!ir_same_shape(arg(v, op, i), s))
+			fail(v, op, "operand %d %s is not of the results' shape %s", i, tstr(v, arg(v, op, i)), tstr(v, s));
+	for (int i = 1; i < op->nresults; i++)
+		if (!ir_same_shape(res(v, op, i), s))
+			fail(v, op, "results of shapes %s and %s", tstr(v, s), tstr(v, res(v, op, i)));
+}
+
 static void check_histogram(verifier *v, const ir_op *op)
 {
 	bool has_mask = (op->flags & IR_FLAG_HAS_MASK) != 0;
@@ -773,6 +788,7 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_GATHER: check_gather(v, op); break;
 	case IR_OP_HISTOGRAM: check_histogram(v, op); break;
 	case IR_OP_DEVICE_ASSERT: case IR_OP_DEVICE_PRINT: check_device_debug(v, op); break;
+	case IR_OP_INLINE_ASM: check_inline_asm(v, op); break;
 	case IR_OP_CAST: check_cast(v, op); break;
 	case IR_OP_BITCAST: check_bitcast(v, op); break;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

@@ -819,6 +819,8 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lw_emit_reduce_fn(w, op);
 	case IR_OP_SPLIT:
 		return lw_emit_split(w, op);
+	case IR_OP_INLINE_ASM:
+		return lw_emit_inline_asm(w, op);
 	case IR_OP_DEVICE_ASSERT:
 		return lw_emit_device_assert(w, op);
 	case IR_OP_DEVICE_PRINT:

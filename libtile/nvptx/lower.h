@@ -156,6 +156,9 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op);
 bool lw_emit_scan(lw *w, const ir_op *op);
 bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *params, LLVMValueRef *out);
 
+/* inline_asm.c: INLINE_ASM's results */
+bool lw_emit_inline_asm(lw *w, const ir_op *op);
+
 /* debug.c: DEVICE_ASSERT (__assertfail) and DEVICE_PRINT (vprintf) */
 bool lw_emit_device_assert(lw *w, const ir_op *op);
 bool lw_emit_device_print(lw *w, const ir_op *op);

@@ -685,6 +685,17 @@ CASES += [
          {"LIMIT": 100, "BLOCK": 8}, "1", [{"n": 1}, {"n": 8}], 2),
 ]
 
+# tl.inline_asm_elementwise: Triton's documented example (uint8 packed four
+# to a register, two results) and f16x2 pairs; triton.language.extra.cuda's
+# helpers (values that hold on any GPU)
+CASES += [
+    case("inline_asm_doc_example", LANG, "inline_asm_kernel",
+         [_n("u8", init="randint:0:256"), _n("fp32", init="uniform:-50:300"), _n("i32", "out"), _n("fp32", "out"),
+          _n("fp16", "out"), N_], {"BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
+    case("cuda_helpers", LANG, "cuda_helpers_kernel", [T("out", "i32", ["4"])], {}, "1", [{}], 2,
+         num_warps=8),
+]
+
 # block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
 # pointers carried by the K loop, boundary_check with zero padding), a block
 # copied from an offset before and past the matrix with zero and nan padding,

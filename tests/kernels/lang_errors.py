@@ -286,3 +286,9 @@ def print_no_prefix(x_ptr):
 def assert_msg(x_ptr):
     x = tl.load(x_ptr)
     assert x > 0, 3
+
+
+@triton.jit
+def inline_asm_dtype(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], 3, True, 1))

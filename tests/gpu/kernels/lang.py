@@ -357,3 +357,54 @@ def debug_kernel(x_ptr, out_ptr, n, LIMIT: tl.constexpr, BLOCK: tl.constexpr):
     print("sum", tl.sum(x, axis=0))
     tl.device_print("x ", x, offs, hex=False)
     tl.store(out_ptr + offs, x + 1, mask=offs < n)
+
+
+@triton.jit
+def inline_asm_kernel(a_ptr, b_ptr, c_ptr, d_ptr, h_ptr, n, BLOCK: tl.constexpr):
+    # Triton's documented example: uint8 and float32 in, 4 elements a call
+    # (the bytes packed into one register), an int32 and a float32 out; and
+    # fp16 pairs added by one add.f16x2
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, other=0)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    (c, d) = tl.inline_asm_elementwise(
+        asm="""
+        {
+            .reg .b8 tmp<4>;
+            mov.b32 {tmp0, tmp1, tmp2, tmp3}, $8;
+            cvt.u32.u8 $0, tmp0;
+            cvt.u32.u8 $1, tmp1;
+            cvt.u32.u8 $2, tmp2;
+            cvt.u32.u8 $3, tmp3;
+        }
+        cvt.rn.f32.s32 $4, $0;
+        cvt.rn.f32.s32 $5, $1;
+        cvt.rn.f32.s32 $6, $2;
+        cvt.rn.f32.s32 $7, $3;
+        max.f32 $4, $4, $9;
+        max.f32 $5, $5, $10;
+        max.f32 $6, $6, $11;
+        max.f32 $7, $7, $12;
+        """,
+        constraints=("=r,=r,=r,=r,=r,=r,=r,=r,"
+                     "r,r,r,r,r"),
+        args=[a, b], dtype=(tl.int32, tl.float32), is_pure=True, pack=4)
+    tl.store(c_ptr + offs, c, mask=mask)
+    tl.store(d_ptr + offs, d, mask=mask)
+    h = b.to(tl.float16)
+    s = tl.inline_asm_elementwise("add.f16x2 $0, $1, $2;", "=r,r,r", [h, h], dtype=tl.float16, is_pure=True, pack=2)
+    tl.store(h_ptr + offs, s, mask=mask)
+
+
+@triton.jit
+def cuda_helpers_kernel(out_ptr):
+    # triton.language.extra.cuda: the timer does not run backwards, the SM id
+    # is not negative, num_threads/num_warps are the launch's
+    t0 = tl.extra.cuda.globaltimer()
+    sm = tl.extra.cuda.smid()
+    t1 = tl.extra.cuda.globaltimer()
+    tl.store(out_ptr, (t1 >= t0).to(tl.int32))
+    tl.store(out_ptr + 1, (sm >= 0).to(tl.int32))
+    tl.store(out_ptr + 2, tl.extra.cuda.num_threads())
+    tl.store(out_ptr + 3, tl.extra.cuda.num_warps())
