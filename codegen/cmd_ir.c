@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		   "                by asynchronous copies; =wgmma as for sm_90a, whose rings\n"
 		   "                hold a spare tile; =registers as for older targets,\n"
 		   "                loads issued one iteration ahead into registers\n"
-		   "  --debug       keep device asserts and prints (tilec compile --debug)\n");
+		   "  --debug       keep device asserts and prints (tilec compile --debug)\n"
+		   "  -I DIR        look for imported Python modules in DIR too\n");
 }
 
 static bool parse_int(const char *s, int *out)
@@ -52,16 +53,22 @@ int cmd_ir(int argc, char **argv)
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, config = -1, ndef = 0;
 	bool pipelined = false, async_copies = true, debug = false;
+	const char **incs = calloc((size_t)argc + 1, sizeof *incs);
+	int nincs = 0;
 	uint32_t spare = 0;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
-	if (!defs)
+	if (!defs || !incs) {
+		free(defs);
+		free(incs);
 		return 1;
+	}
 	int rc = 2;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			free(defs);
+			free(incs);
 			return 0;
 		}
 		if (!strcmp(a, "--pipelined") || !strcmp(a, "--pipelined=registers") || !strcmp(a, "--pipelined=wgmma")) {
@@ -81,6 +88,8 @@ int cmd_ir(int argc, char **argv)
 		}
 		if (!strcmp(a, "-n"))
 			kernel = argv[++i];
+		else if (!strcmp(a, "-I"))
+			incs[nincs++] = argv[++i];
 		else if (!strcmp(a, "-s"))
 			sig = argv[++i];
 		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-c") || !strcmp(a, "--config")) {
@@ -119,6 +128,8 @@ int cmd_ir(int argc, char **argv)
 	spec.kernel = kernel;
 	spec.signature = sig;
 	spec.debug = debug;
+	spec.include_dirs = incs;
+	spec.ninclude_dirs = nincs;
 	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
 	if (st == TILEC_OK && config >= 0)
 		st = fe_config_get(ctx, m, kernel, config, &spec);
@@ -166,5 +177,6 @@ int cmd_ir(int argc, char **argv)
 	tilec_ctx_free(ctx);
 out:
 	free(defs);
+	free(incs);
 	return rc;
 }

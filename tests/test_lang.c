@@ -629,6 +629,45 @@ static void test_inline_asm(void)
 	kl_release(&k);
 }
 
+/* ---------------------------------------------------------------- helpers from other files */
+
+static void test_cross_file(void)
+{
+	enum { N = 50 };
+	float *x = fvec(N, -3, 3), o[N], w[N];
+	launch l = kl_grid("tests/kernels/pkg/kern.py", "rel_kernel", "*fp32, *fp32, i32, 64", 1, 1, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		for (int i = 0; i < N; i++)
+			w[i] = (2 * x[i] + 3) + (2 * (2 * x[i] + 3) + 3) * 2;
+		close_f("rel_kernel", o, w, N, 1e-5, 1e-6);
+	}
+	static const char *const incs[] = {"tests/kernels/incdir"};
+	launch k = kl_grid("tests/kernels/imports_cross.py", "abs_kernel", "*fp32, *fp32, i32, 64", 1, 1, 1);
+	k.include_dirs = incs;
+	k.ninclude_dirs = 1;
+	kl_ptr(&k, x, sizeof(float) * N);
+	kl_ptr(&k, o, sizeof o);
+	kl_int(&k, N);
+	if (kl_run(&k)) {
+		for (int i = 0; i < N; i++)
+			w[i] = (2 * x[i] + 3) + 3 + (x[i] * x[i] + 1.5f);
+		close_f("abs_kernel", o, w, N, 1e-5, 1e-6);
+	}
+	/* without the search path: the module and the paths tried */
+	launch m = kl_grid("tests/kernels/imports_cross.py", "abs_kernel", "*fp32, *fp32, i32, 64", 1, 1, 1);
+	kl_refused(&m, "cannot find module `mylib.ops` imported by tests/kernels/imports_cross.py: tried "
+		       "tests/kernels/mylib/ops.py, tests/kernels/mylib/ops/__init__.py (add search paths with -I DIR)");
+	launch n = kl_grid("tests/kernels/imports_cross.py", "missing_kernel", "*fp32", 1, 1, 1);
+	n.include_dirs = incs;
+	n.ninclude_dirs = 1;
+	kl_refused(&n, "cannot find module `nowhere.mod` imported by tests/kernels/imports_cross.py: tried "
+		       "tests/kernels/nowhere/mod.py, tests/kernels/nowhere/mod/__init__.py, tests/kernels/incdir/nowhere/mod.py");
+	free(x);
+}
+
 /* ---------------------------------------------------------------- block pointers */
 
 static void test_block_ptr_copy(void)
@@ -846,6 +885,7 @@ int main(void)
 	test_gather_hist();
 	test_debug();
 	test_inline_asm();
+	test_cross_file();
 	test_block_ptr_copy();
 	test_block_ptr_matmul();
 	test_block_ptr_while();

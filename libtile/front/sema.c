@@ -147,8 +147,16 @@ static bool import_value(sema *s, src_loc loc, const ast_import *imp, sv *out)
 	const char *dot = strrchr(path, '.');
 	memset(out, 0, sizeof *out);
 	/* `from triton.language import exp`: an attribute of a module */
-	if (dot)
+	if (dot && dot > path && dot[-1] != '.')
 		return sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out);
+	/* `from . import utils`, `from .. import x`: the leading dots are the package */
+	if (dot && path[0] == '.') {
+		size_t n = strspn(path, ".");
+		if (strchr(path + n, '.') == NULL)
+			return sema_user_attr(s, loc, arena_strndup(s->a, path, n), path + n, out);
+	}
+	if (sema_is_user_module(path))
+		return sema_user_module(s, loc, path, out);
 	out->kind = SV_MODULE;
 	out->s = path;
 	return true;
@@ -166,6 +174,10 @@ static bool import_resolves(sema *s, src_loc loc, const ast_import *imp)
 	s->ctx = ctx;
 	s->status = st;
 	sb_free(&quiet.diags);
+	sb_free(&quiet.device_out);
+	for (int i = 0; i < quiet.ninputs; i++)
+		free(quiet.inputs[i]);
+	free(quiet.inputs);
 	/* a plain `import x` binds a module whatever x is: only known roots count */
 	if (ok && v.kind == SV_MODULE && !strchr(imp->path, '.'))
 		ok = !strcmp(imp->path, "triton") || !strcmp(imp->path, "math");
@@ -1100,8 +1112,22 @@ static bool stmts(sema *s, const ast_list *l, const sema_cont *after)
 
 /* ---------------------------------------------------------------- helpers */
 
+static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw,
+			     const char *const *kwnames, const sv *kwargs, sv *out);
+
+/* A helper runs with the names of the module that defines it. */
 bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw, const char *const *kwnames,
 		 const sv *kwargs, sv *out)
+{
+	const fe_module *saved = s->m;
+	s->m = sema_module_of(s, fn);
+	bool ok = inline_in_module(s, loc, fn, nargs, args, nkw, kwnames, kwargs, out);
+	s->m = saved;
+	return ok;
+}
+
+static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw,
+			     const char *const *kwnames, const sv *kwargs, sv *out)
 {
 	if (s->depth >= 64)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "helper calls nested more than 64 deep (recursion is not supported)");
@@ -1953,6 +1979,9 @@ tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const f
 	sema_scope scope;
 	sema_init(&s, ctx, a, m, &scope);
 	s.debug = spec->debug;
+	s.root = m;
+	s.include_dirs = spec->include_dirs;
+	s.ninclude_dirs = spec->ninclude_dirs;
 	if (!specialize(&s, spec, out))
 		return s.status != TILEC_OK ? s.status : TILEC_ERR_SEMANTIC;
 	return TILEC_OK;

@@ -79,6 +79,11 @@ typedef struct sema {
 	int nargs_vals;
 	const ast_func *args_fn;       /* whose parameters they are */
 	bool debug;          /* fe_spec.debug: device asserts and prints are emitted */
+	const fe_module *root;           /* the kernel's module (m: the current function's) */
+	const fe_module *mods[32];       /* modules imported from other files (sema_import.c) */
+	int nmods;
+	const char *const *include_dirs; /* fe_spec.include_dirs */
+	int ninclude_dirs;
 	tilec_status status; /* of the first error */
 } sema;
 
@@ -150,6 +155,15 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
 bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
 bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
 bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
+/* sema_import.c: modules of the user's source tree. is_user_module: a
+ * dotted path (or "@file") that is not Triton's or math; user_attr: NAME
+ * of that module (a helper, a submodule, a constant); user_module: the
+ * module itself (`import mypkg.ops as ops`); module_of: the module a @jit
+ * function belongs to */
+bool sema_is_user_module(const char *path);
+bool sema_user_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
+bool sema_user_module(sema *s, src_loc loc, const char *path, sv *out);
+const fe_module *sema_module_of(const sema *s, const ast_func *fn);
 /* sema_debug.c: device assertions and prints (emitted in debug mode
  * only), static_print (a note) */
 bool sema_device_assert(sema *s, src_loc loc, sv cond, sv msg);

@@ -2205,6 +2205,8 @@ static const char *const modules[] = {
 
 bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out)
 {
+	if (sema_is_user_module(path))
+		return sema_user_attr(s, loc, path, name, out);
 	const char *full = arena_printf(s->a, "%s.%s", path, name);
 	if (!full)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");

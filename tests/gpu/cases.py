@@ -696,6 +696,12 @@ CASES += [
          num_warps=8),
 ]
 
+# @jit helpers imported from another file of the kernel's source tree
+CASES += [
+    case("lang_cross_file", "tests/gpu/kernels/cross_file.py", "cross_file_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+         {"BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D[:3], 2, tol(1e-6, 1e-6)),
+]
+
 # block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
 # pointers carried by the K loop, boundary_check with zero padding), a block
 # copied from an offset before and past the matrix with zero and nan padding,
