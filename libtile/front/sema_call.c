@@ -1207,11 +1207,11 @@ static bool b_reduce(call *c, sv *out)
 		if (!arg_int(c, 1, &a))
 			return false;
 		axis = a < -64 || a > 64 ? 64 : (int)a; /* out of range either way */
-		if (axis < 0 && axis + rank >= 0)
-			axis += rank;
 	}
 	if (!sema_reduce(c->s, cloc(c), k, ids, axis, c->v[2], tuple, out))
 		return false;
+	if (axis < 0)
+		axis += rank; /* in range: sema_reduce checked it */
 	if (!keep)
 		return true;
 	int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};

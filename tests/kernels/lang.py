@@ -209,7 +209,7 @@ def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M:
     mask = (rows[:, None] < M) & (cols[None, :] < N)
     x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0)
     idx = tl.broadcast_to(cols[None, :], (BLOCK_M, BLOCK_N))
-    m, mi = tl.reduce((tl.where(mask, x, -2147483648), idx), 1, _max_first_combine)
+    m, mi = tl.reduce((tl.where(mask, x, -2147483648), idx), -1, _max_first_combine)  # axis -1: the last
     tl.store(max_ptr + rows, m, mask=rows < M)
     tl.store(idx_ptr + rows, mi, mask=rows < M)
     (s,) = tl.reduce((x,), axis=0, combine_fn=_add_combine, keep_dims=True)
