@@ -311,16 +311,24 @@ def block_ptr_while_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, n, ROWS: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    # ROWS rows of N per program sorted both ways by the bitonic network, and
-    # each row's top K (the same network in tile, so equal values and their
-    # order agree too)
+def sort_kernel(x_ptr, asc_ptr, desc_ptr, n, ROWS: tl.constexpr, N: tl.constexpr):
+    # ROWS rows of N per program sorted both ways by the bitonic network (the
+    # same network in tile, so NaNs and -0.0 land where Triton puts them)
     rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     offs = rows[:, None] * N + tl.arange(0, N)[None, :]
     mask = rows[:, None] < n
     x = tl.load(x_ptr + offs, mask=mask, other=0)
     tl.store(asc_ptr + offs, tl.sort(x), mask=mask)
     tl.store(desc_ptr + offs, tl.sort(x, dim=1, descending=True), mask=mask)
+
+
+@triton.jit
+def topk_kernel(x_ptr, top_ptr, n, ROWS: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # each row's K largest, largest first (Triton's bitonic top-k)
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * N + tl.arange(0, N)[None, :]
+    mask = rows[:, None] < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
     tl.store(top_ptr + rows[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K), mask=mask)
 
 
