@@ -221,6 +221,20 @@ static bool join(axis_info *x, const axis_info *y)
 /* Loop-carried values: what holds for the initial values and for every
  * value the body yields back, found by iterating the body until nothing
  * changes (gcds only shrink, so this ends quickly; the bound is a guard). */
+/* A while loop's after region takes what the before region's CONDITION
+ * passes (the same values). */
+static void analyze_second(axis_state *s, const ir_region *body, const ir_region *second)
+{
+	const ir_op *c = body->nops ? body->ops[body->nops - 1] : NULL;
+	for (int i = 0; c && c->code == IR_OP_CONDITION && i < second->nparams && i + 1 < c->nargs; i++) {
+		int p = second->params[i], a = c->args[i + 1];
+		s->ai[p] = s->ai[a];
+		s->known[p] = s->known[a];
+		s->value[p] = s->value[a];
+	}
+	analyze_region(s, second);
+}
+
 static void analyze_loop(axis_state *s, const ir_region *body, const int *params, const int *inits, int n,
 			 const ir_region *yielder, const ir_region *second)
 {
@@ -235,7 +249,7 @@ static void analyze_loop(axis_state *s, const ir_region *body, const int *params
 	for (int iter = 0; iter < 16; iter++) {
 		analyze_region(s, body);
 		if (second)
-			analyze_region(s, second);
+			analyze_second(s, body, second);
 		const ir_op *y = yielder->nops ? yielder->ops[yielder->nops - 1] : NULL;
 		bool changed = false;
 		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++) {
@@ -257,7 +271,7 @@ static void analyze_loop(axis_state *s, const ir_region *body, const int *params
 	}
 	analyze_region(s, body);
 	if (second)
-		analyze_region(s, second);
+		analyze_second(s, body, second);
 }
 
 static void analyze_op(axis_state *s, const ir_op *op)
