@@ -744,6 +744,26 @@ static void test_block_ptr_matmul(void)
 	free(b);
 }
 
+static void test_block_ptr_if(void)
+{
+	enum { N = 100, B = 16, P = (N + B - 1) / B };
+	float *x = fvec(N, -1, 1), o[N];
+	launch l = kl("block_ptr_if_kernel", "*fp32, *fp32, i32, 16", P, 1);
+	kl_ptr(&l, x, sizeof(float) * N);
+	kl_ptr(&l, o, sizeof o);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			int p = i / B, src = p % 2 ? i - B : i;
+			bad += o[i] != x[src];
+		}
+		CHECK_MSG(bad == 0, "block_ptr_if_kernel: %d wrong elements", bad);
+	}
+	kl_release(&l);
+	free(x);
+}
+
 static void test_block_ptr_while(void)
 {
 	enum { N = 100 };
@@ -889,6 +909,7 @@ int main(void)
 	test_block_ptr_copy();
 	test_block_ptr_matmul();
 	test_block_ptr_while();
+	test_block_ptr_if();
 	test_while_and_or();
 	test_umulhi();
 	test_refusals();

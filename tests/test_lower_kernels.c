@@ -83,6 +83,7 @@ static const kcase cases[] = {
 	{KDIR "lang.py", "block_ptr_matmul_kernel", "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 64, 64, 32", 4, NULL, "cp.async.cg.shared.global", "ld.global.b16"},
 	{KDIR "lang.py", "block_ptr_copy_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, 16, 16, -3, 5", 4, NULL, NULL, NULL},
 	{KDIR "lang.py", "block_ptr_while_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
+	{KDIR "lang.py", "block_ptr_if_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
 	/* a while loop's after region sees the condition's values: the carried stride 1 gives 16-byte loads */
 	{KDIR "lang.py", "block_ptr_while_kernel", "*fp32:16, *fp32:16, i32:16, 1024", 4, NULL, "ld.global.v4.b32", "ld.global.b32"},
 	/* join, interleave, split, flip, cat: through shared memory */

@@ -438,6 +438,9 @@ static bool bound(const sema_var *v)
 	return v && v->val.kind != SV_UNDEF;
 }
 
+static int leaves(sv v, int *ids);
+static bool with_leaves(sema *s, src_loc loc, sv v, const int *ids, sv *out);
+
 static bool runtime_if(sema *s, ast_node *n, int cond)
 {
 	src_loc loc = n->loc;
@@ -458,12 +461,16 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 		}
 	}
 	/* names bound differently by the two branches (or new in both) */
-	int cap = branch[0]->n + branch[1]->n + 1, ny = 0;
+	/* a block pointer yields its parts (names[] NULL for them), rebuilt after */
+	int nb = branch[0]->n + branch[1]->n + 1, cap = nb * (1 + 3 * IR_MAX_RANK), ny = 0, nbp = 0;
 	const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
 	int *vals[2] = {arena_alloc(s->a, sizeof(int) * (size_t)cap), arena_alloc(s->a, sizeof(int) * (size_t)cap)};
 	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)cap);
+	const char **bp_name = arena_alloc(s->a, sizeof(char *) * (size_t)nb);
+	sv *bp_tmpl = arena_alloc(s->a, sizeof(sv) * (size_t)nb);
+	int *bp_first = arena_alloc(s->a, sizeof(int) * (size_t)nb);
 	sema_scope *after = scope_copy(s, before);
-	if (!names || !vals[0] || !vals[1] || !types || !after)
+	if (!names || !vals[0] || !vals[1] || !types || !after || !bp_name || !bp_tmpl || !bp_first)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < branch[k]->n; i++) {
@@ -471,7 +478,9 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 			sema_var *b0 = var_find(branch[0], name), *b1 = var_find(branch[1], name), *old = var_find(before, name);
 			bool listed = false;
 			for (int j = 0; j < ny; j++)
-				listed |= !strcmp(names[j], name);
+				listed |= names[j] && !strcmp(names[j], name);
+			for (int j = 0; j < nbp; j++)
+				listed |= !strcmp(bp_name[j], name);
 			if (listed || (k == 1 && b0))
 				continue;
 			s->scope = after;
@@ -489,6 +498,24 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 					if (!var_set(s, loc, name, b0->val))
 						return false;
 				continue;
+			}
+			if (b0->val.kind == SV_BLOCKPTR && b1->val.kind == SV_BLOCKPTR && b0->val.n == b1->val.n &&
+			    ir_type_eq(b0->val.t, b1->val.t)) {
+				int k0 = leaves(b0->val, vals[0] + ny);
+				leaves(b1->val, vals[1] + ny);
+				bool same = true;
+				for (int j = 0; j < k0; j++) {
+					types[ny + j] = sema_type(s, vals[0][ny + j]);
+					same &= ir_type_eq(types[ny + j], sema_type(s, vals[1][ny + j]));
+					names[ny + j] = NULL;
+				}
+				if (same) {
+					bp_name[nbp] = name;
+					bp_tmpl[nbp] = b0->val;
+					bp_first[nbp++] = ny;
+					ny += k0;
+					continue;
+				}
 			}
 			sv u = {.kind = SV_NONE};
 			for (int j = 0; j < 2 && u.kind == SV_NONE; j++) {
@@ -529,8 +556,15 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 	if (!set_results(s, loc, op, ny, types) || !ir_region_append(s->f, s->cur, op))
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	for (int i = 0; i < ny; i++) {
+		if (!names[i])
+			continue; /* a part of a block pointer */
 		name_value(s, op->results[i], names[i]);
 		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
+			return false;
+	}
+	for (int i = 0; i < nbp; i++) {
+		sv v;
+		if (!with_leaves(s, loc, bp_tmpl[i], op->results + bp_first[i], &v) || !var_set(s, loc, bp_name[i], v))
 			return false;
 	}
 	return true;

@@ -721,6 +721,8 @@ CASES += [
     case("block_ptr_copy_f32", LANG, "block_ptr_copy_kernel", _BP_MAT,
          {"BLOCK_M": 32, "BLOCK_N": 64, "OFF_M": -3, "OFF_N": 5}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
          [{"M": 1, "N": 1, "S": 80}, {"M": 100, "N": 70, "S": 80}, {"M": 1000, "N": 257, "S": 300}], 2),
+    case("block_ptr_if_f32", LANG, "block_ptr_if_kernel", [_n("fp32"), _n("fp32", "out"), N_], {"BLOCK": 1024},
+         "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
     case("block_ptr_while_f32", LANG, "block_ptr_while_kernel", [_n("fp32"), T("out", "fp32", ["1"]), N_],
          {"BLOCK": 1024}, "1", SIZES_1D[:3], 2, SUM_TOL),
 ]

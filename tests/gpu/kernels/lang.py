@@ -416,3 +416,16 @@ def cuda_helpers_kernel(out_ptr):
     tl.store(out_ptr + 1, (sm >= 0).to(tl.int32))
     tl.store(out_ptr + 2, tl.extra.cuda.num_threads())
     tl.store(out_ptr + 3, tl.extra.cuda.num_warps())
+
+
+@triton.jit
+def block_ptr_if_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # a block pointer advanced in one branch of a runtime if, read after it
+    pid = tl.program_id(0)
+    p = tl.make_block_ptr(x_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    if pid % 2 == 1:
+        p = tl.advance(p, (-BLOCK,))
+    else:
+        p = tl.advance(p, (0,))
+    o = tl.make_block_ptr(out_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    tl.store(o, tl.load(p, boundary_check=(0,), padding_option="zero"), boundary_check=(0,))
