@@ -77,6 +77,11 @@ static const char usage_text[] =
 	"  --depfile FILE     also write a Make-syntax depfile: OUT_BASE.c and\n"
 	"                     OUT_BASE.h depend on every file the compile read\n"
 	"                     (the .py files, the manifest)\n"
+	"  -I DIR             look for imported Python modules (from mypkg.ops import\n"
+	"                     helper) in DIR too, after the kernel's directory\n"
+	"  --debug            keep tl.device_assert/assert (a false one traps with its\n"
+	"                     message) and tl.device_print/print (vprintf), which are\n"
+	"                     left out otherwise (Triton's TRITON_DEBUG=1)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"
 	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
@@ -129,7 +134,9 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose;
+	bool no_ptx, verbose, debug;
+	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
+	int nincs;
 } compile_cmd;
 
 static const src_loc no_loc = {0};
@@ -458,6 +465,9 @@ static bool specialize(compile_cmd *c, job *j)
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
 	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */
+	spec.debug = c->debug;
+	spec.include_dirs = c->incs;
+	spec.ninclude_dirs = c->nincs;
 	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
 		if (j->where.file)
 			diag_note(c->ctx, j->where, "while compiling this line");
@@ -1116,11 +1126,13 @@ int cmd_compile(int argc, char **argv)
 			goto done;
 		} else if (!strcmp(o, "--no-ptx")) {
 			c.no_ptx = true;
+		} else if (!strcmp(o, "--debug")) {
+			c.debug = true;
 		} else if (!strcmp(o, "-v")) {
 			c.verbose = true;
 		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||
 			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name") ||
-			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning")) {
+			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning") || !strcmp(o, "-I")) {
 			if (i + 1 >= argc) {
 				diag_error(c.ctx, no_loc, "%s needs a value", o);
 				ok = false;
@@ -1148,6 +1160,13 @@ int cmd_compile(int argc, char **argv)
 				c.depfile = v;
 			} else if (!strcmp(o, "--tuning")) {
 				c.tuning_path = v;
+			} else if (!strcmp(o, "-I")) {
+				if (c.nincs == (int)(sizeof c.incs / sizeof c.incs[0])) {
+					diag_error(c.ctx, no_loc, "too many -I");
+					ok = false;
+				} else {
+					c.incs[c.nincs++] = v;
+				}
 			} else {
 				c.blob_name = v;
 			}

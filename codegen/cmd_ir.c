@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
-		   "                [--pipelined[=registers|=wgmma]]\n"
+		   "                [--pipelined[=registers|=wgmma]] [--debug]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
@@ -34,7 +34,9 @@ static void usage(FILE *f)
 		   "                and newer, rings of num_stages shared-memory tiles filled\n"
 		   "                by asynchronous copies; =wgmma as for sm_90a, whose rings\n"
 		   "                hold a spare tile; =registers as for older targets,\n"
-		   "                loads issued one iteration ahead into registers\n");
+		   "                loads issued one iteration ahead into registers\n"
+		   "  --debug       keep device asserts and prints (tilec compile --debug)\n"
+		   "  -I DIR        look for imported Python modules in DIR too\n");
 }
 
 static bool parse_int(const char *s, int *out)
@@ -51,23 +53,33 @@ int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, config = -1, ndef = 0;
-	bool pipelined = false, async_copies = true;
+	bool pipelined = false, async_copies = true, debug = false;
+	const char **incs = calloc((size_t)argc + 1, sizeof *incs);
+	int nincs = 0;
 	uint32_t spare = 0;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
-	if (!defs)
+	if (!defs || !incs) {
+		free(defs);
+		free(incs);
 		return 1;
+	}
 	int rc = 2;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			free(defs);
+			free(incs);
 			return 0;
 		}
 		if (!strcmp(a, "--pipelined") || !strcmp(a, "--pipelined=registers") || !strcmp(a, "--pipelined=wgmma")) {
 			pipelined = true;
 			async_copies = strcmp(a, "--pipelined=registers") != 0;
 			spare = !strcmp(a, "--pipelined=wgmma") ? UINT32_MAX : 0;
+			continue;
+		}
+		if (!strcmp(a, "--debug")) {
+			debug = true;
 			continue;
 		}
 		bool flag = a[0] == '-' && a[1];
@@ -77,6 +89,8 @@ int cmd_ir(int argc, char **argv)
 		}
 		if (!strcmp(a, "-n"))
 			kernel = argv[++i];
+		else if (!strcmp(a, "-I"))
+			incs[nincs++] = argv[++i];
 		else if (!strcmp(a, "-s"))
 			sig = argv[++i];
 		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-c") || !strcmp(a, "--config")) {
@@ -114,6 +128,9 @@ int cmd_ir(int argc, char **argv)
 	fe_spec spec = {0};
 	spec.kernel = kernel;
 	spec.signature = sig;
+	spec.debug = debug;
+	spec.include_dirs = incs;
+	spec.ninclude_dirs = nincs;
 	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
 	if (st == TILEC_OK && config >= 0)
 		st = fe_config_get(ctx, m, kernel, config, &spec);
@@ -161,5 +178,6 @@ int cmd_ir(int argc, char **argv)
 	tilec_ctx_free(ctx);
 out:
 	free(defs);
+	free(incs);
 	return rc;
 }

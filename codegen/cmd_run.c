@@ -33,6 +33,10 @@ static const char usage_text[] =
 	"                         (0-based) of the kernel; -D and -w override them\n"
 	"  -w, --num-warps N      num_warps of the specialization (default 4)\n"
 	"  -g, --grid X[,Y[,Z]]   the launch grid (programs per axis)\n"
+	"  -I DIR                 look for imported Python modules (from mypkg.ops import\n"
+	"                         helper) in DIR too, after the kernel's directory\n"
+	"  --debug                run tl.device_assert/assert (a false one stops the run\n"
+	"                         with its message) and tl.device_print/print (to stdout)\n"
 	"  --arg SPEC             the argument of the next runtime parameter, in order:\n"
 	"                           scalar parameters:  a number: 1000, -3, 0.5\n"
 	"                           pointer parameters: buf:COUNT[:INIT] with INIT one of\n"
@@ -69,6 +73,9 @@ typedef struct run_opts {
 	const char *prints[MAX_LIST];
 	int nprints;
 	uint64_t seed;
+	bool debug;
+	const char *incs[MAX_LIST]; /* -I DIR: where imported modules are looked for */
+	int nincs;
 } run_opts;
 
 static int bad_usage(const char *fmt, ...) TILE_PRINTF(1, 2);
@@ -165,6 +172,11 @@ static int parse_args(int argc, char **argv, run_opts *o)
 			if (!parse_u64(v, &c) || c > 1024)
 				return bad_usage("bad autotune config '%s' (a non-negative index)", v);
 			o->config = (int)c;
+		} else if (!strcmp(a, "--debug")) {
+			o->debug = true;
+		} else if (!strcmp(a, "-I")) {
+			TAKES_VALUE();
+			PUSH(o->incs, o->nincs);
 		} else if (!strcmp(a, "-g") || !strcmp(a, "--grid")) {
 			TAKES_VALUE();
 			if (!parse_grid(v, o->grid))
@@ -402,7 +414,7 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 {
 	fe_module *m;
 	ir_func *f;
-	fe_spec spec = {o->kernel, o->signature, o->defines, o->ndefines, o->num_warps, 0};
+	fe_spec spec = {o->kernel, o->signature, o->defines, o->ndefines, o->num_warps, 0, o->debug, o->incs, o->nincs};
 	if (fe_load(ctx, a, o->file, &m))
 		return 1;
 	if (o->config >= 0) {
@@ -444,6 +456,7 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 	}
 	if (!rc && interp_run(ctx, f, o->grid, bufs, nbufs, args))
 		rc = 1;
+	fputs(tilec_device_output(ctx), stdout); /* device prints, also those before a failed assertion */
 	if (!rc)
 		rc = report(o, f, bufs, buf_of);
 	for (int i = 0; i < nbufs; i++)

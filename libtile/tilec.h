@@ -39,6 +39,9 @@ const char *tilec_diagnostics(const tilec_ctx *ctx);
 int tilec_error_count(const tilec_ctx *ctx);
 int tilec_warning_count(const tilec_ctx *ctx);
 void tilec_clear_diagnostics(tilec_ctx *ctx);
+/* What kernels run by the interpreter printed (tl.device_print in debug
+ * mode), NUL-terminated ("" when nothing); libtile itself never prints. */
+const char *tilec_device_output(const tilec_ctx *ctx);
 
 const char *tilec_status_string(tilec_status status);
 

@@ -32,6 +32,9 @@ typedef struct launch {
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
 	bool keep_ir;     /* keep the IR dump of the last run in `ir` (kl_release frees it) */
+	bool debug;       /* specialize in debug mode (device asserts and prints kept) */
+	const char *const *include_dirs; /* module search paths (-I) */
+	int ninclude_dirs;
 	strbuf ir;
 	tilec_ctx *ctx;
 } launch;
@@ -79,7 +82,7 @@ static inline tilec_status kl_go(launch *l)
 	arena *a = arena_new();
 	fe_module *m = NULL;
 	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0};
+	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0, l->debug, l->include_dirs, l->ninclude_dirs};
 	tilec_status st = fe_load(l->ctx, a, l->file, &m);
 	if (!st)
 		st = fe_specialize(l->ctx, a, m, &spec, &f);

@@ -545,5 +545,14 @@ check "persistent descriptor matmul compiles" "$TILEC" compile tests/gpu/kernels
 check "persistent descriptor matmul: cp.async rings" bash -c "grep -q 'cp.async.cg.shared.global' $T/pd/*.ptx"
 check "persistent descriptor matmul: mma.sync" bash -c "grep -q 'mma.sync.aligned.m16n8k16' $T/pd/*.ptx"
 
+# device asserts and prints: compiled in with --debug only
+DBG="-n debug_kernel -s '*fp32:16, *fp32:16, i32, 100, 8' --arch sm_80"
+check "--debug compiles asserts and prints" bash -c "'$TILEC' compile $K/lang.py $DBG --keep-ptx '$T/dbg' -o '$T/dbg/k' --debug 2>/dev/null"
+check "--debug: __assertfail" bash -c "grep -q '^[[:space:]]*__assertfail,' $T/dbg/*.ptx"
+check "--debug: vprintf" bash -c "grep -q '^[[:space:]]*vprintf,' $T/dbg/*.ptx"
+check "without --debug" bash -c "'$TILEC' compile $K/lang.py $DBG --keep-ptx '$T/nodbg' -o '$T/nodbg/k' 2>/dev/null"
+check "without --debug: no assert or print code" bash -c "! grep -q 'vprintf\\|__assertfail' $T/nodbg/*.ptx"
+expect_error "a misspelt --debug is refused" "unknown option '--debugx'" "$TILEC" compile --debugx
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -68,6 +68,27 @@ static const kcase cases[] = {
 	{KDIR "lang.py", "scan_2d_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 8, 16, 1", 4, NULL, NULL, NULL},
 	{KDIR "lang.py", "recurrence_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, 1024", 8, NULL, "st.shared", NULL},
 	{KDIR "lang.py", "cumsum_int8_kernel", "*i8:16, *i32:16, 64", 1, NULL, NULL, NULL},
+	/* tl.reduce: lanes by butterflies; rows of 512 over 8 warps through shared memory */
+	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 8, 32", 4, NULL, "shfl.sync.bfly", NULL},
+	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 2, 512", 8, NULL, "st.shared", NULL},
+	/* sort and topk: compare-and-swap partners through shared memory */
+	{KDIR "lang.py", "sort_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 4, 64, 8", 4, NULL, "bar.sync", NULL},
+	/* gather through shared memory; histogram bins counted by shared-memory atomics */
+	{KDIR "lang.py", "gather_hist_kernel", "*fp32:16, *i32:16, *fp32:16, *fp32:16, *i32:16, *i32:16, i32, 32, 32", 4, NULL, "shared.add", NULL},
+	/* inline assembly: the documented example (bytes packed 4 to a register) and f16x2 pairs */
+	{KDIR "lang.py", "inline_asm_kernel", "*u8:16, *fp32:16, *i32:16, *fp32:16, *fp16:16, 1024", 4, NULL, "add.f16x2", NULL},
+	{KDIR "lang.py", "cuda_helpers_kernel", "*i32:16", 4, NULL, "%globaltimer", NULL},
+	/* block pointers: the K loop's advanced pointers keep their alignment and
+	 * strides, so the loads become 16-byte cp.async rings, none left scalar */
+	{KDIR "lang.py", "block_ptr_matmul_kernel", "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 64, 64, 32", 4, NULL, "cp.async.cg.shared.global", "ld.global.b16"},
+	{KDIR "lang.py", "block_ptr_copy_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, 16, 16, -3, 5", 4, NULL, NULL, NULL},
+	{KDIR "lang.py", "block_ptr_while_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
+	{KDIR "lang.py", "block_ptr_if_kernel", "*fp32:16, *fp32:16, i32, 256", 4, NULL, NULL, NULL},
+	/* a while loop's after region sees the condition's values: the carried stride 1 gives 16-byte loads */
+	{KDIR "lang.py", "block_ptr_while_kernel", "*fp32:16, *fp32:16, i32:16, 1024", 4, NULL, "ld.global.v4.b32", "ld.global.b32"},
+	/* join, interleave, split, flip, cat: through shared memory */
+	{KDIR "lang.py", "shapes_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, 64", 1, NULL, "st.shared", NULL},
+	{KDIR "lang.py", "shapes_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, 1024", 4, NULL, "bar.sync", NULL},
 	{KDIR "lang.py", "while_and_or_kernel", "*fp32:16, *fp32:16, i32, fp32", 4, NULL, NULL, NULL},
 	{KDIR "lang.py", "umulhi_kernel", "*u32:16, *u32:16, *u32:16, *i32:16, *u64:16, 256", 4, NULL, "mul.hi.u32", NULL},
 	{KDIR "helpers.py", "bias_gelu_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, 128", 4, NULL, NULL, NULL},
@@ -103,7 +124,7 @@ static const char *compile_case(tilec_ctx *ctx, arena *a, const kcase *k, tilec_
 	*st = fe_load(ctx, a, k->file, &m);
 	if (*st)
 		return NULL;
-	fe_spec spec = {k->kernel, k->signature, NULL, 0, k->num_warps, 0};
+	fe_spec spec = {k->kernel, k->signature, NULL, 0, k->num_warps, 0, false, NULL, 0};
 	ir_func *f;
 	*st = fe_specialize(ctx, a, m, &spec, &f);
 	if (*st)

@@ -123,14 +123,14 @@ static void test_unsupported(void)
 	arena *a = arena_new();
 	fe_module *m = NULL;
 	CHECK_EQ_INT(fe_load_text(ctx, a, "u.py",
-				  "import triton.language as T\nfrom triton import jit\n@jit\ndef k(p):\n    T.inline_asm_elementwise(p, 1)\n", &m),
+				  "import triton.language as T\nfrom triton import jit\n@jit\ndef k(p):\n    T.dot_scaled(p, 1)\n", &m),
 		     TILEC_OK);
 	fe_spec s = {0};
 	s.kernel = "k";
 	s.signature = "*i32";
 	ir_func *f = NULL;
 	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_ERR_UNSUPPORTED);
-	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "u.py:5:5: error: `tl.inline_asm_elementwise` is not supported yet");
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "u.py:5:5: error: `tl.dot_scaled` is not supported yet");
 	arena_free(a);
 	tilec_ctx_free(ctx);
 }

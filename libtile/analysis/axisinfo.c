@@ -221,38 +221,70 @@ static bool join(axis_info *x, const axis_info *y)
 /* Loop-carried values: what holds for the initial values and for every
  * value the body yields back, found by iterating the body until nothing
  * changes (gcds only shrink, so this ends quickly; the bound is a guard). */
+/* A while loop's after region takes what the before region's CONDITION
+ * passes (the same values). */
+static void analyze_second(axis_state *s, const ir_region *body, const ir_region *second)
+{
+	const ir_op *c = body->nops ? body->ops[body->nops - 1] : NULL;
+	for (int i = 0; c && c->code == IR_OP_CONDITION && i < second->nparams && i + 1 < c->nargs; i++) {
+		int p = second->params[i], a = c->args[i + 1];
+		s->ai[p] = s->ai[a];
+		s->known[p] = s->known[a];
+		s->value[p] = s->value[a];
+	}
+	analyze_region(s, second);
+}
+
 static void analyze_loop(axis_state *s, const ir_region *body, const int *params, const int *inits, int n,
 			 const ir_region *yielder, const ir_region *second)
 {
-	for (int i = 0; i < n; i++)
+	/* A parameter keeps its initial value's known constant while every
+	 * iteration yields it back unchanged (a loop-invariant value carried
+	 * along, such as a block pointer's stride). */
+	for (int i = 0; i < n; i++) {
 		s->ai[params[i]] = s->ai[inits[i]];
+		s->known[params[i]] = s->known[inits[i]];
+		s->value[params[i]] = s->value[inits[i]];
+	}
 	for (int iter = 0; iter < 16; iter++) {
 		analyze_region(s, body);
 		if (second)
-			analyze_region(s, second);
+			analyze_second(s, body, second);
 		const ir_op *y = yielder->nops ? yielder->ops[yielder->nops - 1] : NULL;
 		bool changed = false;
-		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++)
-			changed |= join(&s->ai[params[i]], &s->ai[y->args[i]]);
+		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++) {
+			int a = y->args[i], p = params[i];
+			changed |= join(&s->ai[p], &s->ai[a]);
+			if (s->known[p] && a != p && !(s->known[a] && s->value[a] == s->value[p])) {
+				s->known[p] = false;
+				changed = true;
+			}
+		}
 		if (!y || y->code != IR_OP_YIELD || y->nargs < n)
 			break; /* malformed: give up as below */
 		if (!changed)
 			return;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		set_unknown(&s->ai[params[i]]);
+		s->known[params[i]] = false;
+	}
 	analyze_region(s, body);
 	if (second)
-		analyze_region(s, second);
+		analyze_second(s, body, second);
 }
 
 static void analyze_op(axis_state *s, const ir_op *op)
 {
-	for (int i = 0; i < op->nresults; i++)
+	for (int i = 0; i < op->nresults; i++) {
 		set_unknown(&s->ai[op->results[i]]);
+		s->known[op->results[i]] = false; /* loops analyze their bodies more than once */
+	}
 	for (int g = 0; g < op->nregions; g++)
-		for (int i = 0; i < op->regions[g].nparams; i++)
+		for (int i = 0; i < op->regions[g].nparams; i++) {
 			set_unknown(&s->ai[op->regions[g].params[i]]);
+			s->known[op->regions[g].params[i]] = false;
+		}
 	int r = op->nresults ? op->results[0] : -1;
 	ir_type rt = r >= 0 ? s->f->values[r].type : ir_scalar(IR_VOID);
 	axis_info *o = r >= 0 ? &s->ai[r] : NULL;
@@ -353,8 +385,11 @@ static void analyze_op(axis_state *s, const ir_op *op)
 		iv->divisibility[0] = gcd64(s->ai[op->args[0]].divisibility[0], s->ai[op->args[2]].divisibility[0]);
 		int n = op->nargs - 3 < body->nparams - 1 ? op->nargs - 3 : body->nparams - 1;
 		analyze_loop(s, body, body->params + 1, op->args + 3, n, body, NULL);
-		for (int i = 0; i < op->nresults && i < n; i++)
+		for (int i = 0; i < op->nresults && i < n; i++) {
 			s->ai[op->results[i]] = s->ai[body->params[1 + i]];
+			s->known[op->results[i]] = s->known[body->params[1 + i]];
+			s->value[op->results[i]] = s->value[body->params[1 + i]];
+		}
 		return;
 	}
 	case IR_OP_WHILE:

@@ -723,7 +723,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		p->remat[res] = true;
 		l = by_rank(s, rt.rank);
 		break;
-	case IR_OP_REDUCE: {
+	case IR_OP_REDUCE:
+	case IR_OP_REDUCE_FN: {
 		const layout *src = p->of[op->args[0]];
 		int rin = vtype(s, op->args[0]).rank;
 		if (!src || src->kind != LAYOUT_BLOCKED || p->remat[op->args[0]])

@@ -81,6 +81,7 @@ typedef struct src_loc {
 
 struct tilec_ctx {
 	strbuf diags;
+	strbuf device_out; /* tl.device_print lines of interpreted kernels */
 	int errors, warnings;
 	char **inputs; /* every file src_read_file read, once each (malloc'd) */
 	int ninputs, capinputs;

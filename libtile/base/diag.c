@@ -23,6 +23,7 @@ void tilec_ctx_free(tilec_ctx *ctx)
 	if (!ctx)
 		return;
 	sb_free(&ctx->diags);
+	sb_free(&ctx->device_out);
 	for (int i = 0; i < ctx->ninputs; i++)
 		free(ctx->inputs[i]);
 	free(ctx->inputs);
@@ -32,6 +33,11 @@ void tilec_ctx_free(tilec_ctx *ctx)
 const char *tilec_diagnostics(const tilec_ctx *ctx)
 {
 	return sb_str(&ctx->diags);
+}
+
+const char *tilec_device_output(const tilec_ctx *ctx)
+{
+	return sb_str(&ctx->device_out);
 }
 
 int tilec_error_count(const tilec_ctx *ctx)

@@ -44,6 +44,11 @@ typedef struct fe_spec {
 	const fe_define *defines;
 	int ndefines;
 	int num_warps, num_stages; /* 0: the defaults (4, 3) */
+	bool debug;                /* keep tl.device_assert/assert and tl.device_print/print
+	                              (as TRITON_DEBUG=1); without it they are left out */
+	const char *const *include_dirs; /* where `from mypkg.ops import helper` looks after
+	                                    the kernel's directory (-I DIR) */
+	int ninclude_dirs;
 } fe_spec;
 
 typedef struct fe_module fe_module;

@@ -111,6 +111,7 @@ static bool sv_same(sv a, sv b)
 	case SV_BUILTIN: return !strcmp(a.s, b.s);
 	case SV_FUNC: return a.fn == b.fn;
 	case SV_DESC:
+	case SV_BLOCKPTR:
 		if (a.n != b.n || a.i != b.i || !ir_type_eq(a.t, b.t))
 			return false;
 		for (int i = 0; i < a.n; i++)
@@ -146,8 +147,16 @@ static bool import_value(sema *s, src_loc loc, const ast_import *imp, sv *out)
 	const char *dot = strrchr(path, '.');
 	memset(out, 0, sizeof *out);
 	/* `from triton.language import exp`: an attribute of a module */
-	if (dot)
+	if (dot && dot > path && dot[-1] != '.')
 		return sema_module_attr(s, loc, arena_strndup(s->a, path, (size_t)(dot - path)), dot + 1, out);
+	/* `from . import utils`, `from .. import x`: the leading dots are the package */
+	if (dot && path[0] == '.') {
+		size_t n = strspn(path, ".");
+		if (strchr(path + n, '.') == NULL)
+			return sema_user_attr(s, loc, arena_strndup(s->a, path, n), path + n, out);
+	}
+	if (sema_is_user_module(path))
+		return sema_user_module(s, loc, path, out);
 	out->kind = SV_MODULE;
 	out->s = path;
 	return true;
@@ -165,6 +174,10 @@ static bool import_resolves(sema *s, src_loc loc, const ast_import *imp)
 	s->ctx = ctx;
 	s->status = st;
 	sb_free(&quiet.diags);
+	sb_free(&quiet.device_out);
+	for (int i = 0; i < quiet.ninputs; i++)
+		free(quiet.inputs[i]);
+	free(quiet.inputs);
 	/* a plain `import x` binds a module whatever x is: only known roots count */
 	if (ok && v.kind == SV_MODULE && !strchr(imp->path, '.'))
 		ok = !strcmp(imp->path, "triton") || !strcmp(imp->path, "math");
@@ -219,8 +232,11 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 			out->s = py[i];
 			return true;
 		}
-	if (!strcmp(name, "print"))
-		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`print` (device printing) is not supported yet");
+	if (!strcmp(name, "print")) { /* Python's print in a kernel is tl.device_print */
+		out->kind = SV_BUILTIN;
+		out->s = "print";
+		return true;
+	}
 	for (int i = 0; i < am->nimports; i++)
 		if (!strcmp(am->imports[i].alias, "*"))
 			return sema_module_attr(s, loc, am->imports[i].path, name, out);
@@ -422,6 +438,9 @@ static bool bound(const sema_var *v)
 	return v && v->val.kind != SV_UNDEF;
 }
 
+static int leaves(sv v, int *ids);
+static bool with_leaves(sema *s, src_loc loc, sv v, const int *ids, sv *out);
+
 static bool runtime_if(sema *s, ast_node *n, int cond)
 {
 	src_loc loc = n->loc;
@@ -442,12 +461,16 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 		}
 	}
 	/* names bound differently by the two branches (or new in both) */
-	int cap = branch[0]->n + branch[1]->n + 1, ny = 0;
+	/* a block pointer yields its parts (names[] NULL for them), rebuilt after */
+	int nb = branch[0]->n + branch[1]->n + 1, cap = nb * (1 + 3 * IR_MAX_RANK), ny = 0, nbp = 0;
 	const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)cap);
 	int *vals[2] = {arena_alloc(s->a, sizeof(int) * (size_t)cap), arena_alloc(s->a, sizeof(int) * (size_t)cap)};
 	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)cap);
+	const char **bp_name = arena_alloc(s->a, sizeof(char *) * (size_t)nb);
+	sv *bp_tmpl = arena_alloc(s->a, sizeof(sv) * (size_t)nb);
+	int *bp_first = arena_alloc(s->a, sizeof(int) * (size_t)nb);
 	sema_scope *after = scope_copy(s, before);
-	if (!names || !vals[0] || !vals[1] || !types || !after)
+	if (!names || !vals[0] || !vals[1] || !types || !after || !bp_name || !bp_tmpl || !bp_first)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < branch[k]->n; i++) {
@@ -455,7 +478,9 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 			sema_var *b0 = var_find(branch[0], name), *b1 = var_find(branch[1], name), *old = var_find(before, name);
 			bool listed = false;
 			for (int j = 0; j < ny; j++)
-				listed |= !strcmp(names[j], name);
+				listed |= names[j] && !strcmp(names[j], name);
+			for (int j = 0; j < nbp; j++)
+				listed |= !strcmp(bp_name[j], name);
 			if (listed || (k == 1 && b0))
 				continue;
 			s->scope = after;
@@ -473,6 +498,24 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 					if (!var_set(s, loc, name, b0->val))
 						return false;
 				continue;
+			}
+			if (b0->val.kind == SV_BLOCKPTR && b1->val.kind == SV_BLOCKPTR && b0->val.n == b1->val.n &&
+			    ir_type_eq(b0->val.t, b1->val.t)) {
+				int k0 = leaves(b0->val, vals[0] + ny);
+				leaves(b1->val, vals[1] + ny);
+				bool same = true;
+				for (int j = 0; j < k0; j++) {
+					types[ny + j] = sema_type(s, vals[0][ny + j]);
+					same &= ir_type_eq(types[ny + j], sema_type(s, vals[1][ny + j]));
+					names[ny + j] = NULL;
+				}
+				if (same) {
+					bp_name[nbp] = name;
+					bp_tmpl[nbp] = b0->val;
+					bp_first[nbp++] = ny;
+					ny += k0;
+					continue;
+				}
 			}
 			sv u = {.kind = SV_NONE};
 			for (int j = 0; j < 2 && u.kind == SV_NONE; j++) {
@@ -513,8 +556,15 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 	if (!set_results(s, loc, op, ny, types) || !ir_region_append(s->f, s->cur, op))
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	for (int i = 0; i < ny; i++) {
+		if (!names[i])
+			continue; /* a part of a block pointer */
 		name_value(s, op->results[i], names[i]);
 		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
+			return false;
+	}
+	for (int i = 0; i < nbp; i++) {
+		sv v;
+		if (!with_leaves(s, loc, bp_tmpl[i], op->results + bp_first[i], &v) || !var_set(s, loc, bp_name[i], v))
 			return false;
 	}
 	return true;
@@ -676,42 +726,102 @@ static bool returning_if(sema *s, ast_node *n, int cond, const sema_cont *after)
 	return true;
 }
 
-/* Carried variables of a loop: assigned in the body and tensors before it. */
-static int carried(sema *s, const ast_list *body, const char ***out)
+/* The IR values a loop carries for a variable's value: a tensor is one, a
+ * block pointer its base, shape, strides and offsets (tl.advance in the
+ * body makes new offsets); anything else none. ids may be NULL. */
+static int leaves(sv v, int *ids)
+{
+	if (v.kind == SV_TENSOR) {
+		if (ids)
+			ids[0] = v.id;
+		return 1;
+	}
+	if (v.kind != SV_BLOCKPTR)
+		return 0;
+	for (int i = 0; ids && i < v.n; i++)
+		ids[i] = v.items[i].id;
+	return v.n;
+}
+
+/* v with its carried values replaced by ids[0..leaves(v)). */
+static bool with_leaves(sema *s, src_loc loc, sv v, const int *ids, sv *out)
+{
+	if (v.kind == SV_TENSOR) {
+		*out = sema_tensor(ids[0]);
+		return true;
+	}
+	*out = v;
+	if (!(out->items = arena_alloc(s->a, sizeof(sv) * (size_t)v.n)))
+		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < v.n; i++)
+		out->items[i] = sema_tensor(ids[i]);
+	return true;
+}
+
+/* Carried variables of a loop: assigned in the body and holding tensors (or
+ * block pointers) before it; their values before the loop in *tmpl, the
+ * number of IR values they carry in *nleaves. */
+static int carried(sema *s, const ast_list *body, const char ***out, sv **tmpl, int *nleaves)
 {
 	const char **names = NULL;
 	int n = 0, cap = 0, k = 0;
 	assigned_names(s, body, &names, &n, &cap);
-	for (int i = 0; i < n; i++) {
+	*tmpl = arena_alloc(s->a, sizeof(sv) * (size_t)(n + 1));
+	*nleaves = 0;
+	for (int i = 0; *tmpl && i < n; i++) {
 		sema_var *v = var_find(s->scope, names[i]);
-		if (v && v->val.kind == SV_TENSOR)
+		if (v && leaves(v->val, NULL)) {
+			(*tmpl)[k] = v->val;
+			*nleaves += leaves(v->val, NULL);
 			names[k++] = names[i];
+		}
 	}
 	*out = names;
-	return k;
+	return *tmpl ? k : -1;
 }
 
-/* After a loop body: the carried values' final bindings, checked. */
-static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const char **names, const ir_type *types, int *finals)
+/* After a loop body: the carried values' final bindings, checked: the same
+ * kind (block pointers of the same block type) and IR types. */
+static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const char **names, const sv *tmpl,
+			const ir_type *types, int *finals)
 {
+	int at = 0;
 	for (int i = 0; i < nc; i++) {
 		sema_var *v = var_find(s->scope, names[i]);
-		if (v->val.kind != SV_TENSOR)
+		int k = leaves(tmpl[i], NULL);
+		if (v->val.kind != tmpl[i].kind || (v->val.kind == SV_BLOCKPTR && !ir_type_eq(v->val.t, tmpl[i].t)))
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "loop-carried variable `%s` is rebound to %s in the loop",
 					  names[i], sema_sv_str(s, v->val));
-		ir_type t = sema_type(s, v->val.id);
-		if (!ir_type_eq(t, types[i]))
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
-					  "loop-carried variable `%s` has type %s before the loop but %s after an iteration; the type must stay the same",
-					  names[i], sema_type_str(s, types[i]), sema_type_str(s, t));
-		finals[i] = v->val.id;
+		leaves(v->val, finals + at);
+		for (int j = 0; j < k; j++) {
+			ir_type t = sema_type(s, finals[at + j]);
+			if (!ir_type_eq(t, types[at + j]))
+				return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+						  "loop-carried variable `%s` has type %s before the loop but %s after an iteration; the type must stay the same",
+						  names[i], sema_type_str(s, types[at + j]), sema_type_str(s, t));
+		}
+		at += k;
 	}
 	/* constexprs may not be rebound in a loop */
 	for (int i = 0; i < before->n; i++) {
 		sema_var *v = var_find(s->scope, before->vars[i].name);
-		if (before->vars[i].val.kind != SV_TENSOR && !sv_same(v->val, before->vars[i].val))
+		if (!leaves(before->vars[i].val, NULL) && !sv_same(v->val, before->vars[i].val))
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "constexpr `%s` cannot be reassigned in a runtime loop",
 					  before->vars[i].name);
+	}
+	return true;
+}
+
+/* The carried variables bound to region parameters (or results) ids. */
+static bool bind_carried(sema *s, src_loc loc, int nc, const char **names, const sv *tmpl, const int *ids)
+{
+	for (int i = 0, at = 0; i < nc; at += leaves(tmpl[i], NULL), i++) {
+		sv v;
+		if (!with_leaves(s, loc, tmpl[i], ids + at, &v) || !var_set(s, loc, names[i], v))
+			return false;
+		for (int j = 0; j < leaves(tmpl[i], NULL); j++)
+			if (ids[at + j] >= s->f->nparams && !s->f->values[ids[at + j]].name)
+				s->f->values[ids[at + j]].name = names[i];
 	}
 	return true;
 }
@@ -720,7 +830,7 @@ static bool loop_finals(sema *s, src_loc loc, sema_scope *before, int nc, const 
  * region saved, the op appended there with its results, the variables of
  * before restored and the carried ones bound to the results. */
 static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scope *before, ir_op *op, int nc,
-		      const char **names, const ir_type *types)
+		      const char **names, const sv *tmpl, int nl, const ir_type *types)
 {
 	s->loops--;
 	s->cur = saved;
@@ -728,15 +838,10 @@ static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scop
 		s->scope = before;
 		return false;
 	}
-	if (!set_results(s, loc, op, nc, types) || !ir_region_append(s->f, s->cur, op))
+	if (!set_results(s, loc, op, nl, types) || !ir_region_append(s->f, s->cur, op))
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	s->scope = before;
-	for (int i = 0; i < nc; i++) {
-		name_value(s, op->results[i], names[i]);
-		if (!var_set(s, loc, names[i], sema_tensor(op->results[i])))
-			return false;
-	}
-	return true;
+	return bind_carried(s, loc, nc, names, tmpl, op->results);
 }
 
 static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
@@ -851,18 +956,20 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 		if ((bounds[i] = sema_cast(s, loc, bounds[i], ir_scalar(iv))) < 0)
 			return false;
 	const char **names;
-	int nc = carried(s, &n->for_.body, &names);
-	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 3));
-	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
-	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 1));
-	if (!args || !types || !finals)
+	sv *tmpl;
+	int nl, nc = carried(s, &n->for_.body, &names, &tmpl, &nl);
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 3));
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nl + 1));
+	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 1));
+	int *params = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 1));
+	if (nc < 0 || !args || !types || !finals || !params)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	memcpy(args, bounds, sizeof bounds);
-	for (int i = 0; i < nc; i++) {
-		args[3 + i] = var_find(s->scope, names[i])->val.id;
+	for (int i = 0, at = 3; i < nc; i++)
+		at += leaves(tmpl[i], args + at);
+	for (int i = 0; i < nl; i++)
 		types[i] = sema_type(s, args[3 + i]);
-	}
-	ir_op *op = ir_op_new(s->f, IR_OP_FOR, loc, 3 + nc, args, 0, NULL, 1);
+	ir_op *op = ir_op_new(s->f, IR_OP_FOR, loc, 3 + nl, args, 0, NULL, 1);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	sema_scope *before = s->scope;
@@ -873,17 +980,16 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 	if (ivid < 0 || !var_set(s, loc, target->name.id, sema_tensor(ivid)))
 		return false;
 	s->f->values[ivid].name = target->name.id;
-	for (int i = 0; i < nc; i++) {
-		int p = ir_region_add_param(s->f, &op->regions[0], types[i]);
-		if (p < 0 || !var_set(s, loc, names[i], sema_tensor(p)))
-			return false;
-		s->f->values[p].name = names[i];
-	}
+	for (int i = 0; i < nl; i++)
+		if ((params[i] = ir_region_add_param(s->f, &op->regions[0], types[i])) < 0)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	if (!bind_carried(s, loc, nc, names, tmpl, params))
+		return false;
 	s->cur = &op->regions[0];
 	s->loops++;
-	bool ok = stmts(s, &n->for_.body, NULL) && loop_finals(s, loc, before, nc, names, types, finals) &&
-		  yield(s, loc, nc, finals);
-	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
+	bool ok = stmts(s, &n->for_.body, NULL) && loop_finals(s, loc, before, nc, names, tmpl, types, finals) &&
+		  yield(s, loc, nl, finals);
+	return loop_exit(s, loc, ok, saved, before, op, nc, names, tmpl, nl, types);
 }
 
 static bool while_stmt(sema *s, ast_node *n)
@@ -892,17 +998,18 @@ static bool while_stmt(sema *s, ast_node *n)
 	if (n->while_.orelse.n)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`while ... else` is not supported");
 	const char **names;
-	int nc = carried(s, &n->while_.body, &names);
-	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
-	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nc + 1));
-	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nc + 2));
-	if (!args || !types || !finals)
+	sv *tmpl;
+	int nl, nc = carried(s, &n->while_.body, &names, &tmpl, &nl);
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 2));
+	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)(nl + 1));
+	int *finals = arena_alloc(s->a, sizeof(int) * (size_t)(nl + 2));
+	if (nc < 0 || !args || !types || !finals)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
-	for (int i = 0; i < nc; i++) {
-		args[i] = var_find(s->scope, names[i])->val.id;
+	for (int i = 0, at = 0; i < nc; i++)
+		at += leaves(tmpl[i], args + at);
+	for (int i = 0; i < nl; i++)
 		types[i] = sema_type(s, args[i]);
-	}
-	ir_op *op = ir_op_new(s->f, IR_OP_WHILE, loc, nc, args, 0, NULL, 2);
+	ir_op *op = ir_op_new(s->f, IR_OP_WHILE, loc, nl, args, 0, NULL, 2);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	sema_scope *before = s->scope;
@@ -915,14 +1022,12 @@ static bool while_stmt(sema *s, ast_node *n)
 			break;
 		}
 		s->cur = &op->regions[r];
-		for (int i = 0; i < nc && ok; i++) {
+		for (int i = 0; i < nl && ok; i++) {
 			int p = ir_region_add_param(s->f, s->cur, types[i]);
-			ok = p >= 0 && var_set(s, loc, names[i], sema_tensor(p));
-			if (ok)
-				s->f->values[p].name = names[i];
+			ok = p >= 0 || sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 			finals[i + 1] = p;
 		}
-		if (!ok)
+		if (!ok || !(ok = bind_carried(s, loc, nc, names, tmpl, finals + 1)))
 			break;
 		if (r == 0) {
 			sv c;
@@ -930,14 +1035,14 @@ static bool while_stmt(sema *s, ast_node *n)
 			     (finals[0] = sema_cast(s, loc, finals[0], ir_scalar(IR_I1))) >= 0;
 			if (ok && sema_type(s, finals[0]).rank)
 				ok = sema_error(s, n->while_.cond->loc, TILEC_ERR_SEMANTIC, "the condition of `while` must be a scalar");
-			ir_op *cond = ok ? ir_op_new(s->f, IR_OP_CONDITION, loc, nc + 1, finals, 0, NULL, 0) : NULL;
+			ir_op *cond = ok ? ir_op_new(s->f, IR_OP_CONDITION, loc, nl + 1, finals, 0, NULL, 0) : NULL;
 			ok = ok && cond && ir_region_append(s->f, s->cur, cond);
 		} else {
-			ok = stmts(s, &n->while_.body, NULL) && loop_finals(s, loc, before, nc, names, types, finals) &&
-			     yield(s, loc, nc, finals);
+			ok = stmts(s, &n->while_.body, NULL) && loop_finals(s, loc, before, nc, names, tmpl, types, finals) &&
+			     yield(s, loc, nl, finals);
 		}
 	}
-	return loop_exit(s, loc, ok, saved, before, op, nc, names, types);
+	return loop_exit(s, loc, ok, saved, before, op, nc, names, tmpl, nl, types);
 }
 
 static bool stmt(sema *s, ast_node *n, const sema_cont *after)
@@ -1027,8 +1132,12 @@ static bool stmt(sema *s, ast_node *n, const sema_cont *after)
 				return false;
 			if (!t)
 				return sema_error(s, n->loc, TILEC_ERR_SEMANTIC, "assertion failed at compile time");
+			return true;
 		}
-		return true;
+		sv msg = {.kind = SV_STR, .s = "", .slen = 0};
+		if (n->assert_.msg && !sema_expr(s, n->assert_.msg, &msg))
+			return false;
+		return sema_device_assert(s, n->loc, v, msg);
 	default:
 		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "`%s` statements are not supported in kernels",
 				  ast_kind_name(n->kind));
@@ -1052,8 +1161,22 @@ static bool stmts(sema *s, const ast_list *l, const sema_cont *after)
 
 /* ---------------------------------------------------------------- helpers */
 
+static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw,
+			     const char *const *kwnames, const sv *kwargs, sv *out);
+
+/* A helper runs with the names of the module that defines it. */
 bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw, const char *const *kwnames,
 		 const sv *kwargs, sv *out)
+{
+	const fe_module *saved = s->m;
+	s->m = sema_module_of(s, fn);
+	bool ok = inline_in_module(s, loc, fn, nargs, args, nkw, kwnames, kwargs, out);
+	s->m = saved;
+	return ok;
+}
+
+static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw,
+			     const char *const *kwnames, const sv *kwargs, sv *out)
 {
 	if (s->depth >= 64)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "helper calls nested more than 64 deep (recursion is not supported)");
@@ -1918,6 +2041,8 @@ static bool removable(const ir_op *op)
 	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
 	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: /* they write memory */
 		return false;
+	case IR_OP_INLINE_ASM: /* is_pure=False: it may have effects */
+		return !(op->flags & IR_FLAG_VOLATILE) && op->nresults == 1;
 	default:
 		return op->nresults == 1;
 	}
@@ -2193,6 +2318,10 @@ tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const f
 	sema s;
 	sema_scope scope;
 	sema_init(&s, ctx, a, m, &scope);
+	s.debug = spec->debug;
+	s.root = m;
+	s.include_dirs = spec->include_dirs;
+	s.ninclude_dirs = spec->ninclude_dirs;
 	if (!specialize(&s, spec, out))
 		return s.status != TILEC_OK ? s.status : TILEC_ERR_SEMANTIC;
 	return TILEC_OK;

@@ -3,8 +3,9 @@
  * sema.c (the fe_* API, signature, statements, control flow, inlining),
  * sema_expr.c (values, promotion, broadcasting, operators),
  * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
- * (tl.atomic_*), sema_random.c (random.py's functions) and sema_scan.c
- * (scans and their combine regions) call each other
+ * (tl.atomic_*), sema_random.c (random.py's functions), sema_scan.c
+ * (scans, tl.reduce and their combine regions), sema_desc.c (tensor
+ * descriptors) and sema_blockptr.c (block pointers) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file
@@ -23,9 +24,12 @@ typedef enum sv_kind {
 	SV_UNDEF, SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_DTYPE,
 	SV_TENSOR, SV_TUPLE, SV_MODULE, SV_FUNC, SV_BUILTIN, SV_METHOD, SV_SLICE,
 	SV_ARGS, /* a heuristic's `args`: args['NAME'] reads a constexpr parameter */
-	SV_DESC  /* a tensor descriptor (sema_desc.c): t is the block type, items[0] the base
+	SV_DESC, /* a tensor descriptor (sema_desc.c): t is the block type, items[0] the base
 		    pointer, items[1..rank] the shape (i32), items[rank+1..2*rank] the strides
 		    (i64; the last one the constexpr 1), n = 1 + 2 * rank, i the padding (1: nan) */
+	SV_BLOCKPTR /* a block pointer (sema_blockptr.c): t is the block type, items are scalar
+		       tensors: [0] the base pointer, [1..rank] the shape (i64), [rank+1..2*rank]
+		       the strides (i64), [2*rank+1..3*rank] the offsets (i32); n = 1 + 3 * rank */
 } sv_kind;
 
 typedef struct sv {
@@ -74,6 +78,12 @@ typedef struct sema {
 	const sv *args_vals;
 	int nargs_vals;
 	const ast_func *args_fn;       /* whose parameters they are */
+	bool debug;          /* fe_spec.debug: device asserts and prints are emitted */
+	const fe_module *root;           /* the kernel's module (m: the current function's) */
+	const fe_module *mods[32];       /* modules imported from other files (sema_import.c) */
+	int nmods;
+	const char *const *include_dirs; /* fe_spec.include_dirs */
+	int ninclude_dirs;
 	tilec_status status; /* of the first error */
 } sema;
 
@@ -111,6 +121,9 @@ bool sema_check_shape(sema *s, src_loc loc, int rank, const int64_t *shape);
 /* sema_scan.c: scans; dtype NULL when not given */
 bool sema_associative_scan(sema *s, src_loc loc, sv input, int axis, sv combine, bool reverse, sv *out);
 bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool prod, const ir_type *dtype, sv *out);
+/* tl.reduce over ids[0..k) along axis (in range or not: checked); a tuple in
+ * *out when `tuple` or k > 1 */
+bool sema_reduce(sema *s, src_loc loc, int k, const int *ids, int axis, sv combine, bool tuple, sv *out);
 /* sema_call.c */
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
@@ -142,5 +155,31 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
 bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
 bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
 bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
+/* sema_import.c: modules of the user's source tree. is_user_module: a
+ * dotted path (or "@file") that is not Triton's or math; user_attr: NAME
+ * of that module (a helper, a submodule, a constant); user_module: the
+ * module itself (`import mypkg.ops as ops`); module_of: the module a @jit
+ * function belongs to */
+bool sema_is_user_module(const char *path);
+bool sema_user_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
+bool sema_user_module(sema *s, src_loc loc, const char *path, sv *out);
+const fe_module *sema_module_of(const sema *s, const ast_func *fn);
+/* sema_debug.c: device assertions and prints (emitted in debug mode
+ * only), static_print (a note) */
+bool sema_device_assert(sema *s, src_loc loc, sv cond, sv msg);
+bool sema_device_print(sema *s, src_loc loc, sv prefix, int n, const sv *args, bool hex);
+bool sema_static_print(sema *s, src_loc loc, int n, const sv *args, sv sep);
+/* sema_sort.c: tl.sort and tl.topk (dim: None or the last dim; k a
+ * constexpr), Triton's bitonic network over FLIP ops */
+bool sema_sort(sema *s, src_loc loc, sv x, sv dim, bool descending, sv *out);
+bool sema_topk(sema *s, src_loc loc, sv x, sv k, sv dim, sv *out);
+/* sema_blockptr.c: block pointers, expanded into pointer arithmetic and
+ * masked loads and stores. make takes args bound to (base, shape, strides,
+ * offsets, block_shape, order); load and store refuse mask/other
+ * (mask_given) as Triton does. */
+bool sema_bptr_make(sema *s, src_loc loc, const sv *args, sv *out);
+bool sema_bptr_advance(sema *s, src_loc loc, sv bp, sv offsets, sv *out);
+bool sema_bptr_load(sema *s, src_loc loc, sv bp, bool mask_given, sv boundary_check, sv padding, sv *out);
+bool sema_bptr_store(sema *s, src_loc loc, sv bp, sv value, bool mask_given, sv boundary_check, sv *out);
 
 #endif

@@ -265,12 +265,18 @@ static int bool_ptr(call *c, int ptr)
 static bool b_load(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
+	if (c->v[0].kind == SV_BLOCKPTR)
+		return sema_bptr_load(c->s, loc, c->v[0], !is_none(c, 1) || !is_none(c, 2), c->v[3], c->v[4], out);
 	int ptr = arg_tensor(c, 0);
 	if (ptr < 0 || !check_ptr(c, ptr))
 		return false;
-	if ((c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0)) ||
-	    (c->given[4] && !(c->v[4].kind == SV_STR && c->v[4].slen == 0)))
-		return sema_error(c->s, loc, TILEC_ERR_UNSUPPORTED, "`boundary_check` and `padding_option` (block pointers) are not supported yet");
+	if (c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0) && c->v[3].kind != SV_NONE)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC,
+				  "`boundary_check` argument is not supported for loading a tensor of pointers or a scalar: "
+				  "the compiler does not know the boundary; use block pointers (tl.make_block_ptr) instead");
+	if (c->given[4] && !(c->v[4].kind == SV_STR && c->v[4].slen == 0) && c->v[4].kind != SV_NONE)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC,
+				  "`padding_option` is only supported for block pointers (tl.make_block_ptr); use `other`");
 	bool has_mask = !is_none(c, 1), has_other = !is_none(c, 2);
 	if (has_other && !has_mask)
 		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "`other` cannot be given without `mask`");
@@ -320,11 +326,15 @@ static bool b_load(call *c, sv *out)
 static bool b_store(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
+	if (c->v[0].kind == SV_BLOCKPTR)
+		return sema_bptr_store(c->s, loc, c->v[0], c->v[1], !is_none(c, 2), c->v[3], out);
 	int ptr = arg_tensor(c, 0);
 	if (ptr < 0 || !check_ptr(c, ptr))
 		return false;
-	if (c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0))
-		return sema_error(c->s, loc, TILEC_ERR_UNSUPPORTED, "`boundary_check` (block pointers) is not supported yet");
+	if (c->given[3] && !(c->v[3].kind == SV_TUPLE && c->v[3].n == 0) && c->v[3].kind != SV_NONE)
+		return sema_error(c->s, loc, TILEC_ERR_SEMANTIC,
+				  "`boundary_check` argument is not supported for storing a tensor of pointers or a scalar: "
+				  "the compiler does not know the boundary; use block pointers (tl.make_block_ptr) instead");
 	int val = arg_tensor(c, 1);
 	if (val < 0)
 		return false;
@@ -658,6 +668,294 @@ static bool b_permute(call *c, sv *out)
 	return out_tensor(c, permute(c, x, n, order), out);
 }
 
+/* join(a, b): broadcast to one shape, a new last dim of 2; two scalars
+ * give a <2> block, as Triton's semantic.join */
+static int join(call *c, int x, int y)
+{
+	if (!sema_broadcast(c->s, cloc(c), &x, &y))
+		return -1;
+	ir_type a = ty(c, x), b = ty(c, y);
+	if (!ir_type_eq(ir_elem(a), ir_elem(b))) {
+		err(c, "`%s` needs two tensors of one dtype, got %s and %s", c->name, sema_type_str(c->s, ir_elem(a)),
+		    sema_type_str(c->s, ir_elem(b)));
+		return -1;
+	}
+	bool scalars = a.rank == 0;
+	if (scalars && ((x = sema_expand_dims(c->s, cloc(c), x, 0)) < 0 || (y = sema_expand_dims(c->s, cloc(c), y, 0)) < 0))
+		return -1;
+	ir_type rt = ty(c, x);
+	if (rt.rank >= IR_MAX_RANK) {
+		err(c, "`%s` would make a block of more than %d dimensions", c->name, IR_MAX_RANK);
+		return -1;
+	}
+	rt.shape[rt.rank++] = 2;
+	int ids[2] = {x, y};
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_JOIN, 2, ids, rt);
+	if (!op)
+		return -1;
+	int64_t two = 2;
+	return scalars ? reshape(c, op->results[0], 1, &two) : op->results[0];
+}
+
+static bool b_join(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
+	return y >= 0 && out_tensor(c, join(c, x, y), out);
+}
+
+/* interleave(a, b): join, then the last two dims merged */
+static bool b_interleave(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
+	int j = y >= 0 ? join(c, x, y) : -1;
+	if (j < 0)
+		return false;
+	ir_type t = ty(c, j);
+	if (t.rank == 1)
+		return out_tensor(c, j, out);
+	int64_t shape[IR_MAX_RANK];
+	for (int i = 0; i + 2 < t.rank; i++)
+		shape[i] = t.shape[i];
+	shape[t.rank - 2] = 2 * (int64_t)t.shape[t.rank - 2];
+	return out_tensor(c, reshape(c, j, t.rank - 1, shape), out);
+}
+
+/* split(a): a last dim of 2 into two tensors without it */
+static bool b_split(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	if (x < 0)
+		return false;
+	ir_type t = ty(c, x);
+	if (t.rank == 0 || t.shape[t.rank - 1] != 2)
+		return err(c, "`%s` needs a block whose last dimension is 2, got %s", c->name, sema_type_str(c->s, t));
+	if (!c->s->f || c->s->global_depth)
+		return err(c, "this expression is not a compile-time constant");
+	ir_type rt[2] = {t, t};
+	rt[0].rank = rt[1].rank = (uint8_t)(t.rank - 1);
+	ir_op *op = ir_op_new(c->s->f, IR_OP_SPLIT, cloc(c), 1, &x, 2, rt, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	return out_pair(c, sema_tensor(op->results[0]), sema_tensor(op->results[1]), out) ||
+	       sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+}
+
+/* cat(input, other, can_reorder): Triton's only cat may reorder, and takes
+ * 1-D blocks; here the result is input's elements, then other's */
+static bool b_cat(call *c, sv *out)
+{
+	bool reorder = false;
+	int x = arg_tensor(c, 0), y = x >= 0 ? arg_tensor(c, 1) : -1;
+	if (y < 0 || (c->given[2] && !arg_bool(c, 2, &reorder)))
+		return false;
+	if (!reorder)
+		return err(c, "`%s` needs can_reorder=True: Triton's cat may reorder the elements and refuses "
+			      "can_reorder=False", c->name);
+	ir_type a = ty(c, x), b = ty(c, y);
+	if (a.rank != 1 || b.rank != 1)
+		return err(c, "`%s` takes 1-D blocks, got %s and %s", c->name, sema_type_str(c->s, a), sema_type_str(c->s, b));
+	if (!ir_type_eq(ir_elem(a), ir_elem(b)))
+		return err(c, "`%s` needs two tensors of one dtype, got %s and %s", c->name, sema_type_str(c->s, ir_elem(a)),
+			   sema_type_str(c->s, ir_elem(b)));
+	int64_t n = (int64_t)a.shape[0] + b.shape[0];
+	if (!sema_check_shape(c->s, cloc(c), 1, &n))
+		return false;
+	int ids[2] = {x, y};
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_CAT, 2, ids, shape_type(a, 1, &n));
+	return op && out_tensor(c, op->results[0], out);
+}
+
+/* flip(x, dim=None): reversed along dim (the last by default) */
+static bool b_flip(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	if (x < 0)
+		return false;
+	ir_type t = ty(c, x);
+	if (t.rank == 0)
+		return err(c, "`%s` needs a block, got a scalar", c->name);
+	int64_t d = t.rank - 1;
+	if (!is_none(c, 1) && !arg_int(c, 1, &d))
+		return false;
+	if (d < -(int64_t)t.rank || d >= t.rank)
+		return err(c, "dim %lld is out of range for a block of rank %d", (long long)d, t.rank);
+	if (d < 0)
+		d += t.rank;
+	if (t.shape[d] == 1)
+		return out_tensor(c, x, out);
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_FLIP, 1, &x, t);
+	if (!op)
+		return false;
+	op->axis = (int)d;
+	op->ival = t.shape[d] - 1;
+	return out_tensor(c, op->results[0], out);
+}
+
+/* inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack): the
+ * arguments broadcast to one shape (no promotion), one result per dtype */
+static bool b_inline_asm(call *c, sv *out)
+{
+	sv a = c->v[0], k = c->v[1], args = c->v[2], dt = c->v[3];
+	if (a.kind != SV_STR || k.kind != SV_STR)
+		return err(c, "`%s` takes the assembly and the constraints as string literals", c->name);
+	int64_t pack;
+	bool pure;
+	if (!arg_bool(c, 4, &pure) || !arg_int(c, 5, &pack))
+		return false;
+	if (pack < 1 || pack > 16)
+		return err(c, "`%s`: pack must be 1 to 16, got %lld", c->name, (long long)pack);
+	int n = args.kind == SV_TUPLE ? args.n : 1, nd = dt.kind == SV_TUPLE ? dt.n : 1;
+	const sv *items = args.kind == SV_TUPLE ? args.items : &args, *dts = dt.kind == SV_TUPLE ? dt.items : &dt;
+	if (n > 16 || nd > 8 || nd < 1)
+		return err(c, "`%s` takes up to 16 arguments and 1 to 8 dtypes", c->name);
+	int ids[16], shaped = -1;
+	for (int i = 0; i < n; i++) {
+		if ((ids[i] = sema_to_tensor(c->s, cloc(c), items[i])) < 0)
+			return false;
+		if (ty(c, ids[i]).rank && shaped < 0)
+			shaped = i;
+	}
+	for (int i = 0; shaped >= 0 && i < n; i++)
+		if (i != shaped && !sema_broadcast(c->s, cloc(c), &ids[shaped], &ids[i]))
+			return false;
+	for (int i = 0; shaped >= 0 && i < n; i++)
+		if ((ids[i] = sema_splat_to(c->s, cloc(c), ids[i], ty(c, ids[shaped]))) < 0)
+			return false;
+	ir_type shape = shaped >= 0 ? ty(c, ids[shaped]) : ir_scalar(IR_I32);
+	ir_type rt[8];
+	for (int i = 0; i < nd; i++) {
+		if (dts[i].kind != SV_DTYPE || dts[i].t.kind == IR_PTR)
+			return err(c, "the dtype of `%s` must be a (non-pointer) dtype or a tuple of them, got %s", c->name,
+				   sema_sv_str(c->s, dts[i]));
+		rt[i] = like(shape, (ir_kind)dts[i].t.kind);
+	}
+	if (!c->s->f || c->s->global_depth)
+		return err(c, "this expression is not a compile-time constant");
+	ir_op *op = ir_op_new(c->s->f, IR_OP_INLINE_ASM, cloc(c), n, ids, nd, rt, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	op->name = arena_printf(c->s->a, "%.*s", (int)a.slen, a.s);
+	op->text = arena_printf(c->s->a, "%.*s", (int)k.slen, k.s);
+	op->ival = pack;
+	op->flags = pure ? 0 : IR_FLAG_VOLATILE;
+	if (!op->name || !op->text)
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	if (dt.kind != SV_TUPLE) {
+		*out = sema_tensor(op->results[0]);
+		return true;
+	}
+	out->kind = SV_TUPLE;
+	out->n = nd;
+	if (!(out->items = arena_alloc(c->s->a, sizeof(sv) * (size_t)nd)))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < nd; i++)
+		out->items[i] = sema_tensor(op->results[i]);
+	return true;
+}
+
+/* triton.language.extra.cuda: globaltimer() and smid() read special
+ * registers through inline assembly as Triton's cuda/utils.py does;
+ * num_threads() and num_warps() are constexprs of the specialization. */
+static bool b_cuda(call *c, sv *out)
+{
+	if (c->sub >= 2) {
+		int warps = c->s->f ? c->s->f->num_warps : 4;
+		*out = sema_int(c->sub == 2 ? 32 * warps : warps);
+		return true;
+	}
+	if (!c->s->f || c->s->global_depth)
+		return err(c, "this expression is not a compile-time constant");
+	ir_type rt = ir_scalar(c->sub ? IR_I32 : IR_I64);
+	ir_op *op = ir_op_new(c->s->f, IR_OP_INLINE_ASM, cloc(c), 0, NULL, 1, &rt, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	op->name = c->sub ? "mov.u32 $0, %smid;" : "mov.u64 $0, %globaltimer;";
+	op->text = c->sub ? "=r" : "=l";
+	op->ival = 1;
+	op->flags = IR_FLAG_VOLATILE;
+	*out = sema_tensor(op->results[0]);
+	return true;
+}
+
+/* sort(x, dim=None, descending=False); topk(x, k, dim=None) */
+static bool b_sort(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	if (x < 0)
+		return false;
+	if (c->sub)
+		return sema_topk(c->s, cloc(c), sema_tensor(x), c->v[1], c->v[2], out);
+	bool desc = false;
+	if (c->given[2] && !arg_bool(c, 2, &desc))
+		return false;
+	return sema_sort(c->s, cloc(c), sema_tensor(x), c->v[1], desc, out);
+}
+
+/* gather(src, index, axis): src's elements picked along axis by index */
+static bool b_gather(call *c, sv *out)
+{
+	int src = arg_tensor(c, 0), idx = src >= 0 ? arg_tensor(c, 1) : -1;
+	int64_t axis;
+	if (idx < 0 || !arg_int(c, 2, &axis))
+		return false;
+	ir_type st = ty(c, src), it = ty(c, idx);
+	if (st.rank == 0)
+		return err(c, "src must be a tensor, got a scalar");
+	if (!ir_kind_is_int((ir_kind)it.kind))
+		return err(c, "index must be an integer tensor, got %s", sema_type_str(c->s, it));
+	if (it.rank != st.rank)
+		return err(c, "source and index tensors must have the same rank, got %s and %s", sema_type_str(c->s, st),
+			   sema_type_str(c->s, it));
+	if (axis < -(int64_t)st.rank || axis >= st.rank)
+		return err(c, "gather axis %lld must be < source rank (%d)", (long long)axis, st.rank);
+	if (axis < 0)
+		axis += st.rank;
+	for (int d = 0; d < st.rank; d++)
+		if (d != axis && it.shape[d] != st.shape[d])
+			return err(c, "index dim %d must match the corresponding source dim (%s and %s)", d, sema_type_str(c->s, it),
+				   sema_type_str(c->s, st));
+	int ids[2] = {src, idx};
+	ir_type rt = it;
+	rt.kind = st.kind;
+	rt.pointee = st.pointee;
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_GATHER, 2, ids, rt);
+	if (!op)
+		return false;
+	op->axis = (int)axis;
+	return out_tensor(c, op->results[0], out);
+}
+
+/* histogram(input, num_bins, mask=None): int32 counts of 0 .. num_bins-1 */
+static bool b_histogram(call *c, sv *out)
+{
+	int x = arg_tensor(c, 0);
+	int64_t bins;
+	if (x < 0 || !arg_int(c, 1, &bins))
+		return false;
+	ir_type t = ty(c, x);
+	if (t.rank != 1)
+		return err(c, "histogram only supports 1D input, got %s", sema_type_str(c->s, t));
+	if (!ir_kind_is_int((ir_kind)t.kind))
+		return err(c, "histogram only supports integer input, got %s", sema_type_str(c->s, t));
+	if (!sema_check_shape(c->s, cloc(c), 1, &bins))
+		return false;
+	int args[2] = {x, -1}, n = 1;
+	if (!is_none(c, 2)) {
+		int m = arg_tensor(c, 2);
+		if (m < 0 || (m = sema_splat_to(c->s, cloc(c), m, t)) < 0)
+			return false;
+		if (ty(c, m).kind != IR_I1)
+			return err(c, "Mask must have boolean scalar type, got %s", sema_type_str(c->s, ty(c, m)));
+		args[n++] = m;
+	}
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_HISTOGRAM, n, args, shape_type(ir_scalar(IR_I32), 1, &bins));
+	if (!op)
+		return false;
+	op->ival = bins;
+	op->flags = n > 1 ? IR_FLAG_HAS_MASK : 0;
+	return out_tensor(c, op->results[0], out);
+}
+
 static bool b_expand_dims(call *c, sv *out)
 {
 	int x = arg_tensor(c, 0);
@@ -872,6 +1170,62 @@ static bool b_associative_scan(call *c, sv *out)
 	return sema_associative_scan(c->s, cloc(c), in, axis, c->v[2], rev, out);
 }
 
+/* reduce(input, axis, combine_fn, keep_dims): a tensor or a tuple of
+ * tensors of one shape; axis None reduces the flattened inputs */
+static bool b_reduce(call *c, sv *out)
+{
+	bool keep;
+	if (!keep_dims(c, 3, &keep))
+		return false;
+	sv in = c->v[0];
+	bool tuple = in.kind == SV_TUPLE;
+	int k = tuple ? in.n : 1;
+	if (k < 1)
+		return err(c, "tl.reduce of an empty tuple");
+	int *ids = arena_alloc(c->s->a, sizeof(int) * (size_t)k);
+	if (!ids)
+		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < k; i++) {
+		sv v = tuple ? in.items[i] : in;
+		if (v.kind != SV_TENSOR && !sema_is_num(v))
+			return err(c, "tl.reduce takes tensors, got %s", sema_sv_str(c->s, v));
+		if ((ids[i] = sema_to_tensor(c->s, cloc(c), v)) < 0)
+			return false;
+	}
+	int rank = ty(c, ids[0]).rank, axis = 0;
+	bool all = is_none(c, 1);
+	if (all) {
+		/* reshape(x, [numel], can_reorder=True), as Triton's reduction */
+		for (int i = 0; i < k; i++) {
+			ir_type t = ty(c, ids[i]);
+			int64_t n = ir_numel(t);
+			if (t.rank > 1 && (ids[i] = reshape(c, ids[i], 1, &n)) < 0)
+				return false;
+		}
+	} else {
+		int64_t a;
+		if (!arg_int(c, 1, &a))
+			return false;
+		axis = a < -64 || a > 64 ? 64 : (int)a; /* out of range either way */
+	}
+	if (!sema_reduce(c->s, cloc(c), k, ids, axis, c->v[2], tuple, out))
+		return false;
+	if (axis < 0)
+		axis += rank; /* in range: sema_reduce checked it */
+	if (!keep)
+		return true;
+	int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+	for (int i = 0; i < k; i++) {
+		sv *r = out->kind == SV_TUPLE ? &out->items[i] : out;
+		int id = all ? sema_splat_to(c->s, cloc(c), r->id, shape_type(ty(c, r->id), rank, ones))
+			     : sema_expand_dims(c->s, cloc(c), r->id, axis);
+		if (id < 0)
+			return false;
+		*r = sema_tensor(id);
+	}
+	return true;
+}
+
 /* cumsum(input, axis, reverse, dtype), cumprod(input, axis, reverse) */
 static bool b_cumulative(call *c, sv *out)
 {
@@ -1071,11 +1425,41 @@ static bool b_static_assert(call *c, sv *out)
 			  m.kind == SV_STR ? (int)m.slen : 0, m.kind == SV_STR ? m.s : "");
 }
 
-static bool b_ignore(call *c, sv *out)
+/* device_assert(cond, msg, mask): where mask is false the element passes */
+static bool b_device_assert(call *c, sv *out)
 {
-	(void)c;
 	out->kind = SV_NONE;
-	return true;
+	sv cond = c->v[0];
+	if (!is_none(c, 2)) {
+		sv nm;
+		sv ne;
+		if (!sema_binop(c->s, cloc(c), AST_OP_EQ, c->v[2], sema_int(0), &nm) ||
+		    !sema_binop(c->s, cloc(c), AST_OP_NE, cond, sema_int(0), &ne) ||
+		    !sema_binop(c->s, cloc(c), AST_OP_BITOR, ne, nm, &cond))
+			return false;
+	}
+	return sema_device_assert(c->s, cloc(c), cond, c->v[1]);
+}
+
+/* device_print(prefix, *args, hex=False); Python's print(*args) */
+static bool b_device_print(call *c, sv *out)
+{
+	out->kind = SV_NONE;
+	bool hex = false;
+	if (c->sub) { /* print: the first argument is the prefix */
+		if (c->nextra == 0)
+			return err(c, "print in a kernel needs a string prefix first, as tl.device_print");
+		return sema_device_print(c->s, cloc(c), c->extra[0], c->nextra - 1, c->extra + 1, false);
+	}
+	if (c->given[2] && !arg_bool(c, 2, &hex))
+		return false;
+	return sema_device_print(c->s, cloc(c), c->v[0], c->nextra, c->extra, hex);
+}
+
+static bool b_static_print(call *c, sv *out)
+{
+	out->kind = SV_NONE;
+	return sema_static_print(c->s, cloc(c), c->nextra, c->extra, c->v[1]);
 }
 
 static bool b_pointer_type(call *c, sv *out)
@@ -1395,6 +1779,16 @@ static bool b_random(call *c, sv *out)
 	return sema_random(c->s, cloc(c), c->name, c->sub, c->v, out);
 }
 
+static bool b_make_block_ptr(call *c, sv *out)
+{
+	return sema_bptr_make(c->s, cloc(c), c->v, out);
+}
+
+static bool b_advance(call *c, sv *out)
+{
+	return sema_bptr_advance(c->s, cloc(c), c->v[0], c->v[1], out);
+}
+
 static bool b_make_desc(call *c, sv *out)
 {
 	return sema_desc_make(c->s, cloc(c), c->v, out);
@@ -1452,6 +1846,20 @@ static const builtin builtins[] = {
 	{"tl.permute", b_permute, 0, {"input", "dims", "*"}},
 	{"tl.trans", b_permute, 1, {"input", "dims", "*"}},
 	{"tl.expand_dims", b_expand_dims, 0, {"input", "axis"}},
+	{"tl.join", b_join, 0, {"a", "b"}},
+	{"tl.split", b_split, 0, {"a"}},
+	{"tl.interleave", b_interleave, 0, {"a", "b"}},
+	{"tl.cat", b_cat, 0, {"input", "other", "can_reorder"}},
+	{"tl.flip", b_flip, 0, {"x", "dim"}},
+	{"tl.sort", b_sort, 0, {"x", "dim", "descending"}},
+	{"cuda.globaltimer", b_cuda, 0, {0}},
+	{"cuda.smid", b_cuda, 1, {0}},
+	{"cuda.num_threads", b_cuda, 2, {0}},
+	{"cuda.num_warps", b_cuda, 3, {0}},
+	{"tl.inline_asm_elementwise", b_inline_asm, 0, {"asm", "constraints", "args", "dtype", "is_pure", "pack"}},
+	{"tl.gather", b_gather, 0, {"src", "index", "axis"}},
+	{"tl.histogram", b_histogram, 0, {"input", "num_bins", "mask"}},
+	{"tl.topk", b_sort, 1, {"x", "k", "dim"}},
 	{"tl.broadcast_to", b_broadcast_to, 0, {"input", "shape", "*"}},
 	{"tl.broadcast", b_broadcast, 0, {"input", "other"}},
 	{"tl.sum", b_sum, 0, {"input", "axis", "keep_dims", "dtype"}},
@@ -1462,6 +1870,7 @@ static const builtin builtins[] = {
 	{"tl.xor_sum", b_xor_sum, 0, {"input", "axis", "keep_dims"}},
 	{"tl.softmax", b_softmax, 0, {"x", "dim", "keep_dims", "ieee_rounding"}},
 	{"tl.associative_scan", b_associative_scan, 0, {"input", "axis", "combine_fn", "reverse"}},
+	{"tl.reduce", b_reduce, 0, {"input", "axis", "combine_fn", "keep_dims"}},
 	{"tl.cumsum", b_cumulative, 0, {"input", "axis", "reverse", "dtype"}},
 	{"tl.cumprod", b_cumulative, 1, {"input", "axis", "reverse"}},
 	{"tl.dot", b_dot, 0, {"input", "other", "acc", "input_precision", "allow_tf32", "max_num_imprecise_acc", "out_dtype"}},
@@ -1471,8 +1880,10 @@ static const builtin builtins[] = {
 	{"tl.assume", b_assume, 0, {"cond"}},
 	{"tl.constexpr", b_constexpr, 0, {"value"}},
 	{"tl.static_assert", b_static_assert, 0, {"cond", "msg"}},
-	{"tl.static_print", b_ignore, 0, {"*"}},
-	{"tl.device_assert", b_ignore, 0, {"cond", "msg", "mask"}}, /* only emitted by Triton in debug mode */
+	{"tl.static_print", b_static_print, 0, {"*", "sep", "end", "file", "flush"}},
+	{"tl.device_assert", b_device_assert, 0, {"cond", "msg", "mask"}}, /* emitted in debug mode only */
+	{"tl.device_print", b_device_print, 0, {"prefix", "*", "hex"}},
+	{"print", b_device_print, 1, {"*"}},
 	{"tl.pointer_type", b_pointer_type, 0, {"element_ty", "address_space"}},
 	{"tl.range", b_loop_only, 0, {"*"}},
 	{"tl.static_range", b_loop_only, 0, {"*"}},
@@ -1511,6 +1922,8 @@ static const builtin builtins[] = {
 	{"tl.philox_impl", b_random, SEMA_RANDOM_PHILOX_IMPL, {"c0", "c1", "c2", "c3", "k0", "k1", "n_rounds"}},
 	{"tl.uint_to_uniform_float", b_random, SEMA_RANDOM_UNIFORM, {"x"}},
 	{"tl.pair_uniform_to_normal", b_random, SEMA_RANDOM_PAIR_NORMAL, {"u1", "u2"}},
+	{"tl.make_block_ptr", b_make_block_ptr, 0, {"base", "shape", "strides", "offsets", "block_shape", "order"}},
+	{"tl.advance", b_advance, 0, {"base", "offsets"}},
 	{"tl.make_tensor_descriptor", b_make_desc, 0, {"base", "shape", "strides", "block_shape", "padding_option"}},
 	{"tl.load_tensor_descriptor", b_desc_load, 0, {"desc", "offsets"}},
 	{"tl.store_tensor_descriptor", b_desc_store, 0, {"desc", "offsets", "value"}},
@@ -1535,7 +1948,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.gather", 3}, {"tl.histogram", 2}, {"tl.inline_asm_elementwise", 6}, {"cuda.globaltimer", 0}, {"cuda.smid", 0}, {"cuda.num_threads", 0}, {"cuda.num_warps", 0}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},
@@ -1544,7 +1957,7 @@ static int required(const builtin *b)
 		{"tl.atomic_or", 2}, {"tl.atomic_xor", 2}, {"tl.atomic_xchg", 2}, {"tl.atomic_cas", 3},
 		{"tl.debug_barrier", 0}, {"tl.umulhi", 2}, {"tl.randint", 2}, {"tl.randint4x", 2}, {"tl.rand", 2},
 		{"tl.rand4x", 2}, {"tl.randn", 2}, {"tl.randn4x", 2}, {"tl.philox", 5}, {"tl.philox_impl", 6},
-		{"tl.pair_uniform_to_normal", 2}, {"tl.make_tensor_descriptor", 4}, {"tl.load_tensor_descriptor", 2},
+		{"tl.pair_uniform_to_normal", 2}, {"tl.make_tensor_descriptor", 4}, {"tl.make_block_ptr", 6}, {"tl.advance", 2}, {"tl.load_tensor_descriptor", 2},
 		{"tl.store_tensor_descriptor", 3},
 	};
 	for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
@@ -1633,7 +2046,7 @@ static const char *method_builtin(const char *m)
 		"sum", "max", "min", "argmax", "argmin", "xor_sum", "reshape", "view", "ravel", "permute", "trans",
 		"expand_dims", "broadcast_to", "exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos",
 		"abs", "floor", "ceil", "erf", "sigmoid", "softmax", "cdiv", "cast", "cumsum", "cumprod",
-		"associative_scan",
+		"associative_scan", "reduce", "split", "join", "flip", "gather", "histogram",
 		"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_cas",
 	};
 	if (!strcmp(m, "to"))
@@ -1792,6 +2205,8 @@ static const char *const modules[] = {
 
 bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out)
 {
+	if (sema_is_user_module(path))
+		return sema_user_attr(s, loc, path, name, out);
 	const char *full = arena_printf(s->a, "%s.%s", path, name);
 	if (!full)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
@@ -1852,6 +2267,14 @@ bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, 
 				return true;
 			}
 		const char *canon = arena_printf(s->a, "math.%s", name);
+		if (canon && builtin_find(canon)) {
+			out->kind = SV_BUILTIN;
+			out->s = canon;
+			return true;
+		}
+	}
+	if (!strcmp(path, "triton.language.extra.cuda")) {
+		const char *canon = arena_printf(s->a, "cuda.%s", name);
 		if (canon && builtin_find(canon)) {
 			out->kind = SV_BUILTIN;
 			out->s = canon;

@@ -93,6 +93,7 @@ const char *sema_sv_str(sema *s, sv v)
 	case SV_SLICE: return "a slice";
 	case SV_ARGS: return "the arguments of a heuristic";
 	case SV_DESC: return arena_printf(s->a, "a tensor descriptor of blocks %s", sema_type_str(s, v.t));
+	case SV_BLOCKPTR: return arena_printf(s->a, "a block pointer to blocks %s", sema_type_str(s, v.t));
 	}
 	return "?";
 }

@@ -1,4 +1,5 @@
-/* sema_scan.c - scans: tl.associative_scan, tl.cumsum, tl.cumprod.
+/* sema_scan.c - scans and reductions with a combine function:
+ * tl.associative_scan, tl.cumsum, tl.cumprod, tl.reduce.
  *
  * A scan is one SCAN op over k inputs of one shape (a tuple scans its
  * items together) whose region is the combine function on scalars: its
@@ -8,7 +9,10 @@
  * cumsum and cumprod are scans whose region is one add or multiply, as
  * Triton's standard.py writes them over _sum_combine and _prod_combine.
  * The dtype rules are Triton's: bf16 scans in fp32, cumsum widens 8- and
- * 16-bit integers to 32 bits (or takes `dtype`).
+ * 16-bit integers to 32 bits (or takes `dtype`). tl.reduce is the same
+ * construction as a REDUCE_FN op, whose region combines two partial
+ * results and whose results drop the axis; `axis=None` reduces the
+ * flattened inputs and keep_dims puts the reduced axes back as 1s.
  */
 #include "front/sema.h"
 
@@ -31,12 +35,14 @@ static const ir_op *block_op(const ir_func *f, const ir_region *r)
 	return NULL;
 }
 
-/* The scan op over ids[0..k) along axis; `combine` is a @jit function, or
- * NULL with `binop` the op of a one-op region. Results as a tensor or a
- * tuple of them in *out. */
-static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool reverse, ast_func *combine,
-		    ast_op binop, sv *out)
+/* The scan (or, with `reduce`, the reduction) op over ids[0..k) along
+ * axis; `combine` is a @jit function, or NULL with `binop` the op of a
+ * one-op region. Results as a tensor or a tuple of them (`tuple`, or k > 1)
+ * in *out. */
+static bool combine_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool reverse, ast_func *combine,
+		       ast_op binop, bool reduce, bool tuple, sv *out)
 {
+	const char *what = reduce ? "reduction" : "scan";
 	ir_type t0 = sema_type(s, ids[0]);
 	ir_type *types = arena_alloc(s->a, sizeof(ir_type) * (size_t)k);
 	if (!types)
@@ -44,20 +50,32 @@ static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool 
 	for (int i = 0; i < k; i++) {
 		types[i] = sema_type(s, ids[i]);
 		if (!ir_same_shape(types[i], t0))
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the inputs of a scan must have one shape, got %s and %s",
-					  sema_type_str(s, t0), sema_type_str(s, types[i]));
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the inputs of a %s must have one shape, got %s and %s",
+					  what, sema_type_str(s, t0), sema_type_str(s, types[i]));
 		if (types[i].kind == IR_PTR)
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a scan does not take pointers");
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a %s does not take pointers", what);
 	}
 	if (t0.rank == 0)
-		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a scan needs a block, got a scalar");
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a %s needs a block, got a scalar", what);
 	if (axis < 0)
 		axis += t0.rank;
 	if (axis < 0 || axis >= t0.rank)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "axis %d is out of range for a block of rank %d", axis, t0.rank);
 	if (!s->f || s->global_depth)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "this expression is not a compile-time constant");
-	ir_op *op = ir_op_new(s->f, IR_OP_SCAN, loc, k, ids, k, types, 1);
+	ir_type *rtypes = types;
+	if (reduce) {
+		rtypes = arena_alloc(s->a, sizeof(ir_type) * (size_t)k);
+		if (!rtypes)
+			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+		for (int i = 0; i < k; i++) {
+			rtypes[i] = types[i];
+			for (int d = axis; d + 1 < t0.rank; d++)
+				rtypes[i].shape[d] = types[i].shape[d + 1];
+			rtypes[i].rank = (uint8_t)(t0.rank - 1);
+		}
+	}
+	ir_op *op = ir_op_new(s->f, reduce ? IR_OP_REDUCE_FN : IR_OP_SCAN, loc, k, ids, k, rtypes, 1);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	op->axis = axis;
@@ -86,8 +104,8 @@ static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool 
 		ok = sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	int n = res.kind == SV_TUPLE ? res.n : 1;
 	if (ok && n != k)
-		ok = sema_error(s, loc, TILEC_ERR_SEMANTIC, "the combine function `%s` returns %d value%s for a scan of %d",
-				combine ? combine->name : "?", n, n == 1 ? "" : "s", k);
+		ok = sema_error(s, loc, TILEC_ERR_SEMANTIC, "the combine function `%s` returns %d value%s for a %s of %d",
+				combine ? combine->name : "?", n, n == 1 ? "" : "s", what, k);
 	for (int i = 0; ok && i < k; i++) {
 		sv v = res.kind == SV_TUPLE ? res.items[i] : res;
 		ir_type want = ir_elem(types[i]);
@@ -106,8 +124,8 @@ static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool 
 	const ir_op *blk = ok ? block_op(s->f, r) : NULL;
 	if (blk)
 		ok = sema_error(s, blk->loc, TILEC_ERR_UNSUPPORTED,
-				"the combine function `%s` of a scan makes a block (`%s`); it is called on scalars",
-				combine ? combine->name : "?", ir_opcode_name(blk->code));
+				"the combine function `%s` of a %s makes a block (`%s`); it is called on scalars",
+				combine ? combine->name : "?", what, ir_opcode_name(blk->code));
 	if (ok) {
 		ir_op *y = ir_op_new(s->f, IR_OP_YIELD, loc, k, vals, 0, NULL, 0);
 		ok = (y && ir_region_append(s->f, r, y)) || sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
@@ -117,7 +135,7 @@ static bool scan_op(sema *s, src_loc loc, int k, const int *ids, int axis, bool 
 		return false;
 	if (!ir_region_append(s->f, s->cur, op))
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
-	if (k == 1) {
+	if (k == 1 && !tuple) {
 		*out = sema_tensor(op->results[0]);
 		return true;
 	}
@@ -149,7 +167,7 @@ bool sema_associative_scan(sema *s, src_loc loc, sv input, int axis, sv combine,
 			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "tl.associative_scan takes tensors, got %s", sema_sv_str(s, v));
 		ids[i] = v.id;
 	}
-	return scan_op(s, loc, k, ids, axis, reverse, combine.fn, AST_OP_ADD, out);
+	return combine_op(s, loc, k, ids, axis, reverse, combine.fn, AST_OP_ADD, false, false, out);
 }
 
 bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool prod, const ir_type *dtype, sv *out)
@@ -164,5 +182,17 @@ bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool p
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "a scan does not take pointers");
 	if (to != k && (x = sema_cast(s, loc, x, ir_scalar(to))) < 0)
 		return false;
-	return scan_op(s, loc, 1, &x, axis, reverse, NULL, prod ? AST_OP_MUL : AST_OP_ADD, out);
+	return combine_op(s, loc, 1, &x, axis, reverse, NULL, prod ? AST_OP_MUL : AST_OP_ADD, false, false, out);
+}
+
+bool sema_reduce(sema *s, src_loc loc, int k, const int *ids, int axis, sv combine, bool tuple, sv *out)
+{
+	if (combine.kind != SV_FUNC)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "the combine function of tl.reduce must be a @triton.jit function, got %s",
+				  sema_sv_str(s, combine));
+	for (int i = 0; i < k; i++)
+		if (ir_kind_is_fp8((ir_kind)sema_type(s, ids[i]).kind))
+			return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "tl.reduce of %s is not supported: convert fp8 to fp32 first",
+					  ir_kind_name((ir_kind)sema_type(s, ids[i]).kind));
+	return combine_op(s, loc, k, ids, axis, false, combine.fn, AST_OP_ADD, true, tuple, out);
 }

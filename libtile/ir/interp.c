@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef interp_scalar slot;
 
@@ -1207,6 +1208,198 @@ static tilec_status exec_scan(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* JOIN, SPLIT, FLIP (the index along the axis xored), CAT: elements moved,
+ * row-major. */
+static void exec_shape_op(interp *in, const ir_op *op)
+{
+	ir_type a = vtype(in, op->args[0]);
+	const slot *x = V(in, op->args[0]);
+	int64_t n = ir_numel(a);
+	switch (op->code) {
+	case IR_OP_JOIN: {
+		const slot *y = V(in, op->args[1]);
+		slot *r = V(in, op->results[0]);
+		for (int64_t i = 0; i < n; i++) {
+			r[2 * i] = x[i];
+			r[2 * i + 1] = y[i];
+		}
+		return;
+	}
+	case IR_OP_SPLIT: {
+		slot *r0 = V(in, op->results[0]), *r1 = V(in, op->results[1]);
+		for (int64_t i = 0; i < n / 2; i++) {
+			r0[i] = x[2 * i];
+			r1[i] = x[2 * i + 1];
+		}
+		return;
+	}
+	case IR_OP_FLIP: {
+		int64_t len = a.shape[op->axis], inner = 1;
+		for (int d = op->axis + 1; d < a.rank; d++)
+			inner *= a.shape[d];
+		slot *r = V(in, op->results[0]);
+		for (int64_t i = 0; i < n; i++) {
+			int64_t t = i / inner % len;
+			r[i + ((t ^ op->ival) - t) * inner] = x[i];
+		}
+		return;
+	}
+	default: {
+		slot *r = V(in, op->results[0]);
+		memcpy(r, x, sizeof(slot) * (size_t)n);
+		memcpy(r + n, V(in, op->args[1]), sizeof(slot) * (size_t)ir_numel(vtype(in, op->args[1])));
+		return;
+	}
+	}
+}
+
+/* tl.device_assert in debug mode: a false element is an error naming the
+ * message (the GPU traps through __assertfail). */
+static tilec_status exec_device_assert(interp *in, const ir_op *op)
+{
+	const slot *c = V(in, op->args[0]);
+	int64_t n = ir_numel(vtype(in, op->args[0]));
+	for (int64_t i = 0; i < n; i++)
+		if (!c[i].i)
+			return runtime_error(in, op, "device assertion failed: %s (element %lld)", op->name, (long long)i);
+	return TILEC_OK;
+}
+
+/* One value as the GPU's vprintf formats it (debug.c uses the same
+ * conversions): floats %f, integers in decimal, hex the raw bits. */
+static void print_value(strbuf *sb, ir_kind k, slot v, bool hex)
+{
+	if (hex) {
+		uint64_t bits = ir_kind_is_float(k) ? raw_bits(k, v) : v.u;
+		int nb = ir_kind_bytes(k);
+		if (nb < 8)
+			bits &= ((uint64_t)1 << (8 * nb)) - 1;
+		sb_printf(sb, "0x%llx", (unsigned long long)bits);
+	} else if (ir_kind_is_float(k)) {
+		sb_printf(sb, "%f", v.f);
+	} else if (ir_kind_is_signed(k) || k == IR_I1) {
+		sb_printf(sb, "%lld", (long long)v.i);
+	} else {
+		sb_printf(sb, "%llu", (unsigned long long)v.u);
+	}
+}
+
+/* tl.device_print in debug mode: one line per element, "pid (x, y, z)
+ * idx (i, j) PREFIX values", into the context's device output. */
+static tilec_status exec_device_print(interp *in, const ir_op *op)
+{
+	ir_type t = op->nargs ? vtype(in, op->args[0]) : ir_scalar(IR_VOID);
+	for (int i = 1; i < op->nargs; i++)
+		if (vtype(in, op->args[i]).rank)
+			t = vtype(in, op->args[i]);
+	int64_t n = ir_numel(t);
+	strbuf *sb = &in->ctx->device_out;
+	for (int64_t e = 0; e < n; e++) {
+		sb_printf(sb, "pid (%u, %u, %u)", in->pid[0], in->pid[1], in->pid[2]);
+		if (t.rank) {
+			sb_puts(sb, " idx (");
+			for (int d = 0; d < t.rank; d++) {
+				int64_t below = 1;
+				for (int j = d + 1; j < t.rank; j++)
+					below *= t.shape[j];
+				sb_printf(sb, d ? ", %lld" : "%lld", (long long)(e / below % t.shape[d]));
+			}
+			sb_putc(sb, ')');
+		}
+		sb_printf(sb, " %s", op->name);
+		for (int i = 0; i < op->nargs; i++) {
+			ir_type at = vtype(in, op->args[i]);
+			sb_putc(sb, ' ');
+			print_value(sb, (ir_kind)at.kind, V(in, op->args[i])[at.rank ? e : 0], op->ival != 0);
+		}
+		sb_putc(sb, '\n');
+	}
+	return TILEC_OK;
+}
+
+/* r[i] = src[i with its axis coordinate replaced by index[i]]; an index
+ * outside the source is an error (the GPU reads something undefined). */
+static tilec_status exec_gather(interp *in, const ir_op *op)
+{
+	ir_type st = vtype(in, op->args[0]), it = vtype(in, op->args[1]);
+	ir_kind ik = (ir_kind)it.kind;
+	const slot *src = V(in, op->args[0]), *idx = V(in, op->args[1]);
+	slot *r = V(in, op->results[0]);
+	int64_t n = ir_numel(it), inner = 1, len = it.shape[op->axis], slen = st.shape[op->axis];
+	for (int d = op->axis + 1; d < it.rank; d++)
+		inner *= it.shape[d];
+	for (int64_t i = 0; i < n; i++) {
+		int64_t o = i / (inner * len), j = i % inner;
+		int64_t k = ir_kind_is_signed(ik) ? idx[i].i : (int64_t)idx[i].u;
+		if (k < 0 || k >= slen)
+			return runtime_error(in, op, "tl.gather: index %lld is outside the source's %lld elements along axis %d",
+					     (long long)k, (long long)slen, op->axis);
+		r[i] = src[(o * slen + k) * inner + j];
+	}
+	return TILEC_OK;
+}
+
+/* counts of the values 0 .. bins-1 among the (unmasked) elements */
+static tilec_status exec_histogram(interp *in, const ir_op *op)
+{
+	ir_type xt = vtype(in, op->args[0]);
+	bool sg = ir_kind_is_signed((ir_kind)xt.kind);
+	const slot *x = V(in, op->args[0]), *m = op->flags & IR_FLAG_HAS_MASK ? V(in, op->args[1]) : NULL;
+	slot *r = V(in, op->results[0]);
+	for (int64_t b = 0; b < op->ival; b++)
+		r[b].i = 0;
+	for (int64_t i = 0; i < xt.shape[0]; i++) {
+		if (m && !m[i].i)
+			continue;
+		if (sg ? (x[i].i >= 0 && x[i].i < op->ival) : x[i].u < (uint64_t)op->ival)
+			r[x[i].i].i++;
+	}
+	return TILEC_OK;
+}
+
+/* tl.reduce with a combine region: each row along the axis is folded
+ * pairwise as a tree (neighbours first, the earlier partial result always
+ * the left operand), the order the GPU's in-thread and butterfly steps
+ * approximate; for an associative and commutative combine every order
+ * gives the same result. */
+static tilec_status exec_reduce_fn(interp *in, const ir_op *op)
+{
+	ir_type at = vtype(in, op->args[0]);
+	const ir_region *r = &op->regions[0];
+	const ir_op *y = terminator_of(r, IR_OP_YIELD);
+	int k = op->nargs;
+	int64_t len = at.shape[op->axis], outer = 1, inner = 1;
+	for (int d = 0; d < op->axis; d++)
+		outer *= at.shape[d];
+	for (int d = op->axis + 1; d < at.rank; d++)
+		inner *= at.shape[d];
+	slot *tmp = malloc(sizeof(slot) * (size_t)(len * k));
+	if (!tmp)
+		return TILEC_ERR_NOMEM;
+	tilec_status st = TILEC_OK;
+	for (int64_t o = 0; o < outer && !st; o++)
+		for (int64_t j = 0; j < inner && !st; j++) {
+			for (int64_t t = 0; t < len; t++)
+				for (int i = 0; i < k; i++)
+					tmp[i * len + t] = V(in, op->args[i])[o * len * inner + t * inner + j];
+			for (int64_t step = 1; step < len && !st; step *= 2)
+				for (int64_t t = 0; t + step < len && !st; t += 2 * step) {
+					for (int i = 0; i < k; i++) {
+						V(in, r->params[i])[0] = tmp[i * len + t];
+						V(in, r->params[k + i])[0] = tmp[i * len + t + step];
+					}
+					if ((st = exec_region(in, r)) != TILEC_OK)
+						break;
+					for (int i = 0; i < k; i++)
+						tmp[i * len + t] = V(in, y->args[i])[0];
+				}
+			for (int i = 0; i < k && !st; i++)
+				V(in, op->results[i])[o * inner + j] = tmp[i * len];
+		}
+	free(tmp);
+	return st;
+}
+
 static tilec_status exec_while(interp *in, const ir_op *op)
 {
 	const ir_region *before = &op->regions[0], *after = &op->regions[1];
@@ -1259,6 +1452,25 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_RESHAPE:
 	case IR_OP_HINT: copy_value(in, op->results[0], op->args[0]); return TILEC_OK;
 	case IR_OP_PERMUTE: exec_permute(in, op); return TILEC_OK;
+	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: exec_shape_op(in, op); return TILEC_OK;
+	case IR_OP_GATHER: return exec_gather(in, op);
+	case IR_OP_DEVICE_ASSERT: return exec_device_assert(in, op);
+	case IR_OP_DEVICE_PRINT: return exec_device_print(in, op);
+	case IR_OP_INLINE_ASM:
+		/* the special registers Triton's cuda helpers read: the program runs
+		 * on "SM 0", the global timer is the host's monotonic clock */
+		if (op->nargs == 0 && op->name && !strcmp(op->name, "mov.u32 $0, %smid;")) {
+			r[0].i = 0;
+			return TILEC_OK;
+		}
+		if (op->nargs == 0 && op->name && !strcmp(op->name, "mov.u64 $0, %globaltimer;")) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			r[0].i = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+			return TILEC_OK;
+		}
+		return runtime_error(in, op, "the interpreter cannot run tl.inline_asm_elementwise (its PTX runs on the GPU only)");
+	case IR_OP_HISTOGRAM: return exec_histogram(in, op);
 	case IR_OP_CAST:
 	case IR_OP_BITCAST: exec_cast(in, op); return TILEC_OK;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
@@ -1283,6 +1495,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_BARRIER: return TILEC_OK; /* a program's threads run as one */
 	case IR_OP_REDUCE: return exec_reduce(in, op);
 	case IR_OP_SCAN: return exec_scan(in, op);
+	case IR_OP_REDUCE_FN: return exec_reduce_fn(in, op);
 	case IR_OP_DOT: return exec_dot(in, op);
 	case IR_OP_ASSUME:
 		return V(in, op->args[0])[0].i ? TILEC_OK : runtime_error(in, op, "tl.assume: the condition does not hold");

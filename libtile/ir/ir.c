@@ -416,6 +416,26 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 	case IR_OP_SCAN:
 		sb_printf(sb, " axis=%d%s", op->axis, op->ival ? " reverse" : "");
 		break;
+	case IR_OP_REDUCE_FN:
+		sb_printf(sb, " axis=%d", op->axis);
+		break;
+	case IR_OP_FLIP:
+		sb_printf(sb, " axis=%d xor=%lld", op->axis, (long long)op->ival);
+		break;
+	case IR_OP_GATHER:
+		sb_printf(sb, " axis=%d", op->axis);
+		break;
+	case IR_OP_INLINE_ASM:
+		sb_printf(sb, " pack=%lld%s constraints=\"%s\"", (long long)op->ival,
+			  op->flags & IR_FLAG_VOLATILE ? " not_pure" : "", op->text ? op->text : "");
+		break;
+	case IR_OP_DEVICE_ASSERT:
+	case IR_OP_DEVICE_PRINT:
+		sb_printf(sb, " \"%s\"%s", op->name ? op->name : "", op->ival ? " hex" : "");
+		break;
+	case IR_OP_HISTOGRAM:
+		sb_printf(sb, " bins=%lld", (long long)op->ival);
+		break;
 	case IR_OP_DOT:
 		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");
 		break;

@@ -98,10 +98,27 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
 	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
 	                                   region: 2k scalar params (accumulated, next), yields k */ \
+	X(REDUCE_FN, "reduce_fn")       /* tl.reduce: k inputs of one shape -> k results without the axis; axis; \
+	                                   region: 2k scalar params (two partial results), yields k */ \
+	X(JOIN, "join")                 /* a, b of one type (rank >= 1) -> shape + [2]: [..., 0] a, [..., 1] b */ \
+	X(SPLIT, "split")               /* x <... x 2> -> two results of shape[:-1] (scalars from <2>) */ \
+	X(FLIP, "flip")                 /* x with its index along axis xored with ival: n - 1 reverses it \
+	                                   (tl.flip), 1 << j swaps neighbours j apart (sort's partners) */ \
+	X(CAT, "cat")                   /* 1-D a, b of one kind -> <na + nb>: a, then b */ \
+	X(GATHER, "gather")             /* src, index (integers, src's shape but along axis) -> index's \
+	                                   shape of src's elements: r[i] = src[i with i[axis] = index[i]] */ \
+	X(HISTOGRAM, "histogram")       /* x (1-D integers) [, mask]: flags IR_FLAG_HAS_MASK -> <ival x i32>, \
+	                                   counts of the values 0 .. ival-1 (others not counted) */ \
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
 	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
+	X(DEVICE_ASSERT, "device_assert") /* cond (i1 scalar or block); name = the message: traps where false \
+	                                   (emitted in debug mode only) */ \
+	X(DEVICE_PRINT, "device_print") /* values of one shape (or scalars); name = the prefix; ival: hex \
+	                                   (emitted in debug mode only) */ \
+	X(INLINE_ASM, "inline_asm")     /* args of one shape -> results of that shape; name = PTX, text = \
+	                                   constraints, ival = pack, flags IR_FLAG_VOLATILE: not pure */ \
 	X(FOR, "for")                   /* lb, ub, step, inits... ; region params: iv, carried... */ \
 	X(IF, "if")                     /* cond; regions then, else; results = yielded */ \
 	X(WHILE, "while")               /* inits...; regions before (ends CONDITION), after (ends YIELD) */ \
@@ -178,6 +195,7 @@ struct ir_op {
 	int sub;
 	unsigned flags;
 	const char *name;
+	const char *text; /* INLINE_ASM: the constraints (name: the assembly) */
 	int32_t ints[IR_MAX_RANK];
 };
 

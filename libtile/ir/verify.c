@@ -454,8 +454,14 @@ static void check_scan(verifier *v, const ir_op *op)
 	if (a0.rank < 1 || op->axis < 0 || op->axis >= a0.rank)
 		fail(v, op, "scan axis %d of %s", op->axis, tstr(v, a0));
 	for (int i = 0; i < k; i++) {
-		ir_type a = arg(v, op, i);
-		if (!ir_same_shape(a, a0) || !ir_type_eq(a, res(v, op, i)))
+		ir_type a = arg(v, op, i), want = a;
+		if (op->code == IR_OP_REDUCE_FN && a.rank >= 1 && op->axis >= 0 && op->axis < a.rank) {
+			/* a reduction drops the axis */
+			for (int d = op->axis; d + 1 < a.rank; d++)
+				want.shape[d] = a.shape[d + 1];
+			want.rank = (uint8_t)(a.rank - 1);
+		}
+		if (!ir_same_shape(a, a0) || !ir_type_eq(want, res(v, op, i)))
 			fail(v, op, "input %d %s: the inputs must have one shape and the results their types", i, tstr(v, a));
 	}
 	const ir_region *r = &op->regions[0];
@@ -665,6 +671,106 @@ static void check_local_load(verifier *v, const ir_op *op)
 		fail(v, op, "result %s is not the ring's tile %s", tstr(v, res(v, op, 0)), tstr(v, tile));
 }
 
+/* JOIN, SPLIT, FLIP, CAT: shapes as the ops move elements. */
+static void check_shape_op(verifier *v, const ir_op *op)
+{
+	int nargs = op->code == IR_OP_JOIN || op->code == IR_OP_CAT ? 2 : 1;
+	if (!arity(v, op, nargs, false, op->code == IR_OP_SPLIT ? 2 : 1, 0))
+		return;
+	ir_type a = arg(v, op, 0), r = res(v, op, 0), want = a;
+	if (a.rank < 1 || a.kind == IR_SMEM) {
+		fail(v, op, "operand %s is not a block", tstr(v, a));
+		return;
+	}
+	switch (op->code) {
+	case IR_OP_JOIN:
+		if (!ir_type_eq(arg(v, op, 1), a) || a.rank >= IR_MAX_RANK)
+			fail(v, op, "joins %s and %s", tstr(v, a), tstr(v, arg(v, op, 1)));
+		if (a.rank < IR_MAX_RANK)
+			want.shape[want.rank++] = 2;
+		break;
+	case IR_OP_SPLIT:
+		if (a.shape[a.rank - 1] != 2)
+			fail(v, op, "splits %s, whose last dim is not 2", tstr(v, a));
+		want.rank--;
+		if (!ir_type_eq(res(v, op, 1), want))
+			fail(v, op, "result 1 %s is not %s without its last dim", tstr(v, res(v, op, 1)), tstr(v, a));
+		break;
+	case IR_OP_FLIP:
+		if (op->axis < 0 || op->axis >= a.rank)
+			fail(v, op, "flip axis %d of %s", op->axis, tstr(v, a));
+		else if (op->ival < 0 || op->ival >= a.shape[op->axis] || (a.shape[op->axis] & (a.shape[op->axis] - 1)))
+			fail(v, op, "flip mask %lld along a dim of %d", (long long)op->ival, (int)a.shape[op->axis]);
+		break;
+	default: {
+		ir_type b = arg(v, op, 1);
+		if (a.rank != 1 || b.rank != 1 || b.kind != a.kind || (a.kind == IR_PTR && a.pointee != b.pointee))
+			fail(v, op, "concatenates %s and %s", tstr(v, a), tstr(v, b));
+		want.shape[0] = a.shape[0] + b.shape[0];
+		break;
+	}
+	}
+	if (!ir_type_eq(r, want))
+		fail(v, op, "result %s, expected %s", tstr(v, r), tstr(v, want));
+}
+
+static void check_gather(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, 2, false, 1, 0))
+		return;
+	ir_type src = arg(v, op, 0), idx = arg(v, op, 1), r = res(v, op, 0);
+	bool ok = src.rank >= 1 && idx.rank == src.rank && op->axis >= 0 && op->axis < src.rank &&
+		  ir_kind_is_int((ir_kind)idx.kind) && src.kind != IR_SMEM;
+	for (int d = 0; ok && d < src.rank; d++)
+		ok = d == op->axis || idx.shape[d] == src.shape[d];
+	if (!ok)
+		fail(v, op, "gathers %s with index %s along axis %d", tstr(v, src), tstr(v, idx), op->axis);
+	else if (!ir_same_shape(r, idx) || !ir_type_eq(ir_elem(r), ir_elem(src)))
+		fail(v, op, "result %s: expected the index's shape with the source's elements", tstr(v, r));
+}
+
+static void check_device_debug(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, op->code == IR_OP_DEVICE_ASSERT ? 1 : 0, op->code == IR_OP_DEVICE_PRINT, 0, 0))
+		return;
+	if (!op->name)
+		fail(v, op, "no message");
+	if (op->code == IR_OP_DEVICE_ASSERT && arg(v, op, 0).kind != IR_I1)
+		fail(v, op, "condition %s is not i1", tstr(v, arg(v, op, 0)));
+	for (int i = 1; op->code == IR_OP_DEVICE_PRINT && i < op->nargs; i++)
+		if (arg(v, op, i).rank && !ir_same_shape(arg(v, op, i), arg(v, op, 0)))
+			fail(v, op, "printed values of shapes %s and %s", tstr(v, arg(v, op, 0)), tstr(v, arg(v, op, i)));
+}
+
+static void check_inline_asm(verifier *v, const ir_op *op)
+{
+	if (!arity(v, op, 0, true, -1, 0))
+		return;
+	if (!op->name || !op->text || op->nresults < 1 || op->ival < 1)
+		fail(v, op, "inline asm without text, constraints, results or pack");
+	ir_type s = op->nresults ? res(v, op, 0) : ir_scalar(IR_VOID);
+	for (int i = 0; i < op->nargs; i++)
+		if (!ir_same_shape(arg(v, op, i), s))
+			fail(v, op, "operand %d %s is not of the results' shape %s", i, tstr(v, arg(v, op, i)), tstr(v, s));
+	for (int i = 1; i < op->nresults; i++)
+		if (!ir_same_shape(res(v, op, i), s))
+			fail(v, op, "results of shapes %s and %s", tstr(v, s), tstr(v, res(v, op, i)));
+}
+
+static void check_histogram(verifier *v, const ir_op *op)
+{
+	bool has_mask = (op->flags & IR_FLAG_HAS_MASK) != 0;
+	if (!arity(v, op, has_mask ? 2 : 1, false, 1, 0))
+		return;
+	ir_type x = arg(v, op, 0), r = res(v, op, 0);
+	if (x.rank != 1 || !ir_kind_is_int((ir_kind)x.kind))
+		fail(v, op, "histogram of %s: needs a 1-D integer block", tstr(v, x));
+	if (has_mask && (arg(v, op, 1).kind != IR_I1 || !ir_same_shape(arg(v, op, 1), x)))
+		fail(v, op, "histogram mask %s", tstr(v, arg(v, op, 1)));
+	if (r.kind != IR_I32 || r.rank != 1 || r.shape[0] != op->ival)
+		fail(v, op, "histogram of %lld bins yields %s", (long long)op->ival, tstr(v, r));
+}
+
 /* Per-opcode rule for ops without regions. */
 static void check_simple(verifier *v, const ir_op *op)
 {
@@ -678,6 +784,11 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_EXPAND_DIMS: check_expand_dims(v, op); break;
 	case IR_OP_RESHAPE: check_reshape(v, op); break;
 	case IR_OP_PERMUTE: check_permute(v, op); break;
+	case IR_OP_JOIN: case IR_OP_SPLIT: case IR_OP_FLIP: case IR_OP_CAT: check_shape_op(v, op); break;
+	case IR_OP_GATHER: check_gather(v, op); break;
+	case IR_OP_HISTOGRAM: check_histogram(v, op); break;
+	case IR_OP_DEVICE_ASSERT: case IR_OP_DEVICE_PRINT: check_device_debug(v, op); break;
+	case IR_OP_INLINE_ASM: check_inline_asm(v, op); break;
 	case IR_OP_CAST: check_cast(v, op); break;
 	case IR_OP_BITCAST: check_bitcast(v, op); break;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
@@ -785,7 +896,8 @@ static void check_op(verifier *v, const ir_op *op, const ir_region *r, int index
 	case IR_OP_FOR: check_for(v, op); break;
 	case IR_OP_IF: check_if(v, op); break;
 	case IR_OP_WHILE: check_while(v, op); break;
-	case IR_OP_SCAN: check_scan(v, op); break;
+	case IR_OP_SCAN:
+	case IR_OP_REDUCE_FN: check_scan(v, op); break;
 	default: check_simple(v, op); break;
 	}
 	for (int i = 0; i < op->nresults; i++)

@@ -342,6 +342,14 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_ATOMIC_RMW:
 	case IR_OP_ATOMIC_CAS:
 		return lw_emit_atomic(w, op, l, out);
+	case IR_OP_JOIN:
+	case IR_OP_FLIP:
+	case IR_OP_CAT:
+		return lw_emit_shape_op(w, op, l, out);
+	case IR_OP_GATHER:
+		return lw_emit_gather(w, op, l, out);
+	case IR_OP_HISTOGRAM:
+		return lw_emit_histogram(w, op, l, out);
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
@@ -807,6 +815,16 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lower_if(w, op);
 	case IR_OP_SCAN:
 		return lw_emit_scan(w, op);
+	case IR_OP_REDUCE_FN:
+		return lw_emit_reduce_fn(w, op);
+	case IR_OP_SPLIT:
+		return lw_emit_split(w, op);
+	case IR_OP_INLINE_ASM:
+		return lw_emit_inline_asm(w, op);
+	case IR_OP_DEVICE_ASSERT:
+		return lw_emit_device_assert(w, op);
+	case IR_OP_DEVICE_PRINT:
+		return lw_emit_device_print(w, op);
 	case IR_OP_WHILE:
 		return lower_while(w, op);
 	case IR_OP_LOCAL_ALLOC:

@@ -151,13 +151,29 @@ bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_la
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);
 
-/* reduce.c */
+/* reduce.c: REDUCE; REDUCE_FN's k results */
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_reduce_fn(lw *w, const ir_op *op);
 
 /* scan.c: a SCAN op's k results; lower.c: a region of scalar ops (a scan's
  * combine) run on the given parameter values, the yielded values in out */
 bool lw_emit_scan(lw *w, const ir_op *op);
 bool lw_lower_scalar_region(lw *w, const ir_region *r, const LLVMValueRef *params, LLVMValueRef *out);
+
+/* inline_asm.c: INLINE_ASM's results */
+bool lw_emit_inline_asm(lw *w, const ir_op *op);
+
+/* debug.c: DEVICE_ASSERT (__assertfail) and DEVICE_PRINT (vprintf) */
+bool lw_emit_device_assert(lw *w, const ir_op *op);
+bool lw_emit_device_print(lw *w, const ir_op *op);
+
+/* shape.c: JOIN, FLIP, CAT (one result, in layout l) and SPLIT (two) */
+bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_split(lw *w, const ir_op *op);
+/* shape.c: GATHER (the source through shared memory, read at the indices)
+ * and HISTOGRAM (shared-memory atomic adds into the bins) */
+bool lw_emit_gather(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_histogram(lw *w, const ir_op *op, const layout *l, lval *out);
 
 /* convert.c: src (shape st) as dt in layout `to`; perm for permute */
 bool lw_move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out);

@@ -1,10 +1,14 @@
 /* reduce.c - reductions along one axis (sum, max, min, argmax, argmin,
- * xor_sum).
+ * xor_sum, and tl.reduce's REDUCE_FN with a combine region).
  *
  * Reductions combine within a thread, then across the lanes of the axis
  * with butterfly shuffles, then across its warps through shared memory,
  * leaving the result in the slice layout where expand_dims and broadcast
- * find it without moving data.
+ * find it without moving data. A REDUCE_FN takes the same three steps over
+ * k components at once, each step one call of the combine region (lowered
+ * as scalar code, as a scan's): registers in order, combine(acc, x); lanes
+ * combine(own, partner), so as in Triton's lowering the combine must
+ * commute for every lane to agree; warps in order.
  */
 #include "nvptx/lower.h"
 
@@ -190,5 +194,148 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	for (int q = 0; q < nq; q++)
 		out->r[q] = arg ? acci[q] : acc[q];
+	return true;
+}
+
+enum { REDUCE_FN_MAX_K = 8 };
+
+/* out = combine(a, b) over the k components of a REDUCE_FN */
+static bool combine_fn(lw *w, const ir_op *op, const LLVMValueRef *a, const LLVMValueRef *b, LLVMValueRef *out)
+{
+	int k = op->nargs;
+	LLVMValueRef params[2 * REDUCE_FN_MAX_K] = {0}, res[REDUCE_FN_MAX_K] = {0};
+	for (int i = 0; i < k; i++) {
+		params[i] = a[i];
+		params[k + i] = b[i];
+	}
+	if (!lw_lower_scalar_region(w, &op->regions[0], params, res))
+		return false;
+	for (int i = 0; i < k; i++)
+		out[i] = res[i];
+	return true;
+}
+
+bool lw_emit_reduce_fn(lw *w, const ir_op *op)
+{
+	int k = op->nargs, ax = op->axis;
+	if (k > REDUCE_FN_MAX_K)
+		return lw_fail(w, op, TILEC_ERR_UNSUPPORTED,
+			       "a tl.reduce of more than %d tensors is not supported by the GPU back end", REDUCE_FN_MAX_K);
+	ir_type st = lw_vtype(w, op->args[0]), rt = lw_vtype(w, op->results[0]);
+	const layout *l = w->p->of[op->results[0]];
+	const layout *pl = l && l->kind == LAYOUT_SLICE ? l->parent : w->p->of[op->args[0]];
+	if (!pl || pl->kind != LAYOUT_BLOCKED)
+		pl = w->p->by_rank[st.rank];
+	const layout *sl = layout_slice(w->a, pl, ax);
+	if (!sl)
+		return lw_oom(w);
+	lval x[REDUCE_FN_MAX_K];
+	ir_kind kinds[REDUCE_FN_MAX_K];
+	for (int i = 0; i < k; i++) {
+		kinds[i] = (ir_kind)lw_vtype(w, op->args[i]).kind;
+		if (!lw_get(w, op->args[i], pl, &x[i]))
+			return false;
+	}
+	layout_map ms = lw_map_of(pl, st), mr = lw_map_of(sl, rt);
+	int nq = mr.nregs;
+	/* acc[q * k + i]: component i of row q */
+	LLVMValueRef *acc = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nq * (size_t)k);
+	if (!acc)
+		return lw_oom(w);
+	for (int i = 0; i < k; i++)
+		if (!lw_alloc_regs(w, &w->v[op->results[i]], nq, rt.rank ? sl : NULL))
+			return lw_oom(w);
+	/* 1. within the thread, registers in order */
+	for (int q = 0; q < nq; q++) {
+		int32_t idx[IR_MAX_RANK];
+		layout_reg_split(&mr, q, idx);
+		for (int j = 0; j < ms.regs_per_dim[ax]; j++) {
+			idx[ax] = j;
+			int r = layout_reg_join(&ms, idx);
+			LLVMValueRef xe[REDUCE_FN_MAX_K];
+			for (int i = 0; i < k; i++)
+				xe[i] = x[i].r[r];
+			if (j == 0) {
+				for (int i = 0; i < k; i++)
+					acc[q * k + i] = xe[i];
+			} else if (!combine_fn(w, op, &acc[q * k], xe, &acc[q * k])) {
+				return false;
+			}
+		}
+	}
+	/* 2. across the lanes of the axis: butterflies */
+	layout_field fl = layout_dim_field(&ms, ax);
+	int lanes = fl.lanes, span = st.shape[ax] / fl.lane_scale;
+	if (span < lanes)
+		lanes = span > 1 ? span : 1;
+	for (int off = 1; off < lanes; off <<= 1)
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef y[REDUCE_FN_MAX_K];
+			for (int i = 0; i < k; i++)
+				y[i] = shfl_xor(w, acc[q * k + i], off << fl.lane_shift);
+			if (!combine_fn(w, op, &acc[q * k], y, &acc[q * k]))
+				return false;
+		}
+	/* 3. across warps: partials at [component][warp][row] in shared memory */
+	int warps = fl.warps, wspan = st.shape[ax] / fl.warp_scale;
+	if (wspan < warps)
+		warps = wspan > 1 ? wspan : 1;
+	if (warps > 1) {
+		int64_t nr = ir_numel(rt), off[REDUCE_FN_MAX_K + 1];
+		off[0] = 0;
+		for (int i = 0; i < k; i++)
+			off[i + 1] = (off[i] + warps * nr * ir_kind_bytes(kinds[i]) + 7) & ~(int64_t)7;
+		lw_smem_need(w, (uint64_t)off[k]);
+		LLVMValueRef wk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), ""),
+					       lw_ci32(w, fl.warps - 1), "");
+		LLVMValueRef lk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), ""),
+					       lw_ci32(w, fl.lanes - 1), "");
+		LLVMValueRef pred = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, lk, lw_ci32(w, 0), ""),
+						 LLVMBuildICmp(w->b, LLVMIntULT, wk, lw_ci32(w, warps), ""), "");
+		for (int d = 0; d < ms.rank; d++) {
+			layout_field fd = layout_dim_field(&ms, d);
+			if (d == ax || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
+				continue;
+			pred = LLVMBuildAnd(w->b, pred, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, &ms, d),
+								      lw_ci32(w, ms.shape[d]), ""), "");
+		}
+		lw_barrier(w);
+		LLVMBasicBlockRef join = lw_begin_if(w, pred);
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef slot = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, wk, lw_ci32(w, nr), ""),
+							 lw_linear_index(w, &mr, rt, q), "");
+			for (int i = 0; i < k; i++) {
+				int eb = ir_kind_bytes(kinds[i]);
+				LLVMValueRef a = lw_smem_addr(w, LLVMBuildAdd(w->b, lw_ci32(w, off[i]),
+									      LLVMBuildMul(w->b, slot, lw_ci32(w, eb), ""), ""));
+				LLVMSetAlignment(LLVMBuildStore(w->b, lw_to_storage(w, acc[q * k + i], kinds[i]), a), (unsigned)eb);
+			}
+		}
+		lw_end_if(w, join);
+		lw_barrier(w);
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef li = lw_linear_index(w, &mr, rt, q);
+			for (int wi = 0; wi < warps; wi++) {
+				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, ""), y[REDUCE_FN_MAX_K];
+				for (int i = 0; i < k; i++) {
+					int eb = ir_kind_bytes(kinds[i]);
+					LLVMValueRef a = lw_smem_addr(w, LLVMBuildAdd(w->b, lw_ci32(w, off[i]),
+										      LLVMBuildMul(w->b, slot, lw_ci32(w, eb), ""), ""));
+					LLVMValueRef ld = LLVMBuildLoad2(w->b, lw_stype(w, kinds[i]), a, "");
+					LLVMSetAlignment(ld, (unsigned)eb);
+					y[i] = lw_from_storage(w, ld, kinds[i]);
+				}
+				if (wi == 0) {
+					for (int i = 0; i < k; i++)
+						acc[q * k + i] = y[i];
+				} else if (!combine_fn(w, op, &acc[q * k], y, &acc[q * k])) {
+					return false;
+				}
+			}
+		}
+	}
+	for (int q = 0; q < nq; q++)
+		for (int i = 0; i < k; i++)
+			w->v[op->results[i]].r[q] = acc[q * k + i];
 	return true;
 }

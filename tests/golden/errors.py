@@ -12,7 +12,7 @@ def unknown_name(x_ptr):
 
 @triton.jit
 def unsupported_builtin(x_ptr):
-    tl.inline_asm_elementwise(x_ptr, 1.0)
+    tl.dot_scaled(x_ptr, 1.0)
 
 
 @triton.jit

@@ -617,6 +617,116 @@ CASES += [
     for rev in (False, True)
 ]
 
+# tl.reduce with @jit combine functions: a (max, first index) tuple along
+# rows (ties from a narrow range), column sums with keep_dims and whole-block
+# sums (axis=None), int32 so that every order is exact; blocks of few rows
+# and many columns put warps along the reduced axis (shared memory)
+_REDUCE_FN_PARAMS = [T("in", "i32", ["M", "N"], "randint:-20:20"), T("out", "i32", ["M"]),
+                     T("out", "i32", ["M"]), T("out", "i32", ["cdiv(M, %d)", "N"]),
+                     T("out", "i32", ["cdiv(M, %d)"]), S("i32", "M"), S("i32", "N")]
+CASES += [
+    case("reduce_fn_i32_bm%d" % bm, LANG, "reduce_fn_kernel",
+         [dict(p, shape=[d % bm if "%d" in d else d for d in p["shape"]]) if p["kind"] == "tensor" else p
+          for p in _REDUCE_FN_PARAMS],
+         lambda s, bm=bm: {"BLOCK_M": bm, "BLOCK_N": next_pow2(s["N"])}, "cdiv(M, BLOCK_M)",
+         [{"M": 1, "N": 1}, {"M": 100, "N": 37}, {"M": 1000, "N": 300}], 2, EXACT, warps,
+         grid_in_blob=False)
+    for bm, warps in ((8, 4), (2, 8))
+]
+
+# shape ops: tl.join, tl.interleave, tl.split, tl.flip along the last dim and
+# dim 0, and tl.cat's sum and maximum (Triton's cat may reorder), per block
+# of int32; the flipped and split outputs are defined where the block is full
+CASES += [
+    case("shapes_i32_b%d" % block, LANG, "shapes_kernel",
+         [_n("i32", init="randint:-1000:1000"), _n("i32", init="randint:-1000:1000"),
+          T("out", "i32", ["n", "2"]), T("out", "i32", ["2 * n"]), T("out", "i32", ["cdiv(n, 2)"]),
+          T("out", "i32", ["cdiv(n, 2)"]), _n("i32", "out"), _n("i32", "out"),
+          T("out", "i32", ["2 * cdiv(n, %d)" % block]), N_],
+         {"BLOCK": block}, "cdiv(n, BLOCK)", [{"n": 1000}, {"n": 1024}, {"n": 2**20}], 2, EXACT, warps)
+    for block, warps in ((64, 1), (1024, 4))
+]
+
+# tl.sort (both ways) and tl.topk on rows: n rows of N, ROWS per program
+# (sort and topk in kernels of their own: one Triton may lack)
+def _sort_case(id, dt, init, rows, n, k, warps):
+    sort = case(id, LANG, "sort_kernel",
+                [T("in", dt, ["n", str(n)], init), T("out", dt, ["n", str(n)]), T("out", dt, ["n", str(n)]),
+                 S("i32", "n")],
+                {"ROWS": rows, "N": n}, "cdiv(n, ROWS)", [{"n": 1}, {"n": 1000}], 2, EXACT, warps)
+    top = case(id.replace("sort_", "topk_"), LANG, "topk_kernel",
+               [T("in", dt, ["n", str(n)], init), T("out", dt, ["n", str(k)]), S("i32", "n")],
+               {"ROWS": rows, "N": n, "K": k}, "cdiv(n, ROWS)", [{"n": 1}, {"n": 1000}], 2, EXACT, warps)
+    return [sort, top]
+
+
+CASES += (
+    _sort_case("sort_f32_r4_n64_k8", "fp32", "randn", 4, 64, 8, 4)
+    + _sort_case("sort_i32_r1_n1024_k16", "i32", "randint:-100:100", 1, 1024, 16, 4)
+    + _sort_case("sort_f16_r16_n32_k32", "fp16", "randn", 16, 32, 32, 2)
+    # NaNs, infinities, -0.0 and subnormals: the same network, the same result
+    + _sort_case("sort_f32_specials_r2_n128_k4", "fp32", "specials", 2, 128, 4, 4)
+)
+
+# tl.gather along both axes and tl.histogram (with and without a mask) on
+# P tiles of 8 x BLOCK; indices in [0, BLOCK), so the histogram's values are
+# inside its bins (Triton leaves others to its lowering)
+def _gather_case(id, block, warps):
+    return case(id, LANG, "gather_hist_kernel",
+                [T("in", "fp32", ["P", "8", str(block)]), T("in", "i32", ["P", "8", str(block)], "randint:0:%d" % block),
+                 T("out", "fp32", ["P", "8", str(block)]), T("out", "fp32", ["P", "8", str(block)]),
+                 T("out", "i32", ["P", str(block)]), T("out", "i32", ["P", str(block)]), S("i32", "n")],
+                {"BLOCK": block, "BINS": block}, "P", [{"P": 1, "n": 5}, {"P": 300, "n": 100}], 2, EXACT, warps,
+                grid_in_blob=False)
+
+
+CASES += [_gather_case("gather_hist_b32", 32, 4), _gather_case("gather_hist_b256", 256, 8)]
+
+# tl.static_print/static_assert/device_assert/assert/print/device_print in a
+# kernel compiled as usual: the asserts are left out on both sides (no
+# TRITON_DEBUG), so values in [0, 100) or not, the outputs agree
+CASES += [
+    case("lang_debug_compiled_out", LANG, "debug_kernel", [_n("fp32", init="uniform:0:200"), _n("fp32", "out"), N_],
+         {"LIMIT": 100, "BLOCK": 8}, "1", [{"n": 1}, {"n": 8}], 2),
+]
+
+# tl.inline_asm_elementwise: Triton's documented example (uint8 packed four
+# to a register, two results) and f16x2 pairs; triton.language.extra.cuda's
+# helpers (values that hold on any GPU)
+CASES += [
+    case("inline_asm_doc_example", LANG, "inline_asm_kernel",
+         [_n("u8", init="randint:0:256"), _n("fp32", init="uniform:-50:300"), _n("i32", "out"), _n("fp32", "out"),
+          _n("fp16", "out"), N_], {"BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
+    case("cuda_helpers", LANG, "cuda_helpers_kernel", [T("out", "i32", ["4"])], {}, "1", [{}], 2,
+         num_warps=8),
+]
+
+# @jit helpers imported from another file of the kernel's source tree
+CASES += [
+    case("lang_cross_file", "tests/gpu/kernels/cross_file.py", "cross_file_kernel", [_n("fp32"), _n("fp32", "out"), N_],
+         {"BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D[:3], 2, tol(1e-6, 1e-6)),
+]
+
+# block pointers: tutorial 03's matmul on tl.make_block_ptr/tl.advance (the
+# pointers carried by the K loop, boundary_check with zero padding), a block
+# copied from an offset before and past the matrix with zero and nan padding,
+# and a 1-D block pointer carried through a while loop
+_BP_MAT = [T("in", "fp32", ["M", "S"]), T("out", "fp32", ["M", "S"], "zeros"), T("out", "fp32", ["M", "S"], "zeros"),
+           T("out", "fp32", ["M", "S"], "zeros"), S("i32", "M"), S("i32", "N"), S("i32", "S")]
+CASES += [
+    case("block_ptr_matmul_f16", LANG, "block_ptr_matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", MM_SIZES, 3, MM_F16_TOL),
+    case("block_ptr_copy_f32", LANG, "block_ptr_copy_kernel", _BP_MAT,
+         {"BLOCK_M": 32, "BLOCK_N": 64, "OFF_M": -3, "OFF_N": 5}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 1, "S": 80}, {"M": 100, "N": 70, "S": 80}, {"M": 1000, "N": 257, "S": 300}], 2),
+    case("block_ptr_if_f32", LANG, "block_ptr_if_kernel", [_n("fp32"), _n("fp32", "out"), N_], {"BLOCK": 1024},
+         "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
+    case("block_ptr_while_f32", LANG, "block_ptr_while_kernel", [_n("fp32"), T("out", "fp32", ["1"]), N_],
+         {"BLOCK": 1024}, "1", SIZES_1D[:3], 2, SUM_TOL),
+]
+
 CASES += [
     # uniform [0, 2): rows stop where the sum passes the limit, or at n
     case("lang_while_and_or", LANG, "while_and_or_kernel",

@@ -75,6 +75,9 @@ def triton_kernel(root, inst):
             f.write(cases.clean_source(path))
         spec = importlib.util.spec_from_file_location(name, clean)
         mod = importlib.util.module_from_spec(spec)
+        # helpers imported from the kernel's own source tree (from pkg.m import f)
+        if os.path.dirname(path) not in sys.path:
+            sys.path.append(os.path.dirname(path))
         spec.loader.exec_module(mod)
         _modules[path] = mod
     k = getattr(mod, inst["kernel"])

@@ -1,5 +1,7 @@
 import triton
 import triton.language as tl
+import triton.language.extra.cuda as cuda
+from triton.language.extra.cuda import num_warps
 
 
 @triton.jit
@@ -182,3 +184,220 @@ def umulhi_kernel(a_ptr, b_ptr, hi_ptr, shi_ptr, lhi_ptr, BLOCK: tl.constexpr):
     tl.debug_barrier()
     tl.store(shi_ptr + offs, tl.umulhi(a.to(tl.int32, bitcast=True), b.to(tl.int32, bitcast=True)))
     tl.store(lhi_ptr + offs, tl.umulhi(a.to(tl.uint64) << 20, b.to(tl.uint64) << 30))
+
+
+@triton.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def _max_first_combine(v1, i1, v2, i2):
+    # the larger value, the smaller index on ties: commutes, as tl.reduce needs
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
+def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr):
+    # tl.reduce with @jit combine functions: a tuple along rows, a column sum
+    # with keep_dims, the whole block (axis=None) as a method
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0)
+    idx = tl.broadcast_to(cols[None, :], (BLOCK_M, BLOCK_N))
+    m, mi = tl.reduce((tl.where(mask, x, -2147483648), idx), -1, _max_first_combine)  # axis -1: the last
+    tl.store(max_ptr + rows, m, mask=rows < M)
+    tl.store(idx_ptr + rows, mi, mask=rows < M)
+    (s,) = tl.reduce((x,), axis=0, combine_fn=_add_combine, keep_dims=True)
+    tl.store(sum_ptr + pid * N + cols[None, :], s, mask=cols[None, :] < N)
+    tl.store(total_ptr + pid, x.reduce(None, _add_combine))
+
+
+@triton.jit
+def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, flip0_ptr, cat_ptr, pq_ptr,
+                  BLOCK: tl.constexpr):
+    # tl.join, tl.interleave, tl.split, tl.flip (last dim, dim 0), tl.cat
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    two = tl.arange(0, 2)
+    tl.store(join_ptr + offs[:, None] * 2 + two[None, :], tl.join(x, y))
+    tl.store(inter_ptr + tl.arange(0, 2 * BLOCK), tl.interleave(x, y))
+    a, b = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
+    tl.store(a_ptr + tl.arange(0, BLOCK // 2), a)
+    tl.store(b_ptr + tl.arange(0, BLOCK // 2), b)
+    tl.store(flip_ptr + offs, tl.flip(x))
+    t = tl.reshape(y, (4, BLOCK // 4))
+    r4 = tl.arange(0, 4)[:, None] * (BLOCK // 4) + tl.arange(0, BLOCK // 4)[None, :]
+    tl.store(flip0_ptr + r4, t.flip(0))
+    tl.store(cat_ptr + tl.arange(0, 2 * BLOCK), tl.cat(x, y, can_reorder=True))
+    # two scalars join into a <2> block; splitting it gives scalars back
+    p, q = tl.join(tl.max(x, axis=0), tl.min(y, axis=0)).split()
+    tl.store(pq_ptr, p)
+    tl.store(pq_ptr + 1, q)
+
+
+@triton.jit
+def block_ptr_copy_kernel(x_ptr, out_ptr, zero_ptr, nan_ptr, M, N, stride_m, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, OFF_M: tl.constexpr, OFF_N: tl.constexpr):
+    # a block read at an offset that may start before the matrix (OFF_M < 0)
+    # and reach past it: rows checked with zero and nan padding, the copy
+    # checked on both dims and stored back through a block pointer
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(stride_m, 1),
+                          offsets=(pid_m * BLOCK_M + OFF_M, pid_n * BLOCK_N + OFF_N),
+                          block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    o = tl.make_block_ptr(out_ptr, (M, N), (stride_m, 1), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                          (1, 0))
+    v = tl.load(x, boundary_check=(0, 1), padding_option="zero")
+    tl.store(o, v, boundary_check=(1, 0))
+    z = tl.make_block_ptr(zero_ptr, (M, N), (stride_m, 1), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                          (1, 0))
+    tl.store(z, tl.load(x, boundary_check=(0,), padding_option="zero") * 2.0, boundary_check=(0, 1))
+    nn = tl.make_block_ptr(nan_ptr, (M, N), (stride_m, 1), (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                           (1, 0))
+    tl.store(nn, tl.load(tl.advance(x, (0, 0)), boundary_check=(0, 1), padding_option="nan"), boundary_check=(0, 1))
+
+
+@triton.jit
+def block_ptr_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+                            stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # the block-pointer matmul: both pointers advanced along K in the loop
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak),
+                             offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    b_bp = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn),
+                             offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_bp, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_bp, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_bp = tl.advance(a_bp, (0, BLOCK_K))
+        b_bp = tl.advance(b_bp, [BLOCK_K, 0])
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pid_m * BLOCK_M, pid_n * BLOCK_N),
+                             (BLOCK_M, BLOCK_N), (1, 0))
+    tl.store(c_bp, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
+def block_ptr_while_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # a 1-D block pointer carried through a while loop: the sum of x in blocks
+    p = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    i = 0
+    while i < n:
+        acc += tl.load(p, boundary_check=(0,), padding_option="zero")
+        p = tl.advance(p, (BLOCK,))
+        i += BLOCK
+    tl.store(out_ptr, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def sort_kernel(x_ptr, asc_ptr, desc_ptr, top_ptr, ROWS: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # rows sorted both ways (Triton's bitonic network), and each row's top K
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(asc_ptr + offs, tl.sort(x))
+    tl.store(desc_ptr + offs, tl.sort(x, dim=1, descending=True))
+    tl.store(top_ptr + tl.arange(0, ROWS)[:, None] * K + tl.arange(0, K)[None, :], tl.topk(x, K))
+
+
+@triton.jit
+def gather_hist_kernel(x_ptr, idx_ptr, g_ptr, g0_ptr, h_ptr, hm_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    # tl.gather along rows (idx in [0, BLOCK)) and along columns (idx % 8);
+    # tl.histogram of idx - 3 (negative values are not counted) and of idx
+    # with the first n values only
+    r = tl.arange(0, 8)[:, None]
+    c = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(x_ptr + r * BLOCK + c)
+    idx = tl.load(idx_ptr + r * BLOCK + c)
+    tl.store(g_ptr + r * BLOCK + c, tl.gather(x, idx, 1))
+    tl.store(g0_ptr + r * BLOCK + c, x.gather(idx % 8, axis=0))
+    v = tl.reshape(idx, (8 * BLOCK,))
+    tl.store(h_ptr + tl.arange(0, BINS), tl.histogram(v - 3, BINS))
+    o = tl.arange(0, 8 * BLOCK)
+    tl.store(hm_ptr + tl.arange(0, BINS), v.histogram(BINS, mask=o < n))
+
+
+@triton.jit
+def debug_kernel(x_ptr, out_ptr, n, LIMIT: tl.constexpr, BLOCK: tl.constexpr):
+    # device asserts and prints: left out unless compiled in debug mode
+    tl.static_print("debug_kernel BLOCK =", BLOCK)
+    tl.static_assert(BLOCK >= 4, "BLOCK too small")
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.device_assert(x < LIMIT, "x is too large")
+    assert n > 0, "n must be positive"
+    tl.device_assert(x >= 0, "x is negative", mask=offs < n)
+    print("sum", tl.sum(x, axis=0))
+    tl.device_print("x ", x, offs, hex=False)
+    tl.store(out_ptr + offs, x + 1, mask=offs < n)
+
+
+@triton.jit
+def inline_asm_kernel(a_ptr, b_ptr, c_ptr, d_ptr, h_ptr, BLOCK: tl.constexpr):
+    # Triton's documented example: uint8 and float32 in, 4 elements a call
+    # (the bytes packed into one register), an int32 and a float32 out; and
+    # fp16 pairs added by one add.f16x2
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    (c, d) = tl.inline_asm_elementwise(
+        asm="""
+        {
+            .reg .b8 tmp<4>;
+            mov.b32 {tmp0, tmp1, tmp2, tmp3}, $8;
+            cvt.u32.u8 $0, tmp0;
+            cvt.u32.u8 $1, tmp1;
+            cvt.u32.u8 $2, tmp2;
+            cvt.u32.u8 $3, tmp3;
+        }
+        cvt.rn.f32.s32 $4, $0;
+        cvt.rn.f32.s32 $5, $1;
+        cvt.rn.f32.s32 $6, $2;
+        cvt.rn.f32.s32 $7, $3;
+        max.f32 $4, $4, $9;
+        max.f32 $5, $5, $10;
+        max.f32 $6, $6, $11;
+        max.f32 $7, $7, $12;
+        """,
+        constraints=("=r,=r,=r,=r,=r,=r,=r,=r,"
+                     "r,r,r,r,r"),
+        args=[a, b], dtype=(tl.int32, tl.float32), is_pure=True, pack=4)
+    tl.store(c_ptr + offs, c)
+    tl.store(d_ptr + offs, d)
+    h = b.to(tl.float16)
+    s = tl.inline_asm_elementwise("add.f16x2 $0, $1, $2;", "=r,r,r", [h, h], dtype=tl.float16, is_pure=True, pack=2)
+    tl.store(h_ptr + offs, s)
+
+
+@triton.jit
+def cuda_helpers_kernel(out_ptr):
+    # triton.language.extra.cuda: special registers and constexprs
+    t0 = cuda.globaltimer()
+    sm = cuda.smid()
+    t1 = tl.extra.cuda.globaltimer()
+    tl.store(out_ptr, (t1 >= t0).to(tl.int32))
+    tl.store(out_ptr + 1, (sm >= 0).to(tl.int32))
+    tl.store(out_ptr + 2, cuda.num_threads())
+    tl.store(out_ptr + 3, num_warps())
+
+
+@triton.jit
+def block_ptr_if_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # a block pointer advanced in one branch of a runtime if, read after it
+    pid = tl.program_id(0)
+    p = tl.make_block_ptr(x_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    if pid % 2 == 1:
+        p = tl.advance(p, (-BLOCK,))
+    else:
+        p = tl.advance(p, (0,))
+    o = tl.make_block_ptr(out_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
+    tl.store(o, tl.load(p, boundary_check=(0,), padding_option="zero"), boundary_check=(0,))

@@ -1,0 +1,16 @@
+# @jit helpers that tests/gpu/kernels/cross_file.py imports from this package
+import triton
+import triton.language as tl
+
+NEGATIVE_SLOPE = 0.125
+
+
+@triton.jit
+def leaky(x):
+    return tl.where(x >= 0, x, x * NEGATIVE_SLOPE)
+
+
+@triton.jit
+def leaky_then_square(x):
+    y = leaky(x)
+    return y * y
