@@ -866,6 +866,7 @@ static void test_refusals(void)
 	refused(ERR, "cat_no_reorder", "*fp32", "`tl.cat` needs can_reorder=True");
 	refused(ERR, "cat_not_pow2", "*fp32", "power of two");
 	refused(ERR, "flip_dim", "*fp32", "dim 1 is out of range for a block of rank 1");
+	refused(ERR, "flip_no_dim", "*fp32", "`tl.flip` needs `dim`");
 	refused(ERR, "bptr_mask", "*fp32", "`mask` and `other` arguments cannot be specified for loading block pointers");
 	refused(ERR, "bptr_order", "*fp32", "Expected a permutation of (0, 1, ..., len(order)-1) in order");
 	refused(ERR, "bptr_lengths", "*fp32", "Expected shape/strides/offsets/block_shape to have the same length");

@@ -765,7 +765,8 @@ static bool b_cat(call *c, sv *out)
 	return op && out_tensor(c, op->results[0], out);
 }
 
-/* flip(x, dim=None): reversed along dim (the last by default) */
+/* flip(x, dim): reversed along dim. Triton 3.6 declares dim=None but its
+ * static_assert compares None, so it refuses a call without dim: so do we. */
 static bool b_flip(call *c, sv *out)
 {
 	int x = arg_tensor(c, 0);
@@ -774,8 +775,11 @@ static bool b_flip(call *c, sv *out)
 	ir_type t = ty(c, x);
 	if (t.rank == 0)
 		return err(c, "`%s` needs a block, got a scalar", c->name);
-	int64_t d = t.rank - 1;
-	if (!is_none(c, 1) && !arg_int(c, 1, &d))
+	int64_t d = 0;
+	if (is_none(c, 1))
+		return err(c, "`%s` needs `dim`: Triton 3.6 refuses a flip without it (its default None fails its own check)",
+			   c->name);
+	if (!arg_int(c, 1, &d))
 		return false;
 	if (d < -(int64_t)t.rank || d >= t.rank)
 		return err(c, "dim %lld is out of range for a block of rank %d", (long long)d, t.rank);

@@ -723,9 +723,10 @@ CASES += [
          [{"M": 1, "N": 1, "S": 80}, {"M": 100, "N": 70, "S": 80}, {"M": 1000, "N": 257, "S": 300}], 2),
     case("block_ptr_if_f32", LANG, "block_ptr_if_kernel", [_n("fp32"), _n("fp32", "out"), N_], {"BLOCK": 1024},
          "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
-    case("block_ptr_while_f32", LANG, "block_ptr_while_kernel", [_n("fp32"), T("out", "fp32", ["1"]), N_],
-         {"BLOCK": 1024}, "1", SIZES_1D[:3], 2, SUM_TOL),
 ]
+# (a block pointer carried through a `while` loop compiles in tile, the
+# interpreter checks it in the CPU suite; Triton 3.6's own compile of it
+# fails in its pass manager, so there is no oracle to run it against)
 
 CASES += [
     # uniform [0, 2): rows stop where the sum passes the limit, or at n

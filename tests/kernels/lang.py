@@ -220,7 +220,7 @@ def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M:
 @triton.jit
 def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, flip0_ptr, cat_ptr, pq_ptr,
                   BLOCK: tl.constexpr):
-    # tl.join, tl.interleave, tl.split, tl.flip (last dim, dim 0), tl.cat
+    # tl.join, tl.interleave, tl.split, tl.flip (dim 0 of 1-D and 2-D blocks), tl.cat
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     y = tl.load(y_ptr + offs)
@@ -230,7 +230,7 @@ def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, fli
     a, b = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
     tl.store(a_ptr + tl.arange(0, BLOCK // 2), a)
     tl.store(b_ptr + tl.arange(0, BLOCK // 2), b)
-    tl.store(flip_ptr + offs, tl.flip(x))
+    tl.store(flip_ptr + offs, tl.flip(x, 0))
     t = tl.reshape(y, (4, BLOCK // 4))
     r4 = tl.arange(0, 4)[:, None] * (BLOCK // 4) + tl.arange(0, BLOCK // 4)[None, :]
     tl.store(flip0_ptr + r4, t.flip(0))

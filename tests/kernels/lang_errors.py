@@ -193,6 +193,12 @@ def cat_not_pow2(x_ptr):
 
 
 @triton.jit
+def flip_no_dim(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(x_ptr + tl.arange(0, 8), tl.flip(x))
+
+
+@triton.jit
 def flip_dim(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 8))
     tl.store(x_ptr + tl.arange(0, 8), tl.flip(x, 1))

@@ -226,7 +226,7 @@ def reduce_fn_kernel(x_ptr, max_ptr, idx_ptr, sum_ptr, total_ptr, M, N, BLOCK_M:
 @triton.jit
 def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, flip0_ptr, cat_ptr, n,
                   BLOCK: tl.constexpr):
-    # tl.join, tl.interleave, tl.split, tl.flip (last dim, dim 0) per block;
+    # tl.join, tl.interleave, tl.split, tl.flip (dim 0 of 1-D and 2-D blocks) per block;
     # tl.cat may reorder its elements (in Triton too), so only its sum and
     # maximum are stored
     pid = tl.program_id(0)
@@ -242,7 +242,7 @@ def shapes_kernel(x_ptr, y_ptr, join_ptr, inter_ptr, a_ptr, b_ptr, flip_ptr, fli
     ho = pid * (BLOCK // 2) + tl.arange(0, BLOCK // 2)
     tl.store(a_ptr + ho, a, mask=2 * ho < n)
     tl.store(b_ptr + ho, b, mask=2 * ho < n)
-    tl.store(flip_ptr + offs, tl.flip(x), mask=mask)
+    tl.store(flip_ptr + offs, tl.flip(x, 0), mask=mask)
     t = tl.reshape(y, (4, BLOCK // 4))
     r4 = pid * BLOCK + tl.arange(0, 4)[:, None] * (BLOCK // 4) + tl.arange(0, BLOCK // 4)[None, :]
     tl.store(flip0_ptr + r4, t.flip(0), mask=r4 < n)
@@ -298,19 +298,6 @@ def block_ptr_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, 
 
 
 @triton.jit
-def block_ptr_while_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    # a 1-D block pointer carried through a while loop: the sum of x in blocks
-    p = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
-    acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    i = 0
-    while i < n:
-        acc += tl.load(p, boundary_check=(0,), padding_option="zero")
-        p = tl.advance(p, (BLOCK,))
-        i += BLOCK
-    tl.store(out_ptr, tl.sum(acc, axis=0))
-
-
-@triton.jit
 def sort_kernel(x_ptr, asc_ptr, desc_ptr, n, ROWS: tl.constexpr, N: tl.constexpr):
     # ROWS rows of N per program sorted both ways by the bitonic network (the
     # same network in tile, so NaNs and -0.0 land where Triton puts them)
@@ -347,8 +334,11 @@ def gather_hist_kernel(x_ptr, idx_ptr, g_ptr, g0_ptr, h_ptr, hm_ptr, n, BLOCK: t
     tl.store(g0_ptr + base + r * BLOCK + c, x.gather(idx % 8, axis=0))
     v = tl.reshape(idx, (8 * BLOCK,))
     tl.store(h_ptr + pid * BINS + tl.arange(0, BINS), tl.histogram(v, BINS))
+    # masked: over a 1-D load (Triton 3.6 pairs the mask with the wrong
+    # elements of a reshaped block: its count differs from torch's there)
     o = tl.arange(0, 8 * BLOCK)
-    tl.store(hm_ptr + pid * BINS + tl.arange(0, BINS), v.histogram(BINS, mask=o < n))
+    v1 = tl.load(idx_ptr + base + o)
+    tl.store(hm_ptr + pid * BINS + tl.arange(0, BINS), v1.histogram(BINS, mask=o < n))
 
 
 @triton.jit
