@@ -811,6 +811,12 @@ BENCH = [
     case("bench_layer_norm_f16", T2, "layer_norm_fwd_kernel", _ln_params("fp16"), _ln_cx(2), "M",
          [{"M": 4096, "N": 8192}], 2, tol(2e-3, 2e-3), num_warps=_ln_warps(2), grid_in_blob=False,
          bench="layer norm fwd fp16 4096x8192"),
+    # tl.sort of rows, both ways (Triton's bitonic network on both sides)
+    case("bench_sort_rows", LANG, "sort_kernel",
+         [T("in", "fp32", ["n", "1024"]), T("out", "fp32", ["n", "1024"]), T("out", "fp32", ["n", "1024"]),
+          S("i32", "n")],
+         {"ROWS": 1, "N": 1024}, "cdiv(n, ROWS)", [{"n": 65536}], 2, EXACT, num_warps=4,
+         bench="sort fp32 rows 65536x1024, ascending and descending (row per program)"),
     case("bench_cumsum_rows_4096", LANG, "cumsum_rows_kernel",
          [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M", "N"]), S("i32", "N")],
          {"BLOCK_N": 4096}, "M", [{"M": 4096, "N": 4096}], 2, SUM_TOL, num_warps=8,
