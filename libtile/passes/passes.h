@@ -27,8 +27,9 @@
  * flag IR_FLAG_SPARE_TILE. narrow (indexed by value id, may be NULL) marks
  * the loads whose tiles cp.async could only copy in pieces under 4 bytes
  * (its smallest; unaligned fp16 rows, axis_narrow_loads): a loop with such
- * a load is pipelined through registers, one iteration ahead, as without
- * asynchronous copies, instead of copying those pieces synchronously. */
+ * a load, whose loads hold at most 48 elements per thread, is pipelined
+ * through registers, one iteration ahead, as without asynchronous copies,
+ * instead of copying those pieces synchronously. */
 tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, const bool *narrow);
 
 #endif
