@@ -2,7 +2,7 @@
 import triton
 import triton.language as tl
 
-NEGATIVE_SLOPE = 0.125
+NEGATIVE_SLOPE = tl.constexpr(0.125)  # Triton reads only constexpr globals
 
 
 @triton.jit
