@@ -84,6 +84,27 @@ static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *
 /* Within each thread, then across the lanes of the axis with butterfly
  * shuffles, then across its warps through shared memory. The result is in
  * the slice layout: every thread of the axis holds it. */
+/* Across warps: whether this thread writes its warp's partial results
+ * (lane 0 of the reduced dim, one of the first `warps` warps along it, and
+ * inside the block along the other dims), and *wk its warp's index along
+ * the reduced dim `axis`. */
+static LLVMValueRef partial_writer(lw *w, const layout_map *ms, layout_field fl, int warps, int axis, LLVMValueRef *wk)
+{
+	*wk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), ""), lw_ci32(w, fl.warps - 1), "");
+	LLVMValueRef lk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), ""),
+				       lw_ci32(w, fl.lanes - 1), "");
+	LLVMValueRef pred = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, lk, lw_ci32(w, 0), ""),
+					 LLVMBuildICmp(w->b, LLVMIntULT, *wk, lw_ci32(w, warps), ""), "");
+	for (int d = 0; d < ms->rank; d++) {
+		layout_field fd = layout_dim_field(ms, d);
+		if (d == axis || (int64_t)fd.warp_scale * fd.warps <= ms->shape[d])
+			continue;
+		pred = LLVMBuildAnd(w->b, pred, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, ms, d), lw_ci32(w, ms->shape[d]), ""),
+				    "");
+	}
+	return pred;
+}
+
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	int src = op->args[0], k = op->axis, sub = op->sub;
@@ -141,19 +162,7 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 		int64_t nr = ir_numel(rt), eb = ir_kind_bytes(ek);
 		int64_t ibase = ((warps * nr * eb) + 3) & ~(int64_t)3;
 		lw_smem_need(w, (uint64_t)(arg ? ibase + warps * nr * 4 : warps * nr * eb));
-		LLVMValueRef wk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), ""),
-					       lw_ci32(w, fl.warps - 1), "");
-		LLVMValueRef lk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), ""),
-					       lw_ci32(w, fl.lanes - 1), "");
-		LLVMValueRef pred = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, lk, lw_ci32(w, 0), ""),
-						 LLVMBuildICmp(w->b, LLVMIntULT, wk, lw_ci32(w, warps), ""), "");
-		for (int d = 0; d < ms.rank; d++) {
-			layout_field fd = layout_dim_field(&ms, d);
-			if (d == k || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
-				continue;
-			pred = LLVMBuildAnd(w->b, pred, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, &ms, d),
-								      lw_ci32(w, ms.shape[d]), ""), "");
-		}
+		LLVMValueRef wk, pred = partial_writer(w, &ms, fl, warps, k, &wk);
 		lw_barrier(w);
 		LLVMBasicBlockRef join = lw_begin_if(w, pred);
 		LLVMValueRef *lin = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nq);
@@ -286,19 +295,7 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 		for (int i = 0; i < k; i++)
 			off[i + 1] = (off[i] + warps * nr * ir_kind_bytes(kinds[i]) + 7) & ~(int64_t)7;
 		lw_smem_need(w, (uint64_t)off[k]);
-		LLVMValueRef wk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->warp, lw_ci32(w, fl.warp_shift), ""),
-					       lw_ci32(w, fl.warps - 1), "");
-		LLVMValueRef lk = LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), ""),
-					       lw_ci32(w, fl.lanes - 1), "");
-		LLVMValueRef pred = LLVMBuildAnd(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, lk, lw_ci32(w, 0), ""),
-						 LLVMBuildICmp(w->b, LLVMIntULT, wk, lw_ci32(w, warps), ""), "");
-		for (int d = 0; d < ms.rank; d++) {
-			layout_field fd = layout_dim_field(&ms, d);
-			if (d == ax || (int64_t)fd.warp_scale * fd.warps <= ms.shape[d])
-				continue;
-			pred = LLVMBuildAnd(w->b, pred, LLVMBuildICmp(w->b, LLVMIntULT, lw_thread_raw(w, &ms, d),
-								      lw_ci32(w, ms.shape[d]), ""), "");
-		}
+		LLVMValueRef wk, pred = partial_writer(w, &ms, fl, warps, ax, &wk);
 		lw_barrier(w);
 		LLVMBasicBlockRef join = lw_begin_if(w, pred);
 		for (int q = 0; q < nq; q++) {
