@@ -190,6 +190,29 @@ static void test_branch_temps(void)
 	free(x);
 }
 
+/* Pointers from a table of 64-bit addresses (.to(tl.pointer_type(...))):
+ * the interpreter's address of buffer b is (b + 1) << 40 (interp.c). */
+static void test_pointer_table(void)
+{
+	enum { G = 3, BLOCK = 16 };
+	uint16_t rows[G][BLOCK], out[G * BLOCK];
+	uint64_t table[G];
+	for (int g = 0; g < G; g++) {
+		for (int i = 0; i < BLOCK; i++)
+			rows[g][i] = (uint16_t)(0x3c00 + ((g * BLOCK + i) << 2)); /* 1.0 and up, exact when doubled */
+		table[G - 1 - g] = ((uint64_t)(2 + 1) << 40) + sizeof rows[0] * (uint64_t)g; /* buffer 2: rows, reversed */
+	}
+	launch l = kl("pointer_table_kernel", "*u64, *fp16, 16", G, 1);
+	kl_ptr(&l, table, sizeof table);
+	kl_ptr(&l, out, sizeof out);
+	l.bufs[l.nbufs++] = (interp_buffer){rows, sizeof rows}; /* buffer 2: no parameter, reached through the table */
+	if (kl_run(&l))
+		for (int g = 0; g < G; g++)
+			for (int i = 0; i < BLOCK; i++)
+				CHECK_EQ_INT(out[g * BLOCK + i], rows[G - 1 - g][i] + 0x400); /* doubling adds 1 to the exponent */
+	kl_release(&l);
+}
+
 static void test_dtype_call(void)
 {
 	enum { ROWS = 3, COLS = 100 };
@@ -913,6 +936,7 @@ int main(void)
 	test_block_ptr_if();
 	test_while_and_or();
 	test_umulhi();
+	test_pointer_table();
 	test_refusals();
 	return check_report("test_lang");
 }

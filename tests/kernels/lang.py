@@ -401,3 +401,13 @@ def block_ptr_if_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         p = tl.advance(p, (0,))
     o = tl.make_block_ptr(out_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))
     tl.store(o, tl.load(p, boundary_check=(0,), padding_option="zero"), boundary_check=(0,))
+
+
+@triton.jit
+def pointer_table_kernel(ptrs_ptr, out_ptr, BLOCK: tl.constexpr):
+    # each program reads the row its table entry points to (a 64-bit address
+    # made a pointer, as Triton's grouped GEMM tutorial reads its matrices)
+    g = tl.program_id(0)
+    p = tl.load(ptrs_ptr + g).to(tl.pointer_type(tl.float16))
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + g * BLOCK + offs, tl.load(p + offs) * 2)
