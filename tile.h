@@ -3084,13 +3084,9 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, uin
 	return best;
 }
 
-static tile_status tile__launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
-{
-	return tile_launch_config(m, kernel, -1, grid, stream, args, nargs);
-}
-
-TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
-				       void **args, int nargs)
+/* A launch of config `which` (-1: the one the tuning table gives). */
+static tile_status tile__launch(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream, void **args,
+				int nargs)
 {
 	const tile__kernel *k = tile__kernel_at(m, kernel);
 	const tile__variant *v;
@@ -3181,15 +3177,21 @@ TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, co
 	return TILE_SUCCESS;
 }
 
-TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
+				       void **args, int nargs)
 {
 	tile_status st;
 	if (!m)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: module is NULL");
 	TILE__DEBUG_ENTER(m, "tile_launch");
-	st = tile__launch(m, kernel, grid, stream, args, nargs);
+	st = tile__launch(m, kernel, which, grid, stream, args, nargs);
 	TILE__DEBUG_LEAVE(m);
 	return st;
+}
+
+TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)
+{
+	return tile_launch_config(m, kernel, -1, grid, stream, args, nargs);
 }
 
 /* Whether the slot's context is still the one its modules were loaded in:
