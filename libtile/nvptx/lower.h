@@ -151,9 +151,13 @@ bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_la
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);
 
-/* reduce.c: REDUCE; REDUCE_FN's k results */
+/* reduce.c: REDUCE; REDUCE_FN's k results; lw_shfl, x from another lane
+ * (up or down by `by` lanes, from lane `by`, or xor `by`) 32 bits at a
+ * time, which the reductions and the scans share */
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_reduce_fn(lw *w, const ir_op *op);
+typedef enum lw_shfl_mode { LW_SHFL_UP, LW_SHFL_DOWN, LW_SHFL_IDX, LW_SHFL_BFLY } lw_shfl_mode;
+LLVMValueRef lw_shfl(lw *w, lw_shfl_mode mode, LLVMValueRef x, LLVMValueRef by);
 
 /* scan.c: a SCAN op's k results; lower.c: a region of scalar ops (a scan's
  * combine) run on the given parameter values, the yielded values in out */

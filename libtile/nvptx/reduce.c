@@ -12,17 +12,18 @@
  */
 #include "nvptx/lower.h"
 
-/* Exchanges x with the lane `off` away (xor): 32-bit pieces through
- * shfl.sync.bfly. */
-static LLVMValueRef shfl_xor(lw *w, LLVMValueRef x, int off)
+LLVMValueRef lw_shfl(lw *w, lw_shfl_mode mode, LLVMValueRef x, LLVMValueRef by)
 {
+	static const char *const names[] = {"llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.down.i32",
+					    "llvm.nvvm.shfl.sync.idx.i32", "llvm.nvvm.shfl.sync.bfly.i32"};
+	/* clamp: up 0, the others 31 (no segments) */
+	LLVMValueRef args[4] = {lw_ci32(w, -1), NULL, by, lw_ci32(w, mode == LW_SHFL_UP ? 0 : 31)};
 	LLVMTypeRef t = LLVMTypeOf(x);
-	LLVMValueRef args[4] = {lw_ci32(w, -1), NULL, lw_ci32(w, off), lw_ci32(w, 31)};
-	if (t == w->f32) {
+	if (mode == LW_SHFL_BFLY && t == w->f32) {
 		args[1] = x;
 		return lw_call(w, "llvm.nvvm.shfl.sync.bfly.f32", w->f32, args, 4);
 	}
-	unsigned bits = t == w->f64 ? 64 : t == w->f16 || t == w->bf16 ? 16 : LLVMGetIntTypeWidth(t);
+	unsigned bits = t == w->f64 ? 64 : t == w->f32 ? 32 : t == w->f16 || t == w->bf16 ? 16 : LLVMGetIntTypeWidth(t);
 	LLVMTypeRef it = LLVMIntTypeInContext(w->c, bits);
 	LLVMValueRef xi = LLVMBuildBitCast(w->b, x, it, "");
 	LLVMValueRef res;
@@ -30,14 +31,14 @@ static LLVMValueRef shfl_xor(lw *w, LLVMValueRef x, int off)
 		LLVMValueRef lo = LLVMBuildTrunc(w->b, xi, w->i32, "");
 		LLVMValueRef hi = LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, xi, LLVMConstInt(w->i64, 32, false), ""), w->i32, "");
 		args[1] = lo;
-		lo = lw_call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		lo = lw_call(w, names[mode], w->i32, args, 4);
 		args[1] = hi;
-		hi = lw_call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		hi = lw_call(w, names[mode], w->i32, args, 4);
 		res = LLVMBuildOr(w->b, LLVMBuildZExt(w->b, lo, w->i64, ""),
 				  LLVMBuildShl(w->b, LLVMBuildZExt(w->b, hi, w->i64, ""), LLVMConstInt(w->i64, 32, false), ""), "");
 	} else {
 		args[1] = bits == 32 ? xi : LLVMBuildZExt(w->b, xi, w->i32, "");
-		res = lw_call(w, "llvm.nvvm.shfl.sync.bfly.i32", w->i32, args, 4);
+		res = lw_call(w, names[mode], w->i32, args, 4);
 		if (bits < 32)
 			res = LLVMBuildTrunc(w->b, res, it, "");
 	}
@@ -150,8 +151,8 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 		lanes = span > 1 ? span : 1;
 	for (int off = 1; off < lanes; off <<= 1)
 		for (int q = 0; q < nq; q++) {
-			LLVMValueRef y = shfl_xor(w, acc[q], off << fl.lane_shift);
-			LLVMValueRef yi = arg ? shfl_xor(w, acci[q], off << fl.lane_shift) : NULL;
+			LLVMValueRef y = lw_shfl(w, LW_SHFL_BFLY, acc[q], lw_ci32(w, off << fl.lane_shift));
+			LLVMValueRef yi = arg ? lw_shfl(w, LW_SHFL_BFLY, acci[q], lw_ci32(w, off << fl.lane_shift)) : NULL;
 			combine(w, sub, ek, &acc[q], &acci[q], y, yi);
 		}
 	int warps = fl.warps, wspan = st.shape[k] / fl.warp_scale;
@@ -281,7 +282,7 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef y[REDUCE_FN_MAX_K];
 			for (int i = 0; i < k; i++)
-				y[i] = shfl_xor(w, acc[q * k + i], off << fl.lane_shift);
+				y[i] = lw_shfl(w, LW_SHFL_BFLY, acc[q * k + i], lw_ci32(w, off << fl.lane_shift));
 			if (!combine_fn(w, op, &acc[q * k], y, &acc[q * k]))
 				return false;
 		}

@@ -18,38 +18,6 @@
 
 enum { SCAN_MAX_K = 8 };
 
-typedef enum shfl_mode { SHFL_UP, SHFL_DOWN, SHFL_IDX } shfl_mode;
-
-/* x from another lane (up/down by `by` lanes, or from lane `by`), 32 bits at a time. */
-static LLVMValueRef shfl(lw *w, shfl_mode mode, LLVMValueRef x, LLVMValueRef by)
-{
-	static const char *const names[3] = {"llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.down.i32",
-					      "llvm.nvvm.shfl.sync.idx.i32"};
-	/* clamp: up 0, down and idx 31 (no segments) */
-	LLVMValueRef args[4] = {lw_ci32(w, -1), NULL, by, lw_ci32(w, mode == SHFL_UP ? 0 : 31)};
-	LLVMTypeRef t = LLVMTypeOf(x);
-	unsigned bits = t == w->f64 ? 64 : t == w->f32 ? 32 : t == w->f16 || t == w->bf16 ? 16 : LLVMGetIntTypeWidth(t);
-	LLVMTypeRef it = LLVMIntTypeInContext(w->c, bits);
-	LLVMValueRef xi = LLVMBuildBitCast(w->b, x, it, "");
-	LLVMValueRef res;
-	if (bits == 64) {
-		LLVMValueRef lo = LLVMBuildTrunc(w->b, xi, w->i32, "");
-		LLVMValueRef hi = LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, xi, LLVMConstInt(w->i64, 32, false), ""), w->i32, "");
-		args[1] = lo;
-		lo = lw_call(w, names[mode], w->i32, args, 4);
-		args[1] = hi;
-		hi = lw_call(w, names[mode], w->i32, args, 4);
-		res = LLVMBuildOr(w->b, LLVMBuildZExt(w->b, lo, w->i64, ""),
-				  LLVMBuildShl(w->b, LLVMBuildZExt(w->b, hi, w->i64, ""), LLVMConstInt(w->i64, 32, false), ""), "");
-	} else {
-		args[1] = bits == 32 ? xi : LLVMBuildZExt(w->b, xi, w->i32, "");
-		res = lw_call(w, names[mode], w->i32, args, 4);
-		if (bits < 32)
-			res = LLVMBuildTrunc(w->b, res, it, "");
-	}
-	return LLVMBuildBitCast(w->b, res, t, "");
-}
-
 /* The state of one scan: its op, the k components, the combine region. */
 typedef struct scan {
 	lw *w;
@@ -150,7 +118,7 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 	LLVMValueRef wi_e = LLVMBuildAnd(w->b, wi, lw_ci32(w, warps_eff - 1), "");
 	LLVMValueRef pos_l = rev ? LLVMBuildSub(w->b, lw_ci32(w, lanes_eff - 1), li_e, "") : li_e;
 	LLVMValueRef pos_w = rev ? LLVMBuildSub(w->b, lw_ci32(w, warps_eff - 1), wi_e, "") : wi_e;
-	shfl_mode toward = rev ? SHFL_DOWN : SHFL_UP;
+	lw_shfl_mode toward = rev ? LW_SHFL_DOWN : LW_SHFL_UP;
 	/* per row: the values (registers of the row), the carry between
 	 * repetitions; per repetition and row: the lanes' inclusive total */
 	size_t nv = (size_t)nrow * (size_t)(regs + 3 + reps) * k;
@@ -199,7 +167,7 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 			for (int o = 1; o < lanes_eff; o <<= 1) {
 				LLVMValueRef y[SCAN_MAX_K], both[SCAN_MAX_K];
 				for (int i = 0; i < k; i++)
-					y[i] = shfl(w, toward, acc[i], lw_ci32(w, o << fl.lane_shift));
+					y[i] = lw_shfl(w, toward, acc[i], lw_ci32(w, o << fl.lane_shift));
 				if (!combine(&sc, y, acc, both))
 					return false;
 				select_k(&sc, LLVMBuildICmp(w->b, LLVMIntUGE, pos_l, lw_ci32(w, o), ""), both, acc, acc);
@@ -243,7 +211,7 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 			LLVMValueRef lex[SCAN_MAX_K], has_l = NULL;
 			if (lanes_eff > 1) {
 				for (int i = 0; i < k; i++)
-					lex[i] = shfl(w, toward, acc[i], lw_ci32(w, 1 << fl.lane_shift));
+					lex[i] = lw_shfl(w, toward, acc[i], lw_ci32(w, 1 << fl.lane_shift));
 				has_l = LLVMBuildICmp(w->b, LLVMIntUGE, pos_l, lw_ci32(w, 1), "");
 			}
 			LLVMValueRef wex[SCAN_MAX_K], has_w = NULL;
@@ -284,7 +252,7 @@ bool lw_emit_scan(lw *w, const ir_op *op)
 							       LLVMBuildShl(w->b, LLVMBuildOr(w->b, grp, lw_ci32(w, rev ? 0 : lanes_eff - 1), ""),
 									    lw_ci32(w, fl.lane_shift), ""), "");
 				for (int i = 0; i < k; i++)
-					tile[i] = shfl(w, SHFL_IDX, acc[i], src);
+					tile[i] = lw_shfl(w, LW_SHFL_IDX, acc[i], src);
 			} else {
 				for (int i = 0; i < k; i++)
 					tile[i] = acc[i];
