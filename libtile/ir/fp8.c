@@ -23,21 +23,6 @@
 #include "ir/ir.h"
 
 #include <math.h>
-#include <string.h>
-
-static uint32_t bits_of(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
-static float float_of(uint32_t u)
-{
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
 
 /* mantissa bits, bias, largest finite value, the NaN byte */
 static void format_of(ir_kind k, int *mbits, int *bias, double *maxv)
@@ -101,7 +86,7 @@ static uint8_t satfinite(ir_kind k, double x)
 /* cvt.rz.f16.f32: toward zero, finite overflow gives 65504. */
 static uint16_t f32_to_f16_rz(float x)
 {
-	uint32_t u = bits_of(x);
+	uint32_t u = ir_f32_bits(x);
 	uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
 	double a = fabs((double)x);
 	if (x != x)
@@ -159,6 +144,6 @@ float ir_fp8_to_f32(ir_kind k, uint8_t b)
 uint16_t ir_fp8_to_bf16(ir_kind k, uint8_t b)
 {
 	if (k == IR_F8E5) /* the bits moved into place, times 2^112 */
-		return (uint16_t)((bits_of(float_of((uint32_t)(b & 0x7f) << 21) * 0x1p112f) >> 16) | ((b & 0x80u) << 8));
+		return (uint16_t)((ir_f32_bits(ir_f32_from_bits((uint32_t)(b & 0x7f) << 21) * 0x1p112f) >> 16) | ((b & 0x80u) << 8));
 	return interp_f32_to_bf16(ir_fp8_to_f32(k, b));
 }

@@ -53,23 +53,9 @@ typedef struct interp {
  * Numeric formats
  * --------------------------------------------------------------------- */
 
-static uint32_t f32_bits(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	return x;
-}
-
-static float f32_from_bits(uint32_t x)
-{
-	float f;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
 uint16_t interp_f32_to_f16(float f)
 {
-	uint32_t x = f32_bits(f);
+	uint32_t x = ir_f32_bits(f);
 	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
 	uint32_t a = x & 0x7fffffff;
 	if (a > 0x7f800000) /* NaN: keep it quiet */
@@ -99,13 +85,13 @@ float interp_f16_to_f32(uint16_t h)
 		return sign ? -v : v;
 	}
 	if (e == 31)
-		return f32_from_bits(sign | 0x7f800000 | (m << 13));
-	return f32_from_bits(sign | ((e + 112) << 23) | (m << 13));
+		return ir_f32_from_bits(sign | 0x7f800000 | (m << 13));
+	return ir_f32_from_bits(sign | ((e + 112) << 23) | (m << 13));
 }
 
 uint16_t interp_f32_to_bf16(float f)
 {
-	uint32_t x = f32_bits(f);
+	uint32_t x = ir_f32_bits(f);
 	if ((x & 0x7fffffff) > 0x7f800000)
 		return (uint16_t)((x >> 16) | 0x40);
 	x += 0x7fff + ((x >> 16) & 1);
@@ -114,7 +100,7 @@ uint16_t interp_f32_to_bf16(float f)
 
 float interp_bf16_to_f32(uint16_t h)
 {
-	return f32_from_bits((uint32_t)h << 16);
+	return ir_f32_from_bits((uint32_t)h << 16);
 }
 
 /* A value rounded to a float kind. */
@@ -222,7 +208,7 @@ static uint64_t raw_bits(ir_kind k, slot s)
 	switch (k) {
 	case IR_F16: return interp_f32_to_f16((float)s.f);
 	case IR_BF16: return interp_f32_to_bf16((float)s.f);
-	case IR_F32: return f32_bits((float)s.f);
+	case IR_F32: return ir_f32_bits((float)s.f);
 	case IR_F64: {
 		uint64_t u;
 		memcpy(&u, &s.f, 8);
@@ -241,7 +227,7 @@ static slot from_bits(ir_kind k, uint64_t u)
 	switch (k) {
 	case IR_F16: r.f = interp_f16_to_f32((uint16_t)u); break;
 	case IR_BF16: r.f = interp_bf16_to_f32((uint16_t)u); break;
-	case IR_F32: r.f = f32_from_bits((uint32_t)u); break;
+	case IR_F32: r.f = ir_f32_from_bits((uint32_t)u); break;
 	case IR_F64: memcpy(&r.f, &u, 8); break;
 	case IR_F8E4NV: case IR_F8E5: r.u = u & 0xff; break;
 	case IR_PTR: r.u = u; break;
@@ -976,10 +962,10 @@ static tilec_status exec_reduce(interp *in, const ir_op *op)
  * cores take the fp32 registers Triton gives them. */
 static float to_tf32(float x)
 {
-	uint32_t u = f32_bits(x);
+	uint32_t u = ir_f32_bits(x);
 	if ((u & 0x7f800000) == 0x7f800000)
 		return x;
-	return f32_from_bits(u & 0xffffe000);
+	return ir_f32_from_bits(u & 0xffffe000);
 }
 
 /* One product of a 2-D or batched (3-D) dot: batch element z. */

@@ -581,3 +581,17 @@ void ir_dump(strbuf *sb, const ir_func *f)
 	dump_region(sb, f, &f->body, 2);
 	sb_puts(sb, "}\n");
 }
+
+uint32_t ir_f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+float ir_f32_from_bits(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}

@@ -59,6 +59,9 @@ int64_t ir_numel(ir_type t);   /* 1 for scalars */
 int ir_kind_bits(ir_kind k);    /* 1 for i1, 64 for pointers */
 int ir_kind_bytes(ir_kind k);   /* storage size: i1 is stored as 1 byte */
 bool ir_kind_is_float(ir_kind k); /* fp8 included, as Triton's is_floating() */
+/* An fp32 value's bits and back (for the interpreter's and fp8's conversions). */
+uint32_t ir_f32_bits(float f);
+float ir_f32_from_bits(uint32_t u);
 bool ir_kind_is_fp8(ir_kind k);
 bool ir_kind_is_int(ir_kind k); /* i1 included */
 bool ir_kind_is_signed(ir_kind k);
