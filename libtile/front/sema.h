@@ -154,6 +154,12 @@ bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out);
 bool sema_desc_param(sema *s, src_loc loc, int first, sv *out);
 bool sema_desc_load(sema *s, src_loc loc, sv desc, sv offsets, sv *out);
 bool sema_desc_store(sema *s, src_loc loc, sv desc, sv offsets, sv value, sv *out);
+/* One dim k (of rank r) of a block's addresses, which descriptors and block
+ * pointers share: idx = offset + tl.arange(0, size), expanded to rank r;
+ * *p += i64(idx) * stride (stride SV_NONE: 1); with check, *m &= 0 <= idx
+ * < shape (*m SV_NONE before the first checked dim). */
+bool sema_block_dim(sema *s, src_loc loc, int k, int r, int32_t size, sv offset, sv shape, sv stride, bool check, sv *p,
+		    sv *m);
 bool sema_desc_attr(sema *s, src_loc loc, sv desc, const char *name, sv *out);
 /* sema_import.c: modules of the user's source tree. is_user_module: a
  * dotted path (or "@file") that is not Triton's or math; user_attr: NAME

@@ -182,31 +182,10 @@ static bool addresses(sema *s, src_loc loc, sv bp, const bool *check, sv *ptr, s
 {
 	int r = bp.t.rank;
 	sv p = bp.items[0], m = {.kind = SV_NONE};
-	for (int k = 0; k < r; k++) {
-		sv ar, idx;
-		sv range[2] = {sema_int(0), sema_int(bp.t.shape[k])};
-		if (!sema_builtin(s, loc, "tl.arange", 2, range, &ar) ||
-		    !sema_binop(s, loc, AST_OP_ADD, bp.items[1 + 2 * r + k], ar, &idx))
+	for (int k = 0; k < r; k++)
+		if (!sema_block_dim(s, loc, k, r, bp.t.shape[k], bp.items[1 + 2 * r + k], bp.items[1 + k], bp.items[1 + r + k],
+				    check[k], &p, &m))
 			return false;
-		int id = idx.id;
-		for (int j = 0; j < r; j++)
-			if (j != k && (id = sema_expand_dims(s, loc, id, j)) < 0)
-				return false;
-		idx = sema_tensor(id);
-		if (check[k]) {
-			sv lo, hi, in;
-			if (!sema_binop(s, loc, AST_OP_GE, idx, sema_int(0), &lo) ||
-			    !sema_binop(s, loc, AST_OP_LT, idx, bp.items[1 + k], &hi) ||
-			    !sema_binop(s, loc, AST_OP_BITAND, lo, hi, &in) ||
-			    (m.kind != SV_NONE && !sema_binop(s, loc, AST_OP_BITAND, m, in, &in)))
-				return false;
-			m = in;
-		}
-		sv term = sema_tensor(sema_cast(s, loc, id, ir_scalar(IR_I64)));
-		if (term.id < 0 || !sema_binop(s, loc, AST_OP_MUL, term, bp.items[1 + r + k], &term) ||
-		    !sema_binop(s, loc, AST_OP_ADD, p, term, &p))
-			return false;
-	}
 	/* a mask of fewer dims than the block: broadcast it to the pointers */
 	if (m.kind != SV_NONE && !ir_same_shape(sema_type(s, m.id), sema_type(s, p.id))) {
 		int id = sema_splat_to(s, loc, m.id, sema_type(s, p.id));

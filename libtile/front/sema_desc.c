@@ -208,6 +208,31 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out)
 	return true;
 }
 
+bool sema_block_dim(sema *s, src_loc loc, int k, int r, int32_t size, sv offset, sv shape, sv stride, bool check, sv *p,
+		    sv *m)
+{
+	sv ar, idx;
+	sv range[2] = {sema_int(0), sema_int(size)};
+	if (!sema_builtin(s, loc, "tl.arange", 2, range, &ar) || !sema_binop(s, loc, AST_OP_ADD, offset, ar, &idx))
+		return false;
+	int id = idx.id;
+	for (int j = 0; j < r; j++)
+		if (j != k && (id = sema_expand_dims(s, loc, id, j)) < 0)
+			return false;
+	idx = sema_tensor(id);
+	if (check) {
+		sv lo, hi, in;
+		if (!sema_binop(s, loc, AST_OP_GE, idx, sema_int(0), &lo) || !sema_binop(s, loc, AST_OP_LT, idx, shape, &hi) ||
+		    !sema_binop(s, loc, AST_OP_BITAND, lo, hi, &in) ||
+		    (m->kind != SV_NONE && !sema_binop(s, loc, AST_OP_BITAND, *m, in, &in)))
+			return false;
+		*m = in;
+	}
+	sv term = sema_tensor(sema_cast(s, loc, id, ir_scalar(IR_I64)));
+	return term.id >= 0 && (stride.kind == SV_NONE || sema_binop(s, loc, AST_OP_MUL, term, stride, &term)) &&
+	       sema_binop(s, loc, AST_OP_ADD, *p, term, p);
+}
+
 /* The pointers and the bounds mask of the block at `offsets`. */
 static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, sv *ptr, sv *mask)
 {
@@ -220,33 +245,12 @@ static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, 
 	offs = offsets.items;
 	if (n != r)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "expected %d offsets, but got %d", r, n);
-	sv p = d.items[0], m = {0};
+	sv p = d.items[0], m = {.kind = SV_NONE}, one = {.kind = SV_NONE};
 	for (int k = 0; k < r; k++) {
 		int o = int_scalar(s, loc, offs[k], IR_I32, "offset", k);
-		if (o < 0)
-			return false;
-		sv ar, idx, lo, hi, in;
-		sv range[2] = {sema_int(0), sema_int(d.t.shape[k])};
-		if (!sema_builtin(s, loc, "tl.arange", 2, range, &ar) ||
-		    !sema_binop(s, loc, AST_OP_ADD, sema_tensor(o), ar, &idx))
-			return false;
-		int id = idx.id;
-		for (int j = 0; j < r; j++)
-			if (j != k && (id = sema_expand_dims(s, loc, id, j)) < 0)
-				return false;
-		idx = sema_tensor(id);
-		if (!sema_binop(s, loc, AST_OP_GE, idx, sema_int(0), &lo) ||
-		    !sema_binop(s, loc, AST_OP_LT, idx, d.items[1 + k], &hi) ||
-		    !sema_binop(s, loc, AST_OP_BITAND, lo, hi, &in) ||
-		    (k && !sema_binop(s, loc, AST_OP_BITAND, m, in, &in)))
-			return false;
-		m = in;
-		sv term = sema_tensor(sema_cast(s, loc, id, ir_scalar(IR_I64)));
-		if (term.id < 0)
-			return false;
-		if (k < r - 1 && !sema_binop(s, loc, AST_OP_MUL, term, d.items[1 + r + k], &term))
-			return false;
-		if (!sema_binop(s, loc, AST_OP_ADD, p, term, &p))
+		/* the last stride is 1 (descriptors require it) */
+		if (o < 0 || !sema_block_dim(s, loc, k, r, d.t.shape[k], sema_tensor(o), d.items[1 + k],
+					     k < r - 1 ? d.items[1 + r + k] : one, true, &p, &m))
 			return false;
 	}
 	*ptr = p;
