@@ -30,11 +30,13 @@ static void usage(FILE *f)
 		   "                use autotune config CONFIG (0-based) of the kernel\n"
 		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n"
 		   "  --pipelined   after the loads that feed dots are pipelined (what\n"
-		   "                tilec compile lowers when num_stages >= 2): as for sm_80\n"
-		   "                and newer, rings of num_stages shared-memory tiles filled\n"
-		   "                by asynchronous copies; =wgmma as for sm_90a, whose rings\n"
-		   "                hold a spare tile; =registers as for older targets,\n"
-		   "                loads issued one iteration ahead into registers\n"
+		   "                tilec compile lowers when num_stages >= 2): as for mma.sync\n"
+		   "                (sm_80 and newer), rings of num_stages - 1 shared-memory\n"
+		   "                tiles (2 with num_stages 2) filled by asynchronous copies,\n"
+		   "                the next copies into the tile just read after a barrier;\n"
+		   "                =wgmma as for sm_90a, rings of num_stages tiles and a\n"
+		   "                spare; =registers as for older targets, loads issued one\n"
+		   "                iteration ahead into registers\n"
 		   "  --debug       keep device asserts and prints (tilec compile --debug)\n"
 		   "  -I DIR        look for imported Python modules in DIR too\n");
 }
@@ -158,7 +160,7 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = compile_pipeline(ctx, ar, f, async_copies, spare);
+		st = compile_pipeline(ctx, ar, f, async_copies, spare, !spare);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

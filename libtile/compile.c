@@ -169,7 +169,8 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 	}
 }
 
-tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget)
+tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
+			      bool reuse_read_tile)
 {
 	axis_info *ai = NULL;
 	bool *narrow = NULL;
@@ -179,7 +180,7 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
 		st = TILEC_ERR_NOMEM;
 	}
-	return st ? st : pipeline_loads(ctx, f, async_copies, spare_budget, narrow);
+	return st ? st : pipeline_loads(ctx, f, async_copies, spare_budget, reuse_read_tile, narrow);
 }
 
 /* One family of targets (those whose dots run on `unit`): every kernel
@@ -231,7 +232,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
-				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare);
+				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, unit == DOT_UNIT_MMA);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)

@@ -50,7 +50,8 @@ typedef struct compile_result {
 /* The pipelining step of the pass pipeline on its own (tilec ir
  * --pipelined shows it): the loads cp.async cannot copy are found from
  * the axis info first (axis_narrow_loads), then pipeline_loads. */
-tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget);
+tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
+			      bool reuse_read_tile);
 
 /* Compiles n specialized kernels into ONE module per arch (entry names =
  * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a

@@ -29,6 +29,7 @@ typedef struct launch {
 	int nbufs, nargs;
 	int stages;       /* >= 2: run pipeline_loads with this num_stages before the interpreter */
 	bool async;       /* ... as for sm_80 and newer targets (rings of asynchronous copies) */
+	bool reuse;       /* ... rings of num_stages - 1 tiles, as for mma.sync */
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
 	bool keep_ir;     /* keep the IR dump of the last run in `ir` (kl_release frees it) */
@@ -90,7 +91,7 @@ static inline tilec_status kl_go(launch *l)
 		st = ir_verify(l->ctx, f);
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async, 0, NULL);
+		st = pipeline_loads(l->ctx, f, l->async, 0, l->reuse, NULL);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;

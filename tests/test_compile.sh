@@ -210,14 +210,15 @@ cp "$T/out" "$T/mm.log"
 check "fp16 matmul: mma.sync" grep -q "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" "$T/mm.compute_80.ptx"
 check "fp16 matmul: ldmatrix for A" grep -q "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "$T/mm.compute_80.ptx"
 check "fp16 matmul: ldmatrix.trans for B, two tiles at once" grep -q "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "$T/mm.compute_80.ptx"
-# the operands arrive by asynchronous copies into 3 stages: the loop waits
-# for all but the newest group (num_stages - 2 = 1), one barrier per
-# iteration, and no operand is loaded into registers
+# the operands arrive by asynchronous copies, 3 stages in rings of 2 tiles:
+# the loop waits for all but the newest group (num_stages - 2 = 1), two
+# barriers per iteration (the tiles landed; the tile just read retired
+# before the next copies go into it), and no operand is loaded into registers
 check "fp16 matmul: 16-byte asynchronous copies, zero-filled where masked off" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %p" "$T/mm.compute_80.ptx"
 check "fp16 matmul: the loop waits for num_stages - 2 groups" grep -q "cp.async.wait_group 1;" "$T/mm.compute_80.ptx"
 check "fp16 matmul: every copy is waited for after the loop" grep -q "cp.async.wait_group 0;" "$T/mm.compute_80.ptx"
 check "fp16 matmul: no operand load into registers" bash -c "! grep -q 'ld.global' '$T/mm.compute_80.ptx'"
-check "fp16 matmul: one barrier in the loop" test "$(awk '/cp.async.wait_group 1;/{on=1} on&&/bar.sync/{n++} on&&/@%p[0-9]+ bra/{print n; exit}' "$T/mm.compute_80.ptx")" = 1
+check "fp16 matmul: two barriers in the loop" test "$(awk '/cp.async.wait_group 1;/{on=1} on&&/bar.sync/{n++} on&&/@%p[0-9]+ bra/{print n; exit}' "$T/mm.compute_80.ptx")" = 2
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: no fma chains" bash -c "! grep -q 'fma.rn.f32' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
@@ -225,8 +226,8 @@ check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
 check "fp16 matmul: no spills" grep -q "matmul_kernel_0: sm_90: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm.log"
 check "fp16 matmul: generated C compiles" $CC $CFLAGS_GEN -c "$T/mm.c" -o "$T/mm.o"
 # rings that do not fit a target's shared memory: refused, the config named
-check "4 stages of 128x256x64 fp16 tiles do not fit sm_80 or sm_87" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 4 -o '$T/big' 2>'$T/big.err'"
-check "the shared-memory error names the config and the limit" grep -q "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=4) needs 196608 bytes of shared memory, more than a block may have on sm_80 (166912)" "$T/big.err"
+check "5 stages (rings of 4) of 128x256x64 fp16 tiles do not fit sm_80 or sm_87" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 5 -o '$T/big' 2>'$T/big.err'"
+check "the shared-memory error names the config and the limit" grep -q "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=5) needs 196608 bytes of shared memory, more than a block may have on sm_80 (166912)" "$T/big.err"
 check "the same at 3 stages fits sm_90 alone" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
 	-D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 3 --arch sm_90 -o "$T/big3"
 # compute_XX alone: a blob of PTX only, which still records the shared
@@ -236,7 +237,7 @@ check "fp16 matmul for compute_80 only" "$TILEC" compile $K/matmul.py -n matmul_
 	--arch compute_80 -o "$T/mm80"
 "$TILEC" inspect "$T/mm80.c" >"$T/inspect80" 2>&1
 check "compute_80 only: one PTX image" bash -c "grep -q 'image 0: group 0, ptx sm_80' '$T/inspect80' && ! grep -q 'image 1' '$T/inspect80'"
-check "compute_80 only: the rings' 96 KB of dynamic shared memory" grep -q "shared 0 static + 98304 dynamic" "$T/inspect80"
+check "compute_80 only: the rings' 64 KB of dynamic shared memory" grep -q "shared 0 static + 65536 dynamic" "$T/inspect80"
 check "--no-ptx with compute_XX only is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch compute_80 --no-ptx -o '$T/none' 2>'$T/none.err' && grep -q 'leaves nothing to compile' '$T/none.err'"
 # 2d. sm_90a: wgmma for fp16/bf16 dots (B, and A when a ring tile, through
 # matrix descriptors), mma.sync on sm_90 and in the compute_90 PTX
@@ -291,14 +292,15 @@ check "sm_90a alone keeps its cubin" grep -q "cubin sm_90a" "$T/vaa.inspect"
 check "--arch sm_80a is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_80a -o '$T/x' 2>'$T/x.err' && grep -q 'arch-specific target tilec knows is sm_90a' '$T/x.err'"
 check "--arch with a target twice is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_90a,sm_90a -o '$T/x' 2>'$T/x.err' && grep -q 'listed twice' '$T/x.err'"
 
-# the K loop's two loads as rings of num_stages (3) tiles: copies for
-# iterations 0 and 1 before the loop, the body waits, reads its tiles and
-# copies iteration i + 2; no load is left
+# the K loop's two loads as rings of num_stages - 1 (2) tiles: copies for
+# iterations 0 and 1 before the loop, the body waits, reads its tiles and,
+# behind a barrier, copies iteration i + 2 into them; no load is left
 MMIR=("$TILEC" ir $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32
 	-D GROUP_SIZE_M=8)
 check "tilec ir --pipelined" "${MMIR[@]}" --pipelined
 cp "$T/out" "$T/pipelined.ir"
-check "pipelined: two rings of 3 tiles" test "$(grep -cE 'local_alloc : smem<3x(64x32|32x64)xfp16>' "$T/pipelined.ir")" = 2
+check "pipelined: two rings of 2 tiles" test "$(grep -cE 'local_alloc : smem<2x(64x32|32x64)xfp16>' "$T/pipelined.ir")" = 2
+check "pipelined: a barrier before the copies into the tiles just read" grep -qE "^    barrier$" "$T/pipelined.ir"
 check "pipelined: six copies" test "$(grep -c 'async_copy ' "$T/pipelined.ir")" = 6
 check "pipelined: no load left" bash -c "! grep -q '= load ' '$T/pipelined.ir'"
 check "pipelined: the body starts by waiting for its tiles" grep -qE "^    async_wait pending=1$" "$T/pipelined.ir"
@@ -306,7 +308,7 @@ check "pipelined: two reads of the current tiles" test "$(grep -c 'local_load ' 
 check "pipelined: all copies done after the loop" grep -qE "^  async_wait pending=0$" "$T/pipelined.ir"
 check "tilec ir -ns 5 --pipelined" "${MMIR[@]}" -ns 5 --pipelined
 cp "$T/out" "$T/pipelined5.ir"
-check "num_stages 5: rings of 5 tiles" grep -q 'smem<5x64x32xfp16>' "$T/pipelined5.ir"
+check "num_stages 5: rings of 4 tiles" grep -q 'smem<4x64x32xfp16>' "$T/pipelined5.ir"
 check "num_stages 5: copies for 4 iterations ahead" test "$(grep -c 'async_copy ' "$T/pipelined5.ir")" = 10
 check "num_stages 5: the body waits for all but 3 groups" grep -q 'async_wait pending=3' "$T/pipelined5.ir"
 # for targets without cp.async (below sm_80): loads one iteration ahead
@@ -349,6 +351,16 @@ check "fp64 operands: fp64 fma chains" "$TILEC" compile $K/matmul.py -n dot_ieee
 check "fp64 operands: fma.rn.f64" grep -q "fma.rn.f64" "$T/d64.compute_80.ptx"
 check "fp32 operands at tf32: fp32 registers into mma.sync m16n8k8, as Triton" bash -c "! grep -q 'cvt.rna.tf32.f32' '$T/tf.compute_80.ptx' &&
 	grep -q 'mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32' '$T/tf.compute_80.ptx' && ! grep -q 'fma.rn.f32' '$T/tf.compute_80.ptx'"
+# tf32 128x128x32 in 8 warps (the benchmark's config): B (N contiguous)
+# read one 32-bit word per operand register, as Triton, not 16-byte reads
+# of four tiles' words; rings of 2 tiles (64 KB) at the default 3 stages
+check "tf32 128x128x32, 8 warps" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16' -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=32 -w 8 \
+	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch compute_80 -o "$T/tfb" --keep-ptx "$T"
+check "tf32 128x128x32: 32 single-word B reads and 16 ldmatrix for A per iteration, no vector reads" bash -c "
+	awk '/cp.async.wait_group 1;/{on=1} on&&/ld.shared.u32/{s++} on&&/ldmatrix/{m++} on&&/ld.shared.v/{v++} on&&/@%p[0-9]+ bra/{print s+0, m+0, v+0; exit}' '$T/tfb.compute_80.ptx' | grep -qx '32 16 0'"
+"$TILEC" inspect "$T/tfb.c" >"$T/tfb.inspect" 2>&1
+check "tf32 128x128x32: rings of 2 tiles, 64 KB" grep -q "shared 0 static + 65536 dynamic" "$T/tfb.inspect"
 check "fp32 operands at tf32 with an sm_75 target" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
 	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_75,sm_90 -o "$T/tf75" --keep-ptx "$T"

@@ -919,14 +919,16 @@ static void matmul_fp32_args(launch *l, void *a, void *b, float *c, size_t esize
  * variable) and a matmul of tl.trans(b), for K giving no, one, and several iterations with and without
  * a tail: loads one iteration ahead into registers (mode 0), and rings of
  * asynchronous copies with 2 to 5 stages (fewer iterations than stages
- * included), whose loops keep no load. */
+ * included), whose loops keep no load, with num_stages tiles per ring and
+ * with num_stages - 1 (reuse: the copies go into the tile just read). */
 static void test_pipelined_loads(void)
 {
 	static const int ks[] = {0, 1, 16, 32, 70, 96, 160};
+	for (int reuse = 0; reuse <= 1; reuse++)
 	for (int mode = 0; mode <= 5; mode++)
 	for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
-		if (mode == 1)
-			continue; /* one stage is no pipeline */
+		if (mode == 1 || (reuse && mode == 0))
+			continue; /* one stage is no pipeline; registers have no rings */
 		int stages = mode ? mode : 2;
 		bool async = mode != 0;
 		int M = 48, N = 40, K = ks[t];
@@ -944,6 +946,7 @@ static void test_pipelined_loads(void)
 				      2 * 3, 1);
 			l.stages = run == 1 ? stages : 0;
 			l.async = async;
+			l.reuse = reuse;
 			matmul_args(&l, a, b, c[run], M, N, K);
 			/* registers: two prologue loads, two in the body; rings: two copies
 			 * per prologue stage and two in the body, no load */
@@ -955,6 +958,7 @@ static void test_pipelined_loads(void)
 				      "*bf16:16, *bf16:16, *fp32:16, i32, i32, i32, 16, 16, 16", 3, 3);
 			g.stages = run == 1 ? stages : 0;
 			g.async = async;
+			g.reuse = reuse;
 			matmul_fp32_args(&g, a, b, d[run], 2, M, N, K);
 			if (kl_run(&g) && run == 1) {
 				CHECK_EQ_INT(g.loads_after, async ? 0 : 4);
@@ -965,6 +969,7 @@ static void test_pipelined_loads(void)
 				      "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, 16, 16, 16", 3, 3);
 			h.stages = run == 1 ? stages : 0;
 			h.async = async;
+			h.reuse = reuse;
 			kl_ptr(&h, a, (size_t)M * (K ? K : 1) * 2);
 			kl_ptr(&h, b, (size_t)(K ? K : 1) * N * 2);
 			kl_ptr(&h, e[run], (size_t)M * N * 2);
@@ -976,12 +981,13 @@ static void test_pipelined_loads(void)
 				CHECK_EQ_INT(h.copies_after, async ? 2 * stages : 0);
 			}
 		}
-		CHECK_MSG(!memcmp(e[0], e[1], (size_t)M * N * 2), "pipelined matmul_bt_kernel (%d stages%s) differs at K=%d",
-			  stages, async ? ", async" : "", K);
-		CHECK_MSG(!memcmp(c[0], c[1], (size_t)M * N * 2), "pipelined matmul_kernel (%d stages%s) differs at K=%d",
-			  stages, async ? ", async" : "", K);
+		CHECK_MSG(!memcmp(e[0], e[1], (size_t)M * N * 2), "pipelined matmul_bt_kernel (%d stages%s%s) differs at K=%d",
+			  stages, async ? ", async" : "", reuse ? ", reuse" : "", K);
+		CHECK_MSG(!memcmp(c[0], c[1], (size_t)M * N * 2), "pipelined matmul_kernel (%d stages%s%s) differs at K=%d",
+			  stages, async ? ", async" : "", reuse ? ", reuse" : "", K);
 		CHECK_MSG(!memcmp(d[0], d[1], (size_t)M * N * 4),
-			  "pipelined matmul_fp32_kernel (bf16, %d stages%s) differs at K=%d", stages, async ? ", async" : "", K);
+			  "pipelined matmul_fp32_kernel (bf16, %d stages%s%s) differs at K=%d", stages,
+			  async ? ", async" : "", reuse ? ", reuse" : "", K);
 		if (K == 70) /* a nonzero result, so the comparison means something */
 			CHECK(c[0][0] != 0 && d[0][0] != 0);
 		free(a);

@@ -121,8 +121,65 @@ static void layout_coverage(arena *a)
 	CHECK_MSG(bad == 0, "%d of %d layouts do not cover their shape exactly once", bad, total);
 }
 
+/* An element's byte offset in a swizzled tile, by the formula of
+ * analysis.h (value coordinates). */
+static int64_t smem_offset(const smem_layout *s, int64_t r, int64_t c)
+{
+	if (s->transposed) {
+		int64_t t = r;
+		r = c;
+		c = t;
+	}
+	int64_t b = c * s->elem_bytes, p = s->panel_bytes;
+	int64_t phase = (r / s->per_phase) % s->max_phase;
+	return b / p * s->rows * p + r * p + ((b % p / 16) ^ (phase << s->phase_shift)) * 16 + b % 16;
+}
+
+/* smem_layout_delta's constant is right at every place of the tile it
+ * claims it for, and claimed for the steps the copies and tf32 reads take. */
+static void test_smem_delta(void)
+{
+	struct { int r, c, eb; bool tr, panels; int shift; } ls[] = {
+		{64, 32, 2, false, false, 0}, {32, 128, 4, false, false, 1}, {32, 128, 4, false, true, 1},
+		{128, 64, 2, true, false, 0}, {64, 64, 2, false, true, 0}, {16, 8, 4, false, false, 0},
+	};
+	int bad = 0, claimed = 0;
+	for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++) {
+		smem_layout s = smem_layout_make(ls[i].r, ls[i].c, ls[i].eb, ls[i].tr, ls[i].panels);
+		if (ls[i].shift) {
+			s.max_phase = 4;
+			s.phase_shift = ls[i].shift;
+		}
+		for (int dr = -16; dr <= 16; dr += 4)
+			for (int dc = -64; dc <= 64; dc += 8) {
+				int64_t d;
+				if (!smem_layout_delta(&s, dr, dc, &d))
+					continue;
+				claimed++;
+				for (int r = 0; r < ls[i].r; r++)
+					for (int c = 0; c < ls[i].c; c++)
+						if (r + dr >= 0 && r + dr < ls[i].r && c + dc >= 0 && c + dc < ls[i].c)
+							bad += smem_offset(&s, r + dr, c + dc) != smem_offset(&s, r, c) + d;
+			}
+	}
+	CHECK_MSG(bad == 0, "%d places where smem_layout_delta's constant is wrong", bad);
+	CHECK(claimed > 50);
+	/* a tf32 B ring: rows 4 apart and 8 K steps apart are constants away */
+	smem_layout t = smem_layout_make(32, 128, 4, false, false);
+	t.max_phase = 4;
+	t.phase_shift = 1;
+	int64_t d;
+	CHECK(smem_layout_delta(&t, 4, 0, &d) && d == 4 * 512);
+	CHECK(!smem_layout_delta(&t, 2, 0, &d));
+	/* copies of rows 32 apart in a plain 8-phase ring */
+	smem_layout u = smem_layout_make(64, 32, 2, false, false);
+	CHECK(smem_layout_delta(&u, 32, 0, &d) && d == 32 * 64);
+	CHECK(!smem_layout_delta(&u, 0, 8, &d));
+}
+
 int main(void)
 {
+	test_smem_delta();
 	tilec_ctx *ctx = tilec_ctx_new();
 	arena *a = arena_new();
 	const char *ptxas = target_find_ptxas(a, NULL);

@@ -87,16 +87,18 @@ typedef enum dot_unit { DOT_UNIT_FMA, DOT_UNIT_MMA, DOT_UNIT_WGMMA } dot_unit;
  * another; 16-byte chunks XOR-swizzled so that 8 consecutive rows read at
  * one chunk column (an ldmatrix phase, a column of 16-byte copies) hit
  * distinct banks: element (row r, byte b of the row) is at
- *   (b / P) * rows * P + r * P + ((b % P / 16) ^ ((r / per_phase) % max_phase)) * 16 + b % 16
+ *   (b / P) * rows * P + r * P + ((b % P / 16) ^ (((r / per_phase) % max_phase) << phase_shift)) * 16 + b % 16
  * with P = panel_bytes (Triton's shared encoding with vec = 16 bytes; with
  * panels of 32, 64 or 128 bytes it is the layout wgmma's descriptors name,
- * Triton's NVMMA shared encoding). */
+ * Triton's NVMMA shared encoding). phase_shift is 0 but for a tf32 dot's
+ * N-contiguous B, read element by element (layout.c). */
 typedef struct smem_layout {
 	bool transposed;          /* stored rows run along the value's dim 0 */
 	int elem_bytes;
 	int rows, row_bytes;      /* of the stored tile */
 	int panel_bytes;          /* row_bytes, or the wgmma swizzle width (32, 64, 128) it is cut into */
 	int per_phase, max_phase;
+	int phase_shift;          /* the phase XORs chunk bits phase_shift .. */
 	uint32_t tile_bytes;      /* one tile of a ring */
 } smem_layout;
 
@@ -104,6 +106,12 @@ typedef struct smem_layout {
  * rows cut into the widest of 128, 64 or 32 bytes that divides them, as
  * wgmma reads them. */
 smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transposed, bool panels);
+/* How many bytes element (row + dr, col + dc) lies from (row, col), in
+ * the value's coordinates, when that is the same for every (row, col): dr
+ * a whole number of phase periods, dc whole swizzle spans or panels; false
+ * when it depends on where (row, col) is. Lets a thread address its
+ * elements from one register plus constants. */
+bool smem_layout_delta(const smem_layout *s, int64_t dr, int64_t dc, int64_t *bytes);
 void smem_layout_str(strbuf *sb, const smem_layout *s);
 
 /* The layouts of a kernel for num_warps * 32 threads. Values computed

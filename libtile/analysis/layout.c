@@ -364,12 +364,31 @@ void layout_str(strbuf *sb, const layout *l)
 	sb_puts(sb, l->mma ? ", mma}" : "}");
 }
 
+bool smem_layout_delta(const smem_layout *s, int64_t dr, int64_t dc, int64_t *bytes)
+{
+	if (s->transposed) {
+		int64_t t = dr;
+		dr = dc;
+		dc = t;
+	}
+	int64_t period = (int64_t)s->per_phase * s->max_phase, pb = s->panel_bytes, db = dc * s->elem_bytes;
+	/* the chunk bits the phase XORs, in bytes */
+	int64_t span = s->max_phase > 1 ? 16 * ((int64_t)s->max_phase << s->phase_shift) : 1;
+	if (dr % period || db % span || (pb < s->row_bytes && db % pb))
+		return false;
+	*bytes = dr * pb + (pb < s->row_bytes ? db / pb * s->rows * pb : db);
+	return true;
+}
+
 void smem_layout_str(strbuf *sb, const smem_layout *s)
 {
 	sb_printf(sb, "shared{%s, row=%dB", s->transposed ? "col-major" : "row-major", s->row_bytes);
 	if (s->panel_bytes < s->row_bytes)
 		sb_printf(sb, " in %dB panels", s->panel_bytes);
-	sb_printf(sb, ", swizzle=%d/%d}", s->per_phase, s->max_phase);
+	sb_printf(sb, ", swizzle=%d/%d", s->per_phase, s->max_phase);
+	if (s->phase_shift)
+		sb_printf(sb, "<<%d", s->phase_shift);
+	sb_putc(sb, '}');
 }
 
 /* ---- assignment ---- */
@@ -571,16 +590,39 @@ static bool chained_dot(assigner *s, const ir_op *dot)
 	return false;
 }
 
-/* A tf32 or int8 dot whose B tile has its N dim contiguous (a ring
- * stored so, or registers, which dot_mma.c stages so): its B fragments come
- * fastest four 8-column tiles at a time (layout_mma's `wide`). */
+/* An int8 dot whose B tile has its N dim contiguous (a ring stored so,
+ * or registers, which dot_mma.c stages so): its B fragments come fastest
+ * four 8-column tiles at a time (layout_mma's `wide`), each lane reading
+ * 4-byte runs instead of single bytes. */
 static bool wide_b(const assigner *s, const ir_op *dot, int wn)
 {
 	ir_type at = vtype(s, dot->args[0]), ct = vtype(s, dot->results[0]);
-	if ((at.kind != IR_F32 && at.kind != IR_I8) || ct.shape[1] % (32 * wn))
+	if (at.kind != IR_I8 || ct.shape[1] % (32 * wn))
 		return false;
 	int t = view_transposed(s, dot->args[1]);
 	return t == VIEW_NONE || t == VIEW_ROWS;
+}
+
+/* A tf32 dot reads an N-contiguous B ring element by element, as Triton
+ * does (ldmatrix has no transpose for 32-bit elements): per K step and
+ * 8-column tile, lane (g, t) reads rows t and t + 4 at column g. With the
+ * phase moved to chunk bits 1-2 and repeating every 4 rows, the 4 rows one
+ * load reads fall on distinct bank groups, and rows t and t + 4 (and every
+ * K step) share a phase, so a lane's addresses differ by constants: one
+ * register per tile instead of one per element, and no register moves
+ * into the instruction's operand pairs (a 16-byte read of four tiles'
+ * words needed one per word). */
+static void tf32_b_phases(assigner *s, const ir_op *dot)
+{
+	const ir_op *d = s->f->values[dot->args[1]].def;
+	if (vtype(s, dot->args[0]).kind != IR_F32 || !s->p->view[dot->args[1]] || !d || d->code != IR_OP_LOCAL_LOAD)
+		return;
+	smem_layout *sl = (smem_layout *)s->p->ring[d->args[0]]; /* assign_ring made it */
+	if (sl && !sl->transposed && sl->elem_bytes == 4 && sl->panel_bytes >= 128 && sl->per_phase == 1 &&
+	    sl->max_phase == 8) {
+		sl->max_phase = 4;
+		sl->phase_shift = 1;
+	}
 }
 
 /* A ring's tile layout and the layout its copies read pointers in: the
@@ -755,6 +797,7 @@ static void assign_op(assigner *s, const ir_op *op)
 			int wm, wn;
 			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
 			l = layout_mma(s->a, wm, wn, wide_b(s, op, wn));
+			tf32_b_phases(s, op);
 		} else {
 			l = follow_operands(s, op, rt.rank);
 		}

@@ -128,16 +128,25 @@ static void frag_b(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef c
 	} else {
 		LLVMValueRef g = LLVMBuildLShr(w->b, l, lw_ci32(w, 2), "");
 		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 4 / mk->eb), "");
+		/* rows a whole number of swizzle periods below row tk are the
+		 * same address plus a constant (a tf32 B ring's phase repeats
+		 * every 4 rows: layout.c), so one register serves a tile */
 		for (int j = 0; j < n / 2; j++)
 			for (int q = 0; q < 2; q++) {
 				LLVMValueRef c = LLVMBuildAdd(w->b, j ? col1 : col0, g, "");
-				LLVMValueRef k = LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + q * mk->kstep / 2), "");
+				int64_t dk = k0 + q * mk->kstep / 2;
+				LLVMValueRef k = LLVMBuildAdd(w->b, tk, lw_ci32(w, dk), "");
 				/* word of K elements k .. k + 4/eb - 1 at column c: one per element */
 				LLVMTypeRef et = LLVMIntTypeInContext(w->c, (unsigned)(8 * mk->eb));
 				LLVMValueRef word = NULL;
 				for (int e = 0; e < 4 / mk->eb; e++) {
 					LLVMValueRef ke = LLVMBuildAdd(w->b, k, lw_ci32(w, e), "");
-					LLVMValueRef x = LLVMBuildLoad2(w->b, et, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, ke, c)), "");
+					int64_t delta;
+					LLVMValueRef off = smem_layout_delta(t->sl, dk + e, 0, &delta)
+								   ? LLVMBuildAdd(w->b, lw_swizzled(w, t->sl, t->base, tk, c),
+										  lw_ci32(w, delta), "")
+								   : lw_swizzled(w, t->sl, t->base, ke, c);
+					LLVMValueRef x = LLVMBuildLoad2(w->b, et, lw_smem_at(w, off), "");
 					LLVMSetAlignment(x, (unsigned)mk->eb);
 					x = LLVMBuildZExt(w->b, x, w->i32, "");
 					word = e ? LLVMBuildOr(w->b, word, LLVMBuildShl(w->b, x, lw_ci32(w, 8 * mk->eb * e), ""), "") : x;

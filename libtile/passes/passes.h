@@ -24,12 +24,15 @@
  * loop-carried values are added and the pipelined loads removed. A loop
  * whose rings take at most spare_budget bytes with one tile more each gets
  * that spare tile (for wgmma, which reads tiles asynchronously) and the
- * flag IR_FLAG_SPARE_TILE. narrow (indexed by value id, may be NULL) marks
+ * flag IR_FLAG_SPARE_TILE; with reuse_read_tile (mma.sync, which reads
+ * tiles synchronously) and num_stages >= 3 the rings have num_stages - 1
+ * tiles and the copies go into the tile just read, behind a barrier. narrow (indexed by value id, may be NULL) marks
  * the loads whose tiles cp.async could only copy in pieces under 4 bytes
  * (its smallest; unaligned fp16 rows, axis_narrow_loads): a loop with such
  * a load, whose loads hold at most 48 elements per thread, is pipelined
  * through registers, one iteration ahead, as without asynchronous copies,
  * instead of copying those pieces synchronously. */
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, const bool *narrow);
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
+			   const bool *narrow);
 
 #endif

@@ -22,7 +22,12 @@
  * masked off (they zero-fill), so the group count stays the same on every
  * path. The carried values the copies' addresses read are carried S-1
  * iterations ahead as extra loop values; after the loop all copies are
- * waited for and the rings freed. Rings get one tile more (S + 1, the copies
+ * waited for and the rings freed. For mma.sync (reuse_read_tile) and S >= 3
+ * the rings have S-1 tiles, as Triton's: the copies of iteration i + S-1
+ * go into the tile iteration i just read, behind a second barrier after
+ * the dots; the smaller footprint lets more blocks share an SM (fp16
+ * 128x128x64 tiles at 4 stages: 96 KB instead of 128, two blocks per SM
+ * of an H100 where one fitted). Otherwise rings get one tile more (S + 1, the copies
  * going S-1 tiles ahead of the read, into the tile iteration i-2 read)
  * when they fit the caller's spare budget: wgmma's groups may then stay
  * in flight across the back edge. Only loads whose masked-off elements are
@@ -46,6 +51,7 @@ typedef struct pipe {
 	ir_func *f;
 	bool async;  /* multi-stage rings of asynchronous copies */
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
+	bool reuse;  /* S-1 tiles per ring, the copies into the tile just read */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
 	bool oom;
 } pipe;
@@ -511,10 +517,11 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		return false;
 	}
 
-	/* N tiles per ring: S, or S + 1 when they fit the spare budget, so
-	 * that the copies of iteration i + S-1 go into the tile iteration i-2
-	 * read and an asynchronous dot of iteration i-1 may still be reading
-	 * its own (the loop is flagged IR_FLAG_SPARE_TILE). */
+	/* N tiles per ring: S-1 when reusing the tile just read; else S, or
+	 * S + 1 when they fit the spare budget, so that the copies of iteration
+	 * i + S-1 go into the tile iteration i-2 read and an asynchronous dot
+	 * of iteration i-1 may still be reading its own (the loop is flagged
+	 * IR_FLAG_SPARE_TILE). */
 	uint64_t ring_bytes = 0;
 	for (int i = 0; i < nops; i++)
 		if (sel[i]) {
@@ -522,7 +529,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 			ring_bytes += (uint64_t)(S + 1) * (uint64_t)lt.shape[0] * (uint64_t)lt.shape[1] *
 				      (uint64_t)ir_kind_bytes((ir_kind)lt.kind);
 		}
-	int N = ring_bytes <= p->spare_budget ? S + 1 : S;
+	int N = p->reuse && S >= 3 ? S - 1 : ring_bytes <= p->spare_budget ? S + 1 : S;
 	if (N > S)
 		loop->flags |= IR_FLAG_SPARE_TILE;
 
@@ -611,7 +618,10 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0 || dist < 0)
 		return false;
 	int a2[2] = {slot, c0}, wslot;
-	if (N == S) {
+	if (N == S - 1) {
+		/* every warp is done reading this iteration's tile */
+		wslot = emit_effect(p, b, &eat, IR_OP_BARRIER, loc, 0, NULL) ? slot : -1;
+	} else if (N == S) {
 		/* slot - 1, wrapped */
 		int first = emit(p, b, &eat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
 		a2[1] = c1;
@@ -753,11 +763,12 @@ static void walk(pipe *p, ir_region *r)
 	}
 }
 
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, const bool *narrow)
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
+			   const bool *narrow)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {f, async_copies, async_copies ? spare_budget : 0, narrow, false};
+	pipe p = {f, async_copies, async_copies ? spare_budget : 0, async_copies && reuse_read_tile, narrow, false};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
