@@ -125,8 +125,9 @@ TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t 
  * @triton.autotune configs has tile_config_count() > 1; tile_launch picks
  * the config from the kernel's tuning table (a runtime table set by
  * tile_tuning_apply, else the blob's): the entry whose key values equal the
- * arguments named by the autotune key, else the entry nearest in
- * power-of-two buckets, else the default config. Without lock or
+ * arguments named by the autotune key, else the nearest entry (the same
+ * divisibility by 16 on the key parameters with :16 variants first, then
+ * power-of-two buckets), else the default config. Without lock or
  * allocation. tile_launch_config launches config `config` instead (-1: as
  * tile_launch). */
 TILEDEF tile_status tile_launch_config(tile_module *module, int kernel, int config, const uint32_t *grid,
@@ -406,6 +407,7 @@ typedef struct tile__heuristic {
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
 	uint32_t pred_mask;  /* parameters any variant has a predicate on */
+	uint32_t div16_mask; /* parameters any variant has a :16 predicate on */
 	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
 	tile__table table;   /* the blob's */
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
@@ -1450,7 +1452,7 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u configs (1..%u, each needs a variant)", i, k->n_configs,
 					  k->n_variants);
 		k->n_visible = 0;
-		k->pred_mask = 0;
+		k->pred_mask = k->div16_mask = 0;
 		for (j = 0; j < k->n_params; j++) {
 			const tile__param *q = &m->params[k->first_param + j];
 			if (param_owned[k->first_param + j]++)
@@ -1566,6 +1568,7 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->block = 32u * v->num_warps;
 			v->n_preds = tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1);
 			m->kernels[k].pred_mask |= v->pred_div16 | v->pred_eq1;
+			m->kernels[k].div16_mask |= v->pred_div16;
 			if (v->grid_size) {
 				tile_status st = tile__grid_check(m, i);
 				if (st)
@@ -1883,13 +1886,17 @@ TILEDEF const char *tile_last_error(void) { return tile__detail; }
  * ascending (no duplicate keys) with configs in range. At launch,
  * tile__dispatch reads the key arguments and looks them up by binary search
  * (O(k log n), no lock, no allocation); a key not in the table goes to the
- * entry nearest in power-of-two buckets (each value's bit length, summed
- * absolute differences over the key's dimensions, the first such entry in
- * table order on a tie: one pass over the table), an empty table to the
- * default config. A runtime table (tile_tuning_apply, from the text file
- * tile-tune writes) replaces the blob's: it is parsed, checked and sorted
- * up front, then published with a release store that the launch path reads
- * with an acquire load, so the launch path stays free of locks. */
+ * nearest entry, in one pass over the table: first the fewest key
+ * dimensions whose divisibility by 16 differs from the arguments', counting
+ * only parameters some variant has a :16 predicate on (an aligned and an
+ * unaligned value run different variants, whose best configs differ), then
+ * the least distance in power-of-two buckets (each value's bit length,
+ * summed absolute differences over the key's dimensions), then the first
+ * entry in table order; an empty table goes to the default config. A
+ * runtime table (tile_tuning_apply, from the text file tile-tune writes)
+ * replaces the blob's: it is parsed, checked and sorted up front, then
+ * published with a release store that the launch path reads with an
+ * acquire load, so the launch path stays free of locks. */
 #include <errno.h>
 
 /* The bucket of a key value: its bit length (0 for values <= 0). */
@@ -1908,13 +1915,16 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
 	return 0;
 }
 
-/* The config of the entry equal to key, else of the nearest bucket, else
- * the default. */
-static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key)
+/* The config of the entry equal to key, else of the nearest entry, else
+ * the default. `aligned` has bit j set when key dimension j's parameter has
+ * a :16 predicate in some variant: there an entry whose value's divisibility
+ * by 16 differs from the key's was measured on another variant, so the
+ * number of such dimensions ranks before the bucket distance. */
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
 {
-	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0;
+	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div16 = 0;
 	int64_t best_dist = -1;
-	int bq[TILE__MAX_KEYS];
+	int bq[TILE__MAX_KEYS], best_miss = 0;
 	if (!t->n_entries)
 		return t->default_config;
 	while (lo < hi) {
@@ -1928,16 +1938,23 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key)
 		else
 			lo = mid + 1;
 	}
-	for (j = 0; j < t->n_keys; j++)
+	for (j = 0; j < t->n_keys; j++) {
 		bq[j] = tile__bucket(key[j]);
+		key_div16 |= (uint32_t)(key[j] % 16 == 0) << j;
+	}
 	for (i = 0; i < t->n_entries; i++) {
 		const int64_t *e = t->words + (size_t)i * stride;
 		int64_t dist = 0;
+		uint32_t div16 = 0;
+		int miss;
 		for (j = 0; j < t->n_keys; j++) {
 			int d = tile__bucket(e[j]) - bq[j];
 			dist += d < 0 ? -d : d;
+			div16 |= (uint32_t)(e[j] % 16 == 0) << j;
 		}
-		if (best_dist < 0 || dist < best_dist) {
+		miss = tile__popcount((div16 ^ key_div16) & aligned);
+		if (best_dist < 0 || miss < best_miss || (miss == best_miss && dist < best_dist)) {
+			best_miss = miss;
 			best_dist = dist;
 			best = i;
 		}
@@ -1956,13 +1973,16 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 {
 	const tile__table *t;
 	int64_t key[TILE__MAX_KEYS];
-	uint32_t i;
+	uint32_t i, aligned = 0;
 	if (k->n_configs <= 1)
 		return 0;
 	t = tile__table_of(k);
-	for (i = 0; i < t->n_keys; i++)
+	for (i = 0; i < t->n_keys; i++) {
 		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
-	return tile__table_lookup(t, key);
+		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
+			aligned |= (k->div16_mask >> t->keys[i] & 1) << i;
+	}
+	return tile__table_lookup(t, key, aligned);
 }
 
 /* Key parameter `param` of kernel kernel: a visible integer parameter. */

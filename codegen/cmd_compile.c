@@ -11,11 +11,18 @@
  * autotune's `key`, its entries from --tuning FILE) and then, among that
  * config's variants, the most specialized whose predicates hold; variants
  * of one config that differ only in constexprs are refused (nothing could
- * select them). Every job is
- * specialized by the front end, then all of them are lowered together into
- * one module per arch (compile_module), packed by blob_write and written by
- * emit_c. A failing job does not stop the others from being checked, so one
- * run reports every error; any error means no file is written.
+ * select them). Every job is specialized by the front end and grouped into
+ * its launch function (group_variants: the checks, and the entry point
+ * names), then all of them are lowered together into one module per arch
+ * (compile_module). With --config all, compile_module reports the
+ * variants that do not fit in shared memory instead of failing: their
+ * configs are left out with a warning, the rest renumbered, and the jobs
+ * left compiled again (compile_jobs). The blob's kernels and tuning tables
+ * are then built from the jobs compiled (build_kernels), so a tuning file
+ * is checked against the configs the blob has; blob_write packs them and
+ * emit_c writes them. A failing job does not stop the others from being
+ * checked, so one run reports every error; any error means no file is
+ * written.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,7 +64,9 @@ static const char usage_text[] =
 	"                     default), N, or N,M,...; they become configs 0, 1, ...\n"
 	"                     of the launch function, chosen at run time through the\n"
 	"                     kernel's tuning table (--tuning; default: the first);\n"
-	"                     -D, -w and -ns override their values\n"
+	"                     -D, -w and -ns override their values. With all, a\n"
+	"                     config that needs more shared memory than a target's\n"
+	"                     block may have is left out, with a warning\n"
 	"\n"
 	"output options:\n"
 	"  -o OUT_BASE        output path without extension (default: OUT_NAME)\n"
@@ -103,6 +112,7 @@ typedef struct job {
 	int num_warps, num_stages, config; /* 0 / -1: not given; config: the autotune config's index */
 	const char *configs;               /* --config's text; NULL: all */
 	int slot, nslots;                  /* the config's index in the blob kernel, and their number */
+	int left_out;                      /* configs of the kernel left out (shared memory) */
 	fe_heuristic *heur;                /* heuristics evaluated at launch, and their number */
 	int nheur;
 	const char *heur_values;           /* "EVEN_K=True;..." the values this job is compiled for */
@@ -777,8 +787,9 @@ static bool build_table(compile_cmd *c, const job *first, blob_kernel *k)
 			continue;
 		c->tuning_used[t] = true;
 		if (tk->nconfigs != k->nconfigs) {
-			diag_error(c->ctx, tk->loc, "kernel %s was tuned with %d configs; this blob compiles %d (--config)",
-				   tk->name, tk->nconfigs, k->nconfigs);
+			const char *left = first->left_out ? arena_printf(c->a, "; %d left out for shared memory", first->left_out) : "";
+			diag_error(c->ctx, tk->loc, "kernel %s was tuned with %d configs; this blob compiles %d (--config%s)",
+				   tk->name, tk->nconfigs, k->nconfigs, left ? left : "");
 			return false;
 		}
 		int *tkeys = arena_alloc(c->a, sizeof(int) * BLOB_MAX_KEYS);
@@ -821,26 +832,17 @@ static bool same_params(const job *x, const job *y)
 	return true;
 }
 
-/* Groups jobs by launch name (first appearance order) into kernels with
- * their variants; checks that each group can share one launch function. */
-static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
+/* Groups jobs by launch name (first appearance order), checks that each
+ * group can share one launch function, and names each job's entry point
+ * NAME_N, N its place in the group. */
+static bool group_variants(compile_cmd *c)
 {
-	blob_kernel *ks = arena_alloc(c->a, sizeof(blob_kernel) * (size_t)c->njobs);
-	blob_variant *vs = arena_alloc(c->a, sizeof(blob_variant) * (size_t)c->njobs);
-	int *vjob = arena_alloc(c->a, sizeof(int) * (size_t)c->njobs); /* the job of each variant */
-	if (!ks || !vs || !vjob)
-		return false;
-	int nk = 0, nv = 0;
 	bool ok = true;
 	for (int i = 0; i < c->njobs; i++) {
 		if (c->jobs[i].symbol)
-			continue; /* already placed in a kernel */
+			continue; /* already placed in a group */
 		const job *first = &c->jobs[i];
-		blob_kernel *k = &ks[nk];
-		k->name = first->name;
-		k->nparams = first->nparams;
-		k->params = first->params;
-		k->variants = &vs[nv];
+		int nv = 0;
 		for (int t = i; t < c->njobs; t++) {
 			job *j = &c->jobs[t];
 			if (j->symbol || strcmp(j->name, first->name))
@@ -863,21 +865,54 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 					   "with the same autotune configs (--config) and heuristics given with -D", j->name);
 				ok = false;
 			}
-			for (int u = 0; u < k->nvariants; u++)
-				if (vs[nv - k->nvariants + u].pred_div16 == j->pred_div16 &&
-				    vs[nv - k->nvariants + u].pred_eq1 == j->pred_eq1 && vs[nv - k->nvariants + u].config == j->slot &&
-				    !strcmp(c->jobs[vjob[nv - k->nvariants + u]].heur_values ? c->jobs[vjob[nv - k->nvariants + u]].heur_values : "",
-					    j->heur_values ? j->heur_values : "")) {
+			for (int u = i, nu = 0; u < t; u++) {
+				const job *o = &c->jobs[u];
+				if (strcmp(o->name, first->name))
+					continue;
+				if (o->pred_div16 == j->pred_div16 && o->pred_eq1 == j->pred_eq1 && o->slot == j->slot &&
+				    !strcmp(o->heur_values ? o->heur_values : "", j->heur_values ? j->heur_values : "")) {
 					diag_error(c->ctx, j->where,
 						   "'%s': variants %d and %d have the same :16/:1 hints and config, so the loader could "
 						   "never choose the second (constexprs are not selected at run time: give each its "
-						   "own launch name with -on)", j->name, u, k->nvariants);
+						   "own launch name with -on)", j->name, nu, nv);
 					ok = false;
 				}
-			j->symbol = arena_printf(c->a, "%s_%d", j->name, k->nvariants);
+				nu++;
+			}
+			j->symbol = arena_printf(c->a, "%s_%d", j->name, nv++);
 			if (!j->symbol)
 				return false;
-			vjob[nv] = t;
+		}
+	}
+	return ok;
+}
+
+/* The blob's kernels: the jobs of each launch name (first appearance
+ * order, as group_variants checked them) as its variants, with the tuning
+ * table and heuristics of an autotuned one. */
+static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
+{
+	blob_kernel *ks = arena_alloc(c->a, sizeof(blob_kernel) * (size_t)c->njobs);
+	blob_variant *vs = arena_alloc(c->a, sizeof(blob_variant) * (size_t)c->njobs);
+	bool *placed = arena_alloc(c->a, sizeof(bool) * (size_t)c->njobs);
+	if (!ks || !vs || !placed)
+		return false;
+	int nk = 0, nv = 0;
+	bool ok = true;
+	for (int i = 0; i < c->njobs; i++) {
+		if (placed[i])
+			continue;
+		const job *first = &c->jobs[i];
+		blob_kernel *k = &ks[nk++];
+		k->name = first->name;
+		k->nparams = first->nparams;
+		k->params = first->params;
+		k->variants = &vs[nv];
+		for (int t = i; t < c->njobs; t++) {
+			job *j = &c->jobs[t];
+			if (placed[t] || strcmp(j->name, first->name))
+				continue;
+			placed[t] = true;
 			blob_variant *v = &vs[nv++];
 			memset(v, 0, sizeof *v);
 			v->symbol = j->symbol;
@@ -899,11 +934,113 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			ok = false;
 		if (first->nheur && !build_heuristics(c, first, k))
 			ok = false;
-		nk++;
 	}
 	*out = ks;
 	*nout = nk;
 	return ok;
+}
+
+/* Leaves out the autotune configs that have a variant in r->misfits, with
+ * a warning each, as Triton's autotuner skips a config that runs out of
+ * resources; the kept configs of each kernel are renumbered in order (the
+ * blob records each one's source index). False when a kernel keeps none. */
+static bool leave_out_configs(compile_cmd *c, const compile_result *r)
+{
+	bool *drop = arena_alloc(c->a, sizeof(bool) * (size_t)c->njobs);
+	bool *done = arena_alloc(c->a, sizeof(bool) * (size_t)c->njobs);
+	if (!drop || !done)
+		return false;
+	for (int t = 0; t < c->njobs; t++) {
+		const job *j = &c->jobs[t];
+		const compile_misfit *m = &r->misfits[t];
+		if (!m->arch || drop[t])
+			continue; /* fits, or its config was left out already */
+		char name[16];
+		diag_warning(c->ctx, j->func->loc, "'%s': autotune config %d (%s) needs %u bytes of shared memory, more than "
+			     "a block may have on %s (%u): left out of the blob", j->name, j->config,
+			     compile_config_text(c->a, j->func), m->bytes, target_name(m->arch, name, sizeof name),
+			     target_smem_limit(m->arch));
+		for (int u = 0; u < c->njobs; u++)
+			drop[u] |= c->jobs[u].slot == j->slot && !strcmp(c->jobs[u].name, j->name);
+	}
+	bool ok = true;
+	for (int i = 0; i < c->njobs; i++) {
+		if (done[i])
+			continue;
+		job *first = &c->jobs[i];
+		int nslots = first->nslots, kept = 0;
+		int *slot = arena_alloc(c->a, sizeof(int) * (size_t)nslots); /* old slot -> new; -1: left out */
+		if (!slot)
+			return false;
+		for (int s = 0; s < nslots; s++)
+			slot[s] = -1;
+		for (int t = i; t < c->njobs; t++)
+			if (!drop[t] && !strcmp(c->jobs[t].name, first->name))
+				slot[c->jobs[t].slot] = 0;
+		for (int s = 0; s < nslots; s++)
+			if (slot[s] == 0)
+				slot[s] = kept++;
+		if (!kept) {
+			diag_error(c->ctx, first->func->loc, "'%s': none of its %d autotune configs fits in shared memory on "
+				   "every target (--arch)", first->name, nslots);
+			ok = false;
+		}
+		for (int t = i; t < c->njobs; t++) {
+			job *j = &c->jobs[t];
+			if (strcmp(j->name, first->name))
+				continue;
+			done[t] = true;
+			j->slot = slot[j->slot]; /* -1 for the left out, which go below */
+			j->nslots = kept;
+			j->left_out = nslots - kept;
+		}
+	}
+	int n = 0;
+	for (int t = 0; t < c->njobs; t++)
+		if (!drop[t])
+			c->jobs[n++] = c->jobs[t];
+	c->njobs = n;
+	return ok;
+}
+
+/* Compiles every job into one module per arch. A job of an autotuned
+ * kernel compiled with all its configs may be left out when it does not
+ * fit in shared memory: its config goes (leave_out_configs) and the rest
+ * is compiled again. */
+static bool compile_jobs(compile_cmd *c, compile_result *r)
+{
+	bool *may_leave_out = arena_alloc(c->a, sizeof(bool) * (size_t)c->njobs);
+	if (!may_leave_out)
+		return false;
+	bool any = false;
+	for (int t = 0; t < c->njobs; t++) {
+		const job *j = &c->jobs[t];
+		may_leave_out[t] = j->nslots > 1 && (!j->configs || !strcmp(j->configs, "all"));
+		any |= may_leave_out[t];
+	}
+	compile_options opt = {
+		.narchs = c->narchs,
+		.archs = c->archs,
+		.emit_ptx = !c->no_ptx || c->keep_ptx,
+		.ptx_arch = c->ptx_arch,
+		.ptxas = c->ptxas,
+		.may_leave_out = any ? may_leave_out : NULL,
+	};
+	for (;;) {
+		ir_func **funcs = arena_alloc(c->a, sizeof(ir_func *) * (size_t)c->njobs);
+		const char **symbols = arena_alloc(c->a, sizeof(char *) * (size_t)c->njobs);
+		if (!funcs || !symbols)
+			return false;
+		for (int i = 0; i < c->njobs; i++) {
+			funcs[i] = c->jobs[i].func;
+			symbols[i] = c->jobs[i].symbol;
+		}
+		if (compile_module(c->ctx, c->a, funcs, symbols, c->njobs, &opt, r) == TILEC_OK)
+			return true;
+		if (!r->nmisfits || !leave_out_configs(c, r))
+			return false;
+		opt.may_leave_out = NULL; /* what is left fits */
+	}
 }
 
 /* Registers, spills and shared memory from the compile result: the
@@ -1034,11 +1171,12 @@ static int compile_all(compile_cmd *c)
 			j->name = j->kernel;
 		ok &= specialize(c, j);
 	}
-	if (!ok)
+	if (!ok || !group_variants(c))
 		return 1;
+	compile_result r;
 	blob_kernel *ks;
 	int nk;
-	if (!build_kernels(c, &ks, &nk))
+	if (!compile_jobs(c, &r) || !build_kernels(c, &ks, &nk))
 		return 1;
 	for (int t = 0; t < c->tuning.nkernels; t++)
 		if (!c->tuning_used[t]) {
@@ -1046,26 +1184,6 @@ static int compile_all(compile_cmd *c)
 				   "as an autotuned launch function", c->tuning.kernels[t].name);
 			return 1;
 		}
-
-	ir_func **funcs = arena_alloc(c->a, sizeof(ir_func *) * (size_t)c->njobs);
-	const char **symbols = arena_alloc(c->a, sizeof(char *) * (size_t)c->njobs);
-	if (!funcs || !symbols)
-		return 1;
-	for (int i = 0; i < c->njobs; i++) {
-		funcs[i] = c->jobs[i].func;
-		symbols[i] = c->jobs[i].symbol;
-	}
-	compile_options opt = {
-		.narchs = c->narchs,
-		.archs = c->archs,
-		.emit_ptx = !c->no_ptx || c->keep_ptx,
-		.ptx_arch = c->ptx_arch,
-		.ptxas = c->ptxas,
-	};
-	compile_result r;
-	memset(&r, 0, sizeof r);
-	if (compile_module(c->ctx, c->a, funcs, symbols, c->njobs, &opt, &r) != TILEC_OK)
-		return 1;
 	fill_resources(c, &r);
 	if (c->keep_ptx && !write_ptx(c, &r))
 		return 1;

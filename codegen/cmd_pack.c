@@ -9,7 +9,10 @@
  * a cubin's ELF header, the .target and .entry (and its parameter count) of
  * PTX, the kernel name and launch metadata of a Triton json. A kernel name
  * given twice adds a variant (another specialization) to the kernel. Each
- * -n gets its own group of images, i.e. its own CUDA module.
+ * -n gets its own group of images, i.e. its own CUDA module. A variant is
+ * one compiled entry point with no autotune config, so pack makes no
+ * autotuned kernels and has no tuning table to embed: --tuning is refused
+ * with a pointer to `tilec compile --tuning`.
  *
  * inspect validates a blob (or the array of a generated .c) with tile.h's
  * own reader and lists it through the introspection API.
@@ -47,7 +50,10 @@ static const char pack_usage[] =
 	"  --cubin [sm_XX[a]:]FILE  a cubin; the arch is checked against its ELF header\n"
 	"  --ptx FILE           PTX; the arch comes from its .target line\n"
 	"  --triton FILE.json   a Triton cache entry: FILE.json and FILE.cubin; adds Triton's\n"
-	"                       hidden scratch parameters when the json lists them\n";
+	"                       hidden scratch parameters when the json lists them\n"
+	"\n"
+	"Each kernel has one config: autotuned kernels, and tuning files (--tuning),\n"
+	"are tilec compile's.\n";
 
 static int nerrors;
 
@@ -799,6 +805,10 @@ int cmd_pack(int argc, char **argv)
 		kspec *k = nspecs ? &specs[nspecs - 1] : NULL;
 		if (!strcmp(opt, "-o"))
 			out = val;
+		else if (!strcmp(opt, "--tuning"))
+			err(opt, "tilec pack makes kernels of one config, which have no tuning table: compile the "
+			    "@triton.autotune kernel with `tilec compile ... --tuning %s`, or apply the file at run time "
+			    "with tile_tuning_apply()", val);
 		else if (!strcmp(opt, "--name"))
 			cname = val;
 		else if (!strcmp(opt, "-n")) {

@@ -8,7 +8,10 @@
  * the family's first target, which resolves __nvvm_reflect), then per arch a copy of the module goes through the
  * NVPTX back end to PTX and through ptxas to a cubin whose -v report gives
  * each kernel's registers, spills and static shared memory. With no ptxas
- * the images are PTX (one per arch) and a warning says so.
+ * the images are PTX (one per arch) and a warning says so. Every family is
+ * lowered before any is optimized, so that kernels the caller lets through
+ * when they do not fit in shared memory (autotune configs, which tilec
+ * leaves out) are all found before the expensive half of the work.
  */
 #include "compile.h"
 #include "passes/passes.h"
@@ -41,27 +44,39 @@ static int ntargets(const compile_options *opt)
 	return opt->narchs + (opt->emit_ptx ? 1 : 0);
 }
 
+const char *compile_config_text(arena *a, const ir_func *f)
+{
+	strbuf cx;
+	sb_init(&cx);
+	for (int c = 0; c < f->nconstexprs; c++)
+		if (f->constexprs[c].kind == IR_CONSTEXPR_INT)
+			sb_printf(&cx, "%s=%lld, ", f->constexprs[c].name, (long long)f->constexprs[c].ival);
+	sb_printf(&cx, "num_warps=%d, num_stages=%d", f->num_warps, f->num_stages);
+	const char *s = arena_strdup(a, sb_str(&cx));
+	sb_free(&cx);
+	return s ? s : "";
+}
+
 /* The kernel's shared memory (pipelined rings and scratch) fits a block
- * on every target of the family, or the config is named in an error. */
-static tilec_status check_smem(tilec_ctx *ctx, const ir_func *f, const char *symbol, uint32_t bytes,
-			       const compile_options *opt, dot_unit unit)
+ * on every target of the family; else the first target that cannot hold
+ * it goes to *misfit where the caller may leave the kernel out, or is
+ * named in an error. */
+static tilec_status check_smem(tilec_ctx *ctx, arena *a, const ir_func *f, const char *symbol, uint32_t bytes,
+			       const compile_options *opt, dot_unit unit, compile_misfit *misfit)
 {
 	for (int i = 0; i < ntargets(opt); i++) {
 		int arch = target_at(opt, i);
 		if (target_dot_unit(arch) != unit || bytes <= target_smem_limit(arch))
 			continue;
-		strbuf cx;
-		sb_init(&cx);
-		for (int c = 0; c < f->nconstexprs; c++)
-			if (f->constexprs[c].kind == IR_CONSTEXPR_INT)
-				sb_printf(&cx, "%s%s=%lld", sb_str(&cx)[0] ? ", " : "", f->constexprs[c].name,
-					  (long long)f->constexprs[c].ival);
+		if (misfit) {
+			if (!misfit->arch)
+				*misfit = (compile_misfit){bytes, arch};
+			return TILEC_OK;
+		}
 		char name[16];
-		diag_error(ctx, f->loc, "kernel '%s' (%s%snum_warps=%d, num_stages=%d) needs %u bytes of shared memory, more "
-			   "than a block may have on %s (%u): lower num_stages or the block sizes", symbol, sb_str(&cx),
-			   sb_str(&cx)[0] ? ", " : "", f->num_warps, f->num_stages, bytes, target_name(arch, name, sizeof name),
-			   target_smem_limit(arch));
-		sb_free(&cx);
+		diag_error(ctx, f->loc, "kernel '%s' (%s) needs %u bytes of shared memory, more than a block may have on %s "
+			   "(%u): lower num_stages or the block sizes", symbol, compile_config_text(a, f), bytes,
+			   target_name(arch, name, sizeof name), target_smem_limit(arch));
 		return TILEC_ERR_UNSUPPORTED;
 	}
 	return TILEC_OK;
@@ -184,31 +199,33 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 }
 
 /* One family of targets (those whose dots run on `unit`): every kernel
- * through the passes on its own copy of the IR, lowered into one module,
- * linked with libdevice and optimized. */
+ * through the passes on its own copy of the IR, lowered into one module
+ * (lower_family), then linked with libdevice and optimized with the
+ * family's first target (compile_module). */
 typedef struct family {
 	LLVMModuleRef m;
+	LLVMTargetMachineRef tm; /* the family's first target */
 	uint32_t *shared;
 	bool *dynamic;
 	bool arch_specific; /* a kernel uses what only the arch-specific target runs */
+	bool libdevice;     /* a kernel calls libdevice */
 } family;
 
 static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols, int n,
-				 const compile_options *opt, int key, bool tiers, LLVMContextRef c, const char *ptxas,
-				 family *fam)
+				 const compile_options *opt, int key, bool tiers, LLVMContextRef c, family *fam,
+				 compile_misfit *misfits)
 {
 	dot_unit unit = (dot_unit)(key / 3);
 	int first = -1;
 	for (int i = 0; i < ntargets(opt) && first < 0; i++)
 		if (family_of(target_at(opt, i), tiers) == key)
 			first = target_at(opt, i);
-	LLVMTargetMachineRef tm;
-	tilec_status st = target_machine(ctx, first, &tm);
+	tilec_status st = target_machine(ctx, first, &fam->tm);
 	if (st)
 		return st;
 	fam->shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
 	fam->dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(fam->tm);
 	char *dl = LLVMCopyStringRepOfTargetData(td);
 	LLVMDisposeTargetData(td);
 	fam->m = new_module(c, dl);
@@ -219,7 +236,6 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 	for (int i = 0; i < ntargets(opt); i++)
 		if (family_of(target_at(opt, i), tiers) == key && target_smem_limit(target_at(opt, i)) < limit)
 			limit = target_smem_limit(target_at(opt, i));
-	bool libdev = false;
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
 		ir_func *f = NULL;
 		lower_result lr = {0};
@@ -255,20 +271,16 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			}
 			break;
 		}
-		libdev |= lr.uses_libdevice;
+		fam->libdevice |= lr.uses_libdevice;
 		fam->arch_specific |= lr.uses_arch_specific;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
 			fam->dynamic[k] = lr.shared_dynamic;
-			st = check_smem(ctx, f, symbols[k], lr.shared_bytes, opt, unit);
+			st = check_smem(ctx, a, f, symbols[k], lr.shared_bytes, opt, unit,
+					opt->may_leave_out && opt->may_leave_out[k] ? &misfits[k] : NULL);
 		}
 	}
 	LLVMDisposeMessage(dl);
-	if (st == TILEC_OK && libdev)
-		st = target_link_libdevice(ctx, fam->m, ptxas);
-	if (st == TILEC_OK)
-		st = target_optimize(ctx, fam->m, tm);
-	LLVMDisposeTargetMachine(tm);
 	return st;
 }
 
@@ -324,12 +336,27 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			break;
 		}
 	bool tiers = fp8.narrows || fp8.dots;
+	if (st == TILEC_OK && opt->may_leave_out) {
+		out->misfits = arena_alloc(a, sizeof(compile_misfit) * (size_t)n);
+		if (!out->misfits)
+			st = TILEC_ERR_NOMEM;
+	}
 	for (int key = 0; key < NFAM && st == TILEC_OK; key++)
 		for (int i = 0; i < ntargets(opt); i++)
 			if (family_of(target_at(opt, i), tiers) == key) {
-				st = lower_family(ctx, a, funcs, symbols, n, opt, key, tiers, c, ptxas, &fams[key]);
+				st = lower_family(ctx, a, funcs, symbols, n, opt, key, tiers, c, &fams[key], out->misfits);
 				break;
 			}
+	for (int k = 0; k < n && out->misfits && st == TILEC_OK; k++)
+		out->nmisfits += out->misfits[k].arch != 0;
+	if (out->nmisfits)
+		st = TILEC_ERR_UNSUPPORTED; /* the caller compiles again without them */
+	for (int key = 0; key < NFAM && st == TILEC_OK; key++) {
+		if (fams[key].m && fams[key].libdevice)
+			st = target_link_libdevice(ctx, fams[key].m, ptxas);
+		if (fams[key].m && st == TILEC_OK)
+			st = target_optimize(ctx, fams[key].m, fams[key].tm);
+	}
 
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
@@ -358,9 +385,12 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		const family *fm = &fams[family_of(opt->ptx_arch, tiers)];
 		st = emit_arch(ctx, a, fm->m, opt->ptx_arch, NULL, &out->images[opt->narchs], NULL, symbols, n, fm->shared, 1);
 	}
-	for (int u = 0; u < NFAM; u++)
+	for (int u = 0; u < NFAM; u++) {
 		if (fams[u].m)
 			LLVMDisposeModule(fams[u].m);
+		if (fams[u].tm)
+			LLVMDisposeTargetMachine(fams[u].tm);
+	}
 	LLVMContextDispose(c);
 	if (st == TILEC_OK && llvm_diags.errors)
 		st = TILEC_ERR_LLVM;

@@ -24,7 +24,15 @@ typedef struct compile_options {
 	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
 	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
 	bool debug_verify;       /* run ir_verify first */
+	const bool *may_leave_out; /* NULL, or per kernel: one whose shared memory does not fit a
+	                            block on some target is reported in out->misfits, not an error */
 } compile_options;
+
+/* A kernel that needs more shared memory than a block may have. */
+typedef struct compile_misfit {
+	uint32_t bytes;          /* what it needs (on the first target that cannot hold it) */
+	int arch;                /* that target, as in compile_options.archs; 0: it fits */
+} compile_misfit;
 
 typedef struct compile_image {
 	int arch;                /* the number: 90 for sm_90 and sm_90a */
@@ -45,6 +53,8 @@ typedef struct compile_result {
 	compile_kernel_info *kernels; /* kernel-major: kernels[k * ncubins + arch index] */
 	bool ptx_only;           /* no cubin: PTX images only (no ptxas, a warning says so; or
 	                            compute_XX targets only); kernels[] has one entry per kernel */
+	int nmisfits;            /* kernels opt->may_leave_out lets through that do not fit */
+	compile_misfit *misfits; /* per kernel, with opt->may_leave_out */
 } compile_result;
 
 /* The pipelining step of the pass pipeline on its own (tilec ir
@@ -56,8 +66,18 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 /* Compiles n specialized kernels into ONE module per arch (entry names =
  * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a
  * warning, ptx_only. ptxas failing: TILEC_ERR_PTXAS with its output;
- * LLVM's verifier failing: TILEC_ERR_LLVM. */
+ * LLVM's verifier failing: TILEC_ERR_LLVM. A kernel that needs more shared
+ * memory than a block may have on a target is an error naming it, unless
+ * opt->may_leave_out marks it: then every kernel is still lowered, to find
+ * them all, and compile_module returns TILEC_ERR_UNSUPPORTED with no
+ * diagnostic and no image, out->nmisfits > 0 and out->misfits[k] set for
+ * each such kernel, for the caller to compile again without them. */
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
 			    int n, const compile_options *opt, compile_result *out);
+
+/* "BLOCK=64, num_warps=4, num_stages=3": the int constexprs, num_warps and
+ * num_stages a kernel was specialized with, as diagnostics name a config
+ * (in `a`; "" when out of memory). */
+const char *compile_config_text(arena *a, const ir_func *f);
 
 #endif

@@ -11,13 +11,17 @@
  * ascending (no duplicate keys) with configs in range. At launch,
  * tile__dispatch reads the key arguments and looks them up by binary search
  * (O(k log n), no lock, no allocation); a key not in the table goes to the
- * entry nearest in power-of-two buckets (each value's bit length, summed
- * absolute differences over the key's dimensions, the first such entry in
- * table order on a tie: one pass over the table), an empty table to the
- * default config. A runtime table (tile_tuning_apply, from the text file
- * tile-tune writes) replaces the blob's: it is parsed, checked and sorted
- * up front, then published with a release store that the launch path reads
- * with an acquire load, so the launch path stays free of locks. */
+ * nearest entry, in one pass over the table: first the fewest key
+ * dimensions whose divisibility by 16 differs from the arguments', counting
+ * only parameters some variant has a :16 predicate on (an aligned and an
+ * unaligned value run different variants, whose best configs differ), then
+ * the least distance in power-of-two buckets (each value's bit length,
+ * summed absolute differences over the key's dimensions), then the first
+ * entry in table order; an empty table goes to the default config. A
+ * runtime table (tile_tuning_apply, from the text file tile-tune writes)
+ * replaces the blob's: it is parsed, checked and sorted up front, then
+ * published with a release store that the launch path reads with an
+ * acquire load, so the launch path stays free of locks. */
 #include <errno.h>
 
 /* The bucket of a key value: its bit length (0 for values <= 0). */
@@ -36,13 +40,16 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
 	return 0;
 }
 
-/* The config of the entry equal to key, else of the nearest bucket, else
- * the default. */
-static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key)
+/* The config of the entry equal to key, else of the nearest entry, else
+ * the default. `aligned` has bit j set when key dimension j's parameter has
+ * a :16 predicate in some variant: there an entry whose value's divisibility
+ * by 16 differs from the key's was measured on another variant, so the
+ * number of such dimensions ranks before the bucket distance. */
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
 {
-	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0;
+	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div16 = 0;
 	int64_t best_dist = -1;
-	int bq[TILE__MAX_KEYS];
+	int bq[TILE__MAX_KEYS], best_miss = 0;
 	if (!t->n_entries)
 		return t->default_config;
 	while (lo < hi) {
@@ -56,16 +63,23 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key)
 		else
 			lo = mid + 1;
 	}
-	for (j = 0; j < t->n_keys; j++)
+	for (j = 0; j < t->n_keys; j++) {
 		bq[j] = tile__bucket(key[j]);
+		key_div16 |= (uint32_t)(key[j] % 16 == 0) << j;
+	}
 	for (i = 0; i < t->n_entries; i++) {
 		const int64_t *e = t->words + (size_t)i * stride;
 		int64_t dist = 0;
+		uint32_t div16 = 0;
+		int miss;
 		for (j = 0; j < t->n_keys; j++) {
 			int d = tile__bucket(e[j]) - bq[j];
 			dist += d < 0 ? -d : d;
+			div16 |= (uint32_t)(e[j] % 16 == 0) << j;
 		}
-		if (best_dist < 0 || dist < best_dist) {
+		miss = tile__popcount((div16 ^ key_div16) & aligned);
+		if (best_dist < 0 || miss < best_miss || (miss == best_miss && dist < best_dist)) {
+			best_miss = miss;
 			best_dist = dist;
 			best = i;
 		}
@@ -84,13 +98,16 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 {
 	const tile__table *t;
 	int64_t key[TILE__MAX_KEYS];
-	uint32_t i;
+	uint32_t i, aligned = 0;
 	if (k->n_configs <= 1)
 		return 0;
 	t = tile__table_of(k);
-	for (i = 0; i < t->n_keys; i++)
+	for (i = 0; i < t->n_keys; i++) {
 		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
-	return tile__table_lookup(t, key);
+		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
+			aligned |= (k->div16_mask >> t->keys[i] & 1) << i;
+	}
+	return tile__table_lookup(t, key, aligned);
 }
 
 /* Key parameter `param` of kernel kernel: a visible integer parameter. */

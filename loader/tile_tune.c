@@ -23,9 +23,11 @@
  * device, predicates that the arguments break) is reported and skipped.
  * It prints a progress line per shape and a table, and writes the entries
  * (the fastest config per shape) and the default (the config whose time,
- * relative to each shape's best, sums lowest). --once launches the
- * dispatched config once at the first shape (after --tuning FILE is
- * applied) and exits: a fresh process's time to its first result.
+ * relative to each shape's best, sums lowest); configs are the blob's,
+ * numbered as tilec compiled them (the file says which autotune config of
+ * the source each one is). --once launches the dispatched config once at
+ * the first shape (after --tuning FILE is applied) and exits: a fresh
+ * process's time to its first result.
  *
  * The driver's memory, copy and event calls come from libcuda.so.1, opened
  * here as tile.h opens it (dlopen), so the program needs no CUDA headers. */
@@ -445,6 +447,25 @@ static const char usage[] =
 	"  --tuning FILE  apply FILE's tables before --once\n"
 	"  --device N     CUDA device (0)\n";
 
+/* "0,1,2,5": each config's index in the source's autotune list (tilec
+ * leaves out the configs that do not fit a target, and --config selects),
+ * at most cap bytes. */
+static void config_sources(int n_configs, char *buf, size_t cap)
+{
+	int c, v, n = tile_variant_count(mod, kernel);
+	size_t at = 0;
+	buf[0] = 0;
+	for (c = 0; c < n_configs && at < cap; c++) {
+		int src = -1;
+		for (v = 0; v < n && src < 0; v++) {
+			tile_variant_info vi;
+			if (tile_variant_get_info(mod, kernel, v, &vi) == TILE_SUCCESS && vi.config == c)
+				src = vi.source_config;
+		}
+		at += (size_t)snprintf(buf + at, cap - at, "%s%d", c ? "," : "", src);
+	}
+}
+
 #define TT_MAX_SHAPES 256
 static char *shapes[TT_MAX_SHAPES];
 static int n_shapes;
@@ -505,6 +526,7 @@ int main(int argc, char **argv)
 	const char *kernel_name = NULL, *out_path = "tuning.txt", *flops_expr = NULL, *tuning_path = NULL;
 	const char *arg_exprs[TT_MAX_ARGS * 2];
 	int n_arg_exprs = 0, once = 0, device = 0, i, s, c, n_configs;
+	char sources[1024];
 	tile_tuning_info ti;
 	double t_start = now_s();
 	for (i = 1; i < argc; i++) {
@@ -572,6 +594,7 @@ int main(int argc, char **argv)
 	if (kernel == tile_kernel_count(mod))
 		die("the blob has no %s%s", kernel_name ? "kernel " : "autotuned kernel", kernel_name ? kernel_name : "");
 	n_configs = tile_config_count(mod, kernel);
+	config_sources(n_configs, sources, sizeof sources);
 	n_args = 0;
 	for (i = 0; i < tile_param_count(mod, kernel); i++) {
 		arg *a = &args[n_args];
@@ -602,7 +625,8 @@ int main(int argc, char **argv)
 		CU(cu.cuCtxSetCurrent(ctx));
 		CU(cu.cuDeviceGetName(name, sizeof name, dev));
 		if (!once)
-			printf("tile-tune: %s on %s: %d configs, %d shapes\n", tile_kernel_name(mod, kernel), name, n_configs, n_shapes);
+			printf("tile-tune: %s on %s: %d configs (the source's autotune configs %s), %d shapes\n",
+			       tile_kernel_name(mod, kernel), name, n_configs, sources, n_shapes);
 	}
 	if (once) {
 		void *ptrs[TT_MAX_ARGS];
@@ -698,6 +722,7 @@ int main(int argc, char **argv)
 		cu.cuDeviceGet(&dev, device);
 		cu.cuDeviceGetName(name, sizeof name, dev);
 		fprintf(f, "# written by tile-tune on %s: medians in ms per config, as do_bench measures them\n", name);
+		fprintf(f, "# configs 0..%d are the source's autotune configs %s\n", n_configs - 1, sources);
 		fprintf(f, "tile-tuning 1\nkernel %s configs %d key ", tile_kernel_name(mod, kernel), n_configs);
 		for (i = 0; i < ti.n_keys; i++) {
 			tile_param_info p;

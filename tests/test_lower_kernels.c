@@ -129,7 +129,7 @@ static const char *compile_case(tilec_ctx *ctx, arena *a, const kcase *k, tilec_
 	*st = fe_specialize(ctx, a, m, &spec, &f);
 	if (*st)
 		return NULL;
-	compile_options o = {2, archs, true, 80, NULL, true};
+	compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80, .debug_verify = true};
 	const char *sym = k->kernel;
 	*st = compile_module(ctx, a, &f, &sym, 1, &o, r);
 	if (*st)

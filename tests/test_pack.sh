@@ -182,6 +182,8 @@ fails "no signature" "no signature: give -s" "$TILEC" "${P[@]}" --ptx "$FIX/add.
 fails "no input" "no input: give --cubin, --ptx or --triton" "$TILEC" "${P[@]}" -s "$SIG"
 fails "option order" "-s: error: comes before the first -n KERNEL" "$TILEC" pack -o "$T/errout/x" -s "$SIG" -n k
 fails "unknown option" "--frob: error: unknown option" "$TILEC" "${P[@]}" -s "$SIG" --frob 1
+fails "pack --tuning" "--tuning: error: tilec pack makes kernels of one config, which have no tuning table: compile the @triton.autotune kernel with \`tilec compile ... --tuning t.tuning\`" \
+	"$TILEC" "${P[@]}" -s "$SIG" --tuning t.tuning
 fails "bad warps" "-w: error: '0' is not an integer in 1..32" "$TILEC" "${P[@]}" -s "$SIG" -w 0 --ptx "$FIX/add.ptx"
 fails "variant types" "a second variant of 'add_kernel' with other parameter types" "$TILEC" "${P[@]}" -s "$SIG" --ptx "$FIX/add.ptx" -n add_kernel -s '*fp16, *fp32, *fp32, i32' --ptx "$FIX/add.ptx"
 fails "c name" "'2x' is not a C identifier" "$TILEC" "${P[@]}" --name 2x -s "$SIG" --ptx "$FIX/add.ptx"

@@ -2,7 +2,9 @@
 # test_tune.sh - autotuned kernels end to end on the CPU: `tilec compile`
 # with every config (and --config lists), the dispatch key from autotune's
 # key, notes for host-only arguments, `--tuning FILE` embedding a table
-# (shown sorted by `tilec inspect`) and its errors at file:line:col, then
+# (shown sorted by `tilec inspect`) and its errors at file:line:col,
+# configs that do not fit in shared memory left out of `all` (renumbered,
+# and the tuning file counted against what is left) or refused, then
 # loader/tile_tune.c built from tile.h and the generated C (C11, -Wall
 # -Wextra -Werror) and its argument errors (no GPU here: the driver part
 # runs on the GPU machine, bench/tune/run.sh).
@@ -155,6 +157,58 @@ hasnt "fixed: no heuristic" "$T/out" "(at launch)"
 [ "$(grep -c '^  variant' "$T/out")" = 2 ] && ok || bad "fixed: 2 variants"
 fails "heuristic construct" "where this expression is not supported" \
 	"$TILEC" compile "$T/h.py" -n cond -s "*i32, i32" --arch sm_80 -o "$T/x"
+
+# configs whose shared memory does not fit a target: left out of `all`
+cat >"$T/mm.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[
+    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=3, num_warps=4),
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 128}, num_stages=5, num_warps=8),
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_stages=2, num_warps=4),
+], key=["M", "N", "K"])
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * K + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * N + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * N
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+PY
+MS=(-n mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16" -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32"
+	-g "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)" --arch sm_80)
+check "compile: a config too big is left out" "$TILEC" compile "$T/mm.py" "${MS[@]}" -o "$T/mm"
+has "left-out warning" "$T/err" "mm.py:11:5: warning: 'mm': autotune config 1 (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 655360 bytes of shared memory, more than a block may have on sm_80 (166912): left out of the blob"
+[ "$(grep -c 'warning:' "$T/err")" = 1 ] && ok || bad "one warning for the config, not one per variant"
+check "inspect left out" "$TILEC" inspect "$T/mm.c"
+has "two configs left" "$T/out" "configs 2; tuning key M,N,K; default config 0; 0 entries"
+has "config 1 is autotune config 2" "$T/out" "config 1 (autotune config 2)"
+hasnt "autotune config 1 gone" "$T/out" "(autotune config 1)"
+[ "$(grep -c '^  variant' "$T/out")" = 4 ] && ok || bad "left out: 2 configs x 2 specializations"
+# the tuning file counts the blob's configs
+printf 'tile-tuning 1\nkernel mm configs 3 key M,N,K default 0\n' >"$T/mm3.tuning"
+fails "tuned before leaving out" "kernel mm was tuned with 3 configs; this blob compiles 2 (--config; 1 left out for shared memory)" \
+	"$TILEC" compile "$T/mm.py" "${MS[@]}" --tuning "$T/mm3.tuning" -o "$T/x"
+printf 'tile-tuning 1\nkernel mm configs 2 key M,N,K default 1\n3000 3000 3000 1\n' >"$T/mm2.tuning"
+check "tuned after leaving out" "$TILEC" compile "$T/mm.py" "${MS[@]}" --tuning "$T/mm2.tuning" -o "$T/mmt"
+check "inspect tuned left out" "$TILEC" inspect "$T/mmt.c"
+has "tuned left out entry" "$T/out" "M=3000 N=3000 K=3000 -> config 1"
+# chosen, or none left: errors
+fails "--config N too big" "kernel 'mm_0' (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 655360 bytes" \
+	"$TILEC" compile "$T/mm.py" "${MS[@]}" --config 1 -o "$T/x"
+fails "--config list too big" "kernel 'mm_1' (BLOCK_M=256" "$TILEC" compile "$T/mm.py" "${MS[@]}" --config 0,1 -o "$T/x"
+fails "none fits" "error: 'mm': none of its 3 autotune configs fits in shared memory on every target (--arch)" \
+	"$TILEC" compile "$T/mm.py" "${MS[@]}" -D BLOCK_K=512 -ns 4 -o "$T/x"
+[ "$(grep -c 'left out of the blob' "$T/err")" = 3 ] && ok || bad "none fits: a warning per config"
+[ ! -e "$T/x.c" ] && ok || bad "a failed compile wrote x.c"
 
 # tile-tune from tile.h and the generated C
 CC=${CC:-cc}

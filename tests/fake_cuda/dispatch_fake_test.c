@@ -2,10 +2,12 @@
  *
  * Built and run by tests/test_loader_fake.sh. A hand-built blob (format 3)
  * holds mm(x: *fp32, M: i32, N: i32, K: i64) with three configs (config 1
- * has a variant for a 16-byte aligned x and a generic one), keyed on
+ * has a variant for x and M divisible by 16 and a generic one), keyed on
  * M, N, K; the launches reach the fake driver, which records the symbol
  * launched. Checked: exact keys, keys between entries (power-of-two
- * buckets), the default config of an empty table, predicates inside a
+ * buckets; an entry whose M has the launch's divisibility by 16 first,
+ * N and K having no :16 variant), the default config of an empty table,
+ * predicates inside a
  * config, explicit configs and their range, runtime tables from tuning
  * files (accepted, refused all or nothing), the validation of tables in
  * blobs (unsorted, duplicate keys, configs out of range, keys on
@@ -107,7 +109,7 @@ static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 		v->num_stages = 3;
 		v->config = configs[i];
 		v->source_config = configs[i] * 2;
-		v->div16 = i == 1 ? 1 : 0;
+		v->div16 = i == 1 ? 0x3 : 0; /* x and M */
 		v->grid = grid_m;
 		v->grid_size = sizeof grid_m;
 		v->n_constexprs = 1;
@@ -251,7 +253,9 @@ static void test_dispatch(tile_module *m)
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 1024, 1024, 1024), "mm_c1_x16") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1004, 1024, 1024, 1024), "mm_c1") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c2") == 0);
-	/* unseen keys: nearest in power-of-two buckets (bit lengths) */
+	/* unseen keys: nearest in power-of-two buckets (bit lengths); every
+	 * entry's M is divisible by 16, so an M that is not weighs the same
+	 * against each of them */
 	CHECK_EQ_INT(dispatch_mm(m, 3000, 5000, 4000), 2);   /* 12,13,12: 2 from 4096s, 4 from 1024s */
 	CHECK_EQ_INT(dispatch_mm(m, 100, 70, 64), 0);        /* 7,7,7 */
 	CHECK_EQ_INT(dispatch_mm(m, 600, 700, 2000), 1);     /* 10,10,11: 1 from 1024s */
@@ -381,6 +385,31 @@ static void test_runtime_tables(tile_module *m)
 	CHECK_EQ_INT(tile_tuning_apply(m, NULL, 0), TILE_ERROR_INVALID_ARGUMENT);
 }
 
+/* The nearest entry prefers the launch's divisibility by 16 on M (a :16
+ * predicate of config 1's first variant) over the bucket distance; N and K
+ * (no :16 variant) count by bucket only. */
+static void test_alignment(tile_module *m)
+{
+	const char *text = "tile-tuning 1\n"
+			   "kernel mm configs 3 key M,N,K default 1\n"
+			   "2048 2048 2048 0\n"
+			   "1000 1000 1000 2\n"; /* 1000 % 16 == 8 */
+	CHECK_EQ_INT(tile_tuning_apply(m, text, 0), TILE_SUCCESS);
+	/* unaligned M: the unaligned entry, 6 buckets away, over the aligned one, 0 away */
+	CHECK_EQ_INT(dispatch_mm(m, 3000, 3000, 3000), 2);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 3000, 3000, 3000), "mm_c2") == 0);
+	CHECK_EQ_INT(dispatch_mm(m, 3000, 2048, 2048), 2);
+	/* aligned M: the aligned entry, 2 buckets away, over the unaligned one, 0 away */
+	CHECK_EQ_INT(dispatch_mm(m, 1008, 1008, 1008), 0);
+	CHECK_EQ_INT(dispatch_mm(m, 4000, 4000, 4000), 0);
+	/* N and K unaligned but never specialized: buckets decide */
+	CHECK_EQ_INT(dispatch_mm(m, 2048, 3000, 3000), 0);
+	/* counted, N and K would make the aligned entry 2 off, the unaligned one 1 */
+	CHECK_EQ_INT(dispatch_mm(m, 1024, 1000, 1000), 0);
+	/* exact keys are exact whatever their alignment */
+	CHECK_EQ_INT(dispatch_mm(m, 1000, 1000, 1000), 2);
+}
+
 /* Blobs whose tables break a rule: refused with the rule named. */
 static void test_table_validation(void)
 {
@@ -495,20 +524,20 @@ static void measure(void)
 		t0 = now_ns();
 		for (i = 0; i < reps; i++) {
 			key[0] = 64 * ((i & 15) + 1);
-			sink += (int)tile__table_lookup(&t, key);
+			sink += (int)tile__table_lookup(&t, key, 7);
 		}
 		hit = (now_ns() - t0) / reps;
 		key[2] = 3000;
 		t0 = now_ns();
 		for (i = 0; i < reps / 20; i++) {
 			key[0] = 64 * ((i & 15) + 1) + 1;
-			sink += (int)tile__table_lookup(&t, key);
+			sink += (int)tile__table_lookup(&t, key, 7);
 		}
 		miss = (now_ns() - t0) / (reps / 20);
 		key[0] = 512;
 		key[1] = 320;
 		key[2] = 4096;
-		CHECK_EQ_INT(tile__table_lookup(&t, key), (uint32_t)((7 * 16 + 4) % 3));
+		CHECK_EQ_INT(tile__table_lookup(&t, key, 7), (uint32_t)((7 * 16 + 4) % 3));
 	}
 	printf("dispatch over 256 entries (3 keys): %.1f ns a hit (binary search), %.1f ns a miss (bucket scan) [%d]\n", hit,
 	       miss, sink & 1);
@@ -530,6 +559,7 @@ int main(void)
 		test_dispatch(m);
 		test_no_lock_no_allocation(m);
 		test_runtime_tables(m);
+		test_alignment(m);
 		test_heuristics(m);
 		tile_module_destroy(m);
 	} else {
