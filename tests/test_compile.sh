@@ -5,8 +5,9 @@
 # examples, tests/gpu/kernels) is compiled for sm_80 and sm_90 with ptxas
 # assembling both, and its generated .c must compile as C99 with -Wall
 # -Wextra -Werror -pedantic. The kernel lists below are manifest lines
-# (tilec compile --help); tier 1 and tier 2 are strict, kernels of later
-# tiers are tried and reported without counting. Then: variants and
+# (tilec compile --help); tier 1, tier 2 and the 3-D tiles (which must not
+# spill either) are strict, kernels of later tiers are tried and reported
+# without counting. Then: variants and
 # `tilec inspect`, 16-byte accesses in vector add's PTX and none without
 # the pointer hints, manifests, autotune configs, Triton's full signature
 # form, and the diagnostics of each failing stage.
@@ -108,6 +109,26 @@ TIER2=(
 	"$K/reductions.py row_center_kernel '*fp32:16, *fp32:16, *fp32:16, i32, i32' -D BLOCK_M=16 -D BLOCK_N=512 -g 'cdiv(M, BLOCK_M)'"
 	"$K/reductions.py row_center_kernel '*fp32:16, *fp32:16, *fp32:16, i32, i32' -D BLOCK_M=64 -D BLOCK_N=1 -g 'cdiv(M, BLOCK_M)'"
 )
+# 3-D blocks in every kind of op (tiles3d.py): strict, and without spills
+T3="$K/tiles3d.py"
+TILES3D=(
+	"$T3 where3d_kernel '*fp32:16, *fp32:16, *fp32:16, i32' -D A=4 -D B=8 -D C=16 -g 2"
+	"$T3 reshape_permute_kernel '*fp32:16, *fp32:16' -D A=2 -D B=4 -D C=8 -g 2"
+	"$T3 trans3d_kernel '*fp32:16, *fp32:16' -D A=8 -D B=2 -D C=32 -g 2"
+	"$T3 outer_sum_kernel '*fp32:16, *fp32:16, *fp32:16' -D A=8 -D B=2 -D C=32 -g 2"
+	"$T3 join_split3d_kernel '*fp32:16, *fp32:16, *fp32:16, *fp32:16' -D A=2 -D B=4 -D C=8 -g 2"
+	"$T3 bmm_kernel '*fp32:16, *fp32:16, *fp32:16' -D BATCH=2 -D M=16 -D N=32 -D K=16 -g 2"
+	"$T3 bmm_fp16_kernel '*fp16:16, *fp16:16, *fp32:16' -D BATCH=4 -D M=16 -D N=16 -D K=32 -g 2"
+)
+for ax in 0 1 2; do
+	TILES3D+=(
+		"$T3 reduce3d_kernel '*fp32:16, *fp32:16, *fp32:16, *i32:16' -D A=4 -D B=8 -D C=16 -D AXIS=$ax -g 2"
+		"$T3 reduce_fn3d_kernel '*fp32:16, *fp32:16, *i32:16' -D A=8 -D B=2 -D C=32 -D AXIS=$ax -g 2"
+		"$T3 scan3d_kernel '*i32:16, *i32:16, *i32:16' -D A=2 -D B=4 -D C=8 -D AXIS=$ax -g 2"
+		"$T3 sort_flip3d_kernel '*fp32:16, *fp32:16, *fp32:16' -D A=4 -D B=8 -D C=16 -D DIM=$ax -g 2"
+		"$T3 gather3d_kernel '*fp32:16, *i32:16, *fp32:16' -D A=2 -D B=4 -D C=8 -D AXIS=$ax -g 2"
+	)
+done
 # later tiers (tl.dot): tried, reported, not counted
 LATER=(
 	"$K/matmul.py matmul_fp32_kernel '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 -g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)'"
@@ -129,8 +150,12 @@ compile_line() {
 suite_one() { # suite_one N TIER LINE
 	local n=$1 tier=$2 line=$3 name
 	name=$(echo "$line" | awk '{print $2}')
-	if ! compile_line "$T/k$n" "$line" -on "k${n}_$name" >"$T/k$n.log" 2>&1; then
+	if ! compile_line "$T/k$n" "$line" -on "k${n}_$name" -v >"$T/k$n.log" 2>&1; then
 		echo "FAIL tier $tier: $line" >"$T/k$n.result"
+	elif [ "$tier" = 3d ] && ! grep -q "spills 0 bytes" "$T/k$n.log"; then
+		echo "FAIL tier $tier $name: no spill report (-v)" >"$T/k$n.result"
+	elif [ "$tier" = 3d ] && grep -qE "spills [1-9]" "$T/k$n.log"; then
+		echo "FAIL tier $tier $name: spills: $(grep -m1 -E 'spills [1-9]' "$T/k$n.log")" >"$T/k$n.result"
 	elif ! $CC $CFLAGS_GEN -c "$T/k$n.c" -o "$T/k$n.o" >>"$T/k$n.log" 2>&1; then
 		echo "FAIL tier $tier $name: generated C does not compile (C99 -pedantic)" >"$T/k$n.result"
 	else
@@ -139,8 +164,8 @@ suite_one() { # suite_one N TIER LINE
 }
 JOBS=$(nproc 2>/dev/null || echo 2)
 n=0
-for tier in 1 2; do
-	if [ $tier = 1 ]; then lines=("${TIER1[@]}"); else lines=("${TIER2[@]}"); fi
+for tier in 1 2 3d; do
+	case $tier in 1) lines=("${TIER1[@]}") ;; 2) lines=("${TIER2[@]}") ;; 3d) lines=("${TILES3D[@]}") ;; esac
 	for line in "${lines[@]}"; do
 		n=$((n + 1))
 		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done

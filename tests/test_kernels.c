@@ -336,6 +336,374 @@ static void test_tile2d(void)
 	free(tw);
 }
 
+/* ---------------------------------------------------------------------
+ * 3-D blocks (tiles3d.py): every kind of op on blocks of awkward shapes,
+ * P programs, each over its own block
+ * --------------------------------------------------------------------- */
+
+enum { P3 = 2 }; /* programs */
+
+typedef struct {
+	int d[3];
+} shape3;
+
+static const shape3 shapes3[] = {{{2, 4, 8}}, {{4, 8, 16}}, {{8, 2, 32}}};
+
+static int n3(shape3 s)
+{
+	return s.d[0] * s.d[1] * s.d[2];
+}
+
+/* the flat index of i in a row-major block of dims d */
+static int at3(const int *d, const int *i)
+{
+	return (i[0] * d[1] + i[1]) * d[2] + i[2];
+}
+
+/* a launch of tiles3d.py's kernel over P3 programs: `ptrs` the pointer
+ * parameters' types, then the shape and `extra` constexprs */
+static launch kl3(const char *kernel, const char *ptrs, shape3 s, const char *extra, char *sig, size_t cap)
+{
+	snprintf(sig, cap, "%s, %d, %d, %d%s", ptrs, s.d[0], s.d[1], s.d[2], extra);
+	return kl(KDIR "tiles3d.py", kernel, sig, P3, 1);
+}
+
+/* for every element i of a P3 x d block set, `body` with its flat index e */
+#define EACH3(d, i, e, ...)                                                           \
+	for (int p_ = 0, e = 0; p_ < P3; p_++)                                        \
+		for (i[0] = 0; i[0] < (d)[0]; i[0]++)                                 \
+			for (i[1] = 0; i[1] < (d)[1]; i[1]++)                         \
+				for (i[2] = 0; i[2] < (d)[2]; i[2]++, e++) {          \
+					int base_ = p_ * (d)[0] * (d)[1] * (d)[2];    \
+					(void)base_;                                  \
+					__VA_ARGS__                                   \
+				}
+
+static void test_tiles3d_elementwise(shape3 s)
+{
+	int n = n3(s), total = P3 * n, limit = total - 5, i[3];
+	char sig[128], what[192];
+	float *x = fvec((size_t)total, -1, 1), *y = fvec((size_t)s.d[2], -1, 1), *o = fzeros((size_t)total),
+	      *w = fzeros((size_t)total);
+	for (int e = 0; e < total; e++)
+		o[e] = w[e] = 7.0f; /* masked off: left alone */
+	launch l = kl3("where3d_kernel", "*fp32, *fp32, *fp32, i32", s, "", sig, sizeof sig);
+	kl_ptr(&l, x, (size_t)total * 4);
+	kl_ptr(&l, y, (size_t)s.d[2] * 4);
+	kl_ptr(&l, o, (size_t)total * 4);
+	kl_int(&l, limit);
+	snprintf(what, sizeof what, "where3d_kernel [%s]", sig);
+	if (kl_run(&l)) {
+		EACH3(s.d, i, e, {
+			if (e < limit) {
+				float xv = x[e], yv = y[i[2]];
+				w[e] = xv > yv && i[0] % 2 == 0 ? xv * 2.0f + yv : yv - xv;
+			}
+		});
+		close_f(what, o, w, (size_t)total, 0, 0);
+	}
+
+	/* reshape then permute (2, 0, 1): out is C x A x B */
+	launch r = kl3("reshape_permute_kernel", "*fp32, *fp32", s, "", sig, sizeof sig);
+	kl_ptr(&r, x, (size_t)total * 4);
+	kl_ptr(&r, o, (size_t)total * 4);
+	snprintf(what, sizeof what, "reshape_permute_kernel [%s]", sig);
+	if (kl_run(&r)) {
+		int od[3] = {s.d[2], s.d[0], s.d[1]};
+		EACH3(s.d, i, e, {
+			int j[3] = {i[2], i[0], i[1]};
+			w[base_ + at3(od, j)] = x[e];
+		});
+		close_f(what, o, w, (size_t)total, 0, 0);
+	}
+
+	/* tl.trans(x, 1, 0, 2) + x.permute(1, 0, 2): out is B x A x C */
+	launch t = kl3("trans3d_kernel", "*fp32, *fp32", s, "", sig, sizeof sig);
+	kl_ptr(&t, x, (size_t)total * 4);
+	kl_ptr(&t, o, (size_t)total * 4);
+	snprintf(what, sizeof what, "trans3d_kernel [%s]", sig);
+	if (kl_run(&t)) {
+		int od[3] = {s.d[1], s.d[0], s.d[2]};
+		EACH3(s.d, i, e, {
+			int j[3] = {i[1], i[0], i[2]};
+			w[base_ + at3(od, j)] = x[e] + x[e];
+		});
+		close_f(what, o, w, (size_t)total, 0, 0);
+	}
+
+	/* join to A x B x C x 2 (stored as A x B x 2C), split back */
+	float *j = fzeros((size_t)total * 2), *wj = fzeros((size_t)total * 2);
+	launch js = kl3("join_split3d_kernel", "*fp32, *fp32, *fp32, *fp32", s, "", sig, sizeof sig);
+	float *y2 = fvec((size_t)total, -1, 1);
+	kl_ptr(&js, x, (size_t)total * 4);
+	kl_ptr(&js, y2, (size_t)total * 4);
+	kl_ptr(&js, j, (size_t)total * 8);
+	kl_ptr(&js, o, (size_t)total * 4);
+	snprintf(what, sizeof what, "join_split3d_kernel [%s]", sig);
+	if (kl_run(&js)) {
+		for (int e = 0; e < total; e++) {
+			wj[2 * e] = x[e];
+			wj[2 * e + 1] = y2[e];
+			w[e] = x[e] * 2.0f - y2[e] * 2.0f;
+		}
+		close_f(what, j, wj, (size_t)total * 2, 0, 0);
+		close_f(what, o, w, (size_t)total, 0, 0);
+	}
+	free(x);
+	free(y);
+	free(y2);
+	free(o);
+	free(w);
+	free(j);
+	free(wj);
+}
+
+/* x (A x B) times y (B x C) through x[:, :, None] * y[None, :, :] summed
+ * along axis 1 */
+static void test_tiles3d_outer(shape3 s)
+{
+	int A = s.d[0], B = s.d[1], C = s.d[2];
+	char sig[128], what[192];
+	float *x = fvec((size_t)P3 * A * B, -1, 1), *y = fvec((size_t)P3 * B * C, -1, 1);
+	float *o = fzeros((size_t)P3 * A * C), *w = fzeros((size_t)P3 * A * C);
+	launch l = kl3("outer_sum_kernel", "*fp32, *fp32, *fp32", s, "", sig, sizeof sig);
+	kl_ptr(&l, x, (size_t)P3 * A * B * 4);
+	kl_ptr(&l, y, (size_t)P3 * B * C * 4);
+	kl_ptr(&l, o, (size_t)P3 * A * C * 4);
+	snprintf(what, sizeof what, "outer_sum_kernel [%s]", sig);
+	if (kl_run(&l)) {
+		for (int p = 0; p < P3; p++)
+			for (int a = 0; a < A; a++)
+				for (int c = 0; c < C; c++) {
+					double acc = 0;
+					for (int b = 0; b < B; b++)
+						acc += (double)(x[(p * A + a) * B + b] * y[(p * B + b) * C + c]);
+					w[(p * A + a) * C + c] = (float)acc;
+				}
+		close_f(what, o, w, (size_t)P3 * A * C, 1e-6, 1e-5);
+	}
+	free(x);
+	free(y);
+	free(o);
+	free(w);
+}
+
+/* sum, max and argmax along each axis (keep_dims), and tl.reduce of a
+ * (value, index) pair */
+static void test_tiles3d_reduce(shape3 s)
+{
+	int n = n3(s), total = P3 * n, i[3];
+	char sig[128], what[192], ax[16];
+	float *x = fvec((size_t)total, -4, 4);
+	for (int e = 0; e < total; e += 3)
+		x[e] = (float)irand(-4, 4); /* ties, taken at the smaller index */
+	for (int axis = 0; axis < 3; axis++) {
+		int od[3] = {s.d[0], s.d[1], s.d[2]};
+		od[axis] = 1;
+		int m = P3 * od[0] * od[1] * od[2];
+		float *sum = fzeros((size_t)m), *mx = fzeros((size_t)m), *ws = fzeros((size_t)m), *wm = fzeros((size_t)m);
+		int32_t *arg = calloc((size_t)m, 4), *wa = calloc((size_t)m, 4), *ri = calloc((size_t)m, 4),
+			*wri = calloc((size_t)m, 4);
+		double *acc = calloc((size_t)m, sizeof(double));
+		for (int k = 0; k < m; k++)
+			wm[k] = -INFINITY;
+		EACH3(s.d, i, e, {
+			int j[3] = {i[0], i[1], i[2]};
+			j[axis] = 0;
+			int k = base_ / n * (m / P3) + at3(od, j);
+			acc[k] += x[e];
+			if (x[e] > wm[k]) {
+				wm[k] = x[e];
+				wa[k] = i[axis];
+				wri[k] = e;
+			}
+		});
+		for (int k = 0; k < m; k++)
+			ws[k] = (float)acc[k];
+		snprintf(ax, sizeof ax, ", %d", axis);
+		launch l = kl3("reduce3d_kernel", "*fp32, *fp32, *fp32, *i32", s, ax, sig, sizeof sig);
+		kl_ptr(&l, x, (size_t)total * 4);
+		kl_ptr(&l, sum, (size_t)m * 4);
+		kl_ptr(&l, mx, (size_t)m * 4);
+		kl_ptr(&l, arg, (size_t)m * 4);
+		snprintf(what, sizeof what, "reduce3d_kernel [%s]", sig);
+		if (kl_run(&l)) {
+			close_f(what, sum, ws, (size_t)m, 1e-5, 1e-5);
+			close_f(what, mx, wm, (size_t)m, 0, 0);
+			same_i(what, arg, wa, (size_t)m);
+		}
+		launch r = kl3("reduce_fn3d_kernel", "*fp32, *fp32, *i32", s, ax, sig, sizeof sig);
+		kl_ptr(&r, x, (size_t)total * 4);
+		kl_ptr(&r, mx, (size_t)m * 4);
+		kl_ptr(&r, ri, (size_t)m * 4);
+		snprintf(what, sizeof what, "reduce_fn3d_kernel [%s]", sig);
+		memset(mx, 0, (size_t)m * 4);
+		if (kl_run(&r)) {
+			close_f(what, mx, wm, (size_t)m, 0, 0);
+			same_i(what, ri, wri, (size_t)m);
+		}
+		free(sum);
+		free(mx);
+		free(ws);
+		free(wm);
+		free(arg);
+		free(wa);
+		free(ri);
+		free(wri);
+		free(acc);
+	}
+	free(x);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x < y) - (x > y);
+}
+
+/* scans, sort, flip and gather along each axis */
+static void test_tiles3d_axis(shape3 s)
+{
+	int n = n3(s), total = P3 * n, i[3];
+	char sig[128], what[192], ax[16];
+	int32_t *xi = ivec((size_t)total, -3, 4), *cs = calloc((size_t)total, 4), *sc = calloc((size_t)total, 4),
+		*wcs = calloc((size_t)total, 4), *wsc = calloc((size_t)total, 4), *idx = calloc((size_t)total, 4);
+	float *x = fvec((size_t)total, -1, 1), *o1 = fzeros((size_t)total), *o2 = fzeros((size_t)total),
+	      *w1 = fzeros((size_t)total), *w2 = fzeros((size_t)total);
+	for (int axis = 0; axis < 3; axis++) {
+		int step = axis == 0 ? s.d[1] * s.d[2] : axis == 1 ? s.d[2] : 1, len = s.d[axis];
+		/* inclusive sum from the start, product (wrapping) to the end */
+		EACH3(s.d, i, e, {
+			uint32_t sum = 0, prod = 1;
+			for (int k = 0; k <= i[axis]; k++)
+				sum += (uint32_t)xi[e + (k - i[axis]) * step];
+			for (int k = i[axis]; k < len; k++)
+				prod *= (uint32_t)xi[e + (k - i[axis]) * step];
+			wcs[e] = (int32_t)sum;
+			wsc[e] = (int32_t)prod;
+		});
+		snprintf(ax, sizeof ax, ", %d", axis);
+		launch l = kl3("scan3d_kernel", "*i32, *i32, *i32", s, ax, sig, sizeof sig);
+		kl_ptr(&l, xi, (size_t)total * 4);
+		kl_ptr(&l, cs, (size_t)total * 4);
+		kl_ptr(&l, sc, (size_t)total * 4);
+		snprintf(what, sizeof what, "scan3d_kernel [%s]", sig);
+		if (kl_run(&l)) {
+			same_i(what, cs, wcs, (size_t)total);
+			same_i(what, sc, wsc, (size_t)total);
+		}
+
+		/* sorted rows (descending, the last dim); flipped along axis */
+		memcpy(w1, x, (size_t)total * 4);
+		for (int r = 0; r < total; r += s.d[2])
+			qsort(w1 + r, (size_t)s.d[2], 4, cmp_desc);
+		EACH3(s.d, i, e, { w2[e] = x[e + (len - 1 - 2 * i[axis]) * step]; });
+		launch f = kl3("sort_flip3d_kernel", "*fp32, *fp32, *fp32", s, ax, sig, sizeof sig);
+		kl_ptr(&f, x, (size_t)total * 4);
+		kl_ptr(&f, o1, (size_t)total * 4);
+		kl_ptr(&f, o2, (size_t)total * 4);
+		snprintf(what, sizeof what, "sort_flip3d_kernel [%s]", sig);
+		if (kl_run(&f)) {
+			close_f(what, o1, w1, (size_t)total, 0, 0);
+			close_f(what, o2, w2, (size_t)total, 0, 0);
+		}
+
+		/* gather: x at the index along axis */
+		EACH3(s.d, i, e, {
+			idx[e] = irand(0, len);
+			w1[e] = x[e + (idx[e] - i[axis]) * step];
+		});
+		launch g = kl3("gather3d_kernel", "*fp32, *i32, *fp32", s, ax, sig, sizeof sig);
+		kl_ptr(&g, x, (size_t)total * 4);
+		kl_ptr(&g, idx, (size_t)total * 4);
+		kl_ptr(&g, o1, (size_t)total * 4);
+		snprintf(what, sizeof what, "gather3d_kernel [%s]", sig);
+		if (kl_run(&g))
+			close_f(what, o1, w1, (size_t)total, 0, 0);
+	}
+	free(xi);
+	free(cs);
+	free(sc);
+	free(wcs);
+	free(wsc);
+	free(idx);
+	free(x);
+	free(o1);
+	free(o2);
+	free(w1);
+	free(w2);
+}
+
+/* batched dots [BATCH, M, K] @ [BATCH, K, N]: fp32 ("ieee") and fp16 with
+ * an accumulator of ones */
+static void test_tiles3d_dot(int batch, int M, int N, int K)
+{
+	size_t na = (size_t)P3 * batch * M * K, nb = (size_t)P3 * batch * K * N, nc = (size_t)P3 * batch * M * N;
+	char sig[128], what[192];
+	float *a = fvec(na, -1, 1), *b = fvec(nb, -1, 1), *c = fzeros(nc), *w = fzeros(nc), *wh = fzeros(nc);
+	uint16_t *ah = malloc(na * 2), *bh = malloc(nb * 2);
+	for (size_t e = 0; e < na; e++)
+		ah[e] = f2h(a[e]);
+	for (size_t e = 0; e < nb; e++)
+		bh[e] = f2h(b[e]);
+	for (int q = 0; q < P3 * batch; q++)
+		for (int m = 0; m < M; m++)
+			for (int j = 0; j < N; j++) {
+				double acc = 0, acch = 1;
+				for (int k = 0; k < K; k++) {
+					acc += (double)a[(q * M + m) * K + k] * b[(q * K + k) * N + j];
+					acch += (double)h2f(ah[(q * M + m) * K + k]) * h2f(bh[(q * K + k) * N + j]);
+				}
+				w[(q * M + m) * N + j] = (float)acc;
+				wh[(q * M + m) * N + j] = (float)acch;
+			}
+	snprintf(sig, sizeof sig, "*fp32, *fp32, *fp32, %d, %d, %d, %d", batch, M, N, K);
+	launch l = kl(KDIR "tiles3d.py", "bmm_kernel", sig, P3, 1);
+	kl_ptr(&l, a, na * 4);
+	kl_ptr(&l, b, nb * 4);
+	kl_ptr(&l, c, nc * 4);
+	snprintf(what, sizeof what, "bmm_kernel [%s]", sig);
+	if (kl_run(&l))
+		close_f(what, c, w, nc, 1e-5, 1e-5);
+	snprintf(sig, sizeof sig, "*fp16, *fp16, *fp32, %d, %d, %d, %d", batch, M, N, K);
+	launch h = kl(KDIR "tiles3d.py", "bmm_fp16_kernel", sig, P3, 1);
+	kl_ptr(&h, ah, na * 2);
+	kl_ptr(&h, bh, nb * 2);
+	kl_ptr(&h, c, nc * 4);
+	snprintf(what, sizeof what, "bmm_fp16_kernel [%s]", sig);
+	if (kl_run(&h))
+		close_f(what, c, wh, nc, 1e-5, 1e-5);
+	free(a);
+	free(b);
+	free(c);
+	free(w);
+	free(wh);
+	free(ah);
+	free(bh);
+}
+
+static void test_tiles3d(void)
+{
+	for (size_t k = 0; k < sizeof shapes3 / sizeof shapes3[0]; k++) {
+		test_tiles3d_elementwise(shapes3[k]);
+		test_tiles3d_outer(shapes3[k]);
+		test_tiles3d_reduce(shapes3[k]);
+		test_tiles3d_axis(shapes3[k]);
+	}
+	test_tiles3d_dot(2, 16, 32, 16);
+	test_tiles3d_dot(4, 16, 16, 32);
+
+	/* what Triton 3.6 refuses on 3-D blocks */
+	char sig[128];
+	shape3 s = shapes3[0];
+	launch c = kl3("cat3d_kernel", "*fp32, *fp32", s, "", sig, sizeof sig);
+	kl_refused(&c, "`tl.cat` takes 1-D blocks, got <2x4x8xfp32>");
+	launch h = kl3("histogram3d_kernel", "*i32, *i32", s, "", sig, sizeof sig);
+	kl_refused(&h, "histogram only supports 1D input, got <2x4x8xi32>");
+	launch o = kl3("sort_dim0_kernel", "*fp32, *fp32", s, "", sig, sizeof sig);
+	kl_refused(&o, "only minor dimension is currently supported (dim 0 of a block of rank 3)");
+}
+
 static void test_int_ops(void)
 {
 	size_t n = 300;
@@ -1095,6 +1463,7 @@ int main(void)
 	test_trig();
 	test_masked_copy();
 	test_tile2d();
+	test_tiles3d();
 	test_int_ops();
 	test_casts();
 	test_elementwise();

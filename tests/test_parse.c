@@ -199,7 +199,7 @@ static void test_suite_kernels(void)
 {
 	static const char *const files[] = {
 		"argmax", "casts", "constexpr_branch", "elementwise", "helpers", "int_ops", "layernorm",
-		"loops", "masked_copy", "matmul", "reductions", "silu_bf16", "softmax", "tile2d", "trig",
+		"loops", "masked_copy", "matmul", "reductions", "silu_bf16", "softmax", "tile2d", "tiles3d", "trig",
 		"vector_add",
 	};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -682,6 +682,65 @@ def _gather_case(id, block, warps):
 
 CASES += [_gather_case("gather_hist_b32", 32, 4), _gather_case("gather_hist_b256", 256, 8)]
 
+# 3-D blocks in every kind of op (tests/kernels/tiles3d.py): program p works
+# on block p of P blocks of A x B x C, at shapes of 2 to 32 per dim; each op
+# along every axis it takes (sort: the last only, as Triton)
+T3D = K + "tiles3d.py"
+T3D_SIZES = [{"P": 1}, {"P": 300}]
+
+
+def _t3d(id, kernel, params, shape, tol=EXACT, extra=None):
+    cx = dict(zip("ABC", shape))
+    cx.update(extra or {})
+    return case("t3d_%s_%dx%dx%d" % ((id,) + tuple(shape)), T3D, kernel, params, cx, "P", T3D_SIZES, 2, tol,
+                grid_in_blob=False)
+
+
+def _blocks(role, dtype, n, init="randn"):
+    return T(role, dtype, ["P", str(n)], init)
+
+
+def _reduced(shape, axis):
+    return shape[0] * shape[1] * shape[2] // shape[axis]
+
+
+_S1, _S2, _S3 = (2, 4, 8), (4, 8, 16), (8, 2, 32)
+CASES += [
+    _t3d("where", "where3d_kernel",
+         [_blocks("in", "fp32", 512), T("in", "fp32", ["16"]), _blocks("out", "fp32", 512), S("i32", "P * 512 - 5")],
+         _S2, tol(1e-6, 1e-6)),
+    _t3d("reshape_permute", "reshape_permute_kernel", [_blocks("in", "fp32", 64), _blocks("out", "fp32", 64)], _S1),
+    _t3d("trans", "trans3d_kernel", [_blocks("in", "fp32", 512), _blocks("out", "fp32", 512)], _S3),
+    _t3d("outer_sum", "outer_sum_kernel",
+         [_blocks("in", "fp32", 16), _blocks("in", "fp32", 64), _blocks("out", "fp32", 256)], _S3, tol(1e-5, 1e-5)),
+    _t3d("join_split", "join_split3d_kernel",
+         [_blocks("in", "fp32", 64), _blocks("in", "fp32", 64), _blocks("out", "fp32", 128),
+          _blocks("out", "fp32", 64)], _S1),
+] + [
+    c for ax in range(3) for c in (
+        _t3d("reduce_axis%d" % ax, "reduce3d_kernel",
+             [_blocks("in", "fp32", 512)] + [_blocks("out", dt, _reduced(_S2, ax)) for dt in ("fp32", "fp32", "i32")],
+             _S2, tol(1e-5, 1e-5), {"AXIS": ax}),
+        _t3d("reduce_fn_axis%d" % ax, "reduce_fn3d_kernel",
+             [_blocks("in", "fp32", 512), _blocks("out", "fp32", _reduced(_S3, ax)),
+              _blocks("out", "i32", _reduced(_S3, ax))], _S3, EXACT, {"AXIS": ax}),
+        _t3d("scan_axis%d" % ax, "scan3d_kernel",
+             [_blocks("in", "i32", 64, "randint:-3:4"), _blocks("out", "i32", 64), _blocks("out", "i32", 64)],
+             _S1, EXACT, {"AXIS": ax}),
+        _t3d("sort_flip_dim%d" % ax, "sort_flip3d_kernel",
+             [_blocks("in", "fp32", 512), _blocks("out", "fp32", 512), _blocks("out", "fp32", 512)],
+             _S2, EXACT, {"DIM": ax}),
+        _t3d("gather_axis%d" % ax, "gather3d_kernel",
+             [_blocks("in", "fp32", 64), _blocks("in", "i32", 64, "randint:0:%d" % _S1[ax]),
+              _blocks("out", "fp32", 64)], _S1, EXACT, {"AXIS": ax}),
+    )
+] + [
+    case("t3d_bmm_%s_%dx%dx%dx%d" % (dt, b, m, n, k), T3D, kernel,
+         [_blocks("in", dt, b * m * k), _blocks("in", dt, b * k * n), _blocks("out", "fp32", b * m * n)],
+         {"BATCH": b, "M": m, "N": n, "K": k}, "P", T3D_SIZES, 3, tol(1e-4, 1e-4), grid_in_blob=False)
+    for dt, kernel, b, m, n, k in (("fp32", "bmm_kernel", 2, 16, 32, 16), ("fp16", "bmm_fp16_kernel", 4, 16, 16, 32))
+]
+
 # tl.static_print/static_assert/device_assert/assert/print/device_print in a
 # kernel compiled as usual: the asserts are left out on both sides (no
 # TRITON_DEBUG), so values in [0, 100) or not, the outputs agree
