@@ -186,7 +186,7 @@ PY
 MS=(-n mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16" -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32"
 	-g "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)" --arch sm_80)
 check "compile: a config too big is left out" "$TILEC" compile "$T/mm.py" "${MS[@]}" -o "$T/mm"
-has "left-out warning" "$T/err" "mm.py:11:5: warning: 'mm': autotune config 1 (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 655360 bytes of shared memory, more than a block may have on sm_80 (166912): left out of the blob"
+has "left-out warning" "$T/err" "mm.py:11:5: warning: 'mm': autotune config 1 (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 524288 bytes of shared memory, more than a block may have on sm_80 (166912): left out of the blob"
 [ "$(grep -c 'warning:' "$T/err")" = 1 ] && ok || bad "one warning for the config, not one per variant"
 check "inspect left out" "$TILEC" inspect "$T/mm.c"
 has "two configs left" "$T/out" "configs 2; tuning key M,N,K; default config 0; 0 entries"
@@ -202,7 +202,7 @@ check "tuned after leaving out" "$TILEC" compile "$T/mm.py" "${MS[@]}" --tuning 
 check "inspect tuned left out" "$TILEC" inspect "$T/mmt.c"
 has "tuned left out entry" "$T/out" "M=3000 N=3000 K=3000 -> config 1"
 # chosen, or none left: errors
-fails "--config N too big" "kernel 'mm_0' (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 655360 bytes" \
+fails "--config N too big" "kernel 'mm_0' (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 524288 bytes" \
 	"$TILEC" compile "$T/mm.py" "${MS[@]}" --config 1 -o "$T/x"
 fails "--config list too big" "kernel 'mm_1' (BLOCK_M=256" "$TILEC" compile "$T/mm.py" "${MS[@]}" --config 0,1 -o "$T/x"
 fails "none fits" "error: 'mm': none of its 3 autotune configs fits in shared memory on every target (--arch)" \

@@ -24,5 +24,6 @@ t1=$(date +%s.%N)
 # a heuristic at launch (EVEN_K) with two configs: both values compiled
 "$BUILD/tilec" compile bench/tune/rowsum.py -n rowsum_kernel -s "*fp32:16, *fp32:16, i32" --arch "$ARCH" -o "$OUT/rowsum"
 echo "tilec: 8 configs x 2 specializations for $ARCH in $(python3 -c "print(round($t1 - $t0, 1))") s"
-"$BUILD/tilec" inspect "$OUT/matmul.c" | head -n 20
+"$BUILD/tilec" inspect "$OUT/matmul.c" >"$OUT/matmul.inspect"
+head -n 20 "$OUT/matmul.inspect" # the whole listing in OUT/matmul.inspect
 echo "next, on the GPU machine: bash bench/tune/run.sh $OUT"
