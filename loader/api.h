@@ -112,7 +112,7 @@ TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t 
  * tile_tuning_apply, else the blob's): the entry whose key values equal the
  * arguments named by the autotune key, else the nearest entry (the same
  * divisibility by 16 on the key parameters with :16 variants first, then
- * power-of-two buckets), else the default config. Without lock or
+ * the least distance in octaves), else the default config. Without lock or
  * allocation. tile_launch_config launches config `config` instead (-1: as
  * tile_launch). */
 TILEDEF tile_status tile_launch_config(tile_module *module, int kernel, int config, const uint32_t *grid,

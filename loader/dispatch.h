@@ -15,8 +15,9 @@
  * dimensions whose divisibility by 16 differs from the arguments', counting
  * only parameters some variant has a :16 predicate on (an aligned and an
  * unaligned value run different variants, whose best configs differ), then
- * the least distance in power-of-two buckets (each value's bit length,
- * summed absolute differences over the key's dimensions), then the first
+ * the least distance in octaves (the absolute differences of the values'
+ * base-2 logarithms, summed over the key's dimensions: 1536 is nearer
+ * 2048 than 1024, 3000 nearer 4096 than 2048), then the first
  * entry in table order; an empty table goes to the default config. A
  * runtime table (tile_tuning_apply, from the text file tile-tune writes)
  * replaces the blob's: it is parsed, checked and sorted up front, then
@@ -24,10 +25,19 @@
  * acquire load, so the launch path stays free of locks. */
 #include <errno.h>
 
-/* The bucket of a key value: its bit length (0 for values <= 0). */
-static int tile__bucket(int64_t v)
+/* log2(v) in 1/256ths, 0 for values <= 1: the bit position of the
+ * leading one, plus log2(1 + f) of the 16 bits after it taken as
+ * f + 0.3466 f (1 - f) (within 0.005 of it), in integers. */
+static int32_t tile__log2_q8(int64_t v)
 {
-	return v <= 0 ? 0 : 64 - __builtin_clzll((unsigned long long)v);
+	unsigned long long u = (unsigned long long)v;
+	int e;
+	uint32_t f;
+	if (v <= 1)
+		return 0;
+	e = 63 - __builtin_clzll(u);
+	f = (uint32_t)((e >= 16 ? u >> (e - 16) : u << (16 - e)) & 0xffff);
+	return e * 256 + (int32_t)((f + (((uint64_t)f * (65536 - f)) >> 16) * 355 / 1024) >> 8);
 }
 
 /* <0, 0, >0 as key a (n values) sorts before, equal to, after b. */
@@ -44,12 +54,13 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
  * the default. `aligned` has bit j set when key dimension j's parameter has
  * a :16 predicate in some variant: there an entry whose value's divisibility
  * by 16 differs from the key's was measured on another variant, so the
- * number of such dimensions ranks before the bucket distance. */
+ * number of such dimensions ranks before the distance in octaves. */
 static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
 {
 	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div16 = 0;
 	int64_t best_dist = -1;
-	int bq[TILE__MAX_KEYS], best_miss = 0;
+	int32_t lq[TILE__MAX_KEYS];
+	int best_miss = 0;
 	if (!t->n_entries)
 		return t->default_config;
 	while (lo < hi) {
@@ -64,7 +75,7 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uin
 			lo = mid + 1;
 	}
 	for (j = 0; j < t->n_keys; j++) {
-		bq[j] = tile__bucket(key[j]);
+		lq[j] = tile__log2_q8(key[j]);
 		key_div16 |= (uint32_t)(key[j] % 16 == 0) << j;
 	}
 	for (i = 0; i < t->n_entries; i++) {
@@ -73,7 +84,7 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uin
 		uint32_t div16 = 0;
 		int miss;
 		for (j = 0; j < t->n_keys; j++) {
-			int d = tile__bucket(e[j]) - bq[j];
+			int32_t d = tile__log2_q8(e[j]) - lq[j];
 			dist += d < 0 ? -d : d;
 			div16 |= (uint32_t)(e[j] % 16 == 0) << j;
 		}

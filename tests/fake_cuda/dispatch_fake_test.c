@@ -223,7 +223,7 @@ static void test_heuristics(tile_module *m)
 	      hi.program_size == sizeof even_k && !memcmp(hi.program, even_k, sizeof even_k));
 	CHECK_EQ_INT(tile_heuristic_get_info(m, 2, 1, &hi), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK(strcmp(launch_heur(m, -1, 32), "h_c0_even") == 0);
-	CHECK(strcmp(launch_heur(m, -1, 48), "h_c0_odd") == 0);    /* bucket of 32: config 0; 48 % 32 != 0 */
+	CHECK(strcmp(launch_heur(m, -1, 48), "h_c0_odd") == 0);    /* nearest 32: config 0; 48 % 32 != 0 */
 	CHECK(strcmp(launch_heur(m, -1, 4096), "h_c1_even") == 0);
 	CHECK(strcmp(launch_heur(m, 0, 4096), "h_c0_even") == 0);  /* explicit config */
 	CHECK(strcmp(launch_heur(m, 0, 4100), "h_c0_odd") == 0);
@@ -253,16 +253,20 @@ static void test_dispatch(tile_module *m)
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 1024, 1024, 1024), "mm_c1_x16") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1004, 1024, 1024, 1024), "mm_c1") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c2") == 0);
-	/* unseen keys: nearest in power-of-two buckets (bit lengths); every
+	/* unseen keys: nearest in octaves (log2 differences summed); every
 	 * entry's M is divisible by 16, so an M that is not weighs the same
 	 * against each of them */
-	CHECK_EQ_INT(dispatch_mm(m, 3000, 5000, 4000), 2);   /* 12,13,12: 2 from 4096s, 4 from 1024s */
-	CHECK_EQ_INT(dispatch_mm(m, 100, 70, 64), 0);        /* 7,7,7 */
-	CHECK_EQ_INT(dispatch_mm(m, 600, 700, 2000), 1);     /* 10,10,11: 1 from 1024s */
+	CHECK_EQ_INT(dispatch_mm(m, 3000, 5000, 4000), 2);   /* 0.77 octaves from 4096s, 5.8 from 1024s */
+	CHECK_EQ_INT(dispatch_mm(m, 100, 70, 64), 0);
+	CHECK_EQ_INT(dispatch_mm(m, 600, 700, 2000), 1);     /* 2.3 from 1024s, 6.3 from 4096s */
 	CHECK_EQ_INT(dispatch_mm(m, 1 << 30, 1 << 30, (int64_t)1 << 40), 2);
-	CHECK_EQ_INT(dispatch_mm(m, -5, 0, 0), 0);           /* bucket 0: nearest is 64s */
+	CHECK_EQ_INT(dispatch_mm(m, -5, 0, 0), 0);           /* log 0: nearest is 64s */
+	/* between two entries, the nearer in ratio: 1536 is 0.415 octaves
+	 * from 2048, 0.585 from 1024 (one bit length with 1024) */
+	CHECK_EQ_INT(dispatch_mm(m, 2560, 2560, 2560), 2);   /* 0.68 octaves from 4096s, 1.32 from 1024s */
+	CHECK_EQ_INT(dispatch_mm(m, 1800, 1800, 1800), 1);   /* 0.81 from 1024s, 1.19 from 4096s */
 	/* a tie: the first entry */
-	CHECK_EQ_INT(dispatch_mm(m, 256, 256, 256), 0);      /* 9,9,9: 6 from 64s, 6 from 1024s */
+	CHECK_EQ_INT(dispatch_mm(m, 256, 256, 256), 0);      /* 2 octaves from 64 and from 1024, in each dim */
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 3000, 5000, 4000), "mm_c2") == 0);
 	/* explicit configs */
 	CHECK(strcmp(launch_mm(m, 0, 0x1000, 4096, 4096, 4096), "mm_c0") == 0);
@@ -386,8 +390,8 @@ static void test_runtime_tables(tile_module *m)
 }
 
 /* The nearest entry prefers the launch's divisibility by 16 on M (a :16
- * predicate of config 1's first variant) over the bucket distance; N and K
- * (no :16 variant) count by bucket only. */
+ * predicate of config 1's first variant) over the distance in octaves; N
+ * and K (no :16 variant) count by distance only. */
 static void test_alignment(tile_module *m)
 {
 	const char *text = "tile-tuning 1\n"
@@ -395,14 +399,14 @@ static void test_alignment(tile_module *m)
 			   "2048 2048 2048 0\n"
 			   "1000 1000 1000 2\n"; /* 1000 % 16 == 8 */
 	CHECK_EQ_INT(tile_tuning_apply(m, text, 0), TILE_SUCCESS);
-	/* unaligned M: the unaligned entry, 6 buckets away, over the aligned one, 0 away */
+	/* unaligned M: the unaligned entry, 4.8 octaves away, over the aligned one, 1.7 away */
 	CHECK_EQ_INT(dispatch_mm(m, 3000, 3000, 3000), 2);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 3000, 3000, 3000), "mm_c2") == 0);
 	CHECK_EQ_INT(dispatch_mm(m, 3000, 2048, 2048), 2);
-	/* aligned M: the aligned entry, 2 buckets away, over the unaligned one, 0 away */
+	/* aligned M: the aligned entry, 3 octaves away, over the unaligned one, 0.03 away */
 	CHECK_EQ_INT(dispatch_mm(m, 1008, 1008, 1008), 0);
 	CHECK_EQ_INT(dispatch_mm(m, 4000, 4000, 4000), 0);
-	/* N and K unaligned but never specialized: buckets decide */
+	/* N and K unaligned but never specialized: distance decides */
 	CHECK_EQ_INT(dispatch_mm(m, 2048, 3000, 3000), 0);
 	/* counted, N and K would make the aligned entry 2 off, the unaligned one 1 */
 	CHECK_EQ_INT(dispatch_mm(m, 1024, 1000, 1000), 0);
@@ -500,7 +504,7 @@ static double now_ns(void)
 }
 
 /* The cost of a dispatch over 256 entries: a hit (binary search) and a
- * miss (the bucket scan). Printed, and bounded loosely. */
+ * miss (the scan over the table). Printed, and bounded loosely. */
 static void measure(void)
 {
 	static int64_t e[256 * 4];
@@ -539,7 +543,7 @@ static void measure(void)
 		key[2] = 4096;
 		CHECK_EQ_INT(tile__table_lookup(&t, key, 7), (uint32_t)((7 * 16 + 4) % 3));
 	}
-	printf("dispatch over 256 entries (3 keys): %.1f ns a hit (binary search), %.1f ns a miss (bucket scan) [%d]\n", hit,
+	printf("dispatch over 256 entries (3 keys): %.1f ns a hit (binary search), %.1f ns a miss (table scan) [%d]\n", hit,
 	       miss, sink & 1);
 	CHECK(hit < 5000 && miss < 100000);
 }
