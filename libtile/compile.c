@@ -81,10 +81,13 @@ static tilec_status check_smem(tilec_ctx *ctx, arena *a, const ir_func *f, const
 	}
 	return TILEC_OK;
 }
-/* One arch: PTX, then the cubin and its kernels' resources. */
-static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arch, const char *ptxas,
-			      compile_image *img, compile_kernel_info *info, const char *const *symbols, int n,
-			      const uint32_t *shared, int stride)
+/* One arch: PTX, then the cubin and its kernels' resources; ptxas asked
+ * for a second block per SM where registers alone keep it out
+ * (occupancy.c). With `ptx_image`, the image is the PTX, with the
+ * directives that decision put in when ptxas is at hand. */
+static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arch, const char *ptxas, bool ptx_image,
+			      compile_image *img, compile_kernel_info *info, const char *const *symbols,
+			      const int *threads, int n, const uint32_t *shared, int stride)
 {
 	LLVMTargetMachineRef tm;
 	tilec_status st = target_machine(ctx, arch, &tm);
@@ -100,20 +103,27 @@ static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arc
 		return st;
 	img->arch = TARGET_ARCH(arch);
 	img->flags = arch & TARGET_ARCH_SPECIFIC ? BLOB_IMAGE_ARCH_SPECIFIC : 0;
-	if (!ptxas) {
-		img->kind = BLOB_IMAGE_PTX;
-		img->data = arena_copy(a, ptx, len);
-		img->size = len;
-		free(ptx);
-		return img->data ? TILEC_OK : TILEC_ERR_NOMEM;
-	}
-	img->ptx = (const char *)arena_copy(a, ptx, len);
-	img->ptx_size = len;
 	uint8_t *cubin = NULL;
 	size_t size = 0;
 	strbuf log;
 	sb_init(&log);
-	st = target_ptxas(ctx, ptxas, ptx, arch, &cubin, &size, &log);
+	if (ptx_image) {
+		/* ptxas only decides the directives: a failure leaves the plain PTX */
+		tilec_ctx *scratch = ptxas ? tilec_ctx_new() : NULL;
+		if (scratch)
+			target_ptxas_occupancy(scratch, ptxas, arch, &ptx, symbols, threads, shared, n, &cubin, &size, &log);
+		tilec_ctx_free(scratch);
+		free(cubin);
+		sb_free(&log);
+		img->kind = BLOB_IMAGE_PTX;
+		img->size = strlen(ptx);
+		img->data = arena_copy(a, ptx, img->size);
+		free(ptx);
+		return img->data ? TILEC_OK : TILEC_ERR_NOMEM;
+	}
+	st = target_ptxas_occupancy(ctx, ptxas, arch, &ptx, symbols, threads, shared, n, &cubin, &size, &log);
+	img->ptx_size = strlen(ptx);
+	img->ptx = (const char *)arena_copy(a, ptx, img->ptx_size);
 	free(ptx);
 	if (st == TILEC_OK) {
 		img->kind = BLOB_IMAGE_CUBIN;
@@ -308,6 +318,11 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	}
 	const char *ptxas = target_find_ptxas(a, opt->ptxas);
 	int first_arch = target_at(opt, 0);
+	int *threads = arena_alloc(a, sizeof(int) * (size_t)n);
+	if (!threads)
+		return TILEC_ERR_NOMEM;
+	for (int k = 0; k < n; k++)
+		threads[k] = 32 * (funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4);
 	/* LLVM's own diagnostics become ours; an error among them fails the
 	 * compile even where the call that reported it returned success. */
 	target_diag llvm_diags = {ctx, 0};
@@ -378,12 +393,25 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			out->images[i].flags = BLOB_IMAGE_ARCH_SPECIFIC;
 			continue;
 		}
-		st = emit_arch(ctx, a, fm->m, opt->archs[i], ptxas, &out->images[i], ptxas ? &out->kernels[i] : NULL,
-			       symbols, n, fm->shared, opt->narchs);
+		st = emit_arch(ctx, a, fm->m, opt->archs[i], ptxas, !ptxas, &out->images[i], ptxas ? &out->kernels[i] : NULL,
+			       symbols, threads, n, fm->shared, opt->narchs);
 	}
 	if (st == TILEC_OK && opt->emit_ptx) {
-		const family *fm = &fams[family_of(opt->ptx_arch, tiers)];
-		st = emit_arch(ctx, a, fm->m, opt->ptx_arch, NULL, &out->images[opt->narchs], NULL, symbols, n, fm->shared, 1);
+		/* the PTX of a cubin of the same arch, directives and all, or its own */
+		const compile_image *same = NULL;
+		for (int i = 0; i < opt->narchs && ptxas; i++)
+			if (opt->archs[i] == opt->ptx_arch && !out->images[i].left_out && out->images[i].ptx)
+				same = &out->images[i];
+		compile_image *img = &out->images[opt->narchs];
+		if (same) {
+			*img = (compile_image){.arch = same->arch, .kind = BLOB_IMAGE_PTX, .size = same->ptx_size,
+					       .data = arena_copy(a, same->ptx, same->ptx_size)};
+			if (!img->data)
+				st = TILEC_ERR_NOMEM;
+		} else {
+			const family *fm = &fams[family_of(opt->ptx_arch, tiers)];
+			st = emit_arch(ctx, a, fm->m, opt->ptx_arch, ptxas, true, img, NULL, symbols, threads, n, fm->shared, 1);
+		}
 	}
 	for (int u = 0; u < NFAM; u++) {
 		if (fams[u].m)

@@ -386,6 +386,16 @@ check "tf32 128x128x32: 32 single-word B reads and 16 ldmatrix for A per iterati
 	awk '/cp.async.wait_group 1;/{on=1} on&&/ld.shared.u32/{s++} on&&/ldmatrix/{m++} on&&/ld.shared.v/{v++} on&&/@%p[0-9]+ bra/{print s+0, m+0, v+0; exit}' '$T/tfb.compute_80.ptx' | grep -qx '32 16 0'"
 "$TILEC" inspect "$T/tfb.c" >"$T/tfb.inspect" 2>&1
 check "tf32 128x128x32: rings of 2 tiles, 64 KB" grep -q "shared 0 static + 65536 dynamic" "$T/tfb.inspect"
+# 64 KB of rings fit twice on an SM, the registers ptxas takes (over 128)
+# do not: the entry asks for two blocks, which ptxas meets without spills
+check "tf32 128x128x32: .minnctapersm 2 on the entry" bash -c "awk '/.entry matmul_fp32_kernel_0/{on=1} on&&/^\\{/{exit} on' '$T/tfb.compute_80.ptx' | grep -q '^.minnctapersm 2'"
+check "tf32 128x128x32 for sm_80, sm_90" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16' -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=32 -w 8 \
+	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_80,sm_90 -o "$T/tfc" --keep-ptx "$T" -v
+cp "$T/out" "$T/tfc.log"
+check "tf32 128x128x32: 128 registers and no spill on sm_80 and sm_90" bash -c "grep -c 'matmul_fp32_kernel_0: sm_[89]0: 128 registers, spills 0 bytes stored + 0 loaded' '$T/tfc.log' | grep -qx 2"
+check "tf32 128x128x32: the PTX image is the sm_80 cubin's, directive and all" bash -c "'$TILEC' inspect '$T/tfc.c' | grep -q 'ptx sm_80' && grep -q '^.minnctapersm 2' '$T/tfc.compute_80.ptx'"
+check "fp16 matmul, 4 warps (two blocks fit): no .minnctapersm" bash -c "! grep -q 'minnctapersm' '$T/mm.compute_80.ptx'"
 check "fp32 operands at tf32 with an sm_75 target" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
 	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_75,sm_90 -o "$T/tf75" --keep-ptx "$T"

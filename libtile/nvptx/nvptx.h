@@ -82,6 +82,15 @@ uint32_t target_smem_limit(int arch);
 tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,
 			  uint8_t **cubin, size_t *size, strbuf *log);
 
+/* (occupancy.c) target_ptxas, then again with `.minnctapersm 2` on the
+ * entries whose registers alone keep a second block of threads[k] threads
+ * off an SM whose shared memory holds two (shared[k] bytes each), kept
+ * where ptxas reports no spill: *ptx (malloc'd) is then replaced by the
+ * PTX the cubin comes from, *cubin and *log by its cubin and report. */
+tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
+				    const char *const *symbols, const int *threads, const uint32_t *shared, int n,
+				    uint8_t **cubin, size_t *size, strbuf *log);
+
 /* What ptxas -v reports on one kernel for one arch; compile_result lists
  * one per (kernel, cubin arch). */
 typedef struct compile_kernel_info {

@@ -1,0 +1,149 @@
+/* occupancy.c - a second block per SM where registers alone keep it out.
+ *
+ * An SM runs as many blocks of a kernel as both its shared memory and its
+ * 64K registers hold. A pipelined tensor-core kernel of 8 warps often has
+ * rings small enough for two blocks while ptxas, free to use up to 255
+ * registers, takes a few more than the 128 per thread two blocks of 256
+ * threads allow, and the SM runs one (tf32 128x128x32: 160 registers, 0.95
+ * of Triton's speed; Triton's code fits in 126 and runs two). Where the
+ * shared memory the kernel needs fits twice on the arch and the registers
+ * ptxas reports are at most half again the two-block budget, the entry
+ * gets `.minnctapersm 2` and ptxas assembles the PTX again; the directive
+ * stays only where ptxas then reports no spill (forcing registers out to
+ * local memory costs more than the second block gains), the others are
+ * assembled once more without it. The PTX that produced the cubin is
+ * returned, so a PTX image of the same arch can carry the same directives
+ * (compile.c): the driver then compiles it for the GPU at hand under the
+ * same bound, which costs no spill there either as far as sm_80 tells.
+ */
+#include "nvptx/nvptx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shared memory of one SM usable by blocks (bytes), and what the driver
+ * reserves per block. */
+static uint32_t smem_per_sm(int arch)
+{
+	switch (TARGET_ARCH(arch)) {
+	case 80: case 87: return 164u << 10;
+	case 86: case 89: case 120: case 121: return 100u << 10;
+	default: return TARGET_ARCH(arch) >= 90 ? 228u << 10 : 0;
+	}
+}
+enum { BLOCK_RESERVED_SMEM = 1024, SM_REGISTERS = 65536 };
+
+/* Whether two blocks of `threads` threads fit an SM's registers at n_regs
+ * per thread (allocated per warp, in units of 8 per thread). */
+static bool two_blocks_fit(int n_regs, int threads)
+{
+	int warps = (threads + 31) / 32;
+	return 2 * warps * 32 * ((n_regs + 7) / 8 * 8) <= SM_REGISTERS;
+}
+
+/* PTX with `.minnctapersm 2` after the `.reqntid` line of each entry
+ * marked in `want` (malloc'd; NULL when out of memory). */
+static char *with_min_blocks(const char *ptx, const char *const *symbols, const bool *want, int n)
+{
+	size_t len = strlen(ptx);
+	char *out = malloc(len + (size_t)n * 24 + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	const char *p = ptx;
+	for (;;) {
+		/* the next marked entry's .reqntid line */
+		const char *at = NULL;
+		for (int k = 0; k < n; k++) {
+			if (!want[k])
+				continue;
+			char head[320];
+			snprintf(head, sizeof head, ".entry %.300s(", symbols[k]);
+			const char *e = strstr(p, head);
+			const char *r = e ? strstr(e, "\n.reqntid ") : NULL, *body = e ? strchr(e, '{') : NULL;
+			if (r && body && r > body)
+				r = NULL; /* another entry's */
+			if (r && (!at || r < at))
+				at = r;
+		}
+		if (!at)
+			break;
+		const char *eol = strchr(at + 1, '\n');
+		if (!eol)
+			break;
+		memcpy(out + o, p, (size_t)(eol + 1 - p));
+		o += (size_t)(eol + 1 - p);
+		memcpy(out + o, ".minnctapersm 2\n", 16);
+		o += 16;
+		p = eol + 1;
+	}
+	memcpy(out + o, p, strlen(p) + 1);
+	return out;
+}
+
+tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
+				    const char *const *symbols, const int *threads, const uint32_t *shared, int n,
+				    uint8_t **cubin, size_t *size, strbuf *log)
+{
+	tilec_status st = target_ptxas(ctx, ptxas, *ptx, arch, cubin, size, log);
+	if (st != TILEC_OK)
+		return st;
+	bool *want = calloc((size_t)(n > 0 ? n : 1), sizeof(bool));
+	if (!want)
+		return TILEC_OK; /* the plain cubin stands */
+	int nwant = 0;
+	for (int k = 0; k < n; k++) {
+		compile_kernel_info ki = {0};
+		int budget = SM_REGISTERS / (2 * threads[k]);
+		if (!target_ptxas_info(sb_str(log), symbols[k], &ki) || !ki.spills_known || ki.spill_stores ||
+		    ki.spill_loads || two_blocks_fit(ki.n_regs, threads[k]) || 2 * ki.n_regs > 3 * budget ||
+		    2 * ((uint64_t)shared[k] + BLOCK_RESERVED_SMEM) > smem_per_sm(arch))
+			continue;
+		want[k] = true;
+		nwant++;
+	}
+	/* at most twice more: with every candidate, then without those that
+	 * spilled; a failure there is not the kernel's (the plain cubin stands),
+	 * so its diagnostics go to a context of their own */
+	tilec_ctx *scratch = nwant ? tilec_ctx_new() : NULL;
+	for (int round = 0; round < 2 && nwant && scratch; round++) {
+		char *next = with_min_blocks(*ptx, symbols, want, n);
+		uint8_t *c2 = NULL;
+		size_t s2 = 0;
+		strbuf l2;
+		sb_init(&l2);
+		if (!next || target_ptxas(scratch, ptxas, next, arch, &c2, &s2, &l2) != TILEC_OK) {
+			free(next);
+			free(c2);
+			sb_free(&l2);
+			break;
+		}
+		int spilled = 0;
+		for (int k = 0; k < n; k++) {
+			compile_kernel_info ki = {0};
+			if (want[k] && (!target_ptxas_info(sb_str(&l2), symbols[k], &ki) || ki.spill_stores || ki.spill_loads)) {
+				want[k] = false;
+				nwant--;
+				spilled++;
+			}
+		}
+		if (spilled) {
+			free(next);
+			free(c2);
+			sb_free(&l2);
+			continue;
+		}
+		free(*ptx);
+		*ptx = next;
+		free(*cubin);
+		*cubin = c2;
+		*size = s2;
+		sb_free(log);
+		*log = l2;
+		break;
+	}
+	tilec_ctx_free(scratch);
+	free(want);
+	return TILEC_OK;
+}
