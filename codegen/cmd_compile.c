@@ -13,7 +13,8 @@
  * of one config that differ only in constexprs are refused (nothing could
  * select them). Every job is
  * specialized by the front end, then all of them are lowered together into
- * one module per arch (compile_module), packed by blob_write and written by
+ * one module per arch (compile_module, on -j threads, with progress lines
+ * on stderr when it is a terminal), packed by blob_write and written by
  * emit_c. A failing job does not stop the others from being checked, so one
  * run reports every error; any error means no file is written.
  */
@@ -21,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cmd.h"
@@ -87,6 +90,12 @@ static const char usage_text[] =
 	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
 	"  -v                 print registers, spills and shared memory per variant\n"
+	"  -j N, --jobs N     run up to N steps at once: each family of targets' LLVM\n"
+	"                     lowering and O3, then each arch's PTX and ptxas (default:\n"
+	"                     the CPUs tilec may run on; -j 1: one after the other);\n"
+	"                     the output is the same for every N\n"
+	"  -q                 no progress lines ([3/7] BLOB sm_90a (PTX, ptxas)), which\n"
+	"                     are printed on stderr only when it is a terminal\n"
 	"\n"
 	"MANIFEST: one variant per line, FILE.py KERNEL SIGNATURE [kernel options];\n"
 	"fields are separated by blanks, a field with blanks is quoted with \" or ',\n"
@@ -134,7 +143,8 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose, debug;
+	bool no_ptx, verbose, debug, quiet;
+	int threads; /* -j */
 	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
 	int nincs;
 } compile_cmd;
@@ -143,6 +153,8 @@ static const src_loc no_loc = {0};
 
 /* Kernels times variants in one blob (docs/LANGUAGE.md, limits). */
 #define COMPILE_MAX_JOBS 1024
+/* -j: more threads than a compile has steps only wait */
+#define COMPILE_MAX_THREADS 1024
 
 static job *new_job(compile_cmd *c)
 {
@@ -1015,6 +1027,32 @@ static const char *default_blob_name(arena *a, const char *base)
 	return name;
 }
 
+/* -j N, -jN, --jobs N */
+static bool parse_threads(compile_cmd *c, const char *opt, const char *v)
+{
+	if (parse_int(v, 1, COMPILE_MAX_THREADS, &c->threads))
+		return true;
+	diag_error(c->ctx, no_loc, "%s wants a number of threads from 1 to %d, not '%s'", opt, COMPILE_MAX_THREADS, v);
+	return false;
+}
+
+/* -j's default: the CPUs this process may run on, as nproc counts them. */
+static int cpu_count(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* "[3/7] matmul sm_90a (PTX, ptxas)": one line as each step starts. */
+static void progress(void *arg, int started, int n, const char *step)
+{
+	const compile_cmd *c = arg;
+	fprintf(stderr, "[%d/%d] %s %s\n", started, n, c->blob_name, step);
+}
+
 static int compile_all(compile_cmd *c)
 {
 	if (!expand_configs(c) || !expand_heuristics(c))
@@ -1061,7 +1099,13 @@ static int compile_all(compile_cmd *c)
 		.emit_ptx = !c->no_ptx || c->keep_ptx,
 		.ptx_arch = c->ptx_arch,
 		.ptxas = c->ptxas,
+		.jobs = c->threads,
 	};
+	/* progress where someone watches a compile of more than one variant or target */
+	if (!c->quiet && isatty(2) && c->njobs * (opt.narchs + (opt.emit_ptx ? 1 : 0)) > 1) {
+		opt.progress = progress;
+		opt.progress_arg = c;
+	}
 	compile_result r;
 	memset(&r, 0, sizeof r);
 	if (compile_module(c->ctx, c->a, funcs, symbols, c->njobs, &opt, &r) != TILEC_OK)
@@ -1113,6 +1157,7 @@ int cmd_compile(int argc, char **argv)
 	const char *file = NULL, *sigs[64];
 	int nsigs = 0, rc = 2;
 	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90,sm_90a");
+	c.threads = cpu_count();
 	for (int i = 0; ok && i < argc; i++) {
 		const char *o = argv[i];
 		int used = kernel_option(&c, &proto, argc, argv, i);
@@ -1130,9 +1175,14 @@ int cmd_compile(int argc, char **argv)
 			c.debug = true;
 		} else if (!strcmp(o, "-v")) {
 			c.verbose = true;
+		} else if (!strcmp(o, "-q")) {
+			c.quiet = true;
+		} else if (!strncmp(o, "-j", 2) && o[2]) {
+			ok = parse_threads(&c, "-j", o + 2);
 		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||
 			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name") ||
-			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning") || !strcmp(o, "-I")) {
+			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning") || !strcmp(o, "-I") || !strcmp(o, "-j") ||
+			   !strcmp(o, "--jobs")) {
 			if (i + 1 >= argc) {
 				diag_error(c.ctx, no_loc, "%s needs a value", o);
 				ok = false;
@@ -1160,6 +1210,8 @@ int cmd_compile(int argc, char **argv)
 				c.depfile = v;
 			} else if (!strcmp(o, "--tuning")) {
 				c.tuning_path = v;
+			} else if (!strcmp(o, "-j") || !strcmp(o, "--jobs")) {
+				ok = parse_threads(&c, o, v);
 			} else if (!strcmp(o, "-I")) {
 				if (c.nincs == (int)(sizeof c.incs / sizeof c.incs[0])) {
 					diag_error(c.ctx, no_loc, "too many -I");

@@ -24,6 +24,13 @@ typedef struct compile_options {
 	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
 	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
 	bool debug_verify;       /* run ir_verify first */
+	int jobs;                /* threads for the families and the images; <= 1: one after the
+	                            other in the calling thread. The result is the same for any. */
+	/* Called as each family's lowering or image's PTX starts, from the
+	 * thread that runs it, one call at a time: the started-th step of n,
+	 * and what it is ("sm_90a (PTX, ptxas)"); may be NULL. */
+	void (*progress)(void *arg, int started, int n, const char *step);
+	void *progress_arg;
 } compile_options;
 
 typedef struct compile_image {
@@ -53,7 +60,8 @@ typedef struct compile_result {
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget);
 
 /* Compiles n specialized kernels into ONE module per arch (entry names =
- * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a
+ * symbols); everything in *out lives in `a`. The images and diagnostics
+ * are the same for every opt->jobs. No ptxas: PTX per arch, a
  * warning, ptx_only. ptxas failing: TILEC_ERR_PTXAS with its output;
  * LLVM's verifier failing: TILEC_ERR_LLVM. */
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
