@@ -1,7 +1,9 @@
 # Makefile - driven by build.sh (which finds LLVM and installs dependencies).
 # Every libtile/*.c and libtile/PHASE/*.c goes into libtile.a (includes are
 # written from libtile/, as "ir/ir.h"), every codegen/*.c into tilec, every
-# tests/test_*.c becomes a test program built with ASan and UBSan.
+# tests/test_*.c becomes a test program built with ASan and UBSan;
+# tilec-san (ASan, UBSan) and tilec-tsan (ThreadSanitizer, for compile
+# -j's threads) are the tests' tilec.
 
 LLVM_CONFIG ?= llvm-config-19
 BUILD ?= build
@@ -12,6 +14,7 @@ LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null)
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags 2>/dev/null) $(shell $(LLVM_CONFIG) --libs 2>/dev/null)
 CFLAGS_LIB = -std=c11 $(OPT) $(WARN) -D_GNU_SOURCE -Ilibtile $(LLVM_CFLAGS)
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+TSAN = -fsanitize=thread -fno-omit-frame-pointer
 LIBS = $(LLVM_LIBS) -lz -lpthread -ldl -lm
 # tilec itself links LLVM statically when build.sh finds the static
 # libraries: loading the shared libLLVM costs every tilec run ~15 ms.
@@ -27,11 +30,12 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB_SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 TILEC_OBJ := $(TILEC_SRC:%.c=$(BUILD)/obj/%.o)
 TILEC_SAN_OBJ := $(TILEC_SRC:%.c=$(BUILD)/san/%.o)
+TSAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/tsan/%.o) $(TILEC_SRC:%.c=$(BUILD)/tsan/%.o)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 .PHONY: all tests clean
 all: $(BUILD)/libtile.a $(BUILD)/tilec
-tests: $(TESTS) $(BUILD)/tilec-san
+tests: $(TESTS) $(BUILD)/tilec-san $(BUILD)/tilec-tsan
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -40,6 +44,10 @@ $(BUILD)/obj/%.o: %.c $(LIB_HDR)
 $(BUILD)/san/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) $(SAN) -c $< -o $@
+
+$(BUILD)/tsan/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_LIB) $(TSAN) -c $< -o $@
 
 $(BUILD)/libtile.a: $(LIB_OBJ)
 	@rm -f $@
@@ -54,6 +62,9 @@ $(BUILD)/tilec: $(TILEC_OBJ) $(BUILD)/libtile.a
 
 $(BUILD)/tilec-san: $(TILEC_SAN_OBJ) $(BUILD)/libtile-san.a
 	$(CC) $(OPT) $(SAN) -o $@ $(TILEC_SAN_OBJ) $(BUILD)/libtile-san.a $(LIBS)
+
+$(BUILD)/tilec-tsan: $(TSAN_OBJ)
+	$(CC) $(OPT) $(TSAN) -o $@ $(TSAN_OBJ) $(LIBS)
 
 # Tests include tile.h and may use libtile's internals.
 $(BUILD)/tests/%: tests/%.c tile.h $(BUILD)/libtile-san.a $(wildcard tests/*.h) $(LIB_HDR)

@@ -43,7 +43,7 @@ have_zstd() {
 # Static LLVM for tilec when its archives are installed (Debian's llvm-N-dev
 # has them), else the shared library.
 tilec_llvm_libs() {
-	local comps="nvptx passes bitreader linker" libs
+	local comps="nvptx passes bitreader bitwriter linker" libs
 	if have_zstd && libs=$("$LLVM_CONFIG" --link-static --libs $comps 2>/dev/null) && [ -n "$libs" ]; then
 		echo "$("$LLVM_CONFIG" --link-static --ldflags) $libs $("$LLVM_CONFIG" --link-static --system-libs) -lstdc++"
 	else

@@ -215,7 +215,8 @@ def main():
         ct = json.load(open(path))
     names = {"bench_vadd_f32": "vadd_f32", "bench_silu_bf16": "silu_bf16",
              "bench_softmax_4096": "softmax_f32", "bench_layer_norm_f16": "layer_norm_f16"}
-    print("\ntilec: ms of CPU / wall time on the build machine (bench/compile_time.sh); Triton: wall "
+    print("\ntilec: ms of CPU / wall time on the build machine (bench/compile_time.sh; all archs with -j N, "
+          "N its CPU count); Triton: wall "
           "time of the first launch with an empty cache, minus a warm launch, on this machine\n")
     print("| kernel | tilec sm_80 | tilec sm_87 | tilec sm_90 | tilec all archs + PTX | Triton first call |")
     print("|---|---|---|---|---|---|")

@@ -1,29 +1,51 @@
 #!/usr/bin/env bash
-# compile_time.sh [BUILD_DIR] [OUT_JSON] - `tilec compile` wall time per
-# kernel and arch, on the build machine (tilec needs LLVM; the GPU machine
-# has none). Each figure is the median of 5 runs of the whole process (file
-# parsing, specialization, LLVM, ptxas, packing, writing the C), one variant,
-# no PTX image; "all" is the default set, sm_80,sm_87,sm_90 plus PTX. Shown
-# as CPU time (user + system, tilec and its ptxas children: steady on a busy
-# machine) / wall time.
+# compile_time.sh [BUILD_DIR] [OUT_JSON] - `tilec compile` time per kernel
+# and arch, on the build machine (tilec needs LLVM; the GPU machine has
+# none). Each figure is the median of 5 runs (REPS) of the whole process (file
+# parsing, specialization, LLVM, ptxas, packing, writing the C), shown as
+# CPU time (user + system, tilec and its ptxas children: steady on a busy
+# machine) / wall time. Columns: one arch (no PTX image; one thread's work
+# whatever -j says, as each step waits for the one before), then the row's
+# set of targets with -j 1 and with -j N, N the CPU count (the default).
+# The set is the default (sm_80,sm_87,sm_90,sm_90a plus PTX; sm_90a is
+# left out of kernels without wgmma) but for the 128x128 fp16 matmul,
+# compiled for sm_80,sm_87,sm_90a plus PTX as a Jetson-and-Hopper build
+# would. The last row is a manifest of 8 variants: 6 matmul configs and 2
+# vector adds.
 # Prints a markdown table; OUT_JSON (default BUILD_DIR/compile_time.json)
-# keeps the figures for bench/bench.py's table.
+# keeps the figures for bench/bench.py's table ("all": the set with -j N).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 BUILD=${1:-build}
 JSON=${2:-$BUILD/compile_time.json}
 TILEC=$BUILD/tilec
 [ -x "$TILEC" ] || { echo "compile_time.sh: $TILEC not found" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-REPS=5
+REPS=${REPS:-5}
+N=$(nproc)
 
-# name file kernel signature grid
+MMSIG='*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'
+MMGRID='cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)'
+{
+	for cfg in "128 128 32 4 3" "128 64 32 4 4" "64 128 32 4 4" "64 64 32 4 3" "128 256 32 8 2" "64 32 32 4 5"; do
+		read -r m n k w s <<<"$cfg"
+		echo "$ROOT/tests/kernels/matmul.py matmul_kernel '$MMSIG' -D BLOCK_SIZE_M=$m -D BLOCK_SIZE_N=$n -D BLOCK_SIZE_K=$k -D GROUP_SIZE_M=8 -w $w -ns $s -g '$MMGRID' -on mm_${m}_${n}"
+	done
+	for h in ":16" ""; do
+		echo "$ROOT/examples/vector_add/kernel.py add_kernel '*fp32:16, *fp32:16, *fp32:16, i32$h' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	done
+} >"$TMP/variants.tile"
+
+# name|set (default or an --arch list)|tilec compile arguments (shell words)
 KERNELS=(
-	"vadd_f32|examples/vector_add/kernel.py|add_kernel|*fp32:16, *fp32:16, *fp32:16, i32:16, 1024|cdiv(n_elements, BLOCK_SIZE)"
-	"silu_bf16|examples/silu/kernel.py|silu_kernel|*bf16:16, *bf16:16, i32:16, 1024|cdiv(n_elements, BLOCK_SIZE)"
-	"softmax_f32|tests/gpu/kernels/tier2.py|softmax_row_kernel|*fp32:16, *fp32:16, i32:16, i32:16, i32:16, 4096|"
-	"layer_norm_f16|tests/gpu/kernels/tier2.py|layer_norm_fwd_kernel|*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192|"
+	"vadd_f32|default|examples/vector_add/kernel.py -n add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:16, 1024' -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"silu_bf16|default|examples/silu/kernel.py -n silu_kernel -s '*bf16:16, *bf16:16, i32:16, 1024' -g 'cdiv(n_elements, BLOCK_SIZE)'"
+	"softmax_f32|default|tests/gpu/kernels/tier2.py -n softmax_row_kernel -s '*fp32:16, *fp32:16, i32:16, i32:16, i32:16, 4096'"
+	"layer_norm_f16|default|tests/gpu/kernels/tier2.py -n layer_norm_fwd_kernel -s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32, 8192'"
+	"matmul_f16_128|sm_80,sm_87,sm_90a|tests/kernels/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g '$MMGRID'"
+	"manifest_8_variants|default|-m $TMP/variants.tile"
 )
 
 median_ms() { # command... : "CPU/wall" medians in ms over REPS runs, or "fail"
@@ -38,29 +60,33 @@ median_ms() { # command... : "CPU/wall" medians in ms over REPS runs, or "fail"
 	echo "$(printf '%s\n' "${cpu[@]}" | sort -n | sed -n "${mid}p")/$(printf '%s\n' "${wall[@]}" | sort -n | sed -n "${mid}p")"
 }
 
-echo "| kernel (ms CPU/wall) | sm_80 | sm_87 | sm_90 | sm_80,87,90 + PTX |"
-echo "|---|---|---|---|---|"
+echo "| kernel (ms CPU/wall) | set | sm_80 | sm_87 | sm_90 | set, -j 1 | set, -j $N |"
+echo "|---|---|---|---|---|---|---|"
 echo "{" >"$JSON"
 first=1
 for k in "${KERNELS[@]}"; do
-	IFS='|' read -r name file kernel sig grid <<<"$k"
-	g=()
-	[ -n "$grid" ] && g=(-g "$grid")
-	row="| $name"
+	IFS='|' read -r name set words <<<"$k"
+	eval "args=($words)"
+	row="| $name | $set"
 	[ $first = 1 ] || echo "," >>"$JSON"
 	first=0
 	printf '"%s": {' "$name" >>"$JSON"
 	sep=""
-	for arch in sm_80 sm_87 sm_90 all; do
-		if [ $arch = all ]; then a=(); else a=(--arch $arch --no-ptx); fi
-		ms=$(median_ms "$TILEC" compile "$file" -n "$kernel" -s "$sig" "${g[@]}" "${a[@]}" -o "$TMP/k")
-		[ "$ms" = fail ] && echo "compile_time.sh: $name $arch: $(head -c 300 "$TMP/err")" >&2
+	for col in sm_80 sm_87 sm_90 all_j1 all; do
+		case $col in
+		sm_*) a=(--arch "$col" --no-ptx -j 1) ;;
+		all_j1) a=(-j 1) ;;
+		all) a=(-j "$N") ;;
+		esac
+		[ "$set" = default ] || [ "${col#sm_}" != "$col" ] || a+=(--arch "$set")
+		ms=$(median_ms "$TILEC" compile "${args[@]}" "${a[@]}" -o "$TMP/k")
+		[ "$ms" = fail ] && echo "compile_time.sh: $name $col: $(head -c 300 "$TMP/err")" >&2
 		row="$row | $ms"
-		printf '%s"%s": "%s"' "$sep" "$arch" "$ms" >>"$JSON"
+		printf '%s"%s": "%s"' "$sep" "$col" "$ms" >>"$JSON"
 		sep=", "
 	done
 	printf '}' >>"$JSON"
 	echo "$row |"
 done
 echo "}" >>"$JSON"
-echo "(medians of $REPS runs of the tilec process, CPU time/wall time in ms; $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1 /proc/loadavg))"
+echo "(medians of $REPS runs of the tilec process, CPU time/wall time in ms; $N CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1 /proc/loadavg))"

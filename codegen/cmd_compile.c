@@ -14,7 +14,8 @@
  * select them). Every job is specialized by the front end and grouped into
  * its launch function (group_variants: the checks, and the entry point
  * names), then all of them are lowered together into one module per arch
- * (compile_module). With --config all, compile_module reports the
+ * (compile_module, on -j threads, with progress lines on stderr when it is
+ * a terminal). With --config all, compile_module reports the
  * variants that do not fit in shared memory instead of failing: their
  * configs are left out with a warning, the rest renumbered, and the jobs
  * left compiled again (compile_jobs). The blob's kernels and tuning tables
@@ -28,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cmd.h"
@@ -96,6 +99,12 @@ static const char usage_text[] =
 	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
 	"  -v                 print registers, spills and shared memory per variant\n"
+	"  -j N, --jobs N     run up to N steps at once: each family of targets' LLVM\n"
+	"                     lowering and O3, then each arch's PTX and ptxas (default:\n"
+	"                     the CPUs tilec may run on; -j 1: one after the other);\n"
+	"                     the output is the same for every N\n"
+	"  -q                 no progress lines ([3/7] BLOB sm_90a (PTX, ptxas)), which\n"
+	"                     are printed on stderr only when it is a terminal\n"
 	"\n"
 	"MANIFEST: one variant per line, FILE.py KERNEL SIGNATURE [kernel options];\n"
 	"fields are separated by blanks, a field with blanks is quoted with \" or ',\n"
@@ -144,7 +153,8 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose, debug;
+	bool no_ptx, verbose, debug, quiet;
+	int threads; /* -j */
 	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
 	int nincs;
 } compile_cmd;
@@ -153,6 +163,8 @@ static const src_loc no_loc = {0};
 
 /* Kernels times variants in one blob (docs/LANGUAGE.md, limits). */
 #define COMPILE_MAX_JOBS 1024
+/* -j: more threads than a compile has steps only wait */
+#define COMPILE_MAX_THREADS 1024
 
 static job *new_job(compile_cmd *c)
 {
@@ -1003,6 +1015,13 @@ static bool leave_out_configs(compile_cmd *c, const compile_result *r)
 	return ok;
 }
 
+/* "[3/7] matmul sm_90a (PTX, ptxas)": one line as each step starts. */
+static void progress(void *arg, int started, int n, const char *step)
+{
+	const compile_cmd *c = arg;
+	fprintf(stderr, "[%d/%d] %s %s\n", started, n, c->blob_name, step);
+}
+
 /* Compiles every job into one module per arch. A job of an autotuned
  * kernel compiled with all its configs may be left out when it does not
  * fit in shared memory: its config goes (leave_out_configs) and the rest
@@ -1025,7 +1044,13 @@ static bool compile_jobs(compile_cmd *c, compile_result *r)
 		.ptx_arch = c->ptx_arch,
 		.ptxas = c->ptxas,
 		.may_leave_out = any ? may_leave_out : NULL,
+		.jobs = c->threads,
 	};
+	/* progress where someone watches a compile of more than one variant or target */
+	if (!c->quiet && isatty(2) && c->njobs * (opt.narchs + (opt.emit_ptx ? 1 : 0)) > 1) {
+		opt.progress = progress;
+		opt.progress_arg = c;
+	}
 	for (;;) {
 		ir_func **funcs = arena_alloc(c->a, sizeof(ir_func *) * (size_t)c->njobs);
 		const char **symbols = arena_alloc(c->a, sizeof(char *) * (size_t)c->njobs);
@@ -1152,6 +1177,25 @@ static const char *default_blob_name(arena *a, const char *base)
 	return name;
 }
 
+/* -j N, -jN, --jobs N */
+static bool parse_threads(compile_cmd *c, const char *opt, const char *v)
+{
+	if (parse_int(v, 1, COMPILE_MAX_THREADS, &c->threads))
+		return true;
+	diag_error(c->ctx, no_loc, "%s wants a number of threads from 1 to %d, not '%s'", opt, COMPILE_MAX_THREADS, v);
+	return false;
+}
+
+/* -j's default: the CPUs this process may run on, as nproc counts them. */
+static int cpu_count(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
 static int compile_all(compile_cmd *c)
 {
 	if (!expand_configs(c) || !expand_heuristics(c))
@@ -1231,6 +1275,7 @@ int cmd_compile(int argc, char **argv)
 	const char *file = NULL, *sigs[64];
 	int nsigs = 0, rc = 2;
 	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90,sm_90a");
+	c.threads = cpu_count();
 	for (int i = 0; ok && i < argc; i++) {
 		const char *o = argv[i];
 		int used = kernel_option(&c, &proto, argc, argv, i);
@@ -1248,9 +1293,14 @@ int cmd_compile(int argc, char **argv)
 			c.debug = true;
 		} else if (!strcmp(o, "-v")) {
 			c.verbose = true;
+		} else if (!strcmp(o, "-q")) {
+			c.quiet = true;
+		} else if (!strncmp(o, "-j", 2) && o[2]) {
+			ok = parse_threads(&c, "-j", o + 2);
 		} else if (!strcmp(o, "-s") || !strcmp(o, "-o") || !strcmp(o, "-m") || !strcmp(o, "--arch") ||
 			   !strcmp(o, "--keep-ptx") || !strcmp(o, "--ptxas") || !strcmp(o, "--name") ||
-			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning") || !strcmp(o, "-I")) {
+			   !strcmp(o, "--depfile") || !strcmp(o, "--tuning") || !strcmp(o, "-I") || !strcmp(o, "-j") ||
+			   !strcmp(o, "--jobs")) {
 			if (i + 1 >= argc) {
 				diag_error(c.ctx, no_loc, "%s needs a value", o);
 				ok = false;
@@ -1278,6 +1328,8 @@ int cmd_compile(int argc, char **argv)
 				c.depfile = v;
 			} else if (!strcmp(o, "--tuning")) {
 				c.tuning_path = v;
+			} else if (!strcmp(o, "-j") || !strcmp(o, "--jobs")) {
+				ok = parse_threads(&c, o, v);
 			} else if (!strcmp(o, "-I")) {
 				if (c.nincs == (int)(sizeof c.incs / sizeof c.incs[0])) {
 					diag_error(c.ctx, no_loc, "too many -I");

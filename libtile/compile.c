@@ -5,20 +5,38 @@
  * into one LLVM module per family of targets (those whose dots run alike,
  * split further by fp8 tier when a kernel narrows to fp8 or has fp8 dots). Per module:
  * libdevice when a kernel calls it, the verifier and default<O3> once (with
- * the family's first target, which resolves __nvvm_reflect), then per arch a copy of the module goes through the
- * NVPTX back end to PTX and through ptxas to a cubin whose -v report gives
- * each kernel's registers, spills and static shared memory. With no ptxas
- * the images are PTX (one per arch) and a warning says so. Every family is
- * lowered before any is optimized, so that kernels the caller lets through
- * when they do not fit in shared memory (autotune configs, which tilec
- * leaves out) are all found before the expensive half of the work.
+ * the family's first target, which resolves __nvvm_reflect), then the
+ * module goes through the NVPTX back end to PTX once per LLVM CPU among its
+ * targets (sm_80's cubin and the compute_80 image share one PTX), and
+ * through ptxas to a cubin per arch whose -v report gives each kernel's
+ * registers, spills and static shared memory. With no ptxas the images
+ * are PTX (one per arch) and a warning says so.
+ *
+ * These steps run as tasks on up to opt->jobs threads (base/jobs.c): a
+ * family's lowering and O3; a PTX once its family is done; a ptxas once
+ * its PTX is. An LLVM context is one thread's, so each task has its own:
+ * a family hands its optimized module on as bitcode, which each PTX task
+ * reads into a fresh context. Each task reports into a tilec_ctx of its
+ * own; compile_module appends them in task order (the order of the serial
+ * loop) up to the first that failed, so the diagnostics, like the images,
+ * are the same for any number of threads.
+ *
+ * ptxas is asked for a second block per SM where a kernel's registers alone
+ * keep it out (occupancy.c); a cubin's PTX is then the one with those
+ * directives, and so is the PTX image of its arch (or, with no such cubin,
+ * ptxas decides them for the image). Kernels the caller lets through when
+ * they do not fit in shared memory (autotune configs, which tilec leaves
+ * out) skip O3 and every image, so compile_module returns them all.
  */
 #include "compile.h"
 #include "passes/passes.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/TargetMachine.h>
@@ -80,66 +98,6 @@ static tilec_status check_smem(tilec_ctx *ctx, arena *a, const ir_func *f, const
 		return TILEC_ERR_UNSUPPORTED;
 	}
 	return TILEC_OK;
-}
-/* One arch: PTX, then the cubin and its kernels' resources; ptxas asked
- * for a second block per SM where registers alone keep it out
- * (occupancy.c). With `ptx_image`, the image is the PTX, with the
- * directives that decision put in when ptxas is at hand. */
-static tilec_status emit_arch(tilec_ctx *ctx, arena *a, LLVMModuleRef m, int arch, const char *ptxas, bool ptx_image,
-			      compile_image *img, compile_kernel_info *info, const char *const *symbols,
-			      const int *threads, int n, const uint32_t *shared, int stride)
-{
-	LLVMTargetMachineRef tm;
-	tilec_status st = target_machine(ctx, arch, &tm);
-	if (st)
-		return st;
-	LLVMModuleRef copy = LLVMCloneModule(m);
-	char *ptx = NULL;
-	size_t len = 0;
-	st = target_emit_ptx(ctx, copy, tm, &ptx, &len);
-	LLVMDisposeModule(copy);
-	LLVMDisposeTargetMachine(tm);
-	if (st)
-		return st;
-	img->arch = TARGET_ARCH(arch);
-	img->flags = arch & TARGET_ARCH_SPECIFIC ? BLOB_IMAGE_ARCH_SPECIFIC : 0;
-	uint8_t *cubin = NULL;
-	size_t size = 0;
-	strbuf log;
-	sb_init(&log);
-	if (ptx_image) {
-		/* ptxas only decides the directives: a failure leaves the plain PTX */
-		tilec_ctx *scratch = ptxas ? tilec_ctx_new() : NULL;
-		if (scratch)
-			target_ptxas_occupancy(scratch, ptxas, arch, &ptx, symbols, threads, shared, n, &cubin, &size, &log);
-		tilec_ctx_free(scratch);
-		free(cubin);
-		sb_free(&log);
-		img->kind = BLOB_IMAGE_PTX;
-		img->size = strlen(ptx);
-		img->data = arena_copy(a, ptx, img->size);
-		free(ptx);
-		return img->data ? TILEC_OK : TILEC_ERR_NOMEM;
-	}
-	st = target_ptxas_occupancy(ctx, ptxas, arch, &ptx, symbols, threads, shared, n, &cubin, &size, &log);
-	img->ptx_size = strlen(ptx);
-	img->ptx = (const char *)arena_copy(a, ptx, img->ptx_size);
-	free(ptx);
-	if (st == TILEC_OK) {
-		img->kind = BLOB_IMAGE_CUBIN;
-		img->data = arena_copy(a, cubin, size);
-		img->size = size;
-		if (!img->data)
-			st = TILEC_ERR_NOMEM;
-		for (int k = 0; k < n && info; k++) {
-			compile_kernel_info *ki = &info[k * stride];
-			if (!target_ptxas_info(sb_str(&log), symbols[k], ki))
-				ki->shared_static = shared[k];
-		}
-	}
-	free(cubin);
-	sb_free(&log);
-	return st;
 }
 
 static LLVMModuleRef new_module(LLVMContextRef c, const char *data_layout)
@@ -209,43 +167,92 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 }
 
 /* One family of targets (those whose dots run on `unit`): every kernel
- * through the passes on its own copy of the IR, lowered into one module
- * (lower_family), then linked with libdevice and optimized with the
- * family's first target (compile_module). */
+ * through the passes on its own copy of the IR, lowered into one module,
+ * linked with libdevice and optimized; the module then goes to the PTX
+ * tasks as bitcode, each reading it into an LLVM context of its own.
+ * shared, dynamic and misfits are the compilation's (allocated before the
+ * tasks run), written by the family's task alone; a family with a misfit
+ * is not optimized (the caller compiles again without those kernels). */
 typedef struct family {
-	LLVMModuleRef m;
-	LLVMTargetMachineRef tm; /* the family's first target */
+	LLVMMemoryBufferRef bitcode;
 	uint32_t *shared;
 	bool *dynamic;
+	compile_misfit *misfits; /* with opt->may_leave_out */
+	int nmisfits;
 	bool arch_specific; /* a kernel uses what only the arch-specific target runs */
-	bool libdevice;     /* a kernel calls libdevice */
 } family;
 
-static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols, int n,
-				 const compile_options *opt, int key, bool tiers, LLVMContextRef c, family *fam,
-				 compile_misfit *misfits)
+enum { NFAM = (DOT_UNIT_WGMMA + 1) * 3 };
+
+/* A task: a family's lowering and O3; the PTX of the family's module for
+ * one LLVM CPU, which every target of the family with that CPU shares
+ * (sm_80's cubin and the compute_80 image; sm_90, sm_100 and sm_120);
+ * or ptxas for one cubin target. Each reports into a tilec_ctx of its
+ * own; what it makes stays malloc'd until compile_module copies it into
+ * the arena once all are done. */
+enum { TASK_FAMILY, TASK_PTX, TASK_PTXAS };
+
+typedef struct task {
+	int kind;
+	int key;          /* the family */
+	int target;       /* PTX: the first target it is for; ptxas: its target */
+	int ptx;          /* ptxas: its PTX task */
+	const char *what; /* for progress: "sm_87: ptxas" */
+	tilec_ctx *diags;
+	int llvm_errors;  /* LLVM's own error diagnostics among them */
+	tilec_status st;
+	char *text;       /* PTX */
+	size_t text_len;
+	uint8_t *cubin;   /* ptxas */
+	size_t cubin_size;
+	bool left_out;    /* PTX: redundant_specific, no image */
+} task;
+
+/* What every task reads: written before they run, but for what a task
+ * makes, which the tasks after it read only once it is done. */
+typedef struct compile_run {
+	const compile_options *opt;
+	ir_func *const *funcs;
+	const char *const *symbols;
+	int n;
+	const char *ptxas;
+	bool tiers;
+	family fams[NFAM];
+	task *tasks;
+	int ntasks;
+	int *ptx_of, *ptxas_of; /* per target: its PTX task, and its ptxas task or -1 */
+	compile_kernel_info *kernels;
+	const int *threads;     /* per kernel: its block's threads */
+	int misfits;            /* families with a misfit so far (atomic): the images are not made */
+} compile_run;
+
+static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r, int key, LLVMContextRef c,
+				 family *fam, LLVMModuleRef *out)
 {
+	const compile_options *opt = r->opt;
+	ir_func *const *funcs = r->funcs;
+	const char *const *symbols = r->symbols;
+	int n = r->n;
+	bool tiers = r->tiers;
 	dot_unit unit = (dot_unit)(key / 3);
 	int first = -1;
 	for (int i = 0; i < ntargets(opt) && first < 0; i++)
 		if (family_of(target_at(opt, i), tiers) == key)
 			first = target_at(opt, i);
-	tilec_status st = target_machine(ctx, first, &fam->tm);
+	LLVMTargetMachineRef tm;
+	tilec_status st = target_machine(ctx, first, &tm);
 	if (st)
 		return st;
-	fam->shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
-	fam->dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(fam->tm);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
 	char *dl = LLVMCopyStringRepOfTargetData(td);
 	LLVMDisposeTargetData(td);
-	fam->m = new_module(c, dl);
-	if (!fam->shared || !fam->dynamic)
-		st = TILEC_ERR_NOMEM;
+	LLVMModuleRef m = *out = new_module(c, dl);
 	/* wgmma's rings get a spare tile where the kernel still fits */
 	uint32_t limit = UINT32_MAX;
 	for (int i = 0; i < ntargets(opt); i++)
 		if (family_of(target_at(opt, i), tiers) == key && target_smem_limit(target_at(opt, i)) < limit)
 			limit = target_smem_limit(target_at(opt, i));
+	bool libdev = false;
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
 		ir_func *f = NULL;
 		lower_result lr = {0};
@@ -273,7 +280,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 				LLVMDisposeModule(km); /* the spare tiles left no room for the rest: again without */
 				continue;
 			}
-			if (km && st == TILEC_OK && LLVMLinkModules2(fam->m, km)) {
+			if (km && st == TILEC_OK && LLVMLinkModules2(m, km)) {
 				diag_error(ctx, no_loc, "LLVM could not link kernel '%s' into its module", symbols[k]);
 				st = TILEC_ERR_LLVM;
 			} else if (km && st != TILEC_OK) {
@@ -281,16 +288,27 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, ir_func *const *funcs
 			}
 			break;
 		}
-		fam->libdevice |= lr.uses_libdevice;
+		libdev |= lr.uses_libdevice;
 		fam->arch_specific |= lr.uses_arch_specific;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
 			fam->dynamic[k] = lr.shared_dynamic;
 			st = check_smem(ctx, a, f, symbols[k], lr.shared_bytes, opt, unit,
-					opt->may_leave_out && opt->may_leave_out[k] ? &misfits[k] : NULL);
+					opt->may_leave_out && opt->may_leave_out[k] ? &fam->misfits[k] : NULL);
+			fam->nmisfits += fam->misfits && fam->misfits[k].arch;
 		}
 	}
 	LLVMDisposeMessage(dl);
+	if (fam->nmisfits) {
+		__atomic_add_fetch((int *)&r->misfits, 1, __ATOMIC_RELAXED);
+		LLVMDisposeTargetMachine(tm);
+		return st; /* no O3: nothing of it is kept */
+	}
+	if (st == TILEC_OK && libdev)
+		st = target_link_libdevice(ctx, m, r->ptxas);
+	if (st == TILEC_OK)
+		st = target_optimize(ctx, m, tm);
+	LLVMDisposeTargetMachine(tm);
 	return st;
 }
 
@@ -308,6 +326,270 @@ static bool redundant_specific(const compile_options *opt, int i, const family *
 	return false;
 }
 
+/* A family's task: its module in a context and an arena of its own (the
+ * IR copies, analyses and plans go with the arena), kept as bitcode. */
+static tilec_status family_task(compile_run *r, task *t)
+{
+	family *fam = &r->fams[t->key];
+	target_diag d = {t->diags, 0};
+	arena *a = arena_new();
+	LLVMContextRef c = a ? target_context(&d) : NULL;
+	if (!c) {
+		arena_free(a);
+		diag_error(t->diags, no_loc, "LLVM: cannot create a context");
+		return TILEC_ERR_NOMEM;
+	}
+	LLVMModuleRef m = NULL;
+	tilec_status st = lower_family(t->diags, a, r, t->key, c, fam, &m);
+	if (st == TILEC_OK && !fam->nmisfits && !(fam->bitcode = LLVMWriteBitcodeToMemoryBuffer(m)))
+		st = TILEC_ERR_NOMEM;
+	if (m)
+		LLVMDisposeModule(m);
+	LLVMContextDispose(c);
+	arena_free(a);
+	t->llvm_errors = d.errors;
+	return st;
+}
+
+/* A PTX task: the family's module read into a context of its own, through
+ * the NVPTX back end. */
+static tilec_status ptx_task(compile_run *r, task *t)
+{
+	const compile_options *opt = r->opt;
+	if (t->target < opt->narchs && redundant_specific(opt, t->target, &r->fams[t->key])) {
+		t->left_out = true;
+		return TILEC_OK;
+	}
+	if (!r->fams[t->key].bitcode || __atomic_load_n(&r->misfits, __ATOMIC_RELAXED))
+		return TILEC_OK; /* kernels to leave out: no image is made */
+	target_diag d = {t->diags, 0};
+	LLVMContextRef c = target_context(&d);
+	if (!c) {
+		diag_error(t->diags, no_loc, "LLVM: cannot create a context");
+		return TILEC_ERR_NOMEM;
+	}
+	LLVMModuleRef m = NULL;
+	LLVMTargetMachineRef tm = NULL;
+	tilec_status st = TILEC_OK;
+	if (LLVMParseBitcodeInContext2(c, r->fams[t->key].bitcode, &m)) {
+		diag_error(t->diags, no_loc, "LLVM cannot read back the optimized module");
+		st = TILEC_ERR_LLVM;
+	}
+	if (st == TILEC_OK)
+		st = target_machine(t->diags, target_at(opt, t->target), &tm);
+	if (st == TILEC_OK)
+		st = target_emit_ptx(t->diags, m, tm, &t->text, &t->text_len);
+	if (tm)
+		LLVMDisposeTargetMachine(tm);
+	if (m)
+		LLVMDisposeModule(m);
+	LLVMContextDispose(c);
+	t->llvm_errors = d.errors;
+	return st;
+}
+
+/* A ptxas task: the cubin of one target and its kernels' resources,
+ * kernels[k * narchs + target] for kernel k, from its own copy of the PTX,
+ * which gets the directives occupancy.c asks for (the task's text). For
+ * the PTX image (target narchs, no cubin of its arch) ptxas only decides
+ * those directives: a failure there leaves the plain PTX. */
+static tilec_status ptxas_task(compile_run *r, task *t)
+{
+	const task *p = &r->tasks[t->ptx];
+	const compile_options *opt = r->opt;
+	if (p->left_out || !p->text)
+		return TILEC_OK;
+	if (!(t->text = malloc(p->text_len + 1))) {
+		diag_error(t->diags, no_loc, "out of memory");
+		return TILEC_ERR_NOMEM;
+	}
+	memcpy(t->text, p->text, p->text_len + 1);
+	bool image = t->target == opt->narchs;
+	tilec_ctx *scratch = image ? tilec_ctx_new() : NULL;
+	if (image && !scratch)
+		return TILEC_OK; /* the plain PTX */
+	strbuf log;
+	sb_init(&log);
+	tilec_status st = target_ptxas_occupancy(image ? scratch : t->diags, r->ptxas, target_at(opt, t->target), &t->text,
+						 r->symbols, r->threads, r->fams[t->key].shared, r->n, &t->cubin,
+						 &t->cubin_size, &log);
+	t->text_len = strlen(t->text);
+	if (image) {
+		tilec_ctx_free(scratch);
+		free(t->cubin);
+		t->cubin = NULL;
+		sb_free(&log);
+		return TILEC_OK;
+	}
+	for (int k = 0; k < r->n && st == TILEC_OK; k++) {
+		compile_kernel_info *ki = &r->kernels[k * r->opt->narchs + t->target];
+		if (!target_ptxas_info(sb_str(&log), r->symbols[k], ki))
+			ki->shared_static = r->fams[t->key].shared[k];
+	}
+	sb_free(&log);
+	return st;
+}
+
+static bool run_task(void *arg, int i)
+{
+	compile_run *r = arg;
+	task *t = &r->tasks[i];
+	t->st = t->kind == TASK_FAMILY ? family_task(r, t) : t->kind == TASK_PTX ? ptx_task(r, t) : ptxas_task(r, t);
+	return t->st == TILEC_OK;
+}
+
+static void task_started(void *arg, int i, int started, int n)
+{
+	const compile_run *r = arg;
+	r->opt->progress(r->opt->progress_arg, started, n, r->tasks[i].what);
+}
+
+/* "sm_90a", or "compute_80" for the PTX image (target narchs). */
+static const char *target_label(const compile_options *opt, int i, char *buf, size_t n)
+{
+	if (i < opt->narchs)
+		return target_name(opt->archs[i], buf, n);
+	snprintf(buf, n, "compute_%d", TARGET_ARCH(opt->ptx_arch));
+	return buf;
+}
+
+static task *add_task(compile_run *r, int *after, int kind, int key, int target, int wait)
+{
+	task *t = &r->tasks[r->ntasks];
+	*t = (task){.kind = kind, .key = key, .target = target};
+	after[r->ntasks++] = wait;
+	return t;
+}
+
+/* The tasks in the order a serial compile runs them: each family that has
+ * a target; then per target in order (cubins in archs order, the PTX
+ * image last) its PTX where no target before it has the same family and
+ * LLVM CPU, and its ptxas (none when ptxas was not found, or was named but
+ * cannot run: then no PTX either). *after receives what each task waits
+ * for: a PTX task its family, a ptxas task its PTX. */
+/* The cubin target whose arch is the PTX image's, or -1. */
+static int same_arch_cubin(const compile_options *opt)
+{
+	for (int i = 0; i < opt->narchs; i++)
+		if (opt->archs[i] == opt->ptx_arch)
+			return i;
+	return -1;
+}
+
+static tilec_status plan_tasks(arena *a, compile_run *r, bool images, int **after)
+{
+	const compile_options *opt = r->opt;
+	int nt = ntargets(opt), famtask[NFAM], max = NFAM + 2 * nt;
+	r->tasks = arena_alloc(a, sizeof(task) * (size_t)max);
+	r->ptx_of = arena_alloc(a, sizeof(int) * (size_t)nt);
+	r->ptxas_of = arena_alloc(a, sizeof(int) * (size_t)nt);
+	*after = arena_alloc(a, sizeof(int) * (size_t)max);
+	if (!r->tasks || !r->ptx_of || !r->ptxas_of || !*after)
+		return TILEC_ERR_NOMEM;
+	char name[16];
+	for (int key = 0; key < NFAM; key++) {
+		famtask[key] = -1;
+		strbuf sb;
+		sb_init(&sb);
+		for (int i = 0; i < nt; i++)
+			if (family_of(target_at(opt, i), r->tiers) == key)
+				sb_printf(&sb, "%s ", target_label(opt, i, name, sizeof name));
+		if (sb_str(&sb)[0]) {
+			famtask[key] = r->ntasks;
+			add_task(r, *after, TASK_FAMILY, key, -1, -1)->what = arena_printf(a, "%.*s: lowering, O3",
+											  (int)sb.len - 1, sb_str(&sb));
+		}
+		sb_free(&sb);
+	}
+	for (int i = 0; images && i < nt; i++) {
+		int key = family_of(target_at(opt, i), r->tiers), cpu = target_llvm_cpu(target_at(opt, i));
+		int j = 0;
+		while (j < i && (family_of(target_at(opt, j), r->tiers) != key || target_llvm_cpu(target_at(opt, j)) != cpu))
+			j++;
+		if (j == i) {
+			strbuf sb;
+			sb_init(&sb);
+			for (int u = i; u < nt; u++)
+				if (family_of(target_at(opt, u), r->tiers) == key && target_llvm_cpu(target_at(opt, u)) == cpu)
+					sb_printf(&sb, "%s ", target_label(opt, u, name, sizeof name));
+			r->ptx_of[i] = r->ntasks;
+			add_task(r, *after, TASK_PTX, key, i, famtask[key])->what = arena_printf(a, "%.*s: PTX",
+												(int)sb.len - 1, sb_str(&sb));
+			sb_free(&sb);
+		} else {
+			r->ptx_of[i] = r->ptx_of[j];
+		}
+		r->ptxas_of[i] = -1;
+		/* the PTX image's own ptxas run decides its directives where no
+		 * cubin of its arch does (same_arch_cubin) */
+		if (r->ptxas && (i < opt->narchs || same_arch_cubin(opt) < 0)) {
+			r->ptxas_of[i] = r->ntasks;
+			task *t = add_task(r, *after, TASK_PTXAS, key, i, r->ptx_of[i]);
+			t->ptx = r->ptx_of[i];
+			t->what = arena_printf(a, "%s: ptxas", target_label(opt, i, name, sizeof name));
+		}
+	}
+	for (int i = 0; i < r->ntasks; i++)
+		if (!r->tasks[i].what || !(r->tasks[i].diags = tilec_ctx_new()))
+			return TILEC_ERR_NOMEM;
+	return TILEC_OK;
+}
+
+/* What tasks [from, to) reported, in task order up to the first that
+ * failed, whose status it returns. */
+static tilec_status replay(tilec_ctx *ctx, const compile_run *r, int from, int to, int *llvm_errors)
+{
+	for (int i = from; i < to; i++) {
+		const task *t = &r->tasks[i];
+		diag_append(ctx, t->diags);
+		*llvm_errors += t->llvm_errors;
+		if (t->st != TILEC_OK)
+			return t->st;
+	}
+	return TILEC_OK;
+}
+
+/* Target i's image from its tasks into the arena. */
+static tilec_status keep_image(arena *a, const compile_run *r, int i, compile_image *img)
+{
+	const task *p = &r->tasks[r->ptx_of[i]], *c = r->ptxas_of[i] >= 0 ? &r->tasks[r->ptxas_of[i]] : NULL;
+	int arch = target_at(r->opt, i);
+	img->arch = TARGET_ARCH(arch);
+	img->flags = arch & TARGET_ARCH_SPECIFIC ? BLOB_IMAGE_ARCH_SPECIFIC : 0;
+	img->left_out = p->left_out;
+	if (p->left_out)
+		return TILEC_OK;
+	if (c && i < r->opt->narchs) {
+		img->kind = BLOB_IMAGE_CUBIN;
+		img->data = arena_copy(a, c->cubin, c->cubin_size);
+		img->size = c->cubin_size;
+		img->ptx = (const char *)arena_copy(a, c->text, c->text_len);
+		img->ptx_size = c->text_len;
+		return img->data && img->ptx ? TILEC_OK : TILEC_ERR_NOMEM;
+	}
+	/* the PTX image: as ptxas left it for its arch, directives and all */
+	int same = same_arch_cubin(r->opt);
+	if (!c && same >= 0 && r->ptxas_of[same] >= 0 && r->tasks[r->ptxas_of[same]].text)
+		c = &r->tasks[r->ptxas_of[same]];
+	const task *src = c && c->text ? c : p;
+	img->kind = BLOB_IMAGE_PTX;
+	img->data = arena_copy(a, src->text, src->text_len);
+	img->size = src->text_len;
+	return img->data ? TILEC_OK : TILEC_ERR_NOMEM;
+}
+
+static void free_run(compile_run *r)
+{
+	for (int i = 0; i < r->ntasks; i++) {
+		tilec_ctx_free(r->tasks[i].diags);
+		free(r->tasks[i].text);
+		free(r->tasks[i].cubin);
+	}
+	for (int u = 0; u < NFAM; u++)
+		if (r->fams[u].bitcode)
+			LLVMDisposeMemoryBuffer(r->fams[u].bitcode);
+}
+
 tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, const char *const *symbols,
 			    int n, const compile_options *opt, compile_result *out)
 {
@@ -316,28 +598,15 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		diag_error(ctx, no_loc, "compile_module: no kernels or no target");
 		return TILEC_ERR_INVALID;
 	}
-	const char *ptxas = target_find_ptxas(a, opt->ptxas);
-	int first_arch = target_at(opt, 0);
+	compile_run r = {.opt = opt, .funcs = funcs, .symbols = symbols, .n = n};
+	r.ptxas = target_find_ptxas(a, opt->ptxas);
 	int *threads = arena_alloc(a, sizeof(int) * (size_t)n);
 	if (!threads)
 		return TILEC_ERR_NOMEM;
 	for (int k = 0; k < n; k++)
 		threads[k] = 32 * (funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4);
-	/* LLVM's own diagnostics become ours; an error among them fails the
-	 * compile even where the call that reported it returned success. */
-	target_diag llvm_diags = {ctx, 0};
-	LLVMContextRef c = target_context(&llvm_diags);
-	if (!c) {
-		diag_error(ctx, no_loc, "LLVM: cannot create a context");
-		return TILEC_ERR_NOMEM;
-	}
-	/* Lowered once per family: the targets whose dots run alike share a
-	 * module, so an sm_75 target does not take tensor cores from sm_80's
-	 * code, nor sm_80 wgmma from sm_90a's. */
-	enum { NFAM = (DOT_UNIT_WGMMA + 1) * 3 };
-	family fams[NFAM];
-	memset(fams, 0, sizeof fams);
-	tilec_status st = TILEC_OK;
+	r.threads = threads;
+	int first_arch = target_at(opt, 0);
 	fp8_use fp8 = {0};
 	for (int k = 0; k < n; k++)
 		scan_fp8(funcs[k], &funcs[k]->body, &fp8);
@@ -347,86 +616,76 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			diag_error(ctx, fp8.e4nv->loc,
 				   "fp8e4nv is not supported on CUDA arch < 89, as in Triton: the targets include %s (choose them with --arch)",
 				   target_name(target_at(opt, i), name, sizeof name));
-			st = TILEC_ERR_UNSUPPORTED;
-			break;
+			return TILEC_ERR_UNSUPPORTED;
 		}
-	bool tiers = fp8.narrows || fp8.dots;
-	if (st == TILEC_OK && opt->may_leave_out) {
-		out->misfits = arena_alloc(a, sizeof(compile_misfit) * (size_t)n);
-		if (!out->misfits)
-			st = TILEC_ERR_NOMEM;
-	}
-	for (int key = 0; key < NFAM && st == TILEC_OK; key++)
-		for (int i = 0; i < ntargets(opt); i++)
-			if (family_of(target_at(opt, i), tiers) == key) {
-				st = lower_family(ctx, a, funcs, symbols, n, opt, key, tiers, c, &fams[key], out->misfits);
-				break;
-			}
-	for (int k = 0; k < n && out->misfits && st == TILEC_OK; k++)
-		out->nmisfits += out->misfits[k].arch != 0;
-	if (out->nmisfits)
-		st = TILEC_ERR_UNSUPPORTED; /* the caller compiles again without them */
-	for (int key = 0; key < NFAM && st == TILEC_OK; key++) {
-		if (fams[key].m && fams[key].libdevice)
-			st = target_link_libdevice(ctx, fams[key].m, ptxas);
-		if (fams[key].m && st == TILEC_OK)
-			st = target_optimize(ctx, fams[key].m, fams[key].tm);
-	}
-
+	r.tiers = fp8.narrows || fp8.dots;
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
-	out->kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));
-	if (st == TILEC_OK && (!out->images || !out->kernels))
+	out->kernels = r.kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));
+	for (int u = 0; u < NFAM; u++) {
+		r.fams[u].shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
+		r.fams[u].dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
+		r.fams[u].misfits = opt->may_leave_out ? arena_alloc(a, sizeof(compile_misfit) * (size_t)n) : NULL;
+		if (!r.fams[u].shared || !r.fams[u].dynamic || (opt->may_leave_out && !r.fams[u].misfits))
+			return TILEC_ERR_NOMEM;
+	}
+	if (!out->images || !out->kernels)
+		return TILEC_ERR_NOMEM;
+	/* Lowered once per family: the targets whose dots run alike share a
+	 * module, so an sm_75 target does not take tensor cores from sm_80's
+	 * code, nor sm_80 wgmma from sm_90a's. A ptxas that was named but
+	 * cannot run fails the compile once the families are lowered. */
+	bool bad_ptxas = opt->ptxas && !r.ptxas;
+	int *after;
+	tilec_status st = plan_tasks(a, &r, !bad_ptxas, &after);
+	int nfam = 0;
+	while (nfam < r.ntasks && r.tasks[nfam].kind == TASK_FAMILY)
+		nfam++;
+	jobs_spec spec = {.n = r.ntasks, .after = after, .threads = opt->jobs, .run = run_task,
+			  .start = opt->progress ? task_started : NULL, .arg = &r};
+	if (st == TILEC_OK && jobs_run(&spec) < 0)
 		st = TILEC_ERR_NOMEM;
-	if (st == TILEC_OK && opt->ptxas && !ptxas) {
+	/* kernels to leave out, where every family was lowered: each one's
+	 * first misfit in family order, no diagnostic, no image */
+	bool lowered = st == TILEC_OK;
+	for (int i = 0; i < nfam; i++)
+		lowered &= r.tasks[i].st == TILEC_OK;
+	if (lowered && r.misfits) {
+		out->misfits = arena_alloc(a, sizeof(compile_misfit) * (size_t)n);
+		for (int k = 0; k < n && out->misfits; k++) {
+			out->misfits[k] = (compile_misfit){0};
+			for (int u = 0; u < NFAM && !out->misfits[k].arch; u++)
+				if (r.fams[u].misfits && r.fams[u].misfits[k].arch)
+					out->misfits[k] = r.fams[u].misfits[k];
+			out->nmisfits += out->misfits[k].arch != 0;
+		}
+		free_run(&r);
+		return out->misfits ? TILEC_ERR_UNSUPPORTED : TILEC_ERR_NOMEM; /* the caller compiles again without them */
+	}
+	/* LLVM's own diagnostics became the tasks'; an error among them fails
+	 * the compile even where the call that reported it returned success. */
+	int llvm_errors = 0;
+	if (st == TILEC_OK)
+		st = replay(ctx, &r, 0, nfam, &llvm_errors);
+	if (st == TILEC_OK && bad_ptxas) {
 		diag_error(ctx, no_loc, "ptxas '%s' is not an executable file", opt->ptxas);
 		st = TILEC_ERR_PTXAS;
 	}
-	if (st == TILEC_OK && !ptxas && opt->narchs)
+	if (st == TILEC_OK && !r.ptxas && opt->narchs)
 		diag_warning(ctx, no_loc, "ptxas not found (TILE_PTXAS, CUDA_HOME, /usr/local/cuda, PATH): "
 			     "the module carries PTX only, compiled by the driver at load time");
-	for (int i = 0; i < opt->narchs && st == TILEC_OK; i++) {
-		const family *fm = &fams[family_of(opt->archs[i], tiers)];
-		if (redundant_specific(opt, i, fm)) {
-			out->images[i].left_out = true;
-			out->images[i].arch = TARGET_ARCH(opt->archs[i]);
-			out->images[i].flags = BLOB_IMAGE_ARCH_SPECIFIC;
-			continue;
-		}
-		st = emit_arch(ctx, a, fm->m, opt->archs[i], ptxas, !ptxas, &out->images[i], ptxas ? &out->kernels[i] : NULL,
-			       symbols, threads, n, fm->shared, opt->narchs);
-	}
-	if (st == TILEC_OK && opt->emit_ptx) {
-		/* the PTX of a cubin of the same arch, directives and all, or its own */
-		const compile_image *same = NULL;
-		for (int i = 0; i < opt->narchs && ptxas; i++)
-			if (opt->archs[i] == opt->ptx_arch && !out->images[i].left_out && out->images[i].ptx)
-				same = &out->images[i];
-		compile_image *img = &out->images[opt->narchs];
-		if (same) {
-			*img = (compile_image){.arch = same->arch, .kind = BLOB_IMAGE_PTX, .size = same->ptx_size,
-					       .data = arena_copy(a, same->ptx, same->ptx_size)};
-			if (!img->data)
-				st = TILEC_ERR_NOMEM;
-		} else {
-			const family *fm = &fams[family_of(opt->ptx_arch, tiers)];
-			st = emit_arch(ctx, a, fm->m, opt->ptx_arch, ptxas, true, img, NULL, symbols, threads, n, fm->shared, 1);
-		}
-	}
-	for (int u = 0; u < NFAM; u++) {
-		if (fams[u].m)
-			LLVMDisposeModule(fams[u].m);
-		if (fams[u].tm)
-			LLVMDisposeTargetMachine(fams[u].tm);
-	}
-	LLVMContextDispose(c);
-	if (st == TILEC_OK && llvm_diags.errors)
+	if (st == TILEC_OK)
+		st = replay(ctx, &r, nfam, r.ntasks, &llvm_errors);
+	for (int i = 0; i < nimg && st == TILEC_OK; i++)
+		st = keep_image(a, &r, i, &out->images[i]);
+	free_run(&r);
+	if (st == TILEC_OK && llvm_errors)
 		st = TILEC_ERR_LLVM;
 	if (st != TILEC_OK)
 		return st;
 	out->nimages = nimg;
 	/* no cubin (no ptxas, or compute_XX targets only): one entry per kernel */
-	bool cubins = ptxas && opt->narchs > 0;
+	bool cubins = r.ptxas && opt->narchs > 0;
 	out->ptx_only = !cubins;
 	int per = cubins ? opt->narchs : 1;
 	out->nkernels = n * per;
@@ -435,7 +694,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			/* PTX only: resources are unknown but shared memory. */
 			compile_kernel_info *ki = &out->kernels[k * per + i];
 			int arch = cubins ? opt->archs[i] : first_arch;
-			const family *fm = &fams[family_of(arch, tiers)];
+			const family *fm = &r.fams[family_of(arch, r.tiers)];
 			ki->symbol = symbols[k];
 			ki->arch = arch;
 			if (!cubins)

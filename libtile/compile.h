@@ -26,6 +26,13 @@ typedef struct compile_options {
 	bool debug_verify;       /* run ir_verify first */
 	const bool *may_leave_out; /* NULL, or per kernel: one whose shared memory does not fit a
 	                            block on some target is reported in out->misfits, not an error */
+	int jobs;                /* threads for the families and the images; <= 1: one after the
+	                            other in the calling thread. The result is the same for any. */
+	/* Called as each family's lowering or image's PTX starts, from the
+	 * thread that runs it, one call at a time: the started-th step of n,
+	 * and what it is ("sm_90a (PTX, ptxas)"); may be NULL. */
+	void (*progress)(void *arg, int started, int n, const char *step);
+	void *progress_arg;
 } compile_options;
 
 /* A kernel that needs more shared memory than a block may have. */
@@ -64,7 +71,8 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 			      bool reuse_read_tile);
 
 /* Compiles n specialized kernels into ONE module per arch (entry names =
- * symbols); everything in *out lives in `a`. No ptxas: PTX per arch, a
+ * symbols); everything in *out lives in `a`. The images and diagnostics
+ * are the same for every opt->jobs. No ptxas: PTX per arch, a
  * warning, ptx_only. ptxas failing: TILEC_ERR_PTXAS with its output;
  * LLVM's verifier failing: TILEC_ERR_LLVM. A kernel that needs more shared
  * memory than a block may have on a target is an error naming it, unless

@@ -47,7 +47,8 @@ static const char *ptx_of(const compile_result *r)
 
 static tilec_status compile1(tilec_ctx *ctx, arena *a, ir_func *f, const char *ptxas, compile_result *r)
 {
-	compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80, .ptxas = ptxas, .debug_verify = true};
+	compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80, .ptxas = ptxas,
+			     .debug_verify = true, .jobs = 1};
 	const char *sym = "kernel";
 	return compile_module(ctx, a, &f, &sym, 1, &o, r);
 }
@@ -227,7 +228,7 @@ int main(void)
 	{
 		ir_func *fs[2] = {vector_add(a, true, 1024), vector_add(a, false, 128)};
 		const char *syms[2] = {"add_div16", "add_plain"};
-		compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80};
+		compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80, .jobs = 3};
 		st = compile_module(ctx, a, fs, syms, 2, &o, &r);
 		CHECK_MSG(st == TILEC_OK, "%s", tilec_diagnostics(ctx));
 		if (st == TILEC_OK) {

@@ -129,7 +129,8 @@ static const char *compile_case(tilec_ctx *ctx, arena *a, const kcase *k, tilec_
 	*st = fe_specialize(ctx, a, m, &spec, &f);
 	if (*st)
 		return NULL;
-	compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80, .debug_verify = true};
+	/* on threads, as tilec compiles by default */
+	compile_options o = {.narchs = 2, .archs = archs, .emit_ptx = true, .ptx_arch = 80, .debug_verify = true, .jobs = 3};
 	const char *sym = k->kernel;
 	*st = compile_module(ctx, a, &f, &sym, 1, &o, r);
 	if (*st)

@@ -5,10 +5,11 @@
  * frees piecemeal; strbuf is the growable text that dumps and diagnostics
  * are written to; src_file and src_loc name places in a kernel's source;
  * the tilec_ctx behind the public handle collects the diagnostics, which is
- * how every entry point reports (libtile never prints, never exits).
+ * how every entry point reports (libtile never prints, never exits);
+ * jobs_run spreads a fixed list of tasks over a few threads.
  * Nothing here knows about kernels or IR: this header includes only the
  * public tilec.h and libc, and every other header of libtile includes it.
- * Names are module-prefixed (arena_, sb_, diag_, src_, file_).
+ * Names are module-prefixed (arena_, sb_, diag_, src_, file_, jobs_).
  */
 #ifndef TILE_BASE_H
 #define TILE_BASE_H
@@ -93,6 +94,10 @@ void diag_warning(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF
 void diag_note(tilec_ctx *ctx, src_loc loc, const char *fmt, ...) TILE_PRINTF(3, 4);
 void diag_verror(tilec_ctx *ctx, src_loc loc, const char *kind, const char *fmt, va_list ap);
 
+/* Appends the diagnostics of `from` (a task's own context) to ctx, with
+ * their counts. */
+void diag_append(tilec_ctx *ctx, const tilec_ctx *from);
+
 /* Source files (kernels, manifests): at most SRC_MAX_FILE bytes and
  * SRC_MAX_LINE characters a line (docs/LANGUAGE.md, limits). */
 #define SRC_MAX_FILE (16 << 20)
@@ -110,5 +115,30 @@ typedef enum { FILE_READ_OK, FILE_READ_NO_OPEN, FILE_READ_ERROR, FILE_READ_NOMEM
 file_read_status file_read(const char *path, uint8_t **data, size_t *size);
 /* The same, FILE_READ_TOO_BIG past max bytes (reading stops there). */
 file_read_status file_read_max(const char *path, size_t max, uint8_t **data, size_t *size);
+
+/* ======================================================================
+ * jobs.c - a fixed list of tasks run on a few threads
+ * ====================================================================== */
+
+typedef struct jobs_spec {
+	int n;
+	/* after[i] < i: the task that must finish before task i starts, or -1
+	 * (NULL: none waits) */
+	const int *after;
+	int threads; /* at most this many at once, the calling thread included */
+	/* Runs task i; false when it failed. */
+	bool (*run)(void *arg, int task);
+	/* Told, under the pool's lock, that task `task` starts as the
+	 * started-th of n; may be NULL. */
+	void (*start)(void *arg, int task, int started, int n);
+	void *arg;
+} jobs_spec;
+
+/* Runs the tasks, lowest-numbered first as far as their order allows (with
+ * one thread: 0, 1, 2, ... in the calling thread). A failed task cancels
+ * the tasks after it that have not started; every task before the first
+ * failure runs. Returns that first failure's index, n when every task
+ * succeeded, -1 when out of memory (no task ran). */
+int jobs_run(const jobs_spec *spec);
 
 #endif

@@ -5,6 +5,9 @@
  * column. libtile never prints; tilec prints the text when a call fails.
  * The context also remembers every source file read (tilec_input_path), so
  * that tilec can write a depfile naming exactly the files a compile read.
+ * A context is one thread's: work done on other threads reports into
+ * contexts of its own, appended to the compilation's (diag_append) in the
+ * order a serial compile would have reported them.
  */
 #include "base/base.h"
 
@@ -119,6 +122,13 @@ DIAG_FN(diag_error, "error", ctx->errors++)
 DIAG_FN(diag_warning, "warning", ctx->warnings++)
 DIAG_FN(diag_note, "note", (void)0)
 
+void diag_append(tilec_ctx *ctx, const tilec_ctx *from)
+{
+	sb_puts(&ctx->diags, sb_str(&from->diags));
+	ctx->errors += from->errors;
+	ctx->warnings += from->warnings;
+}
+
 file_read_status file_read(const char *path, uint8_t **data, size_t *size)
 {
 	return file_read_max(path, SIZE_MAX, data, size);
@@ -126,7 +136,7 @@ file_read_status file_read(const char *path, uint8_t **data, size_t *size)
 
 file_read_status file_read_max(const char *path, size_t max, uint8_t **data, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path, "rbe"); /* closed on exec: ptxas runs while other threads read */
 	if (!f)
 		return FILE_READ_NO_OPEN;
 	size_t cap = 1 << 16, n = 0;

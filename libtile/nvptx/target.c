@@ -22,6 +22,9 @@
  * without one, LLVM prints its diagnostics (a linker's, a back end's) to
  * stderr and exits the process on an error; with it they become the
  * compilation's diagnostics ("LLVM: ..."), errors failing the compile.
+ * compile_module calls these from several threads at once, each with
+ * contexts and modules of its own; the one process-wide setup (targets,
+ * the NVPTX options) is done once, by whichever thread comes first.
  */
 #include "nvptx/nvptx.h"
 
@@ -54,7 +57,9 @@ extern char **environ;
 
 static const src_loc no_loc;
 
-/* LLVM's targets and options are process-wide; they are set up once.
+/* LLVM's targets and options are process-wide; they are set up once
+ * (pthread_once: compile_module's threads may ask for target machines at
+ * the same time), and nothing else in libtile sets LLVM options.
  * Triton compiles with floating-point op fusion (enable_fp_fusion): a*b+c
  * becomes fma and other f32 arithmetic is emitted without .rn, so ptxas
  * may fuse too. The C API reaches that setting only through the NVPTX
@@ -93,6 +98,8 @@ static void llvm_diagnostic(LLVMDiagnosticInfoRef info, void *opaque)
 
 LLVMContextRef target_context(target_diag *d)
 {
+	/* before the context: the options are set before any thread's LLVM reads them */
+	pthread_once(&llvm_once, llvm_init);
 	LLVMContextRef c = LLVMContextCreate();
 	if (c)
 		LLVMContextSetDiagnosticHandler(c, llvm_diagnostic, d);
@@ -364,7 +371,7 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 		tmp = "/tmp";
 	char in[4096], outp[4096], logp[4096];
 	snprintf(in, sizeof in, "%s/tile-XXXXXX.ptx", tmp);
-	int fd = mkstemps(in, 4);
+	int fd = mkostemps(in, 4, O_CLOEXEC); /* not inherited by another thread's ptxas */
 	if (fd < 0) {
 		diag_error(ctx, no_loc, "cannot create a temporary file in %s: %s", tmp, strerror(errno));
 		return TILEC_ERR_IO;
