@@ -1242,6 +1242,11 @@ static int compile_all(compile_cmd *c)
 			continue; /* an arch-specific cubin no kernel needs */
 		if (im->kind == BLOB_IMAGE_PTX && c->no_ptx && !r.ptx_only)
 			continue; /* compiled only for --keep-ptx */
+		bool twice = false;
+		for (int u = 0; u < ni && im->kind == BLOB_IMAGE_PTX; u++)
+			twice |= images[u].kind == BLOB_IMAGE_PTX && images[u].arch == im->arch && images[u].flags == im->flags;
+		if (twice)
+			continue; /* no ptxas: sm_80's PTX is the compute_80 image's */
 		images[ni++] = (blob_image){.group = 0, .kind = im->kind, .arch = im->arch, .flags = im->flags,
 					    .data = im->data, .size = im->size};
 	}

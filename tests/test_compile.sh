@@ -314,6 +314,11 @@ check "vector add for sm_90a alone" "$TILEC" compile examples/vector_add/kernel.
 	-s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' --arch sm_90a -o "$T/vaa"
 "$TILEC" inspect "$T/vaa.c" >"$T/vaa.inspect" 2>&1
 check "sm_90a alone keeps its cubin" grep -q "cubin sm_90a" "$T/vaa.inspect"
+# no ptxas: PTX images only, one per arch (sm_80's is the compute_80 image's)
+check "no ptxas, the default targets and PTX image" env TILE_PTXAS=/nonexistent/ptxas "$TILEC" compile examples/vector_add/kernel.py \
+	-n add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' -o "$T/nopx"
+"$TILEC" inspect "$T/nopx.c" >"$T/nopx.inspect" 2>&1
+check "no ptxas: PTX for sm_80, sm_87 and sm_90, each once, no cubin" bash -c "grep -c 'ptx sm_' '$T/nopx.inspect' | grep -qx 3 && grep -c 'ptx sm_80' '$T/nopx.inspect' | grep -qx 1 && ! grep -q cubin '$T/nopx.inspect'"
 check "--arch sm_80a is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_80a -o '$T/x' 2>'$T/x.err' && grep -q 'arch-specific target tilec knows is sm_90a' '$T/x.err'"
 check "--arch with a target twice is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --arch sm_90a,sm_90a -o '$T/x' 2>'$T/x.err' && grep -q 'listed twice' '$T/x.err'"
 
