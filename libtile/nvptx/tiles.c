@@ -133,11 +133,27 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
 	LLVMValueRef own = lw_owner(w, &m);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
+	LLVMValueRef first = NULL;
+	int32_t c0[IR_MAX_RANK];
+	layout_reg_coords(&m, 0, c0);
 	for (int r = 0; r < ptr.n; r += vec) {
-		LLVMValueRef cc[2];
-		/* registers r .. r+vec-1 run along the stored rows */
-		lw_reg_coords(w, &m, 2, r, cc);
-		LLVMValueRef dst = lw_smem_at(w, lw_swizzled(w, sl, base, cc[0], cc[1]));
+		/* registers r .. r+vec-1 run along the stored rows; addressed from
+		 * register 0's place where the swizzle allows (one register and
+		 * constants instead of one register per copy) */
+		int32_t cr[IR_MAX_RANK];
+		layout_reg_coords(&m, r, cr);
+		int64_t delta;
+		LLVMValueRef off;
+		if (first && smem_layout_delta(sl, cr[m.dim_of[0]] - c0[m.dim_of[0]], cr[m.dim_of[1]] - c0[m.dim_of[1]], &delta)) {
+			off = LLVMBuildAdd(w->b, first, lw_ci32(w, delta), "");
+		} else {
+			LLVMValueRef cc[2];
+			lw_reg_coords(w, &m, 2, r, cc);
+			off = lw_swizzled(w, sl, base, cc[0], cc[1]);
+			if (!r)
+				first = off;
+		}
+		LLVMValueRef dst = lw_smem_at(w, off);
 		if (bytes >= 4) {
 			/* inline PTX (LLVM 19 has no intrinsic for 32-bit shared
 			 * pointers); masked off, the ignore-src predicate zero-fills */
