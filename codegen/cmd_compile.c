@@ -570,14 +570,23 @@ static int parse_config_list(compile_cmd *c, const job *j, int n, int *idx)
 	return count;
 }
 
+/* The job list, left empty for a pass that expands each of its jobs into
+ * new ones (new_job). */
+static job *take_jobs(compile_cmd *c, int *n)
+{
+	job *old = c->jobs;
+	*n = c->njobs;
+	c->jobs = NULL;
+	c->njobs = c->capjobs = 0;
+	return old;
+}
+
 /* One job per selected config of each autotuned kernel's job. */
 static bool expand_configs(compile_cmd *c)
 {
-	job *old = c->jobs;
-	int nold = c->njobs;
+	int nold;
+	job *old = take_jobs(c, &nold);
 	bool ok = true;
-	c->jobs = NULL;
-	c->njobs = c->capjobs = 0;
 	for (int i = 0; i < nold; i++) {
 		const job *o = &old[i];
 		tilec_status st;
@@ -632,11 +641,9 @@ static int value_list(arena *a, const char *v, const char **items, int max)
  * fixes the heuristic as before. Each job gets the values as defines. */
 static bool expand_heuristics(compile_cmd *c)
 {
-	job *old = c->jobs;
-	int nold = c->njobs;
+	int nold;
+	job *old = take_jobs(c, &nold);
 	bool ok = true;
-	c->jobs = NULL;
-	c->njobs = c->capjobs = 0;
 	for (int i = 0; i < nold; i++) {
 		const job *o = &old[i];
 		tilec_status st;

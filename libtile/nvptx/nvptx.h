@@ -77,6 +77,9 @@ const char *target_find_ptxas(arena *a, const char *explicit_path);
 /* The most shared memory one block may use on sm_<arch> (bytes, with the
  * opt-in above 48 KB). */
 uint32_t target_smem_limit(int arch);
+/* The shared memory of one SM that its blocks share (bytes; 0 where
+ * tilec does not know it). */
+uint32_t target_smem_per_sm(int arch);
 /* Assembles PTX with `ptxas -v -arch=sm_<arch>`; the cubin in *cubin
  * (malloc'd), ptxas's messages in *log (caller frees). */
 tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,

@@ -22,16 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shared memory of one SM usable by blocks (bytes), and what the driver
- * reserves per block. */
-static uint32_t smem_per_sm(int arch)
-{
-	switch (TARGET_ARCH(arch)) {
-	case 80: case 87: return 164u << 10;
-	case 86: case 89: case 120: case 121: return 100u << 10;
-	default: return TARGET_ARCH(arch) >= 90 ? 228u << 10 : 0;
-	}
-}
+/* What the driver reserves of an SM's shared memory per block, and an
+ * SM's registers. */
 enum { BLOCK_RESERVED_SMEM = 1024, SM_REGISTERS = 65536 };
 
 /* Whether two blocks of `threads` threads fit an SM's registers at n_regs
@@ -98,7 +90,7 @@ tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch,
 		int budget = SM_REGISTERS / (2 * threads[k]);
 		if (!target_ptxas_info(sb_str(log), symbols[k], &ki) || !ki.spills_known || ki.spill_stores ||
 		    ki.spill_loads || two_blocks_fit(ki.n_regs, threads[k]) || 2 * ki.n_regs > 3 * budget ||
-		    2 * ((uint64_t)shared[k] + BLOCK_RESERVED_SMEM) > smem_per_sm(arch))
+		    2 * ((uint64_t)shared[k] + BLOCK_RESERVED_SMEM) > target_smem_per_sm(arch))
 			continue;
 		want[k] = true;
 		nwant++;

@@ -181,6 +181,15 @@ static bool executable(const char *p)
 	return file_exists(p) && access(p, X_OK) == 0;
 }
 
+uint32_t target_smem_per_sm(int arch)
+{
+	switch (TARGET_ARCH(arch)) {
+	case 80: case 87: return 164u << 10;
+	case 86: case 89: case 120: case 121: return 100u << 10;
+	default: return TARGET_ARCH(arch) >= 90 ? 228u << 10 : 0;
+	}
+}
+
 uint32_t target_smem_limit(int arch)
 {
 	switch (TARGET_ARCH(arch)) {
