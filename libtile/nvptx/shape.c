@@ -15,10 +15,13 @@
  * HISTOGRAM zeroes the bins, then the owner of each element adds 1 to its
  * bin with a shared-memory atomic (an element masked off or outside the
  * bins adds 0), then the counts are read in the result's layout.
- * Correct for every layout; a flip or join within a thread's own
- * registers could skip shared memory, which this does not try yet.
+ * Correct for every layout. A FLIP whose partners sit in the same warp
+ * (a sorting network's steps below the warp's span) skips shared memory:
+ * registers and shuffles (flip_in_warps).
  */
 #include "nvptx/lower.h"
+
+#include <string.h>
 
 /* An element's slot: its coordinates (the one along axis `flip` xored
  * with `mask`; flip -1 for none) in row-major order, times mul, plus add. */
@@ -109,6 +112,71 @@ static bool take(lw *w, ir_type t, const layout *l, slot_map sm, lval *out)
 	return true;
 }
 
+static int log2_exact(int64_t v)
+{
+	int b = 0;
+	while (((int64_t)1 << b) < v)
+		b++;
+	return ((int64_t)1 << b) == v ? b : -1;
+}
+
+/* A FLIP that moves no element across warps, in registers and warp
+ * shuffles: each bit of the mask is a bit of the coordinate that either
+ * the registers' constants, the lane or the warp number carries (blocked
+ * layouts, no element of the flipped dim on two threads). Register bits
+ * pick the partner register, lane bits one shfl.bfly per register; a
+ * warp bit leaves it to shared memory (false, nothing emitted). A sorting
+ * network's steps below the warp size thus cost no barrier. */
+static bool flip_in_warps(lw *w, const ir_op *op, const lval *a, ir_type t, const layout *l, lval *out)
+{
+	if (!a->l || a->l->kind != LAYOUT_BLOCKED || a->l->mma || t.kind == IR_PTR)
+		return false;
+	/* the result in the operand's layout: it must be the one asked for */
+	layout_map m = lw_map_of(a->l, t), want = lw_map_of(l ? l : w->p->by_rank[t.rank], t);
+	if (!layout_map_eq(&m, &want))
+		return false;
+	int d = m.dim_of[op->axis];
+	layout_field fl = layout_dim_field(&m, d);
+	int lane_lo = log2_exact(fl.lane_scale), warp_lo = log2_exact(fl.warp_scale);
+	if (lane_lo < 0 || warp_lo < 0 || log2_exact(m.shape[d]) < 0 || (int64_t)fl.warp_scale * fl.warps > m.shape[d])
+		return false;
+	int lane_bits = log2_exact(fl.lanes), warp_bits = log2_exact(fl.warps);
+	int64_t mask = op->ival, reg_mask = 0;
+	int lane_mask = 0;
+	for (int bit = 0; ((int64_t)1 << bit) <= mask; bit++) {
+		if (!(mask >> bit & 1))
+			continue;
+		if (bit >= lane_lo && bit < lane_lo + lane_bits)
+			lane_mask |= 1 << (fl.lane_shift + bit - lane_lo);
+		else if (bit >= warp_lo && bit < warp_lo + warp_bits)
+			return false;
+		else
+			reg_mask |= (int64_t)1 << bit;
+	}
+	/* each register's partner: its coordinates with reg_mask flipped */
+	int *partner = arena_alloc(w->a, sizeof(int) * (size_t)m.nregs);
+	if (!partner)
+		return lw_oom(w);
+	for (int r = 0; r < m.nregs; r++) {
+		int32_t target[IR_MAX_RANK], cc[IR_MAX_RANK];
+		layout_reg_coords(&m, r, target);
+		target[d] ^= (int32_t)reg_mask;
+		partner[r] = -1;
+		for (int q = 0; q < m.nregs && partner[r] < 0; q++) {
+			layout_reg_coords(&m, q, cc);
+			if (!memcmp(cc, target, sizeof(int32_t) * (size_t)m.rank))
+				partner[r] = q;
+		}
+		if (partner[r] < 0)
+			return false;
+	}
+	if (!lw_alloc_regs(w, out, m.nregs, a->l))
+		return false;
+	for (int r = 0; r < m.nregs; r++)
+		out->r[r] = lane_mask ? lw_shfl(w, LW_SHFL_BFLY, a->r[partner[r]], lw_ci32(w, lane_mask)) : a->r[partner[r]];
+	return true;
+}
+
 bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type at = lw_vtype(w, op->args[0]), rt = lw_vtype(w, op->results[0]);
@@ -116,6 +184,10 @@ bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_get(w, op->args[0], NULL, &a))
 		return false;
 	if (op->nargs > 1 && !lw_get(w, op->args[1], NULL, &b))
+		return false;
+	if (op->code == IR_OP_FLIP && flip_in_warps(w, op, &a, at, l, out))
+		return true;
+	if (w->st)
 		return false;
 	begin(w, ir_numel(rt), (ir_kind)rt.kind);
 	switch (op->code) {
