@@ -26,7 +26,7 @@ CLASSES = [
     ("HMMA", r"^HMMA"), ("HGMMA", r"^HGMMA"), ("IMMA", r"^IMMA"), ("LDSM", r"^LDSM"),
     ("LDS", r"^LDS(?!M)"), ("STS", r"^STS"), ("LDGSTS", r"^LDGSTS"), ("LDG", r"^LDG(?!STS)"),
     ("STG", r"^STG"), ("BAR", r"^BAR"), ("DEPBAR", r"^DEPBAR"), ("LDL/STL", r"^(LDL|STL)"),
-    ("FFMA", r"^FFMA"), ("IMAD/IADD", r"^(IMAD|IADD3|LEA)"), ("LOP/SHF", r"^(LOP3|SHF)"),
+    ("FFMA", r"^FFMA"), ("IMAD/IADD", r"^(IMAD|IADD3|LEA)"), ("LOP/SHF", r"^(LOP3|SHF(?!L))"),
     ("MUFU", r"^MUFU"), ("SHFL", r"^SHFL"), ("BRA", r"^BRA"),
 ]
 
