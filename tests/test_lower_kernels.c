@@ -22,6 +22,8 @@ typedef struct kcase {
 static const kcase cases[] = {
 	{KDIR "vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL, "st.global.v4.b32", "ld.global.b32"},
 	{KDIR "vector_add.py", "add_kernel", "*fp32, *fp32, *fp32, i32, 1024", 4, NULL, "ld.global.b32", "ld.global.v4"},
+	/* masked-off registers are set before the predicated load (Triton's zeros) */
+	{KDIR "vector_add.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024", 4, NULL, "0; @%p", NULL},
 	{KDIR "seeds/add_sin_cos.py", "sin_kernel", "*fp32:16, *fp32:16, i32:16, 1024", 4, NULL, "ld.global.v4.b32", ".extern .func"},
 	{KDIR "seeds/add_sin_cos.py", "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, NULL, NULL, NULL},
 	{KDIR "seeds/silu.py", "triton_silu_kernel", "*bf16:16, *bf16:16, i32:16, 1024", 4, NULL, NULL, NULL},
@@ -71,8 +73,10 @@ static const kcase cases[] = {
 	/* tl.reduce: lanes by butterflies; rows of 512 over 8 warps through shared memory */
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 8, 32", 4, NULL, "shfl.sync.bfly", NULL},
 	{KDIR "lang.py", "reduce_fn_kernel", "*i32:16, *i32:16, *i32:16, *i32:16, *i32:16, i32, i32, 2, 512", 8, NULL, "st.shared", NULL},
-	/* sort and topk: compare-and-swap partners through shared memory */
+	/* sort and topk: compare-and-swap partners across warps through
+	 * shared memory, within a warp by shuffles */
 	{KDIR "lang.py", "sort_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 4, 64, 8", 4, NULL, "bar.sync", NULL},
+	{KDIR "lang.py", "sort_kernel", "*fp32:16, *fp32:16, *fp32:16, *fp32:16, 1, 1024, 16", 4, NULL, "shfl.sync.bfly", NULL},
 	/* gather through shared memory; histogram bins counted by shared-memory atomics */
 	{KDIR "lang.py", "gather_hist_kernel", "*fp32:16, *i32:16, *fp32:16, *fp32:16, *i32:16, *i32:16, i32, 32, 32", 4, NULL, "shared.add", NULL},
 	/* inline assembly: the documented example (bytes packed 4 to a register) and f16x2 pairs */
