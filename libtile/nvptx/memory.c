@@ -9,7 +9,6 @@
 #include "nvptx/lower.h"
 
 #include <stdio.h>
-#include <string.h>
 
 typedef struct vec_shape {
 	int nw;            /* words per access */
@@ -111,17 +110,7 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
-/* Whether x is a constant word, and its bits. */
-static bool const_word(LLVMValueRef x, unsigned long long *v)
-{
-	if (!x || !LLVMIsAConstantInt(x))
-		return false;
-	*v = LLVMConstIntGetZExtValue(x);
-	return true;
-}
-
-void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
-		    LLVMValueRef *elems)
+void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems)
 {
 	LLVMTypeRef st = lw_stype(w, k);
 	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
@@ -134,28 +123,12 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 		return;
 	}
 	vec_shape vs = vec_words(w, vec * eb);
-	/* The words are set before the predicated load, as Triton does: to the
-	 * fill where it is constant, else 0 (then selected below). Left
-	 * unset, ptxas keeps the registers live from the kernel's entry. */
-	LLVMValueRef fw[4] = {0};
-	if (fill)
-		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, fw);
-	bool fill_const = fill != NULL;
-	unsigned long long imm[4] = {0};
-	for (int i = 0; i < vs.nw && fill; i++)
-		fill_const = const_word(fw[i], &imm[i]) && fill_const;
-	if (!fill_const)
-		memset(imm, 0, sizeof imm);
-	char text[320], cons[96];
-	int pos = 0;
-	for (int i = 0; i < vs.nw; i++)
-		pos += snprintf(text + pos, sizeof text - (size_t)pos, "mov.%s $%d, %llu; ", vs.ptx[1] == '8' ? "b16" : vs.ptx, i,
-				imm[i]);
-	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
+	char text[160], cons[96];
+	int pos = snprintf(text, sizeof text, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
 	int cp = 0;
 	for (int i = 0; i < vs.nw; i++) {
 		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
-		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=&%s,", vs.cons);
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,", vs.cons);
 	}
 	snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
 	snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
@@ -172,8 +145,6 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 	for (int i = 0; i < vs.nw; i++)
 		words[i] = vs.nw == 1 ? res : LLVMBuildExtractValue(w->b, res, (unsigned)i, "");
 	unpack_words(w, words, vs, vec, st, eb, elems);
-	for (int i = 0; i < vec && fill && !fill_const; i++)
-		elems[i] = LLVMBuildSelect(w->b, pred, elems[i], fill[i], "");
 }
 
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
@@ -188,12 +159,11 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))
 		return false;
 	for (int r = 0; r < a[0].n; r += vec) {
-		LLVMValueRef elems[16] = {0}, fill[16];
-		/* Without `other` masked-off elements are undefined, as in Triton
-		 * (zeros here) */
+		LLVMValueRef elems[16] = {0};
+		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, elems);
+		/* Without `other` masked-off elements are undefined, as in Triton. */
 		for (int i = 0; i < vec && has_mask && has_other; i++)
-			fill[i] = lw_to_storage(w, a[2].r[r + i], k);
-		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, has_mask && has_other ? fill : NULL, elems);
+			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], lw_to_storage(w, a[2].r[r + i], k), "");
 		for (int i = 0; i < vec; i++)
 			out->r[r + i] = lw_from_storage(w, elems[i], k);
 	}

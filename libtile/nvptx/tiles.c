@@ -165,12 +165,12 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 			lw_asm_call(w, w->vd, text, has_mask ? "r,l,b" : "r,l", args, has_mask ? 3 : 2, true);
 			continue;
 		}
-		LLVMValueRef elems[16] = {0}, zeros[16];
-		for (int i = 0; i < vec; i++)
-			zeros[i] = LLVMConstNull(lw_stype(w, k));
-		lw_load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, zeros, elems);
+		LLVMValueRef elems[16] = {0};
+		lw_load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, elems);
 		for (int i = 0; i < vec; i++) {
 			LLVMValueRef x = elems[i];
+			if (has_mask)
+				x = LLVMBuildSelect(w->b, mask.r[r], x, LLVMConstNull(LLVMTypeOf(x)), "");
 			LLVMValueRef at = i ? LLVMBuildGEP2(w->b, lw_stype(w, k), dst, (LLVMValueRef[]){lw_ci32(w, i)}, 1, "") : dst;
 			LLVMSetAlignment(LLVMBuildStore(w->b, x, at), (unsigned)sl->elem_bytes);
 		}
