@@ -1,7 +1,8 @@
 /* compile.c - the pass pipeline, written out in compile_module.
  *
  * Per kernel: verify the IR (debug), pipeline the loads that feed dots
- * (num_stages >= 2; verified again in debug), axis info, layouts, lowering
+ * (num_stages >= 2; verified again in debug), sink the top level's loads
+ * to their first users, axis info, layouts, lowering
  * into one LLVM module per family of targets (those whose dots run alike,
  * split further by fp8 tier when a kernel narrows to fp8 or has fp8 dots). Per module:
  * libdevice when a kernel calls it, the verifier and default<O3> once (with
@@ -163,7 +164,9 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
 		st = TILEC_ERR_NOMEM;
 	}
-	return st ? st : pipeline_loads(ctx, f, async_copies, spare_budget, reuse_read_tile, narrow);
+	if (!st && (st = pipeline_loads(ctx, f, async_copies, spare_budget, reuse_read_tile, narrow)) == TILEC_OK)
+		sink_loads(f);
+	return st;
 }
 
 /* One family of targets (those whose dots run on `unit`): every kernel

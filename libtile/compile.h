@@ -64,9 +64,10 @@ typedef struct compile_result {
 	compile_misfit *misfits; /* per kernel, with opt->may_leave_out */
 } compile_result;
 
-/* The pipelining step of the pass pipeline on its own (tilec ir
- * --pipelined shows it): the loads cp.async cannot copy are found from
- * the axis info first (axis_narrow_loads), then pipeline_loads. */
+/* The IR passes of the pass pipeline on their own (tilec ir --pipelined
+ * shows their result): the loads cp.async cannot copy are found from the
+ * axis info first (axis_narrow_loads), then pipeline_loads, then
+ * sink_loads. */
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
 			      bool reuse_read_tile);
 

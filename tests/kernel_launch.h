@@ -32,6 +32,7 @@ typedef struct launch {
 	bool reuse;       /* ... rings of num_stages - 1 tiles, as for mma.sync */
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
+	bool sink;        /* run sink_loads before the interpreter */
 	bool keep_ir;     /* keep the IR dump of the last run in `ir` (kl_release frees it) */
 	bool debug;       /* specialize in debug mode (device asserts and prints kept) */
 	const char *const *include_dirs; /* module search paths (-I) */
@@ -103,6 +104,10 @@ static inline tilec_status kl_go(launch *l)
 		for (const char *p = sb_str(&sb); (p = strstr(p, "async_copy ")) != NULL; p++)
 			l->copies_after++;
 		sb_free(&sb);
+	}
+	if (!st && l->sink) {
+		sink_loads(f);
+		st = ir_verify(l->ctx, f);
 	}
 	if (!st && l->keep_ir) {
 		sb_free(&l->ir);

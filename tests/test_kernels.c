@@ -1455,6 +1455,31 @@ static void test_matmul(void)
 	free(fw);
 }
 
+/* passes/sink.c moves a load down to its first user past pure ops only:
+ * a store to the load's addresses keeps it above (q gets the old values
+ * plus one, not the new ones). */
+static void test_sink_loads(void)
+{
+	enum { N = 300 };
+	float p[N], q[N];
+	for (int i = 0; i < N; i++)
+		p[i] = (float)i * 0.5f - 40.0f;
+	launch l = kl(KDIR "sink.py", "load_store_use_kernel", "*fp32:16, *fp32:16, i32, 128", (N + 127) / 128, 1);
+	l.sink = true;
+	l.keep_ir = true;
+	kl_ptr(&l, p, sizeof p);
+	kl_ptr(&l, q, sizeof q);
+	kl_int(&l, N);
+	if (kl_run(&l)) {
+		CHECK_MSG(!strstr(sb_str(&l.ir), " sunk"), "a load moved past a store:\n%s", sb_str(&l.ir));
+		for (int i = 0; i < N; i++) {
+			CHECK_MSG(q[i] == (float)i * 0.5f - 40.0f + 1.0f, "q[%d] = %g", i, (double)q[i]);
+			CHECK_MSG(p[i] == (float)i * 2.0f, "p[%d] = %g", i, (double)p[i]);
+		}
+	}
+	kl_release(&l);
+}
+
 int main(void)
 {
 	test_seeds();
@@ -1477,5 +1502,6 @@ int main(void)
 	test_runtime_if();
 	test_matmul();
 	test_pipelined_loads();
+	test_sink_loads();
 	return check_report("test_kernels");
 }

@@ -468,6 +468,8 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_puts(sb, " volatile");
 	if (op->flags & IR_FLAG_SPARE_TILE)
 		sb_puts(sb, " spare_tile");
+	if (op->flags & IR_FLAG_SUNK)
+		sb_puts(sb, " sunk");
 }
 
 static void dump_op(strbuf *sb, const ir_func *f, const ir_op *op, int indent)

@@ -170,7 +170,8 @@ enum {
 	IR_FLAG_HAS_MASK = 1u << 2,      /* LOAD/STORE */
 	IR_FLAG_HAS_OTHER = 1u << 3,     /* LOAD */
 	IR_FLAG_VOLATILE = 1u << 4,      /* LOAD */
-	IR_FLAG_SPARE_TILE = 1u << 5     /* FOR: its rings hold a tile more than its copies in flight need */
+	IR_FLAG_SPARE_TILE = 1u << 5,    /* FOR: its rings hold a tile more than its copies in flight need */
+	IR_FLAG_SUNK = 1u << 6           /* LOAD: moved down to its first user (passes/sink.c) */
 };
 
 typedef struct ir_op ir_op;

@@ -129,10 +129,13 @@ LLVMValueRef lw_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
 LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
 
 /* memory.c; load_vector: vec consecutive elements at a global pointer as
- * storage elements, with pred one predicated access (undefined where off) */
+ * storage elements, with pred one predicated access: where it is off, the
+ * elements are `fill` (vec storage elements, set before the access), or
+ * undefined with fill NULL */
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_store(lw *w, const ir_op *op);
-void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems);
+void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
+		    LLVMValueRef *elems);
 /* How many consecutive registers of op's pointer (args[0]) one access
  * covers: contiguity and alignment, the mask's constancy (mask: its value
  * id, -1 for none) and the layout's runs. */

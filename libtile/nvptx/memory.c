@@ -9,6 +9,7 @@
 #include "nvptx/lower.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct vec_shape {
 	int nw;            /* words per access */
@@ -110,7 +111,17 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
-void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, LLVMValueRef *elems)
+/* Whether x is a constant word, and its bits. */
+static bool const_word(LLVMValueRef x, unsigned long long *v)
+{
+	if (!x || !LLVMIsAConstantInt(x))
+		return false;
+	*v = LLVMConstIntGetZExtValue(x);
+	return true;
+}
+
+void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
+		    LLVMValueRef *elems)
 {
 	LLVMTypeRef st = lw_stype(w, k);
 	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
@@ -123,12 +134,28 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 		return;
 	}
 	vec_shape vs = vec_words(w, vec * eb);
-	char text[160], cons[96];
-	int pos = snprintf(text, sizeof text, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
+	/* With a fill the words are set before the predicated load (to the
+	 * fill where it is constant, else 0, then selected below): unset, they
+	 * are live from the kernel's entry for ptxas. */
+	LLVMValueRef fw[4] = {0};
+	if (fill)
+		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, fw);
+	bool fill_const = fill != NULL;
+	unsigned long long imm[4] = {0};
+	for (int i = 0; i < vs.nw && fill; i++)
+		fill_const = const_word(fw[i], &imm[i]) && fill_const;
+	if (!fill_const)
+		memset(imm, 0, sizeof imm);
+	char text[320], cons[96];
+	int pos = 0;
+	for (int i = 0; i < vs.nw && fill; i++)
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "mov.%s $%d, %llu; ", vs.ptx[1] == '8' ? "b16" : vs.ptx, i,
+				imm[i]);
+	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
 	int cp = 0;
 	for (int i = 0; i < vs.nw; i++) {
 		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
-		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "=%s,", vs.cons);
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, fill ? "=&%s," : "=%s,", vs.cons);
 	}
 	snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
 	snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
@@ -145,6 +172,8 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 	for (int i = 0; i < vs.nw; i++)
 		words[i] = vs.nw == 1 ? res : LLVMBuildExtractValue(w->b, res, (unsigned)i, "");
 	unpack_words(w, words, vs, vec, st, eb, elems);
+	for (int i = 0; i < vec && fill && !fill_const; i++)
+		elems[i] = LLVMBuildSelect(w->b, pred, elems[i], fill[i], "");
 }
 
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
@@ -159,11 +188,16 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))
 		return false;
 	for (int r = 0; r < a[0].n; r += vec) {
-		LLVMValueRef elems[16] = {0};
-		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, elems);
-		/* Without `other` masked-off elements are undefined, as in Triton. */
-		for (int i = 0; i < vec && has_mask && has_other; i++)
-			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], lw_to_storage(w, a[2].r[r + i], k), "");
+		LLVMValueRef elems[16] = {0}, fill[16];
+		/* Without `other` masked-off elements are undefined, as in Triton;
+		 * a load moved to its user (IR_FLAG_SUNK) sets them first, to
+		 * `other` or zeros */
+		for (int i = 0; i < vec && has_mask; i++)
+			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
+		bool set_first = has_mask && (op->flags & IR_FLAG_SUNK);
+		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
+		for (int i = 0; i < vec && has_mask && has_other && !set_first; i++)
+			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
 		for (int i = 0; i < vec; i++)
 			out->r[r + i] = lw_from_storage(w, elems[i], k);
 	}

@@ -166,7 +166,7 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 			continue;
 		}
 		LLVMValueRef elems[16] = {0};
-		lw_load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, elems);
+		lw_load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, NULL, elems);
 		for (int i = 0; i < vec; i++) {
 			LLVMValueRef x = elems[i];
 			if (has_mask)

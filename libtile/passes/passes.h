@@ -35,4 +35,13 @@
 tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
 			   const bool *narrow);
 
+/* ======================================================================
+ * sink.c - loads of the kernel's top level moved to their first user
+ * ====================================================================== */
+
+/* Moves each global load of f's top-level region down to just before the
+ * first op that reads it, past pure ops only (no memory writes, barriers,
+ * assembly, prints, asserts or control flow in between). */
+void sink_loads(ir_func *f);
+
 #endif
