@@ -8,8 +8,8 @@ ids given): tile's PTX for the GPU's arch is assembled with `ptxas -v` and
 disassembled, and the variant the benchmark runs (ID_0, compiled for
 Triton's specialization) is counted; Triton's cubin is taken from its cache
 (TRITON_CACHE_DIR or ~/.triton/cache, filled by bench.py in the same run),
-and Triton's sm_80 PTX, when bench.py kept it (TILE_SM80_PTX_DIR), is
-assembled for this GPU as the driver would. Writes OUT_DIR/ID.*.sass and
+and tile's compute_80 PTX and Triton's sm_80 PTX (kept by bench.py in
+TILE_SM80_PTX_DIR) are assembled for this GPU as the driver would. Writes OUT_DIR/ID.*.sass and
 prints a table of instruction counts by opcode class (tensor-core,
 shared-memory, global, async-copy, barrier, ...) plus registers and
 spills, the first things to compare when tile is slower.
@@ -90,6 +90,13 @@ def tile_sass(gdir, iid, arch, out):
     return ptx_sass(ptxs[-1], arch, os.path.join(out, iid + ".tile.cubin"), iid + "_0")
 
 
+def tile80_sass(gdir, iid, arch, out):
+    ptxs = sorted(glob.glob(os.path.join(gdir, "ptx", iid + "_sm80", "*.compute_80.ptx")))
+    if not ptxs:
+        return None, "no compute_80 PTX kept"
+    return ptx_sass(ptxs[-1], arch, os.path.join(out, iid + ".tile80.cubin"), iid + "_sm80_0")
+
+
 def triton80_sass(iid, arch, out):
     d = os.environ.get("TILE_SM80_PTX_DIR")
     ptx = os.path.join(d, iid + ".ptx") if d else None
@@ -133,6 +140,7 @@ def main():
         sides = [("tile", tile_sass(gdir, inst["id"], arch, out)),
                  ("triton", triton_sass(inst["kernel"], out, inst["id"]))]
         if inst.get("sm80"):
+            sides.append(("tile sm_80", tile80_sass(gdir, inst["id"], arch, out)))
             sides.append(("triton sm_80", triton80_sass(inst["id"], arch, out)))
         for side, (sass, note) in sides:
             if sass is None:
