@@ -230,6 +230,16 @@ static LLVMValueRef warp_origin(lw *w, const layout_map *m, int d)
 	return LLVMBuildMul(w->b, x, lw_ci32(w, fl.warp_scale), "");
 }
 
+/* The fragments of operand `which` (value v) hoisted for dots of layout
+ * l before the loop being lowered, or NULL. */
+static LLVMValueRef *cached_frags(const lw *w, int v, int which, const layout *l)
+{
+	for (int i = 0; i < w->ncached; i++)
+		if (w->cached[i].value == v && w->cached[i].which == which && layout_eq(w->cached[i].l, l))
+			return w->cached[i].frags;
+	return NULL;
+}
+
 /* The operand `which` (0: A, 1: B) of a tensor-core dot: its ring tile
  * when it is a view, A's chained registers when they sit in the
  * accumulator's warps, else its registers staged into scratch at byte
@@ -244,11 +254,8 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	ir_type t = lw_vtype(w, v);
 	memset(o, 0, sizeof *o);
 	*staged = 0;
-	for (int i = 0; i < w->ncached; i++)
-		if (w->cached[i].value == v && w->cached[i].which == which && layout_eq(w->cached[i].l, mc->blocked)) {
-			o->cache = w->cached[i].frags;
-			return true;
-		}
+	if ((o->cache = cached_frags(w, v, which, mc->blocked)) != NULL)
+		return true;
 	const lval *have = &w->v[v];
 	if (have->view) {
 		o->tile = *have->view;
@@ -459,7 +466,8 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 }
 
 /* Before a loop: the fragments of dot operands the loop body reads but
- * does not compute (attention's Q), loaded once into registers. */
+ * does not compute (attention's Q), loaded once into registers (unless an
+ * earlier loop of the region loaded them). */
 bool lw_hoist_fragments(lw *w, const ir_region *body)
 {
 	for (int i = 0; i < body->nops; i++) {
@@ -470,8 +478,9 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 		for (int which = 0; which < 2; which++) {
 			int v = op->args[which];
 			const lval *have = &w->v[v];
-			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
-				continue; /* computed in the loop, or read in place */
+			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]) ||
+			    cached_frags(w, v, which, l))
+				continue; /* computed in the loop, read in place, or loaded already */
 			ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
 			mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
 			layout_map mc = lw_map_of(l, ct);

@@ -529,8 +529,13 @@ static bool reads_pending(const lw *w, const ir_op *op)
 /* The ops of a region; the terminator is its owner's. A wgmma group in
  * flight is waited for before the first op that reads its result, and at
  * the end (the terminator may). */
+/* Fragments hoisted before a loop (lw_hoist_fragments) are defined where
+ * they dominate the rest of the region: later loops of the region take
+ * them too (causal attention's two loops share Q's), and they are dropped
+ * with the region. */
 static bool lower_body(lw *w, const ir_region *r)
 {
+	int ncached = w->ncached;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
@@ -542,6 +547,7 @@ static bool lower_body(lw *w, const ir_region *r)
 	}
 	if (w->wgmma_pending >= 0 && w->in_flight_body != r)
 		lw_wgmma_wait(w);
+	w->ncached = ncached;
 	return true;
 }
 
@@ -643,7 +649,6 @@ static bool lower_for(lw *w, const ir_op *op)
 	for (int i = 0; i < n; i++)
 		if (!get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
 			return false;
-	int ncached = w->ncached;
 	if (!lw_hoist_fragments(w, body))
 		return false;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
@@ -699,7 +704,6 @@ static bool lower_for(lw *w, const ir_op *op)
 		*x = own;
 		lw_wgmma_wait_for(w, op->results[flying], 0);
 	}
-	w->ncached = ncached; /* the hoisted fragments serve this loop only */
 	return true;
 }
 
