@@ -104,6 +104,8 @@ static const kcase cases[] = {
 	{KDIR "matmul.py", "matmul_kernel",
 	 "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 32, 32, 32, 4", 4, NULL,
 	 "cp.async.cg.shared.global", "ld.global.b16"},
+	/* batched (3-D) dots on tensor cores, each batch index a 2-D mma.sync dot */
+	{KDIR "tiles3d.py", "bmm_fp16_kernel", "*fp16:16, *fp16:16, *fp32:16, 4, 16, 16, 32", 4, NULL, "mma.sync", "fma.rn.f32"},
 	/* fp32 registers straight into the tf32 mma, as Triton's PTX has it */
 	{KDIR "matmul.py", "matmul_fp32_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 16, 16, 16", 4, NULL,
 	 "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32"},

@@ -146,15 +146,17 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
  * rows 8 apart are registers of one thread, as the instruction wants.
  * `wide` (spt [1,8]): four 8-column tiles interleave their columns, tile
  * j's column n being column 4n + j of a 32-column group, so a lane holds 8
- * consecutive columns and reads B for four tiles with one access. */
-layout *layout_mma(arena *a, int wm, int wn, bool wide);
+ * consecutive columns and reads B for four tiles with one access. Rank 3
+ * (a batched dot's) adds a leading batch dim held in registers. */
+layout *layout_mma(arena *a, int rank, int wm, int wn, bool wide);
 /* Triton's warps for an M x N mma.sync accumulator: wm along M, wn along N
  * (wm * wn = num_warps); `chained`: the dot feeds, or is fed by, another. */
 void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn);
 /* A dot mma.sync can run: fp16 operands with an fp32 or fp16 result, bf16
  * or fp32 at "tf32" precision (the default) with an fp32 result, int8 with
  * an int32 result; M a multiple of 16, N of 8, K of the instruction's
- * depth (16, 8 for tf32, 32 for int8). */
+ * depth (16, 8 for tf32, 32 for int8); 2-D, or 3-D (batched: each batch
+ * index such a dot). */
 bool layout_dot_mma(const ir_func *f, const ir_op *op);
 /* An fp8 dot mma.sync m16n8k32 can run (sm_89 and newer): fp8 operands of
  * either kind with an fp32 result, M a multiple of 16, N of 8, K of 32. */

@@ -87,13 +87,17 @@ layout *layout_blocked_order(arena *a, int rank, const int32_t *shape, int num_w
 	return l;
 }
 
-layout *layout_mma(arena *a, int wm, int wn, bool wide)
+layout *layout_mma(arena *a, int rank, int wm, int wn, bool wide)
 {
 	layout *l = arena_alloc(a, sizeof *l);
 	if (!l)
 		return NULL;
-	*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, wide ? 8 : 2}, .threads_per_warp = {8, 4},
-		      .warps_per_cta = {wm, wn}, .order = {1, 0}, .mma = true};
+	if (rank == 3) /* a batched dot's: the batch dim in each thread's registers, slowest */
+		*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 3, .size_per_thread = {1, 1, wide ? 8 : 2},
+			      .threads_per_warp = {1, 8, 4}, .warps_per_cta = {1, wm, wn}, .order = {2, 1, 0}, .mma = true};
+	else
+		*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, wide ? 8 : 2},
+			      .threads_per_warp = {8, 4}, .warps_per_cta = {wm, wn}, .order = {1, 0}, .mma = true};
 	return l;
 }
 
@@ -171,8 +175,9 @@ bool layout_dot_mma(const ir_func *f, const ir_op *op)
 		kstep = 32;
 	else
 		return false;
-	return bt.kind == at.kind && at.rank == 2 && at.shape[0] % 16 == 0 && at.shape[1] % kstep == 0 &&
-	       bt.shape[1] % 8 == 0;
+	int r0 = at.rank - 2; /* 3-D: batched, the last two dims as a 2-D dot's */
+	return bt.kind == at.kind && (at.rank == 2 || at.rank == 3) && at.shape[r0] % 16 == 0 &&
+	       at.shape[r0 + 1] % kstep == 0 && bt.shape[r0 + 1] % 8 == 0;
 }
 
 bool layout_dot_mma_fp8(const ir_func *f, const ir_op *op)
@@ -496,7 +501,7 @@ static void survey_region(assigner *s, const ir_region *r)
 		}
 		if (op->code == IR_OP_ASYNC_COPY && !s->copy_of[op->args[0]])
 			s->copy_of[op->args[0]] = op;
-		if (on_tensor_cores(s, op))
+		if (on_tensor_cores(s, op) && vtype(s, op->args[0]).rank == 2)
 			for (int k = 0; k < 2; k++) {
 				ir_type t = vtype(s, op->args[k]);
 				for (int d = 0; d < 2; d++)
@@ -791,12 +796,17 @@ static void assign_op(assigner *s, const ir_op *op)
 	case IR_OP_DOT:
 		if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_fp8(s, op))) {
 			/* a warpgroup's four warps take 64 consecutive rows */
-			l = layout_mma(s->a, s->f->num_warps, 1, false);
+			l = layout_mma(s->a, 2, s->f->num_warps, 1, false);
 			p->wgmma[res] = true;
+		} else if (on_tensor_cores(s, op) && rt.rank == 3) {
+			/* batched: each batch index a 2-D dot over all the warps */
+			int wm, wn;
+			layout_mma_warps(rt.shape[1], rt.shape[2], s->f->num_warps, false, &wm, &wn);
+			l = layout_mma(s->a, 3, wm, wn, false);
 		} else if (on_tensor_cores(s, op)) {
 			int wm, wn;
 			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
-			l = layout_mma(s->a, wm, wn, wide_b(s, op, wn));
+			l = layout_mma(s->a, 2, wm, wn, wide_b(s, op, wn));
 			tf32_b_phases(s, op);
 		} else {
 			l = follow_operands(s, op, rt.rank);

@@ -254,15 +254,15 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	ir_type t = lw_vtype(w, v);
 	memset(o, 0, sizeof *o);
 	*staged = 0;
-	if ((o->cache = cached_frags(w, v, which, mc->blocked)) != NULL)
+	if (t.rank == 2 && (o->cache = cached_frags(w, v, which, mc->blocked)) != NULL)
 		return true;
 	const lval *have = &w->v[v];
-	if (have->view) {
+	if (have->view && t.rank == 2) {
 		o->tile = *have->view;
 		return true;
 	}
 	const layout *hl = have->l;
-	if (which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
+	if (t.rank == 2 && which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
 	    layout_eq(hl, mc->blocked) && have->r) {
 		o->regs = have;
 		o->regm = lw_map_of(hl, t);
@@ -277,8 +277,10 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	/* B with K rows for 16-bit elements (ldmatrix.trans) and for a wide
 	 * layout (runs of 4 columns), N rows otherwise (ldmatrix) */
 	bool wide = mc->blocked->size_per_thread[1] == 8;
-	*sl = smem_layout_make(t.shape[0], t.shape[1], mk->eb, which == 1 && mk->eb != 2 && !wide, false);
-	*staged = ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
+	/* a 3-D operand: one tile per batch index, lw_tile_stride apart */
+	int r0 = t.rank - 2;
+	*sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], mk->eb, which == 1 && mk->eb != 2 && !wide, false);
+	*staged = lw_tile_stride(sl) * (t.rank == 3 ? t.shape[0] : 1);
 	lw_smem_need(w, (uint64_t)(scratch + *staged));
 	if (!scratch)
 		lw_barrier(w); /* the scratch may still be read by the op before */
@@ -367,14 +369,30 @@ bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64
 bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
-	int64_t M = at.shape[0], K = at.shape[1], N = ct.shape[1];
+	/* a batched dot: the 2-D dot of each batch index in turn, its
+	 * accumulator the registers of that index (the batch dim is the
+	 * layout's slowest, all in registers: layout_mma) */
+	int r0 = ct.rank - 2;
+	int64_t nbatch = ct.rank == 3 ? ct.shape[0] : 1;
+	int64_t M = at.shape[r0], K = at.shape[r0 + 1], N = ct.shape[r0 + 1];
 	mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
 	/* fp8 operands may differ in kind (.e4m3.e5m2) */
 	const char *btype = lw_mma_kind((ir_kind)lw_vtype(w, op->args[1]).kind, (ir_kind)ct.kind).ab;
 	lval c;
 	if (!lw_get(w, op->args[2], l, &c))
 		return false;
-	layout_map mc = lw_map_of(l, ct);
+	const layout *l2 = ct.rank == 3 ? layout_mma(w->a, 2, l->warps_per_cta[1], l->warps_per_cta[2], false) : l;
+	if (!l2)
+		return lw_oom(w);
+	ir_type ct2 = ct;
+	ct2.rank = 2;
+	ct2.shape[0] = (int32_t)M;
+	ct2.shape[1] = (int32_t)N;
+	layout_map mc = lw_map_of(l2, ct2);
+	int n2 = mc.nregs;
+	if ((int64_t)n2 * nbatch != lw_map_of(l, ct).nregs)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a batched dot's accumulator is not %lld tiles",
+			       (long long)nbatch);
 	mma_tiles tl;
 	if (!lw_mma_tiles(w, op, &mc, M, N, &tl))
 		return false;
@@ -384,9 +402,9 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 		return false;
 	if (sa || sb)
 		lw_barrier(w);
-	if (!lw_alloc_regs(w, out, mc.nregs, l))
+	if (!lw_alloc_regs(w, out, n2 * (int)nbatch, l))
 		return false;
-	for (int r = 0; r < mc.nregs; r++)
+	for (int r = 0; r < out->n; r++)
 		out->r[r] = c.r[r];
 	int nks = (int)(K / mk.kstep);
 	if (tl.wide && !B.tile.sl)
@@ -419,6 +437,13 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!frag)
 		return lw_oom(w);
 	LLVMValueRef *afrag[2] = {frag, frag + na_}, *bfrag[2] = {frag + 2 * na_, frag + 2 * na_ + nb_};
+	mma_operand A0 = A, B0 = B;
+	for (int64_t bi = 0; bi < nbatch; bi++) {
+	LLVMValueRef *acc = out->r + bi * n2;
+	if (bi) {
+		A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, bi * lw_tile_stride(A0.tile.sl)), "");
+		B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, bi * lw_tile_stride(B0.tile.sl)), "");
+	}
 	for (int ks = 0; ks <= nks; ks++) {
 		LLVMValueRef *a = afrag[ks & 1], *b = bfrag[ks & 1];
 		if (ks < nks) {
@@ -441,26 +466,27 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 				LLVMValueRef args[14] = {a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3], b[2 * j], b[2 * j + 1]};
 				int na = 6;
 				if (mk.f16acc) {
-					args[na++] = pack2(w, out->r[rr[0]], out->r[rr[1]]);
-					args[na++] = pack2(w, out->r[rr[2]], out->r[rr[3]]);
+					args[na++] = pack2(w, acc[rr[0]], acc[rr[1]]);
+					args[na++] = pack2(w, acc[rr[2]], acc[rr[3]]);
 				} else {
 					for (int q = 0; q < 4; q++)
-						args[na++] = out->r[rr[q]];
+						args[na++] = acc[rr[q]];
 				}
 				LLVMValueRef d = lw_asm_call(w, rt, text, cons, args, na, false);
 				if (mk.f16acc) {
 					for (int h = 0; h < 2; h++) {
 						LLVMValueRef v = LLVMBuildBitCast(w->b, LLVMBuildExtractValue(w->b, d, (unsigned)h, ""),
 										  LLVMVectorType(w->f16, 2), "");
-						out->r[rr[2 * h]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 0), "");
-						out->r[rr[2 * h + 1]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 1), "");
+						acc[rr[2 * h]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 0), "");
+						acc[rr[2 * h + 1]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 1), "");
 					}
 				} else {
 					for (int q = 0; q < 4; q++)
-						out->r[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
+						acc[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
 				}
 			}
 		}
+	}
 	}
 	return true;
 }
@@ -473,8 +499,8 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 	for (int i = 0; i < body->nops; i++) {
 		const ir_op *op = body->ops[i];
 		const layout *l = op->code == IR_OP_DOT ? w->p->of[op->results[0]] : NULL;
-		if (!l || !l->mma)
-			continue;
+		if (!l || !l->mma || l->rank != 2)
+			continue; /* batched dots stage their operands */
 		for (int which = 0; which < 2; which++) {
 			int v = op->args[which];
 			const lval *have = &w->v[v];

@@ -145,6 +145,8 @@ int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask);
  * them and the asynchronous copies that fill them */
 LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col);
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base);
+/* The bytes from one staged tile to the next (128-byte aligned). */
+int64_t lw_tile_stride(const smem_layout *sl);
 bool lw_emit_local_alloc(lw *w, const ir_op *op);
 bool lw_emit_async_copy(lw *w, const ir_op *op);
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);

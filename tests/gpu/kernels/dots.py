@@ -87,6 +87,21 @@ def dot3d_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.co
 
 
 @triton.jit
+def dot3d_grid_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                      K: tl.constexpr):
+    # dot3d_kernel over a grid: program p takes batches p*B .. p*B + B - 1
+    pid = tl.program_id(0)
+    rb = pid * B + tl.arange(0, B)
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rb[:, None, None] * (M * K) + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb[:, None, None] * (K * N) + rk[None, :, None] * N + rn[None, None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rb[:, None, None] * (M * N) + rm[None, :, None] * N + rn[None, None, :], c)
+
+
+@triton.jit
 def matmul_int8_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                        BLOCK_K: tl.constexpr):
     # int8 operands, int32 accumulation (exact on both sides).
