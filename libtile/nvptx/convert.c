@@ -13,7 +13,8 @@
  */
 #include "nvptx/lower.h"
 
-void lw_store_run(lw *w, const lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align)
+/* Registers r .. r+n-1 as one access of n storage elements at p. */
+static void store_run(lw *w, const lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align)
 {
 	LLVMTypeRef st = lw_stype(w, k);
 	LLVMValueRef v = lw_to_storage(w, x->r[r], k);
@@ -34,9 +35,11 @@ static void load_run(lw *w, lval *x, int r, int n, ir_kind k, LLVMValueRef p, in
 		x->r[r + i] = lw_from_storage(w, n > 1 ? LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "") : v, k);
 }
 
-int lw_run_of(const layout_map *m, int d, int eb)
+/* How many registers from r on hold consecutive elements along dim 1 (as
+ * one aligned access of at most 16 bytes). */
+static int run_of(const layout_map *m, int eb)
 {
-	int n = layout_contig_regs(m, m->dim_of[d]);
+	int n = layout_contig_regs(m, m->dim_of[1]);
 	while (n > 1 && n * eb > 16)
 		n /= 2;
 	return n;
@@ -48,11 +51,19 @@ static bool move_tile(lw *w, const lval *src, ir_type t, const layout *to, lval 
 	ir_kind k = (ir_kind)t.kind;
 	int eb = ir_kind_bytes(k);
 	smem_layout sl = smem_layout_make(t.shape[0], t.shape[1], eb, false, false);
-	layout_map md = lw_map_of(to, t);
-	int nd = lw_run_of(&md, 1, eb);
+	layout_map ms = lw_map_of(src->l, t), md = lw_map_of(to, t);
+	int ns = run_of(&ms, eb), nd = run_of(&md, eb);
 	lw_smem_need(w, sl.tile_bytes);
 	lw_barrier(w);
-	lw_stage_tile(w, src, t, &sl, 0);
+	LLVMValueRef own = lw_owner(w, &ms);
+	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
+	for (int r = 0; r < src->n; r += ns) {
+		LLVMValueRef cc[2];
+		lw_reg_coords(w, &ms, 2, r, cc);
+		store_run(w, src, r, ns, k, lw_smem_addr(w, lw_swizzled(w, &sl, lw_ci32(w, 0), cc[0], cc[1])), ns * eb);
+	}
+	if (join)
+		lw_end_if(w, join);
 	lw_barrier(w);
 	if (!lw_alloc_regs(w, out, md.nregs, to))
 		return false;

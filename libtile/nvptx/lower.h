@@ -145,11 +145,6 @@ int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask);
  * them and the asynchronous copies that fill them */
 LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col);
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base);
-/* convert.c: registers r .. r+n-1 as one store of n storage elements at
- * p; how many registers from a run's start hold consecutive elements
- * along the value's dim d, as one aligned access of at most 16 bytes. */
-void lw_store_run(lw *w, const lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align);
-int lw_run_of(const layout_map *m, int d, int eb);
 /* The bytes from one staged tile to the next (128-byte aligned). */
 int64_t lw_tile_stride(const smem_layout *sl);
 bool lw_emit_local_alloc(lw *w, const ir_op *op);

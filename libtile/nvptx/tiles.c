@@ -68,22 +68,20 @@ int64_t lw_tile_stride(const smem_layout *sl)
 
 /* Writes a 2-D block's elements into a tile laid out by sl at scratch
  * byte `base`, a 3-D block's into one such tile per index of its dim 0,
- * lw_tile_stride apart (replicas do not write); a thread's runs of
- * consecutive elements (up to 16 bytes, which the swizzle keeps together)
- * as single stores. */
+ * lw_tile_stride apart (replicas do not write). */
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
 {
 	layout_map m = lw_map_of(x->l, t);
-	int n = lw_run_of(&m, t.rank - 1, sl->elem_bytes);
 	LLVMValueRef own = lw_owner(w, &m);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
-	for (int r = 0; r < x->n; r += n) {
+	for (int r = 0; r < x->n; r++) {
 		LLVMValueRef cc[3], b = lw_ci32(w, base);
 		lw_reg_coords(w, &m, t.rank, r, cc);
 		if (t.rank == 3)
 			b = LLVMBuildAdd(w->b, b, LLVMBuildMul(w->b, cc[0], lw_ci32(w, lw_tile_stride(sl)), ""), "");
 		LLVMValueRef off = lw_swizzled(w, sl, b, cc[t.rank - 2], cc[t.rank - 1]);
-		lw_store_run(w, x, r, n, (ir_kind)t.kind, lw_smem_addr(w, off), n * sl->elem_bytes);
+		LLVMSetAlignment(LLVMBuildStore(w->b, lw_to_storage(w, x->r[r], (ir_kind)t.kind), lw_smem_addr(w, off)),
+				 (unsigned)sl->elem_bytes);
 	}
 	if (join)
 		lw_end_if(w, join);
