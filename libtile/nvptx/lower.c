@@ -267,6 +267,28 @@ void lw_end_if(lw *w, LLVMBasicBlockRef join)
 
 static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out);
 
+/* A scalar of integer arithmetic on kernel parameters, constants and
+ * program ids: computed again after a loop where it is used (lw_get). */
+static bool cheap_scalar(const lw *w, int v, int depth)
+{
+	if (v < w->f->nparams)
+		return true;
+	const ir_op *def = w->f->values[v].def;
+	if (!def || depth > 8 || lw_vtype(w, v).rank)
+		return false;
+	switch (def->code) {
+	case IR_OP_CONST: case IR_OP_PROGRAM_ID: case IR_OP_CAST: case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
+	case IR_OP_SHL: case IR_OP_SHR: case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_PTR_ADD:
+		break;
+	default:
+		return false;
+	}
+	for (int i = 0; i < def->nargs; i++)
+		if (!cheap_scalar(w, def->args[i], depth + 1))
+			return false;
+	return true;
+}
+
 /* Value v's registers in layout l. */
 bool lw_get(lw *w, int v, const layout *l, lval *out)
 {
@@ -276,6 +298,13 @@ bool lw_get(lw *w, int v, const layout *l, lval *out)
 		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "value %%%d used before it is defined", v);
 	if (have->view)
 		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d is read in place by dots only", v);
+	/* a cheap block computed before a loop is computed again after it,
+	 * from the thread's coordinates read afresh, rather than held in
+	 * registers through the loop */
+	const ir_op *cheap = w->f->values[v].def;
+	if (cheap && cheap->nresults == 1 && w->born[v] < w->epoch &&
+	    (t.rank ? w->p->remat[v] : cheap_scalar(w, v, 0)))
+		return emit_value(w, cheap, t.rank ? (l ? l : have->l) : NULL, out);
 	if (t.rank == 0 || !l) {
 		*out = *have;
 		return true;
@@ -397,13 +426,11 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 			break;
 		case IR_OP_PROGRAM_ID:
 		case IR_OP_NUM_PROGRAMS: {
-			static const char *const pid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
-							   "llvm.nvvm.read.ptx.sreg.ctaid.z"};
 			static const char *const np[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
 							  "llvm.nvvm.read.ptx.sreg.nctaid.z"};
 			if (op->axis < 0 || op->axis > 2)
 				return lw_fail(w, op, TILEC_ERR_SEMANTIC, "%s axis must be 0, 1 or 2", op_name(op));
-			x = sreg(w, (op->code == IR_OP_PROGRAM_ID ? pid : np)[op->axis]);
+			x = op->code == IR_OP_PROGRAM_ID ? w->ctaid[op->axis] : sreg(w, np[op->axis]);
 			x = LLVMBuildIntCast2(w->b, x, lw_ltype(w, k), false, "");
 			break;
 		}
@@ -544,6 +571,8 @@ static bool lower_body(lw *w, const ir_region *r)
 			lw_wgmma_wait(w);
 		if (!lower_op(w, op))
 			return false;
+		for (int j = 0; j < op->nresults; j++)
+			w->born[op->results[j]] = w->epoch;
 	}
 	if (w->wgmma_pending >= 0 && w->in_flight_body != r)
 		lw_wgmma_wait(w);
@@ -633,6 +662,30 @@ static void add_incoming(const lval *phis, const lval *x, LLVMBasicBlockRef from
 	}
 }
 
+/* After a loop: the thread's coordinates read afresh (a read LLVM keeps,
+ * so what is derived from them after the loop is not merged with what was
+ * derived before), and the cheap blocks computed before the loop marked
+ * to be computed again where used (lw_get): in causal attention the
+ * epilogue's offsets were held through both loops and spilled. */
+static void read_coordinates(lw *w, bool fresh)
+{
+	static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+					     "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+	static const char *const asm_ctaid[3] = {"mov.u32 $0, %ctaid.x;", "mov.u32 $0, %ctaid.y;", "mov.u32 $0, %ctaid.z;"};
+	w->tid = fresh ? lw_asm_call(w, w->i32, "mov.u32 $0, %tid.x;", "=r", NULL, 0, true)
+		       : sreg(w, "llvm.nvvm.read.ptx.sreg.tid.x");
+	w->lane = LLVMBuildAnd(w->b, w->tid, lw_ci32(w, 31), "lane");
+	w->warp = LLVMBuildLShr(w->b, w->tid, lw_ci32(w, 5), "warp");
+	for (int i = 0; i < 3; i++)
+		w->ctaid[i] = fresh ? lw_asm_call(w, w->i32, asm_ctaid[i], "=r", NULL, 0, true) : sreg(w, ctaid[i]);
+}
+
+static void fresh_after_loop(lw *w)
+{
+	w->epoch++;
+	read_coordinates(w, true);
+}
+
 /* for iv in range(lb, ub, step): the test sits in the header; LLVM
  * rotates the loop. */
 static bool lower_for(lw *w, const ir_op *op)
@@ -704,6 +757,7 @@ static bool lower_for(lw *w, const ir_op *op)
 		*x = own;
 		lw_wgmma_wait_for(w, op->results[flying], 0);
 	}
+	fresh_after_loop(w);
 	return true;
 }
 
@@ -798,6 +852,7 @@ static bool lower_while(lw *w, const ir_op *op)
 	}
 	LLVMBuildBr(w->b, head);
 	LLVMPositionBuilderAtEnd(w->b, exit);
+	fresh_after_loop(w);
 	return true;
 }
 
@@ -917,9 +972,7 @@ static bool build_entry(lw *w, const char *symbol)
 			x = LLVMBuildICmp(w->b, LLVMIntNE, x, LLVMConstInt(w->i8, 0, false), "");
 		w->v[i].r[0] = x;
 	}
-	w->tid = sreg(w, "llvm.nvvm.read.ptx.sreg.tid.x");
-	w->lane = LLVMBuildAnd(w->b, w->tid, lw_ci32(w, 31), "lane");
-	w->warp = LLVMBuildLShr(w->b, w->tid, lw_ci32(w, 5), "warp");
+	read_coordinates(w, false);
 	char name[300];
 	snprintf(name, sizeof name, "%.256s.smem", symbol);
 	w->smem = LLVMAddGlobalInAddressSpace(w->m, LLVMArrayType(w->i8, 0), name, 3);
@@ -966,7 +1019,8 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 		return TILEC_ERR_NOMEM;
 	w.v = arena_alloc(w.a, sizeof(lval) * (size_t)(f->nvalues + 1));
 	w.ring_at = arena_alloc(w.a, sizeof(uint32_t) * (size_t)(f->nvalues + 1));
-	if (!w.v || !w.ring_at) {
+	w.born = arena_alloc(w.a, sizeof(int) * (size_t)(f->nvalues + 1));
+	if (!w.v || !w.ring_at || !w.born) {
 		arena_free(w.a);
 		return TILEC_ERR_NOMEM;
 	}

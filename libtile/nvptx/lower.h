@@ -53,6 +53,7 @@ typedef struct lw {
 	const layout_plan *p;
 	lval *v;
 	LLVMValueRef tid, lane, warp;
+	LLVMValueRef ctaid[3]; /* read at the entry and again after each loop */
 	LLVMValueRef smem;   /* placeholder, resized at the end */
 	uint32_t smem_bytes; /* the most any point of the kernel uses */
 	uint32_t smem_top;   /* the rings live below; scratch goes from here */
@@ -61,6 +62,8 @@ typedef struct lw {
 	int ncached;
 	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
+	int epoch;           /* loops lowered so far (lower.c: fresh_after_loop) */
+	int *born;           /* per value id: the epoch it was computed in */
 	bool smem_dynamic;
 	bool libdevice;
 	bool arch_specific; /* emitted wgmma */
