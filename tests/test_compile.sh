@@ -250,6 +250,22 @@ check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
 	test "$(grep -c 'mma.sync' "$T/mm.compute_80.ptx")" = 16
 check "fp16 matmul: no spills" grep -q "matmul_kernel_0: sm_90: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm.log"
 check "fp16 matmul: generated C compiles" $CC $CFLAGS_GEN -c "$T/mm.c" -o "$T/mm.o"
+
+# attention (tutorial 06's forward): no spill for sm_80, sm_87 and sm_90,
+# head dim 64 and head dim 128 causal (two loops sharing Q's fragments,
+# the epilogue's offsets computed again after them)
+ATTNSIG='*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, i32:16, i32:16, i32:16, i32:16'
+for attn in "64 1 4" "128 3 8"; do
+	read -r hd stage warps <<<"$attn"
+	check "attention d$hd stage $stage compiles" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd -s "$ATTNSIG" \
+		-w "$warps" -D HEAD_DIM="$hd" -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE="$stage" --arch sm_80,sm_87,sm_90 --no-ptx \
+		-o "$T/attn$hd" -v
+	cp "$T/out" "$T/attn$hd.log"
+	for arch in sm_80 sm_87 sm_90; do
+		check "attention d$hd stage $stage: no spills on $arch" \
+			grep -q "attn_fwd_0: $arch: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/attn$hd.log"
+	done
+done
 # rings that do not fit a target's shared memory: refused, the config named
 check "5 stages (rings of 4) of 128x256x64 fp16 tiles do not fit sm_80 or sm_87" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '$MMSIG' -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 5 -o '$T/big' 2>'$T/big.err'"
 check "the shared-memory error names the config and the limit" grep -q "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, num_warps=8, num_stages=5) needs 196608 bytes of shared memory, more than a block may have on sm_80 (166912)" "$T/big.err"
