@@ -19,7 +19,8 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 find_llvm_config() {
 	local c v
-	for c in "${LLVM_CONFIG:-}" llvm-config-22 llvm-config-21 llvm-config-20 llvm-config-19 llvm-config-18 llvm-config-17 llvm-config; do
+	# 19 first: LLVM 22's code measured slower (README, docs/PERF.md)
+	for c in "${LLVM_CONFIG:-}" llvm-config-19 llvm-config-22 llvm-config-21 llvm-config-20 llvm-config-18 llvm-config-17 llvm-config; do
 		[ -n "$c" ] || continue
 		command -v "$c" >/dev/null 2>&1 || continue
 		v=$("$c" --version 2>/dev/null | cut -d. -f1)
