@@ -12,7 +12,8 @@
 #     (a case whose C does not compile is left out and fails in step 2);
 #  2. tests/gpu/diff.py: every case against Triton;
 #  3. the examples built from examples/NAME/main.c and their generated C,
-#     run, then under compute-sanitizer memcheck;
+#     run, then under compute-sanitizer memcheck; examples/cmake built
+#     against the installed package with CMake and with Make, run;
 #  4. tests/gpu/racecheck.c (two tier-2 reductions) run, then under
 #     compute-sanitizer racecheck and memcheck;
 #  5. tests/gpu/soak.sh: CUDA graph capture and replay, the multi-thread,
@@ -90,6 +91,17 @@ for d in "$G"/examples/*/; do
 	sanitize "$name" memcheck "$G/bin/$name"
 done
 [ -d "$G/examples/vector_add" ] || bad "no generated examples in $G/examples (examples/build.sh failed at prepare time?)"
+# examples/cmake built against the installed package (CMake and Make, prepare.sh)
+for b in "$G"/installed/vector_ops_*; do
+	[ -x "$b" ] || continue
+	name=$(basename "$b")
+	if "$b" >"$LOG/$name.log" 2>&1 && grep -q "all correct" "$LOG/$name.log"; then
+		ok "installed package, $name: $(tail -n 1 "$LOG/$name.log")"
+	else
+		bad "installed package, $name: $(tail -n 3 "$LOG/$name.log")"
+	fi
+done
+ls "$G"/installed/vector_ops_* >/dev/null 2>&1 || bad "no examples built against the installed package in $G/installed (prepare.sh)"
 
 echo "== 4. racecheck"
 if [ -f "$G/race/race.c" ]; then
