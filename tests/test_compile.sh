@@ -225,6 +225,27 @@ check "-v prints the spills" grep -qE "spill_kernel_0: sm_80: [0-9]+ registers, 
 "$TILEC" inspect "$T/spill.c" >"$T/inspect" 2>&1
 check "the blob records the spills" grep -qE "variant 0: .*, spills [1-9][0-9]* bytes stored \+ [1-9][0-9]* loaded" "$T/inspect"
 
+# 2b'. a chain of cheap values used after a loop is computed again there
+# link by link: 24 doublings of an arange compile at once (one
+# recomputation per path through the chain would be 2^24 of them)
+cat >"$T/chain.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chain_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for i in tl.static_range(24):
+        offs = offs + offs
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for k in range(n):
+        acc += tl.load(x_ptr + k * BLOCK + tl.arange(0, BLOCK))
+    tl.store(out_ptr + (offs & (BLOCK - 1)), acc)
+EOF
+check "a doubling chain used after a loop compiles (no blow-up)" timeout 120 "$TILEC" compile "$T/chain.py" -n chain_kernel \
+	-s "*fp32:16, *fp32:16, i32, 128" --arch sm_80 --no-ptx -o "$T/chain"
+
 # 2c. tl.dot on tensor cores: fp16 and bf16 operands run mma.sync with
 # ldmatrix when every target is sm_80 or newer, fma chains otherwise
 MMSIG='*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'

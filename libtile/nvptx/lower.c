@@ -298,13 +298,26 @@ bool lw_get(lw *w, int v, const layout *l, lval *out)
 		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "value %%%d used before it is defined", v);
 	if (have->view)
 		return lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d is read in place by dots only", v);
-	/* a cheap block computed before a loop is computed again after it,
+	/* a cheap value computed before a loop is computed again after it,
 	 * from the thread's coordinates read afresh, rather than held in
-	 * registers through the loop */
+	 * registers through the loop; once per block (and layout), so that a
+	 * chain of such values is computed again link by link, not once per
+	 * path through it */
 	const ir_op *cheap = w->f->values[v].def;
 	if (cheap && cheap->nresults == 1 && w->born[v] < w->epoch &&
-	    (t.rank ? w->p->remat[v] : cheap_scalar(w, v, 0)))
-		return emit_value(w, cheap, t.rank ? (l ? l : have->l) : NULL, out);
+	    (t.rank ? w->p->remat[v] : cheap_scalar(w, v, 0))) {
+		const layout *want = t.rank ? (l ? l : have->l) : NULL;
+		lval *again = &w->again[v];
+		if (again->r && w->again_at[v] == LLVMGetInsertBlock(w->b) && (!t.rank || layout_eq(again->l, want))) {
+			*out = *again;
+			return true;
+		}
+		if (!emit_value(w, cheap, want, out))
+			return false;
+		*again = *out;
+		w->again_at[v] = LLVMGetInsertBlock(w->b);
+		return true;
+	}
 	if (t.rank == 0 || !l) {
 		*out = *have;
 		return true;
@@ -1020,7 +1033,9 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	w.v = arena_alloc(w.a, sizeof(lval) * (size_t)(f->nvalues + 1));
 	w.ring_at = arena_alloc(w.a, sizeof(uint32_t) * (size_t)(f->nvalues + 1));
 	w.born = arena_alloc(w.a, sizeof(int) * (size_t)(f->nvalues + 1));
-	if (!w.v || !w.ring_at || !w.born) {
+	w.again = arena_alloc(w.a, sizeof(lval) * (size_t)(f->nvalues + 1));
+	w.again_at = arena_alloc(w.a, sizeof(LLVMBasicBlockRef) * (size_t)(f->nvalues + 1));
+	if (!w.v || !w.ring_at || !w.born || !w.again || !w.again_at) {
 		arena_free(w.a);
 		return TILEC_ERR_NOMEM;
 	}

@@ -64,6 +64,8 @@ typedef struct lw {
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
 	int epoch;           /* loops lowered so far (lower.c: fresh_after_loop) */
 	int *born;           /* per value id: the epoch it was computed in */
+	lval *again;         /* per value id: computed again after a loop (lw_get), */
+	LLVMBasicBlockRef *again_at; /* in this block */
 	bool smem_dynamic;
 	bool libdevice;
 	bool arch_specific; /* emitted wgmma */
