@@ -254,19 +254,21 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	ir_type t = lw_vtype(w, v);
 	memset(o, 0, sizeof *o);
 	*staged = 0;
-	if (t.rank == 2 && (o->cache = cached_frags(w, v, which, mc->blocked)) != NULL)
-		return true;
 	const lval *have = &w->v[v];
-	if (have->view && t.rank == 2) {
-		o->tile = *have->view;
-		return true;
-	}
 	const layout *hl = have->l;
-	if (t.rank == 2 && which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
-	    layout_eq(hl, mc->blocked) && have->r) {
-		o->regs = have;
-		o->regm = lw_map_of(hl, t);
-		return true;
+	if (t.rank == 2) { /* a batched dot's operands are always staged */
+		if ((o->cache = cached_frags(w, v, which, mc->blocked)) != NULL)
+			return true;
+		if (have->view) {
+			o->tile = *have->view;
+			return true;
+		}
+		if (which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
+		    layout_eq(hl, mc->blocked) && have->r) {
+			o->regs = have;
+			o->regm = lw_map_of(hl, t);
+			return true;
+		}
 	}
 	lval x;
 	if (!lw_get(w, v, NULL, &x))
@@ -355,6 +357,39 @@ bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64
 	return true;
 }
 
+/* The products of one K step (fragments a, b) into the accumulator
+ * registers acc, one mma.sync per 16 x 8 tile of the warp. */
+static void mma_products(lw *w, const mma_kind *mk, const mma_tiles *tl, LLVMTypeRef rt, const char *text,
+			 const char *cons, LLVMValueRef *a, LLVMValueRef *b, LLVMValueRef *acc)
+{
+	for (int i = 0; i < tl->mt; i++) {
+		for (int j = 0; j < tl->nt; j++) {
+			int *rr = &tl->reg[(i * tl->nt + j) * 4];
+			LLVMValueRef args[14] = {a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3], b[2 * j], b[2 * j + 1]};
+			int na = 6;
+			if (mk->f16acc) {
+				args[na++] = pack2(w, acc[rr[0]], acc[rr[1]]);
+				args[na++] = pack2(w, acc[rr[2]], acc[rr[3]]);
+			} else {
+				for (int q = 0; q < 4; q++)
+					args[na++] = acc[rr[q]];
+			}
+			LLVMValueRef d = lw_asm_call(w, rt, text, cons, args, na, false);
+			if (mk->f16acc) {
+				for (int h = 0; h < 2; h++) {
+					LLVMValueRef v = LLVMBuildBitCast(w->b, LLVMBuildExtractValue(w->b, d, (unsigned)h, ""),
+									  LLVMVectorType(w->f16, 2), "");
+					acc[rr[2 * h]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 0), "");
+					acc[rr[2 * h + 1]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 1), "");
+				}
+			} else {
+				for (int q = 0; q < 4; q++)
+					acc[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
+			}
+		}
+	}
+}
+
 /* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
  * accumulators), m16n8k8 (tf32, fp32 registers as they are) and
  * m16n8k32 (int8, int32 accumulators; fp8, fp32 accumulators). The
@@ -439,54 +474,27 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	LLVMValueRef *afrag[2] = {frag, frag + na_}, *bfrag[2] = {frag + 2 * na_, frag + 2 * na_ + nb_};
 	mma_operand A0 = A, B0 = B;
 	for (int64_t bi = 0; bi < nbatch; bi++) {
-	LLVMValueRef *acc = out->r + bi * n2;
-	if (bi) {
-		A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, bi * lw_tile_stride(A0.tile.sl)), "");
-		B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, bi * lw_tile_stride(B0.tile.sl)), "");
-	}
-	for (int ks = 0; ks <= nks; ks++) {
-		LLVMValueRef *a = afrag[ks & 1], *b = bfrag[ks & 1];
-		if (ks < nks) {
-			for (int j = 0; j < tl.nt; j += tl.wide ? 4 : 2) {
-				if (tl.wide)
-					frag_b_wide(w, &mk, &B.tile, tl.col[j], (int64_t)ks * mk.kstep, &b[2 * j]);
-				else
-					mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks, &b[2 * j]);
-			}
-			for (int i = 0; i < tl.mt; i++)
-				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &a[4 * i]);
+		if (bi) {
+			A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, bi * lw_tile_stride(A0.tile.sl)), "");
+			B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, bi * lw_tile_stride(B0.tile.sl)), "");
 		}
-		if (ks == 0)
-			continue;
-		a = afrag[(ks - 1) & 1];
-		b = bfrag[(ks - 1) & 1];
-		for (int i = 0; i < tl.mt; i++) {
-			for (int j = 0; j < tl.nt; j++) {
-				int *rr = &tl.reg[(i * tl.nt + j) * 4];
-				LLVMValueRef args[14] = {a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3], b[2 * j], b[2 * j + 1]};
-				int na = 6;
-				if (mk.f16acc) {
-					args[na++] = pack2(w, acc[rr[0]], acc[rr[1]]);
-					args[na++] = pack2(w, acc[rr[2]], acc[rr[3]]);
-				} else {
-					for (int q = 0; q < 4; q++)
-						args[na++] = acc[rr[q]];
+		for (int ks = 0; ks <= nks; ks++) {
+			LLVMValueRef *a = afrag[ks & 1], *b = bfrag[ks & 1];
+			if (ks < nks) {
+				for (int j = 0; j < tl.nt; j += tl.wide ? 4 : 2) {
+					if (tl.wide)
+						frag_b_wide(w, &mk, &B.tile, tl.col[j], (int64_t)ks * mk.kstep, &b[2 * j]);
+					else
+						mma_b(w, &mk, &B, tl.col[j], j + 1 < tl.nt ? tl.col[j + 1] : NULL, j, ks, nks,
+						      &b[2 * j]);
 				}
-				LLVMValueRef d = lw_asm_call(w, rt, text, cons, args, na, false);
-				if (mk.f16acc) {
-					for (int h = 0; h < 2; h++) {
-						LLVMValueRef v = LLVMBuildBitCast(w->b, LLVMBuildExtractValue(w->b, d, (unsigned)h, ""),
-										  LLVMVectorType(w->f16, 2), "");
-						acc[rr[2 * h]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 0), "");
-						acc[rr[2 * h + 1]] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, 1), "");
-					}
-				} else {
-					for (int q = 0; q < 4; q++)
-						acc[rr[q]] = LLVMBuildExtractValue(w->b, d, (unsigned)q, "");
-				}
+				for (int i = 0; i < tl.mt; i++)
+					lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &a[4 * i]);
 			}
+			if (ks)
+				mma_products(w, &mk, &tl, rt, text, cons, afrag[(ks - 1) & 1], bfrag[(ks - 1) & 1],
+					     out->r + bi * n2);
 		}
-	}
 	}
 	return true;
 }

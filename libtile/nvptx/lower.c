@@ -568,11 +568,10 @@ static bool reads_pending(const lw *w, const ir_op *op)
 
 /* The ops of a region; the terminator is its owner's. A wgmma group in
  * flight is waited for before the first op that reads its result, and at
- * the end (the terminator may). */
-/* Fragments hoisted before a loop (lw_hoist_fragments) are defined where
- * they dominate the rest of the region: later loops of the region take
- * them too (causal attention's two loops share Q's), and they are dropped
- * with the region. */
+ * the end (the terminator may). Fragments hoisted before a loop
+ * (lw_hoist_fragments) dominate the rest of the region: later loops of
+ * the region take them too (causal attention's two loops share Q's), and
+ * they are dropped with the region. */
 static bool lower_body(lw *w, const ir_region *r)
 {
 	int ncached = w->ncached;
@@ -675,11 +674,9 @@ static void add_incoming(const lval *phis, const lval *x, LLVMBasicBlockRef from
 	}
 }
 
-/* After a loop: the thread's coordinates read afresh (a read LLVM keeps,
- * so what is derived from them after the loop is not merged with what was
- * derived before), and the cheap blocks computed before the loop marked
- * to be computed again where used (lw_get): in causal attention the
- * epilogue's offsets were held through both loops and spilled. */
+/* The thread's index (and lane, warp) and the program ids; `fresh`: by a
+ * read LLVM keeps, so that what is derived from them after it is not
+ * merged with what was derived before. */
 static void read_coordinates(lw *w, bool fresh)
 {
 	static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
@@ -693,6 +690,10 @@ static void read_coordinates(lw *w, bool fresh)
 		w->ctaid[i] = fresh ? lw_asm_call(w, w->i32, asm_ctaid[i], "=r", NULL, 0, true) : sreg(w, ctaid[i]);
 }
 
+/* After a loop: the coordinates read afresh, and the cheap values
+ * computed before the loop to be computed again where used (lw_get),
+ * instead of held in registers through it (causal attention's epilogue
+ * offsets were held through both loops, and spilled). */
 static void fresh_after_loop(lw *w)
 {
 	w->epoch++;

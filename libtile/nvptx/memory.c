@@ -9,7 +9,6 @@
 #include "nvptx/lower.h"
 
 #include <stdio.h>
-#include <string.h>
 
 typedef struct vec_shape {
 	int nw;            /* words per access */
@@ -111,12 +110,18 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
-/* Whether x is a constant word, and its bits. */
-static bool const_word(LLVMValueRef x, unsigned long long *v)
+/* Whether the words of vec storage elements are constants, and their
+ * bits (imm untouched otherwise). */
+static bool const_words(lw *w, const LLVMValueRef *elems, int vec, LLVMTypeRef st, int eb, vec_shape vs,
+			unsigned long long *imm)
 {
-	if (!x || !LLVMIsAConstantInt(x))
-		return false;
-	*v = LLVMConstIntGetZExtValue(x);
+	LLVMValueRef words[4] = {0};
+	to_words(w, (LLVMValueRef *)elems, vec, st, eb, vs, words);
+	for (int i = 0; i < vs.nw; i++)
+		if (!words[i] || !LLVMIsAConstantInt(words[i]))
+			return false;
+	for (int i = 0; i < vs.nw; i++)
+		imm[i] = LLVMConstIntGetZExtValue(words[i]);
 	return true;
 }
 
@@ -137,15 +142,8 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 	/* With a fill the words are set before the predicated load (to the
 	 * fill where it is constant, else 0, then selected below): unset, they
 	 * are live from the kernel's entry for ptxas. */
-	LLVMValueRef fw[4] = {0};
-	if (fill)
-		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, fw);
-	bool fill_const = fill != NULL;
 	unsigned long long imm[4] = {0};
-	for (int i = 0; i < vs.nw && fill; i++)
-		fill_const = const_word(fw[i], &imm[i]) && fill_const;
-	if (!fill_const)
-		memset(imm, 0, sizeof imm);
+	bool fill_const = fill && const_words(w, fill, vec, st, eb, vs, imm);
 	char text[320], cons[96];
 	int pos = 0;
 	for (int i = 0; i < vs.nw && fill; i++)
