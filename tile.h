@@ -121,6 +121,20 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* tile_launch_ex's flags. TILE_LAUNCH_PDL: programmatic dependent launch
+ * (CUDA's programmatic stream serialization): the kernel may start while
+ * the kernel before it in the stream is still running, and waits for it
+ * where it calls tl.extra.cuda.gdc_wait() (which that kernel may allow
+ * earlier with gdc_launch_dependents()); a kernel that reads what the one
+ * before writes must call gdc_wait() before it does. Compute capability
+ * 9.0 on; on older devices the launch is an ordinary one (which is what
+ * gdc_wait assumes there). */
+#define TILE_LAUNCH_PDL 1u
+/* tile_launch_config with flags (TILE_LAUNCH_*; unknown bits are
+ * TILE_ERROR_INVALID_ARGUMENT). */
+TILEDEF tile_status tile_launch_ex(tile_module *module, int kernel, int config, const uint32_t *grid, tile_stream stream,
+				   void **args, int nargs, unsigned flags);
+
 /* Autotuned kernels (docs/TUNING.md). A kernel compiled with its
  * @triton.autotune configs has tile_config_count() > 1; tile_launch picks
  * the config from the kernel's tuning table (a runtime table set by
@@ -2508,6 +2522,7 @@ enum {
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
 	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+	TILE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 	TILE__CU_STREAM_CAPTURE_STATUS_NONE = 0,
 	TILE__CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906
 };
@@ -2522,6 +2537,7 @@ typedef struct tile__CUlaunchAttribute {
 			unsigned int x, y, z;
 		} cluster;
 		int policy;
+		int programmatic; /* programmaticStreamSerializationAllowed */
 		void *align;
 	} value;
 } tile__CUlaunchAttribute;
@@ -3117,7 +3133,7 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, uin
 
 /* A launch of config `which` (-1: the one the tuning table gives). */
 static tile_status tile__launch(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream, void **args,
-				int nargs)
+				int nargs, unsigned flags)
 {
 	const tile__kernel *k = tile__kernel_at(m, kernel);
 	const tile__variant *v;
@@ -3128,9 +3144,11 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	tile__slot *slot;
 	tile__CUresult r;
 	tile_status st;
-	int vi, i;
+	int vi, i, pdl;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
+	if (flags & ~TILE_LAUNCH_PDL)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x", flags & ~TILE_LAUNCH_PDL);
 	if (nargs != (int)k->n_visible || (nargs && !args))
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s takes %u arguments, %d given",
 				  tile__str(m, k->name), k->n_visible, nargs);
@@ -3171,23 +3189,36 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 			params[i] = i < nargs ? args[i] : (void *)&zero;
 		launch_args = params;
 	}
-	if (v->cluster) {
+	if (!slot)
+		slot = tile__slot_find(m, key);
+	pdl = (flags & TILE_LAUNCH_PDL) && slot && slot->arch >= 90;
+	if (v->cluster || pdl) {
 		tile__CUlaunchConfig config;
-		tile__CUlaunchAttribute attr[2];
-		uint64_t gx = (uint64_t)dims[0] * v->cluster_dim[0], gy = (uint64_t)dims[1] * v->cluster_dim[1],
-			 gz = (uint64_t)dims[2] * v->cluster_dim[2];
-		/* As Triton: the grid counts clusters, the launch counts blocks,
-		 * and a cluster's blocks are spread over the SMs. */
-		if (gx > 2147483647u || gy > 65535u || gz > 65535u)
-			return tile__fail(TILE_ERROR_GRID, "kernel %s: grid times cluster exceeds the grid limits", tile__str(m, k->name));
+		tile__CUlaunchAttribute attr[3];
+		unsigned n = 0;
+		uint64_t gx = (uint64_t)dims[0], gy = (uint64_t)dims[1], gz = (uint64_t)dims[2];
 		memset(&config, 0, sizeof config);
 		memset(attr, 0, sizeof attr);
-		attr[0].id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-		attr[0].value.cluster.x = v->cluster_dim[0];
-		attr[0].value.cluster.y = v->cluster_dim[1];
-		attr[0].value.cluster.z = v->cluster_dim[2];
-		attr[1].id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
-		attr[1].value.policy = TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+		if (v->cluster) {
+			/* As Triton: the grid counts clusters, the launch counts
+			 * blocks, and a cluster's blocks are spread over the SMs. */
+			gx *= v->cluster_dim[0];
+			gy *= v->cluster_dim[1];
+			gz *= v->cluster_dim[2];
+			if (gx > 2147483647u || gy > 65535u || gz > 65535u)
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: grid times cluster exceeds the grid limits",
+						  tile__str(m, k->name));
+			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+			attr[n].value.cluster.x = v->cluster_dim[0];
+			attr[n].value.cluster.y = v->cluster_dim[1];
+			attr[n++].value.cluster.z = v->cluster_dim[2];
+			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+			attr[n++].value.policy = TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+		}
+		if (pdl) {
+			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+			attr[n++].value.programmatic = 1;
+		}
 		config.gridDimX = (unsigned int)gx;
 		config.gridDimY = (unsigned int)gy;
 		config.gridDimZ = (unsigned int)gz;
@@ -3196,7 +3227,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		config.sharedMemBytes = v->shared_dynamic;
 		config.hStream = stream;
 		config.attrs = attr;
-		config.numAttrs = 2;
+		config.numAttrs = n;
 		if ((r = tile__cu.cuLaunchKernelEx(&config, f, launch_args, NULL)) != 0)
 			return tile__cuda_fail("cuLaunchKernelEx", r);
 		return TILE_SUCCESS;
@@ -3208,16 +3239,22 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	return TILE_SUCCESS;
 }
 
-TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
-				       void **args, int nargs)
+TILEDEF tile_status tile_launch_ex(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
+				   void **args, int nargs, unsigned flags)
 {
 	tile_status st;
 	if (!m)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: module is NULL");
 	TILE__DEBUG_ENTER(m, "tile_launch");
-	st = tile__launch(m, kernel, which, grid, stream, args, nargs);
+	st = tile__launch(m, kernel, which, grid, stream, args, nargs, flags);
 	TILE__DEBUG_LEAVE(m);
 	return st;
+}
+
+TILEDEF tile_status tile_launch_config(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream,
+				       void **args, int nargs)
+{
+	return tile_launch_ex(m, kernel, which, grid, stream, args, nargs, 0);
 }
 
 TILEDEF tile_status tile_launch(tile_module *m, int kernel, const uint32_t *grid, tile_stream stream, void **args, int nargs)

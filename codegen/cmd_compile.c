@@ -947,6 +947,7 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			v->source_config = j->config;
 			j->variant = v;
 			k->nvariants++;
+			k->pdl = k->pdl || ir_region_has(&j->func->body, IR_OP_GRID_DEP);
 		}
 		k->nconfigs = first->nslots;
 		if (k->nconfigs > 1 && !build_table(c, first, k))

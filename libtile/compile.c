@@ -122,7 +122,8 @@ static int fp8_tier(int target)
 }
 
 /* A family: the targets whose dots run alike, split by fp8 tier when `tiers`
- * (kernels narrow to fp8, or have fp8 dots, which run mma.sync from sm_89 on). */
+ * (kernels narrow to fp8, or have fp8 dots, which run mma.sync from sm_89 on,
+ * or control grid dependencies, which sm_90 on does). */
 static int family_of(int target, bool tiers)
 {
 	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
@@ -622,6 +623,8 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			return TILEC_ERR_UNSUPPORTED;
 		}
 	r.tiers = fp8.narrows || fp8.dots;
+	for (int k = 0; k < n; k++) /* griddepcontrol from sm_90 on (lower.c) */
+		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP);
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
 	out->kernels = r.kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));

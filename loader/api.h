@@ -106,6 +106,20 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
 				tile_stream stream, void **args, int nargs);
 
+/* tile_launch_ex's flags. TILE_LAUNCH_PDL: programmatic dependent launch
+ * (CUDA's programmatic stream serialization): the kernel may start while
+ * the kernel before it in the stream is still running, and waits for it
+ * where it calls tl.extra.cuda.gdc_wait() (which that kernel may allow
+ * earlier with gdc_launch_dependents()); a kernel that reads what the one
+ * before writes must call gdc_wait() before it does. Compute capability
+ * 9.0 on; on older devices the launch is an ordinary one (which is what
+ * gdc_wait assumes there). */
+#define TILE_LAUNCH_PDL 1u
+/* tile_launch_config with flags (TILE_LAUNCH_*; unknown bits are
+ * TILE_ERROR_INVALID_ARGUMENT). */
+TILEDEF tile_status tile_launch_ex(tile_module *module, int kernel, int config, const uint32_t *grid, tile_stream stream,
+				   void **args, int nargs, unsigned flags);
+
 /* Autotuned kernels (docs/TUNING.md). A kernel compiled with its
  * @triton.autotune configs has tile_config_count() > 1; tile_launch picks
  * the config from the kernel's tuning table (a runtime table set by

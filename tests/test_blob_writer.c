@@ -61,8 +61,8 @@ static blob_desc make_desc(void)
 					 true, 16, 24, 0, -1};
 	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1};
 	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1};
-	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL};
-	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL};
+	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
+	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
 	images[1] = (blob_image){0, BLOB_IMAGE_PTX, 90, 0, ptx, strlen(ptx)};
 	images[2] = (blob_image){1, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC, cubin90, sizeof cubin90};
@@ -448,7 +448,7 @@ static void check_tuning(void)
 	}
 	static const int keys[] = {1, 2};
 	int64_t entries[] = {4096, 4096, 2, 128, 512, 1, 128, 64, 0, -5, 7, 1};
-	blob_kernel k = {"k", 4, params, 4, v, 3, 2, keys, 4, entries, 1, 0, NULL};
+	blob_kernel k = {"k", 4, params, 4, v, 3, 2, keys, 4, entries, 1, 0, NULL, false};
 	static const uint8_t data[16] = "FAKE cubin k_c0";
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 80, 0, data, sizeof data};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -497,7 +497,7 @@ static void check_tuning(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int64_t e[] = {4096, 4096, 2, bad[i].e0, bad[i].e1, bad[i].cfg};
 		int bkeys[] = {bad[i].key0, 2};
-		blob_kernel bk = {"k", 4, params, 4, v, bad[i].nconfigs, 2, bkeys, 2, e, bad[i].def, 0, NULL};
+		blob_kernel bk = {"k", 4, params, 4, v, bad[i].nconfigs, 2, bkeys, 2, e, bad[i].def, 0, NULL, false};
 		blob_desc bd = {1, &bk, 1, &im, 1};
 		tilec_ctx *c2 = tilec_ctx_new();
 		CHECK(blob_write(c2, &bd, &b, &size) == TILEC_ERR_INVALID);

@@ -881,6 +881,20 @@ static bool b_cuda(call *c, sv *out)
 	return true;
 }
 
+/* triton.language.extra.cuda: gdc_wait() and gdc_launch_dependents(),
+ * programmatic dependent launch's grid dependency control (Triton's
+ * tutorial 11); statements, their value None. */
+static bool b_grid_dep(call *c, sv *out)
+{
+	ir_op *op = sema_emit(c->s, cloc(c), IR_OP_GRID_DEP, 0, NULL, ir_scalar(IR_VOID));
+	if (!op)
+		return false;
+	op->sub = c->sub;
+	memset(out, 0, sizeof *out);
+	out->kind = SV_NONE;
+	return true;
+}
+
 /* sort(x, dim=None, descending=False); topk(x, k, dim=None) */
 static bool b_sort(call *c, sv *out)
 {
@@ -1860,6 +1874,8 @@ static const builtin builtins[] = {
 	{"cuda.smid", b_cuda, 1, {0}},
 	{"cuda.num_threads", b_cuda, 2, {0}},
 	{"cuda.num_warps", b_cuda, 3, {0}},
+	{"cuda.gdc_wait", b_grid_dep, 0, {0}},
+	{"cuda.gdc_launch_dependents", b_grid_dep, 1, {0}},
 	{"tl.inline_asm_elementwise", b_inline_asm, 0, {"asm", "constraints", "args", "dtype", "is_pure", "pack"}},
 	{"tl.gather", b_gather, 0, {"src", "index", "axis"}},
 	{"tl.histogram", b_histogram, 0, {"input", "num_bins", "mask"}},
@@ -1952,7 +1968,7 @@ static int required(const builtin *b)
 		{"tl.load", 1}, {"tl.store", 2}, {"tl.where", 3}, {"tl.maximum", 2}, {"tl.minimum", 2},
 		{"tl.fma", 3}, {"tl.clamp", 3}, {"tl.swizzle2d", 5}, {"tl.fdiv", 2}, {"tl.div_rn", 2}, {"tl.cdiv", 2}, {"triton.cdiv", 2}, {"tl.cast", 2},
 		{"tl.reshape", 1}, {"tl.view", 1}, {"tl.permute", 1}, {"tl.trans", 1}, {"tl.expand_dims", 2},
-		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.gather", 3}, {"tl.histogram", 2}, {"tl.inline_asm_elementwise", 6}, {"cuda.globaltimer", 0}, {"cuda.smid", 0}, {"cuda.num_threads", 0}, {"cuda.num_warps", 0}, {"tl.cumsum", 1},
+		{"tl.broadcast_to", 1}, {"tl.broadcast", 2}, {"tl.associative_scan", 3}, {"tl.reduce", 3}, {"tl.join", 2}, {"tl.interleave", 2}, {"tl.cat", 2}, {"tl.topk", 2}, {"tl.gather", 3}, {"tl.histogram", 2}, {"tl.inline_asm_elementwise", 6}, {"cuda.globaltimer", 0}, {"cuda.smid", 0}, {"cuda.num_threads", 0}, {"cuda.gdc_wait", 0}, {"cuda.gdc_launch_dependents", 0}, {"cuda.num_warps", 0}, {"tl.cumsum", 1},
 		{"tl.cumprod", 1}, {"tl.argmax", 2}, {"tl.argmin", 2}, {"tl.dot", 2},
 		{"tl.multiple_of", 2}, {"tl.max_contiguous", 2}, {"tl.max_constancy", 2}, {"tl.static_assert", 1},
 		{"tl.static_print", 0}, {"tl.range", 0}, {"tl.static_range", 0}, {"range", 0}, {"int", 0},

@@ -1479,6 +1479,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_ATOMIC_RMW:
 	case IR_OP_ATOMIC_CAS: return exec_atomic(in, op);
 	case IR_OP_BARRIER: return TILEC_OK; /* a program's threads run as one */
+	case IR_OP_GRID_DEP: return TILEC_OK; /* the grid before has finished */
 	case IR_OP_REDUCE: return exec_reduce(in, op);
 	case IR_OP_SCAN: return exec_scan(in, op);
 	case IR_OP_REDUCE_FN: return exec_reduce_fn(in, op);

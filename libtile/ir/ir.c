@@ -307,6 +307,18 @@ bool ir_region_append(ir_func *f, ir_region *r, ir_op *op)
 	return true;
 }
 
+bool ir_region_has(const ir_region *r, ir_opcode code)
+{
+	for (int i = 0; i < r->nops; i++) {
+		if (r->ops[i]->code == code)
+			return true;
+		for (int g = 0; g < r->ops[i]->nregions; g++)
+			if (ir_region_has(&r->ops[i]->regions[g], code))
+				return true;
+	}
+	return false;
+}
+
 int ir_region_add_param(ir_func *f, ir_region *r, ir_type type)
 {
 	int id = ir_value_new(f, type);
@@ -435,6 +447,9 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		break;
 	case IR_OP_HISTOGRAM:
 		sb_printf(sb, " bins=%lld", (long long)op->ival);
+		break;
+	case IR_OP_GRID_DEP:
+		sb_puts(sb, op->sub ? " launch_dependents" : " wait");
 		break;
 	case IR_OP_DOT:
 		sb_printf(sb, " precision=%s", op->sub == IR_PRECISION_IEEE ? "ieee" : op->sub == IR_PRECISION_TF32X3 ? "tf32x3" : "tf32");

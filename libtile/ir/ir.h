@@ -116,6 +116,9 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
 	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
+	X(GRID_DEP, "grid_dep")         /* programmatic dependent launch (sm_90 on; nothing below): sub 0 \
+	                                   waits for the grid before (gdc_wait), 1 lets the next start \
+	                                   (gdc_launch_dependents) */ \
 	X(DEVICE_ASSERT, "device_assert") /* cond (i1 scalar or block); name = the message: traps where false \
 	                                   (emitted in debug mode only) */ \
 	X(DEVICE_PRINT, "device_print") /* values of one shape (or scalars); name = the prefix; ival: hex \
@@ -273,6 +276,7 @@ ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *
 		 int nresults, const ir_type *result_types, int nregions);
 /* Appends op to region; false when out of memory. */
 bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
+bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its regions' */
 /* Adds a parameter of the given type to a region; returns its value id. */
 int ir_region_add_param(ir_func *f, ir_region *r, ir_type type);
 const char *ir_opcode_name(ir_opcode code);

@@ -813,6 +813,10 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_HINT: check_hint(v, op); break;
 	case IR_OP_ASSUME: check_assume(v, op); break;
 	case IR_OP_BARRIER: arity(v, op, 0, false, 0, 0); break;
+	case IR_OP_GRID_DEP:
+		if (arity(v, op, 0, false, 0, 0) && (op->sub < 0 || op->sub > 1))
+			fail(v, op, "grid_dep %d is neither wait (0) nor launch_dependents (1)", op->sub);
+		break;
 	case IR_OP_LOCAL_ALLOC:
 		if (arity(v, op, 0, false, 1, 0) && res(v, op, 0).kind != IR_SMEM)
 			fail(v, op, "result %s is not a shared-memory ring", tstr(v, res(v, op, 0)));

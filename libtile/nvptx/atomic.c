@@ -17,6 +17,7 @@
  */
 #include "nvptx/lower.h"
 
+#include <llvm/Config/llvm-config.h> /* LLVM_VERSION_MAJOR */
 #include <stdio.h>
 #include <string.h>
 
@@ -128,6 +129,23 @@ static LLVMAtomicOrdering ordering(const ir_op *op)
 	}
 }
 
+/* An atomicrmw in the op's scope, the one emit_one writes: LLVM 22 gives
+ * the compare-and-swap loop the atomicrmw's scope, system by default
+ * (`atom.acq_rel.sys`); the C API names a scope from LLVM 20 on. LLVM 19
+ * writes its loop's `atom` with neither semantics nor scope (PTX's
+ * defaults: relaxed, GPU). */
+static LLVMValueRef scoped_rmw(lw *w, const ir_op *op, LLVMAtomicRMWBinOp bin, LLVMValueRef ptr, LLVMValueRef val)
+{
+#if LLVM_VERSION_MAJOR >= 20
+	/* NVPTX's names for .gpu, .cta and .sys; "" is LLVM's system scope */
+	static const char *const scopes[] = {"device", "block", ""};
+	const char *s = scopes[op->ival2];
+	return LLVMBuildAtomicRMWSyncScope(w->b, bin, ptr, val, ordering(op), LLVMGetSyncScopeID(w->c, s, strlen(s)));
+#else
+	return LLVMBuildAtomicRMW(w->b, bin, ptr, val, ordering(op), false);
+#endif
+}
+
 /* bf16 addition: an atomicrmw under a branch on pred; 0 where it is off. */
 static LLVMValueRef emit_bf16_add(lw *w, const ir_op *op, LLVMValueRef ptr, LLVMValueRef val, LLVMValueRef pred)
 {
@@ -135,7 +153,7 @@ static LLVMValueRef emit_bf16_add(lw *w, const ir_op *op, LLVMValueRef ptr, LLVM
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b), join = NULL;
 	if (pred)
 		join = lw_begin_if(w, pred);
-	LLVMValueRef old = LLVMBuildAtomicRMW(w->b, LLVMAtomicRMWBinOpFAdd, ptr, val, ordering(op), false);
+	LLVMValueRef old = scoped_rmw(w, op, LLVMAtomicRMWBinOpFAdd, ptr, val);
 	if (!pred)
 		return old;
 	LLVMBasicBlockRef then = LLVMGetInsertBlock(w->b);

@@ -230,13 +230,16 @@ static LLVMValueRef warp_origin(lw *w, const layout_map *m, int d)
 	return LLVMBuildMul(w->b, x, lw_ci32(w, fl.warp_scale), "");
 }
 
-/* The fragments of operand `which` (value v) hoisted for dots of layout
- * l before the loop being lowered, or NULL. */
-static LLVMValueRef *cached_frags(const lw *w, int v, int which, const layout *l)
+/* What was hoisted of operand `which` (value v) for dots of layout l
+ * before the loops being lowered (a staged tile serves every layout), or
+ * NULL. */
+static frag_cache *cached_operand(lw *w, int v, int which, const layout *l)
 {
-	for (int i = 0; i < w->ncached; i++)
-		if (w->cached[i].value == v && w->cached[i].which == which && layout_eq(w->cached[i].l, l))
-			return w->cached[i].frags;
+	for (int i = w->ncached - 1; i >= 0; i--) { /* a loop's fragments before the tile they came from */
+		frag_cache *c = &w->cached[i];
+		if (c->value == v && c->which == which && (!c->frags || layout_eq(c->l, l)))
+			return c;
+	}
 	return NULL;
 }
 
@@ -257,8 +260,14 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	const lval *have = &w->v[v];
 	const layout *hl = have->l;
 	if (t.rank == 2) { /* a batched dot's operands are always staged */
-		if ((o->cache = cached_frags(w, v, which, mc->blocked)) != NULL)
+		const frag_cache *c = cached_operand(w, v, which, mc->blocked);
+		if (c) {
+			if (c->frags)
+				o->cache = c->frags;
+			else
+				o->tile = c->tile;
 			return true;
+		}
 		if (have->view) {
 			o->tile = *have->view;
 			return true;
@@ -512,8 +521,9 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 		for (int which = 0; which < 2; which++) {
 			int v = op->args[which];
 			const lval *have = &w->v[v];
+			frag_cache *had = cached_operand(w, v, which, l);
 			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]) ||
-			    cached_frags(w, v, which, l))
+			    (had && (had->frags || had->loaded)))
 				continue; /* computed in the loop, read in place, or loaded already */
 			ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
 			mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
@@ -547,8 +557,71 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 					else
 						lw_mma_a(w, &mk, &o, tl.row[t], t, ks, nks, f);
 				}
-			w->cached[w->ncached++] = (frag_cache){v, which, l, frags};
+			w->cached[w->ncached++] = (frag_cache){v, which, l, frags, {NULL, NULL}, false, had != NULL};
+			if (had)
+				had->loaded = true;
 		}
 	}
 	return true;
+}
+
+/* After op `at` of region r: a result that two or more later loops of r
+ * take as the A operand of their dots (causal attention's Q) is staged
+ * into a tile of shared memory of its own, kept below the scratch and the
+ * rings until the region ends. The first loop loads its fragments from
+ * the tile into registers before it (lw_hoist_fragments), the later ones
+ * read them from the tile in each iteration, as Triton's code does:
+ * fragments held through both loops left the diagonal block's loop (its
+ * mask) too few registers, and it spilled; reading them in every loop
+ * costs the long first loop 2-8% (H200, sm_80-class code). mma.sync only:
+ * wgmma reads A its own way. */
+bool lw_keep_resident(lw *w, const ir_region *r, int at)
+{
+	const ir_op *def = r->ops[at];
+	if (w->p->unit != DOT_UNIT_MMA)
+		return true;
+	for (int j = 0; j < def->nresults; j++) {
+		int v = def->results[j], loops = 0;
+		const ir_op *dot = NULL;
+		for (int k = at + 1; k < r->nops; k++) {
+			const ir_region *body = r->ops[k]->code == IR_OP_FOR ? &r->ops[k]->regions[0] : NULL;
+			const ir_op *found = NULL;
+			for (int i = 0; body && i < body->nops && !found; i++) {
+				const ir_op *op = body->ops[i];
+				const layout *l = op->code == IR_OP_DOT ? w->p->of[op->results[0]] : NULL;
+				if (l && l->mma && l->rank == 2 && op->args[0] == v && op->args[1] != v)
+					found = op;
+			}
+			if (found && !loops++)
+				dot = found;
+		}
+		if (loops < 2 || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
+			continue;
+		ir_type at_ = lw_vtype(w, dot->args[0]), ct = lw_vtype(w, dot->results[0]);
+		mma_kind mk = lw_mma_kind((ir_kind)at_.kind, (ir_kind)ct.kind);
+		layout_map mc = lw_map_of(w->p->of[dot->results[0]], ct);
+		mma_operand o;
+		int64_t staged;
+		w->smem_top = (w->smem_top + 127) & ~(uint32_t)127; /* the swizzle's pattern repeats every 128 bytes */
+		if (!lw_mma_operand(w, dot, 0, &mc, &mk, 0, &o, &staged))
+			return false;
+		if (!staged)
+			continue; /* already fragments (a chained dot's registers) */
+		lw_barrier(w);
+		w->smem_top += (uint32_t)staged;
+		lw_smem_need(w, 0);
+		w->cached[w->ncached++] = (frag_cache){v, 0, NULL, NULL, o.tile, false, false};
+	}
+	return true;
+}
+
+/* After a loop: the fragments it loaded from staged tiles (entries from
+ * `from` on) are not held for the later loops, which read the tiles. */
+void lw_drop_loop_fragments(lw *w, int from)
+{
+	int n = from;
+	for (int i = from; i < w->ncached; i++)
+		if (!w->cached[i].loop_only)
+			w->cached[n++] = w->cached[i];
+	w->ncached = n;
 }

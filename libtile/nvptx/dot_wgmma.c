@@ -25,6 +25,8 @@
  */
 #include "nvptx/lower.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -135,8 +137,16 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	if (!lw_alloc_regs(w, out, mc.nregs, l))
 		return false;
-	for (int r = 0; r < mc.nregs; r++)
+	/* an accumulator of zeros is not read: the first K step's
+	 * instructions scale it by 0 (registers set to zeros after the fence
+	 * would make ptxas wait for the group, C7519 below) */
+	bool czero = true;
+	for (int r = 0; r < mc.nregs; r++) {
+		LLVMBool lossy;
 		out->r[r] = c.r[r];
+		czero = czero && LLVMIsAConstantFP(c.r[r]) && LLVMConstRealGetDouble(c.r[r], &lossy) == 0.0 &&
+			!signbit(LLVMConstRealGetDouble(c.r[r], &lossy));
+	}
 
 	/* stored K-major (K contiguous) or transposed (MN-major); 8-bit
 	 * operands are K-major and the instruction names no transpose */
@@ -171,7 +181,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	sb_printf(&cons, a_desc ? ",l,l,r" : ",r,r,r,r,l,r");
 	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)nd);
 	LLVMValueRef *args = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(nd + 8));
-	LLVMValueRef *afr = arena_alloc(w->a, sizeof(LLVMValueRef) * 4);
+	LLVMValueRef *afr = arena_alloc(w->a, sizeof(LLVMValueRef) * 4 * (size_t)(tl.mt * (K / mk.kstep) + 1));
 	if (!ft || !args || !afr) {
 		sb_free(&text), sb_free(&cons);
 		return lw_oom(w);
@@ -186,31 +196,40 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	/* one descriptor per tile; the instructions' operands are offsets from it */
 	LLVMValueRef adesc0 = a_desc ? descriptor(w, A.tile.sl, A.tile.base) : NULL;
 	LLVMValueRef bdesc0 = descriptor(w, B.sl, B.base), zero = lw_ci32(w, 0);
+	/* A's fragments are all in registers before the fence: a register
+	 * of a later instruction written between the wgmmas of a group makes
+	 * ptxas wait for the ones issued (C7519, "warpgroup.arrive is
+	 * injected") */
+	if (!a_desc)
+		for (int ks = 0; ks < nks; ks++)
+			for (int i = 0; i < tl.mt; i++)
+				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &afr[4 * ((size_t)ks * tl.mt + i)]);
 	wgmma_sync(w, "wgmma.fence.sync.aligned;");
 	for (int ks = 0; ks < nks; ks++)
 		for (int i = 0; i < tl.mt; i++) {
 			/* row tile i of every warp: the 64-row block at 16 wm i + 64 g */
 			LLVMValueRef m0 = LLVMBuildAdd(w->b, wg_row, lw_ci32(w, (int64_t)16 * l->warps_per_cta[0] * i), "");
 			LLVMValueRef adesc = NULL;
+			const LLVMValueRef *a = &afr[4 * ((size_t)ks * tl.mt + i)];
 			if (a_desc)
 				adesc = descriptor_at(w, adesc0, lw_swizzled(w, A.tile.sl, zero, m0, lw_ci32(w, mk.kstep * ks)));
-			else
-				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, afr);
 			for (int ch = 0; ch < nchunks; ch++) {
 				LLVMValueRef bdesc = descriptor_at(w, bdesc0, lw_swizzled(w, B.sl, zero, lw_ci32(w, mk.kstep * ks),
 										     lw_ci32(w, (int64_t)ch * n)));
 				int na = 0;
+				bool fresh = czero && ks == 0;
 				for (int jj = 0; jj < n / 8; jj++)
 					for (int q = 0; q < 4; q++)
-						args[na++] = out->r[tl.reg[(i * tl.nt + ch * (n / 8) + jj) * 4 + q]];
+						args[na++] = fresh ? LLVMGetUndef(w->f32)
+								   : out->r[tl.reg[(i * tl.nt + ch * (n / 8) + jj) * 4 + q]];
 				if (a_desc) {
 					args[na++] = adesc;
 				} else {
 					for (int q = 0; q < 4; q++)
-						args[na++] = afr[q];
+						args[na++] = a[q];
 				}
 				args[na++] = bdesc;
-				args[na++] = one;
+				args[na++] = fresh ? zero : one;
 				LLVMValueRef d = lw_asm_call(w, rt, sb_str(&text), sb_str(&cons), args, na, true);
 				int k = 0;
 				for (int jj = 0; jj < n / 8; jj++)

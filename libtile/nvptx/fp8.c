@@ -24,24 +24,6 @@ static LLVMValueRef ci(LLVMTypeRef t, uint64_t v)
 	return LLVMConstInt(t, v, false);
 }
 
-/* __nvvm_reflect("__CUDA_ARCH"): 10 x the target's sm number once O3 ran. */
-static LLVMValueRef cuda_arch(lw *w)
-{
-	static const char key[] = "__CUDA_ARCH";
-	LLVMValueRef g = LLVMGetNamedGlobal(w->m, "tile.cuda_arch");
-	if (!g) {
-		LLVMValueRef init = LLVMConstStringInContext(w->c, key, sizeof key - 1, false);
-		g = LLVMAddGlobalInAddressSpace(w->m, LLVMTypeOf(init), "tile.cuda_arch", 4);
-		LLVMSetInitializer(g, init);
-		LLVMSetGlobalConstant(g, true);
-		LLVMSetLinkage(g, LLVMPrivateLinkage);
-		LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-	}
-	/* a generic pointer, as libdevice declares __nvvm_reflect */
-	LLVMValueRef p = LLVMConstAddrSpaceCast(g, LLVMPointerTypeInContext(w->c, 0));
-	return lw_call(w, "__nvvm_reflect", w->i32, &p, 1);
-}
-
 static LLVMValueRef f16_bits(lw *w, LLVMValueRef x)
 {
 	return LLVMBuildBitCast(w->b, x, w->i16, "");
@@ -141,7 +123,7 @@ LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to)
 			return to_bf16(w, x, from);
 		return LLVMBuildFPExt(w->b, to_f16(w, x, from), lw_ltype(w, to), "");
 	}
-	LLVMValueRef arch = cuda_arch(w);
+	LLVMValueRef arch = lw_cuda_arch(w);
 	if (from == IR_F32)
 		return from_f32(w, x, to, arch);
 	LLVMValueRef is89 = LLVMBuildICmp(w->b, LLVMIntSGE, arch, lw_ci32(w, 890), "");

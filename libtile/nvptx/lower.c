@@ -109,6 +109,37 @@ static LLVMValueRef sreg(lw *w, const char *name)
 	return lw_call(w, name, w->i32, NULL, 0);
 }
 
+LLVMValueRef lw_cuda_arch(lw *w)
+{
+	static const char key[] = "__CUDA_ARCH";
+	LLVMValueRef g = LLVMGetNamedGlobal(w->m, "tile.cuda_arch");
+	if (!g) {
+		LLVMValueRef init = LLVMConstStringInContext(w->c, key, sizeof key - 1, false);
+		g = LLVMAddGlobalInAddressSpace(w->m, LLVMTypeOf(init), "tile.cuda_arch", 4);
+		LLVMSetInitializer(g, init);
+		LLVMSetGlobalConstant(g, true);
+		LLVMSetLinkage(g, LLVMPrivateLinkage);
+		LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+	}
+	/* a generic pointer, as libdevice declares __nvvm_reflect */
+	LLVMValueRef p = LLVMConstAddrSpaceCast(g, LLVMPointerTypeInContext(w->c, 0));
+	return lw_call(w, "__nvvm_reflect", w->i32, &p, 1);
+}
+
+/* gdc_wait, gdc_launch_dependents: griddepcontrol from sm_90 on, nothing
+ * below, where no launch lets a grid start before the one it follows
+ * (compile.c lowers the tiers apart when a kernel has them). The wait
+ * orders memory: the loads after it see the grid before's stores. */
+static bool emit_grid_dep(lw *w, const ir_op *op)
+{
+	LLVMValueRef sm90 = LLVMBuildICmp(w->b, LLVMIntSGE, lw_cuda_arch(w), lw_ci32(w, 900), "");
+	LLVMBasicBlockRef join = lw_begin_if(w, sm90);
+	lw_asm_call(w, w->vd, op->sub ? "griddepcontrol.launch_dependents;" : "griddepcontrol.wait;", "~{memory}", NULL, 0,
+		    true);
+	lw_end_if(w, join);
+	return true;
+}
+
 LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
 			 int n, bool side_effects)
 {
@@ -569,25 +600,31 @@ static bool reads_pending(const lw *w, const ir_op *op)
 /* The ops of a region; the terminator is its owner's. A wgmma group in
  * flight is waited for before the first op that reads its result, and at
  * the end (the terminator may). Fragments hoisted before a loop
- * (lw_hoist_fragments) dominate the rest of the region: later loops of
- * the region take them too (causal attention's two loops share Q's), and
- * they are dropped with the region. */
+ * (lw_hoist_fragments) and operands staged for the region's loops
+ * (lw_keep_resident) dominate the rest of the region: later loops of the
+ * region take them too (causal attention's two loops share Q), and they
+ * are dropped with the region. */
 static bool lower_body(lw *w, const ir_region *r)
 {
 	int ncached = w->ncached;
+	uint32_t smem_top = w->smem_top;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
 			continue;
 		if (reads_pending(w, op))
 			lw_wgmma_wait(w);
-		if (!lower_op(w, op))
+		if (!lower_op(w, op) || !lw_keep_resident(w, r, i))
 			return false;
 		for (int j = 0; j < op->nresults; j++)
 			w->born[op->results[j]] = w->epoch;
 	}
 	if (w->wgmma_pending >= 0 && w->in_flight_body != r)
 		lw_wgmma_wait(w);
+	/* the region's staged operands (lw_keep_resident) are dropped with it */
+	for (int i = ncached; i < w->ncached; i++)
+		if (!w->cached[i].frags)
+			w->smem_top = smem_top;
 	w->ncached = ncached;
 	return true;
 }
@@ -716,6 +753,7 @@ static bool lower_for(lw *w, const ir_op *op)
 	for (int i = 0; i < n; i++)
 		if (!get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
 			return false;
+	int hoisted = w->ncached;
 	if (!lw_hoist_fragments(w, body))
 		return false;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
@@ -771,6 +809,7 @@ static bool lower_for(lw *w, const ir_op *op)
 		*x = own;
 		lw_wgmma_wait_for(w, op->results[flying], 0);
 	}
+	lw_drop_loop_fragments(w, hoisted);
 	fresh_after_loop(w);
 	return true;
 }
@@ -882,6 +921,8 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_BARRIER:
 		lw_barrier(w);
 		return true;
+	case IR_OP_GRID_DEP:
+		return emit_grid_dep(w, op);
 	case IR_OP_FOR:
 		return lower_for(w, op);
 	case IR_OP_IF:

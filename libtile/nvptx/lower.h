@@ -33,11 +33,16 @@ typedef struct lval {
 	const smem_tile *view; /* a LOCAL_LOAD the plan reads in place: no registers */
 } lval;
 
-/* A dot operand's fragments loaded once, before a loop (dot_mma.c). */
+/* A dot operand a loop reads but does not compute (dot_mma.c): its
+ * fragments loaded once before the loop, or (frags NULL) its value staged
+ * once into a tile of shared memory that the loop's dots read from. */
 typedef struct frag_cache {
 	int value, which;        /* the operand value, 0 for A and 1 for B */
 	const layout *l;         /* of the dot it was loaded for */
 	LLVMValueRef *frags;
+	smem_tile tile;          /* with frags NULL: the staged tile */
+	bool loaded;             /* staged: the first loop took its fragments */
+	bool loop_only;          /* fragments of a staged tile: for one loop */
 } frag_cache;
 
 /* The lowering of one kernel. */
@@ -58,7 +63,7 @@ typedef struct lw {
 	uint32_t smem_bytes; /* the most any point of the kernel uses */
 	uint32_t smem_top;   /* the rings live below; scratch goes from here */
 	uint32_t *ring_at;   /* per ring value id: its byte offset */
-	frag_cache cached[8]; /* dot operands loaded before the loop being lowered */
+	frag_cache cached[8]; /* dot operands loaded or staged before the loops being lowered */
 	int ncached;
 	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
@@ -87,6 +92,8 @@ LLVMValueRef lw_call(lw *w, const char *name, LLVMTypeRef ret, LLVMValueRef *arg
 LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
 			 int n, bool side_effects);
 void lw_barrier(lw *w);
+/* __nvvm_reflect("__CUDA_ARCH"): 10 x the target's sm number once O3 ran */
+LLVMValueRef lw_cuda_arch(lw *w);
 bool lw_alloc_regs(lw *w, lval *out, int n, const layout *l);
 LLVMValueRef lw_to_storage(lw *w, LLVMValueRef x, ir_kind k);
 LLVMValueRef lw_from_storage(lw *w, LLVMValueRef x, ir_kind k);
@@ -199,6 +206,8 @@ bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
  * fragments of operands its dots read but do not compute */
 bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_hoist_fragments(lw *w, const ir_region *body);
+bool lw_keep_resident(lw *w, const ir_region *r, int at);
+void lw_drop_loop_fragments(lw *w, int from);
 
 /* dot_mma.c, shared with dot_wgmma.c: */
 /* One mma.sync instruction: K depth, operand and accumulator types. Every

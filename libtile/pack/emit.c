@@ -352,9 +352,9 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 	sb_puts(h, " */\n");
 }
 
-static void put_signature(strbuf *sb, const blob_kernel *k, const c_names *cn)
+static void put_signature(strbuf *sb, const blob_kernel *k, const c_names *cn, bool pdl)
 {
-	sb_printf(sb, "tile_status %s(tile_stream stream", k->name);
+	sb_printf(sb, "tile_status %s%s(tile_stream stream", k->name, pdl ? "_pdl" : "");
 	if (takes_grid(k))
 		sb_puts(sb, ", uint32_t grid_x, uint32_t grid_y, uint32_t grid_z");
 	for (int i = 0; i < visible_count(k); i++) {
@@ -401,8 +401,16 @@ static bool put_header(strbuf *h, const blob_desc *d, const char *name, const ch
 		if (!c_names_make(&d->kernels[ki], name, &cn))
 			return false;
 		put_kernel_doc(h, &d->kernels[ki], &cn);
-		put_signature(h, &d->kernels[ki], &cn);
+		put_signature(h, &d->kernels[ki], &cn, false);
 		sb_puts(h, ";\n\n");
+		if (d->kernels[ki].pdl) {
+			sb_printf(h, "/* %s_pdl: the same with programmatic dependent launch (TILE_LAUNCH_PDL):\n"
+				     " * the kernel may start while the one before it in the stream runs, and\n"
+				     " * waits for it at tl.extra.cuda.gdc_wait() (compute capability 9.0 on). */\n",
+				  d->kernels[ki].name);
+			put_signature(h, &d->kernels[ki], &cn, true);
+			sb_puts(h, ";\n\n");
+		}
 		c_names_free(&cn);
 	}
 	sb_printf(h, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", sb_str(&guard));
@@ -410,14 +418,14 @@ static bool put_header(strbuf *h, const blob_desc *d, const char *name, const ch
 	return true;
 }
 
-static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char *name)
+static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char *name, bool pdl)
 {
 	int nvis = visible_count(k);
 	bool grid = takes_grid(k);
 	c_names cn;
 	if (!c_names_make(k, name, &cn))
 		return false;
-	put_signature(c, k, &cn);
+	put_signature(c, k, &cn, pdl);
 	sb_printf(c, "\n{\n\ttile_module *tile_m;\n\ttile_status tile_s = %s_module(&tile_m);\n", name);
 	if (grid)
 		sb_puts(c, "\tconst uint32_t tile_grid[3] = {grid_x, grid_y, grid_z};\n");
@@ -461,8 +469,12 @@ static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char 
 		else
 			sb_printf(c, "\ttile_args[%d] = &%s;\n", i, cn.name[i]);
 	}
-	sb_printf(c, "\treturn tile_launch(tile_m, %d, %s, stream, %s, %d);\n}\n\n", index,
-		  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
+	if (pdl)
+		sb_printf(c, "\treturn tile_launch_ex(tile_m, %d, -1, %s, stream, %s, %d, TILE_LAUNCH_PDL);\n}\n\n", index,
+			  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
+	else
+		sb_printf(c, "\treturn tile_launch(tile_m, %d, %s, stream, %s, %d);\n}\n\n", index,
+			  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
 	c_names_free(&cn);
 	return true;
 }
@@ -493,7 +505,8 @@ static bool put_source(strbuf *c, const blob_desc *d, const uint8_t *blob, size_
 		  name, name);
 	sb_printf(c, "void %s_unload(void)\n{\n\ttile_lazy_release(&%s_lazy);\n}\n\n", name, name);
 	for (int ki = 0; ki < d->nkernels; ki++)
-		if (!put_launcher(c, &d->kernels[ki], ki, name))
+		if (!put_launcher(c, &d->kernels[ki], ki, name, false) ||
+		    (d->kernels[ki].pdl && !put_launcher(c, &d->kernels[ki], ki, name, true)))
 			return false;
 	return true;
 }

@@ -98,6 +98,7 @@ typedef struct blob_kernel {
 	int default_config;
 	int nheuristics;
 	const blob_heuristic *heuristics;
+	bool pdl; /* not in the blob: the C gets a NAME_pdl launcher (gdc_wait/gdc_launch_dependents) */
 } blob_kernel;
 
 typedef struct blob_image {

@@ -42,6 +42,7 @@ static bool pure(const ir_op *op)
 	case IR_OP_ATOMIC_RMW:
 	case IR_OP_ATOMIC_CAS:
 	case IR_OP_BARRIER:
+	case IR_OP_GRID_DEP:
 	case IR_OP_DEVICE_ASSERT:
 	case IR_OP_DEVICE_PRINT:
 	case IR_OP_INLINE_ASM:

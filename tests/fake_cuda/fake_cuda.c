@@ -630,6 +630,7 @@ typedef struct launch_attr {
 			unsigned int x, y, z;
 		} cluster;
 		int policy;
+		int programmatic;
 	} value;
 } launch_attr;
 
@@ -643,13 +644,17 @@ typedef struct launch_config {
 FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **params, void **extra)
 {
 	unsigned int cluster[3] = {1, 1, 1}, i;
-	int f = enter(FAKE_cuLaunchKernelEx), policy = 0, r;
+	int f = enter(FAKE_cuLaunchKernelEx), policy = 0, programmatic = 0, r;
 	if (f)
 		return f;
 	for (i = 0; i < config->n_attrs; i++) {
 		const launch_attr *a = &config->attrs[i];
 		if (a->id == 5 && (a->value.policy == 0 || a->value.policy == 1 || a->value.policy == 2)) {
 			policy = a->value.policy;
+			continue;
+		}
+		if (a->id == 6 && (a->value.programmatic == 0 || a->value.programmatic == 1)) {
+			programmatic = a->value.programmatic;
 			continue;
 		}
 		if (a->id != 4)
@@ -664,6 +669,7 @@ FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **pa
 	r = launch((fake_func *)func, config->grid, config->block, config->shared, config->stream, params, extra, 1, cluster);
 	pthread_mutex_lock(&lock);
 	last.cluster_policy = policy;
+	last.programmatic = programmatic;
 	pthread_mutex_unlock(&lock);
 	return r;
 }

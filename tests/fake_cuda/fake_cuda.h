@@ -14,6 +14,7 @@ typedef struct fake_launch {
 	void *stream, *ctx;
 	int ex;     /* through cuLaunchKernelEx */
 	int cluster_policy; /* CUclusterSchedulingPolicy given to cuLaunchKernelEx */
+	int programmatic;   /* programmatic stream serialization allowed (cuLaunchKernelEx) */
 	int count;  /* launches recorded since the last reset of this record */
 	unsigned long long params[16]; /* values, by the sizes given with fake_cuda_param_sizes */
 } fake_launch;

@@ -421,6 +421,39 @@ static void test_cluster_and_shared(void)
 	set_current(NULL);
 }
 
+/* TILE_LAUNCH_PDL: cuLaunchKernelEx with programmatic stream
+ * serialization on compute capability 9.0 (device 0), an ordinary launch
+ * on 8.0 (device 1); unknown flags are refused. */
+static void test_programmatic_launch(void)
+{
+	tile_module *m = create();
+	add_args a;
+	fake_launch l;
+	if (!m)
+		return;
+	add_args_init(&a, 0x10000, 4096);
+	set_current(fake_ctx_create(0));
+	fake_reset();
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, (tile_stream)0x77, a.args, 4, TILE_LAUNCH_PDL), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(l.ex && l.programmatic == 1 && l.cluster[0] == 1 && l.stream == (void *)0x77);
+	CHECK(strcmp(l.symbol, "add_div16") == 0 && l.grid[0] == 4);
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, (tile_stream)0x77, a.args, 4, 0), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(!l.ex && l.programmatic == 0);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernelEx"), 1);
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, 2), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(strstr(tile_last_error(), "unknown launch flags 0x2") != NULL);
+	set_current(fake_ctx_create(1));
+	fake_reset();
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, TILE_LAUNCH_PDL), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(!l.ex && l.programmatic == 0 && fake_calls("cuLaunchKernel") == 1);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernelEx"), 0);
+	tile_module_destroy(m);
+	set_current(NULL);
+}
+
 /* Image choice: exact cubin, compatible cubin, PTX, none. */
 static void test_images(void)
 {
@@ -821,6 +854,7 @@ static int run_main(void)
 	test_threads_and_contexts();
 	test_thread_without_context();
 	test_cluster_and_shared();
+	test_programmatic_launch();
 	test_images();
 	test_driver_failures();
 	test_error_per_thread();

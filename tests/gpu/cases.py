@@ -94,6 +94,10 @@ N_ELEMENTS = S("i32", "n")
 CASES = [
     _elementwise("vadd_f32", EX_ADD, "add_kernel",
                  [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_ELEMENTS]),
+    # gdc_wait and gdc_launch_dependents (launched ordinarily here;
+    # tests/gpu/pdl.c launches it with TILE_LAUNCH_PDL)
+    _elementwise("pdl_add_f32", "tests/gpu/kernels/pdl.py", "pdl_add_kernel",
+                 [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_ELEMENTS], extra={"USE_GDC": True}),
     _elementwise("silu_bf16", EX_SILU, "silu_kernel",
                  [_n("bf16"), _n("bf16", "out"), N_ELEMENTS], tol=tol(1e-2, 1e-2)),
     _elementwise("sin_f32", T1, "sin_kernel", [_n("fp32"), _n("fp32", "out"), N_ELEMENTS],

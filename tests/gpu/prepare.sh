@@ -17,7 +17,8 @@ mkdir -p "$OUT"
 # (find_package, tile_add_kernels) and with Make (pkg-config); run.sh runs
 # the two programs (they need only the CUDA driver)
 installed() {
-	local I=$OUT/installed P=$OUT/installed/prefix
+	local I P
+	I=$(cd "$OUT" && pwd)/installed P=$I/prefix
 	rm -rf "$I" && mkdir -p "$I/mk" || return 1
 	BUILD="$BUILD" bash ./build.sh install "$P" >"$I/log" 2>&1 &&
 		cp -r examples/cmake "$I/cm" &&
