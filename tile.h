@@ -130,6 +130,12 @@ TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t 
  * 9.0 on; on older devices the launch is an ordinary one (which is what
  * gdc_wait assumes there). */
 #define TILE_LAUNCH_PDL 1u
+/* TILE_LAUNCH_COOPERATIVE: a cooperative launch (CUDA's
+ * cuLaunchCooperativeKernel): every program of the grid is resident at
+ * once, so programs may wait for one another (a grid-wide barrier built
+ * from atomics); a grid larger than the GPU holds at once fails with the
+ * driver's CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE instead of hanging. */
+#define TILE_LAUNCH_COOPERATIVE 2u
 /* tile_launch_config with flags (TILE_LAUNCH_*; unknown bits are
  * TILE_ERROR_INVALID_ARGUMENT). */
 TILEDEF tile_status tile_launch_ex(tile_module *module, int kernel, int config, const uint32_t *grid, tile_stream stream,
@@ -2522,6 +2528,7 @@ enum {
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
 	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+	TILE__CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
 	TILE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 	TILE__CU_STREAM_CAPTURE_STATUS_NONE = 0,
 	TILE__CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906
@@ -2538,6 +2545,7 @@ typedef struct tile__CUlaunchAttribute {
 		} cluster;
 		int policy;
 		int programmatic; /* programmaticStreamSerializationAllowed */
+		int cooperative;
 		void *align;
 	} value;
 } tile__CUlaunchAttribute;
@@ -3147,8 +3155,9 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	int vi, i, pdl;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
-	if (flags & ~TILE_LAUNCH_PDL)
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x", flags & ~TILE_LAUNCH_PDL);
+	if (flags & ~(TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE))
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x",
+				  flags & ~(TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE));
 	if (nargs != (int)k->n_visible || (nargs && !args))
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s takes %u arguments, %d given",
 				  tile__str(m, k->name), k->n_visible, nargs);
@@ -3192,9 +3201,9 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	if (!slot)
 		slot = tile__slot_find(m, key);
 	pdl = (flags & TILE_LAUNCH_PDL) && slot && slot->arch >= 90;
-	if (v->cluster || pdl) {
+	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
-		tile__CUlaunchAttribute attr[3];
+		tile__CUlaunchAttribute attr[4];
 		unsigned n = 0;
 		uint64_t gx = (uint64_t)dims[0], gy = (uint64_t)dims[1], gz = (uint64_t)dims[2];
 		memset(&config, 0, sizeof config);
@@ -3218,6 +3227,10 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		if (pdl) {
 			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
 			attr[n++].value.programmatic = 1;
+		}
+		if (flags & TILE_LAUNCH_COOPERATIVE) {
+			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+			attr[n++].value.cooperative = 1;
 		}
 		config.gridDimX = (unsigned int)gx;
 		config.gridDimY = (unsigned int)gy;

@@ -115,6 +115,12 @@ TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t 
  * 9.0 on; on older devices the launch is an ordinary one (which is what
  * gdc_wait assumes there). */
 #define TILE_LAUNCH_PDL 1u
+/* TILE_LAUNCH_COOPERATIVE: a cooperative launch (CUDA's
+ * cuLaunchCooperativeKernel): every program of the grid is resident at
+ * once, so programs may wait for one another (a grid-wide barrier built
+ * from atomics); a grid larger than the GPU holds at once fails with the
+ * driver's CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE instead of hanging. */
+#define TILE_LAUNCH_COOPERATIVE 2u
 /* tile_launch_config with flags (TILE_LAUNCH_*; unknown bits are
  * TILE_ERROR_INVALID_ARGUMENT). */
 TILEDEF tile_status tile_launch_ex(tile_module *module, int kernel, int config, const uint32_t *grid, tile_stream stream,

@@ -28,6 +28,7 @@ enum {
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
 	TILE__CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
 	TILE__CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+	TILE__CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
 	TILE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
 	TILE__CU_STREAM_CAPTURE_STATUS_NONE = 0,
 	TILE__CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906
@@ -44,6 +45,7 @@ typedef struct tile__CUlaunchAttribute {
 		} cluster;
 		int policy;
 		int programmatic; /* programmaticStreamSerializationAllowed */
+		int cooperative;
 		void *align;
 	} value;
 } tile__CUlaunchAttribute;

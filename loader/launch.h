@@ -483,8 +483,9 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	int vi, i, pdl;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
-	if (flags & ~TILE_LAUNCH_PDL)
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x", flags & ~TILE_LAUNCH_PDL);
+	if (flags & ~(TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE))
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x",
+				  flags & ~(TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE));
 	if (nargs != (int)k->n_visible || (nargs && !args))
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s takes %u arguments, %d given",
 				  tile__str(m, k->name), k->n_visible, nargs);
@@ -528,9 +529,9 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	if (!slot)
 		slot = tile__slot_find(m, key);
 	pdl = (flags & TILE_LAUNCH_PDL) && slot && slot->arch >= 90;
-	if (v->cluster || pdl) {
+	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
-		tile__CUlaunchAttribute attr[3];
+		tile__CUlaunchAttribute attr[4];
 		unsigned n = 0;
 		uint64_t gx = (uint64_t)dims[0], gy = (uint64_t)dims[1], gz = (uint64_t)dims[2];
 		memset(&config, 0, sizeof config);
@@ -554,6 +555,10 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		if (pdl) {
 			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
 			attr[n++].value.programmatic = 1;
+		}
+		if (flags & TILE_LAUNCH_COOPERATIVE) {
+			attr[n].id = TILE__CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+			attr[n++].value.cooperative = 1;
 		}
 		config.gridDimX = (unsigned int)gx;
 		config.gridDimY = (unsigned int)gy;

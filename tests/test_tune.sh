@@ -35,7 +35,7 @@ import triton.language as tl
 @triton.autotune(configs=[
     triton.Config({"BLOCK": 128}, num_warps=4),
     triton.Config({"BLOCK": 256}, num_warps=4),
-    triton.Config({"BLOCK": 512}, num_warps=8),
+    triton.Config({"BLOCK": 512}, num_warps=8, num_ctas=2, maxnreg=128, pre_hook=lambda nargs: None),
 ], key=["n", "x_ptr", "BLOCK"], prune_configs_by={"early_config_prune": None}, reset_to_zero=["out_ptr"])
 @triton.jit
 def scale(x_ptr, out_ptr, n, m, BLOCK: tl.constexpr):
@@ -55,6 +55,9 @@ check "compile all" "$TILEC" compile "$T/k.py" "${SIG[@]}" -o "$T/all"
 has "note prune" "$T/err" "autotune's prune_configs_by is host Python and is ignored"
 has "note pointer key" "$T/err" "autotune key 'x_ptr' is a pointer"
 has "note constexpr key" "$T/err" "autotune key 'BLOCK' is not a runtime parameter"
+has "note num_ctas" "$T/err" "autotune config 2: num_ctas=2 is compiled as one CTA per program (no thread block clusters); the results are the same"
+has "note maxnreg" "$T/err" "autotune config 2: maxnreg is not applied (ptxas chooses the registers)"
+has "note pre_hook" "$T/err" "autotune config 2: its pre_hook (Python, run before each launch) is not run: what it does to the arguments, the caller must do"
 check "inspect all" "$TILEC" inspect "$T/all.c"
 has "configs" "$T/out" "configs 3; tuning key n; default config 0; 0 entries"
 has "config 2 variant" "$T/out" "config 2 (autotune config 2)"

@@ -1927,6 +1927,29 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 		}
 		*dst[k] = (int)x.i;
 	}
+	/* num_ctas and maxnreg tune the mapping, not the results; a pre_hook
+	 * is Python run before each launch (tutorial 09's sets descriptor
+	 * block shapes, which the launch functions check instead): each said
+	 * and left out */
+	ast_node *hook = ast_call_kwarg(cfg, "pre_hook"), *ctas = ast_call_kwarg(cfg, "num_ctas"),
+		 *maxnreg = ast_call_kwarg(cfg, "maxnreg");
+	sv x;
+	if (hook && hook->kind != AST_NONE)
+		diag_warning(ctx, hook->loc, "autotune config %d: its pre_hook (Python, run before each launch) is not run: "
+			     "what it does to the arguments, the caller must do", i);
+	if (ctas) {
+		if (!const_expr(&s, ctas, &x))
+			return s.status;
+		if (x.kind != SV_INT || x.i <= 0) {
+			sema_error(&s, ctas->loc, TILEC_ERR_SEMANTIC, "num_ctas must be a positive int");
+			return s.status;
+		}
+		if (x.i != 1)
+			diag_warning(ctx, ctas->loc, "autotune config %d: num_ctas=%lld is compiled as one CTA per program (no "
+				     "thread block clusters); the results are the same", i, (long long)x.i);
+	}
+	if (maxnreg && maxnreg->kind != AST_NONE)
+		diag_warning(ctx, maxnreg->loc, "autotune config %d: maxnreg is not applied (ptxas chooses the registers)", i);
 	return TILEC_OK;
 }
 

@@ -609,6 +609,7 @@ bool lw_keep_resident(lw *w, const ir_region *r, int at)
 			continue; /* already fragments (a chained dot's registers) */
 		lw_barrier(w);
 		w->smem_top += (uint32_t)staged;
+		w->smem_kept = w->smem_top;
 		lw_smem_need(w, 0);
 		w->cached[w->ncached++] = (frag_cache){v, 0, NULL, NULL, o.tile, false, false};
 	}

@@ -607,7 +607,7 @@ static bool reads_pending(const lw *w, const ir_op *op)
 static bool lower_body(lw *w, const ir_region *r)
 {
 	int ncached = w->ncached;
-	uint32_t smem_top = w->smem_top;
+	uint32_t smem_top = w->smem_top, smem_kept = w->smem_kept;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
@@ -625,6 +625,7 @@ static bool lower_body(lw *w, const ir_region *r)
 	for (int i = ncached; i < w->ncached; i++)
 		if (!w->cached[i].frags)
 			w->smem_top = smem_top;
+	w->smem_kept = smem_kept;
 	w->ncached = ncached;
 	return true;
 }
@@ -944,7 +945,8 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_LOCAL_ALLOC:
 		return lw_emit_local_alloc(w, op);
 	case IR_OP_LOCAL_DEALLOC:
-		w->smem_top = w->ring_at[op->args[0]];
+		/* a staged operand above the ring stays (lw_keep_resident) */
+		w->smem_top = w->ring_at[op->args[0]] > w->smem_kept ? w->ring_at[op->args[0]] : w->smem_kept;
 		return true;
 	case IR_OP_ASYNC_COPY:
 		return lw_emit_async_copy(w, op);

@@ -62,6 +62,7 @@ typedef struct lw {
 	LLVMValueRef smem;   /* placeholder, resized at the end */
 	uint32_t smem_bytes; /* the most any point of the kernel uses */
 	uint32_t smem_top;   /* the rings live below; scratch goes from here */
+	uint32_t smem_kept;  /* the top of the staged operands (lw_keep_resident) */
 	uint32_t *ring_at;   /* per ring value id: its byte offset */
 	frag_cache cached[8]; /* dot operands loaded or staged before the loops being lowered */
 	int ncached;

@@ -631,6 +631,7 @@ typedef struct launch_attr {
 		} cluster;
 		int policy;
 		int programmatic;
+		int cooperative;
 	} value;
 } launch_attr;
 
@@ -644,7 +645,7 @@ typedef struct launch_config {
 FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **params, void **extra)
 {
 	unsigned int cluster[3] = {1, 1, 1}, i;
-	int f = enter(FAKE_cuLaunchKernelEx), policy = 0, programmatic = 0, r;
+	int f = enter(FAKE_cuLaunchKernelEx), policy = 0, programmatic = 0, cooperative = 0, r;
 	if (f)
 		return f;
 	for (i = 0; i < config->n_attrs; i++) {
@@ -655,6 +656,10 @@ FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **pa
 		}
 		if (a->id == 6 && (a->value.programmatic == 0 || a->value.programmatic == 1)) {
 			programmatic = a->value.programmatic;
+			continue;
+		}
+		if (a->id == 2 && (a->value.cooperative == 0 || a->value.cooperative == 1)) {
+			cooperative = a->value.cooperative;
 			continue;
 		}
 		if (a->id != 4)
@@ -670,6 +675,7 @@ FAKE_API int cuLaunchKernelEx(const launch_config *config, void *func, void **pa
 	pthread_mutex_lock(&lock);
 	last.cluster_policy = policy;
 	last.programmatic = programmatic;
+	last.cooperative = cooperative;
 	pthread_mutex_unlock(&lock);
 	return r;
 }

@@ -15,6 +15,7 @@ typedef struct fake_launch {
 	int ex;     /* through cuLaunchKernelEx */
 	int cluster_policy; /* CUclusterSchedulingPolicy given to cuLaunchKernelEx */
 	int programmatic;   /* programmatic stream serialization allowed (cuLaunchKernelEx) */
+	int cooperative;    /* a cooperative launch (cuLaunchKernelEx) */
 	int count;  /* launches recorded since the last reset of this record */
 	unsigned long long params[16]; /* values, by the sizes given with fake_cuda_param_sizes */
 } fake_launch;

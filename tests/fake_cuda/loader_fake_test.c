@@ -423,7 +423,8 @@ static void test_cluster_and_shared(void)
 
 /* TILE_LAUNCH_PDL: cuLaunchKernelEx with programmatic stream
  * serialization on compute capability 9.0 (device 0), an ordinary launch
- * on 8.0 (device 1); unknown flags are refused. */
+ * on 8.0 (device 1); TILE_LAUNCH_COOPERATIVE on both; unknown flags are
+ * refused. */
 static void test_programmatic_launch(void)
 {
 	tile_module *m = create();
@@ -442,14 +443,21 @@ static void test_programmatic_launch(void)
 	fake_last_launch(&l);
 	CHECK(!l.ex && l.programmatic == 0);
 	CHECK_EQ_INT(fake_calls("cuLaunchKernelEx"), 1);
-	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, 2), TILE_ERROR_INVALID_ARGUMENT);
-	CHECK(strstr(tile_last_error(), "unknown launch flags 0x2") != NULL);
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, 4), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK(strstr(tile_last_error(), "unknown launch flags 0x4") != NULL);
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, TILE_LAUNCH_COOPERATIVE | TILE_LAUNCH_PDL), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(l.ex && l.cooperative == 1 && l.programmatic == 1);
 	set_current(fake_ctx_create(1));
 	fake_reset();
 	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, TILE_LAUNCH_PDL), TILE_SUCCESS);
 	fake_last_launch(&l);
 	CHECK(!l.ex && l.programmatic == 0 && fake_calls("cuLaunchKernel") == 1);
 	CHECK_EQ_INT(fake_calls("cuLaunchKernelEx"), 0);
+	/* cooperative launches are for every compute capability */
+	CHECK_EQ_INT(tile_launch_ex(m, 0, -1, NULL, NULL, a.args, 4, TILE_LAUNCH_COOPERATIVE | TILE_LAUNCH_PDL), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(l.ex && l.cooperative == 1 && l.programmatic == 0);
 	tile_module_destroy(m);
 	set_current(NULL);
 }

@@ -13,7 +13,6 @@
  * 3. The same capture in thread-local capture mode, replayed 10 times.
  * The exit status is non-zero on any failure. Built by tests/gpu/soak.sh
  * with the soak's generated C. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,7 @@
 #include "soak_a.h"
 #include "soak_b.h"
 
-typedef int CUresult;
-typedef unsigned long long CUdeviceptr;
-
-#define GRAPH_DRIVER(X) \
+#define TEST_DRIVER(X) \
 	X(cuInit, (unsigned int)) \
 	X(cuDeviceGet, (int *, int)) \
 	X(cuDevicePrimaryCtxRetain, (void **, int)) \
@@ -48,29 +44,10 @@ typedef unsigned long long CUdeviceptr;
 	X(cuGraphDestroy, (void *)) \
 	X(cuGetErrorName, (CUresult, const char **))
 
-static struct {
-#define GRAPH_FIELD(name, params) CUresult(*name) params;
-	GRAPH_DRIVER(GRAPH_FIELD)
-#undef GRAPH_FIELD
-} cu;
+#define TEST_NAME "graph"
+#include "test_driver.h"
 
 static int failures;
-
-static void die(const char *what, CUresult r)
-{
-	const char *name = NULL;
-	if (cu.cuGetErrorName)
-		cu.cuGetErrorName(r, &name);
-	fprintf(stderr, "graph: %s: %s (%d)\n", what, name ? name : "?", r);
-	exit(2);
-}
-
-#define CU(call) \
-	do { \
-		CUresult r_ = cu.call; \
-		if (r_) \
-			die(#call, r_); \
-	} while (0)
 
 #define EXPECT(cond, ...) \
 	do { \
@@ -136,24 +113,13 @@ static void read_back(const bufs *b, int32_t *p, int32_t *y)
 int main(void)
 {
 	static int32_t p[N], y[N], p2[N], y2[N];
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), *sym, *ctx, *stream, *graph = NULL, *exec = NULL;
+	void *ctx, *stream, *graph = NULL, *exec = NULL;
 	const int32_t k = LAUNCHES / 2 * REPLAYS;
 	bufs g, e;
 	double t0, graph_s, eager_s;
 	int dev, i, bad;
 	tile_status st;
-	if (!lib) {
-		fprintf(stderr, "graph: cannot open libcuda.so.1: %s\n", dlerror());
-		return 2;
-	}
-#define GRAPH_LOAD(name, params) \
-	if (!(sym = dlsym(lib, #name))) { \
-		fprintf(stderr, "graph: the driver has no %s\n", #name); \
-		return 2; \
-	} \
-	memcpy(&cu.name, &sym, sizeof sym);
-	GRAPH_DRIVER(GRAPH_LOAD)
-#undef GRAPH_LOAD
+	test_driver_load("libcuda.so.1");
 	CU(cuInit(0));
 	CU(cuDeviceGet(&dev, 0));
 	CU(cuDevicePrimaryCtxRetain(&ctx, dev));

@@ -16,8 +16,10 @@
 #     against the installed package with CMake and with Make, run;
 #  4. tests/gpu/racecheck.c (two tier-2 reductions) run, then under
 #     compute-sanitizer racecheck and memcheck;
-#  5. tests/gpu/soak.sh: CUDA graph capture and replay, the multi-thread,
-#     multi-context soak against the raw driver, both under memcheck.
+#  5. tests/gpu/soak.sh: CUDA graph capture and replay, programmatic
+#     dependent and cooperative launches (launch_flags.c), the
+#     multi-thread, multi-context soak against the raw driver; the graph
+#     and the soak under memcheck.
 # Logs go to GPU_DIR/logs; when $OUT is set, run.log, diff.log and a
 # tarball of all logs are copied there. The failures are recapped at the
 # end; the last line is "gpu: N passed, N failed", and the exit status is

@@ -48,11 +48,8 @@ static const char *soak_library(void)
 #include "soak_a.h"
 #include "soak_b.h"
 
-typedef int CUresult;
-typedef unsigned long long CUdeviceptr;
-
 /* The driver entry points the program calls itself. */
-#define SOAK_DRIVER(X) \
+#define TEST_DRIVER(X) \
 	X(cuInit, (unsigned int)) \
 	X(cuDeviceGetCount, (int *)) \
 	X(cuDeviceGet, (int *, int)) \
@@ -75,27 +72,8 @@ typedef unsigned long long CUdeviceptr;
 			   unsigned int, void *, void **, void **)) \
 	X(cuGetErrorName, (CUresult, const char **))
 
-static struct {
-#define SOAK_FIELD(name, params) CUresult(*name) params;
-	SOAK_DRIVER(SOAK_FIELD)
-#undef SOAK_FIELD
-} cu;
-
-static void die(const char *what, CUresult r)
-{
-	const char *name = NULL;
-	if (cu.cuGetErrorName)
-		cu.cuGetErrorName(r, &name);
-	fprintf(stderr, "soak: %s: %s (%d)\n", what, name ? name : "?", r);
-	exit(2);
-}
-
-#define CU(call) \
-	do { \
-		CUresult r_ = cu.call; \
-		if (r_) \
-			die(#call, r_); \
-	} while (0)
+#define TEST_NAME "soak"
+#include "test_driver.h"
 
 /* The raw baseline's kernel: r[i] += 1 for i < n (one thread per element).
  * The first line is a comment for the GPU and what the fake driver reads. */
@@ -302,19 +280,7 @@ static void setup(void)
 {
 	int d, c, t, pl, i, count = 0;
 	int32_t *init = malloc(sizeof(int32_t) * (size_t)n_elems);
-	void *lib = dlopen(soak_library(), RTLD_NOW | RTLD_LOCAL), *sym;
-	if (!lib) {
-		fprintf(stderr, "soak: cannot open %s: %s\n", soak_library(), dlerror());
-		exit(2);
-	}
-#define SOAK_LOAD(name, params) \
-	if (!(sym = dlsym(lib, #name))) { \
-		fprintf(stderr, "soak: the driver has no %s\n", #name); \
-		exit(2); \
-	} \
-	memcpy(&cu.name, &sym, sizeof sym);
-	SOAK_DRIVER(SOAK_LOAD)
-#undef SOAK_LOAD
+	test_driver_load(soak_library());
 	CU(cuInit(0));
 	CU(cuDeviceGetCount(&count));
 	if (count < 1) {

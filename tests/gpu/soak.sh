@@ -3,7 +3,7 @@
 # LLVM): builds tests/gpu/soak.c and tests/gpu/graph.c with tile.h and the
 # soak's generated C, and runs
 #   1. graph: launches inside stream capture, a graph replayed 1000 times;
-#      pdl: a chain of programmatic dependent launches (tests/gpu/pdl.c);
+#      launch_flags: programmatic dependent and cooperative launches;
 #   2. the soak: 64 threads over every GPU (two contexts per GPU: the
 #      primary one and a created one), 10^5 iterations of 3 launches each,
 #      with the raw driver's launch rate measured in the same run;
@@ -43,17 +43,22 @@ if [ -x "$D/bin/graph" ]; then
 	cat "$LOG/graph.log"
 fi
 
-echo "== programmatic dependent launch"
-if [ -f "$D/pdl.c" ]; then
-	if $CC -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I"$D" tests/gpu/pdl.c "$D/pdl.c" -ldl -lpthread \
-		-o "$D/bin/pdl" 2>"$LOG/pdl.cc.log"; then
-		if timeout 300 "$D/bin/pdl" >"$LOG/pdl.log" 2>&1; then ok "$(grep '^pdl: compute' "$LOG/pdl.log")"; else bad "pdl: $(tail -n 6 "$LOG/pdl.log")"; fi
-		cat "$LOG/pdl.log"
+echo "== launch flags: programmatic dependent and cooperative launches"
+if [ -f "$D/flags.c" ]; then
+	if $CC -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I"$D" tests/gpu/launch_flags.c "$D/flags.c" -ldl -lpthread \
+		-o "$D/bin/launch_flags" 2>"$LOG/launch_flags.cc.log"; then
+		if timeout 300 "$D/bin/launch_flags" >"$LOG/launch_flags.log" 2>&1; then
+			ok "$(grep '^launch_flags: compute' "$LOG/launch_flags.log")"
+			ok "$(grep '^launch_flags: cooperative' "$LOG/launch_flags.log")"
+		else
+			bad "launch_flags: $(tail -n 6 "$LOG/launch_flags.log")"
+		fi
+		cat "$LOG/launch_flags.log"
 	else
-		bad "pdl does not compile: $(head -c 600 "$LOG/pdl.cc.log")"
+		bad "launch_flags does not compile: $(head -c 600 "$LOG/launch_flags.cc.log")"
 	fi
 else
-	bad "no $D/pdl.c: run tests/gpu/soak_prepare.sh again"
+	bad "no $D/flags.c: run tests/gpu/soak_prepare.sh again"
 fi
 
 echo "== soak"

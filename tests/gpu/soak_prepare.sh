@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # soak_prepare.sh - on the build machine (tilec needs LLVM): compiles the
 # soak's kernels (tests/gpu/soak_ops.py, soak_acc.py) into two blobs,
-# OUT/soak_a.{c,h} and OUT/soak_b.{c,h}, and tests/gpu/kernels/pdl.py's into
-# OUT/pdl.{c,h}, for tests/gpu/soak.sh on a GPU machine (tests/gpu/soak.c,
-# tests/gpu/graph.c, tests/gpu/pdl.c).
+# OUT/soak_a.{c,h} and OUT/soak_b.{c,h}, and tests/gpu/kernels/pdl.py's and
+# grid_sync.py's into OUT/flags.{c,h}, for tests/gpu/soak.sh on a GPU
+# machine (tests/gpu/soak.c, tests/gpu/graph.c, tests/gpu/launch_flags.c).
 # Usage: bash tests/gpu/soak_prepare.sh TILEC OUT [--arch LIST]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +17,11 @@ $PWD/tests/gpu/soak_ops.py soak_axpy "*i32, *i32, i32, i32" -D BLOCK=256 -g "cdi
 MANIFEST
 "$TILEC" compile -m "$OUT/soak_a.tile" -o "$OUT/soak_a" "$@"
 "$TILEC" compile tests/gpu/soak_acc.py -n soak_acc -s "*i32, i32" -g 1 -o "$OUT/soak_b" "$@"
-# tests/gpu/pdl.c's kernel, with its gdc_wait and gdc_launch_dependents
-"$TILEC" compile tests/gpu/kernels/pdl.py -n pdl_add_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024, True" \
-	-g "cdiv(n_elements, BLOCK_SIZE)" -o "$OUT/pdl" "$@"
-echo "soak_prepare.sh: $OUT/soak_a.c, $OUT/soak_b.c, $OUT/pdl.c"
+# tests/gpu/launch_flags.c's kernels: gdc_wait and gdc_launch_dependents,
+# and a grid-wide barrier (launched cooperatively)
+cat >"$OUT/flags.tile" <<MANIFEST
+$PWD/tests/gpu/kernels/pdl.py pdl_add_kernel "*fp32:16, *fp32:16, *fp32:16, i32, 1024, True" -g "cdiv(n_elements, BLOCK_SIZE)"
+$PWD/tests/gpu/kernels/grid_sync.py grid_sum_kernel "*i32:16, *i32:16, *i32:16, *i32:16, i32, 1024, 1024"
+MANIFEST
+"$TILEC" compile -m "$OUT/flags.tile" -o "$OUT/flags" "$@"
+echo "soak_prepare.sh: $OUT/soak_a.c, $OUT/soak_b.c, $OUT/flags.c"
