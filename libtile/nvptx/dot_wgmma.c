@@ -26,7 +26,6 @@
 #include "nvptx/lower.h"
 
 #include <math.h>
-
 #include <stdio.h>
 #include <string.h>
 
@@ -143,9 +142,9 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	bool czero = true;
 	for (int r = 0; r < mc.nregs; r++) {
 		LLVMBool lossy;
+		double x = LLVMIsAConstantFP(c.r[r]) ? LLVMConstRealGetDouble(c.r[r], &lossy) : 1.0;
 		out->r[r] = c.r[r];
-		czero = czero && LLVMIsAConstantFP(c.r[r]) && LLVMConstRealGetDouble(c.r[r], &lossy) == 0.0 &&
-			!signbit(LLVMConstRealGetDouble(c.r[r], &lossy));
+		czero = czero && x == 0.0 && !signbit(x);
 	}
 
 	/* stored K-major (K contiguous) or transposed (MN-major); 8-bit
