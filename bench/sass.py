@@ -6,9 +6,10 @@ GPU_DIR comes from tests/gpu/prepare.sh run with --keep-ptx GPU_DIR/ptx
 (prepare.sh passes extra arguments on). For each benchmark instance (or the
 ids given): tile's PTX for the GPU's arch is assembled with `ptxas -v` and
 disassembled, and the variant the benchmark runs (ID_0, compiled for
-Triton's specialization) is counted; Triton's cubin is taken from its cache
-(TRITON_CACHE_DIR or ~/.triton/cache, filled by bench.py in the same run),
-and tile's compute_80 PTX and Triton's sm_80 PTX (kept by bench.py in
+Triton's specialization) is counted; Triton's cubin is the one bench.py's
+launch ran (TILE_TRITON_CUBIN_DIR/ID.cubin, written when that is set), else
+the newest of the kernel's name in Triton's cache (TRITON_CACHE_DIR or
+~/.triton/cache: another instance's when two share a kernel name); and tile's compute_80 PTX and Triton's sm_80 PTX (kept by bench.py in
 TILE_SM80_PTX_DIR) are assembled for this GPU as the driver would. Writes OUT_DIR/ID.*.sass and
 prints a table of instruction counts by opcode class (tensor-core,
 shared-memory, global, async-copy, barrier, ...) plus registers and
@@ -106,6 +107,12 @@ def triton80_sass(iid, arch, out):
 
 
 def triton_sass(kernel, out, iid):
+    kept = os.environ.get("TILE_TRITON_CUBIN_DIR")
+    if kept and os.path.exists(os.path.join(kept, iid + ".cubin")):
+        # the cubin bench.py's launch of this instance ran (tests/gpu/harness.py)
+        return disasm(os.path.join(kept, iid + ".cubin")), "the launch's own cubin"
+    # else the newest cached build of the kernel's name, which is another
+    # instance's when two benchmarks share a kernel
     cache = os.environ.get("TRITON_CACHE_DIR") or os.path.expanduser("~/.triton/cache")
     found = []
     for js in glob.glob(os.path.join(cache, "*", kernel + ".json")):

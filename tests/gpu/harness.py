@@ -239,9 +239,20 @@ class Args:
         return n
 
 
+_kept_cubins = set()
+
+
 def launch_triton(kern, inst, args):
     extra = {"num_stages": inst["num_stages"]} if inst.get("num_stages") else {}
-    kern[args.grid](*args.triton, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
+    compiled = kern[args.grid](*args.triton, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
+    keep = os.environ.get("TILE_TRITON_CUBIN_DIR")
+    if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin this launch ran
+        _kept_cubins.add(inst["id"])
+        cubin = getattr(compiled, "asm", {}).get("cubin")
+        if cubin:
+            os.makedirs(keep, exist_ok=True)
+            with open(os.path.join(keep, inst["id"] + ".cubin"), "wb") as f:
+                f.write(cubin)
 
 
 def launch_tile(fn, inst, args):
