@@ -3139,6 +3139,8 @@ static int tile__select_variant(const tile_module *m, const tile__kernel *k, uin
 	return best;
 }
 
+#define TILE__LAUNCH_FLAGS (TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE)
+
 /* A launch of config `which` (-1: the one the tuning table gives). */
 static tile_status tile__launch(tile_module *m, int kernel, int which, const uint32_t *grid, tile_stream stream, void **args,
 				int nargs, unsigned flags)
@@ -3155,9 +3157,8 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	int vi, i, pdl;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
-	if (flags & ~(TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE))
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x",
-				  flags & ~(TILE_LAUNCH_PDL | TILE_LAUNCH_COOPERATIVE));
+	if (flags & ~TILE__LAUNCH_FLAGS)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: unknown launch flags 0x%x", flags & ~TILE__LAUNCH_FLAGS);
 	if (nargs != (int)k->n_visible || (nargs && !args))
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: kernel %s takes %u arguments, %d given",
 				  tile__str(m, k->name), k->n_visible, nargs);
@@ -3198,9 +3199,8 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 			params[i] = i < nargs ? args[i] : (void *)&zero;
 		launch_args = params;
 	}
-	if (!slot)
-		slot = tile__slot_find(m, key);
-	pdl = (flags & TILE_LAUNCH_PDL) && slot && slot->arch >= 90;
+	/* a first launch in this context found no slot above: it has one now */
+	pdl = (flags & TILE_LAUNCH_PDL) && (slot || (slot = tile__slot_find(m, key)) != NULL) && slot->arch >= 90;
 	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];

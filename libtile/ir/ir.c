@@ -319,6 +319,16 @@ bool ir_region_has(const ir_region *r, ir_opcode code)
 	return false;
 }
 
+bool ir_op_orders_memory(const ir_op *op)
+{
+	switch (op->code) {
+	case IR_OP_STORE: case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: case IR_OP_BARRIER: case IR_OP_GRID_DEP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int ir_region_add_param(ir_func *f, ir_region *r, ir_type type)
 {
 	int id = ir_value_new(f, type);

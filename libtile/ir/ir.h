@@ -277,6 +277,9 @@ ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *
 /* Appends op to region; false when out of memory. */
 bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
 bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its regions' */
+/* An op that writes memory or orders accesses to it (stores, atomics,
+ * barriers, grid dependency control): no load moves across it. */
+bool ir_op_orders_memory(const ir_op *op);
 /* Adds a parameter of the given type to a region; returns its value id. */
 int ir_region_add_param(ir_func *f, ir_region *r, ir_type type);
 const char *ir_opcode_name(ir_opcode code);

@@ -565,38 +565,67 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 	return true;
 }
 
-/* After op `at` of region r: a result that two or more later loops of r
- * take as the A operand of their dots (causal attention's Q) is staged
- * into a tile of shared memory of its own, kept below the scratch and the
- * rings until the region ends. The first loop loads its fragments from
- * the tile into registers before it (lw_hoist_fragments), the later ones
- * read them from the tile in each iteration, as Triton's code does:
- * fragments held through both loops left the diagonal block's loop (its
- * mask) too few registers, and it spilled; reading them in every loop
- * cost attention's long first loop 4-20% (H200, sm_80-class code).
- * mma.sync only: wgmma reads A its own way. */
-bool lw_keep_resident(lw *w, const ir_region *r, int at)
+/* The A operands that two or more loops of region r give their dots
+ * (causal attention's Q), each with its first loop's dot, found once
+ * before the region's ops are lowered (lw_keep_resident stages them as
+ * they are computed; a value of r that loops of r read is computed before
+ * them). mma.sync only: wgmma reads A its own way. */
+int lw_shared_operands(lw *w, const ir_region *r, shared_operand **out)
 {
-	const ir_op *def = r->ops[at];
+	int cap = 0, n = 0;
+	*out = NULL;
 	if (w->p->unit != DOT_UNIT_MMA)
-		return true;
-	for (int j = 0; j < def->nresults; j++) {
-		int v = def->results[j], loops = 0;
-		const ir_op *dot = NULL;
-		for (int k = at + 1; k < r->nops; k++) {
-			const ir_region *body = r->ops[k]->code == IR_OP_FOR ? &r->ops[k]->regions[0] : NULL;
-			const ir_op *found = NULL;
-			for (int i = 0; body && i < body->nops && !found; i++) {
-				const ir_op *op = body->ops[i];
-				const layout *l = op->code == IR_OP_DOT ? w->p->of[op->results[0]] : NULL;
-				if (l && l->mma && l->rank == 2 && op->args[0] == v && op->args[1] != v)
-					found = op;
+		return 0;
+	for (int k = 0; k < r->nops; k++)
+		if (r->ops[k]->code == IR_OP_FOR)
+			cap += r->ops[k]->regions[0].nops;
+	if (!cap)
+		return 0;
+	shared_operand *so = *out = arena_alloc(w->a, sizeof(shared_operand) * (size_t)cap);
+	if (!so) {
+		lw_oom(w);
+		return -1;
+	}
+	for (int k = 0; k < r->nops; k++) {
+		const ir_region *body = r->ops[k]->code == IR_OP_FOR ? &r->ops[k]->regions[0] : NULL;
+		for (int i = 0; body && i < body->nops; i++) {
+			const ir_op *op = body->ops[i];
+			const layout *l = op->code == IR_OP_DOT ? w->p->of[op->results[0]] : NULL;
+			if (!l || !l->mma || l->rank != 2 || op->args[0] == op->args[1])
+				continue;
+			int e = 0;
+			while (e < n && so[e].value != op->args[0])
+				e++;
+			if (e == n)
+				so[n++] = (shared_operand){op->args[0], op, 0, -1};
+			if (so[e].last_loop != k) {
+				so[e].loops++;
+				so[e].last_loop = k;
 			}
-			if (found && !loops++)
-				dot = found;
 		}
-		if (loops < 2 || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
+	}
+	return n;
+}
+
+/* After op `op` of a region: a result that two or more of the region's
+ * loops take as the A operand of their dots (so, lw_shared_operands) is
+ * staged into a tile of shared memory of its own, kept below the scratch
+ * and the rings until the region ends. The first loop loads its
+ * fragments from the tile into registers before it (lw_hoist_fragments),
+ * the later ones read them from the tile in each iteration, as Triton's
+ * code does: fragments held through both loops left the diagonal block's
+ * loop (its mask) too few registers, and it spilled; reading them in
+ * every loop cost attention's long first loop 4-20% (H200, sm_80-class
+ * code). */
+bool lw_keep_resident(lw *w, const ir_op *def, const shared_operand *so, int n)
+{
+	for (int j = 0; j < def->nresults; j++) {
+		int v = def->results[j], e = 0;
+		while (e < n && so[e].value != v)
+			e++;
+		if (e == n || so[e].loops < 2 || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]))
 			continue;
+		const ir_op *dot = so[e].dot;
 		ir_type ta = lw_vtype(w, dot->args[0]), ct = lw_vtype(w, dot->results[0]);
 		mma_kind mk = lw_mma_kind((ir_kind)ta.kind, (ir_kind)ct.kind);
 		layout_map mc = lw_map_of(w->p->of[dot->results[0]], ct);

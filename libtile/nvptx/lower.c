@@ -608,13 +608,17 @@ static bool lower_body(lw *w, const ir_region *r)
 {
 	int ncached = w->ncached;
 	uint32_t smem_top = w->smem_top, smem_kept = w->smem_kept;
+	shared_operand *so;
+	int nso = lw_shared_operands(w, r, &so);
+	if (nso < 0)
+		return false;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
 			continue;
 		if (reads_pending(w, op))
 			lw_wgmma_wait(w);
-		if (!lower_op(w, op) || !lw_keep_resident(w, r, i))
+		if (!lower_op(w, op) || !lw_keep_resident(w, op, so, nso))
 			return false;
 		for (int j = 0; j < op->nresults; j++)
 			w->born[op->results[j]] = w->epoch;
@@ -622,9 +626,8 @@ static bool lower_body(lw *w, const ir_region *r)
 	if (w->wgmma_pending >= 0 && w->in_flight_body != r)
 		lw_wgmma_wait(w);
 	/* the region's staged operands (lw_keep_resident) are dropped with it */
-	for (int i = ncached; i < w->ncached; i++)
-		if (!w->cached[i].frags)
-			w->smem_top = smem_top;
+	if (w->smem_kept != smem_kept)
+		w->smem_top = smem_top;
 	w->smem_kept = smem_kept;
 	w->ncached = ncached;
 	return true;

@@ -207,7 +207,14 @@ bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
  * fragments of operands its dots read but do not compute */
 bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_hoist_fragments(lw *w, const ir_region *body);
-bool lw_keep_resident(lw *w, const ir_region *r, int at);
+/* A dot A operand several loops of a region read (lw_shared_operands). */
+typedef struct shared_operand {
+	int value;
+	const ir_op *dot;       /* its first loop's dot */
+	int loops, last_loop;   /* how many loops read it; the last one counted */
+} shared_operand;
+int lw_shared_operands(lw *w, const ir_region *r, shared_operand **out);
+bool lw_keep_resident(lw *w, const ir_op *def, const shared_operand *so, int n);
 void lw_drop_loop_fragments(lw *w, int from);
 
 /* dot_mma.c, shared with dot_wgmma.c: */

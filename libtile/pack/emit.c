@@ -469,12 +469,8 @@ static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char 
 		else
 			sb_printf(c, "\ttile_args[%d] = &%s;\n", i, cn.name[i]);
 	}
-	if (pdl)
-		sb_printf(c, "\treturn tile_launch_ex(tile_m, %d, -1, %s, stream, %s, %d, TILE_LAUNCH_PDL);\n}\n\n", index,
-			  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
-	else
-		sb_printf(c, "\treturn tile_launch(tile_m, %d, %s, stream, %s, %d);\n}\n\n", index,
-			  grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis);
+	sb_printf(c, "\treturn %s(tile_m, %d, %s%s, stream, %s, %d%s);\n}\n\n", pdl ? "tile_launch_ex" : "tile_launch", index,
+		  pdl ? "-1, " : "", grid ? "tile_grid" : "NULL", nvis ? "tile_args" : "NULL", nvis, pdl ? ", TILE_LAUNCH_PDL" : "");
 	c_names_free(&cn);
 	return true;
 }

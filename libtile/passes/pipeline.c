@@ -60,10 +60,11 @@ typedef struct pipe {
  * memory, no regions, and cheap (a dot or a reduction is not worth a copy). */
 static bool clonable(const ir_op *op)
 {
+	if (ir_op_orders_memory(op))
+		return false;
 	switch (op->code) {
-	case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
+	case IR_OP_LOAD: case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
 	case IR_OP_YIELD: case IR_OP_CONDITION: case IR_OP_DOT: case IR_OP_REDUCE:
-	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: case IR_OP_BARRIER: case IR_OP_GRID_DEP:
 		return false;
 	default:
 		return op->nregions == 0 && op->nargs <= 8 && op->nresults <= 4;
@@ -710,9 +711,7 @@ static bool loop_qualifies(const ir_func *f, const ir_op *loop)
 	    !ir_type_eq(f->values[loop->args[2]].type, t))
 		return false;
 	for (int i = 0; i < b->nops; i++)
-		if (b->ops[i]->code == IR_OP_STORE || b->ops[i]->code == IR_OP_ATOMIC_RMW ||
-		    b->ops[i]->code == IR_OP_ATOMIC_CAS || b->ops[i]->code == IR_OP_BARRIER ||
-		    b->ops[i]->code == IR_OP_GRID_DEP || b->ops[i]->nregions)
+		if (ir_op_orders_memory(b->ops[i]) || b->ops[i]->nregions)
 			return false;
 	return true;
 }

@@ -37,12 +37,9 @@ static bool uses(const ir_op *op, int v)
  * it, nor branches. Combine functions (scans, tl.reduce) are pure. */
 static bool pure(const ir_op *op)
 {
+	if (ir_op_orders_memory(op))
+		return false;
 	switch (op->code) {
-	case IR_OP_STORE:
-	case IR_OP_ATOMIC_RMW:
-	case IR_OP_ATOMIC_CAS:
-	case IR_OP_BARRIER:
-	case IR_OP_GRID_DEP:
 	case IR_OP_DEVICE_ASSERT:
 	case IR_OP_DEVICE_PRINT:
 	case IR_OP_INLINE_ASM:
