@@ -49,6 +49,9 @@ $(BUILD)/tsan/%.o: %.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_LIB) $(TSAN) -c $< -o $@
 
+# tilec compiles the loader in (codegen/tile_impl.c) and shares codegen/*.h
+$(TILEC_OBJ) $(TILEC_SAN_OBJ) $(TILEC_SRC:%.c=$(BUILD)/tsan/%.o): tile.h $(wildcard codegen/*.h)
+
 $(BUILD)/libtile.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^

@@ -116,6 +116,15 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 /* Launches kernel `kernel` of the module. `args` holds one pointer per
  * visible parameter, pointing at its value (as cuLaunchKernel's
  * kernelParams); `nargs` must equal the kernel's visible parameter count.
+ * A tensor-map parameter (kind 4, which follows a descriptor's strides in
+ * kernels built for sm_90a) takes a pointer to the tile_tensordesc itself:
+ * the loader encodes the 128-byte TMA map from it (cuTensorMapEncodeTiled,
+ * the rule of docs/FORMAT.md; cached per context while the descriptor
+ * stays the same) when the image loaded for the context reads maps, and
+ * passes zeros otherwise; `args` is not written. A descriptor the rule
+ * cannot encode is TILE_ERROR_INVALID_ARGUMENT, a driver without
+ * cuTensorMapEncodeTiled (older than CUDA 12.0) TILE_ERROR_DRIVER_SYMBOL,
+ * a failing encode TILE_ERROR_CUDA, each naming the parameter.
  * `grid` NULL runs the selected variant's grid program; otherwise it is the
  * grid (x, y, z). An empty grid is a successful no-op. */
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
@@ -199,7 +208,8 @@ TILEDEF tile_status tile_tuning_apply(tile_module *module, const char *text, siz
  * multiples of 16 bytes, block_shape the one the kernel was compiled for;
  * tile also needs 0 <= shape[i] < 2^31 (the kernel computes bounds in
  * int32, as Triton does). Entries past rank are ignored. A tensor map for
- * TMA (cuTensorMapEncodeTiled) can be built from exactly these fields. */
+ * TMA (cuTensorMapEncodeTiled) is built from exactly these fields: kernels
+ * that read the descriptor with TMA get one at launch (tile_launch). */
 #define TILE_TENSORDESC_MAX_RANK 5
 typedef struct tile_tensordesc {
 	tile_deviceptr base;
@@ -242,7 +252,7 @@ typedef struct tile_constexpr_info {
 
 typedef struct tile_param_info {
 	const char *name;
-	int kind, size, dtype;   /* FORMAT.md codes */
+	int kind, size, dtype;   /* FORMAT.md codes; kind 4: a TMA tensor map (size 128, the descriptor's dtype) */
 	int hidden;
 	int reset_to_zero, restore_value; /* named by @triton.autotune's lists: tile-tune zeroes / restores it */
 } tile_param_info;
@@ -251,7 +261,7 @@ typedef struct tile_image_info {
 	int group;
 	int kind;                /* 0 cubin, 1 PTX */
 	int arch;                /* 80, 87, 90, ... */
-	unsigned flags;          /* bit 0: arch-specific (sm_90a) */
+	unsigned flags;          /* bit 0: arch-specific (sm_90a); bit 1: reads TMA tensor maps */
 	uint32_t size, raw_size;
 	int compression;         /* 0 stored, 1 zlib */
 } tile_image_info;
@@ -406,6 +416,8 @@ typedef struct tile__param {
 	uint32_t name;
 	uint8_t kind, size, dtype, hidden;
 	uint8_t flags;       /* FORMAT.md's: hidden, reset_to_zero, restore_value */
+	uint8_t desc_rank;   /* a tensor map: the rank of the descriptor group before it */
+	uint32_t map_index;  /* a tensor map: its entry in each slot's map cache */
 } tile__param;
 
 /* A tuning table (dispatch.h): dispatch-key values to a config. */
@@ -433,6 +445,8 @@ typedef struct tile__kernel {
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
 	uint32_t n_heuristics;
 	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
+	uint64_t map_mask;   /* bit i: visible parameter i is a tensor map */
+	int copy_args;       /* hidden parameters or tensor maps: the launch builds its own argument array */
 } tile__kernel;
 
 typedef struct tile__variant {
@@ -452,9 +466,10 @@ typedef struct tile__image {
 	uint32_t group, kind, arch, flags, offset, size, raw_size, compression;
 } tile__image;
 
-enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3 };
+enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3, TILE__KIND_TENSORMAP = 4 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
-enum { TILE__IMAGE_ARCH_SPECIFIC = 1 };
+enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2 };
+#define TILE__TENSORMAP_SIZE 128u /* bytes of a CUtensorMap */
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
 /* One CUDA context a module is loaded into, keyed by the driver's unique
@@ -472,6 +487,8 @@ typedef struct tile__slot {
 	int smem_optin;     /* the device's opt-in shared memory per block; 0: not queried yet */
 	void **modules;     /* CUmodule per group; NULL: not loaded */
 	void **funcs;       /* CUfunction per variant; NULL: not looked up */
+	uint8_t *group_maps; /* per group: its loaded image reads tensor maps (set before funcs[] publish) */
+	struct tile__map_entry *maps; /* per tensor-map parameter of the module (tensordesc.h); NULL: none */
 } tile__slot;
 
 /* The published slot table: the launch path reads it with one acquire load
@@ -495,6 +512,7 @@ struct tile_module {
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
 	uint32_t n_keys, tune_words, n_heuristics;
+	uint32_t n_maps;    /* tensor-map parameters of all kernels */
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */
 	tile__kernel *kernels;
@@ -1356,6 +1374,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		d->dtype = p[6];
 		d->hidden = p[7] & 1;
 		d->flags = p[7];
+		d->desc_rank = 0;
+		d->map_index = 0;
 		if (!tile__str_ok(m, d->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: name is not a string of the table", i);
 		switch (d->kind) {
@@ -1363,7 +1383,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		case TILE__KIND_INT:
 		case TILE__KIND_UINT: size_ok = d->size == 1 || d->size == 2 || d->size == 4 || d->size == 8; break;
 		case TILE__KIND_FLOAT: size_ok = d->size == 2 || d->size == 4 || d->size == 8; break;
-		default: return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: kind %u (0..3)", i, d->kind);
+		case TILE__KIND_TENSORMAP: size_ok = d->size == TILE__TENSORMAP_SIZE; break;
+		default: return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: kind %u (0..4)", i, d->kind);
 		}
 		if (!size_ok)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
@@ -1373,6 +1394,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bits 0..2 defined)", i, p[7]);
 		if ((p[7] & 6u) && d->kind != TILE__KIND_PTR)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reset_to_zero/restore_value on a parameter that is not a pointer", i);
+		if (p[7] && d->kind == TILE__KIND_TENSORMAP)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x on a tensor map (must be 0)", i, p[7]);
 		if (tile__u32(p + 8) != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
 	}
@@ -1491,15 +1514,48 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 	return TILE_SUCCESS;
 }
 
+/* A tensor map directly follows its descriptor group: r int64 strides
+ * right before it (the run of int64 parameters there, 1..5 long), r int32
+ * shapes before those, and a pointer of the map's dtype before them, all
+ * parameters of the same kernel. Numbers the maps for the slots' caches. */
+static tile_status tile__check_maps(tile_module *m, uint32_t ki)
+{
+	tile__kernel *k = &m->kernels[ki];
+	tile__param *p = &m->params[k->first_param];
+	uint32_t j, r, i;
+	int ok;
+	for (j = 0; j < k->n_params; j++) {
+		if (p[j].kind != TILE__KIND_TENSORMAP)
+			continue;
+		for (r = 0; r < j && r <= TILE_TENSORDESC_MAX_RANK && p[j - 1 - r].kind == TILE__KIND_INT && p[j - 1 - r].size == 8; r++)
+			;
+		ok = r >= 1 && r <= TILE_TENSORDESC_MAX_RANK && j >= 2 * r + 1;
+		for (i = 1; ok && i <= r; i++)
+			ok = p[j - r - i].kind == TILE__KIND_INT && p[j - r - i].size == 4;
+		if (!ok || p[j - 1 - 2 * r].kind != TILE__KIND_PTR || p[j - 1 - 2 * r].dtype != p[j].dtype)
+			return tile__fail(TILE_ERROR_BAD_BLOB,
+					  "kernel %u: tensor map parameter %u does not follow a descriptor group (a pointer of "
+					  "its dtype, rank int32 shapes, rank int64 strides; rank 1..5)",
+					  ki, j);
+		p[j].desc_rank = (uint8_t)r;
+		p[j].map_index = m->n_maps++;
+		k->map_mask |= UINT64_C(1) << j;
+	}
+	k->copy_args = k->n_params > k->n_visible || k->map_mask;
+	return TILE_SUCCESS;
+}
+
 static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned)
 {
-	uint32_t *first = (uint32_t *)tile__alloc_array(m->n_kernels, sizeof *first);
+	uint32_t *first = (uint32_t *)tile__alloc_array(m->n_kernels, sizeof *first), i;
 	tile_status st;
 	if (!first)
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	st = tile__kernel_first_names(m, p, first);
 	if (!st)
 		st = tile__check_kernel_records(m, p, param_owned, variant_owned, first);
+	for (i = 0; !st && i < m->n_kernels; i++)
+		st = tile__check_maps(m, i);
 	TILE_FREE(first);
 	return st;
 }
@@ -1575,8 +1631,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			if (v->pred_eq1 & ~int_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_eq1 on a parameter that is not an integer", i);
 			for (j = 0; j < kern->n_visible && j < 32; j++)
-				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind == TILE__KIND_FLOAT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on float parameter %u", i, j);
+				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind >= TILE__KIND_FLOAT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on %s parameter %u", i,
+							  m->params[kern->first_param + j].kind == TILE__KIND_FLOAT ? "float" : "tensor-map", j);
 			if ((v->spill_stores == TILE__SPILLS_UNKNOWN) != (v->spill_loads == TILE__SPILLS_UNKNOWN) ||
 			    (v->spill_stores != TILE__SPILLS_UNKNOWN &&
 			     (v->spill_stores > TILE__MAX_SPILL || v->spill_loads > TILE__MAX_SPILL)))
@@ -1628,8 +1685,8 @@ static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: kind %u (0 cubin, 1 PTX)", i, im->kind);
 		if (im->arch < 10 || im->arch > 9999)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: arch %u", i, im->arch);
-		if (im->flags & ~(uint32_t)TILE__IMAGE_ARCH_SPECIFIC)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bit 0 defined)", i, im->flags);
+		if (im->flags & ~(uint32_t)(TILE__IMAGE_ARCH_SPECIFIC | TILE__IMAGE_TENSORMAPS))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bits 0 and 1 defined)", i, im->flags);
 		if (im->offset % 4 || im->offset < data_start || (uint64_t)im->offset + im->size > m->size)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: data %u+%u outside the image area %u..%lu", i,
 					  im->offset, im->size, data_start, (unsigned long)m->size);
@@ -2507,8 +2564,10 @@ TILEDEF tile_status tile_tuning_apply(tile_module *m, const char *text, size_t l
  * to a versioned symbol (cuDevicePrimaryCtxRelease -> _v2) the table names
  * the versioned one. TILE__DRIVER_OPTIONAL lists entry points newer than
  * the oldest driver the loader runs on: cuCtxGetId (CUDA 12.0: unique
- * context IDs) and cuStreamIsCapturing (CUDA 10.0); a missing one is left
- * NULL and the loader does without (launch.h says how). The library is
+ * context IDs), cuStreamIsCapturing (CUDA 10.0) and cuTensorMapEncodeTiled
+ * (CUDA 12.0: TMA tensor maps); a missing one is left NULL and the loader
+ * does without (launch.h says how), or, for tensor maps, refuses only the
+ * launches that need one (tensordesc.h). The library is
  * opened once per process under
  * pthread_once; cuInit(0) runs then too. The outcome is kept so that every
  * later caller gets the same status, with the detail written into its own
@@ -2581,7 +2640,11 @@ typedef struct tile__CUlaunchConfig {
 
 #define TILE__DRIVER_OPTIONAL(X) \
 	X(cuCtxGetId, "cuCtxGetId", (void *ctx, unsigned long long *id)) \
-	X(cuStreamIsCapturing, "cuStreamIsCapturing", (void *stream, int *status))
+	X(cuStreamIsCapturing, "cuStreamIsCapturing", (void *stream, int *status)) \
+	X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", (void *map, int data_type, uint32_t rank, void *address, \
+							      const uint64_t *dims, const uint64_t *strides, const uint32_t *box, \
+							      const uint32_t *element_strides, int interleave, int swizzle, \
+							      int l2_promotion, int oob_fill))
 
 typedef struct tile__driver_table {
 #define TILE__DRIVER_FIELD(name, symbol, params) tile__CUresult (*name) params;
@@ -2670,6 +2733,247 @@ static tile_status tile__driver(void)
 	}
 }
 
+/* tensordesc.h - host-side tensor descriptors: the checks of a
+ * tile_tensordesc before a launch, and the TMA tensor maps encoded from
+ * one at launch.
+ *
+ * A kernel parameter declared `tensordesc<fp16[64, 64]>` is compiled as a
+ * base pointer, rank int32 shapes and rank int64 strides; its generated
+ * launch function takes one tile_tensordesc, checks it here and passes the
+ * fields. The rules are those Triton's TensorDescriptor asserts on the host
+ * (rank, 16-byte aligned base, a contiguous last dimension, other strides
+ * multiples of 16 bytes) plus what the kernel was compiled for (rank, block
+ * shape) and the int32 range of the shape the kernel's bounds use. The
+ * kernel relies on the alignment (its vector widths assume it), so a
+ * descriptor that breaks a rule never reaches the driver. */
+
+TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *param, int rank, int elem_bytes,
+					  const int32_t *block_shape)
+{
+	int i;
+	if (!param)
+		param = "?";
+	if (!d || !block_shape || rank < 1 || rank > TILE_TENSORDESC_MAX_RANK || elem_bytes < 1 || elem_bytes > 16)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: NULL descriptor or bad call", param);
+	if (d->rank != rank)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: rank %d, the kernel takes rank %d",
+				  param, (int)d->rank, rank);
+	if (d->base % 16)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: base 0x%llx is not 16-byte aligned",
+				  param, (unsigned long long)d->base);
+	for (i = 0; i < rank; i++) {
+		if (d->block_shape[i] != block_shape[i])
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "tensor descriptor %s: block_shape[%d] is %d, the kernel was compiled for %d", param, i,
+					  (int)d->block_shape[i], (int)block_shape[i]);
+		if (d->shape[i] < 0 || d->shape[i] > INT32_MAX)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: shape[%d] = %lld is outside [0, 2^31)",
+					  param, i, (long long)d->shape[i]);
+		if (i == rank - 1 && d->strides[i] != 1)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "tensor descriptor %s: strides[%d] is %lld; the last dimension must be contiguous (1)", param,
+					  i, (long long)d->strides[i]);
+		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 16 || (d->strides[i] * elem_bytes) % 16))
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "tensor descriptor %s: strides[%d] = %lld elements of %d bytes is not a multiple of 16 bytes",
+					  param, i, (long long)d->strides[i], elem_bytes);
+	}
+	return TILE_SUCCESS;
+}
+
+/* TMA tensor maps. A kernel built for sm_90a that reads a descriptor with
+ * TMA takes, right after the descriptor's strides, a 128-byte CUtensorMap
+ * by value (a parameter of kind 4, FORMAT.md); the caller passes a pointer
+ * to the tile_tensordesc there, and the launch puts in its place a map
+ * encoded with cuTensorMapEncodeTiled, or 128 zero bytes when the image
+ * loaded for the context does not read maps (an image for another arch).
+ * The encoding follows one rule (tile__tensormap_plan, FORMAT.md), which
+ * the compiler's shared-memory tiles are laid out for. Encoding costs host
+ * time on every launch, so each slot keeps the last map of every map
+ * parameter, keyed by the encode call's inputs: a seqlock whose words are
+ * all atomics (the launch path is lock-free), written by one thread at a
+ * time (a try-lock: a thread that finds it taken keeps its own map
+ * uncached), read by copying out and checking the sequence did not move. */
+
+/* The arguments of cuTensorMapEncodeTiled that depend on the descriptor;
+ * innermost dimension first, as the driver counts. */
+typedef struct tile__tensormap_args {
+	int data_type;       /* CUtensorMapDataType */
+	int swizzle;         /* CUtensorMapSwizzle: 1 32B, 2 64B, 3 128B */
+	uint32_t rank;
+	uint64_t address;
+	uint64_t dims[TILE_TENSORDESC_MAX_RANK];
+	uint64_t strides[TILE_TENSORDESC_MAX_RANK - 1]; /* bytes, of dimensions 1.. */
+	uint32_t box[TILE_TENSORDESC_MAX_RANK];
+} tile__tensormap_args;
+
+/* The encoding rule: the swizzle is the widest of 128, 64, 32 bytes that
+ * the block's innermost row (B[r-1] elements of e bytes) fills (a multiple
+ * of 128, or exactly 64 or 32); the box is one swizzle span of elements
+ * innermost, then the block's other dimensions (at most 256 each); the
+ * global dims and byte strides are the descriptor's shape and strides.
+ * kernel and param name the map in the detail of a refusal. */
+static tile_status tile__tensormap_plan(const tile_tensordesc *d, int dtype, int rank, const char *kernel, const char *param,
+					tile__tensormap_args *out)
+{
+	/* FORMAT.md's dtype codes to CUtensorMapDataType (-1: none) and bytes */
+	static const signed char types[16] = {-1, -1, 0, 1, 3, 5, 0, 1, 2, 4, 6, 9, 7, 8, 0, 0};
+	static const unsigned char bytes[16] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
+	uint64_t e, inner, span;
+	int i;
+	memset(out, 0, sizeof *out);
+	if (dtype < 1 || dtype > 15 || types[dtype] < 0)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: dtype %d has no TMA data type", kernel, param,
+				  dtype);
+	if (rank < 1 || rank > TILE_TENSORDESC_MAX_RANK || d->rank != rank)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: the descriptor has rank %d, the kernel takes %d",
+				  kernel, param, (int)d->rank, rank);
+	e = bytes[dtype];
+	for (i = 0; i < rank; i++) {
+		if (d->block_shape[i] < 1)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: block_shape[%d] is %d", kernel, param, i,
+					  (int)d->block_shape[i]);
+		if (d->shape[i] < 1 || d->shape[i] > INT64_C(1) << 32)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "kernel %s: tensor map %s: shape[%d] = %lld; a TMA dimension holds 1 to 2^32 elements", kernel,
+					  param, i, (long long)d->shape[i]);
+		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 8))
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: strides[%d] = %lld", kernel, param, i,
+					  (long long)d->strides[i]);
+	}
+	inner = (uint64_t)d->block_shape[rank - 1] * e;
+	span = inner % 128 == 0 ? 128 : inner == 64 ? 64 : inner == 32 ? 32 : 0;
+	if (!span)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+				  "kernel %s: tensor map %s: block_shape[%d] = %d elements of %d bytes: a TMA row needs 32, 64 or a "
+				  "multiple of 128 bytes",
+				  kernel, param, rank - 1, (int)d->block_shape[rank - 1], (int)e);
+	out->data_type = types[dtype];
+	out->swizzle = span == 128 ? 3 : span == 64 ? 2 : 1;
+	out->rank = (uint32_t)rank;
+	out->address = d->base;
+	out->box[0] = (uint32_t)(span / e);
+	for (i = 0; i < rank; i++) {
+		out->dims[i] = (uint64_t)d->shape[rank - 1 - i];
+		if (i == 0)
+			continue;
+		if (d->block_shape[rank - 1 - i] > 256)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "kernel %s: tensor map %s: block_shape[%d] = %d; a TMA box holds at most 256 elements a "
+					  "dimension",
+					  kernel, param, rank - 1 - i, (int)d->block_shape[rank - 1 - i]);
+		out->box[i] = (uint32_t)d->block_shape[rank - 1 - i];
+		out->strides[i - 1] = (uint64_t)d->strides[rank - 1 - i] * e;
+	}
+	return TILE_SUCCESS;
+}
+
+/* A slot's cached map of one map parameter (see above). seq is odd while
+ * a writer fills the entry, 0 while it was never filled. */
+#define TILE__MAP_KEY_WORDS 12
+#define TILE__MAP_WORDS (TILE__TENSORMAP_SIZE / 8)
+typedef struct tile__map_entry {
+	uint32_t seq;
+	uint64_t key[TILE__MAP_KEY_WORDS];
+	uint64_t map[TILE__MAP_WORDS];
+} tile__map_entry;
+
+/* A plan as the words of a cache key: equal keys, equal encode calls. */
+static void tile__tensormap_key(const tile__tensormap_args *p, uint64_t *key)
+{
+	int i;
+	key[0] = p->address;
+	for (i = 0; i < TILE_TENSORDESC_MAX_RANK; i++)
+		key[1 + i] = p->dims[i];
+	for (i = 0; i < TILE_TENSORDESC_MAX_RANK - 1; i++)
+		key[6 + i] = p->strides[i];
+	/* box entries are at most 256 */
+	key[10] = p->box[0] | (uint64_t)p->box[1] << 16 | (uint64_t)p->box[2] << 32 | (uint64_t)p->box[3] << 48;
+	key[11] = p->box[4] | (uint64_t)p->rank << 16 | (uint64_t)p->swizzle << 24 | (uint64_t)p->data_type << 32;
+}
+
+/* Copies the entry's map into `map` when its key is `key`. The data words
+ * are read with acquire loads so that the closing read of seq comes after
+ * them; a writer's release stores of the data then make that read see its
+ * odd seq, whenever one of them was seen. */
+static int tile__map_cached(tile__map_entry *e, const uint64_t *key, uint64_t *map)
+{
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	int i, same = seq && !(seq & 1);
+	for (i = 0; same && i < TILE__MAP_KEY_WORDS; i++)
+		same = __atomic_load_n(&e->key[i], __ATOMIC_ACQUIRE) == key[i];
+	for (i = 0; same && i < (int)TILE__MAP_WORDS; i++)
+		map[i] = __atomic_load_n(&e->map[i], __ATOMIC_ACQUIRE);
+	return same && __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) == seq;
+}
+
+/* Caches a map unless another thread is writing the entry. */
+static void tile__map_store(tile__map_entry *e, const uint64_t *key, const uint64_t *map)
+{
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	int i;
+	if ((seq & 1) || !__atomic_compare_exchange_n(&e->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	for (i = 0; i < TILE__MAP_KEY_WORDS; i++)
+		__atomic_store_n(&e->key[i], key[i], __ATOMIC_RELEASE);
+	for (i = 0; i < (int)TILE__MAP_WORDS; i++)
+		__atomic_store_n(&e->map[i], map[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* What a map parameter gets when the image does not read maps. */
+static const uint64_t tile__zero_map[TILE__MAP_WORDS] = {0};
+
+/* A kernel with map parameters may have at most this many: each follows
+ * a pointer, a shape and a stride of its own. */
+#define TILE__MAX_MAPS (TILE__MAX_PARAMS / 4)
+
+/* Puts the maps of a launch of kernel k (variant group `group`, in the
+ * slot's context) into params, the launch's own copy of the arguments,
+ * where each map parameter holds the caller's tile_tensordesc pointer.
+ * buffers: TILE__MAX_MAPS maps, 64-byte aligned (the driver's alignment
+ * for a CUtensorMap). */
+static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k, tile__slot *slot, uint32_t group, void **params,
+				    uint64_t *buffers)
+{
+	uint64_t mask = k->map_mask, key[TILE__MAP_KEY_WORDS];
+	const char *kernel = tile__str(m, k->name);
+	tile__tensormap_args plan;
+	tile__CUresult r;
+	tile_status st;
+	if (!__atomic_load_n(&slot->group_maps[group], __ATOMIC_RELAXED)) {
+		for (; mask; mask &= mask - 1)
+			params[__builtin_ctzll(mask)] = (void *)tile__zero_map;
+		return TILE_SUCCESS;
+	}
+	if (!tile__cu.cuTensorMapEncodeTiled)
+		return tile__fail(TILE_ERROR_DRIVER_SYMBOL,
+				  "kernel %s: its image reads TMA tensor maps, and the CUDA driver library has no "
+				  "cuTensorMapEncodeTiled (CUDA 12.0 or newer)",
+				  kernel);
+	for (; mask; mask &= mask - 1, buffers += TILE__MAP_WORDS) {
+		int j = __builtin_ctzll(mask);
+		const tile__param *p = &m->params[k->first_param + (uint32_t)j];
+		tile__map_entry *e = &slot->maps[p->map_index];
+		static const uint32_t ones[TILE_TENSORDESC_MAX_RANK] = {1, 1, 1, 1, 1};
+		if ((st = tile__tensormap_plan((const tile_tensordesc *)params[j], p->dtype, p->desc_rank, kernel, tile__str(m, p->name),
+					       &plan)) != TILE_SUCCESS)
+			return st;
+		tile__tensormap_key(&plan, key);
+		if (!tile__map_cached(e, key, buffers)) {
+			/* interleave none, L2 promotion 128B, out-of-bounds elements read as zero */
+			r = tile__cu.cuTensorMapEncodeTiled(buffers, plan.data_type, plan.rank, (void *)(uintptr_t)plan.address,
+							    plan.dims, plan.strides, plan.box, ones, 0, plan.swizzle, 2, 0);
+			if (r)
+				return tile__fail(TILE_ERROR_CUDA, "kernel %s: cuTensorMapEncodeTiled (tensor map %s): %s (%d)", kernel,
+						  tile__str(m, p->name), tile__cuda_error_name(r), r);
+			tile__map_store(e, key, buffers);
+		}
+		params[j] = buffers;
+	}
+	return TILE_SUCCESS;
+}
+
 /* launch.h - loading into contexts, launching, unloading, lazy creation.
  *
  * A module keeps one slot per CUDA context it has been used in. The launch
@@ -2684,6 +2988,12 @@ static tile_status tile__driver(void)
  * gets the primary context of its device (tile_set_device; 0 by default),
  * retained once per module and made current on that thread, as the CUDA
  * runtime does.
+ *
+ * A launch of a kernel with hidden parameters or TMA tensor maps builds
+ * its own argument array (the caller's is never written): zeros for the
+ * hidden ones, maps encoded from the caller's descriptors (tensordesc.h)
+ * where the image loaded in the context reads them, zeros where it does
+ * not. Other kernels pass the caller's array as it is.
  *
  * Slots are keyed by the driver's unique context ID, not the handle: a
  * context destroyed and another created at the same address must not find
@@ -2782,8 +3092,10 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 					im->flags & TILE__IMAGE_ARCH_SPECIFIC ? "a" : "", tile__cuda_error_name(r), r);
 	}
 	TILE_FREE(image);
-	if (!st)
+	if (!st) {
 		slot->modules[group] = mod;
+		__atomic_store_n(&slot->group_maps[group], (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS) != 0), __ATOMIC_RELAXED);
+	}
 	return st;
 }
 
@@ -2826,6 +3138,15 @@ static tile_status tile__slot_room(tile_module *m)
 	return TILE_SUCCESS;
 }
 
+static void tile__slot_free(tile__slot *slot)
+{
+	TILE_FREE(slot->modules);
+	TILE_FREE(slot->funcs);
+	TILE_FREE(slot->group_maps);
+	TILE_FREE(slot->maps);
+	TILE_FREE(slot);
+}
+
 /* A slot for the context ctx (current on this thread) whose key is `key`.
  * A slot holding the same handle under another key belonged to a context
  * that has been destroyed since (a live handle names one context): it is
@@ -2851,8 +3172,10 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 			slot = t->slot[i];
 	if (slot) {
 		/* No launch reads this slot's entries: its key is a dead context's. */
-		for (j = 0; j < m->n_groups; j++)
+		for (j = 0; j < m->n_groups; j++) {
 			slot->modules[j] = NULL;
+			__atomic_store_n(&slot->group_maps[j], (uint8_t)0, __ATOMIC_RELAXED);
+		}
 		for (j = 0; j < m->n_variants; j++)
 			__atomic_store_n(&slot->funcs[j], (void *)NULL, __ATOMIC_RELAXED);
 	} else {
@@ -2864,10 +3187,11 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
 		slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
-		if (!slot->modules || !slot->funcs) {
-			TILE_FREE(slot->modules);
-			TILE_FREE(slot->funcs);
-			TILE_FREE(slot);
+		slot->group_maps = (uint8_t *)tile__alloc_zeroed(m->n_groups, 1);
+		/* the cached maps outlive a recycling: a map names no context */
+		slot->maps = m->n_maps ? (tile__map_entry *)tile__alloc_zeroed(m->n_maps, sizeof(tile__map_entry)) : NULL;
+		if (!slot->modules || !slot->funcs || !slot->group_maps || (m->n_maps && !slot->maps)) {
+			tile__slot_free(slot);
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		}
 		slot->key = 0;
@@ -3045,8 +3369,9 @@ static tile_status tile__capture_check(const tile_module *m, const tile__kernel 
 
 /* The slow path of a launch, and tile_module_load: variants [first, end)
  * ready in context ctx (key `key`), under the lock; *func (when given) is
- * first's. */
-static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32_t first, uint32_t end, void **func)
+ * first's, *slot_out (when given) the context's slot. */
+static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32_t first, uint32_t end, void **func,
+				 tile__slot **slot_out)
 {
 	tile__slot *slot;
 	tile_status st = TILE_SUCCESS;
@@ -3059,6 +3384,8 @@ static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32
 		st = tile__prepare_variant(m, slot, vi);
 	if (!st && func)
 		*func = slot->funcs[first];
+	if (!st && slot_out)
+		*slot_out = slot;
 	pthread_mutex_unlock(&m->lock);
 	return st;
 }
@@ -3102,7 +3429,7 @@ static tile_status tile__module_load(tile_module *m)
 	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS ||
 	    (st = tile__context_key(ctx, &key)) != TILE_SUCCESS)
 		return st;
-	return tile__prepare(m, ctx, key, 0, m->n_variants, NULL);
+	return tile__prepare(m, ctx, key, 0, m->n_variants, NULL, NULL);
 }
 
 TILEDEF tile_status tile_module_load(tile_module *m)
@@ -3148,6 +3475,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	const tile__kernel *k = tile__kernel_at(m, kernel);
 	const tile__variant *v;
 	void *params[TILE__MAX_PARAMS], **launch_args = args, *ctx, *f = NULL;
+	uint64_t map_words[TILE__MAX_MAPS * TILE__MAP_WORDS + 8]; /* room to align TILE__MAX_MAPS maps to 64 bytes */
 	tile_deviceptr zero = 0;
 	uint64_t key = 0;
 	int64_t dims[3];
@@ -3191,16 +3519,19 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	if (slot)
 		f = __atomic_load_n(&slot->funcs[vi], __ATOMIC_ACQUIRE);
 	if (!f && ((st = tile__capture_check(m, k, stream)) != TILE_SUCCESS ||
-		   (st = tile__prepare(m, ctx, key, (uint32_t)vi, (uint32_t)vi + 1, &f)) != TILE_SUCCESS))
+		   (st = tile__prepare(m, ctx, key, (uint32_t)vi, (uint32_t)vi + 1, &f, &slot)) != TILE_SUCCESS))
 		return st;
-	if (k->n_params > k->n_visible) {
-		/* Hidden trailing parameters (scratch pointers) get a null pointer. */
+	if (k->copy_args) {
+		/* Hidden trailing parameters (scratch pointers) get a null pointer;
+		 * tensor maps are encoded from the caller's descriptors. */
 		for (i = 0; i < (int)k->n_params; i++)
 			params[i] = i < nargs ? args[i] : (void *)&zero;
+		if (k->map_mask && (st = tile__tensormaps(m, k, slot, v->group, params,
+							  (uint64_t *)(((uintptr_t)map_words + 63) & ~(uintptr_t)63))) != TILE_SUCCESS)
+			return st;
 		launch_args = params;
 	}
-	/* a first launch in this context found no slot above: it has one now */
-	pdl = (flags & TILE_LAUNCH_PDL) && (slot || (slot = tile__slot_find(m, key)) != NULL) && slot->arch >= 90;
+	pdl = (flags & TILE_LAUNCH_PDL) && slot->arch >= 90;
 	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];
@@ -3323,9 +3654,7 @@ TILEDEF void tile_module_destroy(tile_module *m)
 					current = tile__cu.cuCtxSetCurrent(slot->ctx) == 0;
 				tile__cu.cuModuleUnload(slot->modules[g]);
 			}
-			TILE_FREE(slot->modules);
-			TILE_FREE(slot->funcs);
-			TILE_FREE(slot);
+			tile__slot_free(slot);
 		}
 		tile__cu.cuCtxSetCurrent(previous);
 		for (d = 0; m->primary && d < m->n_primary; d++)
@@ -3393,53 +3722,6 @@ TILEDEF void tile_lazy_release(tile_lazy_module *lazy)
 		return;
 	tile_module_destroy(__atomic_exchange_n(&lazy->module, (tile_module *)NULL, __ATOMIC_ACQ_REL));
 	__atomic_store_n(&lazy->state, 0, __ATOMIC_RELEASE);
-}
-
-/* tensordesc.h - host-side tensor descriptors: the checks of a
- * tile_tensordesc before a launch.
- *
- * A kernel parameter declared `tensordesc<fp16[64, 64]>` is compiled as a
- * base pointer, rank int32 shapes and rank int64 strides; its generated
- * launch function takes one tile_tensordesc, checks it here and passes the
- * fields. The rules are those Triton's TensorDescriptor asserts on the host
- * (rank, 16-byte aligned base, a contiguous last dimension, other strides
- * multiples of 16 bytes) plus what the kernel was compiled for (rank, block
- * shape) and the int32 range of the shape the kernel's bounds use. The
- * kernel relies on the alignment (its vector widths assume it), so a
- * descriptor that breaks a rule never reaches the driver. */
-
-TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *param, int rank, int elem_bytes,
-					  const int32_t *block_shape)
-{
-	int i;
-	if (!param)
-		param = "?";
-	if (!d || !block_shape || rank < 1 || rank > TILE_TENSORDESC_MAX_RANK || elem_bytes < 1 || elem_bytes > 16)
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: NULL descriptor or bad call", param);
-	if (d->rank != rank)
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: rank %d, the kernel takes rank %d",
-				  param, (int)d->rank, rank);
-	if (d->base % 16)
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: base 0x%llx is not 16-byte aligned",
-				  param, (unsigned long long)d->base);
-	for (i = 0; i < rank; i++) {
-		if (d->block_shape[i] != block_shape[i])
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
-					  "tensor descriptor %s: block_shape[%d] is %d, the kernel was compiled for %d", param, i,
-					  (int)d->block_shape[i], (int)block_shape[i]);
-		if (d->shape[i] < 0 || d->shape[i] > INT32_MAX)
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: shape[%d] = %lld is outside [0, 2^31)",
-					  param, i, (long long)d->shape[i]);
-		if (i == rank - 1 && d->strides[i] != 1)
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
-					  "tensor descriptor %s: strides[%d] is %lld; the last dimension must be contiguous (1)", param,
-					  i, (long long)d->strides[i]);
-		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 16 || (d->strides[i] * elem_bytes) % 16))
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
-					  "tensor descriptor %s: strides[%d] = %lld elements of %d bytes is not a multiple of 16 bytes",
-					  param, i, (long long)d->strides[i], elem_bytes);
-	}
-	return TILE_SUCCESS;
 }
 
 #endif /* TILE_IMPLEMENTATION_INCLUDED */

@@ -95,6 +95,9 @@ static const char usage_text[] =
 	"                     message) and tl.device_print/print (vprintf), which are\n"
 	"                     left out otherwise (Triton's TRITON_DEBUG=1)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
+	"  --no-tma           on sm_90a, copy the blocks of host-side tensor\n"
+	"                     descriptors with cp.async, as elsewhere, instead of\n"
+	"                     TMA through tensor maps the loader builds at launch\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"
 	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
@@ -153,7 +156,7 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose, debug, quiet;
+	bool no_ptx, verbose, debug, quiet, no_tma;
 	int threads; /* -j */
 	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
 	int nincs;
@@ -488,6 +491,8 @@ static bool specialize(compile_cmd *c, job *j)
 		spec.num_stages = j->num_stages;
 	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */
 	spec.debug = c->debug;
+	for (int i = 0; i < c->narchs && !c->no_tma; i++)
+		spec.tensormaps |= compile_target_tma(c->archs[i]);
 	spec.include_dirs = c->incs;
 	spec.ninclude_dirs = c->nincs;
 	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
@@ -514,6 +519,12 @@ static bool specialize(compile_cmd *c, job *j)
 			j->params[i].desc_name = dp->name;
 			j->params[i].desc_rank = dp->rank;
 			memcpy(j->params[i].desc_block, dp->block, sizeof dp->block);
+		}
+		const ir_desc_param *mp = p->tensormap ? ir_tensormap_desc(f, i) : NULL;
+		if (mp) { /* the loader encodes it from the descriptor (docs/FORMAT.md) */
+			j->params[i].kind = BLOB_PARAM_TENSORMAP;
+			j->params[i].size = 128;
+			j->params[i].dtype = (uint8_t)f->params[mp->first].type.pointee;
 		}
 		if (ptr && i < 64 && (f->reset_to_zero >> i & 1))
 			j->params[i].flags |= BLOB_PARAM_RESET_TO_ZERO;
@@ -1302,6 +1313,8 @@ int cmd_compile(int argc, char **argv)
 			goto done;
 		} else if (!strcmp(o, "--no-ptx")) {
 			c.no_ptx = true;
+		} else if (!strcmp(o, "--no-tma")) {
+			c.no_tma = true;
 		} else if (!strcmp(o, "--debug")) {
 			c.debug = true;
 		} else if (!strcmp(o, "-v")) {

@@ -133,6 +133,7 @@ int cmd_ir(int argc, char **argv)
 	spec.debug = debug;
 	spec.include_dirs = incs;
 	spec.ninclude_dirs = nincs;
+	spec.tensormaps = pipelined && spare; /* --pipelined=wgmma: sm_90a's code path */
 	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
 	if (st == TILEC_OK && config >= 0)
 		st = fe_config_get(ctx, m, kernel, config, &spec);
@@ -160,7 +161,7 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = compile_pipeline(ctx, ar, f, async_copies, spare, !spare);
+		st = compile_pipeline(ctx, ar, f, async_copies, spare, !spare, spare != 0);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

@@ -982,7 +982,7 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 			tile_param_get_info(m, k, i, &p);
 			pnames[i] = p.name;
 			nvis += !p.hidden;
-			printf("  param %d %s: %s%s%s%s%s\n", i, p.name, p.kind == 0 ? "*" : "",
+			printf("  param %d %s: %s%s%s%s%s\n", i, p.name, p.kind == 0 ? "*" : p.kind == BLOB_PARAM_TENSORMAP ? "tensormap " : "",
 			       p.dtype > 0 && p.dtype < IR_PTR ? ir_kind_name((ir_kind)p.dtype) : "?",
 			       p.hidden ? " (hidden)" : "", p.reset_to_zero ? " (reset_to_zero)" : "",
 			       p.restore_value ? " (restore_value)" : "");
@@ -1077,8 +1077,10 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 		tile_image_get_info(m, i, &ii);
 		stored += ii.size;
 		raw += ii.raw_size;
-		printf("image %d: group %d, %s sm_%d%s, %u bytes %s, %u raw\n", i, ii.group, ii.kind ? "ptx" : "cubin",
-		       ii.arch, ii.flags & 1 ? "a" : "", ii.size, ii.compression ? "zlib" : "stored", ii.raw_size);
+		printf("image %d: group %d, %s sm_%d%s%s, %u bytes %s, %u raw\n", i, ii.group, ii.kind ? "ptx" : "cubin",
+		       ii.arch, ii.flags & BLOB_IMAGE_ARCH_SPECIFIC ? "a" : "",
+		       ii.flags & BLOB_IMAGE_TENSORMAPS ? " (reads tensor maps)" : "", ii.size, ii.compression ? "zlib" : "stored",
+		       ii.raw_size);
 	}
 	printf("total: %zu bytes; images %llu bytes stored, %llu raw\n", size, (unsigned long long)stored,
 	       (unsigned long long)raw);

@@ -414,7 +414,7 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 {
 	fe_module *m;
 	ir_func *f;
-	fe_spec spec = {o->kernel, o->signature, o->defines, o->ndefines, o->num_warps, 0, o->debug, o->incs, o->nincs};
+	fe_spec spec = {o->kernel, o->signature, o->defines, o->ndefines, o->num_warps, 0, o->debug, o->incs, o->nincs, false};
 	if (fe_load(ctx, a, o->file, &m))
 		return 1;
 	if (o->config >= 0) {

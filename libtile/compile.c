@@ -129,6 +129,11 @@ static int family_of(int target, bool tiers)
 	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
 }
 
+bool compile_target_tma(int target)
+{
+	return target_dot_unit(target) == DOT_UNIT_WGMMA;
+}
+
 typedef struct fp8_use {
 	const ir_op *e4nv; /* a cast or dot on fp8e4nv */
 	bool narrows;      /* a cast to fp8 */
@@ -155,7 +160,7 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 }
 
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
-			      bool reuse_read_tile)
+			      bool reuse_read_tile, bool tensormaps)
 {
 	axis_info *ai = NULL;
 	bool *narrow = NULL;
@@ -165,7 +170,7 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
 		st = TILEC_ERR_NOMEM;
 	}
-	if (!st && (st = pipeline_loads(ctx, f, async_copies, spare_budget, reuse_read_tile, narrow)) == TILEC_OK)
+	if (!st && (st = pipeline_loads(ctx, f, async_copies, spare_budget, reuse_read_tile, tensormaps, narrow)) == TILEC_OK)
 		sink_loads(f);
 	return st;
 }
@@ -184,6 +189,7 @@ typedef struct family {
 	compile_misfit *misfits; /* with opt->may_leave_out */
 	int nmisfits;
 	bool arch_specific; /* a kernel uses what only the arch-specific target runs */
+	bool tensormaps;    /* a kernel copies through its tensor maps: the loader encodes them */
 } family;
 
 enum { NFAM = (DOT_UNIT_WGMMA + 1) * 3 };
@@ -269,7 +275,8 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
-				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, unit == DOT_UNIT_MMA);
+				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, unit == DOT_UNIT_MMA,
+						      unit == DOT_UNIT_WGMMA);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
@@ -293,7 +300,9 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			break;
 		}
 		libdev |= lr.uses_libdevice;
-		fam->arch_specific |= lr.uses_arch_specific;
+		/* TMA is plain sm_90, but only sm_90a's code has it here */
+		fam->arch_specific |= lr.uses_arch_specific || lr.uses_tensormaps;
+		fam->tensormaps |= lr.uses_tensormaps;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
 			fam->dynamic[k] = lr.shared_dynamic;
@@ -560,6 +569,8 @@ static tilec_status keep_image(arena *a, const compile_run *r, int i, compile_im
 	int arch = target_at(r->opt, i);
 	img->arch = TARGET_ARCH(arch);
 	img->flags = arch & TARGET_ARCH_SPECIFIC ? BLOB_IMAGE_ARCH_SPECIFIC : 0;
+	if (r->fams[family_of(arch, r->tiers)].tensormaps)
+		img->flags |= BLOB_IMAGE_TENSORMAPS;
 	img->left_out = p->left_out;
 	if (p->left_out)
 		return TILEC_OK;

@@ -26,7 +26,7 @@ echo
 echo '#ifdef TILE_IMPLEMENTATION'
 echo '#ifndef TILE_IMPLEMENTATION_INCLUDED'
 echo '#define TILE_IMPLEMENTATION_INCLUDED'
-for f in common.h inflate.h grid.h blob.h dispatch.h driver.h launch.h tensordesc.h; do
+for f in common.h inflate.h grid.h blob.h dispatch.h driver.h tensordesc.h launch.h; do
 	echo
 	cat "$f"
 done

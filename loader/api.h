@@ -101,6 +101,15 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
 /* Launches kernel `kernel` of the module. `args` holds one pointer per
  * visible parameter, pointing at its value (as cuLaunchKernel's
  * kernelParams); `nargs` must equal the kernel's visible parameter count.
+ * A tensor-map parameter (kind 4, which follows a descriptor's strides in
+ * kernels built for sm_90a) takes a pointer to the tile_tensordesc itself:
+ * the loader encodes the 128-byte TMA map from it (cuTensorMapEncodeTiled,
+ * the rule of docs/FORMAT.md; cached per context while the descriptor
+ * stays the same) when the image loaded for the context reads maps, and
+ * passes zeros otherwise; `args` is not written. A descriptor the rule
+ * cannot encode is TILE_ERROR_INVALID_ARGUMENT, a driver without
+ * cuTensorMapEncodeTiled (older than CUDA 12.0) TILE_ERROR_DRIVER_SYMBOL,
+ * a failing encode TILE_ERROR_CUDA, each naming the parameter.
  * `grid` NULL runs the selected variant's grid program; otherwise it is the
  * grid (x, y, z). An empty grid is a successful no-op. */
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
@@ -184,7 +193,8 @@ TILEDEF tile_status tile_tuning_apply(tile_module *module, const char *text, siz
  * multiples of 16 bytes, block_shape the one the kernel was compiled for;
  * tile also needs 0 <= shape[i] < 2^31 (the kernel computes bounds in
  * int32, as Triton does). Entries past rank are ignored. A tensor map for
- * TMA (cuTensorMapEncodeTiled) can be built from exactly these fields. */
+ * TMA (cuTensorMapEncodeTiled) is built from exactly these fields: kernels
+ * that read the descriptor with TMA get one at launch (tile_launch). */
 #define TILE_TENSORDESC_MAX_RANK 5
 typedef struct tile_tensordesc {
 	tile_deviceptr base;
@@ -227,7 +237,7 @@ typedef struct tile_constexpr_info {
 
 typedef struct tile_param_info {
 	const char *name;
-	int kind, size, dtype;   /* FORMAT.md codes */
+	int kind, size, dtype;   /* FORMAT.md codes; kind 4: a TMA tensor map (size 128, the descriptor's dtype) */
 	int hidden;
 	int reset_to_zero, restore_value; /* named by @triton.autotune's lists: tile-tune zeroes / restores it */
 } tile_param_info;
@@ -236,7 +246,7 @@ typedef struct tile_image_info {
 	int group;
 	int kind;                /* 0 cubin, 1 PTX */
 	int arch;                /* 80, 87, 90, ... */
-	unsigned flags;          /* bit 0: arch-specific (sm_90a) */
+	unsigned flags;          /* bit 0: arch-specific (sm_90a); bit 1: reads TMA tensor maps */
 	uint32_t size, raw_size;
 	int compression;         /* 0 stored, 1 zlib */
 } tile_image_info;

@@ -150,6 +150,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		d->dtype = p[6];
 		d->hidden = p[7] & 1;
 		d->flags = p[7];
+		d->desc_rank = 0;
+		d->map_index = 0;
 		if (!tile__str_ok(m, d->name, 0))
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: name is not a string of the table", i);
 		switch (d->kind) {
@@ -157,7 +159,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 		case TILE__KIND_INT:
 		case TILE__KIND_UINT: size_ok = d->size == 1 || d->size == 2 || d->size == 4 || d->size == 8; break;
 		case TILE__KIND_FLOAT: size_ok = d->size == 2 || d->size == 4 || d->size == 8; break;
-		default: return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: kind %u (0..3)", i, d->kind);
+		case TILE__KIND_TENSORMAP: size_ok = d->size == TILE__TENSORMAP_SIZE; break;
+		default: return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: kind %u (0..4)", i, d->kind);
 		}
 		if (!size_ok)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: size %u invalid for kind %u", i, d->size, d->kind);
@@ -167,6 +170,8 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bits 0..2 defined)", i, p[7]);
 		if ((p[7] & 6u) && d->kind != TILE__KIND_PTR)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reset_to_zero/restore_value on a parameter that is not a pointer", i);
+		if (p[7] && d->kind == TILE__KIND_TENSORMAP)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x on a tensor map (must be 0)", i, p[7]);
 		if (tile__u32(p + 8) != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
 	}
@@ -285,15 +290,48 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 	return TILE_SUCCESS;
 }
 
+/* A tensor map directly follows its descriptor group: r int64 strides
+ * right before it (the run of int64 parameters there, 1..5 long), r int32
+ * shapes before those, and a pointer of the map's dtype before them, all
+ * parameters of the same kernel. Numbers the maps for the slots' caches. */
+static tile_status tile__check_maps(tile_module *m, uint32_t ki)
+{
+	tile__kernel *k = &m->kernels[ki];
+	tile__param *p = &m->params[k->first_param];
+	uint32_t j, r, i;
+	int ok;
+	for (j = 0; j < k->n_params; j++) {
+		if (p[j].kind != TILE__KIND_TENSORMAP)
+			continue;
+		for (r = 0; r < j && r <= TILE_TENSORDESC_MAX_RANK && p[j - 1 - r].kind == TILE__KIND_INT && p[j - 1 - r].size == 8; r++)
+			;
+		ok = r >= 1 && r <= TILE_TENSORDESC_MAX_RANK && j >= 2 * r + 1;
+		for (i = 1; ok && i <= r; i++)
+			ok = p[j - r - i].kind == TILE__KIND_INT && p[j - r - i].size == 4;
+		if (!ok || p[j - 1 - 2 * r].kind != TILE__KIND_PTR || p[j - 1 - 2 * r].dtype != p[j].dtype)
+			return tile__fail(TILE_ERROR_BAD_BLOB,
+					  "kernel %u: tensor map parameter %u does not follow a descriptor group (a pointer of "
+					  "its dtype, rank int32 shapes, rank int64 strides; rank 1..5)",
+					  ki, j);
+		p[j].desc_rank = (uint8_t)r;
+		p[j].map_index = m->n_maps++;
+		k->map_mask |= UINT64_C(1) << j;
+	}
+	k->copy_args = k->n_params > k->n_visible || k->map_mask;
+	return TILE_SUCCESS;
+}
+
 static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t *param_owned, uint8_t *variant_owned)
 {
-	uint32_t *first = (uint32_t *)tile__alloc_array(m->n_kernels, sizeof *first);
+	uint32_t *first = (uint32_t *)tile__alloc_array(m->n_kernels, sizeof *first), i;
 	tile_status st;
 	if (!first)
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	st = tile__kernel_first_names(m, p, first);
 	if (!st)
 		st = tile__check_kernel_records(m, p, param_owned, variant_owned, first);
+	for (i = 0; !st && i < m->n_kernels; i++)
+		st = tile__check_maps(m, i);
 	TILE_FREE(first);
 	return st;
 }
@@ -369,8 +407,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			if (v->pred_eq1 & ~int_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_eq1 on a parameter that is not an integer", i);
 			for (j = 0; j < kern->n_visible && j < 32; j++)
-				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind == TILE__KIND_FLOAT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on float parameter %u", i, j);
+				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind >= TILE__KIND_FLOAT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on %s parameter %u", i,
+							  m->params[kern->first_param + j].kind == TILE__KIND_FLOAT ? "float" : "tensor-map", j);
 			if ((v->spill_stores == TILE__SPILLS_UNKNOWN) != (v->spill_loads == TILE__SPILLS_UNKNOWN) ||
 			    (v->spill_stores != TILE__SPILLS_UNKNOWN &&
 			     (v->spill_stores > TILE__MAX_SPILL || v->spill_loads > TILE__MAX_SPILL)))
@@ -422,8 +461,8 @@ static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: kind %u (0 cubin, 1 PTX)", i, im->kind);
 		if (im->arch < 10 || im->arch > 9999)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: arch %u", i, im->arch);
-		if (im->flags & ~(uint32_t)TILE__IMAGE_ARCH_SPECIFIC)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bit 0 defined)", i, im->flags);
+		if (im->flags & ~(uint32_t)(TILE__IMAGE_ARCH_SPECIFIC | TILE__IMAGE_TENSORMAPS))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bits 0 and 1 defined)", i, im->flags);
 		if (im->offset % 4 || im->offset < data_start || (uint64_t)im->offset + im->size > m->size)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: data %u+%u outside the image area %u..%lu", i,
 					  im->offset, im->size, data_start, (unsigned long)m->size);

@@ -124,6 +124,8 @@ typedef struct tile__param {
 	uint32_t name;
 	uint8_t kind, size, dtype, hidden;
 	uint8_t flags;       /* FORMAT.md's: hidden, reset_to_zero, restore_value */
+	uint8_t desc_rank;   /* a tensor map: the rank of the descriptor group before it */
+	uint32_t map_index;  /* a tensor map: its entry in each slot's map cache */
 } tile__param;
 
 /* A tuning table (dispatch.h): dispatch-key values to a config. */
@@ -151,6 +153,8 @@ typedef struct tile__kernel {
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
 	uint32_t n_heuristics;
 	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
+	uint64_t map_mask;   /* bit i: visible parameter i is a tensor map */
+	int copy_args;       /* hidden parameters or tensor maps: the launch builds its own argument array */
 } tile__kernel;
 
 typedef struct tile__variant {
@@ -170,9 +174,10 @@ typedef struct tile__image {
 	uint32_t group, kind, arch, flags, offset, size, raw_size, compression;
 } tile__image;
 
-enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3 };
+enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3, TILE__KIND_TENSORMAP = 4 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
-enum { TILE__IMAGE_ARCH_SPECIFIC = 1 };
+enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2 };
+#define TILE__TENSORMAP_SIZE 128u /* bytes of a CUtensorMap */
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
 /* One CUDA context a module is loaded into, keyed by the driver's unique
@@ -190,6 +195,8 @@ typedef struct tile__slot {
 	int smem_optin;     /* the device's opt-in shared memory per block; 0: not queried yet */
 	void **modules;     /* CUmodule per group; NULL: not loaded */
 	void **funcs;       /* CUfunction per variant; NULL: not looked up */
+	uint8_t *group_maps; /* per group: its loaded image reads tensor maps (set before funcs[] publish) */
+	struct tile__map_entry *maps; /* per tensor-map parameter of the module (tensordesc.h); NULL: none */
 } tile__slot;
 
 /* The published slot table: the launch path reads it with one acquire load
@@ -213,6 +220,7 @@ struct tile_module {
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
 	uint32_t n_keys, tune_words, n_heuristics;
+	uint32_t n_maps;    /* tensor-map parameters of all kernels */
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */
 	tile__kernel *kernels;

@@ -7,8 +7,10 @@
  * to a versioned symbol (cuDevicePrimaryCtxRelease -> _v2) the table names
  * the versioned one. TILE__DRIVER_OPTIONAL lists entry points newer than
  * the oldest driver the loader runs on: cuCtxGetId (CUDA 12.0: unique
- * context IDs) and cuStreamIsCapturing (CUDA 10.0); a missing one is left
- * NULL and the loader does without (launch.h says how). The library is
+ * context IDs), cuStreamIsCapturing (CUDA 10.0) and cuTensorMapEncodeTiled
+ * (CUDA 12.0: TMA tensor maps); a missing one is left NULL and the loader
+ * does without (launch.h says how), or, for tensor maps, refuses only the
+ * launches that need one (tensordesc.h). The library is
  * opened once per process under
  * pthread_once; cuInit(0) runs then too. The outcome is kept so that every
  * later caller gets the same status, with the detail written into its own
@@ -81,7 +83,11 @@ typedef struct tile__CUlaunchConfig {
 
 #define TILE__DRIVER_OPTIONAL(X) \
 	X(cuCtxGetId, "cuCtxGetId", (void *ctx, unsigned long long *id)) \
-	X(cuStreamIsCapturing, "cuStreamIsCapturing", (void *stream, int *status))
+	X(cuStreamIsCapturing, "cuStreamIsCapturing", (void *stream, int *status)) \
+	X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", (void *map, int data_type, uint32_t rank, void *address, \
+							      const uint64_t *dims, const uint64_t *strides, const uint32_t *box, \
+							      const uint32_t *element_strides, int interleave, int swizzle, \
+							      int l2_promotion, int oob_fill))
 
 typedef struct tile__driver_table {
 #define TILE__DRIVER_FIELD(name, symbol, params) tile__CUresult (*name) params;

@@ -13,6 +13,12 @@
  * retained once per module and made current on that thread, as the CUDA
  * runtime does.
  *
+ * A launch of a kernel with hidden parameters or TMA tensor maps builds
+ * its own argument array (the caller's is never written): zeros for the
+ * hidden ones, maps encoded from the caller's descriptors (tensordesc.h)
+ * where the image loaded in the context reads them, zeros where it does
+ * not. Other kernels pass the caller's array as it is.
+ *
  * Slots are keyed by the driver's unique context ID, not the handle: a
  * context destroyed and another created at the same address must not find
  * the first one's functions (the slot is recycled instead). That costs the
@@ -110,8 +116,10 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 					im->flags & TILE__IMAGE_ARCH_SPECIFIC ? "a" : "", tile__cuda_error_name(r), r);
 	}
 	TILE_FREE(image);
-	if (!st)
+	if (!st) {
 		slot->modules[group] = mod;
+		__atomic_store_n(&slot->group_maps[group], (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS) != 0), __ATOMIC_RELAXED);
+	}
 	return st;
 }
 
@@ -154,6 +162,15 @@ static tile_status tile__slot_room(tile_module *m)
 	return TILE_SUCCESS;
 }
 
+static void tile__slot_free(tile__slot *slot)
+{
+	TILE_FREE(slot->modules);
+	TILE_FREE(slot->funcs);
+	TILE_FREE(slot->group_maps);
+	TILE_FREE(slot->maps);
+	TILE_FREE(slot);
+}
+
 /* A slot for the context ctx (current on this thread) whose key is `key`.
  * A slot holding the same handle under another key belonged to a context
  * that has been destroyed since (a live handle names one context): it is
@@ -179,8 +196,10 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 			slot = t->slot[i];
 	if (slot) {
 		/* No launch reads this slot's entries: its key is a dead context's. */
-		for (j = 0; j < m->n_groups; j++)
+		for (j = 0; j < m->n_groups; j++) {
 			slot->modules[j] = NULL;
+			__atomic_store_n(&slot->group_maps[j], (uint8_t)0, __ATOMIC_RELAXED);
+		}
 		for (j = 0; j < m->n_variants; j++)
 			__atomic_store_n(&slot->funcs[j], (void *)NULL, __ATOMIC_RELAXED);
 	} else {
@@ -192,10 +211,11 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
 		slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
-		if (!slot->modules || !slot->funcs) {
-			TILE_FREE(slot->modules);
-			TILE_FREE(slot->funcs);
-			TILE_FREE(slot);
+		slot->group_maps = (uint8_t *)tile__alloc_zeroed(m->n_groups, 1);
+		/* the cached maps outlive a recycling: a map names no context */
+		slot->maps = m->n_maps ? (tile__map_entry *)tile__alloc_zeroed(m->n_maps, sizeof(tile__map_entry)) : NULL;
+		if (!slot->modules || !slot->funcs || !slot->group_maps || (m->n_maps && !slot->maps)) {
+			tile__slot_free(slot);
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		}
 		slot->key = 0;
@@ -373,8 +393,9 @@ static tile_status tile__capture_check(const tile_module *m, const tile__kernel 
 
 /* The slow path of a launch, and tile_module_load: variants [first, end)
  * ready in context ctx (key `key`), under the lock; *func (when given) is
- * first's. */
-static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32_t first, uint32_t end, void **func)
+ * first's, *slot_out (when given) the context's slot. */
+static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32_t first, uint32_t end, void **func,
+				 tile__slot **slot_out)
 {
 	tile__slot *slot;
 	tile_status st = TILE_SUCCESS;
@@ -387,6 +408,8 @@ static tile_status tile__prepare(tile_module *m, void *ctx, uint64_t key, uint32
 		st = tile__prepare_variant(m, slot, vi);
 	if (!st && func)
 		*func = slot->funcs[first];
+	if (!st && slot_out)
+		*slot_out = slot;
 	pthread_mutex_unlock(&m->lock);
 	return st;
 }
@@ -430,7 +453,7 @@ static tile_status tile__module_load(tile_module *m)
 	if ((st = tile__driver()) != TILE_SUCCESS || (st = tile__context(m, &ctx)) != TILE_SUCCESS ||
 	    (st = tile__context_key(ctx, &key)) != TILE_SUCCESS)
 		return st;
-	return tile__prepare(m, ctx, key, 0, m->n_variants, NULL);
+	return tile__prepare(m, ctx, key, 0, m->n_variants, NULL, NULL);
 }
 
 TILEDEF tile_status tile_module_load(tile_module *m)
@@ -476,6 +499,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	const tile__kernel *k = tile__kernel_at(m, kernel);
 	const tile__variant *v;
 	void *params[TILE__MAX_PARAMS], **launch_args = args, *ctx, *f = NULL;
+	uint64_t map_words[TILE__MAX_MAPS * TILE__MAP_WORDS + 8]; /* room to align TILE__MAX_MAPS maps to 64 bytes */
 	tile_deviceptr zero = 0;
 	uint64_t key = 0;
 	int64_t dims[3];
@@ -519,16 +543,19 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	if (slot)
 		f = __atomic_load_n(&slot->funcs[vi], __ATOMIC_ACQUIRE);
 	if (!f && ((st = tile__capture_check(m, k, stream)) != TILE_SUCCESS ||
-		   (st = tile__prepare(m, ctx, key, (uint32_t)vi, (uint32_t)vi + 1, &f)) != TILE_SUCCESS))
+		   (st = tile__prepare(m, ctx, key, (uint32_t)vi, (uint32_t)vi + 1, &f, &slot)) != TILE_SUCCESS))
 		return st;
-	if (k->n_params > k->n_visible) {
-		/* Hidden trailing parameters (scratch pointers) get a null pointer. */
+	if (k->copy_args) {
+		/* Hidden trailing parameters (scratch pointers) get a null pointer;
+		 * tensor maps are encoded from the caller's descriptors. */
 		for (i = 0; i < (int)k->n_params; i++)
 			params[i] = i < nargs ? args[i] : (void *)&zero;
+		if (k->map_mask && (st = tile__tensormaps(m, k, slot, v->group, params,
+							  (uint64_t *)(((uintptr_t)map_words + 63) & ~(uintptr_t)63))) != TILE_SUCCESS)
+			return st;
 		launch_args = params;
 	}
-	/* a first launch in this context found no slot above: it has one now */
-	pdl = (flags & TILE_LAUNCH_PDL) && (slot || (slot = tile__slot_find(m, key)) != NULL) && slot->arch >= 90;
+	pdl = (flags & TILE_LAUNCH_PDL) && slot->arch >= 90;
 	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];
@@ -651,9 +678,7 @@ TILEDEF void tile_module_destroy(tile_module *m)
 					current = tile__cu.cuCtxSetCurrent(slot->ctx) == 0;
 				tile__cu.cuModuleUnload(slot->modules[g]);
 			}
-			TILE_FREE(slot->modules);
-			TILE_FREE(slot->funcs);
-			TILE_FREE(slot);
+			tile__slot_free(slot);
 		}
 		tile__cu.cuCtxSetCurrent(previous);
 		for (d = 0; m->primary && d < m->n_primary; d++)

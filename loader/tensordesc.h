@@ -1,5 +1,6 @@
 /* tensordesc.h - host-side tensor descriptors: the checks of a
- * tile_tensordesc before a launch.
+ * tile_tensordesc before a launch, and the TMA tensor maps encoded from
+ * one at launch.
  *
  * A kernel parameter declared `tensordesc<fp16[64, 64]>` is compiled as a
  * base pointer, rank int32 shapes and rank int64 strides; its generated
@@ -41,6 +42,199 @@ TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *
 			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
 					  "tensor descriptor %s: strides[%d] = %lld elements of %d bytes is not a multiple of 16 bytes",
 					  param, i, (long long)d->strides[i], elem_bytes);
+	}
+	return TILE_SUCCESS;
+}
+
+/* TMA tensor maps. A kernel built for sm_90a that reads a descriptor with
+ * TMA takes, right after the descriptor's strides, a 128-byte CUtensorMap
+ * by value (a parameter of kind 4, FORMAT.md); the caller passes a pointer
+ * to the tile_tensordesc there, and the launch puts in its place a map
+ * encoded with cuTensorMapEncodeTiled, or 128 zero bytes when the image
+ * loaded for the context does not read maps (an image for another arch).
+ * The encoding follows one rule (tile__tensormap_plan, FORMAT.md), which
+ * the compiler's shared-memory tiles are laid out for. Encoding costs host
+ * time on every launch, so each slot keeps the last map of every map
+ * parameter, keyed by the encode call's inputs: a seqlock whose words are
+ * all atomics (the launch path is lock-free), written by one thread at a
+ * time (a try-lock: a thread that finds it taken keeps its own map
+ * uncached), read by copying out and checking the sequence did not move. */
+
+/* The arguments of cuTensorMapEncodeTiled that depend on the descriptor;
+ * innermost dimension first, as the driver counts. */
+typedef struct tile__tensormap_args {
+	int data_type;       /* CUtensorMapDataType */
+	int swizzle;         /* CUtensorMapSwizzle: 1 32B, 2 64B, 3 128B */
+	uint32_t rank;
+	uint64_t address;
+	uint64_t dims[TILE_TENSORDESC_MAX_RANK];
+	uint64_t strides[TILE_TENSORDESC_MAX_RANK - 1]; /* bytes, of dimensions 1.. */
+	uint32_t box[TILE_TENSORDESC_MAX_RANK];
+} tile__tensormap_args;
+
+/* The encoding rule: the swizzle is the widest of 128, 64, 32 bytes that
+ * the block's innermost row (B[r-1] elements of e bytes) fills (a multiple
+ * of 128, or exactly 64 or 32); the box is one swizzle span of elements
+ * innermost, then the block's other dimensions (at most 256 each); the
+ * global dims and byte strides are the descriptor's shape and strides.
+ * kernel and param name the map in the detail of a refusal. */
+static tile_status tile__tensormap_plan(const tile_tensordesc *d, int dtype, int rank, const char *kernel, const char *param,
+					tile__tensormap_args *out)
+{
+	/* FORMAT.md's dtype codes to CUtensorMapDataType (-1: none) and bytes */
+	static const signed char types[16] = {-1, -1, 0, 1, 3, 5, 0, 1, 2, 4, 6, 9, 7, 8, 0, 0};
+	static const unsigned char bytes[16] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
+	uint64_t e, inner, span;
+	int i;
+	memset(out, 0, sizeof *out);
+	if (dtype < 1 || dtype > 15 || types[dtype] < 0)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: dtype %d has no TMA data type", kernel, param,
+				  dtype);
+	if (rank < 1 || rank > TILE_TENSORDESC_MAX_RANK || d->rank != rank)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: the descriptor has rank %d, the kernel takes %d",
+				  kernel, param, (int)d->rank, rank);
+	e = bytes[dtype];
+	for (i = 0; i < rank; i++) {
+		if (d->block_shape[i] < 1)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: block_shape[%d] is %d", kernel, param, i,
+					  (int)d->block_shape[i]);
+		if (d->shape[i] < 1 || d->shape[i] > INT64_C(1) << 32)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "kernel %s: tensor map %s: shape[%d] = %lld; a TMA dimension holds 1 to 2^32 elements", kernel,
+					  param, i, (long long)d->shape[i]);
+		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 8))
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: strides[%d] = %lld", kernel, param, i,
+					  (long long)d->strides[i]);
+	}
+	inner = (uint64_t)d->block_shape[rank - 1] * e;
+	span = inner % 128 == 0 ? 128 : inner == 64 ? 64 : inner == 32 ? 32 : 0;
+	if (!span)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+				  "kernel %s: tensor map %s: block_shape[%d] = %d elements of %d bytes: a TMA row needs 32, 64 or a "
+				  "multiple of 128 bytes",
+				  kernel, param, rank - 1, (int)d->block_shape[rank - 1], (int)e);
+	out->data_type = types[dtype];
+	out->swizzle = span == 128 ? 3 : span == 64 ? 2 : 1;
+	out->rank = (uint32_t)rank;
+	out->address = d->base;
+	out->box[0] = (uint32_t)(span / e);
+	for (i = 0; i < rank; i++) {
+		out->dims[i] = (uint64_t)d->shape[rank - 1 - i];
+		if (i == 0)
+			continue;
+		if (d->block_shape[rank - 1 - i] > 256)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  "kernel %s: tensor map %s: block_shape[%d] = %d; a TMA box holds at most 256 elements a "
+					  "dimension",
+					  kernel, param, rank - 1 - i, (int)d->block_shape[rank - 1 - i]);
+		out->box[i] = (uint32_t)d->block_shape[rank - 1 - i];
+		out->strides[i - 1] = (uint64_t)d->strides[rank - 1 - i] * e;
+	}
+	return TILE_SUCCESS;
+}
+
+/* A slot's cached map of one map parameter (see above). seq is odd while
+ * a writer fills the entry, 0 while it was never filled. */
+#define TILE__MAP_KEY_WORDS 12
+#define TILE__MAP_WORDS (TILE__TENSORMAP_SIZE / 8)
+typedef struct tile__map_entry {
+	uint32_t seq;
+	uint64_t key[TILE__MAP_KEY_WORDS];
+	uint64_t map[TILE__MAP_WORDS];
+} tile__map_entry;
+
+/* A plan as the words of a cache key: equal keys, equal encode calls. */
+static void tile__tensormap_key(const tile__tensormap_args *p, uint64_t *key)
+{
+	int i;
+	key[0] = p->address;
+	for (i = 0; i < TILE_TENSORDESC_MAX_RANK; i++)
+		key[1 + i] = p->dims[i];
+	for (i = 0; i < TILE_TENSORDESC_MAX_RANK - 1; i++)
+		key[6 + i] = p->strides[i];
+	/* box entries are at most 256 */
+	key[10] = p->box[0] | (uint64_t)p->box[1] << 16 | (uint64_t)p->box[2] << 32 | (uint64_t)p->box[3] << 48;
+	key[11] = p->box[4] | (uint64_t)p->rank << 16 | (uint64_t)p->swizzle << 24 | (uint64_t)p->data_type << 32;
+}
+
+/* Copies the entry's map into `map` when its key is `key`. The data words
+ * are read with acquire loads so that the closing read of seq comes after
+ * them; a writer's release stores of the data then make that read see its
+ * odd seq, whenever one of them was seen. */
+static int tile__map_cached(tile__map_entry *e, const uint64_t *key, uint64_t *map)
+{
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	int i, same = seq && !(seq & 1);
+	for (i = 0; same && i < TILE__MAP_KEY_WORDS; i++)
+		same = __atomic_load_n(&e->key[i], __ATOMIC_ACQUIRE) == key[i];
+	for (i = 0; same && i < (int)TILE__MAP_WORDS; i++)
+		map[i] = __atomic_load_n(&e->map[i], __ATOMIC_ACQUIRE);
+	return same && __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) == seq;
+}
+
+/* Caches a map unless another thread is writing the entry. */
+static void tile__map_store(tile__map_entry *e, const uint64_t *key, const uint64_t *map)
+{
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+	int i;
+	if ((seq & 1) || !__atomic_compare_exchange_n(&e->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	for (i = 0; i < TILE__MAP_KEY_WORDS; i++)
+		__atomic_store_n(&e->key[i], key[i], __ATOMIC_RELEASE);
+	for (i = 0; i < (int)TILE__MAP_WORDS; i++)
+		__atomic_store_n(&e->map[i], map[i], __ATOMIC_RELEASE);
+	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* What a map parameter gets when the image does not read maps. */
+static const uint64_t tile__zero_map[TILE__MAP_WORDS] = {0};
+
+/* A kernel with map parameters may have at most this many: each follows
+ * a pointer, a shape and a stride of its own. */
+#define TILE__MAX_MAPS (TILE__MAX_PARAMS / 4)
+
+/* Puts the maps of a launch of kernel k (variant group `group`, in the
+ * slot's context) into params, the launch's own copy of the arguments,
+ * where each map parameter holds the caller's tile_tensordesc pointer.
+ * buffers: TILE__MAX_MAPS maps, 64-byte aligned (the driver's alignment
+ * for a CUtensorMap). */
+static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k, tile__slot *slot, uint32_t group, void **params,
+				    uint64_t *buffers)
+{
+	uint64_t mask = k->map_mask, key[TILE__MAP_KEY_WORDS];
+	const char *kernel = tile__str(m, k->name);
+	tile__tensormap_args plan;
+	tile__CUresult r;
+	tile_status st;
+	if (!__atomic_load_n(&slot->group_maps[group], __ATOMIC_RELAXED)) {
+		for (; mask; mask &= mask - 1)
+			params[__builtin_ctzll(mask)] = (void *)tile__zero_map;
+		return TILE_SUCCESS;
+	}
+	if (!tile__cu.cuTensorMapEncodeTiled)
+		return tile__fail(TILE_ERROR_DRIVER_SYMBOL,
+				  "kernel %s: its image reads TMA tensor maps, and the CUDA driver library has no "
+				  "cuTensorMapEncodeTiled (CUDA 12.0 or newer)",
+				  kernel);
+	for (; mask; mask &= mask - 1, buffers += TILE__MAP_WORDS) {
+		int j = __builtin_ctzll(mask);
+		const tile__param *p = &m->params[k->first_param + (uint32_t)j];
+		tile__map_entry *e = &slot->maps[p->map_index];
+		static const uint32_t ones[TILE_TENSORDESC_MAX_RANK] = {1, 1, 1, 1, 1};
+		if ((st = tile__tensormap_plan((const tile_tensordesc *)params[j], p->dtype, p->desc_rank, kernel, tile__str(m, p->name),
+					       &plan)) != TILE_SUCCESS)
+			return st;
+		tile__tensormap_key(&plan, key);
+		if (!tile__map_cached(e, key, buffers)) {
+			/* interleave none, L2 promotion 128B, out-of-bounds elements read as zero */
+			r = tile__cu.cuTensorMapEncodeTiled(buffers, plan.data_type, plan.rank, (void *)(uintptr_t)plan.address,
+							    plan.dims, plan.strides, plan.box, ones, 0, plan.swizzle, 2, 0);
+			if (r)
+				return tile__fail(TILE_ERROR_CUDA, "kernel %s: cuTensorMapEncodeTiled (tensor map %s): %s (%d)", kernel,
+						  tile__str(m, p->name), tile__cuda_error_name(r), r);
+			tile__map_store(e, key, buffers);
+		}
+		params[j] = buffers;
 	}
 	return TILE_SUCCESS;
 }

@@ -12,7 +12,8 @@
  * line) it evaluates the kernel's arguments (--arg NAME=EXPR: for a pointer
  * the number of elements to allocate, filled with uniform values in [-1, 1)
  * for float element types and zeros otherwise; for a scalar its value; an
- * integer parameter named by the key takes the key's value), then times
+ * integer parameter named by the key takes the key's value; a TMA tensor
+ * map is refused: the blob lacks the block shape to encode it), then times
  * every config through tile_launch_config the way triton.testing.do_bench
  * does: five runs to estimate, warm-up runs filling --warmup milliseconds,
  * then runs filling --rep milliseconds, each after a 256 MiB memset that
@@ -602,6 +603,9 @@ int main(int argc, char **argv)
 		tile_param_get_info(mod, kernel, i, &a->info);
 		if (a->info.hidden)
 			continue;
+		if (a->info.kind == 4)
+			die("parameter %s is a TMA tensor map (the kernel reads a tensor descriptor with TMA): tile-tune cannot "
+			    "build one, the blob does not record the descriptor's block shape%s", a->info.name, "");
 		for (j = 0; j < n_arg_exprs; j++)
 			if (!strncmp(arg_exprs[j], a->info.name, strlen(a->info.name)) && arg_exprs[j][strlen(a->info.name)] == '=')
 				a->expr = arg_exprs[j] + strlen(a->info.name) + 1;

@@ -32,6 +32,8 @@ typedef struct launch {
 	bool reuse;       /* ... rings of num_stages - 1 tiles, as for mma.sync */
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
+	bool tma;         /* ... as for sm_90a: host descriptors get tensor maps, their blocks TMA copies */
+	int tma_after;    /* pipelined: tma_copy ops in the IR */
 	bool sink;        /* run sink_loads before the interpreter */
 	bool keep_ir;     /* keep the IR dump of the last run in `ir` (kl_release frees it) */
 	bool debug;       /* specialize in debug mode (device asserts and prints kept) */
@@ -84,7 +86,8 @@ static inline tilec_status kl_go(launch *l)
 	arena *a = arena_new();
 	fe_module *m = NULL;
 	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0, l->debug, l->include_dirs, l->ninclude_dirs};
+	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0, l->debug, l->include_dirs, l->ninclude_dirs,
+			l->tma};
 	tilec_status st = fe_load(l->ctx, a, l->file, &m);
 	if (!st)
 		st = fe_specialize(l->ctx, a, m, &spec, &f);
@@ -92,17 +95,19 @@ static inline tilec_status kl_go(launch *l)
 		st = ir_verify(l->ctx, f);
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async, 0, l->reuse, NULL);
+		st = pipeline_loads(l->ctx, f, l->async, 0, l->reuse, l->tma, NULL);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;
 		sb_init(&sb);
 		ir_dump(&sb, f);
-		l->loads_after = l->copies_after = 0;
+		l->loads_after = l->copies_after = l->tma_after = 0;
 		for (const char *p = sb_str(&sb); (p = strstr(p, "= load ")) != NULL; p++)
 			l->loads_after++;
 		for (const char *p = sb_str(&sb); (p = strstr(p, "async_copy ")) != NULL; p++)
 			l->copies_after++;
+		for (const char *p = sb_str(&sb); (p = strstr(p, "tma_copy ")) != NULL; p++)
+			l->tma_after++;
 		sb_free(&sb);
 	}
 	if (!st && l->sink) {

@@ -2,7 +2,8 @@
  * written comes back through the introspection API, the bytes follow
  * FORMAT.md (decoded here by hand), images inflate back to their input,
  * any corrupted byte is refused, and bad descriptions are refused by the
- * writer with a diagnostic. */
+ * writer with a diagnostic; TMA tensor-map parameters, written, read and
+ * emitted. */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
@@ -509,6 +510,96 @@ static void check_tuning(void)
 	tilec_ctx_free(ctx);
 }
 
+/* A host-side descriptor read with TMA: its group, then its map (kind 4),
+ * written, read back, and emitted as one tile_tensordesc whose address the
+ * launcher passes for the map; maps that do not follow their group, and
+ * image flags past bit 1, refused. */
+static void check_tensormaps(void)
+{
+	blob_param p[7] = {
+		{"a_base", BLOB_PARAM_PTR, 8, IR_F16, 0, "a", 2, {128, 64}},
+		{"a_shape0", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+		{"a_shape1", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+		{"a_stride0", BLOB_PARAM_INT, 8, IR_I64, 0, NULL, 0, {0}},
+		{"a_stride1", BLOB_PARAM_INT, 8, IR_I64, 0, NULL, 0, {0}},
+		{"a_tmap", BLOB_PARAM_TENSORMAP, 128, IR_F16, 0, NULL, 0, {0}},
+		{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+	};
+	static const char cubin[] = "not really a cubin";
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1};
+	blob_kernel k = {"mm", 7, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
+	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
+	blob_desc d = {1, &k, 1, &im, 1};
+	tilec_ctx *ctx = tilec_ctx_new();
+	uint8_t *b = NULL;
+	size_t size = 0;
+	tile_module *m = NULL;
+	tile_param_info pi;
+	tile_image_info ii;
+	char dir[] = "/tmp/tile_tmap_XXXXXX", base[64], path[80];
+	if (!CHECK(blob_write(ctx, &d, &b, &size) == TILEC_OK))
+		fprintf(stderr, "%s\n", tilec_diagnostics(ctx));
+	if (b && CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS)) {
+		CHECK(tile_param_get_info(m, 0, 5, &pi) == TILE_SUCCESS && pi.kind == 4 && pi.size == 128 && pi.dtype == IR_F16);
+		CHECK(tile_image_get_info(m, 0, &ii) == TILE_SUCCESS && ii.flags == 3);
+		tile_module_destroy(m);
+	}
+	if (b && CHECK(mkdtemp(dir) != NULL)) {
+		snprintf(base, sizeof base, "%s/t", dir);
+		CHECK(emit_c(ctx, &d, b, size, base, "tt") == TILEC_OK);
+		snprintf(path, sizeof path, "%s.h", base);
+		const char *h = slurp(path);
+		CHECK_STR_CONTAINS(h, "tile_status mm(tile_stream stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, "
+				      "tile_tensordesc a, int32_t n);");
+		CHECK_STR_CONTAINS(h, "(kernel parameters a_base .. a_stride1, and the TMA map a_tmap encoded from it at launch)");
+		remove(path);
+		snprintf(path, sizeof path, "%s.c", base);
+		const char *c = slurp(path);
+		CHECK_STR_CONTAINS(c, "tile_args[4] = &a.strides[1];\n\ttile_args[5] = &a;\n\ttile_args[6] = &n;\n");
+		CHECK_STR_CONTAINS(c, "return tile_launch(tile_m, 0, tile_grid, stream, tile_args, 7);");
+		remove(path);
+		/* the map of a group the launcher does not know as a descriptor */
+		p[0].desc_rank = 0;
+		CHECK(emit_c(ctx, &d, b, size, base, "tt") == TILEC_ERR_INVALID);
+		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "kernel 'mm': tensor map 'a_tmap' does not follow a tensor descriptor parameter");
+		p[0].desc_rank = 2;
+		rmdir(dir);
+	}
+	free(b);
+	tilec_ctx_free(ctx);
+
+	p[5].dtype = IR_F32;
+	check_refused(d, "tensor map 'a_tmap' does not follow its descriptor's parameters: the shapes do not follow a pointer of its dtype");
+	p[5].dtype = IR_F16;
+	p[1].size = 8;
+	p[1].dtype = IR_I64;
+	check_refused(d, "the strides do not follow as many int32 shapes");
+	p[1].size = 4;
+	p[1].dtype = IR_I32;
+	p[4].size = 4;
+	p[4].dtype = IR_I32;
+	check_refused(d, "it does not follow 1..5 int64 strides");
+	p[4].size = 8;
+	p[4].dtype = IR_I64;
+	blob_param q = p[5];
+	p[5] = p[6];
+	p[6] = q;
+	check_refused(d, "tensor map 'a_tmap' does not follow its descriptor's parameters: it does not follow 1..5 int64 strides");
+	p[6] = p[5];
+	p[5] = q;
+	p[5].size = 64;
+	check_refused(d, "parameter 'a_tmap' has an inconsistent kind, size or dtype");
+	p[5].size = 128;
+	p[5].flags = BLOB_PARAM_HIDDEN;
+	check_refused(d, "tensor map 'a_tmap' has flags");
+	p[5].flags = 0;
+	v.pred_div16 = 1u << 5;
+	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
+	v.pred_div16 = 1;
+	im.flags = 4;
+	check_refused(d, "image 0: bad group, kind, arch, flags or size");
+}
+
 int main(void)
 {
 	check_tuning();
@@ -555,6 +646,7 @@ int main(void)
 	tilec_ctx_free(ctx);
 
 	check_bad_descriptions();
+	check_tensormaps();
 	check_cubin_reader();
 	return check_report("test_blob_writer");
 }

@@ -379,6 +379,39 @@ check "an fp8 matmul with B N-major keeps mma.sync on sm_90a" "$TILEC" compile $
 	-s '*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1' \
 	-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 4 --arch sm_90a -o "$T/f8n" --keep-ptx "$T"
 check "fp8 B N-major: mma.sync e5m2, no wgmma" bash -c "grep -q 'mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32' '$T/f8n.sm_90a.ptx' && ! grep -q wgmma '$T/f8n.sm_90a.ptx'"
+# host-side descriptors on sm_90a: TMA copies their blocks into the rings,
+# each tile landing on a barrier of its own, through tensor maps the kernel
+# takes as 128-byte grid constants; sm_80 keeps cp.async, and so does
+# sm_90a under --no-tma
+TMASIG='tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32, i32, i32'
+TMADEF='-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D WARP_SPECIALIZE=False -w 8'
+check "tutorial 09's host-descriptor matmul for sm_80 and sm_90a" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_tma -s "$TMASIG" $TMADEF --arch sm_80,sm_90a -o "$T/tma" --keep-ptx "$T"
+check "sm_90a: both operands by TMA, a barrier per ring tile, no cp.async" bash -c "
+	test \$(grep -c 'cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes' '$T/tma.sm_90a.ptx') -ge 4 &&
+	grep -q 'mbarrier.try_wait.parity.shared::cta.b64' '$T/tma.sm_90a.ptx' &&
+	test \$(grep -c 'mbarrier.init.shared::cta.b64' '$T/tma.sm_90a.ptx') = 8 && ! grep -q 'cp.async.cg' '$T/tma.sm_90a.ptx'"
+check "sm_90a: three tensor maps passed as 128-byte grid constants" bash -c "
+	test \$(grep -c '.param .align 64 .b8 matmul_kernel_tma_0_param_[0-9]*\[128\]' '$T/tma.sm_90a.ptx') = 3 &&
+	grep -q 'cvta.param.u64' '$T/tma.sm_90a.ptx'"
+check "sm_80: the maps passed but not read, no TMA" bash -c "grep -q '.param .align 64 .b8 .*\[128\]' '$T/tma.sm_80.ptx' &&
+	! grep -q 'bulk.tensor\|mbarrier\|cvta.param' '$T/tma.sm_80.ptx'"
+"$TILEC" inspect "$T/tma.c" >"$T/tma.inspect" 2>&1
+check "inspect: the maps, and the sm_90a image reads them" bash -c "grep -q 'param 5 a_desc_tmap: tensormap fp16' '$T/tma.inspect' &&
+	grep -q 'cubin sm_90a (reads tensor maps)' '$T/tma.inspect' && ! grep -q 'sm_80 (reads' '$T/tma.inspect'"
+if [ -n "$PTXAS" ]; then
+	"$PTXAS" -arch=sm_90a -v "$T/tma.sm_90a.ptx" -o "$T/tma.cubin" >"$T/tma.ptxas" 2>&1
+	check "sm_90a TMA matmul: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/tma.ptxas"
+fi
+check "--no-tma on sm_90a" "$TILEC" compile tests/gpu/kernels/descriptors.py -n matmul_kernel_tma -s "$TMASIG" $TMADEF \
+	--arch sm_90a --no-tma -o "$T/notma" --keep-ptx "$T"
+check "--no-tma: no TMA, no tensor-map parameter" bash -c "grep -q 'cp.async.wait_group' '$T/notma.sm_90a.ptx' &&
+	! grep -q 'bulk.tensor\|\[128\]' '$T/notma.sm_90a.ptx'"
+check "tilec ir --pipelined=wgmma: descriptor blocks by TMA" "$TILEC" ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
+	-s "$TMASIG" $TMADEF --pipelined=wgmma
+cp "$T/out" "$T/tma.ir"
+check "--pipelined=wgmma: TMA rings, copies and waits" bash -c "grep -q 'local_alloc tma : smem<4x128x64xfp16>' '$T/tma.ir' &&
+	grep -q 'tma_copy map=%5 ' '$T/tma.ir' && grep -q 'tma_wait ' '$T/tma.ir' && ! grep -q 'async_copy' '$T/tma.ir'"
 # an sm_90a cubin only where a kernel uses wgmma: otherwise it would be sm_90's again
 check "vector add for the default archs" "$TILEC" compile examples/vector_add/kernel.py -n add_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' -o "$T/vad"

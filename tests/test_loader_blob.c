@@ -254,7 +254,8 @@ static void test_record_fields(void)
 	EXPECT_PATCH(k1 + 16, 1, 4, TILE_ERROR_BAD_BLOB, "variant 3: belongs to no kernel");
 	/* params */
 	EXPECT_PATCH(l->params, strtab + 8, 4, TILE_ERROR_BAD_BLOB, "param 0: name");
-	EXPECT_PATCH(l->params + 4, 4, 1, TILE_ERROR_BAD_BLOB, "param 0: kind 4");
+	EXPECT_PATCH(l->params + 4, 5, 1, TILE_ERROR_BAD_BLOB, "param 0: kind 5 (0..4)");
+	EXPECT_PATCH(l->params + 4, 4, 1, TILE_ERROR_BAD_BLOB, "param 0: size 8 invalid for kind 4");
 	EXPECT_PATCH(l->params + 5, 4, 1, TILE_ERROR_BAD_BLOB, "param 0: size 4 invalid for kind 0");
 	EXPECT_PATCH(l->params + 3 * 12 + 5, 3, 1, TILE_ERROR_BAD_BLOB, "param 3: size 3");
 	EXPECT_PATCH(l->params + 6, 0, 1, TILE_ERROR_BAD_BLOB, "param 0: dtype 0");
@@ -300,7 +301,7 @@ static void test_record_fields(void)
 	EXPECT_PATCH(i1, 1, 4, TILE_ERROR_BAD_BLOB, "image 1: group 1");
 	EXPECT_PATCH(i1 + 4, 2, 4, TILE_ERROR_BAD_BLOB, "image 1: kind 2");
 	EXPECT_PATCH(i1 + 8, 0, 4, TILE_ERROR_BAD_BLOB, "image 1: arch 0");
-	EXPECT_PATCH(i1 + 12, 2, 4, TILE_ERROR_BAD_BLOB, "image 1: flags");
+	EXPECT_PATCH(i1 + 12, 4, 4, TILE_ERROR_BAD_BLOB, "image 1: flags 0x4 (only bits 0 and 1 defined)");
 	EXPECT_PATCH(i1 + 16, tb_get32(ref_blob + i1 + 16) + 2, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
 	EXPECT_PATCH(i1 + 16, l->strtab, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
 	EXPECT_PATCH(i1 + 20, ref_size, 4, TILE_ERROR_BAD_BLOB, "image 1: data");

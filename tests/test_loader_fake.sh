@@ -2,12 +2,14 @@
 # test_loader_fake.sh - tile.h against a fake CUDA driver library.
 #
 # Builds tests/fake_cuda/fake_cuda.c as a shared library (and variants
-# without cuLaunchKernelEx, and without cuCtxGetId/cuStreamIsCapturing),
+# without cuLaunchKernelEx, and without the CUDA 12 entry points),
 # builds tests/fake_cuda/loader_fake_test.c with ASan/UBSan (and again with
 # TILE_DEBUG), and runs it in separate processes, since the driver is
 # opened once per process: the main bookkeeping tests, a missing library,
 # a missing symbol, a failing cuInit, a driver older than CUDA 12, a launch
-# racing with destroy under TILE_DEBUG. Then the main and the TILE_DEBUG
+# racing with destroy under TILE_DEBUG; then the dispatch tests and the
+# TMA tensor-map tests (on the fake driver and on one older than CUDA 12).
+# Then the main, the TILE_DEBUG and the tensor-map
 # tests built with ThreadSanitizer (fake driver included), and the soak program
 # (tests/gpu/soak.c, the GPU machine's multi-thread, multi-context driver)
 # against the fake driver under ThreadSanitizer, on kernels packed by
@@ -30,12 +32,14 @@ build() {
 		$cc $flags -fPIC -shared -DFAKE_CUDA_OMIT_CTX_ID -o "$out/libfakecuda_noctxid.so" tests/fake_cuda/fake_cuda.c -lpthread &&
 		$cc $flags -I. -Itests -o "$out/loader_fake_test" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl &&
 		$cc $flags -I. -Itests -o "$out/dispatch_fake_test" tests/fake_cuda/dispatch_fake_test.c -lz -lpthread -ldl &&
+		$cc $flags -I. -Itests -o "$out/tensormap_fake_test" tests/fake_cuda/tensormap_fake_test.c -lz -lpthread -ldl &&
 		$cc $flags -DTILE_DEBUG -I. -Itests -o "$out/loader_fake_test_debug" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl
 }
 
 build_tsan() {
 	$cc $tsan -fPIC -shared -o "$out/libfakecuda_tsan.so" tests/fake_cuda/fake_cuda.c -lpthread &&
 		$cc $tsan -DLOADER_TEST_TSAN -I. -Itests -o "$out/loader_fake_test_tsan" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl &&
+		$cc $tsan -I. -Itests -o "$out/tensormap_fake_test_tsan" tests/fake_cuda/tensormap_fake_test.c -lz -lpthread -ldl &&
 		$cc $tsan -DLOADER_TEST_TSAN -DTILE_DEBUG -I. -Itests -o "$out/loader_fake_test_tsan_debug" tests/fake_cuda/loader_fake_test.c -lz -lpthread -ldl
 }
 
@@ -46,6 +50,7 @@ run() {
 	shift 2
 	local default=$out/loader_fake_test
 	[ "$mode" = dispatch ] && default=$out/dispatch_fake_test
+	case $mode in tensormap*) default=$out/tensormap_fake_test ;; esac
 	log=$(env "$@" TILE_FAKE_CUDA="$lib" "${prog:-$default}" "$mode" 2>&1)
 	local rc=$?
 	line=$(printf '%s\n' "$log" | grep -E '^test_loader_fake: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
@@ -72,6 +77,8 @@ if build; then
 	run nosym "$dir/libfakecuda_nolaunchex.so"
 	run noinit "$dir/libfakecuda.so" FAKE_CUDA_INIT_ERROR=100
 	run noctxid "$dir/libfakecuda_noctxid.so"
+	run tensormap "$dir/libfakecuda.so"
+	run tensormap_old "$dir/libfakecuda_noctxid.so"
 	prog=$out/loader_fake_test_debug run debug "$dir/libfakecuda.so"
 else
 	echo "build failed"
@@ -83,6 +90,7 @@ echo "ThreadSanitizer build:"
 if build_tsan; then
 	prog=$out/loader_fake_test_tsan run main "$dir/libfakecuda_tsan.so" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 	prog=$out/loader_fake_test_tsan_debug run debug "$dir/libfakecuda_tsan.so" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+	prog=$out/tensormap_fake_test_tsan run tensormap "$dir/libfakecuda_tsan.so" TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 else
 	echo "tsan build failed"
 	failed=$((failed + 1))

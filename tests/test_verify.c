@@ -17,7 +17,7 @@ static fixture setup(void)
 {
 	fixture fx;
 	fx.a = arena_new();
-	ir_param ps[3] = {{"x", ir_ptr(IR_F32), true, false}, {"n", I32, false, false}, {"s", F32, false, false}};
+	ir_param ps[3] = {{"x", ir_ptr(IR_F32), true, false, false}, {"n", I32, false, false, false}, {"s", F32, false, false, false}};
 	fx.b = irb_new(fx.a, 3, ps);
 	fx.ctx = tilec_ctx_new();
 	return fx;
@@ -229,6 +229,27 @@ static void test_reduce_and_dot(void)
 	expect_error(&fx, 8, "shapes <16x32xfp32> x <16x32xfp32> + <16x16xfp32> do not chain");
 }
 
+/* TMA: a copy into a ring that has no barriers, through a parameter
+ * that is no tensor map, and a wait whose phase is a float. */
+static void test_tma(void)
+{
+	fixture fx = setup();
+	irb *b = &fx.b;
+	ir_type rt = {.kind = IR_SMEM, .pointee = IR_F32, .rank = 3, .shape = {2, 16, 8}};
+	int ring = irb_res(irb_op(b, IR_OP_LOCAL_ALLOC, rt, 0, NULL));
+	int zero = irb_c(b, I32, 0, 0), yes = irb_c(b, ir_scalar(IR_I1), 1, 0);
+	b->line = 9;
+	int cargs[5] = {ring, zero, yes, zero, zero};
+	irb_op(b, IR_OP_TMA_COPY, ir_scalar(IR_VOID), 5, cargs)->ival = 1;
+	b->line = 10;
+	int wargs[3] = {ring, zero, 2};
+	irb_op(b, IR_OP_TMA_WAIT, ir_scalar(IR_VOID), 3, wargs);
+	CHECK_EQ_INT(ir_verify(fx.ctx, b->f), TILEC_ERR_SEMANTIC);
+	CHECK_STR_CONTAINS(tilec_diagnostics(fx.ctx), "the ring is not one TMA fills");
+	CHECK_STR_CONTAINS(tilec_diagnostics(fx.ctx), "map %1 is not a tensor-map parameter");
+	expect_error(&fx, 10, "the phase is fp32, not an i32 scalar");
+}
+
 static void test_double_definition(void)
 {
 	fixture fx = setup();
@@ -256,5 +277,6 @@ int main(void)
 	test_ptr_add_and_broadcast();
 	test_reduce_and_dot();
 	test_double_definition();
+	test_tma();
 	return check_report("test_verify");
 }

@@ -623,6 +623,8 @@ static void tf32_b_phases(assigner *s, const ir_op *dot)
 	if (vtype(s, dot->args[0]).kind != IR_F32 || !s->p->view[dot->args[1]] || !d || d->code != IR_OP_LOCAL_LOAD)
 		return;
 	smem_layout *sl = (smem_layout *)s->p->ring[d->args[0]]; /* assign_ring made it */
+	if (s->f->values[d->args[0]].def->flags & IR_FLAG_TENSORMAP)
+		return; /* TMA's swizzle */
 	if (sl && !sl->transposed && sl->elem_bytes == 4 && sl->panel_bytes >= 128 && sl->per_phase == 1 &&
 	    sl->max_phase == 8) {
 		sl->max_phase = 4;
@@ -654,8 +656,11 @@ static void assign_ring(assigner *s, int ring)
 		s->oom = true;
 		return;
 	}
-	*sl = smem_layout_make(tile[0], tile[1], ir_kind_bytes((ir_kind)rt.pointee), transposed,
-			       s->unit == DOT_UNIT_WGMMA);
+	/* TMA stores a block as its map's box: rows along the contiguous dim,
+	 * cut into panels of the swizzle width (ir_tensormap_box) */
+	bool tma = s->f->values[ring].def->flags & IR_FLAG_TENSORMAP;
+	*sl = smem_layout_make(tile[0], tile[1], ir_kind_bytes((ir_kind)rt.pointee), transposed && !tma,
+			       s->unit == DOT_UNIT_WGMMA || tma);
 	s->p->ring[ring] = sl;
 	s->p->copy[ring] = cl;
 }

@@ -2187,7 +2187,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 	int nslots = np + 1;
 	for (int i = 0; i < np; i++)
 		if (entry[i] && entry[i]->desc_rank)
-			nslots += 2 * entry[i]->desc_rank;
+			nslots += 2 * entry[i]->desc_rank + 1;
 	sv *vals = arena_alloc(s->a, sizeof(sv) * (size_t)(np + 1));
 	bool *expl = arena_alloc(s->a, sizeof(bool) * (size_t)(np + 1));
 	ir_param *params = arena_alloc(s->a, sizeof(ir_param) * (size_t)nslots);
@@ -2254,6 +2254,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		dp->first = base;
 		dp->name = p->name;
 		dp->rank = r;
+		dp->tensormap = false;
 		memcpy(dp->block, e->desc_block, sizeof dp->block);
 		for (int k = 0; k < 2 * r; k++) {
 			ir_param *q = &params[nrt++];
@@ -2261,6 +2262,16 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			q->name = arena_printf(s->a, "%s_%s%d", p->name, k < r ? "shape" : "stride", k % r);
 			q->type = ir_scalar(k < r ? IR_I32 : IR_I64);
 			q->equal_one = k == 2 * r - 1;
+			if (!q->name)
+				return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
+		}
+		uint32_t box[IR_MAX_RANK];
+		if (spec->tensormaps && ir_tensormap_box((ir_kind)e->type.pointee, r, dp->block, box)) {
+			ir_param *q = &params[nrt++];
+			memset(q, 0, sizeof *q);
+			q->name = arena_printf(s->a, "%s_tmap", p->name);
+			q->type = ir_ptr(IR_I8);
+			q->tensormap = dp->tensormap = true;
 			if (!q->name)
 				return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 		}
@@ -2313,10 +2324,10 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			if (constexpr_record(s, &f->constexprs[f->nconstexprs], p->name, v))
 				f->nconstexprs++;
 		} else if (ir_param_desc(f, r)) {
-			int rank = ir_param_desc(f, r)->rank;
+			const ir_desc_param *dp = ir_param_desc(f, r);
 			if (!sema_desc_param(s, p->loc, r, &v))
 				return false;
-			r += 1 + 2 * rank;
+			r += 1 + 2 * dp->rank + dp->tensormap;
 		} else {
 			/* an int equal to 1 is specialized into the constexpr 1, as Triton does */
 			v = params[r].equal_one ? sema_int(1) : sema_tensor(r);

@@ -158,6 +158,7 @@ bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "Padding option `nan` is not supported for integer blocks");
 	sv d = {0};
 	d.kind = SV_DESC;
+	d.id = -1; /* no tensor map */
 	d.i = padding;
 	int32_t sh[IR_MAX_RANK];
 	for (int i = 0; i < r; i++)
@@ -195,6 +196,7 @@ bool sema_desc_param(sema *s, src_loc loc, int first, sv *out)
 	int r = dp->rank;
 	sv d = {0};
 	d.kind = SV_DESC;
+	d.id = dp->tensormap ? first + 1 + 2 * r : -1;
 	d.t = ir_block(ir_scalar((ir_kind)p->type.pointee), r, dp->block);
 	d.n = 1 + 2 * r;
 	if (!(d.items = arena_alloc(s->a, sizeof(sv) * (size_t)d.n)))
@@ -233,8 +235,9 @@ bool sema_block_dim(sema *s, src_loc loc, int k, int r, int32_t size, sv offset,
 	       sema_binop(s, loc, AST_OP_ADD, *p, term, p);
 }
 
-/* The pointers and the bounds mask of the block at `offsets`. */
-static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, sv *ptr, sv *mask)
+/* The pointers and the bounds mask of the block at `offsets`, and the
+ * offsets as i32 values (coords, NULL: not wanted). */
+static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, sv *ptr, sv *mask, int *coords)
 {
 	int r = d.t.rank, n;
 	const sv *offs;
@@ -248,6 +251,8 @@ static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, 
 	sv p = d.items[0], m = {.kind = SV_NONE}, one = {.kind = SV_NONE};
 	for (int k = 0; k < r; k++) {
 		int o = int_scalar(s, loc, offs[k], IR_I32, "offset", k);
+		if (coords)
+			coords[k] = o;
 		/* the last stride is 1 (descriptors require it) */
 		if (o < 0 || !sema_block_dim(s, loc, k, r, d.t.shape[k], sema_tensor(o), d.items[1 + k],
 					     k < r - 1 ? d.items[1 + r + k] : one, true, &p, &m))
@@ -258,16 +263,40 @@ static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, 
 	return true;
 }
 
+/* Marks the load giving value v as a block of d that its tensor map may
+ * copy (passes/pipeline.c decides): the coordinates join its operands. */
+static bool tensormap_load(sema *s, src_loc loc, sv d, const int *coords, int v)
+{
+	ir_op *op = s->f->values[v].def;
+	if (!op || op->code != IR_OP_LOAD || (op->flags & (IR_FLAG_HAS_MASK | IR_FLAG_HAS_OTHER)) !=
+						      (IR_FLAG_HAS_MASK | IR_FLAG_HAS_OTHER))
+		return true;
+	int r = d.t.rank, n = op->nargs;
+	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(n + r));
+	if (!args)
+		return nomem(s, loc);
+	memcpy(args, op->args, sizeof(int) * (size_t)n);
+	memcpy(args + n, coords, sizeof(int) * (size_t)r);
+	op->args = args;
+	op->nargs = n + r;
+	op->flags |= IR_FLAG_TENSORMAP;
+	op->ival = d.id;
+	return true;
+}
+
 bool sema_desc_load(sema *s, src_loc loc, sv d, sv offsets, sv *out)
 {
 	if (d.kind != SV_DESC)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`tl.load_tensor_descriptor` needs a tensor descriptor, got %s",
 				  sema_sv_str(s, d));
 	sv a[3];
-	if (!addresses(s, loc, d, offsets, "load", &a[0], &a[1]))
+	int coords[IR_MAX_RANK];
+	if (!addresses(s, loc, d, offsets, "load", &a[0], &a[1], coords))
 		return false;
 	a[2] = d.i ? sema_float(NAN) : sema_int(0);
-	return sema_builtin(s, loc, "tl.load", 3, a, out);
+	if (!sema_builtin(s, loc, "tl.load", 3, a, out))
+		return false;
+	return d.id < 0 || d.i || tensormap_load(s, loc, d, coords, out->id);
 }
 
 bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
@@ -280,7 +309,7 @@ bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
 				  "the value stored through a tensor descriptor must have its block shape %s, got %s",
 				  sema_type_str(s, d.t), sema_sv_str(s, value));
 	sv a[3];
-	if (!addresses(s, loc, d, offsets, "store", &a[0], &a[2]))
+	if (!addresses(s, loc, d, offsets, "store", &a[0], &a[2], NULL))
 		return false;
 	a[1] = value;
 	return sema_builtin(s, loc, "tl.store", 3, a, out);

@@ -1063,6 +1063,37 @@ static tilec_status exec_async_copy(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* A tensor map's copy: the block at the coordinates of the descriptor the
+ * map was built from, zero outside its shape, as the copy engine fills it. */
+static tilec_status exec_tma_copy(interp *in, const ir_op *op)
+{
+	tilec_status st = TILEC_OK;
+	slot *r = ring_tile(in, op, &st);
+	if (!r || !V(in, op->args[2])[0].i)
+		return st;
+	const ir_desc_param *dp = ir_tensormap_desc(in->f, (int)op->ival);
+	ir_type t = vtype(in, op->args[0]);
+	ir_kind k = (ir_kind)t.pointee;
+	int64_t eb = ir_kind_bytes(k), rows = t.shape[1], cols = t.shape[2];
+	int b = dp->first;
+	int64_t r0 = V(in, op->args[3])[0].i, c0 = V(in, op->args[4])[0].i;
+	int64_t shape0 = V(in, b + 1)[0].i, shape1 = V(in, b + 2)[0].i, stride0 = V(in, b + 3)[0].i;
+	for (int64_t i = 0; i < rows; i++)
+		for (int64_t j = 0; j < cols; j++) {
+			int64_t row = r0 + i, col = c0 + j;
+			slot *x = &r[i * cols + j];
+			*x = (slot){0};
+			if (row < 0 || row >= shape0 || col < 0 || col >= shape1)
+				continue;
+			uint64_t at = V(in, b)[0].u + (uint64_t)((row * stride0 + col) * eb);
+			const unsigned char *m = address(in, op, "load", i * cols + j, at, (int)eb, &st);
+			if (!m)
+				return st;
+			*x = interp_read(k, m);
+		}
+	return TILEC_OK;
+}
+
 static tilec_status exec_local_load(interp *in, const ir_op *op)
 {
 	tilec_status st = TILEC_OK;
@@ -1492,11 +1523,13 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_YIELD:
 	case IR_OP_CONDITION: return TILEC_OK; /* read by the parent op */
 	case IR_OP_ASYNC_COPY: return exec_async_copy(in, op);
+	case IR_OP_TMA_COPY: return exec_tma_copy(in, op);
 	case IR_OP_LOCAL_LOAD: return exec_local_load(in, op);
 	case IR_OP_LOCAL_ALLOC: /* the ring is the value's slots */
 	case IR_OP_LOCAL_DEALLOC:
 	case IR_OP_ASYNC_COMMIT:
-	case IR_OP_ASYNC_WAIT: return TILEC_OK; /* copies complete when issued */
+	case IR_OP_ASYNC_WAIT:
+	case IR_OP_TMA_WAIT: return TILEC_OK; /* copies complete when issued */
 	default: return runtime_error(in, op, "cannot interpret '%s'", ir_opcode_name(op->code));
 	}
 }

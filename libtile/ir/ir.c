@@ -467,6 +467,13 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 	case IR_OP_ASYNC_WAIT:
 		sb_printf(sb, " pending=%lld", (long long)op->ival);
 		break;
+	case IR_OP_TMA_COPY:
+		sb_printf(sb, " map=%%%lld", (long long)op->ival);
+		break;
+	case IR_OP_LOAD:
+		if (op->flags & IR_FLAG_TENSORMAP)
+			sb_printf(sb, " map=%%%lld", (long long)op->ival);
+		break;
 	case IR_OP_ATOMIC_RMW:
 		sb_printf(sb, " %s", ir_atomic_name((ir_atomic)op->sub));
 		/* fall through */
@@ -495,6 +502,8 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_puts(sb, " spare_tile");
 	if (op->flags & IR_FLAG_SUNK)
 		sb_puts(sb, " sunk");
+	if (op->code == IR_OP_LOCAL_ALLOC && op->flags & IR_FLAG_TENSORMAP)
+		sb_puts(sb, " tma");
 }
 
 static void dump_op(strbuf *sb, const ir_func *f, const ir_op *op, int indent)
@@ -557,6 +566,32 @@ const ir_desc_param *ir_param_desc(const ir_func *f, int i)
 	return NULL;
 }
 
+const ir_desc_param *ir_tensormap_desc(const ir_func *f, int i)
+{
+	for (int k = 0; k < f->ndescs; k++)
+		if (f->descs[k].tensormap && f->descs[k].first + 1 + 2 * f->descs[k].rank == i)
+			return &f->descs[k];
+	return NULL;
+}
+
+int ir_tensormap_box(ir_kind elem, int rank, const int32_t *block, uint32_t *box)
+{
+	int e = elem == IR_I1 ? 0 : ir_kind_bytes(elem);
+	if (!e || rank < 1 || rank > IR_MAX_RANK)
+		return 0;
+	int64_t inner = (int64_t)block[rank - 1] * e;
+	int w = inner % 128 == 0 ? 128 : inner == 64 ? 64 : inner == 32 ? 32 : 0;
+	if (!w)
+		return 0;
+	box[0] = (uint32_t)(w / e);
+	for (int i = 1; i < rank; i++) {
+		if (block[rank - 1 - i] > 256)
+			return 0;
+		box[i] = (uint32_t)block[rank - 1 - i];
+	}
+	return w;
+}
+
 void ir_dump(strbuf *sb, const ir_func *f)
 {
 	sb_printf(sb, "func @%s(", f->name);
@@ -571,6 +606,8 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_puts(sb, " {div16}");
 		if (p->equal_one)
 			sb_puts(sb, " {==1}");
+		if (p->tensormap)
+			sb_puts(sb, " {tensormap}");
 		if (p->name)
 			sb_printf(sb, " \"%s\"", p->name);
 		const ir_desc_param *dp = ir_param_desc(f, i);

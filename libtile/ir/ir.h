@@ -96,7 +96,9 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(FMA, "fma") \
 	X(EXTERN, "extern")             /* name = libdevice symbol ("__nv_tanhf") */ \
 	X(PTR_ADD, "ptr_add")           /* ptr + offset * sizeof(pointee) */ \
-	X(LOAD, "load")                 /* ptr [, mask [, other]]: flags IR_FLAG_HAS_MASK/OTHER */ \
+	X(LOAD, "load")                 /* ptr [, mask [, other]]: flags IR_FLAG_HAS_MASK/OTHER; with \
+	                                   IR_FLAG_TENSORMAP a host descriptor's block: mask and other, then \
+	                                   its coordinates (i32 each), ival = the tensor-map parameter */ \
 	X(STORE, "store")               /* ptr, value [, mask] */ \
 	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
 	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
@@ -131,13 +133,19 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(YIELD, "yield") \
 	X(CONDITION, "condition")       /* cond, values passed to the after region / results */ \
 	/* asynchronous pipelining (passes/pipeline.c): rings of tiles in shared memory */ \
-	X(LOCAL_ALLOC, "local_alloc")   /* -> smem<S x R x C x elem> */ \
+	X(LOCAL_ALLOC, "local_alloc")   /* -> smem<S x R x C x elem>; IR_FLAG_TENSORMAP: filled by TMA_COPY, \
+	                                   a barrier per tile */ \
 	X(LOCAL_DEALLOC, "local_dealloc") /* smem: its memory is free again (after ASYNC_WAIT 0) */ \
 	X(ASYNC_COPY, "async_copy")     /* smem, slot, ptr [, mask]: tile `slot` <- load(ptr, mask, other=0), \
 	                                   complete once ASYNC_WAIT lets its group go */ \
 	X(ASYNC_COMMIT, "async_commit") /* closes the group of copies issued since the last commit */ \
 	X(ASYNC_WAIT, "async_wait")     /* ival: committed groups that may still be in flight; then a barrier */ \
 	X(LOCAL_LOAD, "local_load")     /* smem, slot -> the tile <R x C x elem> */ \
+	X(TMA_COPY, "tma_copy")         /* smem, slot, pred (i1), coords (i32 each): where pred, tile `slot` \
+	                                   <- the block at coords through tensor-map parameter ival (zero \
+	                                   outside the tensor), landing on the slot's barrier */ \
+	X(TMA_WAIT, "tma_wait")         /* smem, slot, phase (i32, 0 or 1): waits until the copy of tile \
+	                                   `slot` that completes that phase of its barrier has landed */ \
 	/* atomics: one read-modify-write per element, in element order; result = the old values */ \
 	X(ATOMIC_RMW, "atomic_rmw")     /* ptr, val [, mask]: sub = ir_atomic, ival = ir_sem, ival2 = ir_scope */ \
 	X(ATOMIC_CAS, "atomic_cas")     /* ptr, cmp, val: ival = ir_sem, ival2 = ir_scope */
@@ -174,7 +182,8 @@ enum {
 	IR_FLAG_HAS_OTHER = 1u << 3,     /* LOAD */
 	IR_FLAG_VOLATILE = 1u << 4,      /* LOAD */
 	IR_FLAG_SPARE_TILE = 1u << 5,    /* FOR: its rings hold a tile more than its copies in flight need */
-	IR_FLAG_SUNK = 1u << 6           /* LOAD: moved down to its first user (passes/sink.c) */
+	IR_FLAG_SUNK = 1u << 6,          /* LOAD: moved down to its first user (passes/sink.c) */
+	IR_FLAG_TENSORMAP = 1u << 7      /* LOAD: a descriptor block TMA may copy; LOCAL_ALLOC: a TMA ring */
 };
 
 typedef struct ir_op ir_op;
@@ -218,17 +227,21 @@ typedef struct ir_param {
 	ir_type type;      /* scalar or pointer */
 	bool div16;        /* specialized: value (address) divisible by 16 */
 	bool equal_one;    /* specialized: value == 1 (folded into the body) */
+	bool tensormap;    /* a descriptor's 128-byte TMA map, passed by value (type: ptr<i8>) */
 } ir_param;
 
 /* A host-side tensor descriptor parameter (`tensordesc<fp16[64, 64]>`) is
  * 1 + 2 * rank consecutive runtime parameters from `first`: the base
- * pointer, the shape (i32 each), the strides (i64 each, the last one == 1);
- * the launch function takes them as one struct. */
+ * pointer, the shape (i32 each), the strides (i64 each, the last one == 1),
+ * and, where the kernel is built for TMA, its tensor map
+ * (`ir_tensormap_box` says which descriptors have one); the launch
+ * function takes them as one struct. */
 typedef struct ir_desc_param {
 	int first;         /* index of the base in ir_func.params */
 	const char *name;  /* the parameter's name in the source */
 	int rank;
 	int32_t block[IR_MAX_RANK];
+	bool tensormap;    /* parameter first + 1 + 2 * rank is its TMA map */
 } ir_desc_param;
 
 typedef enum ir_constexpr_kind { IR_CONSTEXPR_INT, IR_CONSTEXPR_FLOAT, IR_CONSTEXPR_BOOL, IR_CONSTEXPR_STRING, IR_CONSTEXPR_DTYPE } ir_constexpr_kind;
@@ -263,6 +276,13 @@ typedef struct ir_func {
 
 /* The descriptor whose base is parameter i, or NULL. */
 const ir_desc_param *ir_param_desc(const ir_func *f, int i);
+/* The descriptor whose tensor map is parameter i, or NULL. */
+const ir_desc_param *ir_tensormap_desc(const ir_func *f, int i);
+/* The TMA box a descriptor's map copies a block with (docs/FORMAT.md's
+ * rule, the loader's too): the swizzle width in bytes (32, 64 or 128: the
+ * block's rows are cut into panels that wide) and the box, innermost
+ * dim first; 0 when no map can copy the block. */
+int ir_tensormap_box(ir_kind elem, int rank, const int32_t *block, uint32_t *box);
 
 ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *params);
 /* A deep copy in `a` (the same value ids), for passes that rewrite a

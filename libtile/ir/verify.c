@@ -330,6 +330,23 @@ static void check_mask(verifier *v, const ir_op *op, int i, ir_type ptr)
 		fail(v, op, "mask %s is not i1 of the pointer's shape %s", tstr(v, m), tstr(v, ptr));
 }
 
+/* Operands first.. are the i32 coordinates of a block of type t, which
+ * tensor-map parameter ival copies. */
+static void check_map(verifier *v, const ir_op *op, int first, ir_type t)
+{
+	const ir_desc_param *dp = op->ival >= 0 && op->ival < v->f->nparams ? ir_tensormap_desc(v->f, (int)op->ival) : NULL;
+	if (!dp) {
+		fail(v, op, "map %%%lld is not a tensor-map parameter", (long long)op->ival);
+		return;
+	}
+	ir_type bt = ir_block(ir_scalar((ir_kind)v->f->params[dp->first].type.pointee), dp->rank, dp->block);
+	if (!ir_type_eq(bt, t))
+		fail(v, op, "the map copies blocks %s, not %s", tstr(v, bt), tstr(v, t));
+	for (int i = first; i < op->nargs; i++)
+		if (!ir_type_eq(arg(v, op, i), ir_scalar(IR_I32)))
+			fail(v, op, "coordinate %d is %s, not an i32 scalar", i - first, tstr(v, arg(v, op, i)));
+}
+
 static void check_load(verifier *v, const ir_op *op)
 {
 	bool has_mask = op->flags & IR_FLAG_HAS_MASK, has_other = op->flags & IR_FLAG_HAS_OTHER;
@@ -337,7 +354,13 @@ static void check_load(verifier *v, const ir_op *op)
 		fail(v, op, "'other' without a mask");
 		return;
 	}
-	if (!arity(v, op, 1 + has_mask + has_other, false, 1, 0))
+	bool map = op->flags & IR_FLAG_TENSORMAP;
+	int ncoords = map && op->nresults == 1 ? res(v, op, 0).rank : 0;
+	if (map && !has_other) {
+		fail(v, op, "a descriptor block without its mask and 'other'");
+		return;
+	}
+	if (!arity(v, op, 1 + has_mask + has_other + ncoords, false, 1, 0))
 		return;
 	ir_type p = arg(v, op, 0), r = res(v, op, 0);
 	if (p.kind != IR_PTR || r.kind != p.pointee || !ir_same_shape(p, r))
@@ -346,6 +369,8 @@ static void check_load(verifier *v, const ir_op *op)
 		check_mask(v, op, 1, p);
 	if (has_other)
 		same_as_arg(v, op, 2);
+	if (map)
+		check_map(v, op, 3, r);
 }
 
 static void check_store(verifier *v, const ir_op *op)
@@ -662,6 +687,28 @@ static void check_async_copy(verifier *v, const ir_op *op)
 		check_mask(v, op, 3, p);
 }
 
+static bool is_tma_ring(verifier *v, int ring)
+{
+	const ir_op *d = v->f->values[ring].def;
+	return d && d->code == IR_OP_LOCAL_ALLOC && d->flags & IR_FLAG_TENSORMAP;
+}
+
+static void check_tma(verifier *v, const ir_op *op)
+{
+	bool copy = op->code == IR_OP_TMA_COPY;
+	if (!arity(v, op, copy ? 5 : 3, false, 0, 0))
+		return;
+	ir_type tile = ring_tile(v, op), x = arg(v, op, 2);
+	if (!is_tma_ring(v, op->args[0]))
+		fail(v, op, "the ring is not one TMA fills");
+	if (copy && !ir_type_eq(x, ir_scalar(IR_I1)))
+		fail(v, op, "the predicate is %s, not an i1 scalar", tstr(v, x));
+	if (!copy && !ir_type_eq(x, ir_scalar(IR_I32)))
+		fail(v, op, "the phase is %s, not an i32 scalar", tstr(v, x));
+	if (copy)
+		check_map(v, op, 3, tile);
+}
+
 static void check_local_load(verifier *v, const ir_op *op)
 {
 	if (!arity(v, op, 2, false, 1, 0))
@@ -832,6 +879,7 @@ static void check_simple(verifier *v, const ir_op *op)
 			fail(v, op, "negative number of pending groups %lld", (long long)op->ival);
 		break;
 	case IR_OP_LOCAL_LOAD: check_local_load(v, op); break;
+	case IR_OP_TMA_COPY: case IR_OP_TMA_WAIT: check_tma(v, op); break;
 	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: check_atomic(v, op); break;
 	default: break;
 	}

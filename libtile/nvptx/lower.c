@@ -948,11 +948,16 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_LOCAL_ALLOC:
 		return lw_emit_local_alloc(w, op);
 	case IR_OP_LOCAL_DEALLOC:
+		lw_tma_ring_popped(w, op->args[0]);
 		/* a staged operand above the ring stays (lw_keep_resident) */
 		w->smem_top = w->ring_at[op->args[0]] > w->smem_kept ? w->ring_at[op->args[0]] : w->smem_kept;
 		return true;
 	case IR_OP_ASYNC_COPY:
 		return lw_emit_async_copy(w, op);
+	case IR_OP_TMA_COPY:
+		return lw_emit_tma_copy(w, op);
+	case IR_OP_TMA_WAIT:
+		return lw_emit_tma_wait(w, op);
 	case IR_OP_ASYNC_COMMIT:
 		lw_call(w, "llvm.nvvm.cp.async.commit.group", w->vd, NULL, 0);
 		return true;
@@ -1001,8 +1006,34 @@ static void init_types(lw *w)
 	w->vd = LLVMVoidTypeInContext(w->c);
 }
 
+/* Tensor maps are passed by value, 128 bytes aligned to 64 that the
+ * kernel addresses in place (grid constants: nvvm.annotations lists their
+ * 1-based indices), as CUDA's __grid_constant__ CUtensorMap. */
+static bool tensormap_params(lw *w)
+{
+	LLVMMetadataRef *idx = arena_alloc(w->a, sizeof(LLVMMetadataRef) * (size_t)(w->f->nparams + 1));
+	int n = 0;
+	for (int i = 0; idx && i < w->f->nparams; i++) {
+		if (!w->f->params[i].tensormap)
+			continue;
+		unsigned at = (unsigned)i + 1; /* LLVM's attribute index of parameter i */
+		LLVMTypeRef bytes = LLVMArrayType(w->i8, 128);
+		LLVMAddAttributeAtIndex(w->fn, at, LLVMCreateTypeAttribute(w->c, LLVMGetEnumAttributeKindForName("byval", 5), bytes));
+		LLVMAddAttributeAtIndex(w->fn, at, LLVMCreateEnumAttribute(w->c, LLVMGetEnumAttributeKindForName("align", 5), 64));
+		idx[n++] = LLVMValueAsMetadata(lw_ci32(w, i + 1));
+	}
+	if (!idx)
+		return lw_oom(w);
+	if (!n)
+		return true;
+	LLVMMetadataRef md[3] = {LLVMValueAsMetadata(w->fn), LLVMMDStringInContext2(w->c, "grid_constant", 13),
+				 LLVMMDNodeInContext2(w->c, idx, (size_t)n)};
+	LLVMAddNamedMetadataOperand(w->m, "nvvm.annotations", LLVMMetadataAsValue(w->c, LLVMMDNodeInContext2(w->c, md, 3)));
+	return true;
+}
+
 /* Kernel parameters: pointers in the global address space, i1 as a byte
- * (what the generated C passes). */
+ * (what the generated C passes), tensor maps by value. */
 static bool build_entry(lw *w, const char *symbol)
 {
 	const ir_func *f = w->f;
@@ -1013,12 +1044,16 @@ static bool build_entry(lw *w, const char *symbol)
 		ir_type t = f->params[i].type;
 		if (t.rank)
 			return lw_fail(w, NULL, TILEC_ERR_INVALID, "kernel parameter %d is a block", i);
-		pt[i] = t.kind == IR_I1 ? w->i8 : lw_ltype(w, (ir_kind)t.kind);
+		pt[i] = f->params[i].tensormap ? LLVMPointerTypeInContext(w->c, 0)
+			: t.kind == IR_I1	       ? w->i8
+						       : lw_ltype(w, (ir_kind)t.kind);
 	}
 	if (LLVMGetNamedFunction(w->m, symbol))
 		return lw_fail(w, NULL, TILEC_ERR_INVALID, "two kernels named '%s' in one module", symbol);
 	w->fn = LLVMAddFunction(w->m, symbol, LLVMFunctionType(w->vd, pt, (unsigned)f->nparams, false));
 	LLVMSetFunctionCallConv(w->fn, PTX_KERNEL_CC);
+	if (!tensormap_params(w))
+		return false;
 	annotate(w, "kernel", 1);
 	annotate(w, "reqntidx", 32 * f->num_warps); /* as Triton: ptxas may rely on the exact block size */
 	LLVMBasicBlockRef entry;
@@ -1102,6 +1137,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	if (out && w.st == TILEC_OK) {
 		out->uses_libdevice = w.libdevice;
 		out->uses_arch_specific = w.arch_specific;
+		out->uses_tensormaps = w.tensormaps;
 		out->shared_bytes = w.smem_bytes;
 		out->shared_dynamic = w.smem_dynamic;
 	}

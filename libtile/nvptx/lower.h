@@ -75,6 +75,7 @@ typedef struct lw {
 	bool smem_dynamic;
 	bool libdevice;
 	bool arch_specific; /* emitted wgmma */
+	bool tensormaps;    /* emitted TMA copies */
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;
@@ -165,6 +166,15 @@ bool lw_emit_async_copy(lw *w, const ir_op *op);
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);
 /* out: a tile read in place (no registers) at byte `base` laid out by sl */
 bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_layout *sl);
+
+/* tma.c: rings TMA fills: their barriers' bytes (0 for other rings), set
+ * up after a ring is pushed and put away before it is popped; TMA_COPY,
+ * TMA_WAIT */
+uint32_t lw_tma_barrier_bytes(const lw *w, int ring);
+void lw_tma_ring_pushed(lw *w, int ring);
+void lw_tma_ring_popped(lw *w, int ring);
+bool lw_emit_tma_copy(lw *w, const ir_op *op);
+bool lw_emit_tma_wait(lw *w, const ir_op *op);
 
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);

@@ -28,6 +28,7 @@ struct LLVMOpaqueTargetMachine;
 typedef struct lower_result {
 	bool uses_libdevice;      /* calls __nv_* functions */
 	bool uses_arch_specific;  /* has what only an arch-specific target runs (wgmma) */
+	bool uses_tensormaps;     /* copies through its tensor-map parameters (TMA) */
 	uint32_t shared_bytes;    /* shared memory of the kernel */
 	bool shared_dynamic;      /* over 48 KB: dynamic (extern) shared memory, the launch passes it */
 } lower_result;

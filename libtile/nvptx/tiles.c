@@ -102,8 +102,9 @@ bool lw_emit_local_alloc(lw *w, const ir_op *op)
 	uint32_t align = w->p->unit == DOT_UNIT_WGMMA ? 1024 : 128;
 	uint32_t at = (w->smem_top + align - 1) & ~(align - 1);
 	w->ring_at[ring] = at;
-	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes;
+	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + lw_tma_barrier_bytes(w, ring);
 	lw_smem_need(w, 0);
+	lw_tma_ring_pushed(w, ring);
 	return true;
 }
 

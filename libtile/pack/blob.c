@@ -136,6 +136,27 @@ static int popcount32(uint32_t x)
 	return n;
 }
 
+/* The descriptor group a tensor map (parameter i) must directly follow,
+ * as the loader checks it: r int64 strides right before it (the run of
+ * int64 parameters there, 1..5 long), r int32 shapes before those, and a
+ * pointer of the map's dtype before them. NULL when it does, else what is
+ * wrong. */
+static const char *check_map_group(const blob_kernel *k, int i)
+{
+	const blob_param *p = k->params;
+	int r = 0;
+	while (r < i && r <= 5 && p[i - 1 - r].kind == BLOB_PARAM_INT && p[i - 1 - r].size == 8)
+		r++;
+	if (r < 1 || r > 5 || i < 2 * r + 1)
+		return "it does not follow 1..5 int64 strides";
+	for (int j = 1; j <= r; j++)
+		if (p[i - r - j].kind != BLOB_PARAM_INT || p[i - r - j].size != 4)
+			return "the strides do not follow as many int32 shapes";
+	if (p[i - 1 - 2 * r].kind != BLOB_PARAM_PTR || p[i - 1 - 2 * r].dtype != p[i].dtype)
+		return "the shapes do not follow a pointer of its dtype";
+	return NULL;
+}
+
 static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_hidden)
 {
 	src_loc none = {0};
@@ -158,16 +179,29 @@ static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_
 		ok_type = p->dtype > IR_VOID && p->dtype < IR_PTR && ir_kind_is_float((ir_kind)p->dtype) &&
 			  !ir_kind_is_fp8((ir_kind)p->dtype) && p->size == ir_kind_bytes((ir_kind)p->dtype);
 		break;
+	case BLOB_PARAM_TENSORMAP:
+		ok_type = p->size == 128 && p->dtype > IR_VOID && p->dtype < IR_PTR && !check_map_group(k, i);
+		break;
 	default:
 		ok_type = false;
 	}
 	if (!ok_type) {
-		diag_error(ctx, none, "kernel '%s': parameter '%s' has an inconsistent kind, size or dtype",
-			   k->name, p->name);
+		const char *why = p->kind == BLOB_PARAM_TENSORMAP ? check_map_group(k, i) : NULL;
+		if (why)
+			diag_error(ctx, none, "kernel '%s': tensor map '%s' does not follow its descriptor's parameters: %s",
+				   k->name, p->name, why);
+		else
+			diag_error(ctx, none, "kernel '%s': parameter '%s' has an inconsistent kind, size or dtype",
+				   k->name, p->name);
 		return false;
 	}
 	if (p->flags & ~(BLOB_PARAM_HIDDEN | BLOB_PARAM_RESET_TO_ZERO | BLOB_PARAM_RESTORE_VALUE)) {
 		diag_error(ctx, none, "kernel '%s': parameter '%s' has unknown flags", k->name, p->name);
+		return false;
+	}
+	if (p->flags && p->kind == BLOB_PARAM_TENSORMAP) {
+		diag_error(ctx, none, "kernel '%s': tensor map '%s' has flags; it is a visible parameter without any",
+			   k->name, p->name);
 		return false;
 	}
 	if ((p->flags & (BLOB_PARAM_RESET_TO_ZERO | BLOB_PARAM_RESTORE_VALUE)) && p->kind != BLOB_PARAM_PTR) {
@@ -223,13 +257,16 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 		return false;
 	}
 	uint32_t visible_mask = nvisible >= 32 ? 0xffffffffu : (1u << nvisible) - 1;
-	uint32_t int_mask = 0;
-	for (int i = 0; i < nvisible && i < 32; i++)
+	uint32_t int_mask = 0, div16_mask = 0;
+	for (int i = 0; i < nvisible && i < 32; i++) {
 		if (k->params[i].kind == BLOB_PARAM_INT || k->params[i].kind == BLOB_PARAM_UINT)
 			int_mask |= 1u << i;
-	if ((v->pred_div16 & ~visible_mask) || (v->pred_eq1 & ~int_mask)) {
+		if (k->params[i].kind != BLOB_PARAM_FLOAT && k->params[i].kind != BLOB_PARAM_TENSORMAP)
+			div16_mask |= 1u << i;
+	}
+	if ((v->pred_div16 & ~(visible_mask & div16_mask)) || (v->pred_eq1 & ~int_mask)) {
 		diag_error(ctx, none, "kernel '%s': variant '%s' has predicates on parameters that are not "
-			   "visible (div16) or not integers (== 1)", k->name, sym);
+			   "visible pointers or integers (div16) or not integers (== 1)", k->name, sym);
 		return false;
 	}
 	for (int i = 0; i < v->nconstexprs; i++) {
@@ -420,14 +457,15 @@ static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 	for (int i = 0; i < d->nimages; i++) {
 		const blob_image *im = &d->images[i];
 		if (im->group < 0 || im->group >= d->ngroups || (im->kind != BLOB_IMAGE_CUBIN && im->kind != BLOB_IMAGE_PTX) ||
-		    im->arch <= 0 || (im->flags & ~BLOB_IMAGE_ARCH_SPECIFIC) || !im->data || im->size == 0 ||
+		    im->arch <= 0 || (im->flags & ~(BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS)) || !im->data || im->size == 0 ||
 		    im->size >= MAX_RAW_SIZE) {
 			diag_error(ctx, none, "image %d: bad group, kind, arch, flags or size", i);
 			return false;
 		}
 		for (int j = 0; j < i; j++) {
 			const blob_image *o = &d->images[j];
-			if (o->group == im->group && o->kind == im->kind && o->arch == im->arch && o->flags == im->flags) {
+			if (o->group == im->group && o->kind == im->kind && o->arch == im->arch &&
+			    (o->flags & BLOB_IMAGE_ARCH_SPECIFIC) == (im->flags & BLOB_IMAGE_ARCH_SPECIFIC)) {
 				diag_error(ctx, none, "two %s images for sm_%d%s in group %d",
 					   im->kind == BLOB_IMAGE_PTX ? "PTX" : "cubin", im->arch,
 					   im->flags & BLOB_IMAGE_ARCH_SPECIFIC ? "a" : "", im->group);

@@ -11,6 +11,10 @@
  * lacks a grid program the launch function takes the grid from the caller.
  * Parameters keep their kernel's names in C unless C cannot use them (see
  * c_names): the rename is deterministic and the doc comment shows both.
+ * A host-side tensor descriptor is one tile_tensordesc in C for all its
+ * kernel parameters: checked, then unpacked into the base, shapes and
+ * strides, and passed whole (its address) for its TMA map, which
+ * tile_launch encodes.
  * The files are written all or nothing (temporaries renamed into place).
  */
 #include "pack/pack.h"
@@ -174,6 +178,15 @@ static int visible_count(const blob_kernel *k)
 	return n;
 }
 
+/* The parameters after a descriptor's base (parameter i) that its
+ * tile_tensordesc stands for too: the shapes and strides, then the TMA
+ * map when the kernel reads one. */
+static int desc_tail(const blob_kernel *k, int i)
+{
+	int n = 2 * k->params[i].desc_rank;
+	return i + n + 1 < k->nparams && k->params[i + n + 1].kind == BLOB_PARAM_TENSORMAP ? n + 1 : n;
+}
+
 static bool takes_grid(const blob_kernel *k)
 {
 	for (int i = 0; i < k->nvariants; i++)
@@ -209,6 +222,12 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 		}
 		for (int i = 0; i < visible_count(k); i++) {
 			const blob_param *p = &k->params[i];
+			if (p->kind == BLOB_PARAM_TENSORMAP) {
+				/* a descriptor's own map is skipped with it below */
+				diag_error(ctx, none, "kernel '%s': tensor map '%s' does not follow a tensor descriptor parameter",
+					   k->name, p->name);
+				return false;
+			}
 			if (!p->desc_rank)
 				continue;
 			bool ok = p->kind == BLOB_PARAM_PTR && p->desc_rank <= IR_MAX_RANK && p->desc_name &&
@@ -220,6 +239,7 @@ static bool check_names(tilec_ctx *ctx, const blob_desc *d, const char *name)
 					   p->desc_name ? p->desc_name : "");
 				return false;
 			}
+			i += desc_tail(k, i);
 		}
 	}
 	return true;
@@ -298,6 +318,11 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 			put_comment_text(h, p->name);
 			sb_puts(h, " .. ");
 			put_comment_text(h, p[2 * p->desc_rank].name);
+			if (desc_tail(k, i) > 2 * p->desc_rank) {
+				sb_puts(h, ", and the TMA map ");
+				put_comment_text(h, p[2 * p->desc_rank + 1].name);
+				sb_puts(h, " encoded from it at launch");
+			}
 			sb_putc(h, ')');
 		} else {
 			type_name(h, p);
@@ -305,7 +330,7 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 		if (strcmp(cn->name[i], p->desc_rank ? p->desc_name : p->name ? p->name : ""))
 			sb_printf(h, " (C parameter %s)", cn->name[i]);
 		if (p->desc_rank)
-			i += 2 * p->desc_rank;
+			i += desc_tail(k, i);
 		sb_putc(h, '\n');
 	}
 	if (nvis < k->nparams)
@@ -361,7 +386,7 @@ static void put_signature(strbuf *sb, const blob_kernel *k, const c_names *cn, b
 		const blob_param *p = &k->params[i];
 		if (p->desc_rank) {
 			sb_printf(sb, ", tile_tensordesc %s", cn->name[i]);
-			i += 2 * p->desc_rank;
+			i += desc_tail(k, i);
 			continue;
 		}
 		sb_printf(sb, ", %s %s", emit_c_type(p), cn->name[i]);
@@ -461,7 +486,9 @@ static bool put_launcher(strbuf *c, const blob_kernel *k, int index, const char 
 					  i, d, cn.name[i], d, i + 1 + d, i, d);
 			for (int d = 0; d < r; d++)
 				sb_printf(c, "\ttile_args[%d] = &%s.strides[%d];\n", i + 1 + r + d, cn.name[i], d);
-			i += 2 * r;
+			if (desc_tail(k, i) > 2 * r) /* tile_launch encodes the map from the descriptor */
+				sb_printf(c, "\ttile_args[%d] = &%s;\n", i + 1 + 2 * r, cn.name[i]);
+			i += desc_tail(k, i);
 			continue;
 		}
 		if (p->kind != BLOB_PARAM_PTR && p->size < 4)

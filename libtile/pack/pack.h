@@ -24,10 +24,12 @@
  * ir_constexpr: its kind numbering is FORMAT.md's.
  * ====================================================================== */
 
-enum { BLOB_PARAM_PTR = 0, BLOB_PARAM_INT = 1, BLOB_PARAM_UINT = 2, BLOB_PARAM_FLOAT = 3 };
+enum { BLOB_PARAM_PTR = 0, BLOB_PARAM_INT = 1, BLOB_PARAM_UINT = 2, BLOB_PARAM_FLOAT = 3,
+       BLOB_PARAM_TENSORMAP = 4 /* 128 bytes: the TMA map of the descriptor before it */ };
 enum { BLOB_PARAM_HIDDEN = 1u << 0, BLOB_PARAM_RESET_TO_ZERO = 1u << 1, BLOB_PARAM_RESTORE_VALUE = 1u << 2 };
 enum { BLOB_IMAGE_CUBIN = 0, BLOB_IMAGE_PTX = 1 };
-enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0 }; /* sm_90a */
+enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0, /* sm_90a */
+       BLOB_IMAGE_TENSORMAPS = 1u << 1 /* reads its tensor-map parameters: the loader encodes them */ };
 #define BLOB_MAX_PARAMS 64
 #define BLOB_VERSION 3             /* FORMAT.md's version field */
 #define BLOB_MAX_KEYS 8            /* autotune key parameters a tuning table dispatches on */
@@ -44,8 +46,10 @@ typedef struct blob_param {
 	/* In memory only, for the generated C (the blob records a descriptor's
 	 * parameters one by one): on the base pointer of a host-side tensor
 	 * descriptor, which is followed by desc_rank i32 shapes and desc_rank
-	 * i64 strides, the source parameter's name and the block shape; the
-	 * launch function takes the 1 + 2 * desc_rank as one tile_tensordesc. */
+	 * i64 strides (and, where the kernel reads it with TMA, its map: a
+	 * BLOB_PARAM_TENSORMAP of the same dtype), the source parameter's name
+	 * and the block shape; the launch function takes them all as one
+	 * tile_tensordesc. */
 	const char *desc_name;
 	int desc_rank; /* 0: an ordinary parameter */
 	int32_t desc_block[IR_MAX_RANK];

@@ -31,9 +31,11 @@
  * (its smallest; unaligned fp16 rows, axis_narrow_loads): a loop with such
  * a load, whose loads hold at most 48 elements per thread, is pipelined
  * through registers, one iteration ahead, as without asynchronous copies,
- * instead of copying those pieces synchronously. */
+ * instead of copying those pieces synchronously. With tensormaps, a 2-D
+ * descriptor block (a LOAD flagged IR_FLAG_TENSORMAP) is copied into its
+ * ring by TMA (TMA_COPY, TMA_WAIT; a barrier per tile) instead. */
 tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
-			   const bool *narrow);
+			    bool tensormaps, const bool *narrow);
 
 /* ======================================================================
  * sink.c - loads of the kernel's top level moved to their first user

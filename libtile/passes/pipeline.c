@@ -52,6 +52,7 @@ typedef struct pipe {
 	bool async;  /* multi-stage rings of asynchronous copies */
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
 	bool reuse;  /* S-1 tiles per ring, the copies into the tile just read */
+	bool tma;    /* descriptor blocks are copied by their tensor maps */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
 	bool oom;
 } pipe;
@@ -243,7 +244,7 @@ static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, cons
 	ir_op *c = place(p, r, at, ir_op_new(f, IR_OP_LOAD, load->loc, nargs, args, 1, &lt, 0));
 	if (!c)
 		return -1;
-	c->flags = load->flags | IR_FLAG_HAS_MASK;
+	c->flags = (load->flags & ~IR_FLAG_TENSORMAP) | IR_FLAG_HAS_MASK;
 	c->name = load->name;
 	f->values[c->results[0]].name = f->values[load->results[0]].name;
 	return c->results[0];
@@ -401,6 +402,12 @@ static bool copy_qualifies(const ir_func *f, const ir_region *b, int li)
 	       (!(load->flags & IR_FLAG_HAS_OTHER) || is_zero_const(f, load->args[2])) && feeds_only_dots(b, li);
 }
 
+/* A descriptor block the ring's copies take through its tensor map. */
+static bool tma_load(const pipe *p, const ir_op *load)
+{
+	return p->tma && load->flags & IR_FLAG_TENSORMAP && p->f->values[load->results[0]].type.rank == 2;
+}
+
 static int emit_const(pipe *p, ir_region *r, int *at, src_loc loc, ir_type t, int64_t v)
 {
 	ir_op *op = place(p, r, at, ir_op_new(p->f, IR_OP_CONST, loc, 0, NULL, 1, &t, 0));
@@ -422,6 +429,17 @@ static ir_op *emit_effect(pipe *p, ir_region *r, int *at, ir_opcode code, src_lo
 static bool emit_copy(pipe *p, const ir_op *load, int ring, int slot, rename *map, int iv, int ub, ir_region *r,
 		      int *at)
 {
+	if (tma_load(p, load)) {
+		/* issued only for iterations that exist: a copy never waited for
+		 * would leave its barrier a phase behind */
+		int cmp_args[2] = {iv, ub};
+		int args[5] = {ring, slot, emit(p, r, at, IR_OP_CMP, load->loc, 2, cmp_args, ir_scalar(IR_I1), IR_CMP_LT),
+			       mapped(map, load->args[3]), mapped(map, load->args[4])};
+		ir_op *op = args[2] < 0 ? NULL : emit_effect(p, r, at, IR_OP_TMA_COPY, load->loc, 5, args);
+		if (op)
+			op->ival = load->ival;
+		return op != NULL;
+	}
 	int mask = iteration_mask(p, load, map, iv, ub, r, at);
 	int args[4] = {ring, slot, mapped(map, load->args[0]), mask};
 	ir_op *op = mask < 0 ? NULL : emit_effect(p, r, at, IR_OP_ASYNC_COPY, load->loc, 4, args);
@@ -535,7 +553,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		loop->flags |= IR_FLAG_SPARE_TILE;
 
 	/* Before the loop: the rings, then the copies of iterations 0 .. S-2. */
-	int at = pos;
+	int at = pos, ntma = 0;
 	for (int i = 0; i < nops; i++) {
 		if (!sel[i])
 			continue;
@@ -544,6 +562,10 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		ir_op *alloc = place(p, r, &at, ir_op_new(f, IR_OP_LOCAL_ALLOC, orig[i]->loc, 0, NULL, 1, &rt, 0));
 		if (!alloc)
 			return false;
+		if (tma_load(p, orig[i])) {
+			alloc->flags |= IR_FLAG_TENSORMAP;
+			ntma++;
+		}
 		ring[i] = alloc->results[0];
 	}
 	for (int c = 0; c < ncarried; c++)
@@ -577,7 +599,10 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	 * values S-1 iterations ahead. */
 	int zero = emit_const(p, r, &at, loc, i32, 0);
 	int slot = zero < 0 ? -1 : add_carried(p, loop, zero, zero); /* next value set below */
-	if (slot < 0)
+	/* the parity of the barrier phase a TMA ring's tile completes: it
+	 * flips each time the slot wraps */
+	int phase = slot < 0 || !ntma ? slot : add_carried(p, loop, zero, zero);
+	if (slot < 0 || phase < 0)
 		return false;
 	int *ahead = arena_alloc(f->arena, sizeof(int) * (size_t)(ncarried + 1));
 	if (!ahead) {
@@ -598,7 +623,9 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		if (!sel[i])
 			continue;
 		ir_type lt = f->values[orig[i]->results[0]].type;
-		int args[2] = {ring[i], slot};
+		int args[3] = {ring[i], slot, phase};
+		if (tma_load(p, orig[i]) && !emit_effect(p, b, &bat, IR_OP_TMA_WAIT, loc, 3, args))
+			return false;
 		ir_op *ld = place(p, b, &bat, ir_op_new(f, IR_OP_LOCAL_LOAD, orig[i]->loc, 2, args, 1, &lt, 0));
 		if (!ld)
 			return false;
@@ -668,11 +695,22 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	int next_slot = wrap < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a4, i32, 0);
 	if (next_slot < 0)
 		return false;
-	/* the yields of the new values: the slot, then the ahead values */
+	int next_phase = -1;
+	if (ntma) {
+		a2[0] = phase;
+		a2[1] = c1;
+		int flipped = emit(p, b, &eat, IR_OP_XOR, loc, 2, a2, i32, 0);
+		int a5[3] = {wrap, flipped, phase};
+		if (flipped < 0 || (next_phase = emit(p, b, &eat, IR_OP_SELECT, loc, 3, a5, i32, 0)) < 0)
+			return false;
+	}
+	/* the yields of the new values: the slot (and phase), then the ahead values */
 	int y = yield->nargs - 1;
 	for (int c = ncarried - 1; c >= 0; c--)
 		if (needs[c])
 			yield->args[y--] = mapped(&map, yield->args[c]);
+	if (ntma)
+		yield->args[y--] = next_phase;
 	yield->args[y] = next_slot;
 	/* the loads are gone */
 	int kept = 0;
@@ -729,7 +767,7 @@ static bool has_narrow_load(const pipe *p, const ir_op *loop)
 	bool narrow = false;
 	int64_t elems = 0;
 	for (int li = 0; p->narrow && li < b->nops; li++)
-		if (copy_qualifies(p->f, b, li)) {
+		if (copy_qualifies(p->f, b, li) && !tma_load(p, b->ops[li])) {
 			narrow |= p->narrow[b->ops[li]->results[0]];
 			elems += ir_numel(p->f->values[b->ops[li]->results[0]].type);
 		}
@@ -764,11 +802,12 @@ static void walk(pipe *p, ir_region *r)
 }
 
 tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
-			   const bool *narrow)
+			    bool tensormaps, const bool *narrow)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {f, async_copies, async_copies ? spare_budget : 0, async_copies && reuse_read_tile, narrow, false};
+	pipe p = {f, async_copies, async_copies ? spare_budget : 0, async_copies && reuse_read_tile,
+		  async_copies && tensormaps, narrow, false};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");

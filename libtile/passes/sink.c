@@ -54,6 +54,8 @@ static bool pure(const ir_op *op)
 	case IR_OP_ASYNC_COMMIT:
 	case IR_OP_ASYNC_WAIT:
 	case IR_OP_LOCAL_LOAD:
+	case IR_OP_TMA_COPY:
+	case IR_OP_TMA_WAIT:
 		return false;
 	default:
 		return true;

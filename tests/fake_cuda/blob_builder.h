@@ -44,7 +44,7 @@ typedef struct tb_variant {
 typedef struct tb_kernel {
 	const char *name;
 	int n_params;
-	tb_param params[8];
+	tb_param params[16];
 	int n_variants;
 	tb_variant variants[8];
 	int n_configs;       /* 0: written as 1 */

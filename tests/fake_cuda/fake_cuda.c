@@ -11,9 +11,11 @@
  * recorded with its parameter values. Control functions are looked up by
  * the tests with dlsym. Built with -DFAKE_CUDA_OMIT_LAUNCH_EX it lacks
  * cuLaunchKernelEx (the missing-symbol test), with -DFAKE_CUDA_OMIT_CTX_ID
- * it lacks cuCtxGetId and cuStreamIsCapturing (a driver older than CUDA
- * 12). Contexts have unique IDs; a destroyed context's entry (its address)
- * is reused by the next one created, as a real driver may do, and its
+ * it lacks cuCtxGetId, cuStreamIsCapturing and cuTensorMapEncodeTiled (a
+ * driver older than CUDA 12). cuTensorMapEncodeTiled checks its arguments
+ * as the driver documents them, records them (fake_cuda_last_tensormap)
+ * and writes a numbered map. Contexts have unique IDs; a destroyed
+ * context's entry (its address) is reused by the next one created, as a real driver may do, and its
  * modules die with it; a primary context gets a new ID each time it is
  * activated (its first retain, or after a reset). Streams can be marked as
  * being captured (fake_cuda_capture): loading a module is then refused,
@@ -56,7 +58,7 @@ enum {
 	X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuGetErrorName) X(cuDeviceGetCount) \
 	X(cuCtxGetId) X(cuStreamIsCapturing) X(cuCtxCreate_v2) X(cuCtxDestroy_v2) X(cuMemAlloc_v2) X(cuMemFree_v2) \
 	X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamSynchronize) \
-	X(cuCtxSynchronize)
+	X(cuCtxSynchronize) X(cuTensorMapEncodeTiled)
 
 enum {
 #define FAKE_ENUM(name) FAKE_##name,
@@ -108,6 +110,7 @@ static int n_funcs;
 static int initialized;
 static fake_launch last;
 static int n_param_sizes, param_sizes[16];
+static fake_tensormap last_map;
 static __thread fake_ctx *current;
 
 #define MAX_STREAMS 4096
@@ -540,13 +543,28 @@ FAKE_API int cuFuncSetAttribute(void *func, int attribute, int value)
 	return CUDA_SUCCESS;
 }
 
+/* Launches of tma_k whose map (parameter 5) is not one this driver
+ * encoded for the base pointer (parameter 0). */
+static int map_mismatches;
+
+FAKE_API int fake_cuda_map_mismatches(void) { return __atomic_load_n(&map_mismatches, __ATOMIC_RELAXED); }
+
 /* The soak's kernels, on the host: soak_inc(p, n) (and the raw baseline's
  * soak_raw_inc) adds 1 to p[0..n),
  * soak_axpy(x, y, n, a) adds a * x[i] to y[i], soak_acc(c, v) adds v to
- * c[0]; other symbols run nothing. */
+ * c[0]; tma_k checks its map against its base (a torn map is counted);
+ * other symbols run nothing. */
 static void run_kernel(const char *symbol, void **params)
 {
 	int32_t *p, *x, n, a, i;
+	unsigned long long base, words[16];
+	if (strcmp(symbol, "tma_k") == 0) {
+		memcpy(&base, params[0], sizeof base);
+		memcpy(words, params[5], sizeof words);
+		if ((words[0] & ~0xffffffffull) != FAKE_MAP_MAGIC || words[1] != base || words[2] != base)
+			__atomic_add_fetch(&map_mismatches, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	if (strncmp(symbol, "soak_inc", 8) == 0 || strcmp(symbol, "soak_raw_inc") == 0) {
 		memcpy(&p, params[0], sizeof p);
 		memcpy(&n, params[1], sizeof n);
@@ -601,8 +619,14 @@ static int launch(fake_func *fn, const unsigned int grid[3], const unsigned int 
 	last.stream = stream;
 	last.ex = ex;
 	last.ctx = current;
-	for (i = 0; i < n_param_sizes; i++)
-		memcpy(&last.params[i], params[i], (size_t)param_sizes[i]);
+	for (i = 0; i < n_param_sizes; i++) {
+		if (param_sizes[i] == 128 && last.n_maps < 4) {
+			memcpy(last.maps[last.n_maps], params[i], 128);
+			last.map_misalign[last.n_maps++] = (unsigned int)((uintptr_t)params[i] % 64);
+		} else if (param_sizes[i] <= 8) {
+			memcpy(&last.params[i], params[i], (size_t)param_sizes[i]);
+		}
+	}
 	pthread_mutex_unlock(&lock);
 	return CUDA_SUCCESS;
 }
@@ -692,6 +716,13 @@ FAKE_API int cuDeviceGetCount(int *count)
 	return CUDA_SUCCESS;
 }
 
+FAKE_API void fake_cuda_last_tensormap(fake_tensormap *out)
+{
+	pthread_mutex_lock(&lock);
+	*out = last_map;
+	pthread_mutex_unlock(&lock);
+}
+
 #ifndef FAKE_CUDA_OMIT_CTX_ID
 FAKE_API int cuCtxGetId(void *ctx, unsigned long long *id)
 {
@@ -708,6 +739,59 @@ FAKE_API int cuCtxGetId(void *ctx, unsigned long long *id)
 		*id = c->id;
 	pthread_mutex_unlock(&lock);
 	return r;
+}
+
+/* The driver's rules (CUDA 12 documentation of cuTensorMapEncodeTiled)
+ * for the tiled, non-interleaved maps the loader asks for. */
+FAKE_API int cuTensorMapEncodeTiled(void *map, int data_type, unsigned int rank, void *address, const unsigned long long *dims,
+				    const unsigned long long *strides, const unsigned int *box, const unsigned int *element_strides,
+				    int interleave, int swizzle, int l2_promotion, int oob_fill)
+{
+	static const unsigned int bytes[13] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+	static unsigned long long n_maps_encoded; /* under the lock */
+	unsigned long long words[16] = {0};
+	unsigned int i, e;
+	int f = enter(FAKE_cuTensorMapEncodeTiled), ok;
+	if (f)
+		return f;
+	ok = map && data_type >= 0 && data_type <= 12 && rank >= 1 && rank <= 5 && (uintptr_t)address % 16 == 0 &&
+	     interleave == 0 && swizzle >= 0 && swizzle <= 3 && l2_promotion >= 0 && l2_promotion <= 3 &&
+	     (oob_fill == 0 || oob_fill == 1);
+	e = ok ? bytes[data_type] : 1;
+	for (i = 0; ok && i < rank; i++) {
+		ok = dims[i] >= 1 && dims[i] <= 1ull << 32 && box[i] >= 1 && box[i] <= 256 && element_strides[i] >= 1 &&
+		     element_strides[i] <= 8;
+		if (ok && i > 0)
+			ok = strides[i - 1] % 16 == 0 && strides[i - 1] < 1ull << 40;
+	}
+	/* the innermost box row: whole 16-byte units, within the swizzle span */
+	if (ok)
+		ok = box[0] * e % 16 == 0 && (swizzle == 0 || box[0] * e <= (16u << swizzle));
+	pthread_mutex_lock(&lock);
+	memset(&last_map, 0, sizeof last_map);
+	last_map.data_type = data_type;
+	last_map.rank = rank;
+	last_map.address = (unsigned long long)(uintptr_t)address;
+	for (i = 0; i < rank && i < 5; i++) {
+		last_map.dims[i] = dims[i];
+		last_map.box[i] = box[i];
+		last_map.element_strides[i] = element_strides[i];
+		if (i > 0)
+			last_map.strides[i - 1] = strides[i - 1];
+	}
+	last_map.interleave = interleave;
+	last_map.swizzle = swizzle;
+	last_map.l2_promotion = l2_promotion;
+	last_map.oob_fill = oob_fill;
+	last_map.map_misalign = (unsigned int)((uintptr_t)map % 64);
+	if (ok && (uintptr_t)map % 64 == 0)
+		words[0] = FAKE_MAP_MAGIC + ++n_maps_encoded;
+	pthread_mutex_unlock(&lock);
+	if (!ok || (uintptr_t)map % 64)
+		return CUDA_ERROR_INVALID_VALUE;
+	words[1] = words[2] = (unsigned long long)(uintptr_t)address;
+	memcpy(map, words, sizeof words);
+	return CUDA_SUCCESS;
 }
 
 FAKE_API int cuStreamIsCapturing(void *stream, int *status)

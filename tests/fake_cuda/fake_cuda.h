@@ -18,7 +18,26 @@ typedef struct fake_launch {
 	int cooperative;    /* a cooperative launch (cuLaunchKernelEx) */
 	int count;  /* launches recorded since the last reset of this record */
 	unsigned long long params[16]; /* values, by the sizes given with fake_cuda_param_sizes */
+	/* parameters of size 128 (tensor maps), in order, each with its pointer's address modulo 64 */
+	int n_maps;
+	unsigned char maps[4][128];
+	unsigned int map_misalign[4];
 } fake_launch;
+
+/* The arguments of the last cuTensorMapEncodeTiled call. The map it
+ * writes starts with FAKE_MAP_MAGIC + the call's number (1, 2, ...; the
+ * count since the process started), then the global address twice. */
+#define FAKE_MAP_MAGIC 0x544d415000000000ull
+typedef struct fake_tensormap {
+	int data_type;
+	unsigned int rank;
+	unsigned long long address, dims[5], strides[5];
+	unsigned int box[5], element_strides[5];
+	int interleave, swizzle, l2_promotion, oob_fill;
+	unsigned int map_misalign; /* the map's address modulo 64 */
+} fake_tensormap;
+typedef void (*fake_cuda_last_tensormap_fn)(fake_tensormap *out);
+typedef int (*fake_cuda_map_mismatches_fn)(void);
 
 typedef void (*fake_cuda_reset_fn)(void);
 typedef int (*fake_cuda_calls_fn)(const char *name);

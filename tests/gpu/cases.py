@@ -51,7 +51,7 @@ def next_pow2(x):
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
-         sm80=False):
+         sm80=False, tilec_flags=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
@@ -64,11 +64,12 @@ def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num
     third column.
     sm80: for a benchmark, also compare the sm_80-class code of both sides:
     tile compiled for compute_80 (PTX) and Triton compiled for sm_80 (its PTX),
-    both JIT-compiled by the driver for the GPU at hand."""
+    both JIT-compiled by the driver for the GPU at hand.
+    tilec_flags: more options for tilec compile (such as --no-tma)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
-                cublas=cublas, sm80=sm80)
+                cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [])
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -863,6 +864,26 @@ CASES += [
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
 BENCH = [
+    # tutorial 09's matmuls with host-side descriptors at 4096^3: tile copies
+    # their blocks with TMA on sm_90a, and with cp.async under --no-tma
+    case("bench_desc_mm_host", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8,
+         bench="matmul fp16 4096^3, host-side descriptors, TMA (128x128x64, 8 warps)", flops="2 * M * N * K"),
+    case("bench_desc_mm_host_cpasync", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"],
+         bench="matmul fp16 4096^3, host-side descriptors, cp.async (--no-tma)", flops="2 * M * N * K"),
+    case("bench_desc_mm_host_persistent", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
+         DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, host-side descriptors, TMA (128x128x64, 8 warps)",
+         flops="2 * M * N * K"),
+    case("bench_desc_mm_host_persistent_cpasync", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
+         DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"],
+         bench="persistent matmul fp16 4096^3, host-side descriptors, cp.async (--no-tma)",
+         flops="2 * M * N * K"),
     # tutorial 09's persistent matmul with device-side descriptors at 4096^3
     case("bench_desc_mm_persistent", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),

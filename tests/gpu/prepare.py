@@ -134,6 +134,7 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
         cmd += ["-g", inst["grid"]]
     if keep_ptx:
         cmd += ["--keep-ptx", os.path.join(keep_ptx, launch)]
+    cmd += inst.get("tilec_flags", [])
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -181,13 +182,16 @@ def check_prototype(inst, header, launch):
 RACE_MANIFEST = """\
 # kernels for compute-sanitizer racecheck and memcheck (tests/gpu/racecheck.c):
 # two tier-2 reductions, a pipelined matmul (3-stage rings of asynchronous
-# copies, a K tail), causal attention (two dots per iteration), atomics
-# whose old values reach the other threads through shared memory, a
-# histogram of contended atomics and tutorial 05's spin lock
+# copies, a K tail), causal attention (two dots per iteration), tutorial
+# 09's persistent matmul through host-side descriptors (TMA on sm_90a: the
+# rings' barriers set up again for each tile), atomics whose old values
+# reach the other threads through shared memory, a histogram of contended
+# atomics and tutorial 05's spin lock
 {t2} softmax_row_kernel "*fp32:16, *fp32:16, i32, i32, i32" -D BLOCK_SIZE=1024 -w 4 -on race_softmax
 {t2} reduce_cols_kernel "*fp32:16, *fp32:16, i32, i32, i32" -D OP=0 -D BLOCK_M=256 -D BLOCK_N=16 -w 4 -g "cdiv(N, BLOCK_N)" -on race_colsum
 {mm} matmul_kernel "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1" -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -w 4 -ns 3 -g "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)" -on race_matmul
 {attn} attn_fwd "*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32:16, i32:16, i32:16, i32, i32:16" -D HEAD_DIM=64 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=3 -w 4 -on race_attn
+{desc} matmul_kernel_tma_persistent "tensordesc<fp16[64, 32]>, tensordesc<fp16[64, 32]>, tensordesc<fp16[64, 64]>, i32, i32, i32" -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -D EPILOGUE_SUBTILE=False -D NUM_SMS=3 -D WARP_SPECIALIZE=False -w 4 -ns 3 -g "min(3, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))" -on race_tma
 {atom} ticket_kernel "*i32:16, *i32:16, *i32:16, *i32:16" -D SLOTS=32 -w 4 -on race_ticket
 {atom} histogram_kernel "*i32:16, *i32:16, i32" -D NBINS=256 -D BLOCK=1024 -w 4 -g "cdiv(n, BLOCK)" -on race_hist
 {atom} layer_norm_bwd_dx_fused "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, i32, i32" -D GROUP_SIZE_M=32 -D BLOCK_SIZE_N=1024 -w 4 -on race_lock
@@ -234,7 +238,8 @@ def main():
         man = os.path.join(out, "race", "race.manifest")
         with open(man, "w") as f:
             f.write(RACE_MANIFEST.format(t2=os.path.join(ROOT, cases.T2), mm=os.path.join(ROOT, cases.K, "matmul.py"),
-                                         attn=os.path.join(ROOT, cases.ATTN), atom=os.path.join(ROOT, cases.ATOM)))
+                                         attn=os.path.join(ROOT, cases.ATTN), atom=os.path.join(ROOT, cases.ATOM),
+                                         desc=os.path.join(ROOT, cases.DESC)))
         r = subprocess.run([a.tilec, "compile", "-m", man, "-o", os.path.join(out, "race", "race"),
                             "--arch", a.arch], capture_output=True, text=True)
         log.write("== race (manifest)\n%s%s\n" % (r.stdout, r.stderr))

@@ -1,0 +1,138 @@
+/* tma.c - rings that the copy engine fills through a tensor map (TMA).
+ *
+ * passes/pipeline.c gives a descriptor block that only dots read a ring
+ * flagged IR_FLAG_TENSORMAP where the target is sm_90a. Such a ring has a
+ * barrier (an mbarrier object, 8 bytes) per tile after its tiles, which
+ * thread 0 initializes for one arrival when the ring is pushed and
+ * invalidates when it is popped. TMA_COPY: thread 0 announces the tile's
+ * bytes on its slot's barrier (arrive.expect_tx) and issues one bulk
+ * tensor copy per panel of the tile, the map's box (ir_tensormap_box); the
+ * engine zero-fills what lies outside the tensor and completes the bytes
+ * on the barrier, so the tile's phase ends when all of it has landed.
+ * TMA_WAIT: every thread polls the barrier until the phase of the given
+ * parity is over. analysis/layout.c lays the tile out as the box lands
+ * (rows along the contiguous dim, panels of the swizzle width, the same
+ * XOR of 16-byte chunks by row), so the dots read it as they read a ring
+ * that cp.async filled. The kernel receives each map by value, a
+ * 128-byte grid constant (lower.c), and names it by its generic address.
+ */
+#include "nvptx/lower.h"
+
+#include <stdio.h>
+
+static bool is_tma_ring(const lw *w, int ring)
+{
+	const ir_op *d = w->f->values[ring].def;
+	return d && d->code == IR_OP_LOCAL_ALLOC && d->flags & IR_FLAG_TENSORMAP;
+}
+
+/* The byte offset of the barrier of tile `slot` (NULL: of tile 0). */
+static LLVMValueRef barrier_at(lw *w, int ring, LLVMValueRef slot)
+{
+	uint32_t first = w->ring_at[ring] + (uint32_t)lw_vtype(w, ring).shape[0] * w->p->ring[ring]->tile_bytes;
+	LLVMValueRef off = lw_ci32(w, first);
+	if (slot)
+		off = LLVMBuildAdd(w->b, off, LLVMBuildMul(w->b, slot, lw_ci32(w, 8), ""), "");
+	return off;
+}
+
+/* A shared-memory byte offset as the 32-bit address PTX takes. */
+static LLVMValueRef smem_address(lw *w, LLVMValueRef off)
+{
+	return LLVMBuildPtrToInt(w->b, lw_smem_at(w, off), w->i32, "");
+}
+
+static LLVMValueRef thread_zero(lw *w)
+{
+	return LLVMBuildICmp(w->b, LLVMIntEQ, w->tid, lw_ci32(w, 0), "");
+}
+
+uint32_t lw_tma_barrier_bytes(const lw *w, int ring)
+{
+	return is_tma_ring(w, ring) ? 8u * (uint32_t)lw_vtype(w, ring).shape[0] : 0;
+}
+
+void lw_tma_ring_pushed(lw *w, int ring)
+{
+	if (!is_tma_ring(w, ring))
+		return;
+	/* the copy engine may write where ordinary stores wrote before (an
+	 * earlier tile's epilogue): each thread hands its stores over first */
+	lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
+	for (int s = 0; s < lw_vtype(w, ring).shape[0]; s++) {
+		LLVMValueRef bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s)));
+		lw_asm_call(w, w->vd, "mbarrier.init.shared::cta.b64 [$0], 1;", "r", &bar, 1, true);
+	}
+	/* the copy engine completes bytes on them: the inits must reach it */
+	lw_asm_call(w, w->vd, "fence.mbarrier_init.release.cluster;", "", NULL, 0, true);
+	lw_end_if(w, join);
+	lw_barrier(w);
+}
+
+void lw_tma_ring_popped(lw *w, int ring)
+{
+	if (!is_tma_ring(w, ring))
+		return;
+	/* every thread waited for every copy before (ASYNC_WAIT 0's barrier);
+	 * the memory serves other uses only once the objects are invalid */
+	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
+	for (int s = 0; s < lw_vtype(w, ring).shape[0]; s++) {
+		LLVMValueRef bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s)));
+		lw_asm_call(w, w->vd, "mbarrier.inval.shared::cta.b64 [$0];", "r", &bar, 1, true);
+	}
+	lw_end_if(w, join);
+	lw_barrier(w);
+}
+
+bool lw_emit_tma_copy(lw *w, const ir_op *op)
+{
+	int ring = op->args[0];
+	const smem_layout *sl = w->p->ring[ring];
+	ir_type rt = lw_vtype(w, ring);
+	const ir_desc_param *dp = ir_tensormap_desc(w->f, (int)op->ival);
+	uint32_t box[IR_MAX_RANK];
+	int swizzle = dp ? ir_tensormap_box((ir_kind)rt.pointee, dp->rank, dp->block, box) : 0;
+	if (!sl || !is_tma_ring(w, ring) || !swizzle || sl->transposed || sl->panel_bytes != swizzle ||
+	    (uint32_t)sl->rows != box[1])
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d is not laid out as its tensor map's box", ring);
+	lval slot, pred, row, col;
+	if (!lw_get(w, op->args[1], NULL, &slot) || !lw_get(w, op->args[2], NULL, &pred) ||
+	    !lw_get(w, op->args[3], NULL, &row) || !lw_get(w, op->args[4], NULL, &col))
+		return false;
+	LLVMValueRef map = LLVMBuildPtrToInt(w->b, w->v[op->ival].r[0], w->i64, "");
+	LLVMBasicBlockRef join = lw_begin_if(w, LLVMBuildAnd(w->b, pred.r[0], thread_zero(w), ""));
+	LLVMValueRef bar = smem_address(w, barrier_at(w, ring, slot.r[0]));
+	LLVMValueRef expect[2] = {bar, lw_ci32(w, sl->tile_bytes)};
+	lw_asm_call(w, w->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r", expect, 2, true);
+	LLVMValueRef tile = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, slot.r[0], lw_ci32(w, sl->tile_bytes), ""),
+					 lw_ci32(w, w->ring_at[ring]), "");
+	int panels = sl->row_bytes / sl->panel_bytes;
+	for (int p = 0; p < panels; p++) {
+		LLVMValueRef dst = LLVMBuildAdd(w->b, tile, lw_ci32(w, (int64_t)p * sl->rows * sl->panel_bytes), "");
+		LLVMValueRef x = p ? LLVMBuildAdd(w->b, col.r[0], lw_ci32(w, (int64_t)p * box[0]), "") : col.r[0];
+		LLVMValueRef args[5] = {smem_address(w, dst), map, x, row.r[0], bar};
+		lw_asm_call(w, w->vd,
+			    "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+			    " [$0], [$1, {$2, $3}], [$4];",
+			    "r,l,r,r,r", args, 5, true);
+	}
+	lw_end_if(w, join);
+	w->tensormaps = true;
+	return true;
+}
+
+bool lw_emit_tma_wait(lw *w, const ir_op *op)
+{
+	lval slot, phase;
+	if (!lw_get(w, op->args[1], NULL, &slot) || !lw_get(w, op->args[2], NULL, &phase))
+		return false;
+	LLVMValueRef args[2] = {smem_address(w, barrier_at(w, op->args[0], slot.r[0])), phase.r[0]};
+	/* the label is local to the braces, so copies of the loop do not clash */
+	lw_asm_call(w, w->vd,
+		    "{\n\t.reg .pred done;\n\twait:\n\t"
+		    "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+		    "@!done bra.uni wait;\n\t}",
+		    "r,r", args, 2, true);
+	return true;
+}
