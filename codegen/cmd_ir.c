@@ -161,7 +161,7 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = compile_pipeline(ctx, ar, f, async_copies, spare, !spare, spare != 0);
+		st = compile_pipeline(ctx, ar, f, async_copies, spare, spare ? target_smem_per_sm(90) : 0, !spare, spare != 0);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

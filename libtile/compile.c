@@ -160,7 +160,7 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 }
 
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
-			      bool reuse_read_tile, bool tensormaps)
+			      uint32_t sm_smem, bool reuse_read_tile, bool tensormaps)
 {
 	axis_info *ai = NULL;
 	bool *narrow = NULL;
@@ -170,7 +170,7 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_c
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
 		st = TILEC_ERR_NOMEM;
 	}
-	if (!st && (st = pipeline_loads(ctx, f, async_copies, spare_budget, reuse_read_tile, tensormaps, narrow)) == TILEC_OK)
+	if (!st && (st = pipeline_loads(ctx, f, async_copies, spare_budget, sm_smem, reuse_read_tile, tensormaps, narrow)) == TILEC_OK)
 		sink_loads(f);
 	return st;
 }
@@ -258,10 +258,14 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 	LLVMDisposeTargetData(td);
 	LLVMModuleRef m = *out = new_module(c, dl);
 	/* wgmma's rings get a spare tile where the kernel still fits */
-	uint32_t limit = UINT32_MAX;
+	uint32_t limit = UINT32_MAX, sm_smem = UINT32_MAX;
 	for (int i = 0; i < ntargets(opt); i++)
-		if (family_of(target_at(opt, i), tiers) == key && target_smem_limit(target_at(opt, i)) < limit)
-			limit = target_smem_limit(target_at(opt, i));
+		if (family_of(target_at(opt, i), tiers) == key) {
+			if (target_smem_limit(target_at(opt, i)) < limit)
+				limit = target_smem_limit(target_at(opt, i));
+			if (target_smem_per_sm(target_at(opt, i)) < sm_smem)
+				sm_smem = target_smem_per_sm(target_at(opt, i));
+		}
 	bool libdev = false;
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
 		ir_func *f = NULL;
@@ -275,7 +279,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
-				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, unit == DOT_UNIT_MMA,
+				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, sm_smem, unit == DOT_UNIT_MMA,
 						      unit == DOT_UNIT_WGMMA);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);

@@ -69,7 +69,7 @@ typedef struct compile_result {
  * axis info first (axis_narrow_loads), then pipeline_loads, then
  * sink_loads. */
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
-			      bool reuse_read_tile, bool tensormaps);
+			      uint32_t sm_smem, bool reuse_read_tile, bool tensormaps);
 
 /* Whether a target's code copies descriptor blocks with TMA (sm_90a, the
  * wgmma family): kernels built for it give their host-side descriptors

@@ -95,7 +95,7 @@ static inline tilec_status kl_go(launch *l)
 		st = ir_verify(l->ctx, f);
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async, 0, l->reuse, l->tma, NULL);
+		st = pipeline_loads(l->ctx, f, l->async, 0, 0, l->reuse, l->tma, NULL);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;

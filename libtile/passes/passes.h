@@ -33,9 +33,12 @@
  * through registers, one iteration ahead, as without asynchronous copies,
  * instead of copying those pieces synchronously. With tensormaps, a 2-D
  * descriptor block (a LOAD flagged IR_FLAG_TENSORMAP) is copied into its
- * ring by TMA (TMA_COPY, TMA_WAIT; a barrier per tile) instead. */
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
-			    bool tensormaps, const bool *narrow);
+ * ring by TMA (TMA_COPY, TMA_WAIT; a barrier per tile) instead. With
+ * sm_smem (shared memory per SM; 0: none), a loop gets its spare tile only
+ * where that leaves as many blocks per SM (estimated from shared memory and
+ * the dots' accumulators), or where it lies inside another loop. */
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, uint32_t sm_smem,
+			    bool reuse_read_tile, bool tensormaps, const bool *narrow);
 
 /* ======================================================================
  * sink.c - loads of the kernel's top level moved to their first user

@@ -53,6 +53,8 @@ typedef struct pipe {
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
 	bool reuse;  /* S-1 tiles per ring, the copies into the tile just read */
 	bool tma;    /* descriptor blocks are copied by their tensor maps */
+	uint32_t sm_smem; /* shared memory per SM: a spare tile must not cost a block (0: may) */
+	int loops;   /* loops around the region being walked */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
 	bool oom;
 } pipe;
@@ -470,6 +472,32 @@ static int add_carried(pipe *p, ir_op *loop, int init, int next)
 	return param;
 }
 
+/* Whether rings of ring_bytes (S + 1 tiles each) leave as many blocks on
+ * an SM as rings of S tiles would: a spare tile that costs a block (tile
+ * 128x128x64 in 8 warps: one block of 128 KB instead of two of 96) loses
+ * more than it gains (H200: 0.84 of Triton against 1.03; 64x64x32 in 4
+ * warps 0.90 against 0.97). Registers bound the blocks too, estimated from
+ * the accumulators of the loop's dots (one register per 32-bit element)
+ * and 40 more per thread: where they allow no more blocks, the spare tile
+ * stays (128x128x32 in 4 warps: 3 blocks either way). A loop inside
+ * another (a persistent kernel's) keeps it: its programs stay, one per SM
+ * however many would fit. */
+static bool spare_keeps_blocks(const pipe *p, const ir_region *b, uint64_t ring_bytes, int S)
+{
+	if (!p->sm_smem || p->loops > 0)
+		return true;
+	int64_t threads = 32 * (p->f->num_warps > 0 ? p->f->num_warps : 4), regs = 40;
+	for (int i = 0; i < b->nops; i++)
+		if (b->ops[i]->code == IR_OP_DOT) {
+			ir_type ct = p->f->values[b->ops[i]->results[0]].type;
+			regs += (ir_numel(ct) * ir_kind_bytes((ir_kind)ct.kind) / 4 + threads - 1) / threads;
+		}
+	uint64_t by_regs = 65536 / ((uint64_t)((regs + 7) & ~7) * (uint64_t)threads);
+	uint64_t plain = ring_bytes / (uint64_t)(S + 1) * (uint64_t)S;
+	uint64_t with = p->sm_smem / (ring_bytes + 1024), without = p->sm_smem / (plain + 1024); /* 1 KB: the system's */
+	return (with < by_regs ? with : by_regs) >= (without < by_regs ? without : by_regs);
+}
+
 /* Rewrites loop `loop` (at index pos of region r) into an S-stage pipeline
  * of asynchronous copies; false when no load qualifies or memory ran out. */
 static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
@@ -548,7 +576,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 			ring_bytes += (uint64_t)(S + 1) * (uint64_t)lt.shape[0] * (uint64_t)lt.shape[1] *
 				      (uint64_t)ir_kind_bytes((ir_kind)lt.kind);
 		}
-	int N = p->reuse && S >= 3 ? S - 1 : ring_bytes <= p->spare_budget ? S + 1 : S;
+	int N = p->reuse && S >= 3 ? S - 1 : ring_bytes <= p->spare_budget && spare_keeps_blocks(p, b, ring_bytes, S) ? S + 1 : S;
 	if (N > S)
 		loop->flags |= IR_FLAG_SPARE_TILE;
 
@@ -779,8 +807,11 @@ static void walk(pipe *p, ir_region *r)
 {
 	for (int i = 0; i < r->nops && !p->oom; i++) {
 		ir_op *op = r->ops[i];
+		bool loop = op->code == IR_OP_FOR || op->code == IR_OP_WHILE;
+		p->loops += loop;
 		for (int g = 0; g < op->nregions; g++)
 			walk(p, &op->regions[g]);
+		p->loops -= loop;
 		if (op->code != IR_OP_FOR || !loop_qualifies(p->f, op))
 			continue;
 		if (p->async && !has_narrow_load(p, op)) {
@@ -801,13 +832,13 @@ static void walk(pipe *p, ir_region *r)
 	}
 }
 
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, bool reuse_read_tile,
-			    bool tensormaps, const bool *narrow)
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, uint32_t sm_smem,
+			    bool reuse_read_tile, bool tensormaps, const bool *narrow)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
 	pipe p = {f, async_copies, async_copies ? spare_budget : 0, async_copies && reuse_read_tile,
-		  async_copies && tensormaps, narrow, false};
+		  async_copies && tensormaps, sm_smem, 0, narrow, false};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
