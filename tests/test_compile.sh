@@ -398,6 +398,9 @@ check "sm_90a: both operands by TMA, a barrier per ring tile, no cp.async" bash 
 	test \$(grep -c 'cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes' '$T/tma.sm_90a.ptx') -ge 4 &&
 	grep -q 'mbarrier.try_wait.parity.shared::cta.b64' '$T/tma.sm_90a.ptx' &&
 	test \$(grep -c 'mbarrier.init.shared::cta.b64' '$T/tma.sm_90a.ptx') = 6 && ! grep -q 'cp.async.cg' '$T/tma.sm_90a.ptx'"
+check "sm_90a: the result by TMA stores from a staged tile (two 64-column boxes), no st.global" bash -c "
+	test \$(grep -c 'cp.async.bulk.tensor.2d.global.shared::cta.bulk_group' '$T/tma.sm_90a.ptx') = 2 &&
+	grep -q 'cp.async.bulk.wait_group.read 0;' '$T/tma.sm_90a.ptx' && ! grep -q 'st.global' '$T/tma.sm_90a.ptx'"
 check "sm_90a: three tensor maps passed as 128-byte grid constants" bash -c "
 	test \$(grep -c '.param .align 64 .b8 matmul_kernel_tma_0_param_[0-9]*\[128\]' '$T/tma.sm_90a.ptx') = 3 &&
 	grep -q 'cvta.param.u64' '$T/tma.sm_90a.ptx'"

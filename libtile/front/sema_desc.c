@@ -263,13 +263,13 @@ static bool addresses(sema *s, src_loc loc, sv d, sv offsets, const char *what, 
 	return true;
 }
 
-/* Marks the load giving value v as a block of d that its tensor map may
- * copy (passes/pipeline.c decides): the coordinates join its operands. */
-static bool tensormap_load(sema *s, src_loc loc, sv d, const int *coords, int v)
+/* Marks op, the load or store of a block of d, as one its tensor map may
+ * copy (passes/pipeline.c and the sm_90a lowering decide): the
+ * coordinates join its operands. */
+static bool tensormap_access(sema *s, src_loc loc, sv d, const int *coords, ir_op *op)
 {
-	ir_op *op = s->f->values[v].def;
-	if (!op || op->code != IR_OP_LOAD || (op->flags & (IR_FLAG_HAS_MASK | IR_FLAG_HAS_OTHER)) !=
-						      (IR_FLAG_HAS_MASK | IR_FLAG_HAS_OTHER))
+	unsigned need = op && op->code == IR_OP_LOAD ? IR_FLAG_HAS_MASK | IR_FLAG_HAS_OTHER : IR_FLAG_HAS_MASK;
+	if (!op || (op->code != IR_OP_LOAD && op->code != IR_OP_STORE) || (op->flags & need) != need)
 		return true;
 	int r = d.t.rank, n = op->nargs;
 	int *args = arena_alloc(s->a, sizeof(int) * (size_t)(n + r));
@@ -296,7 +296,7 @@ bool sema_desc_load(sema *s, src_loc loc, sv d, sv offsets, sv *out)
 	a[2] = d.i ? sema_float(NAN) : sema_int(0);
 	if (!sema_builtin(s, loc, "tl.load", 3, a, out))
 		return false;
-	return d.id < 0 || d.i || tensormap_load(s, loc, d, coords, out->id);
+	return d.id < 0 || d.i || tensormap_access(s, loc, d, coords, s->f->values[out->id].def);
 }
 
 bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
@@ -309,10 +309,14 @@ bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
 				  "the value stored through a tensor descriptor must have its block shape %s, got %s",
 				  sema_type_str(s, d.t), sema_sv_str(s, value));
 	sv a[3];
-	if (!addresses(s, loc, d, offsets, "store", &a[0], &a[2], NULL))
+	int coords[IR_MAX_RANK];
+	if (!addresses(s, loc, d, offsets, "store", &a[0], &a[2], coords))
 		return false;
 	a[1] = value;
-	return sema_builtin(s, loc, "tl.store", 3, a, out);
+	if (!sema_builtin(s, loc, "tl.store", 3, a, out))
+		return false;
+	ir_op *last = s->cur->nops ? s->cur->ops[s->cur->nops - 1] : NULL;
+	return d.id < 0 || !last || last->code != IR_OP_STORE || tensormap_access(s, loc, d, coords, last);
 }
 
 static bool tuple(sema *s, src_loc loc, int n, const sv *items, sv *out)

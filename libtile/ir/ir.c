@@ -471,6 +471,7 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_printf(sb, " map=%%%lld", (long long)op->ival);
 		break;
 	case IR_OP_LOAD:
+	case IR_OP_STORE:
 		if (op->flags & IR_FLAG_TENSORMAP)
 			sb_printf(sb, " map=%%%lld", (long long)op->ival);
 		break;

@@ -99,7 +99,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(LOAD, "load")                 /* ptr [, mask [, other]]: flags IR_FLAG_HAS_MASK/OTHER; with \
 	                                   IR_FLAG_TENSORMAP a host descriptor's block: mask and other, then \
 	                                   its coordinates (i32 each), ival = the tensor-map parameter */ \
-	X(STORE, "store")               /* ptr, value [, mask] */ \
+	X(STORE, "store")               /* ptr, value [, mask]; with IR_FLAG_TENSORMAP a host descriptor's \
+	                                   block: mask, then its coordinates, ival = the tensor-map parameter */ \
 	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
 	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
 	                                   region: 2k scalar params (accumulated, next), yields k */ \
@@ -183,7 +184,7 @@ enum {
 	IR_FLAG_VOLATILE = 1u << 4,      /* LOAD */
 	IR_FLAG_SPARE_TILE = 1u << 5,    /* FOR: its rings hold a tile more than its copies in flight need */
 	IR_FLAG_SUNK = 1u << 6,          /* LOAD: moved down to its first user (passes/sink.c) */
-	IR_FLAG_TENSORMAP = 1u << 7      /* LOAD: a descriptor block TMA may copy; LOCAL_ALLOC: a TMA ring */
+	IR_FLAG_TENSORMAP = 1u << 7      /* LOAD/STORE: a descriptor block TMA may copy; LOCAL_ALLOC: a TMA ring */
 };
 
 typedef struct ir_op ir_op;

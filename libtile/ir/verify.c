@@ -375,16 +375,23 @@ static void check_load(verifier *v, const ir_op *op)
 
 static void check_store(verifier *v, const ir_op *op)
 {
-	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK, map = op->flags & IR_FLAG_TENSORMAP;
 	if (op->flags & IR_FLAG_HAS_OTHER)
 		fail(v, op, "'other' on a store");
-	if (!arity(v, op, 2 + has_mask, false, 0, 0))
+	if (map && !has_mask) {
+		fail(v, op, "a descriptor block without its mask");
+		return;
+	}
+	int ncoords = map && op->nargs > 1 ? arg(v, op, 1).rank : 0;
+	if (!arity(v, op, 2 + has_mask + ncoords, false, 0, 0))
 		return;
 	ir_type p = arg(v, op, 0), x = arg(v, op, 1);
 	if (p.kind != IR_PTR || x.kind != p.pointee || !ir_same_shape(p, x))
 		fail(v, op, "storing %s through %s", tstr(v, x), tstr(v, p));
 	if (has_mask)
 		check_mask(v, op, 2, p);
+	if (map)
+		check_map(v, op, 3, x);
 }
 
 /* Atomics: the value (and compare) operands and the result have the

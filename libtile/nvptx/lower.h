@@ -175,6 +175,9 @@ void lw_tma_ring_pushed(lw *w, int ring);
 void lw_tma_ring_popped(lw *w, int ring);
 bool lw_emit_tma_copy(lw *w, const ir_op *op);
 bool lw_emit_tma_wait(lw *w, const ir_op *op);
+/* tma.c: a descriptor block's STORE on sm_90a: staged in shared memory as
+ * its map's box, then one bulk tensor store per panel */
+bool lw_emit_tma_store(lw *w, const ir_op *op);
 
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);

@@ -178,7 +178,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type pt = lw_vtype(w, op->args[0]);
 	ir_kind k = (ir_kind)pt.pointee;
-	lval a[3];
+	lval a[3 + IR_MAX_RANK]; /* and a descriptor block's coordinates */
 	if (!lw_get_args(w, op, l, a))
 		return false;
 	bool has_mask = op->flags & IR_FLAG_HAS_MASK, has_other = op->flags & IR_FLAG_HAS_OTHER;
@@ -204,6 +204,8 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 
 bool lw_emit_store(lw *w, const ir_op *op)
 {
+	if (op->flags & IR_FLAG_TENSORMAP && w->p->unit == DOT_UNIT_WGMMA && lw_vtype(w, op->args[1]).rank == 2)
+		return lw_emit_tma_store(w, op);
 	int ptr = op->args[0], val = op->args[1];
 	ir_type pt = lw_vtype(w, ptr);
 	ir_kind k = (ir_kind)pt.pointee;
@@ -217,7 +219,7 @@ bool lw_emit_store(lw *w, const ir_op *op)
 		if (!l || l->mma)
 			l = w->p->by_rank[pt.rank];
 	}
-	lval a[3];
+	lval a[3 + IR_MAX_RANK]; /* and a descriptor block's coordinates */
 	if (!lw_get_args(w, op, l, a))
 		return false;
 	bool has_mask = op->flags & IR_FLAG_HAS_MASK;

@@ -136,3 +136,42 @@ bool lw_emit_tma_wait(lw *w, const ir_op *op)
 		    "r,r", args, 2, true);
 	return true;
 }
+
+bool lw_emit_tma_store(lw *w, const ir_op *op)
+{
+	ir_type t = lw_vtype(w, op->args[1]);
+	const ir_desc_param *dp = ir_tensormap_desc(w->f, (int)op->ival);
+	uint32_t box[IR_MAX_RANK];
+	int swizzle = dp ? ir_tensormap_box((ir_kind)t.kind, dp->rank, dp->block, box) : 0;
+	smem_layout sl = smem_layout_make(t.shape[0], t.shape[1], ir_kind_bytes((ir_kind)t.kind), false, true);
+	if (!swizzle || sl.panel_bytes != swizzle || (uint32_t)sl.rows != box[1])
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a descriptor block is not its tensor map's box");
+	lval x, row, col;
+	if (!lw_get(w, op->args[1], NULL, &x) || !lw_get(w, op->args[3], NULL, &row) || !lw_get(w, op->args[4], NULL, &col))
+		return false;
+	/* the box lands swizzled by address bits: a 1024-byte boundary */
+	int64_t at = (((int64_t)w->smem_top + 1023) & ~(int64_t)1023) - w->smem_top;
+	lw_smem_need(w, (uint64_t)(at + sl.tile_bytes));
+	lw_barrier(w); /* the scratch may still be read by the op before */
+	lw_stage_tile(w, &x, t, &sl, at);
+	/* the copy engine reads what ordinary stores wrote */
+	lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+	lw_barrier(w);
+	LLVMValueRef map = LLVMBuildPtrToInt(w->b, w->v[op->ival].r[0], w->i64, "");
+	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
+	for (int p = 0; p < sl.row_bytes / sl.panel_bytes; p++) {
+		LLVMValueRef src = lw_ci32(w, (int64_t)w->smem_top + at + (int64_t)p * sl.rows * sl.panel_bytes);
+		LLVMValueRef c = p ? LLVMBuildAdd(w->b, col.r[0], lw_ci32(w, (int64_t)p * box[0]), "") : col.r[0];
+		LLVMValueRef args[4] = {map, c, row.r[0], smem_address(w, src)};
+		lw_asm_call(w, w->vd, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];", "l,r,r,r",
+			    args, 4, true);
+	}
+	lw_asm_call(w, w->vd, "cp.async.bulk.commit_group;", "", NULL, 0, true);
+	/* the scratch is free again once the engine has read it; the writes
+	 * to global memory complete on their own */
+	lw_asm_call(w, w->vd, "cp.async.bulk.wait_group.read 0;", "", NULL, 0, true);
+	lw_end_if(w, join);
+	lw_barrier(w);
+	w->tensormaps = true;
+	return true;
+}
