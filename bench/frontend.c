@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			*eq = 0;
-			fe_spec spec = {argv[k], eq + 1, NULL, 0, 0, 0, false, NULL, 0};
+			fe_spec spec = {.kernel = argv[k], .signature = eq + 1};
 			ir_func *f = NULL;
 			st = fe_specialize(ctx, a, m, &spec, &f);
 			*eq = '=';

@@ -414,7 +414,8 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 {
 	fe_module *m;
 	ir_func *f;
-	fe_spec spec = {o->kernel, o->signature, o->defines, o->ndefines, o->num_warps, 0, o->debug, o->incs, o->nincs, false};
+	fe_spec spec = {.kernel = o->kernel, .signature = o->signature, .defines = o->defines, .ndefines = o->ndefines,
+			.num_warps = o->num_warps, .debug = o->debug, .include_dirs = o->incs, .ninclude_dirs = o->nincs};
 	if (fe_load(ctx, a, o->file, &m))
 		return 1;
 	if (o->config >= 0) {

@@ -86,8 +86,9 @@ static inline tilec_status kl_go(launch *l)
 	arena *a = arena_new();
 	fe_module *m = NULL;
 	ir_func *f = NULL;
-	fe_spec spec = {l->kernel, l->signature, l->defines, l->ndefines, 0, 0, l->debug, l->include_dirs, l->ninclude_dirs,
-			l->tma};
+	fe_spec spec = {.kernel = l->kernel, .signature = l->signature, .defines = l->defines, .ndefines = l->ndefines,
+			.debug = l->debug, .include_dirs = l->include_dirs, .ninclude_dirs = l->ninclude_dirs,
+			.tensormaps = l->tma};
 	tilec_status st = fe_load(l->ctx, a, l->file, &m);
 	if (!st)
 		st = fe_specialize(l->ctx, a, m, &spec, &f);

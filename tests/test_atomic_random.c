@@ -607,7 +607,7 @@ static void test_autotune_buffers(void)
 		arena *a = arena_new();
 		fe_module *m = NULL;
 		ir_func *f = NULL;
-		fe_spec spec = {"k", "*fp32, *fp32, i32", NULL, 0, 0, 0, false, NULL, 0, false};
+		fe_spec spec = {.kernel = "k", .signature = "*fp32, *fp32, i32"};
 		tilec_status st = fe_load_text(ctx, a, "at.py", autotune_src(cases[i].reset, cases[i].restore), &m);
 		if (!st)
 			st = fe_config_get(ctx, m, "k", 0, &spec);

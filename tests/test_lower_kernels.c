@@ -130,7 +130,7 @@ static const char *compile_case(tilec_ctx *ctx, arena *a, const kcase *k, tilec_
 	*st = fe_load(ctx, a, k->file, &m);
 	if (*st)
 		return NULL;
-	fe_spec spec = {k->kernel, k->signature, NULL, 0, k->num_warps, 0, false, NULL, 0, false};
+	fe_spec spec = {.kernel = k->kernel, .signature = k->signature, .num_warps = k->num_warps};
 	ir_func *f;
 	*st = fe_specialize(ctx, a, m, &spec, &f);
 	if (*st)

@@ -31,7 +31,7 @@ static int cpu_run(const char *py, const char *kernel, const char *signature, co
 	int nbufs = 0;
 	fe_module *m = NULL;
 	ir_func *f = NULL;
-	fe_spec spec = {kernel, signature, NULL, 0, 0, 0, false, NULL, 0};
+	fe_spec spec = {.kernel = kernel, .signature = signature};
 	tilec_status st = ctx && a && nargs <= 16 ? TILEC_OK : TILEC_ERR_NOMEM;
 	for (int i = 0; st == TILEC_OK && i < nargs; i++) {
 		iargs[i].buffer = args[i].data ? nbufs : -1;
