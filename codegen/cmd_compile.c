@@ -53,6 +53,8 @@ static const char usage_text[] =
 	"                     every parameter in order, :16 (divisible by 16) and :1\n"
 	"                     (equal to 1) hints, bare values for constexprs; or the\n"
 	"                     runtime parameters only, constexprs then coming from -D.\n"
+	"                     A TensorDescriptor is tensordesc<fp16[64, 64]>, with :16\n"
+	"                     when its innermost shape is a multiple of 16.\n"
 	"                     Repeat -s for variants of one launch function, chosen at\n"
 	"                     run time by their hints (most specialized first).\n"
 	"  -D NAME=VALUE      a constexpr's value (a Python literal or tl.float16 ...)\n"

@@ -422,6 +422,19 @@ check "tilec ir --pipelined=wgmma: descriptor blocks by TMA" "$TILEC" ir tests/g
 cp "$T/out" "$T/tma.ir"
 check "--pipelined=wgmma: TMA rings, copies and waits" bash -c "grep -q 'local_alloc tma : smem<3x128x64xfp16>' '$T/tma.ir' &&
 	grep -q 'tma_copy map=%5 ' '$T/tma.ir' && grep -q 'tma_wait ' '$T/tma.ir' && ! grep -q 'async_copy' '$T/tma.ir'"
+# tensordesc<...>:16: the innermost shape a multiple of 16, a variant whose
+# copies are 16 bytes where TMA does not take them (sm_80, --no-tma)
+check "descriptors with :16, for sm_80" "$TILEC" compile tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
+	-s 'tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 128]>, i32, i32, i32' -s "$TMASIG" \
+	$TMADEF --arch sm_80 -o "$T/d16" --keep-ptx "$T"
+"$TILEC" inspect "$T/d16.c" >"$T/d16.inspect" 2>&1
+check "tensordesc:16: a predicate on the innermost shape only" bash -c "grep -q 'a_desc_shape1 % 16 == 0, a_desc_stride1 == 1, b_desc_base % 16 == 0, b_desc_shape1 % 16 == 0' '$T/d16.inspect' &&
+	! grep -q 'shape0 % 16\|c_desc_shape1 % 16' '$T/d16.inspect'"
+check "tensordesc:16: 16-byte cp.async (the unhinted variant: none)" bash -c "grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' '$T/d16.sm_80.ptx' &&
+	! grep -q 'cp.async.cg' <(sed -n '/.entry matmul_kernel_tma_1/,\$p' '$T/d16.sm_80.ptx')"
+expect_error "tensordesc:8 is refused" "innermost shape is a multiple of 16" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_tma -s 'tensordesc<fp16[128, 64]>:8, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32, i32, i32' \
+	$TMADEF --arch sm_80 -o "$T/d8"
 # an sm_90a cubin only where a kernel uses wgmma: otherwise it would be sm_90's again
 check "vector add for the default archs" "$TILEC" compile examples/vector_add/kernel.py -n add_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' -o "$T/vad"

@@ -1335,7 +1335,8 @@ typedef struct sig_entry {
 } sig_entry;
 
 /* Triton's spelling of a host-side tensor descriptor parameter,
- * `tensordesc<fp16[64, 64]>` (its runtime's mangle of TensorDescriptor):
+ * `tensordesc<fp16[64, 64]>` (its runtime's mangle of TensorDescriptor),
+ * and tile's `:16` after it (the innermost shape is a multiple of 16):
  * false when t is no such entry; an error when it is a malformed one. */
 static bool parse_tensordesc(tilec_ctx *ctx, const char *t, int index, sig_entry *x, bool *bad)
 {
@@ -1346,11 +1347,16 @@ static bool parse_tensordesc(tilec_ctx *ctx, const char *t, int index, sig_entry
 	*bad = true;
 	const char *p = t + 10, *open = strchr(t, '['), *close = open ? strchr(open, ']') : NULL;
 	size_t len = strlen(t);
+	if (len > 3 && !strcmp(t + len - 3, ":16")) {
+		x->div16 = true;
+		len -= 3;
+	}
 	ir_kind k;
 	if (*p != '<' || !open || !close || len < 2 || t[len - 1] != '>' || close != t + len - 2 ||
 	    !ir_kind_from_name(p + 1, (size_t)(open - p - 1), &k) || k == IR_PTR) {
 		diag_error(ctx, none, "signature entry %d (`%s`): a tensor descriptor is written tensordesc<DTYPE[B0, B1, ...]>, "
-			   "such as tensordesc<fp16[64, 64]>", index + 1, t);
+			   "such as tensordesc<fp16[64, 64]>, and :16 after it when its innermost shape is a multiple of 16",
+			   index + 1, t);
 		return false;
 	}
 	int r = 0;
@@ -2262,6 +2268,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 			q->name = arena_printf(s->a, "%s_%s%d", p->name, k < r ? "shape" : "stride", k % r);
 			q->type = ir_scalar(k < r ? IR_I32 : IR_I64);
 			q->equal_one = k == 2 * r - 1;
+			q->div16 = k == r - 1 && e->div16; /* the rows' bounds then cut no 16-byte copy */
 			if (!q->name)
 				return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 		}

@@ -69,13 +69,16 @@ def signature(params, hint_ints, constexprs=None):
 def triton_signature(inst, size):
     """The signature Triton's JIT specializes a launch at this size to:
     pointers 16-byte aligned (fresh tensors), an integer equal to 1 as :1,
-    a multiple of 16 as :16 (harness.Args computes the same values)."""
+    a multiple of 16 as :16 (harness.Args computes the same values); a
+    descriptor whose innermost shape is a multiple of 16 as :16 too (tile's
+    hint: Triton takes descriptors as they come)."""
     env = dict(size)
     sig = []
     for p in inst["params"]:
         t = p["dtype"]
         if p["kind"] == "desc":
-            sig.append(desc_type(p, inst["constexprs"]))
+            inner = eval(str(p["shape"][-1]), {"__builtins__": {}}, env)
+            sig.append(desc_type(p, inst["constexprs"]) + (":16" if inner % 16 == 0 else ""))
             continue
         if p["kind"] == "tensor":
             sig.append("*%s:16" % t)
