@@ -7,72 +7,24 @@
  * every thread reads the elements its new layout gives it. reshape (the
  * row-major order kept) and permute are the same move with another index
  * on the reading side. A tensor-core result (the accumulator of a dot on
- * its way to a store) goes through a swizzled tile instead (tiles.c), each
- * thread writing its runs of consecutive elements and reading those of the
- * new layout (up to 16 bytes) as single accesses.
+ * its way to a store; a batched dot's, a tile per batch index) goes through
+ * a swizzled tile instead (tiles.c), each thread writing its runs of
+ * consecutive elements and reading those of the new layout (up to 16
+ * bytes) as single accesses.
  */
 #include "nvptx/lower.h"
 
-/* Registers r .. r+n-1 as one access of n storage elements at p. */
-static void store_run(lw *w, const lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align)
-{
-	LLVMTypeRef st = lw_stype(w, k);
-	LLVMValueRef v = lw_to_storage(w, x->r[r], k);
-	if (n > 1) {
-		v = LLVMGetUndef(LLVMVectorType(st, (unsigned)n));
-		for (int i = 0; i < n; i++)
-			v = LLVMBuildInsertElement(w->b, v, lw_to_storage(w, x->r[r + i], k), lw_ci32(w, i), "");
-	}
-	LLVMSetAlignment(LLVMBuildStore(w->b, v, p), (unsigned)align);
-}
-
-static void load_run(lw *w, lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align)
-{
-	LLVMTypeRef st = lw_stype(w, k);
-	LLVMValueRef v = LLVMBuildLoad2(w->b, n > 1 ? LLVMVectorType(st, (unsigned)n) : st, p, "");
-	LLVMSetAlignment(v, (unsigned)align);
-	for (int i = 0; i < n; i++)
-		x->r[r + i] = lw_from_storage(w, n > 1 ? LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "") : v, k);
-}
-
-/* How many registers from r on hold consecutive elements along dim 1 (as
- * one aligned access of at most 16 bytes). */
-static int run_of(const layout_map *m, int eb)
-{
-	int n = layout_contig_regs(m, m->dim_of[1]);
-	while (n > 1 && n * eb > 16)
-		n /= 2;
-	return n;
-}
-
-/* A 2-D tensor-core result to layout `to`, through a swizzled tile. */
+/* A tensor-core result (2-D, or a batched dot's 3-D one: a tile per index
+ * of its dim 0) to layout `to`, through swizzled tiles. */
 static bool move_tile(lw *w, const lval *src, ir_type t, const layout *to, lval *out)
 {
-	ir_kind k = (ir_kind)t.kind;
-	int eb = ir_kind_bytes(k);
-	smem_layout sl = smem_layout_make(t.shape[0], t.shape[1], eb, false, false);
-	layout_map ms = lw_map_of(src->l, t), md = lw_map_of(to, t);
-	int ns = run_of(&ms, eb), nd = run_of(&md, eb);
-	lw_smem_need(w, sl.tile_bytes);
+	int r0 = t.rank - 2;
+	smem_layout sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], ir_kind_bytes((ir_kind)t.kind), false, false);
+	lw_smem_need(w, t.rank == 3 ? (uint64_t)lw_tile_stride(&sl) * (uint64_t)t.shape[0] : sl.tile_bytes);
 	lw_barrier(w);
-	LLVMValueRef own = lw_owner(w, &ms);
-	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
-	for (int r = 0; r < src->n; r += ns) {
-		LLVMValueRef cc[2];
-		lw_reg_coords(w, &ms, 2, r, cc);
-		store_run(w, src, r, ns, k, lw_smem_addr(w, lw_swizzled(w, &sl, lw_ci32(w, 0), cc[0], cc[1])), ns * eb);
-	}
-	if (join)
-		lw_end_if(w, join);
+	lw_stage_tile(w, src, t, &sl, 0);
 	lw_barrier(w);
-	if (!lw_alloc_regs(w, out, md.nregs, to))
-		return false;
-	for (int r = 0; r < md.nregs; r += nd) {
-		LLVMValueRef cc[2];
-		lw_reg_coords(w, &md, 2, r, cc);
-		load_run(w, out, r, nd, k, lw_smem_addr(w, lw_swizzled(w, &sl, lw_ci32(w, 0), cc[0], cc[1])), nd * eb);
-	}
-	return true;
+	return lw_read_tile(w, out, to, t, &sl, lw_ci32(w, w->smem_top));
 }
 
 /* Byte offset of element `lin` with one pad element per 32, so that
@@ -91,7 +43,7 @@ static LLVMValueRef padded(lw *w, LLVMValueRef lin, int64_t bytes)
 bool lw_move(lw *w, const lval *src, ir_type st, ir_type dt, const int32_t *perm, const layout *to, lval *out)
 {
 	ir_kind k = (ir_kind)st.kind;
-	if (src->l && src->l->mma && !perm && st.rank == 2 && ir_type_eq(st, dt) && (ir_kind_is_float(k) ||
+	if (src->l && src->l->mma && !perm && (st.rank == 2 || st.rank == 3) && ir_type_eq(st, dt) && (ir_kind_is_float(k) ||
 	    (ir_kind_is_int(k) && k != IR_I1)))
 		return move_tile(w, src, st, to, out);
 	LLVMTypeRef ty = lw_stype(w, k);

@@ -66,25 +66,114 @@ int64_t lw_tile_stride(const smem_layout *sl)
 	return ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
 }
 
-/* Writes a 2-D block's elements into a tile laid out by sl at scratch
- * byte `base`, a 3-D block's into one such tile per index of its dim 0,
- * lw_tile_stride apart (replicas do not write). */
+/* How many consecutive registers, from each multiple of the result on,
+ * hold elements consecutive along the value's dim cd starting at a
+ * multiple of it, in every thread (its coordinate along cd is one too):
+ * they then lie in one 16-byte chunk of a swizzled tile, one access. 1
+ * where the layout does not promise it. */
+static int tile_run(const layout_map *m, int cd, int elem_bytes, int nregs)
+{
+	int d = m->dim_of[cd];
+	int vec = layout_contig_regs(m, d);
+	while (vec > 1 && (vec * elem_bytes > 16 || nregs % vec))
+		vec /= 2;
+	layout_field f = layout_dim_field(m, d);
+	if (vec <= 1 || (f.lanes > 1 && f.lane_scale % vec) || (f.warps > 1 && f.warp_scale % vec) || m->shape[d] % vec)
+		return 1;
+	for (int r = 0; r < nregs; r += vec) {
+		int32_t c0[IR_MAX_RANK], ci[IR_MAX_RANK];
+		layout_reg_coords(m, r, c0);
+		if (c0[d] % vec)
+			return 1;
+		for (int i = 1; i < vec; i++) {
+			layout_reg_coords(m, r + i, ci);
+			for (int j = 0; j < m->rank; j++)
+				if (ci[j] != c0[j] + (j == d ? i : 0))
+					return 1;
+		}
+	}
+	return vec;
+}
+
+/* The byte offset of register r's element in a tile laid out by sl at
+ * byte `base` (a 3-D value: one tile per index of its dim 0, lw_tile_stride
+ * apart): register 0's (kept in *first) plus a constant where the swizzle
+ * allows, one register and constants instead of the swizzle's arithmetic
+ * per access. */
+static LLVMValueRef tile_offset(lw *w, const layout_map *m, ir_type t, const smem_layout *sl, LLVMValueRef base, int r,
+				LLVMValueRef *first)
+{
+	int rr = t.rank - 2, rc = t.rank - 1; /* the tile's rows and columns in the value */
+	int32_t c0[IR_MAX_RANK], cr[IR_MAX_RANK];
+	layout_reg_coords(m, 0, c0);
+	layout_reg_coords(m, r, cr);
+	int64_t delta;
+	if (*first && smem_layout_delta(sl, cr[m->dim_of[rr]] - c0[m->dim_of[rr]], cr[m->dim_of[rc]] - c0[m->dim_of[rc]], &delta)) {
+		if (t.rank == 3)
+			delta += (int64_t)(cr[m->dim_of[0]] - c0[m->dim_of[0]]) * lw_tile_stride(sl);
+		return LLVMBuildAdd(w->b, *first, lw_ci32(w, delta), "");
+	}
+	LLVMValueRef cc[IR_MAX_RANK];
+	lw_reg_coords(w, m, t.rank, r, cc);
+	if (t.rank == 3)
+		base = LLVMBuildAdd(w->b, base, LLVMBuildMul(w->b, cc[0], lw_ci32(w, lw_tile_stride(sl)), ""), "");
+	LLVMValueRef off = lw_swizzled(w, sl, base, cc[rr], cc[rc]);
+	if (!r)
+		*first = off;
+	return off;
+}
+
+/* Registers r .. r+n-1 as one access of n storage elements at p. */
+static void store_run(lw *w, const lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align)
+{
+	LLVMValueRef v = lw_to_storage(w, x->r[r], k);
+	if (n > 1) {
+		v = LLVMGetUndef(LLVMVectorType(lw_stype(w, k), (unsigned)n));
+		for (int i = 0; i < n; i++)
+			v = LLVMBuildInsertElement(w->b, v, lw_to_storage(w, x->r[r + i], k), lw_ci32(w, i), "");
+	}
+	LLVMSetAlignment(LLVMBuildStore(w->b, v, p), (unsigned)align);
+}
+
+static void load_run(lw *w, lval *x, int r, int n, ir_kind k, LLVMValueRef p, int align)
+{
+	LLVMTypeRef st = lw_stype(w, k);
+	LLVMValueRef v = LLVMBuildLoad2(w->b, n > 1 ? LLVMVectorType(st, (unsigned)n) : st, p, "");
+	LLVMSetAlignment(v, (unsigned)align);
+	for (int i = 0; i < n; i++)
+		x->r[r + i] = lw_from_storage(w, n > 1 ? LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "") : v, k);
+}
+
+/* The value's dim along a tile's stored rows. */
+static int stored_dim(ir_type t, const smem_layout *sl)
+{
+	return t.rank - (sl->transposed ? 2 : 1);
+}
+
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
 {
 	layout_map m = lw_map_of(x->l, t);
-	LLVMValueRef own = lw_owner(w, &m);
+	ir_kind k = (ir_kind)t.kind;
+	int vec = tile_run(&m, stored_dim(t, sl), sl->elem_bytes, x->n);
+	LLVMValueRef own = lw_owner(w, &m), first = NULL, b = lw_ci32(w, (int64_t)w->smem_top + base);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
-	for (int r = 0; r < x->n; r++) {
-		LLVMValueRef cc[3], b = lw_ci32(w, base);
-		lw_reg_coords(w, &m, t.rank, r, cc);
-		if (t.rank == 3)
-			b = LLVMBuildAdd(w->b, b, LLVMBuildMul(w->b, cc[0], lw_ci32(w, lw_tile_stride(sl)), ""), "");
-		LLVMValueRef off = lw_swizzled(w, sl, b, cc[t.rank - 2], cc[t.rank - 1]);
-		LLVMSetAlignment(LLVMBuildStore(w->b, lw_to_storage(w, x->r[r], (ir_kind)t.kind), lw_smem_addr(w, off)),
-				 (unsigned)sl->elem_bytes);
-	}
+	for (int r = 0; r < x->n; r += vec)
+		store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &first)), vec * sl->elem_bytes);
 	if (join)
 		lw_end_if(w, join);
+}
+
+bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layout *sl, LLVMValueRef base)
+{
+	layout_map m = lw_map_of(l, t);
+	ir_kind k = (ir_kind)t.kind;
+	if (!lw_alloc_regs(w, out, m.nregs, l))
+		return false;
+	int vec = tile_run(&m, stored_dim(t, sl), sl->elem_bytes, m.nregs);
+	LLVMValueRef first = NULL;
+	for (int r = 0; r < m.nregs; r += vec)
+		load_run(w, out, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, base, r, &first)), vec * sl->elem_bytes);
+	return true;
 }
 
 /* ---- rings of tiles and asynchronous copies (passes/pipeline.c) ---- */
@@ -143,26 +232,9 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 	LLVMValueRef own = lw_owner(w, &m);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	LLVMValueRef first = NULL;
-	int32_t c0[IR_MAX_RANK];
-	layout_reg_coords(&m, 0, c0);
 	for (int r = 0; r < ptr.n; r += vec) {
-		/* registers r .. r+vec-1 run along the stored rows; addressed from
-		 * register 0's place where the swizzle allows (one register and
-		 * constants instead of one register per copy) */
-		int32_t cr[IR_MAX_RANK];
-		layout_reg_coords(&m, r, cr);
-		int64_t delta;
-		LLVMValueRef off;
-		if (first && smem_layout_delta(sl, cr[m.dim_of[0]] - c0[m.dim_of[0]], cr[m.dim_of[1]] - c0[m.dim_of[1]], &delta)) {
-			off = LLVMBuildAdd(w->b, first, lw_ci32(w, delta), "");
-		} else {
-			LLVMValueRef cc[2];
-			lw_reg_coords(w, &m, 2, r, cc);
-			off = lw_swizzled(w, sl, base, cc[0], cc[1]);
-			if (!r)
-				first = off;
-		}
-		LLVMValueRef dst = lw_smem_at(w, off);
+		/* registers r .. r+vec-1 run along the stored rows */
+		LLVMValueRef dst = lw_smem_at(w, tile_offset(w, &m, pt, sl, base, r, &first));
 		if (bytes >= 4) {
 			/* inline PTX (LLVM 19 has no intrinsic for 32-bit shared
 			 * pointers); masked off, the ignore-src predicate zero-fills */
@@ -214,17 +286,5 @@ bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
 	if (w->p->view[res])
 		return lw_view(w, out, l, base, sl);
-	ir_type rt = lw_vtype(w, res);
-	ir_kind k = (ir_kind)rt.kind;
-	layout_map m = lw_map_of(l, rt);
-	if (!lw_alloc_regs(w, out, m.nregs, l))
-		return false;
-	for (int r = 0; r < m.nregs; r++) {
-		LLVMValueRef cc[2];
-		lw_reg_coords(w, &m, 2, r, cc);
-		LLVMValueRef x = LLVMBuildLoad2(w->b, lw_stype(w, k), lw_smem_at(w, lw_swizzled(w, sl, base, cc[0], cc[1])), "");
-		LLVMSetAlignment(x, (unsigned)sl->elem_bytes);
-		out->r[r] = lw_from_storage(w, x, k);
-	}
-	return true;
+	return lw_read_tile(w, out, l, lw_vtype(w, res), sl, base);
 }
