@@ -97,7 +97,7 @@ static const char usage_text[] =
 	"                     message) and tl.device_print/print (vprintf), which are\n"
 	"                     left out otherwise (Triton's TRITON_DEBUG=1)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
-	"  --no-tma           on sm_90a, copy the blocks of host-side tensor\n"
+	"  --no-tma           on sm_90 and newer, copy the blocks of host-side tensor\n"
 	"                     descriptors with cp.async, as elsewhere, instead of\n"
 	"                     TMA through tensor maps the loader builds at launch\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"

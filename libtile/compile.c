@@ -123,15 +123,24 @@ static int fp8_tier(int target)
 
 /* A family: the targets whose dots run alike, split by fp8 tier when `tiers`
  * (kernels narrow to fp8, or have fp8 dots, which run mma.sync from sm_89 on,
- * or control grid dependencies, which sm_90 on does). */
+ * or control grid dependencies or read tensor maps, which sm_90 on does). */
 static int family_of(int target, bool tiers)
 {
 	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
 }
 
+/* TMA is sm_90's: wgmma's family and the mma.sync tier from sm_90 on
+ * (sm_90, and the Blackwell cubins ptxas makes of its PTX) copy through
+ * tensor maps. */
+static bool family_tma(int key, bool tiers)
+{
+	dot_unit unit = (dot_unit)(key / 3);
+	return unit == DOT_UNIT_WGMMA || (unit == DOT_UNIT_MMA && tiers && key % 3 == IR_FP8_SM90);
+}
+
 bool compile_target_tma(int target)
 {
-	return target_dot_unit(target) == DOT_UNIT_WGMMA;
+	return target_dot_unit(target) != DOT_UNIT_FMA && TARGET_ARCH(target) >= 90;
 }
 
 typedef struct fp8_use {
@@ -280,13 +289,14 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
 				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, sm_smem, unit == DOT_UNIT_MMA,
-						      unit == DOT_UNIT_WGMMA);
+						      family_tma(key, tiers));
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
 				st = axis_analyze(ctx, a, f, &ai);
 			if (st == TILEC_OK)
 				st = layout_assign(ctx, a, f, ai, unit, tiers && fp8_tier(first) >= IR_FP8_SM89, &plan);
+			plan.tma = family_tma(key, tiers);
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)
@@ -304,8 +314,8 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			break;
 		}
 		libdev |= lr.uses_libdevice;
-		/* TMA is plain sm_90, but only sm_90a's code has it here */
-		fam->arch_specific |= lr.uses_arch_specific || lr.uses_tensormaps;
+		/* sm_90a's rings are laid out for wgmma: the plain sm_90 cubin stands in for none of its code */
+		fam->arch_specific |= lr.uses_arch_specific || (lr.uses_tensormaps && unit == DOT_UNIT_WGMMA);
 		fam->tensormaps |= lr.uses_tensormaps;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
@@ -638,8 +648,11 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			return TILEC_ERR_UNSUPPORTED;
 		}
 	r.tiers = fp8.narrows || fp8.dots;
-	for (int k = 0; k < n; k++) /* griddepcontrol from sm_90 on (lower.c) */
+	for (int k = 0; k < n; k++) { /* griddepcontrol and TMA from sm_90 on (lower.c) */
 		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP);
+		for (int d = 0; d < funcs[k]->ndescs; d++)
+			r.tiers = r.tiers || funcs[k]->descs[d].tensormap;
+	}
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
 	out->kernels = r.kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));

@@ -71,9 +71,10 @@ typedef struct compile_result {
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
 			      uint32_t sm_smem, bool reuse_read_tile, bool tensormaps);
 
-/* Whether a target's code copies descriptor blocks with TMA (sm_90a, the
- * wgmma family): kernels built for it give their host-side descriptors
- * tensor-map parameters (fe_spec.tensormaps). */
+/* Whether a target's code copies descriptor blocks with TMA (tensor-core
+ * targets from sm_90 on: sm_90a's wgmma, sm_90's and newer archs' mma.sync):
+ * kernels built for it give their host-side descriptors tensor-map
+ * parameters (fe_spec.tensormaps). */
 bool compile_target_tma(int target);
 
 /* Compiles n specialized kernels into ONE module per arch (entry names =

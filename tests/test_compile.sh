@@ -413,6 +413,25 @@ if [ -n "$PTXAS" ]; then
 	"$PTXAS" -arch=sm_90a -v "$T/tma.sm_90a.ptx" -o "$T/tma.cubin" >"$T/tma.ptxas" 2>&1
 	check "sm_90a TMA matmul: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/tma.ptxas"
 fi
+# mma.sync from sm_90 on (sm_90's cubin, and Blackwell's made of its PTX)
+# takes the same TMA copies into its rings, refilled behind a proxy fence
+check "the same matmul for sm_80, sm_90 and sm_120" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_tma -s "$TMASIG" $TMADEF --arch sm_80,sm_90,sm_120 -o "$T/tma9" --keep-ptx "$T"
+check "sm_90 and sm_120: mma.sync fed by TMA, a proxy fence before each refill, no cp.async or wgmma" bash -c "
+	for a in sm_90 sm_120; do
+		test \$(grep -c 'cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes' '$T/tma9.'\$a.ptx) -ge 4 &&
+		test \$(grep -c 'fence.proxy.async.shared::cta' '$T/tma9.'\$a.ptx) -ge 4 &&
+		grep -q 'mma.sync.aligned.m16n8k16' '$T/tma9.'\$a.ptx && ! grep -q 'wgmma\|cp.async.cg' '$T/tma9.'\$a.ptx || exit 1
+	done
+	! grep -q 'bulk.tensor\|mbarrier' '$T/tma9.sm_80.ptx'"
+"$TILEC" inspect "$T/tma9.c" >"$T/tma9.inspect" 2>&1
+check "inspect: sm_90's and sm_120's images read the maps, sm_80's does not" bash -c "
+	grep -q 'sm_90 (reads tensor maps)' '$T/tma9.inspect' && grep -q 'sm_120 (reads tensor maps)' '$T/tma9.inspect' &&
+	! grep -q 'sm_80 (reads' '$T/tma9.inspect'"
+if [ -n "$PTXAS" ]; then
+	"$PTXAS" -arch=sm_90 -v "$T/tma9.sm_90.ptx" -o "$T/tma9.cubin" >"$T/tma9.ptxas" 2>&1
+	check "sm_90 TMA matmul on mma.sync: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/tma9.ptxas"
+fi
 check "--no-tma on sm_90a" "$TILEC" compile tests/gpu/kernels/descriptors.py -n matmul_kernel_tma -s "$TMASIG" $TMADEF \
 	--arch sm_90a --no-tma -o "$T/notma" --keep-ptx "$T"
 check "--no-tma: no TMA, no tensor-map parameter" bash -c "grep -q 'cp.async.wait_group' '$T/notma.sm_90a.ptx' &&

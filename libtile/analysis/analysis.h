@@ -123,6 +123,7 @@ typedef struct layout_plan {
 	const layout *by_rank[IR_MAX_RANK + 1]; /* the default blocked layout per rank */
 	dot_unit unit;           /* what the targets' dots run on */
 	bool tensor_cores;       /* unit is mma.sync or wgmma */
+	bool tma;                /* the code copies descriptor blocks through tensor maps (sm_90 on; set by the caller) */
 	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
 	const smem_layout **ring;  /* its tiles' layout */
 	const layout **copy;       /* the layout its asynchronous copies read their pointers in */

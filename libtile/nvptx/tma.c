@@ -1,7 +1,8 @@
 /* tma.c - rings that the copy engine fills through a tensor map (TMA).
  *
  * passes/pipeline.c gives a descriptor block that only dots read a ring
- * flagged IR_FLAG_TENSORMAP where the target is sm_90a. Such a ring has a
+ * flagged IR_FLAG_TENSORMAP where the target has TMA (sm_90a's wgmma, and
+ * mma.sync from sm_90 on: compile.c's family_tma). Such a ring has a
  * barrier (an mbarrier object, 8 bytes) per tile after its tiles, which
  * thread 0 initializes for one arrival when the ring is pushed and
  * invalidates when it is popped. TMA_COPY: thread 0 announces the tile's
@@ -102,6 +103,10 @@ bool lw_emit_tma_copy(lw *w, const ir_op *op)
 		return false;
 	LLVMValueRef map = LLVMBuildPtrToInt(w->b, w->v[op->ival].r[0], w->i64, "");
 	LLVMBasicBlockRef join = lw_begin_if(w, LLVMBuildAnd(w->b, pred.r[0], thread_zero(w), ""));
+	/* mma.sync's ldmatrix read the tile (the generic proxy) before the
+	 * barrier that lets it be refilled; wgmma reads through the async proxy */
+	if (w->p->unit != DOT_UNIT_WGMMA)
+		lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
 	LLVMValueRef bar = smem_address(w, barrier_at(w, ring, slot.r[0]));
 	LLVMValueRef expect[2] = {bar, lw_ci32(w, sl->tile_bytes)};
 	lw_asm_call(w, w->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r", expect, 2, true);
