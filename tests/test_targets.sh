@@ -71,6 +71,13 @@ has "a preset overlapping an arch is a duplicate" "$T/err" "'sm_90' is listed tw
 "$TILEC" compile "$K/matmul.py" -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 \
 	-D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -ns 4 -g 1 --arch sm_100,sm_120 -o "$T/big" >/dev/null 2>"$T/err"
 has "sm_120's 99 KB limit applies" "$T/err" "more than a block may have on sm_120 \(101376\)"
+# Orin (sm_87) has A100's 163 KB a block, sm_86 99 KB: the same config
+"$TILEC" compile "$K/matmul.py" -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 \
+	-D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 4 -g 1 --arch orin -o "$T/big87" -v >"$T/out" 2>"$T/err"
+has "144 KB of rings fit a block on sm_87" "$T/out" "matmul_kernel_0: sm_87: .*, 147456 dynamic"
+"$TILEC" compile "$K/matmul.py" -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 \
+	-D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 -ns 4 -g 1 --arch sm_86 -o "$T/big86" >/dev/null 2>"$T/err"
+has "... and not on sm_86" "$T/err" "more than a block may have on sm_86 \(101376\)"
 
 # 3. depfiles
 mkdir -p "$T/dep dir"

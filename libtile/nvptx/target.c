@@ -195,8 +195,8 @@ uint32_t target_smem_limit(int arch)
 	switch (TARGET_ARCH(arch)) {
 	case 70: case 72: return 96u << 10;
 	case 75: return 64u << 10;
-	case 80: return 163u << 10;
-	case 86: case 87: case 89: case 120: case 121: return 99u << 10;
+	case 80: case 87: return 163u << 10; /* Orin's SMs are A100's */
+	case 86: case 89: case 120: case 121: return 99u << 10;
 	default: return TARGET_ARCH(arch) >= 90 ? 227u << 10 : 48u << 10;
 	}
 }
