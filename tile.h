@@ -117,7 +117,7 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
  * visible parameter, pointing at its value (as cuLaunchKernel's
  * kernelParams); `nargs` must equal the kernel's visible parameter count.
  * A tensor-map parameter (kind 4, which follows a descriptor's strides in
- * kernels built for sm_90a) takes a pointer to the tile_tensordesc itself:
+ * kernels built for sm_90 and newer) takes a pointer to the tile_tensordesc itself:
  * the loader encodes the 128-byte TMA map from it (cuTensorMapEncodeTiled,
  * the rule of docs/FORMAT.md; cached per context while the descriptor
  * stays the same) when the image loaded for the context reads maps, and
@@ -2781,9 +2781,10 @@ TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *
 	return TILE_SUCCESS;
 }
 
-/* TMA tensor maps. A kernel built for sm_90a that reads a descriptor with
- * TMA takes, right after the descriptor's strides, a 128-byte CUtensorMap
- * by value (a parameter of kind 4, FORMAT.md); the caller passes a pointer
+/* TMA tensor maps. A kernel built for a tensor-core target from sm_90 on
+ * that reads a descriptor with TMA takes, right after the descriptor's
+ * strides, a 128-byte CUtensorMap by value (a parameter of kind 4,
+ * FORMAT.md); the caller passes a pointer
  * to the tile_tensordesc there, and the launch puts in its place a map
  * encoded with cuTensorMapEncodeTiled, or 128 zero bytes when the image
  * loaded for the context does not read maps (an image for another arch).

@@ -102,7 +102,7 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
  * visible parameter, pointing at its value (as cuLaunchKernel's
  * kernelParams); `nargs` must equal the kernel's visible parameter count.
  * A tensor-map parameter (kind 4, which follows a descriptor's strides in
- * kernels built for sm_90a) takes a pointer to the tile_tensordesc itself:
+ * kernels built for sm_90 and newer) takes a pointer to the tile_tensordesc itself:
  * the loader encodes the 128-byte TMA map from it (cuTensorMapEncodeTiled,
  * the rule of docs/FORMAT.md; cached per context while the descriptor
  * stays the same) when the image loaded for the context reads maps, and

@@ -46,9 +46,10 @@ TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *
 	return TILE_SUCCESS;
 }
 
-/* TMA tensor maps. A kernel built for sm_90a that reads a descriptor with
- * TMA takes, right after the descriptor's strides, a 128-byte CUtensorMap
- * by value (a parameter of kind 4, FORMAT.md); the caller passes a pointer
+/* TMA tensor maps. A kernel built for a tensor-core target from sm_90 on
+ * that reads a descriptor with TMA takes, right after the descriptor's
+ * strides, a 128-byte CUtensorMap by value (a parameter of kind 4,
+ * FORMAT.md); the caller passes a pointer
  * to the tile_tensordesc there, and the launch puts in its place a map
  * encoded with cuTensorMapEncodeTiled, or 128 zero bytes when the image
  * loaded for the context does not read maps (an image for another arch).
