@@ -254,6 +254,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 	int n = r->n;
 	bool tiers = r->tiers;
 	dot_unit unit = (dot_unit)(key / 3);
+	bool tma = family_tma(key, tiers);
 	int first = -1;
 	for (int i = 0; i < ntargets(opt) && first < 0; i++)
 		if (family_of(target_at(opt, i), tiers) == key)
@@ -289,14 +290,14 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
 				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, sm_smem, unit == DOT_UNIT_MMA,
-						      family_tma(key, tiers));
+						      tma);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
 				st = axis_analyze(ctx, a, f, &ai);
 			if (st == TILEC_OK)
 				st = layout_assign(ctx, a, f, ai, unit, tiers && fp8_tier(first) >= IR_FP8_SM89, &plan);
-			plan.tma = family_tma(key, tiers);
+			plan.tma = tma;
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)

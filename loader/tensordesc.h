@@ -49,10 +49,10 @@ TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *
 /* TMA tensor maps. A kernel built for a tensor-core target from sm_90 on
  * that reads a descriptor with TMA takes, right after the descriptor's
  * strides, a 128-byte CUtensorMap by value (a parameter of kind 4,
- * FORMAT.md); the caller passes a pointer
- * to the tile_tensordesc there, and the launch puts in its place a map
- * encoded with cuTensorMapEncodeTiled, or 128 zero bytes when the image
- * loaded for the context does not read maps (an image for another arch).
+ * FORMAT.md); the caller passes a pointer to the tile_tensordesc there,
+ * and the launch puts in its place a map encoded with
+ * cuTensorMapEncodeTiled, or 128 zero bytes when the image loaded for the
+ * context does not read maps (an image for another arch).
  * The encoding follows one rule (tile__tensormap_plan, FORMAT.md), which
  * the compiler's shared-memory tiles are laid out for. Encoding costs host
  * time on every launch, so each slot keeps the last map of every map

@@ -187,11 +187,13 @@ bool lw_emit_local_alloc(lw *w, const ir_op *op)
 	/* the ring may cover scratch that threads read just before */
 	lw_barrier(w);
 	/* the swizzle repeats every 128 bytes; wgmma reads it and TMA writes
-	 * it by the address's bits, whose pattern repeats every 1024 */
-	uint32_t align = w->p->unit == DOT_UNIT_WGMMA || lw_tma_barrier_bytes(w, ring) ? 1024 : 128;
+	 * it (a ring with barriers) by the address's bits, whose pattern
+	 * repeats every 1024 */
+	uint32_t barriers = lw_tma_barrier_bytes(w, ring);
+	uint32_t align = w->p->unit == DOT_UNIT_WGMMA || barriers ? 1024 : 128;
 	uint32_t at = (w->smem_top + align - 1) & ~(align - 1);
 	w->ring_at[ring] = at;
-	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + lw_tma_barrier_bytes(w, ring);
+	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + barriers;
 	lw_smem_need(w, 0);
 	lw_tma_ring_pushed(w, ring);
 	return true;
