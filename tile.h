@@ -39,7 +39,7 @@ extern "C" {
 
 /* The blob format version this header reads (docs/FORMAT.md); generated
  * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 3
+#define TILE_BLOB_VERSION 4
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -125,6 +125,13 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
  * cannot encode is TILE_ERROR_INVALID_ARGUMENT, a driver without
  * cuTensorMapEncodeTiled (older than CUDA 12.0) TILE_ERROR_DRIVER_SYMBOL,
  * a failing encode TILE_ERROR_CUDA, each naming the parameter.
+ * A hidden tensor-map parameter (a device-side descriptor's map, which the
+ * caller does not pass) is built the same way from the selected variant's
+ * recipe: the descriptor of a pointer argument, with the shape and strides
+ * its program computes from the arguments; one that breaks Triton's
+ * descriptor rules (16-byte aligned base, shapes in [0, 2^31), strides
+ * multiples of 16 bytes) is TILE_ERROR_INVALID_ARGUMENT, a program that
+ * overflows TILE_ERROR_GRID, each naming the kernel and the map.
  * `grid` NULL runs the selected variant's grid program; otherwise it is the
  * grid (x, y, z). An empty grid is a successful no-op. */
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
@@ -240,7 +247,22 @@ typedef struct tile_variant_info {
 	int has_grid_program;
 	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
 	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
+	int n_recipes;           /* hidden tensor maps built at launch (tile_recipe_get_info) */
 } tile_variant_info;
+
+/* How a launch of a variant builds one of its kernel's hidden tensor maps
+ * (FORMAT.md's recipe): the map of the descriptor with the base pointer
+ * argument, the shape and strides the program computes from the
+ * arguments (a grid program of 2 * rank - 1 values: the shape, then the
+ * strides but the last, which is 1), and the block shape. */
+typedef struct tile_recipe_info {
+	int param;               /* the hidden tensor map it builds */
+	int base;                /* the visible pointer parameter */
+	int rank;
+	int32_t block_shape[TILE_TENSORDESC_MAX_RANK];
+	const uint8_t *program;
+	uint32_t program_size;
+} tile_recipe_info;
 
 typedef struct tile_constexpr_info {
 	const char *name;
@@ -272,6 +294,7 @@ TILEDEF tile_status tile_param_get_info(const tile_module *module, int kernel, i
 TILEDEF int tile_variant_count(const tile_module *module, int kernel);
 TILEDEF tile_status tile_variant_get_info(const tile_module *module, int kernel, int variant, tile_variant_info *out);
 TILEDEF tile_status tile_constexpr_get_info(const tile_module *module, int kernel, int variant, int index, tile_constexpr_info *out);
+TILEDEF tile_status tile_recipe_get_info(const tile_module *module, int kernel, int variant, int index, tile_recipe_info *out);
 TILEDEF int tile_image_count(const tile_module *module);
 TILEDEF tile_status tile_image_get_info(const tile_module *module, int image, tile_image_info *out);
 
@@ -297,8 +320,9 @@ TILEDEF const char *tile_last_error(void);
  * The loader needs POSIX (dlopen, pthread) and the GCC/Clang __atomic
  * builtins, which read the same in C and C++. The blob is never trusted:
  * blob.h decodes it once, while validating it, into the small structs
- * below, so the launch path reads plain fields; only a grid program's bytes
- * (and its constants) are read from the blob at launch, already validated.
+ * below, so the launch path reads plain fields; only the bytes of programs
+ * (grid, heuristic and tensor-map recipe programs, with their constants)
+ * are read from the blob at launch, already validated.
  * The error detail lives in thread-local storage so that concurrent callers
  * never see each other's messages. */
 #include <stdarg.h>
@@ -416,9 +440,21 @@ typedef struct tile__param {
 	uint32_t name;
 	uint8_t kind, size, dtype, hidden;
 	uint8_t flags;       /* FORMAT.md's: hidden, reset_to_zero, restore_value */
-	uint8_t desc_rank;   /* a tensor map: the rank of the descriptor group before it */
-	uint32_t map_index;  /* a tensor map: its entry in each slot's map cache */
+	uint8_t desc_rank;   /* a descriptor's tensor map: the rank of the descriptor group before it; 0 otherwise */
+	uint32_t map_index;  /* a tensor map (either sort): its entry in each slot's map cache */
 } tile__param;
+
+/* A kernel has at most this many tensor maps, descriptor and hidden ones
+ * together (FORMAT.md): a launch encodes them into a buffer of its stack. */
+#define TILE__MAX_MAPS 16
+
+/* How a launch builds a hidden tensor map of one variant (FORMAT.md's
+ * recipe): param and base index the kernel's parameters; the program in
+ * grid_code leaves the shape, then the strides but the last. */
+typedef struct tile__recipe {
+	uint32_t variant, param, base, rank, code_offset, code_size;
+	int32_t block[5];    /* the block shape; 0 past rank */
+} tile__recipe;
 
 /* A tuning table (dispatch.h): dispatch-key values to a config. */
 #define TILE__MAX_KEYS 8
@@ -445,7 +481,8 @@ typedef struct tile__kernel {
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
 	uint32_t n_heuristics;
 	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
-	uint64_t map_mask;   /* bit i: visible parameter i is a tensor map */
+	uint64_t map_mask;   /* bit i: parameter i is a tensor map (either sort) */
+	uint64_t hidden_maps; /* bit i: parameter i is a hidden tensor map (built from the variant's recipe) */
 	int copy_args;       /* hidden parameters or tensor maps: the launch builds its own argument array */
 } tile__kernel;
 
@@ -454,6 +491,7 @@ typedef struct tile__variant {
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
+	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
 	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
 	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
@@ -511,7 +549,7 @@ struct tile_module {
 	const uint8_t *blob;
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
-	uint32_t n_keys, tune_words, n_heuristics;
+	uint32_t n_keys, tune_words, n_heuristics, n_recipes;
 	uint32_t n_maps;    /* tensor-map parameters of all kernels */
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */
@@ -519,6 +557,7 @@ struct tile_module {
 	tile__param *params;
 	tile__variant *variants;
 	tile__image *images;
+	tile__recipe *recipes;
 	pthread_mutex_t lock;
 	tile__primary *primary; /* per device ordinal, n_primary of them; released on destroy */
 	int n_primary;
@@ -970,8 +1009,11 @@ static tile_status tile__inflate_image(uint32_t image, const uint8_t *in, size_t
 #endif
 
 /* grid.h - grid programs: validation when the blob is opened, evaluation at
- * launch. Heuristic programs (dispatch.h) are the same bytecode with one
- * result, checked and run by the same two functions.
+ * launch. Heuristic programs (dispatch.h) and the recipe programs of hidden
+ * tensor maps (blob.h, tensordesc.h) are the same bytecode with another
+ * number of results, checked and run by the same two functions, which take
+ * that number from their caller: 1..3 for a grid, 1 for a heuristic,
+ * 2 * rank - 1 for a recipe.
  *
  * A grid program is a few bytes of stack code over signed 64-bit integers
  * (docs/FORMAT.md). Validation proves every opcode, operand, parameter and
@@ -989,15 +1031,18 @@ enum {
 };
 #define TILE__GRID_MAX_DEPTH 16
 
-/* Checks a program of kernel k whose constexpr operands index variant v's
- * constexprs; `who` prefixes the messages ("variant 3: grid program"). */
+/* Checks a program of n >= 1 bytes of kernel k whose constexpr operands
+ * index variant v's constexprs, and which must leave `values` values (its
+ * first byte says how many; the caller has checked the range that byte
+ * may take, with its own message); `who` prefixes the messages
+ * ("variant 3: grid program"). */
 static tile_status tile__program_check(const tile_module *m, const tile__kernel *k, const tile__variant *v, const uint8_t *code,
-				       uint32_t n, const char *who)
+				       uint32_t n, uint32_t values, const char *who)
 {
-	uint32_t pc = 1, ndims = code[0];
+	uint32_t pc = 1;
 	unsigned depth = 0;
-	if (ndims < 1 || ndims > 3)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, ndims);
+	if (code[0] != values)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: a program of %u values, %u expected", who, code[0], values);
 	while (pc < n) {
 		uint32_t at = pc, op = code[pc++], idx;
 		switch (op) {
@@ -1047,17 +1092,21 @@ static tile_status tile__program_check(const tile_module *m, const tile__kernel 
 		if (depth > TILE__GRID_MAX_DEPTH)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack deeper than %d at byte %u", who, TILE__GRID_MAX_DEPTH, at);
 	}
-	if (depth != ndims)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left for %u dimensions", who, depth, ndims);
+	if (depth != values)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left, %u expected", who, depth, values);
 	return TILE_SUCCESS;
 }
 
+/* Variant vi's grid program (grid_size >= 1 bytes inside grid_code). */
 static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
 {
 	const tile__variant *v = &m->variants[vi];
+	const uint8_t *code = m->grid_code + v->grid_offset;
 	char who[48];
 	snprintf(who, sizeof who, "variant %u: grid program", vi);
-	return tile__program_check(m, &m->kernels[v->kernel], v, m->grid_code + v->grid_offset, v->grid_size, who);
+	if (code[0] < 1 || code[0] > 3)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, code[0]);
+	return tile__program_check(m, &m->kernels[v->kernel], v, code, v->grid_size, code[0], who);
 }
 
 /* A parameter's value as 64 bits: sign- or zero-extended by its kind. */
@@ -1112,14 +1161,16 @@ static int tile__floordiv(int64_t a, int64_t b, int64_t *r)
 }
 
 /* Evaluates a checked program of v's kernel (constexprs: v's) for the
- * launch arguments into dims (missing dimensions 1); `who` names it in
- * errors ("grid program"). */
+ * launch arguments (the caller's: visible parameters) into out[0..n_out),
+ * n_out at least the program's count of values; entries past that count
+ * are 1 (a grid's missing dimensions). `who`, followed by `name` when not
+ * NULL, names the program in errors ("grid program"; "tensor map", "a_tmap"). */
 static tile_status tile__program_eval(const tile_module *m, const tile__variant *v, const uint8_t *code, uint32_t n,
-				      void *const *args, int64_t dims[3], const char *who)
+				      void *const *args, int64_t *out, uint32_t n_out, const char *who, const char *name)
 {
 	const tile__kernel *k = &m->kernels[v->kernel];
 	int64_t stack[TILE__GRID_MAX_DEPTH], a, b, r = 0;
-	uint32_t pc = 1, ndims = code[0], i;
+	uint32_t pc = 1, values = code[0], i;
 	int sp = 0;
 	const char *what = NULL;
 	while (pc < n) {
@@ -1128,8 +1179,8 @@ static tile_status tile__program_eval(const tile_module *m, const tile__variant 
 			const tile__param *p = &m->params[k->first_param + code[pc]];
 			uint64_t bits = tile__param_bits(p, args[code[pc++]]);
 			if (p->kind == TILE__KIND_UINT && bits > (uint64_t)INT64_MAX)
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: argument out of range at byte %u",
-						  (const char *)m->strtab + k->name, who, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s%s%s: argument out of range at byte %u",
+						  (const char *)m->strtab + k->name, who, name ? " " : "", name ? name : "", at);
 			stack[sp++] = (int64_t)bits;
 			continue;
 		}
@@ -1150,8 +1201,8 @@ static tile_status tile__program_eval(const tile_module *m, const tile__variant 
 			/* triton.next_power_of_2: 0 for n <= 0 */
 			a = stack[sp - 1];
 			if (a > (INT64_C(1) << 62))
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: overflow at byte %u", (const char *)m->strtab + k->name,
-						  who, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s%s%s: overflow at byte %u",
+						  (const char *)m->strtab + k->name, who, name ? " " : "", name ? name : "", at);
 			for (r = a > 0; r && r < a;)
 				r *= 2;
 			stack[sp - 1] = r;
@@ -1190,19 +1241,19 @@ static tile_status tile__program_eval(const tile_module *m, const tile__variant 
 		default: r = a ? a : b; break;           /* or */
 		}
 		if (what)
-			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: %s at byte %u",
-					  (const char *)m->strtab + k->name, who, what, at);
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s%s%s: %s at byte %u", (const char *)m->strtab + k->name, who,
+					  name ? " " : "", name ? name : "", what, at);
 		stack[sp++] = r;
 	}
-	for (i = 0; i < 3; i++)
-		dims[i] = i < ndims ? stack[i] : 1;
+	for (i = 0; i < n_out; i++)
+		out[i] = i < values ? stack[i] : 1;
 	return TILE_SUCCESS;
 }
 
 /* Evaluates variant v's grid program for the launch arguments into dims. */
 static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
 {
-	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, "grid program");
+	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, 3, "grid program", NULL);
 }
 
 /* Checks a grid against the hardware limits. 1: launch; 0: empty grid. */
@@ -1232,10 +1283,20 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
  * by the metadata size before anything is allocated, so a hostile blob can
  * at most make the loader allocate in proportion to its own size. The first
  * failing rule is reported with the record and field it concerns. Records
- * are then decoded into the structs of common.h; nothing is inflated here. */
+ * are then decoded into the structs of common.h; nothing is inflated here.
+ *
+ * Tensor maps come in two sorts: a descriptor's (flags 0), which must
+ * follow its descriptor group, and a hidden one (flags 1), built at launch
+ * from a recipe of the chosen variant. Recipes are checked once every
+ * variant is decoded: sorted by (variant, param), each names a hidden map
+ * of its variant's kernel, a visible pointer of the map's dtype, and a
+ * program checked as a grid program is, with 2 * rank - 1 results. Their
+ * order makes each variant's recipes one range, which the variant records,
+ * so that a launch reads its own recipes only. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 44u
+#define TILE__META_HEADER_SIZE 48u
+#define TILE__RECIPE_SIZE 36u
 #define TILE__KERNEL_SIZE 52u
 #define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
@@ -1316,7 +1377,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[10], offsets[10], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[11], offsets[11], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -1328,6 +1389,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->n_keys = tile__u32(h + 32);
 	m->tune_words = tile__u32(h + 36);
 	m->n_heuristics = tile__u32(h + 40);
+	m->n_recipes = tile__u32(h + 44);
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
@@ -1339,9 +1401,10 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[5] = (uint64_t)m->n_keys * 4;
 	sizes[6] = (uint64_t)m->tune_words * 8;
 	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
-	sizes[8] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[9] = m->strtab_size;
-	for (i = 0; i < 10; i++) {
+	sizes[8] = (uint64_t)m->n_recipes * TILE__RECIPE_SIZE;
+	sizes[9] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[10] = m->strtab_size;
+	for (i = 0; i < 11; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -1349,15 +1412,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 11; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[8][i] != 0)
+		if (arrays[9][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[8];
-	m->strtab = arrays[9];
+	m->grid_code = arrays[9];
+	m->strtab = arrays[10];
 	m->constexprs = arrays[3];
 	return TILE_SUCCESS;
 }
@@ -1392,10 +1455,11 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..15)", i, d->dtype);
 		if (p[7] & ~7u)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bits 0..2 defined)", i, p[7]);
+		if (p[7] > 1 && d->kind == TILE__KIND_TENSORMAP)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x on a tensor map (0: a descriptor's, 1: hidden)", i,
+					  p[7]);
 		if ((p[7] & 6u) && d->kind != TILE__KIND_PTR)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reset_to_zero/restore_value on a parameter that is not a pointer", i);
-		if (p[7] && d->kind == TILE__KIND_TENSORMAP)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x on a tensor map (must be 0)", i, p[7]);
 		if (tile__u32(p + 8) != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
 	}
@@ -1514,19 +1578,33 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 	return TILE_SUCCESS;
 }
 
-/* A tensor map directly follows its descriptor group: r int64 strides
- * right before it (the run of int64 parameters there, 1..5 long), r int32
- * shapes before those, and a pointer of the map's dtype before them, all
- * parameters of the same kernel. Numbers the maps for the slots' caches. */
+/* A descriptor's tensor map directly follows its descriptor group: r
+ * int64 strides right before it (the run of int64 parameters there, 1..5
+ * long), r int32 shapes before those, and a pointer of the map's dtype
+ * before them, all parameters of the same kernel. A hidden map (flags 1,
+ * hence among the trailing hidden parameters) follows no group. At most
+ * TILE__MAX_MAPS of both sorts a kernel. Numbers the maps for the slots'
+ * caches. */
 static tile_status tile__check_maps(tile_module *m, uint32_t ki)
 {
 	tile__kernel *k = &m->kernels[ki];
 	tile__param *p = &m->params[k->first_param];
-	uint32_t j, r, i;
+	uint32_t j, r, i, n = 0;
 	int ok;
+	for (j = 0; j < k->n_params; j++)
+		n += p[j].kind == TILE__KIND_TENSORMAP;
+	if (n > TILE__MAX_MAPS)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u tensor maps (at most %u, descriptors' and hidden ones together)",
+				  ki, n, TILE__MAX_MAPS);
 	for (j = 0; j < k->n_params; j++) {
 		if (p[j].kind != TILE__KIND_TENSORMAP)
 			continue;
+		p[j].map_index = m->n_maps++;
+		k->map_mask |= UINT64_C(1) << j;
+		if (p[j].flags) {
+			k->hidden_maps |= UINT64_C(1) << j;
+			continue;
+		}
 		for (r = 0; r < j && r <= TILE_TENSORDESC_MAX_RANK && p[j - 1 - r].kind == TILE__KIND_INT && p[j - 1 - r].size == 8; r++)
 			;
 		ok = r >= 1 && r <= TILE_TENSORDESC_MAX_RANK && j >= 2 * r + 1;
@@ -1538,8 +1616,6 @@ static tile_status tile__check_maps(tile_module *m, uint32_t ki)
 					  "its dtype, rank int32 shapes, rank int64 strides; rank 1..5)",
 					  ki, j);
 		p[j].desc_rank = (uint8_t)r;
-		p[j].map_index = m->n_maps++;
-		k->map_mask |= UINT64_C(1) << j;
 	}
 	k->copy_args = k->n_params > k->n_visible || k->map_mask;
 	return TILE_SUCCESS;
@@ -1659,6 +1735,84 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 	return TILE_SUCCESS;
 }
 
+/* Recipes, once the variants are decoded: each names a hidden tensor map
+ * of its variant's kernel, the visible pointer of the map's dtype it
+ * addresses, a rank, a program leaving the shape and the strides but the
+ * last (2 * rank - 1 values), and the block shape. (variant, param)
+ * ascends strictly, so each variant's recipes are one range. */
+static tile_status tile__check_recipes(tile_module *m, const uint8_t *p)
+{
+	uint32_t i, j;
+	for (i = 0; i < m->n_recipes; i++, p += TILE__RECIPE_SIZE) {
+		tile__recipe *r = &m->recipes[i];
+		const tile__recipe *prev = i ? r - 1 : NULL;
+		const tile__param *map, *base;
+		const tile__kernel *k;
+		tile__variant *v;
+		const uint8_t *code;
+		uint32_t values;
+		char who[48];
+		tile_status st;
+		r->variant = tile__u32(p);
+		r->param = tile__u32(p + 4);
+		r->base = tile__u32(p + 8);
+		r->rank = tile__u32(p + 12);
+		r->code_offset = tile__u32(p + 16);
+		r->code_size = tile__u32(p + 20);
+		for (j = 0; j < 5; j++)
+			r->block[j] = (int32_t)tile__u16(p + 24 + 2 * j);
+		if (r->variant >= m->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: variant %u (blob has %u)", i, r->variant, m->n_variants);
+		if (prev && prev->variant == r->variant && prev->param == r->param)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: variant %u, parameter %u again (recipe %u)", i, r->variant,
+					  r->param, i - 1);
+		if (prev && (prev->variant > r->variant || (prev->variant == r->variant && prev->param > r->param)))
+			return tile__fail(TILE_ERROR_BAD_BLOB,
+					  "recipe %u: variant %u, parameter %u after recipe %u's variant %u, parameter %u (recipes "
+					  "ascend by variant, then parameter)",
+					  i, r->variant, r->param, i - 1, prev->variant, prev->param);
+		v = &m->variants[r->variant];
+		k = &m->kernels[v->kernel];
+		if (r->param >= k->n_params || !(k->hidden_maps >> r->param & 1))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: parameter %u of kernel %u is not a hidden tensor map", i,
+					  r->param, v->kernel);
+		map = &m->params[k->first_param + r->param];
+		base = r->base < k->n_params ? &m->params[k->first_param + r->base] : NULL;
+		if (!base || base->kind != TILE__KIND_PTR || base->hidden)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: base %u is not a visible pointer parameter of kernel %u", i,
+					  r->base, v->kernel);
+		if (base->dtype != map->dtype)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: base %u points to dtype %u, the tensor map's is %u", i, r->base,
+					  base->dtype, map->dtype);
+		if (r->rank < 1 || r->rank > TILE_TENSORDESC_MAX_RANK)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: rank %u (1..%d)", i, r->rank, TILE_TENSORDESC_MAX_RANK);
+		if (r->code_size < 2 || (uint64_t)r->code_offset + r->code_size > m->grid_code_size)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: program %u+%u outside grid_code of %u bytes (or under 2 bytes)",
+					  i, r->code_offset, r->code_size, m->grid_code_size);
+		code = m->grid_code + r->code_offset;
+		values = 2 * r->rank - 1;
+		if (code[0] != values)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: a program of %u values for rank %u (2 * rank - 1 = %u)", i,
+					  code[0], r->rank, values);
+		snprintf(who, sizeof who, "recipe %u: program", i);
+		if ((st = tile__program_check(m, k, v, code, r->code_size, values, who)) != TILE_SUCCESS)
+			return st;
+		for (j = 0; j < 5; j++) {
+			if (j < r->rank && r->block[j] == 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: block[%u] = 0 (1..65535)", i, j);
+			if (j >= r->rank && r->block[j] != 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: block[%u] = %d past rank %u (must be 0)", i, j,
+						  (int)r->block[j], r->rank);
+		}
+		if (tile__u16(p + 34) != 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: reserved field not 0", i);
+		if (!v->n_recipes)
+			v->first_recipe = i;
+		v->n_recipes++;
+	}
+	return TILE_SUCCESS;
+}
+
 static int tile__image_cmp(const void *a, const void *b)
 {
 	const tile__image *x = (const tile__image *)a, *y = (const tile__image *)b;
@@ -1732,12 +1886,13 @@ static void tile__module_free(tile_module *m)
 	TILE_FREE(m->params);
 	TILE_FREE(m->variants);
 	TILE_FREE(m->images);
+	TILE_FREE(m->recipes);
 	TILE_FREE(m);
 }
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[10];
+	const uint8_t *arrays[11];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -1749,11 +1904,12 @@ static tile_status tile__validate(tile_module *m)
 	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
 	m->variants = (tile__variant *)tile__alloc_zeroed(m->n_variants, sizeof *m->variants);
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
+	m->recipes = (tile__recipe *)tile__alloc_array(m->n_recipes, sizeof *m->recipes);
 	/* marks: params owned, variants owned, groups with an image, configs
 	 * seen (a kernel has at most as many configs as variants) */
 	n_marks = m->n_params + 2 * m->n_variants + m->n_groups;
 	marks = (uint8_t *)tile__alloc_zeroed(n_marks, 1);
-	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
+	if (!m->kernels || !m->params || !m->variants || !m->images || !m->recipes || !marks) {
 		TILE_FREE(marks);
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
@@ -1764,6 +1920,8 @@ static tile_status tile__validate(tile_module *m)
 		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
 	if (!st)
 		st = tile__check_variants(m, arrays[2], marks + m->n_params + m->n_variants + m->n_groups);
+	if (!st)
+		st = tile__check_recipes(m, arrays[8]);
 	if (!st)
 		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
 	if (!st)
@@ -1885,6 +2043,24 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->has_grid_program = v->grid_size != 0;
 	out->config = (int)v->config;
 	out->source_config = v->source_config == TILE__NO_SOURCE_CONFIG ? -1 : (int)v->source_config;
+	out->n_recipes = (int)v->n_recipes;
+	return TILE_SUCCESS;
+}
+
+TILEDEF tile_status tile_recipe_get_info(const tile_module *m, int kernel, int variant, int index, tile_recipe_info *out)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	const tile__recipe *r;
+	if (!v || !out || index < 0 || (uint32_t)index >= v->n_recipes)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_recipe_get_info: no recipe %d of variant %d of kernel %d", index,
+				  variant, kernel);
+	r = &m->recipes[v->first_recipe + (uint32_t)index];
+	out->param = (int)r->param;
+	out->base = (int)r->base;
+	out->rank = (int)r->rank;
+	memcpy(out->block_shape, r->block, sizeof out->block_shape);
+	out->program = m->grid_code + r->code_offset;
+	out->program_size = r->code_size;
 	return TILE_SUCCESS;
 }
 
@@ -2187,7 +2363,7 @@ static tile_status tile__check_heuristics(tile_module *m, const uint8_t *records
 			snprintf(who, sizeof who, "kernel %u: heuristic %u", ki, h);
 			for (vi = k->first_variant; vi < k->first_variant + k->n_variants; vi++) {
 				tile__variant *v = &m->variants[vi];
-				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, who);
+				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, 1, who);
 				if (st)
 					return st;
 				for (c = 0; c < v->n_constexprs; c++) {
@@ -2218,8 +2394,8 @@ static int tile__heuristics_hold(const tile_module *m, const tile__kernel *k, co
 	uint32_t h;
 	for (h = 0; h < k->n_heuristics; h++) {
 		const tile__heuristic *hd = &k->heuristics[h];
-		int64_t r[3];
-		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, "heuristic") != TILE_SUCCESS)
+		int64_t r[1];
+		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, 1, "heuristic", NULL) != TILE_SUCCESS)
 			return 0;
 		/* a bool constexpr takes the result's truth, an int one its value */
 		if ((v->heuristic_bools >> h & 1) ? (r[0] != 0) != (v->heuristic_values[h] != 0) : r[0] != v->heuristic_values[h])
@@ -2733,9 +2909,9 @@ static tile_status tile__driver(void)
 	}
 }
 
-/* tensordesc.h - host-side tensor descriptors: the checks of a
- * tile_tensordesc before a launch, and the TMA tensor maps encoded from
- * one at launch.
+/* tensordesc.h - tensor descriptors: the checks of a host-side
+ * tile_tensordesc before a launch, and the TMA tensor maps encoded at
+ * launch, from a host-side descriptor or from a variant's recipe.
  *
  * A kernel parameter declared `tensordesc<fp16[64, 64]>` is compiled as a
  * base pointer, rank int32 shapes and rank int64 strides; its generated
@@ -2745,11 +2921,45 @@ static tile_status tile__driver(void)
  * multiples of 16 bytes) plus what the kernel was compiled for (rank, block
  * shape) and the int32 range of the shape the kernel's bounds use. The
  * kernel relies on the alignment (its vector widths assume it), so a
- * descriptor that breaks a rule never reaches the driver. */
+ * descriptor that breaks a rule never reaches the driver. A device-side
+ * descriptor (tl.make_tensor_descriptor) read with TMA is a hidden map
+ * parameter whose descriptor the launch builds from a recipe; the same
+ * rules (tile__desc_rules) hold for it, as Triton states them there. */
+
+/* How a refusal names what it refuses: "tensor descriptor NAME", or with
+ * a kernel, "kernel K: tensor map NAME". */
+#define TILE__WHO_FMT "%s%s%s%s %s"
+#define TILE__WHO(kernel, what, name) (kernel) ? "kernel " : "", (kernel) ? (kernel) : "", (kernel) ? ": " : "", what, name
+
+/* Triton's rules of a descriptor's fields: a 16-byte aligned base, shapes
+ * in [0, 2^31), the last stride 1, the others multiples of 16 bytes. */
+static tile_status tile__desc_rules(const tile_tensordesc *d, int rank, int elem_bytes, const char *kernel, const char *what,
+				    const char *name)
+{
+	int i;
+	if (d->base % 16)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, TILE__WHO_FMT ": base 0x%llx is not 16-byte aligned",
+				  TILE__WHO(kernel, what, name), (unsigned long long)d->base);
+	for (i = 0; i < rank; i++) {
+		if (d->shape[i] < 0 || d->shape[i] > INT32_MAX)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, TILE__WHO_FMT ": shape[%d] = %lld is outside [0, 2^31)",
+					  TILE__WHO(kernel, what, name), i, (long long)d->shape[i]);
+		if (i == rank - 1 && d->strides[i] != 1)
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  TILE__WHO_FMT ": strides[%d] is %lld; the last dimension must be contiguous (1)",
+					  TILE__WHO(kernel, what, name), i, (long long)d->strides[i]);
+		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 16 || (d->strides[i] * elem_bytes) % 16))
+			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
+					  TILE__WHO_FMT ": strides[%d] = %lld elements of %d bytes is not a multiple of 16 bytes",
+					  TILE__WHO(kernel, what, name), i, (long long)d->strides[i], elem_bytes);
+	}
+	return TILE_SUCCESS;
+}
 
 TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *param, int rank, int elem_bytes,
 					  const int32_t *block_shape)
 {
+	tile_status st;
 	int i;
 	if (!param)
 		param = "?";
@@ -2758,43 +2968,40 @@ TILEDEF tile_status tile_tensordesc_check(const tile_tensordesc *d, const char *
 	if (d->rank != rank)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: rank %d, the kernel takes rank %d",
 				  param, (int)d->rank, rank);
-	if (d->base % 16)
-		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: base 0x%llx is not 16-byte aligned",
-				  param, (unsigned long long)d->base);
-	for (i = 0; i < rank; i++) {
+	if ((st = tile__desc_rules(d, rank, elem_bytes, NULL, "tensor descriptor", param)) != TILE_SUCCESS)
+		return st;
+	for (i = 0; i < rank; i++)
 		if (d->block_shape[i] != block_shape[i])
 			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
 					  "tensor descriptor %s: block_shape[%d] is %d, the kernel was compiled for %d", param, i,
 					  (int)d->block_shape[i], (int)block_shape[i]);
-		if (d->shape[i] < 0 || d->shape[i] > INT32_MAX)
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tensor descriptor %s: shape[%d] = %lld is outside [0, 2^31)",
-					  param, i, (long long)d->shape[i]);
-		if (i == rank - 1 && d->strides[i] != 1)
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
-					  "tensor descriptor %s: strides[%d] is %lld; the last dimension must be contiguous (1)", param,
-					  i, (long long)d->strides[i]);
-		if (i < rank - 1 && (d->strides[i] < 0 || d->strides[i] > INT64_MAX / 16 || (d->strides[i] * elem_bytes) % 16))
-			return tile__fail(TILE_ERROR_INVALID_ARGUMENT,
-					  "tensor descriptor %s: strides[%d] = %lld elements of %d bytes is not a multiple of 16 bytes",
-					  param, i, (long long)d->strides[i], elem_bytes);
-	}
 	return TILE_SUCCESS;
 }
 
 /* TMA tensor maps. A kernel built for a tensor-core target from sm_90 on
- * that reads a descriptor with TMA takes, right after the descriptor's
- * strides, a 128-byte CUtensorMap by value (a parameter of kind 4,
- * FORMAT.md); the caller passes a pointer to the tile_tensordesc there,
- * and the launch puts in its place a map encoded with
+ * that reads a descriptor with TMA takes a 128-byte CUtensorMap by value
+ * (a parameter of kind 4, FORMAT.md). A host-side descriptor's map comes
+ * right after the descriptor's strides; the caller passes a pointer to the
+ * tile_tensordesc there. A device-side descriptor's map is a hidden
+ * parameter (flags 1) the caller never passes; the chosen variant's recipe
+ * for it gives the descriptor: the base pointer argument, and the shape and
+ * strides its program computes from the arguments (tile__recipe_desc).
+ * The launch puts in each map parameter's place a map encoded with
  * cuTensorMapEncodeTiled, or 128 zero bytes when the image loaded for the
- * context does not read maps (an image for another arch).
- * The encoding follows one rule (tile__tensormap_plan, FORMAT.md), which
- * the compiler's shared-memory tiles are laid out for. Encoding costs host
- * time on every launch, so each slot keeps the last map of every map
- * parameter, keyed by the encode call's inputs: a seqlock whose words are
- * all atomics (the launch path is lock-free), written by one thread at a
- * time (a try-lock: a thread that finds it taken keeps its own map
- * uncached), read by copying out and checking the sequence did not move. */
+ * context does not read maps (an image for another arch), and for a
+ * hidden map the variant has no recipe for. Both sorts take one path from
+ * the descriptor on (tile__map_encode): the encoding follows one rule
+ * (tile__tensormap_plan, FORMAT.md), which the compiler's shared-memory
+ * tiles are laid out for. Encoding costs host time on every launch, so
+ * each slot keeps the last map of every map parameter, keyed by the encode
+ * call's inputs: a seqlock whose words are all atomics (the launch path is
+ * lock-free), written by one thread at a time (a try-lock: a thread that
+ * finds it taken keeps its own map uncached), read by copying out and
+ * checking the sequence did not move. */
+
+/* FORMAT.md's dtype codes to CUtensorMapDataType (-1: none) and to bytes. */
+static const signed char tile__tma_types[16] = {-1, -1, 0, 1, 3, 5, 0, 1, 2, 4, 6, 9, 7, 8, 0, 0};
+static const unsigned char tile__dtype_bytes[16] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
 
 /* The arguments of cuTensorMapEncodeTiled that depend on the descriptor;
  * innermost dimension first, as the driver counts. */
@@ -2817,19 +3024,16 @@ typedef struct tile__tensormap_args {
 static tile_status tile__tensormap_plan(const tile_tensordesc *d, int dtype, int rank, const char *kernel, const char *param,
 					tile__tensormap_args *out)
 {
-	/* FORMAT.md's dtype codes to CUtensorMapDataType (-1: none) and bytes */
-	static const signed char types[16] = {-1, -1, 0, 1, 3, 5, 0, 1, 2, 4, 6, 9, 7, 8, 0, 0};
-	static const unsigned char bytes[16] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 1, 1};
 	uint64_t e, inner, span;
 	int i;
 	memset(out, 0, sizeof *out);
-	if (dtype < 1 || dtype > 15 || types[dtype] < 0)
+	if (dtype < 1 || dtype > 15 || tile__tma_types[dtype] < 0)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: dtype %d has no TMA data type", kernel, param,
 				  dtype);
 	if (rank < 1 || rank > TILE_TENSORDESC_MAX_RANK || d->rank != rank)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: the descriptor has rank %d, the kernel takes %d",
 				  kernel, param, (int)d->rank, rank);
-	e = bytes[dtype];
+	e = tile__dtype_bytes[dtype];
 	for (i = 0; i < rank; i++) {
 		if (d->block_shape[i] < 1)
 			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "kernel %s: tensor map %s: block_shape[%d] is %d", kernel, param, i,
@@ -2849,7 +3053,7 @@ static tile_status tile__tensormap_plan(const tile_tensordesc *d, int dtype, int
 				  "kernel %s: tensor map %s: block_shape[%d] = %d elements of %d bytes: a TMA row needs 32, 64 or a "
 				  "multiple of 128 bytes",
 				  kernel, param, rank - 1, (int)d->block_shape[rank - 1], (int)e);
-	out->data_type = types[dtype];
+	out->data_type = tile__tma_types[dtype];
 	out->swizzle = span == 128 ? 3 : span == 64 ? 2 : 1;
 	out->rank = (uint32_t)rank;
 	out->address = d->base;
@@ -2922,55 +3126,103 @@ static void tile__map_store(tile__map_entry *e, const uint64_t *key, const uint6
 	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
-/* What a map parameter gets when the image does not read maps. */
+/* What a map parameter gets when the image does not read maps, or, a
+ * hidden one, when the variant has no recipe for it. */
 static const uint64_t tile__zero_map[TILE__MAP_WORDS] = {0};
 
-/* A kernel with map parameters may have at most this many: each follows
- * a pointer, a shape and a stride of its own. */
-#define TILE__MAX_MAPS (TILE__MAX_PARAMS / 4)
-
-/* Puts the maps of a launch of kernel k (variant group `group`, in the
- * slot's context) into params, the launch's own copy of the arguments,
- * where each map parameter holds the caller's tile_tensordesc pointer.
- * buffers: TILE__MAX_MAPS maps, 64-byte aligned (the driver's alignment
- * for a CUtensorMap). */
-static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k, tile__slot *slot, uint32_t group, void **params,
-				    uint64_t *buffers)
+/* The map of map parameter p of kernel k for descriptor d (rank: what the
+ * kernel takes) into `map`, 64-byte aligned: the slot's cached one when
+ * the encode inputs are the same, else encoded and cached. */
+static tile_status tile__map_encode(const tile_module *m, const tile__kernel *k, tile__slot *slot, const tile__param *p,
+				    const tile_tensordesc *d, int rank, uint64_t *map)
 {
-	uint64_t mask = k->map_mask, key[TILE__MAP_KEY_WORDS];
+	static const uint32_t ones[TILE_TENSORDESC_MAX_RANK] = {1, 1, 1, 1, 1};
 	const char *kernel = tile__str(m, k->name);
+	tile__map_entry *e = &slot->maps[p->map_index];
+	uint64_t key[TILE__MAP_KEY_WORDS];
 	tile__tensormap_args plan;
 	tile__CUresult r;
+	tile_status st = tile__tensormap_plan(d, p->dtype, rank, kernel, tile__str(m, p->name), &plan);
+	if (st)
+		return st;
+	tile__tensormap_key(&plan, key);
+	if (tile__map_cached(e, key, map))
+		return TILE_SUCCESS;
+	/* interleave none, L2 promotion 128B, out-of-bounds elements read as zero */
+	r = tile__cu.cuTensorMapEncodeTiled(map, plan.data_type, plan.rank, (void *)(uintptr_t)plan.address, plan.dims, plan.strides,
+					    plan.box, ones, 0, plan.swizzle, 2, 0);
+	if (r)
+		return tile__fail(TILE_ERROR_CUDA, "kernel %s: cuTensorMapEncodeTiled (tensor map %s): %s (%d)", kernel,
+				  tile__str(m, p->name), tile__cuda_error_name(r), r);
+	tile__map_store(e, key, map);
+	return TILE_SUCCESS;
+}
+
+/* The descriptor of hidden map recipe r (of variant v of kernel k) for the
+ * caller's arguments: the base pointer argument, the shape and strides its
+ * program leaves (the last stride 1), its block shape; refused, naming the
+ * kernel and the map, when the program fails (TILE_ERROR_GRID, as a grid
+ * program) or the descriptor breaks Triton's rules. */
+static tile_status tile__recipe_desc(const tile_module *m, const tile__kernel *k, const tile__variant *v, const tile__recipe *r,
+				     void *const *args, tile_tensordesc *d)
+{
+	const tile__param *p = &m->params[k->first_param + r->param];
+	int64_t values[2 * TILE_TENSORDESC_MAX_RANK - 1];
+	uint32_t i, rank = r->rank;
+	tile_status st = tile__program_eval(m, v, m->grid_code + r->code_offset, r->code_size, args, values, 2 * rank - 1,
+					    "tensor map", tile__str(m, p->name));
+	if (st)
+		return st;
+	memset(d, 0, sizeof *d);
+	d->base = tile__param_bits(&m->params[k->first_param + r->base], args[r->base]);
+	d->rank = (int32_t)rank;
+	for (i = 0; i < rank; i++) {
+		d->shape[i] = values[i];
+		d->strides[i] = i + 1 < rank ? values[rank + i] : 1;
+		d->block_shape[i] = r->block[i];
+	}
+	return tile__desc_rules(d, (int)rank, tile__dtype_bytes[p->dtype], tile__str(m, k->name), "tensor map",
+				tile__str(m, p->name));
+}
+
+/* Puts the maps of a launch of variant v of kernel k (in the slot's
+ * context) into params, the launch's own copy of the arguments, where each
+ * descriptor's map parameter holds the caller's tile_tensordesc pointer;
+ * args: the caller's arguments, which recipe programs read. buffers:
+ * TILE__MAX_MAPS maps, 64-byte aligned (the driver's alignment for a
+ * CUtensorMap). */
+static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k, const tile__variant *v, tile__slot *slot,
+				    void *const *args, void **params, uint64_t *buffers)
+{
+	uint64_t descs = k->map_mask & ~k->hidden_maps, mask;
+	const tile__recipe *r = m->recipes + v->first_recipe, *end = r + v->n_recipes;
 	tile_status st;
-	if (!__atomic_load_n(&slot->group_maps[group], __ATOMIC_RELAXED)) {
-		for (; mask; mask &= mask - 1)
+	if (!__atomic_load_n(&slot->group_maps[v->group], __ATOMIC_RELAXED)) {
+		for (mask = k->map_mask; mask; mask &= mask - 1)
 			params[__builtin_ctzll(mask)] = (void *)tile__zero_map;
 		return TILE_SUCCESS;
 	}
-	if (!tile__cu.cuTensorMapEncodeTiled)
+	if ((descs || r < end) && !tile__cu.cuTensorMapEncodeTiled)
 		return tile__fail(TILE_ERROR_DRIVER_SYMBOL,
 				  "kernel %s: its image reads TMA tensor maps, and the CUDA driver library has no "
 				  "cuTensorMapEncodeTiled (CUDA 12.0 or newer)",
-				  kernel);
-	for (; mask; mask &= mask - 1, buffers += TILE__MAP_WORDS) {
+				  tile__str(m, k->name));
+	for (mask = descs; mask; mask &= mask - 1, buffers += TILE__MAP_WORDS) {
 		int j = __builtin_ctzll(mask);
 		const tile__param *p = &m->params[k->first_param + (uint32_t)j];
-		tile__map_entry *e = &slot->maps[p->map_index];
-		static const uint32_t ones[TILE_TENSORDESC_MAX_RANK] = {1, 1, 1, 1, 1};
-		if ((st = tile__tensormap_plan((const tile_tensordesc *)params[j], p->dtype, p->desc_rank, kernel, tile__str(m, p->name),
-					       &plan)) != TILE_SUCCESS)
+		if ((st = tile__map_encode(m, k, slot, p, (const tile_tensordesc *)params[j], p->desc_rank, buffers)) != TILE_SUCCESS)
 			return st;
-		tile__tensormap_key(&plan, key);
-		if (!tile__map_cached(e, key, buffers)) {
-			/* interleave none, L2 promotion 128B, out-of-bounds elements read as zero */
-			r = tile__cu.cuTensorMapEncodeTiled(buffers, plan.data_type, plan.rank, (void *)(uintptr_t)plan.address,
-							    plan.dims, plan.strides, plan.box, ones, 0, plan.swizzle, 2, 0);
-			if (r)
-				return tile__fail(TILE_ERROR_CUDA, "kernel %s: cuTensorMapEncodeTiled (tensor map %s): %s (%d)", kernel,
-						  tile__str(m, p->name), tile__cuda_error_name(r), r);
-			tile__map_store(e, key, buffers);
-		}
 		params[j] = buffers;
+	}
+	/* hidden maps: zeros unless the variant has a recipe */
+	for (mask = k->hidden_maps; mask; mask &= mask - 1)
+		params[__builtin_ctzll(mask)] = (void *)tile__zero_map;
+	for (; r < end; r++, buffers += TILE__MAP_WORDS) {
+		tile_tensordesc d;
+		if ((st = tile__recipe_desc(m, k, v, r, args, &d)) != TILE_SUCCESS ||
+		    (st = tile__map_encode(m, k, slot, &m->params[k->first_param + r->param], &d, (int)r->rank, buffers)) != TILE_SUCCESS)
+			return st;
+		params[r->param] = buffers;
 	}
 	return TILE_SUCCESS;
 }
@@ -2992,9 +3244,12 @@ static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k,
  *
  * A launch of a kernel with hidden parameters or TMA tensor maps builds
  * its own argument array (the caller's is never written): zeros for the
- * hidden ones, maps encoded from the caller's descriptors (tensordesc.h)
- * where the image loaded in the context reads them, zeros where it does
- * not. Other kernels pass the caller's array as it is.
+ * hidden ones, and where the image loaded in the context reads tensor
+ * maps, maps encoded from the caller's descriptors and, for hidden map
+ * parameters, from the chosen variant's recipes evaluated on the caller's
+ * arguments (tensordesc.h); zeros where the image does not read maps.
+ * The maps live in a buffer on the launch's stack. Other kernels pass the
+ * caller's array as it is.
  *
  * Slots are keyed by the driver's unique context ID, not the handle: a
  * context destroyed and another created at the same address must not find
@@ -3524,10 +3779,11 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		return st;
 	if (k->copy_args) {
 		/* Hidden trailing parameters (scratch pointers) get a null pointer;
-		 * tensor maps are encoded from the caller's descriptors. */
+		 * tensor maps are encoded from the caller's descriptors and the
+		 * variant's recipes. */
 		for (i = 0; i < (int)k->n_params; i++)
 			params[i] = i < nargs ? args[i] : (void *)&zero;
-		if (k->map_mask && (st = tile__tensormaps(m, k, slot, v->group, params,
+		if (k->map_mask && (st = tile__tensormaps(m, k, v, slot, args, params,
 							  (uint64_t *)(((uintptr_t)map_words + 63) & ~(uintptr_t)63))) != TILE_SUCCESS)
 			return st;
 		launch_args = params;
@@ -3677,10 +3933,12 @@ TILEDEF void tile_module_destroy(tile_module *m)
 		TILE_FREE(m->params);
 		TILE_FREE(m->variants);
 		TILE_FREE(m->images);
+		TILE_FREE(m->recipes);
 		m->kernels = NULL;
 		m->params = NULL;
 		m->variants = NULL;
 		m->images = NULL;
+		m->recipes = NULL;
 		head = __atomic_load_n(&tile__tombstones, __ATOMIC_ACQUIRE);
 		do
 			m->next_tombstone = head;

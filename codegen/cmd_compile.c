@@ -132,8 +132,10 @@ typedef struct job {
 	const char *heur_values;           /* "EVEN_K=True;..." the values this job is compiled for */
 	src_loc where;                     /* the manifest line; none on the command line */
 	ir_func *func;
-	blob_param *params;
+	blob_param *params;  /* the visible ones, then the derived maps (hidden) */
 	int nparams;
+	blob_recipe *recipes; /* the derived maps' (param: an index into params) */
+	int nrecipes;
 	uint8_t grid_code[GRIDEXPR_MAX_CODE];
 	size_t grid_size;
 	const char *symbol;   /* set once the job is placed in a kernel */
@@ -523,10 +525,12 @@ static bool specialize(compile_cmd *c, job *j)
 			memcpy(j->params[i].desc_block, dp->block, sizeof dp->block);
 		}
 		const ir_desc_param *mp = p->tensormap ? ir_tensormap_desc(f, i) : NULL;
-		if (mp) { /* the loader encodes it from the descriptor (docs/FORMAT.md) */
+		const ir_derived_map *dm = p->tensormap ? ir_derived_map_at(f, i) : NULL;
+		if (mp || dm) { /* the loader encodes it from the descriptor or the recipe (docs/FORMAT.md) */
 			j->params[i].kind = BLOB_PARAM_TENSORMAP;
 			j->params[i].size = 128;
-			j->params[i].dtype = (uint8_t)f->params[mp->first].type.pointee;
+			j->params[i].dtype = (uint8_t)f->params[mp ? mp->first : dm->base].type.pointee;
+			j->params[i].flags = dm ? BLOB_PARAM_HIDDEN : 0;
 		}
 		if (ptr && i < 64 && (f->reset_to_zero >> i & 1))
 			j->params[i].flags |= BLOB_PARAM_RESET_TO_ZERO;
@@ -535,6 +539,22 @@ static bool specialize(compile_cmd *c, job *j)
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
 			j->pred_eq1 |= (uint32_t)p->equal_one << i;
+		}
+	}
+	if (f->nmaps && !(j->recipes = arena_alloc(c->a, sizeof(blob_recipe) * (size_t)f->nmaps)))
+		return false;
+	for (int k = 0; k < f->nmaps; k++) {
+		const ir_derived_map *dm = &f->maps[k];
+		blob_recipe *r = &j->recipes[j->nrecipes++];
+		uint8_t *code = arena_alloc(c->a, GRIDEXPR_MAX_CODE);
+		*r = (blob_recipe){.param = dm->param, .base = dm->base, .rank = dm->rank, .code = code};
+		for (int d = 0; d < dm->rank; d++)
+			r->block[d] = dm->block[d];
+		/* names of visible integer parameters and constants: it compiles */
+		if (!code || gridexpr_compile_values(c->ctx, "tensor map", dm->values, 2 * dm->rank - 1, j->nparams, j->params,
+						     f->nconstexprs, f->constexprs, code, GRIDEXPR_MAX_CODE, &r->size) != TILEC_OK) {
+			diag_note(c->ctx, f->loc, "internal: the recipe of '%s'", f->params[dm->param].name);
+			return false;
 		}
 	}
 	if (j->grid && gridexpr_compile(c->ctx, "-g", j->grid, j->nparams, j->params, f->nconstexprs, f->constexprs,
@@ -849,11 +869,21 @@ static bool build_table(compile_cmd *c, const job *first, blob_kernel *k)
 
 /* ---- kernels and variants ------------------------------------------------ */
 
+/* Visible parameters: a job's derived maps (hidden) may differ, the
+ * kernel takes them all (kernel_params). */
+static int visible_params(const job *j)
+{
+	int n = 0;
+	while (n < j->nparams && !(j->params[n].flags & BLOB_PARAM_HIDDEN))
+		n++;
+	return n;
+}
+
 static bool same_params(const job *x, const job *y)
 {
-	if (x->nparams != y->nparams)
+	if (visible_params(x) != visible_params(y))
 		return false;
-	for (int i = 0; i < x->nparams; i++) {
+	for (int i = 0; i < visible_params(x); i++) {
 		const blob_param *p = &x->params[i], *q = &y->params[i];
 		if (p->kind != q->kind || p->size != q->size || p->dtype != q->dtype || strcmp(p->name, q->name))
 			return false;
@@ -919,6 +949,54 @@ static bool group_variants(compile_cmd *c)
 	return ok;
 }
 
+/* The parameters of the kernel whose first job is jobs[i]: the visible
+ * ones, then every derived map of any of its jobs (by name: a map of the
+ * same base in the same place of the same kernel), first appearance
+ * order. */
+static bool kernel_params(compile_cmd *c, int i, blob_kernel *k)
+{
+	const job *first = &c->jobs[i];
+	int nvis = visible_params(first), n = nvis;
+	blob_param *ps = arena_alloc(c->a, sizeof(blob_param) * (BLOB_MAX_PARAMS + 1));
+	if (!ps)
+		return false;
+	memcpy(ps, first->params, sizeof(blob_param) * (size_t)nvis);
+	for (int t = i; t < c->njobs; t++) {
+		const job *j = &c->jobs[t];
+		if (strcmp(j->name, first->name))
+			continue;
+		for (int q = nvis; q < j->nparams; q++) {
+			int at = nvis;
+			while (at < n && strcmp(ps[at].name, j->params[q].name))
+				at++;
+			if (at < n)
+				continue;
+			if (n == BLOB_MAX_PARAMS) {
+				diag_error(c->ctx, j->where, "'%s': its variants' tensor maps make more than %d parameters", j->name,
+					   BLOB_MAX_PARAMS);
+				return false;
+			}
+			ps[n++] = j->params[q];
+		}
+	}
+	k->nparams = n;
+	k->params = ps;
+	return true;
+}
+
+/* A job's recipes with their maps' indices among its kernel's params. */
+static blob_recipe *kernel_recipes(compile_cmd *c, const job *j, const blob_kernel *k)
+{
+	blob_recipe *rs = arena_alloc(c->a, sizeof(blob_recipe) * (size_t)(j->nrecipes + 1));
+	for (int r = 0; rs && r < j->nrecipes; r++) {
+		rs[r] = j->recipes[r];
+		rs[r].param = visible_params(j);
+		while (strcmp(k->params[rs[r].param].name, j->params[j->recipes[r].param].name))
+			rs[r].param++; /* kernel_params put every map of the job there */
+	}
+	return rs;
+}
+
 /* The blob's kernels: the jobs of each launch name (first appearance
  * order, as group_variants checked them) as its variants, with the tuning
  * table and heuristics of an autotuned one. */
@@ -937,8 +1015,8 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 		const job *first = &c->jobs[i];
 		blob_kernel *k = &ks[nk++];
 		k->name = first->name;
-		k->nparams = first->nparams;
-		k->params = first->params;
+		if (!kernel_params(c, i, k))
+			return false;
 		k->variants = &vs[nv];
 		for (int t = i; t < c->njobs; t++) {
 			job *j = &c->jobs[t];
@@ -958,6 +1036,9 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			v->grid_size = j->grid_size;
 			v->config = j->slot;
 			v->source_config = j->config;
+			v->nrecipes = j->nrecipes;
+			if (j->nrecipes && !(v->recipes = kernel_recipes(c, j, k)))
+				return false;
 			j->variant = v;
 			k->nvariants++;
 			k->pdl = k->pdl || ir_region_has(&j->func->body, IR_OP_GRID_DEP);

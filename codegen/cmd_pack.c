@@ -968,6 +968,33 @@ static void print_grid(const tile_module *m, int k, int v, const char *const *pn
 	sb_free(&sb);
 }
 
+/* "recipe NAME: BASE, shape [S...], strides [T..., 1], block [B...]": the
+ * program's values split at its top-level commas */
+static void print_recipe(const tile_recipe_info *r, const char *const *pnames, int np, const char *const *cnames, int nc)
+{
+	strbuf sb;
+	sb_init(&sb);
+	gridexpr_format(&sb, r->program, r->program_size, np, pnames, nc, cnames);
+	const char *text = sb_str(&sb);
+	printf("    recipe %s: %s, shape [", r->param < np ? pnames[r->param] : "?", r->base < np ? pnames[r->base] : "?");
+	int value = 0, depth = 0;
+	for (const char *c = text; *c; c++) {
+		depth += (*c == '(') - (*c == ')');
+		if (*c == ',' && depth == 0) {
+			value++;
+			printf(value == r->rank ? "], strides [" : ", ");
+			c += c[1] == ' ';
+			continue;
+		}
+		putchar(*c);
+	}
+	printf("%s1], block [", r->rank > 1 ? ", " : "");
+	for (int d = 0; d < r->rank; d++)
+		printf("%s%d", d ? ", " : "", (int)r->block_shape[d]);
+	printf("]\n");
+	sb_free(&sb);
+}
+
 static void list_blob(const char *path, size_t size, tile_module *m)
 {
 	int nk = tile_kernel_count(m), ni = tile_image_count(m);
@@ -1069,6 +1096,12 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 			else
 				printf("given by the caller");
 			printf("\n");
+			for (int r = 0; r < vi.n_recipes; r++) {
+				tile_recipe_info ri;
+				if (tile_recipe_get_info(m, k, v, r, &ri) != TILE_SUCCESS)
+					break;
+				print_recipe(&ri, pnames, np, cnames, vi.n_constexprs < 256 ? vi.n_constexprs : 256);
+			}
 		}
 	}
 	uint64_t stored = 0, raw = 0;

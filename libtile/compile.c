@@ -653,6 +653,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP);
 		for (int d = 0; d < funcs[k]->ndescs; d++)
 			r.tiers = r.tiers || funcs[k]->descs[d].tensormap;
+		r.tiers = r.tiers || funcs[k]->nmaps;
 	}
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));

@@ -24,7 +24,7 @@ extern "C" {
 
 /* The blob format version this header reads (docs/FORMAT.md); generated
  * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 3
+#define TILE_BLOB_VERSION 4
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -110,6 +110,13 @@ TILEDEF int tile_kernel_index(const tile_module *module, const char *name);
  * cannot encode is TILE_ERROR_INVALID_ARGUMENT, a driver without
  * cuTensorMapEncodeTiled (older than CUDA 12.0) TILE_ERROR_DRIVER_SYMBOL,
  * a failing encode TILE_ERROR_CUDA, each naming the parameter.
+ * A hidden tensor-map parameter (a device-side descriptor's map, which the
+ * caller does not pass) is built the same way from the selected variant's
+ * recipe: the descriptor of a pointer argument, with the shape and strides
+ * its program computes from the arguments; one that breaks Triton's
+ * descriptor rules (16-byte aligned base, shapes in [0, 2^31), strides
+ * multiples of 16 bytes) is TILE_ERROR_INVALID_ARGUMENT, a program that
+ * overflows TILE_ERROR_GRID, each naming the kernel and the map.
  * `grid` NULL runs the selected variant's grid program; otherwise it is the
  * grid (x, y, z). An empty grid is a successful no-op. */
 TILEDEF tile_status tile_launch(tile_module *module, int kernel, const uint32_t *grid,
@@ -225,7 +232,22 @@ typedef struct tile_variant_info {
 	int has_grid_program;
 	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
 	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
+	int n_recipes;           /* hidden tensor maps built at launch (tile_recipe_get_info) */
 } tile_variant_info;
+
+/* How a launch of a variant builds one of its kernel's hidden tensor maps
+ * (FORMAT.md's recipe): the map of the descriptor with the base pointer
+ * argument, the shape and strides the program computes from the
+ * arguments (a grid program of 2 * rank - 1 values: the shape, then the
+ * strides but the last, which is 1), and the block shape. */
+typedef struct tile_recipe_info {
+	int param;               /* the hidden tensor map it builds */
+	int base;                /* the visible pointer parameter */
+	int rank;
+	int32_t block_shape[TILE_TENSORDESC_MAX_RANK];
+	const uint8_t *program;
+	uint32_t program_size;
+} tile_recipe_info;
 
 typedef struct tile_constexpr_info {
 	const char *name;
@@ -257,6 +279,7 @@ TILEDEF tile_status tile_param_get_info(const tile_module *module, int kernel, i
 TILEDEF int tile_variant_count(const tile_module *module, int kernel);
 TILEDEF tile_status tile_variant_get_info(const tile_module *module, int kernel, int variant, tile_variant_info *out);
 TILEDEF tile_status tile_constexpr_get_info(const tile_module *module, int kernel, int variant, int index, tile_constexpr_info *out);
+TILEDEF tile_status tile_recipe_get_info(const tile_module *module, int kernel, int variant, int index, tile_recipe_info *out);
 TILEDEF int tile_image_count(const tile_module *module);
 TILEDEF tile_status tile_image_get_info(const tile_module *module, int image, tile_image_info *out);
 

@@ -8,10 +8,20 @@
  * by the metadata size before anything is allocated, so a hostile blob can
  * at most make the loader allocate in proportion to its own size. The first
  * failing rule is reported with the record and field it concerns. Records
- * are then decoded into the structs of common.h; nothing is inflated here. */
+ * are then decoded into the structs of common.h; nothing is inflated here.
+ *
+ * Tensor maps come in two sorts: a descriptor's (flags 0), which must
+ * follow its descriptor group, and a hidden one (flags 1), built at launch
+ * from a recipe of the chosen variant. Recipes are checked once every
+ * variant is decoded: sorted by (variant, param), each names a hidden map
+ * of its variant's kernel, a visible pointer of the map's dtype, and a
+ * program checked as a grid program is, with 2 * rank - 1 results. Their
+ * order makes each variant's recipes one range, which the variant records,
+ * so that a launch reads its own recipes only. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 44u
+#define TILE__META_HEADER_SIZE 48u
+#define TILE__RECIPE_SIZE 36u
 #define TILE__KERNEL_SIZE 52u
 #define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
@@ -92,7 +102,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[10], offsets[10], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[11], offsets[11], want = TILE__META_HEADER_SIZE;
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -104,6 +114,7 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->n_keys = tile__u32(h + 32);
 	m->tune_words = tile__u32(h + 36);
 	m->n_heuristics = tile__u32(h + 40);
+	m->n_recipes = tile__u32(h + 44);
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
@@ -115,9 +126,10 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	sizes[5] = (uint64_t)m->n_keys * 4;
 	sizes[6] = (uint64_t)m->tune_words * 8;
 	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
-	sizes[8] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[9] = m->strtab_size;
-	for (i = 0; i < 10; i++) {
+	sizes[8] = (uint64_t)m->n_recipes * TILE__RECIPE_SIZE;
+	sizes[9] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[10] = m->strtab_size;
+	for (i = 0; i < 11; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -125,15 +137,15 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 11; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[8][i] != 0)
+		if (arrays[9][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[8];
-	m->strtab = arrays[9];
+	m->grid_code = arrays[9];
+	m->strtab = arrays[10];
 	m->constexprs = arrays[3];
 	return TILE_SUCCESS;
 }
@@ -168,10 +180,11 @@ static tile_status tile__check_params(tile_module *m, const uint8_t *p)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: dtype %u (1..15)", i, d->dtype);
 		if (p[7] & ~7u)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x (only bits 0..2 defined)", i, p[7]);
+		if (p[7] > 1 && d->kind == TILE__KIND_TENSORMAP)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x on a tensor map (0: a descriptor's, 1: hidden)", i,
+					  p[7]);
 		if ((p[7] & 6u) && d->kind != TILE__KIND_PTR)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reset_to_zero/restore_value on a parameter that is not a pointer", i);
-		if (p[7] && d->kind == TILE__KIND_TENSORMAP)
-			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: flags 0x%x on a tensor map (must be 0)", i, p[7]);
 		if (tile__u32(p + 8) != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "param %u: reserved field not 0", i);
 	}
@@ -290,19 +303,33 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 	return TILE_SUCCESS;
 }
 
-/* A tensor map directly follows its descriptor group: r int64 strides
- * right before it (the run of int64 parameters there, 1..5 long), r int32
- * shapes before those, and a pointer of the map's dtype before them, all
- * parameters of the same kernel. Numbers the maps for the slots' caches. */
+/* A descriptor's tensor map directly follows its descriptor group: r
+ * int64 strides right before it (the run of int64 parameters there, 1..5
+ * long), r int32 shapes before those, and a pointer of the map's dtype
+ * before them, all parameters of the same kernel. A hidden map (flags 1,
+ * hence among the trailing hidden parameters) follows no group. At most
+ * TILE__MAX_MAPS of both sorts a kernel. Numbers the maps for the slots'
+ * caches. */
 static tile_status tile__check_maps(tile_module *m, uint32_t ki)
 {
 	tile__kernel *k = &m->kernels[ki];
 	tile__param *p = &m->params[k->first_param];
-	uint32_t j, r, i;
+	uint32_t j, r, i, n = 0;
 	int ok;
+	for (j = 0; j < k->n_params; j++)
+		n += p[j].kind == TILE__KIND_TENSORMAP;
+	if (n > TILE__MAX_MAPS)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u tensor maps (at most %u, descriptors' and hidden ones together)",
+				  ki, n, TILE__MAX_MAPS);
 	for (j = 0; j < k->n_params; j++) {
 		if (p[j].kind != TILE__KIND_TENSORMAP)
 			continue;
+		p[j].map_index = m->n_maps++;
+		k->map_mask |= UINT64_C(1) << j;
+		if (p[j].flags) {
+			k->hidden_maps |= UINT64_C(1) << j;
+			continue;
+		}
 		for (r = 0; r < j && r <= TILE_TENSORDESC_MAX_RANK && p[j - 1 - r].kind == TILE__KIND_INT && p[j - 1 - r].size == 8; r++)
 			;
 		ok = r >= 1 && r <= TILE_TENSORDESC_MAX_RANK && j >= 2 * r + 1;
@@ -314,8 +341,6 @@ static tile_status tile__check_maps(tile_module *m, uint32_t ki)
 					  "its dtype, rank int32 shapes, rank int64 strides; rank 1..5)",
 					  ki, j);
 		p[j].desc_rank = (uint8_t)r;
-		p[j].map_index = m->n_maps++;
-		k->map_mask |= UINT64_C(1) << j;
 	}
 	k->copy_args = k->n_params > k->n_visible || k->map_mask;
 	return TILE_SUCCESS;
@@ -435,6 +460,84 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 	return TILE_SUCCESS;
 }
 
+/* Recipes, once the variants are decoded: each names a hidden tensor map
+ * of its variant's kernel, the visible pointer of the map's dtype it
+ * addresses, a rank, a program leaving the shape and the strides but the
+ * last (2 * rank - 1 values), and the block shape. (variant, param)
+ * ascends strictly, so each variant's recipes are one range. */
+static tile_status tile__check_recipes(tile_module *m, const uint8_t *p)
+{
+	uint32_t i, j;
+	for (i = 0; i < m->n_recipes; i++, p += TILE__RECIPE_SIZE) {
+		tile__recipe *r = &m->recipes[i];
+		const tile__recipe *prev = i ? r - 1 : NULL;
+		const tile__param *map, *base;
+		const tile__kernel *k;
+		tile__variant *v;
+		const uint8_t *code;
+		uint32_t values;
+		char who[48];
+		tile_status st;
+		r->variant = tile__u32(p);
+		r->param = tile__u32(p + 4);
+		r->base = tile__u32(p + 8);
+		r->rank = tile__u32(p + 12);
+		r->code_offset = tile__u32(p + 16);
+		r->code_size = tile__u32(p + 20);
+		for (j = 0; j < 5; j++)
+			r->block[j] = (int32_t)tile__u16(p + 24 + 2 * j);
+		if (r->variant >= m->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: variant %u (blob has %u)", i, r->variant, m->n_variants);
+		if (prev && prev->variant == r->variant && prev->param == r->param)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: variant %u, parameter %u again (recipe %u)", i, r->variant,
+					  r->param, i - 1);
+		if (prev && (prev->variant > r->variant || (prev->variant == r->variant && prev->param > r->param)))
+			return tile__fail(TILE_ERROR_BAD_BLOB,
+					  "recipe %u: variant %u, parameter %u after recipe %u's variant %u, parameter %u (recipes "
+					  "ascend by variant, then parameter)",
+					  i, r->variant, r->param, i - 1, prev->variant, prev->param);
+		v = &m->variants[r->variant];
+		k = &m->kernels[v->kernel];
+		if (r->param >= k->n_params || !(k->hidden_maps >> r->param & 1))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: parameter %u of kernel %u is not a hidden tensor map", i,
+					  r->param, v->kernel);
+		map = &m->params[k->first_param + r->param];
+		base = r->base < k->n_params ? &m->params[k->first_param + r->base] : NULL;
+		if (!base || base->kind != TILE__KIND_PTR || base->hidden)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: base %u is not a visible pointer parameter of kernel %u", i,
+					  r->base, v->kernel);
+		if (base->dtype != map->dtype)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: base %u points to dtype %u, the tensor map's is %u", i, r->base,
+					  base->dtype, map->dtype);
+		if (r->rank < 1 || r->rank > TILE_TENSORDESC_MAX_RANK)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: rank %u (1..%d)", i, r->rank, TILE_TENSORDESC_MAX_RANK);
+		if (r->code_size < 2 || (uint64_t)r->code_offset + r->code_size > m->grid_code_size)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: program %u+%u outside grid_code of %u bytes (or under 2 bytes)",
+					  i, r->code_offset, r->code_size, m->grid_code_size);
+		code = m->grid_code + r->code_offset;
+		values = 2 * r->rank - 1;
+		if (code[0] != values)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: a program of %u values for rank %u (2 * rank - 1 = %u)", i,
+					  code[0], r->rank, values);
+		snprintf(who, sizeof who, "recipe %u: program", i);
+		if ((st = tile__program_check(m, k, v, code, r->code_size, values, who)) != TILE_SUCCESS)
+			return st;
+		for (j = 0; j < 5; j++) {
+			if (j < r->rank && r->block[j] == 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: block[%u] = 0 (1..65535)", i, j);
+			if (j >= r->rank && r->block[j] != 0)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: block[%u] = %d past rank %u (must be 0)", i, j,
+						  (int)r->block[j], r->rank);
+		}
+		if (tile__u16(p + 34) != 0)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "recipe %u: reserved field not 0", i);
+		if (!v->n_recipes)
+			v->first_recipe = i;
+		v->n_recipes++;
+	}
+	return TILE_SUCCESS;
+}
+
 static int tile__image_cmp(const void *a, const void *b)
 {
 	const tile__image *x = (const tile__image *)a, *y = (const tile__image *)b;
@@ -508,12 +611,13 @@ static void tile__module_free(tile_module *m)
 	TILE_FREE(m->params);
 	TILE_FREE(m->variants);
 	TILE_FREE(m->images);
+	TILE_FREE(m->recipes);
 	TILE_FREE(m);
 }
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[10];
+	const uint8_t *arrays[11];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -525,11 +629,12 @@ static tile_status tile__validate(tile_module *m)
 	m->params = (tile__param *)tile__alloc_array(m->n_params, sizeof *m->params);
 	m->variants = (tile__variant *)tile__alloc_zeroed(m->n_variants, sizeof *m->variants);
 	m->images = (tile__image *)tile__alloc_array(m->n_images, sizeof *m->images);
+	m->recipes = (tile__recipe *)tile__alloc_array(m->n_recipes, sizeof *m->recipes);
 	/* marks: params owned, variants owned, groups with an image, configs
 	 * seen (a kernel has at most as many configs as variants) */
 	n_marks = m->n_params + 2 * m->n_variants + m->n_groups;
 	marks = (uint8_t *)tile__alloc_zeroed(n_marks, 1);
-	if (!m->kernels || !m->params || !m->variants || !m->images || !marks) {
+	if (!m->kernels || !m->params || !m->variants || !m->images || !m->recipes || !marks) {
 		TILE_FREE(marks);
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
@@ -540,6 +645,8 @@ static tile_status tile__validate(tile_module *m)
 		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
 	if (!st)
 		st = tile__check_variants(m, arrays[2], marks + m->n_params + m->n_variants + m->n_groups);
+	if (!st)
+		st = tile__check_recipes(m, arrays[8]);
 	if (!st)
 		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
 	if (!st)
@@ -661,6 +768,24 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->has_grid_program = v->grid_size != 0;
 	out->config = (int)v->config;
 	out->source_config = v->source_config == TILE__NO_SOURCE_CONFIG ? -1 : (int)v->source_config;
+	out->n_recipes = (int)v->n_recipes;
+	return TILE_SUCCESS;
+}
+
+TILEDEF tile_status tile_recipe_get_info(const tile_module *m, int kernel, int variant, int index, tile_recipe_info *out)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	const tile__recipe *r;
+	if (!v || !out || index < 0 || (uint32_t)index >= v->n_recipes)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_recipe_get_info: no recipe %d of variant %d of kernel %d", index,
+				  variant, kernel);
+	r = &m->recipes[v->first_recipe + (uint32_t)index];
+	out->param = (int)r->param;
+	out->base = (int)r->base;
+	out->rank = (int)r->rank;
+	memcpy(out->block_shape, r->block, sizeof out->block_shape);
+	out->program = m->grid_code + r->code_offset;
+	out->program_size = r->code_size;
 	return TILE_SUCCESS;
 }
 

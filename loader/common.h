@@ -5,8 +5,9 @@
  * The loader needs POSIX (dlopen, pthread) and the GCC/Clang __atomic
  * builtins, which read the same in C and C++. The blob is never trusted:
  * blob.h decodes it once, while validating it, into the small structs
- * below, so the launch path reads plain fields; only a grid program's bytes
- * (and its constants) are read from the blob at launch, already validated.
+ * below, so the launch path reads plain fields; only the bytes of programs
+ * (grid, heuristic and tensor-map recipe programs, with their constants)
+ * are read from the blob at launch, already validated.
  * The error detail lives in thread-local storage so that concurrent callers
  * never see each other's messages. */
 #include <stdarg.h>
@@ -124,9 +125,21 @@ typedef struct tile__param {
 	uint32_t name;
 	uint8_t kind, size, dtype, hidden;
 	uint8_t flags;       /* FORMAT.md's: hidden, reset_to_zero, restore_value */
-	uint8_t desc_rank;   /* a tensor map: the rank of the descriptor group before it */
-	uint32_t map_index;  /* a tensor map: its entry in each slot's map cache */
+	uint8_t desc_rank;   /* a descriptor's tensor map: the rank of the descriptor group before it; 0 otherwise */
+	uint32_t map_index;  /* a tensor map (either sort): its entry in each slot's map cache */
 } tile__param;
+
+/* A kernel has at most this many tensor maps, descriptor and hidden ones
+ * together (FORMAT.md): a launch encodes them into a buffer of its stack. */
+#define TILE__MAX_MAPS 16
+
+/* How a launch builds a hidden tensor map of one variant (FORMAT.md's
+ * recipe): param and base index the kernel's parameters; the program in
+ * grid_code leaves the shape, then the strides but the last. */
+typedef struct tile__recipe {
+	uint32_t variant, param, base, rank, code_offset, code_size;
+	int32_t block[5];    /* the block shape; 0 past rank */
+} tile__recipe;
 
 /* A tuning table (dispatch.h): dispatch-key values to a config. */
 #define TILE__MAX_KEYS 8
@@ -153,7 +166,8 @@ typedef struct tile__kernel {
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
 	uint32_t n_heuristics;
 	tile__heuristic heuristics[TILE__MAX_HEURISTICS];
-	uint64_t map_mask;   /* bit i: visible parameter i is a tensor map */
+	uint64_t map_mask;   /* bit i: parameter i is a tensor map (either sort) */
+	uint64_t hidden_maps; /* bit i: parameter i is a hidden tensor map (built from the variant's recipe) */
 	int copy_args;       /* hidden parameters or tensor maps: the launch builds its own argument array */
 } tile__kernel;
 
@@ -162,6 +176,7 @@ typedef struct tile__variant {
 	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
+	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
 	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
 	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
@@ -219,7 +234,7 @@ struct tile_module {
 	const uint8_t *blob;
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
-	uint32_t n_keys, tune_words, n_heuristics;
+	uint32_t n_keys, tune_words, n_heuristics, n_recipes;
 	uint32_t n_maps;    /* tensor-map parameters of all kernels */
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */
@@ -227,6 +242,7 @@ struct tile_module {
 	tile__param *params;
 	tile__variant *variants;
 	tile__image *images;
+	tile__recipe *recipes;
 	pthread_mutex_t lock;
 	tile__primary *primary; /* per device ordinal, n_primary of them; released on destroy */
 	int n_primary;

@@ -235,7 +235,7 @@ static tile_status tile__check_heuristics(tile_module *m, const uint8_t *records
 			snprintf(who, sizeof who, "kernel %u: heuristic %u", ki, h);
 			for (vi = k->first_variant; vi < k->first_variant + k->n_variants; vi++) {
 				tile__variant *v = &m->variants[vi];
-				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, who);
+				tile_status st = tile__program_check(m, k, v, m->grid_code + hd->offset, hd->size, 1, who);
 				if (st)
 					return st;
 				for (c = 0; c < v->n_constexprs; c++) {
@@ -266,8 +266,8 @@ static int tile__heuristics_hold(const tile_module *m, const tile__kernel *k, co
 	uint32_t h;
 	for (h = 0; h < k->n_heuristics; h++) {
 		const tile__heuristic *hd = &k->heuristics[h];
-		int64_t r[3];
-		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, "heuristic") != TILE_SUCCESS)
+		int64_t r[1];
+		if (tile__program_eval(m, v, m->grid_code + hd->offset, hd->size, args, r, 1, "heuristic", NULL) != TILE_SUCCESS)
 			return 0;
 		/* a bool constexpr takes the result's truth, an int one its value */
 		if ((v->heuristic_bools >> h & 1) ? (r[0] != 0) != (v->heuristic_values[h] != 0) : r[0] != v->heuristic_values[h])

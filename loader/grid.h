@@ -1,6 +1,9 @@
 /* grid.h - grid programs: validation when the blob is opened, evaluation at
- * launch. Heuristic programs (dispatch.h) are the same bytecode with one
- * result, checked and run by the same two functions.
+ * launch. Heuristic programs (dispatch.h) and the recipe programs of hidden
+ * tensor maps (blob.h, tensordesc.h) are the same bytecode with another
+ * number of results, checked and run by the same two functions, which take
+ * that number from their caller: 1..3 for a grid, 1 for a heuristic,
+ * 2 * rank - 1 for a recipe.
  *
  * A grid program is a few bytes of stack code over signed 64-bit integers
  * (docs/FORMAT.md). Validation proves every opcode, operand, parameter and
@@ -18,15 +21,18 @@ enum {
 };
 #define TILE__GRID_MAX_DEPTH 16
 
-/* Checks a program of kernel k whose constexpr operands index variant v's
- * constexprs; `who` prefixes the messages ("variant 3: grid program"). */
+/* Checks a program of n >= 1 bytes of kernel k whose constexpr operands
+ * index variant v's constexprs, and which must leave `values` values (its
+ * first byte says how many; the caller has checked the range that byte
+ * may take, with its own message); `who` prefixes the messages
+ * ("variant 3: grid program"). */
 static tile_status tile__program_check(const tile_module *m, const tile__kernel *k, const tile__variant *v, const uint8_t *code,
-				       uint32_t n, const char *who)
+				       uint32_t n, uint32_t values, const char *who)
 {
-	uint32_t pc = 1, ndims = code[0];
+	uint32_t pc = 1;
 	unsigned depth = 0;
-	if (ndims < 1 || ndims > 3)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, ndims);
+	if (code[0] != values)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: a program of %u values, %u expected", who, code[0], values);
 	while (pc < n) {
 		uint32_t at = pc, op = code[pc++], idx;
 		switch (op) {
@@ -76,17 +82,21 @@ static tile_status tile__program_check(const tile_module *m, const tile__kernel 
 		if (depth > TILE__GRID_MAX_DEPTH)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "%s: stack deeper than %d at byte %u", who, TILE__GRID_MAX_DEPTH, at);
 	}
-	if (depth != ndims)
-		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left for %u dimensions", who, depth, ndims);
+	if (depth != values)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u values left, %u expected", who, depth, values);
 	return TILE_SUCCESS;
 }
 
+/* Variant vi's grid program (grid_size >= 1 bytes inside grid_code). */
 static tile_status tile__grid_check(const tile_module *m, uint32_t vi)
 {
 	const tile__variant *v = &m->variants[vi];
+	const uint8_t *code = m->grid_code + v->grid_offset;
 	char who[48];
 	snprintf(who, sizeof who, "variant %u: grid program", vi);
-	return tile__program_check(m, &m->kernels[v->kernel], v, m->grid_code + v->grid_offset, v->grid_size, who);
+	if (code[0] < 1 || code[0] > 3)
+		return tile__fail(TILE_ERROR_BAD_BLOB, "%s: %u dimensions (1..3)", who, code[0]);
+	return tile__program_check(m, &m->kernels[v->kernel], v, code, v->grid_size, code[0], who);
 }
 
 /* A parameter's value as 64 bits: sign- or zero-extended by its kind. */
@@ -141,14 +151,16 @@ static int tile__floordiv(int64_t a, int64_t b, int64_t *r)
 }
 
 /* Evaluates a checked program of v's kernel (constexprs: v's) for the
- * launch arguments into dims (missing dimensions 1); `who` names it in
- * errors ("grid program"). */
+ * launch arguments (the caller's: visible parameters) into out[0..n_out),
+ * n_out at least the program's count of values; entries past that count
+ * are 1 (a grid's missing dimensions). `who`, followed by `name` when not
+ * NULL, names the program in errors ("grid program"; "tensor map", "a_tmap"). */
 static tile_status tile__program_eval(const tile_module *m, const tile__variant *v, const uint8_t *code, uint32_t n,
-				      void *const *args, int64_t dims[3], const char *who)
+				      void *const *args, int64_t *out, uint32_t n_out, const char *who, const char *name)
 {
 	const tile__kernel *k = &m->kernels[v->kernel];
 	int64_t stack[TILE__GRID_MAX_DEPTH], a, b, r = 0;
-	uint32_t pc = 1, ndims = code[0], i;
+	uint32_t pc = 1, values = code[0], i;
 	int sp = 0;
 	const char *what = NULL;
 	while (pc < n) {
@@ -157,8 +169,8 @@ static tile_status tile__program_eval(const tile_module *m, const tile__variant 
 			const tile__param *p = &m->params[k->first_param + code[pc]];
 			uint64_t bits = tile__param_bits(p, args[code[pc++]]);
 			if (p->kind == TILE__KIND_UINT && bits > (uint64_t)INT64_MAX)
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: argument out of range at byte %u",
-						  (const char *)m->strtab + k->name, who, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s%s%s: argument out of range at byte %u",
+						  (const char *)m->strtab + k->name, who, name ? " " : "", name ? name : "", at);
 			stack[sp++] = (int64_t)bits;
 			continue;
 		}
@@ -179,8 +191,8 @@ static tile_status tile__program_eval(const tile_module *m, const tile__variant 
 			/* triton.next_power_of_2: 0 for n <= 0 */
 			a = stack[sp - 1];
 			if (a > (INT64_C(1) << 62))
-				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: overflow at byte %u", (const char *)m->strtab + k->name,
-						  who, at);
+				return tile__fail(TILE_ERROR_GRID, "kernel %s: %s%s%s: overflow at byte %u",
+						  (const char *)m->strtab + k->name, who, name ? " " : "", name ? name : "", at);
 			for (r = a > 0; r && r < a;)
 				r *= 2;
 			stack[sp - 1] = r;
@@ -219,19 +231,19 @@ static tile_status tile__program_eval(const tile_module *m, const tile__variant 
 		default: r = a ? a : b; break;           /* or */
 		}
 		if (what)
-			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s: %s at byte %u",
-					  (const char *)m->strtab + k->name, who, what, at);
+			return tile__fail(TILE_ERROR_GRID, "kernel %s: %s%s%s: %s at byte %u", (const char *)m->strtab + k->name, who,
+					  name ? " " : "", name ? name : "", what, at);
 		stack[sp++] = r;
 	}
-	for (i = 0; i < 3; i++)
-		dims[i] = i < ndims ? stack[i] : 1;
+	for (i = 0; i < n_out; i++)
+		out[i] = i < values ? stack[i] : 1;
 	return TILE_SUCCESS;
 }
 
 /* Evaluates variant v's grid program for the launch arguments into dims. */
 static tile_status tile__grid_eval(const tile_module *m, const tile__variant *v, void *const *args, int64_t dims[3])
 {
-	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, "grid program");
+	return tile__program_eval(m, v, m->grid_code + v->grid_offset, v->grid_size, args, dims, 3, "grid program", NULL);
 }
 
 /* Checks a grid against the hardware limits. 1: launch; 0: empty grid. */

@@ -15,9 +15,12 @@
  *
  * A launch of a kernel with hidden parameters or TMA tensor maps builds
  * its own argument array (the caller's is never written): zeros for the
- * hidden ones, maps encoded from the caller's descriptors (tensordesc.h)
- * where the image loaded in the context reads them, zeros where it does
- * not. Other kernels pass the caller's array as it is.
+ * hidden ones, and where the image loaded in the context reads tensor
+ * maps, maps encoded from the caller's descriptors and, for hidden map
+ * parameters, from the chosen variant's recipes evaluated on the caller's
+ * arguments (tensordesc.h); zeros where the image does not read maps.
+ * The maps live in a buffer on the launch's stack. Other kernels pass the
+ * caller's array as it is.
  *
  * Slots are keyed by the driver's unique context ID, not the handle: a
  * context destroyed and another created at the same address must not find
@@ -547,10 +550,11 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		return st;
 	if (k->copy_args) {
 		/* Hidden trailing parameters (scratch pointers) get a null pointer;
-		 * tensor maps are encoded from the caller's descriptors. */
+		 * tensor maps are encoded from the caller's descriptors and the
+		 * variant's recipes. */
 		for (i = 0; i < (int)k->n_params; i++)
 			params[i] = i < nargs ? args[i] : (void *)&zero;
-		if (k->map_mask && (st = tile__tensormaps(m, k, slot, v->group, params,
+		if (k->map_mask && (st = tile__tensormaps(m, k, v, slot, args, params,
 							  (uint64_t *)(((uintptr_t)map_words + 63) & ~(uintptr_t)63))) != TILE_SUCCESS)
 			return st;
 		launch_args = params;
@@ -700,10 +704,12 @@ TILEDEF void tile_module_destroy(tile_module *m)
 		TILE_FREE(m->params);
 		TILE_FREE(m->variants);
 		TILE_FREE(m->images);
+		TILE_FREE(m->recipes);
 		m->kernels = NULL;
 		m->params = NULL;
 		m->variants = NULL;
 		m->images = NULL;
+		m->recipes = NULL;
 		head = __atomic_load_n(&tile__tombstones, __ATOMIC_ACQUIRE);
 		do
 			m->next_tombstone = head;

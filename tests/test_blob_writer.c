@@ -57,11 +57,11 @@ static blob_desc make_desc(void)
 		cubin90[i] = (uint8_t)(r >> 16); /* incompressible: stored */
 	}
 	/* given least specialized first: the writer reorders */
-	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0, 0, -1};
+	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0, 0, -1, 0, NULL};
 	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len,
-					 true, 16, 24, 0, -1};
-	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1};
-	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1};
+					 true, 16, 24, 0, -1, 0, NULL};
+	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1, 0, NULL};
+	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL};
 	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
@@ -73,7 +73,7 @@ static blob_desc make_desc(void)
 static void check_header(const uint8_t *b, size_t size)
 {
 	CHECK(!memcmp(b, "TILE", 4));
-	CHECK_EQ_INT(b[4] | b[5] << 8, 3);
+	CHECK_EQ_INT(b[4] | b[5] << 8, 4);
 	CHECK_EQ_INT(b[6] | b[7] << 8, 32);
 	CHECK_EQ_INT(u32(b + 8), size);
 	CHECK_EQ_INT(u32(b + 12), crc32(0, b + 32, (uInt)(size - 32)));
@@ -94,12 +94,13 @@ static void check_header(const uint8_t *b, size_t size)
 	CHECK_EQ_INT(u32(m + 32), 0); /* no tuning keys */
 	CHECK_EQ_INT(u32(m + 36), 0); /* no tuning words */
 	CHECK_EQ_INT(u32(m + 40), 0); /* no heuristics */
-	size_t meta = 44 + nk * 52 + np * 12 + nv * 72 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
+	CHECK_EQ_INT(u32(m + 44), 0); /* no tensor-map recipes */
+	size_t meta = 48 + nk * 52 + np * 12 + nv * 72 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
 	CHECK_EQ_INT(u32(b + 20), meta);
 	CHECK_EQ_INT(gsize, grid1_len + grid2_len);
 	/* spills in the variant records, most specialized first (all, x16,
 	 * plain, scale): unknown is 0xffffffff in both fields */
-	const uint8_t *vr = m + 44 + nk * 52 + np * 12;
+	const uint8_t *vr = m + 48 + nk * 52 + np * 12;
 	static const uint32_t spills[4][2] = {{0, 0}, {16, 24}, {0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}};
 	for (int i = 0; i < 4; i++) {
 		CHECK_EQ_INT(u32(vr + 72 * i + 56), spills[i][0]);
@@ -108,7 +109,7 @@ static void check_header(const uint8_t *b, size_t size)
 		CHECK_EQ_INT(u32(vr + 72 * i + 68), 0xffffffffu); /* no source config */
 	}
 	/* images: aligned, after the metadata, inflating to the input */
-	const uint8_t *im = m + 44 + nk * 52 + np * 12 + nv * 72 + nc * 16;
+	const uint8_t *im = m + 48 + nk * 52 + np * 12 + nv * 72 + nc * 16;
 	for (uint32_t i = 0; i < ni; i++, im += 32) {
 		uint32_t off = u32(im + 16), sz = u32(im + 20), raw = u32(im + 24), comp = u32(im + 28);
 		CHECK_EQ_INT(off % 4, 0);
@@ -510,6 +511,94 @@ static void check_tuning(void)
 	tilec_ctx_free(ctx);
 }
 
+/* A device-side descriptor's map, built at launch: a hidden tensor map and
+ * the variant's recipe, written, read back (tile_recipe_get_info) and left
+ * out of the launch function; malformed recipes refused. */
+static void check_recipes(void)
+{
+	blob_param p[5] = {
+		{"x_ptr", BLOB_PARAM_PTR, 8, IR_F16, 0, NULL, 0, {0}},
+		{"M", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+		{"K", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
+		{"x_ptr_tmap", BLOB_PARAM_TENSORMAP, 128, IR_F16, BLOB_PARAM_HIDDEN, NULL, 0, {0}},
+		{"x_ptr_tmap2", BLOB_PARAM_TENSORMAP, 128, IR_F16, BLOB_PARAM_HIDDEN, NULL, 0, {0}},
+	};
+	tilec_ctx *ctx = tilec_ctx_new();
+	uint8_t code[GRIDEXPR_MAX_CODE], code2[GRIDEXPR_MAX_CODE];
+	size_t len = 0, len2 = 0;
+	CHECK(gridexpr_compile_values(ctx, "tensor map", "M, K, K", 3, 5, p, 0, NULL, code, sizeof code, &len) == TILEC_OK);
+	CHECK(gridexpr_compile_values(ctx, "tensor map", "M * 2, K", 2, 5, p, 0, NULL, code2, sizeof code2, &len2) == TILEC_OK);
+	/* given in reverse: the writer orders them by map */
+	blob_recipe r[2] = {{4, 0, 2, {64, 32}, code, len}, {3, 0, 2, {128, 64}, code, len}};
+	static const char cubin[] = "not really a cubin";
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 2, r};
+	blob_kernel k = {"mm", 5, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
+	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
+	blob_desc d = {1, &k, 1, &im, 1};
+	uint8_t *b = NULL;
+	size_t size = 0;
+	tile_module *m = NULL;
+	tile_variant_info vi;
+	tile_recipe_info ri;
+	tile_param_info pi;
+	char dir[] = "/tmp/tile_recipe_XXXXXX", base[64], path[80];
+	if (!CHECK(blob_write(ctx, &d, &b, &size) == TILEC_OK))
+		fprintf(stderr, "%s\n", tilec_diagnostics(ctx));
+	if (b && CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS)) {
+		CHECK(tile_param_get_info(m, 0, 3, &pi) == TILE_SUCCESS && pi.kind == 4 && pi.hidden);
+		CHECK(tile_variant_get_info(m, 0, 0, &vi) == TILE_SUCCESS && vi.n_recipes == 2);
+		CHECK(tile_recipe_get_info(m, 0, 0, 0, &ri) == TILE_SUCCESS && ri.param == 3 && ri.base == 0 && ri.rank == 2 &&
+		      ri.block_shape[0] == 128 && ri.block_shape[1] == 64 && ri.block_shape[2] == 0 && ri.program_size == len &&
+		      !memcmp(ri.program, code, len));
+		CHECK(tile_recipe_get_info(m, 0, 0, 1, &ri) == TILE_SUCCESS && ri.param == 4 && ri.block_shape[0] == 64);
+		CHECK(tile_recipe_get_info(m, 0, 0, 2, &ri) == TILE_ERROR_INVALID_ARGUMENT);
+		tile_module_destroy(m);
+	}
+	if (b && CHECK(mkdtemp(dir) != NULL)) {
+		snprintf(base, sizeof base, "%s/t", dir);
+		CHECK(emit_c(ctx, &d, b, size, base, "tt") == TILEC_OK);
+		snprintf(path, sizeof path, "%s.h", base);
+		CHECK_STR_CONTAINS(slurp(path), "tile_status mm(tile_stream stream, uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, "
+						"tile_deviceptr x_ptr, int32_t M, int32_t K);");
+		remove(path);
+		snprintf(path, sizeof path, "%s.c", base);
+		CHECK_STR_CONTAINS(slurp(path), "return tile_launch(tile_m, 0, tile_grid, stream, tile_args, 3);");
+		remove(path);
+		rmdir(dir);
+	}
+	free(b);
+	tilec_ctx_free(ctx);
+
+	r[0].param = 2;
+	check_refused(d, "a tensor-map recipe is malformed: its map is not a hidden tensor map");
+	r[0].param = 3;
+	check_refused(d, "a tensor-map recipe is malformed: its map has a recipe already");
+	r[0].param = 4;
+	r[0].base = 1;
+	check_refused(d, "its base is not a visible pointer of the map's dtype");
+	r[0].base = 0;
+	p[0].dtype = IR_F32;
+	check_refused(d, "its base is not a visible pointer of the map's dtype");
+	p[0].dtype = IR_F16;
+	r[0].rank = 0;
+	check_refused(d, "its rank is not 1..5");
+	r[0].rank = 2;
+	r[0].block[2] = 1;
+	check_refused(d, "its block shape is not 1..65535 per dimension (0 past the rank)");
+	r[0].block[2] = 0;
+	r[0].block[1] = 12; /* 24 bytes a row: no swizzle span */
+	check_refused(d, "the encoding rule has no map for its block");
+	r[0].block[1] = 32;
+	r[0].code = code2;
+	r[0].size = len2;
+	check_refused(d, "a tensor-map recipe is malformed: the count of values is not the one wanted");
+	r[0].code = code;
+	r[0].size = len;
+	p[3].flags = 0;
+	check_refused(d, "tensor map 'x_ptr_tmap' does not follow its descriptor's parameters");
+	p[3].flags = BLOB_PARAM_HIDDEN;
+}
+
 /* A host-side descriptor read with TMA: its group, then its map (kind 4),
  * written, read back, and emitted as one tile_tensordesc whose address the
  * launcher passes for the map; maps that do not follow their group, and
@@ -526,7 +615,7 @@ static void check_tensormaps(void)
 		{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
 	};
 	static const char cubin[] = "not really a cubin";
-	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1};
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL};
 	blob_kernel k = {"mm", 7, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -590,8 +679,10 @@ static void check_tensormaps(void)
 	p[5].size = 64;
 	check_refused(d, "parameter 'a_tmap' has an inconsistent kind, size or dtype");
 	p[5].size = 128;
-	p[5].flags = BLOB_PARAM_HIDDEN;
-	check_refused(d, "tensor map 'a_tmap' has flags");
+	p[5].flags = BLOB_PARAM_RESET_TO_ZERO;
+	check_refused(d, "tensor map 'a_tmap' has flags other than hidden");
+	p[5].flags = BLOB_PARAM_HIDDEN; /* a derived map: hidden ones come last */
+	check_refused(d, "parameter 'n' follows a hidden parameter");
 	p[5].flags = 0;
 	v.pred_div16 = 1u << 5;
 	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
@@ -647,6 +738,7 @@ int main(void)
 
 	check_bad_descriptions();
 	check_tensormaps();
+	check_recipes();
 	check_cubin_reader();
 	return check_report("test_blob_writer");
 }

@@ -441,6 +441,35 @@ check "tilec ir --pipelined=wgmma: descriptor blocks by TMA" "$TILEC" ir tests/g
 cp "$T/out" "$T/tma.ir"
 check "--pipelined=wgmma: TMA rings, copies and waits" bash -c "grep -q 'local_alloc tma : smem<3x128x64xfp16>' '$T/tma.ir' &&
 	grep -q 'tma_copy map=%5 ' '$T/tma.ir' && grep -q 'tma_wait ' '$T/tma.ir' && ! grep -q 'async_copy' '$T/tma.ir'"
+# device-side descriptors the launch arguments determine (base, shape and
+# strides parameters and constants): hidden maps the loader builds from the
+# blob's recipes; the sm_80-class image reads none of them
+DEVSIG='*fp16:16, *fp16:16, *fp16:16, i32, i32, i32'
+DEVDEF=(-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D NUM_SMS=132 -w 8)
+check "device-side descriptors for sm_80 and sm_90a" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_descriptor_persistent_kn -s "$DEVSIG" "${DEVDEF[@]}" -g 132 --arch sm_80,sm_90a -o "$T/dev" --keep-ptx "$T"
+check "device-side descriptors: sm_90a copies and stores by TMA through three map parameters; sm_80 has neither" bash -c "
+	grep -q 'cp.async.bulk.tensor.2d.shared::cluster.global' '$T/dev.sm_90a.ptx' &&
+	grep -q 'cp.async.bulk.tensor.2d.global.shared::cta' '$T/dev.sm_90a.ptx' &&
+	test \$(grep -c '.param .align 64 .b8 matmul_descriptor_persistent_kn_0_param_[678]\[128\]' '$T/dev.sm_90a.ptx') = 3 &&
+	! grep -q 'bulk.tensor' '$T/dev.compute_80.ptx'"
+"$TILEC" inspect "$T/dev.c" >"$T/dev.inspect" 2>&1
+check "inspect: the hidden maps and their recipes" bash -c "grep -q 'param 6 a_ptr_tmap: tensormap fp16 (hidden)' '$T/dev.inspect' &&
+	grep -q 'recipe a_ptr_tmap: a_ptr, shape \[M, K\], strides \[K, 1\], block \[128, 64\]' '$T/dev.inspect' &&
+	grep -q 'recipe b_ptr_tmap: b_ptr, shape \[K, N\], strides \[N, 1\], block \[64, 128\]' '$T/dev.inspect' &&
+	grep -q 'recipe c_ptr_tmap: c_ptr, shape \[M, N\], strides \[N, 1\], block \[128, 128\]' '$T/dev.inspect'"
+check "the launch function takes the visible parameters only" grep -q 'matmul_descriptor_persistent_kn(tile_stream stream, tile_deviceptr a_ptr, tile_deviceptr b_ptr, tile_deviceptr c_ptr, int32_t M, int32_t N, int32_t K);' "$T/dev.h"
+check "tilec ir --pipelined=wgmma: a descriptor's shape as an expression" "$TILEC" ir tests/kernels/descriptors.py \
+	-n desc_rows_of_3d -s '*i32:16, *i32:16, i32, i32, i32' -D BM=16 -D BN=32 --pipelined=wgmma
+cp "$T/out" "$T/derived.ir"
+check "derived maps in the dump, the store through one" bash -c "grep -q '\"x_ptr_tmap\" {derived from %0 \[16, 32\] ((A \* B), C, C)}' '$T/derived.ir' &&
+	grep -q '\"y_ptr_tmap\" {derived from %1' '$T/derived.ir' && grep -q ' store map=%6 ' '$T/derived.ir'"
+check "no derived map for a 3-D descriptor (TMA copies 2-D blocks)" bash -c "'$TILEC' ir tests/kernels/descriptors.py -n desc_copy_3d \
+	-s '*i32:16, *i32:16, i32, i32, i32' -D BA=2 -D BB=4 -D BC=32 --pipelined=wgmma > '$T/d3.ir' && ! grep -q tensormap '$T/d3.ir'"
+check "tilec ir --pipelined=wgmma: descriptors the arguments do not determine" "$TILEC" ir tests/kernels/descriptors.py \
+	-n desc_batch_rows -s '*fp16:16, *fp16:16, i32, i32' -D BM=64 -D BN=64 --pipelined=wgmma
+cp "$T/out" "$T/underived.ir"
+check "no derived map where the base depends on the program or the shape on the grid" bash -c "! grep -q 'tensormap\|map=' '$T/underived.ir'"
 # tensordesc<...>:16: the innermost shape a multiple of 16, a variant whose
 # copies are 16 bytes where TMA does not take them (sm_80, --no-tma)
 check "descriptors with :16, for sm_80" "$TILEC" compile tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \

@@ -305,8 +305,10 @@ static void test_tutorial09(void)
 		}
 	CHECK_MSG(bad == 0, "plain persistent matmul: %d elements differ from C", bad);
 
-	for (int stages = 1; stages <= 3; stages += 2) {
-		/* device-side descriptors, b as N x K read through b.T */
+	for (int stages = 1; stages <= 3; stages += 2)
+	for (int dtma = 0; dtma <= (stages > 1); dtma++) {
+		/* device-side descriptors, b as N x K read through b.T; pipelined
+		 * also as for sm_90a, where their maps are built at launch */
 		for (int i = 0; i < M * SN; i++)
 			c[i] = 0xffff;
 		l = kl(GDIR "descriptors.py", "matmul_kernel_descriptor_persistent", "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32", 3,
@@ -317,6 +319,7 @@ static void test_tutorial09(void)
 		kl_define(&l, "FLATTEN", "True");
 		l.stages = stages;
 		l.async = true; /* rings of asynchronous copies */
+		l.tma = dtma;
 		/* strides are [K, 1]: this kernel needs K itself padded, so it
 		 * reads a and bt with the padded K (the padding columns hold 100,
 		 * and K-padding of a times K-padding of bt would add to the result:
@@ -333,15 +336,20 @@ static void test_tutorial09(void)
 		kl_ptr(&l, bt0, sizeof bt0);
 		kl_ptr(&l, c2, sizeof c2);
 		kl_int(&l, M), kl_int(&l, N), kl_int(&l, SK);
+		for (int k = 0; dtma && k < 3; k++)
+			kl_int(&l, 0); /* the three derived maps, which the interpreter does not read */
 		if (!kl_run(&l))
 			return;
 		if (stages > 1)
-			CHECK_MSG(l.copies_after > 0, "device-side descriptor loads were not pipelined");
+			CHECK_MSG(dtma ? l.tma_after > 0 && l.copies_after == 0 : l.copies_after > 0,
+				  "device-side descriptor loads were not pipelined%s", dtma ? " through derived maps" : "");
 		bad = 0;
 		for (int m = 0; m < M; m++)
 			for (int n = 0; n < N; n++)
 				bad += c2[m * N + n] != ref[m * SN + n];
-		CHECK_MSG(bad == 0, "descriptor persistent (stages %d): %d elements differ", stages, bad);
+		CHECK_MSG(bad == 0, "descriptor persistent (stages %d%s): %d elements differ", stages, dtma ? ", TMA" : "", bad);
+		if (dtma)
+			continue;
 
 		/* host-side descriptors, persistent and not, b as N x K; pipelined
 		 * also as for sm_90a, the rings filled through tensor maps */

@@ -200,6 +200,29 @@ int main(void)
 		CHECK(gridexpr_compile(ctx, "-g", "n + 1", 5, params, 0, NULL, small, sizeof small, &len) != TILEC_OK);
 		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "grid expression too long");
 	}
+	/* a tensor-map recipe's program: exactly the values asked for, up to 9 */
+	{
+		uint8_t code[GRIDEXPR_MAX_CODE];
+		size_t len;
+		tilec_clear_diagnostics(ctx);
+		CHECK(gridexpr_compile_values(ctx, "tensor map", "n, m, n * m, m, 1", 5, 5, params, 3, constexprs, code, sizeof code,
+					      &len) == TILEC_OK);
+		CHECK(code[0] == 5);
+		CHECK(gridexpr_validate_values(code, len, 5, 5, params, 3, constexprs) == NULL);
+		CHECK(gridexpr_validate_values(code, len, 3, 5, params, 3, constexprs) != NULL);
+		CHECK(gridexpr_validate(code, len, 5, params, 3, constexprs) != NULL); /* no grid of 5 dimensions */
+		strbuf sb;
+		sb_init(&sb);
+		CHECK(gridexpr_format(&sb, code, len, 0, NULL, 0, NULL));
+		CHECK_MSG(!strcmp(sb_str(&sb), "p1, p2, p1 * p2, p2, 1"), "recipe formats as '%s'", sb_str(&sb));
+		sb_free(&sb);
+		CHECK(gridexpr_compile_values(ctx, "tensor map", "n, m", 3, 5, params, 3, constexprs, code, sizeof code, &len) !=
+		      TILEC_OK);
+		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "gives 2 values, not 3");
+		CHECK(gridexpr_compile_values(ctx, "tensor map", "n, m, 1, 1, 1, 1", 5, 5, params, 3, constexprs, code,
+					      sizeof code, &len) != TILEC_OK);
+		CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "more than 5 values");
+	}
 	/* the quoted line and caret */
 	compile(ctx, "cdiv(n, q)", (uint8_t[GRIDEXPR_MAX_CODE]){0}, &(size_t){0});
 	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "cdiv(n, q)\n        ^\n");

@@ -8,7 +8,11 @@
  * multi-byte mutations (ASan/UBSan watch for the crash); each grid program
  * rule; grid arithmetic (floor division and modulo of negatives, cdiv,
  * overflow, division by zero, limits, empty grids); predicate-driven
- * variant selection; tile_lazy_get from many threads. */
+ * variant selection; tile_lazy_get from many threads. Tensor-map recipes
+ * (format 4): a blob with hidden maps and recipes opens and each variant
+ * finds its own recipes; each recipe rule and the hidden-map parameter
+ * rules refused with the field named; a recipe's descriptor computed from
+ * the arguments, and refused where it breaks Triton's rules. */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
@@ -126,20 +130,23 @@ static tile_status try_blob(const uint8_t *blob, size_t n)
 	return st;
 }
 
-/* The reference blob with `width` bytes at `off` set to `value`, checksum fixed. */
-static tile_status try_patch(size_t off, uint64_t value, int width)
+/* blob with `width` bytes at `off` set to `value`, checksum fixed. */
+static tile_status try_patch_blob(const uint8_t *blob, size_t size, size_t off, uint64_t value, int width)
 {
-	uint8_t *b = (uint8_t *)malloc(ref_size);
+	uint8_t *b = (uint8_t *)malloc(size);
 	tile_status st;
 	int i;
-	memcpy(b, ref_blob, ref_size);
+	memcpy(b, blob, size);
 	for (i = 0; i < width; i++)
 		b[off + (size_t)i] = (uint8_t)(value >> (8 * i));
-	tb_fix_crc(b, ref_size);
-	st = try_blob(b, ref_size);
+	tb_fix_crc(b, size);
+	st = try_blob(b, size);
 	free(b);
 	return st;
 }
+
+/* The reference blob, patched. */
+static tile_status try_patch(size_t off, uint64_t value, int width) { return try_patch_blob(ref_blob, ref_size, off, value, width); }
 
 #define EXPECT_PATCH(off, value, width, status, text) \
 	do { \
@@ -197,9 +204,11 @@ static void test_header_fields(void)
 {
 	const size_t meta = 32;
 	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
-	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 3 only");
-	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 3 only: regenerate");
-	EXPECT_PATCH(4, 4, 2, TILE_ERROR_VERSION, "blob format version 4, but this tile.h reads version 3 only: use the tile.h");
+	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 4 only");
+	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 4 only: regenerate");
+	EXPECT_PATCH(4, 3, 2, TILE_ERROR_VERSION,
+		     "header: blob format version 3, but this tile.h reads version 4 only: regenerate the blob with the tilec of this tile.h");
+	EXPECT_PATCH(4, 5, 2, TILE_ERROR_VERSION, "blob format version 5, but this tile.h reads version 4 only: use the tile.h");
 	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
 	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
 	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
@@ -222,7 +231,7 @@ static void test_header_fields(void)
 	/* Counts: each one record more, and oversized. */
 	{
 		size_t i;
-		for (i = 0; i < 11; i++) {
+		for (i = 0; i < 12; i++) {
 			if (i == 7)
 				continue; /* n_groups: below */
 			EXPECT_PATCH(meta + 4 * i, tb_get32(ref_blob + meta + 4 * i) + 4, 4, TILE_ERROR_BAD_BLOB, "metadata:");
@@ -381,8 +390,8 @@ static void test_grid_validation(void)
 	EXPECT_GRID_CHECK("variant 0: grid program: parameter 4 is not an integer at byte 1", 1, 1, 4);
 	EXPECT_GRID_CHECK("variant 0: grid program: constexpr 2 out of range at byte 1", 1, 3, 2);
 	EXPECT_GRID_CHECK("variant 0: grid program: constexpr 1 is not an int or bool at byte 1", 1, 3, 1);
-	EXPECT_GRID_CHECK("variant 0: grid program: 2 values left for 1 dimensions", 1, 1, 0, 1, 1);
-	EXPECT_GRID_CHECK("variant 0: grid program: 1 values left for 2 dimensions", 2, 1, 0);
+	EXPECT_GRID_CHECK("variant 0: grid program: 2 values left, 1 expected", 1, 1, 0, 1, 1);
+	EXPECT_GRID_CHECK("variant 0: grid program: 1 values left, 2 expected", 2, 1, 0);
 	deep[n++] = 1;
 	for (i = 0; i < 17; i++)
 		tb_op_u8(deep, &n, 0x01, 0);
@@ -694,22 +703,356 @@ static void test_truncation_and_flips(void)
 	free(b);
 }
 
-static void test_random_mutations(void)
+/* Random bytes of blob[from..size) changed, the checksum fixed: no crash. */
+static void random_mutations(const uint8_t *blob, size_t size, size_t from, int rounds)
 {
-	uint8_t *b = (uint8_t *)malloc(ref_size);
+	uint8_t *b = (uint8_t *)malloc(size);
 	uint32_t seed = 99;
 	int round, i;
-	for (round = 0; round < 20000; round++) {
-		memcpy(b, ref_blob, ref_size);
+	for (round = 0; round < rounds; round++) {
+		memcpy(b, blob, size);
 		for (i = 0; i < 1 + round % 6; i++) {
 			seed = seed * 1103515245u + 12345u;
-			b[(seed >> 8) % ref_size] = (uint8_t)(seed >> 24);
+			b[from + (seed >> 8) % (size - from)] = (uint8_t)(seed >> 24);
 		}
-		tb_fix_crc(b, ref_size);
-		try_blob(b, ref_size);
+		tb_fix_crc(b, size);
+		try_blob(b, size);
 	}
 	CHECK(1); /* reaching here without a sanitizer report is the check */
 	free(b);
+}
+
+static void test_random_mutations(void) { random_mutations(ref_blob, ref_size, 0, 20000); }
+
+/* Tensor-map recipes. mm(a: *fp16, M: i32, K: i32, c: *fp32, then a rank-1
+ * fp16 descriptor d (d_base, d_shape0, d_stride0, d_tmap), hidden: scratch
+ * (*fp16), a_tmap and b_tmap (fp16 hidden maps)); variant 0 (K % 16 == 0)
+ * builds a_tmap as a [M, K] view of a (strides [K, 1], block [128, 64])
+ * and b_tmap as a flat [M * K] one of d_base (block [64]); variant 1,
+ * a_tmap only, with block [64, BK] from its constexpr BK = 64. */
+enum { FP16 = 10, FP32 = 12 };
+static uint8_t prog_mk[16], prog_flat[16], prog_bk[16];
+static uint32_t prog_mk_size, prog_flat_size, prog_bk_size;
+
+static void recipe_reference(tb_blob *d)
+{
+	tb_kernel *k = &d->kernels[0];
+	tb_variant *v;
+	uint32_t n = 0;
+	memset(d, 0, sizeof *d);
+	prog_mk[n++] = 3; /* M, K, then the stride K */
+	tb_op_u8(prog_mk, &n, 0x01, 1);
+	tb_op_u8(prog_mk, &n, 0x01, 2);
+	tb_op_u8(prog_mk, &n, 0x01, 2);
+	prog_mk_size = n;
+	n = 0;
+	prog_flat[n++] = 1; /* M * K */
+	tb_op_u8(prog_flat, &n, 0x01, 1);
+	tb_op_u8(prog_flat, &n, 0x01, 2);
+	tb_op(prog_flat, &n, 0x12);
+	prog_flat_size = n;
+	n = 0;
+	prog_bk[n++] = 3; /* M, cdiv(K, BK) * BK, K */
+	tb_op_u8(prog_bk, &n, 0x01, 1);
+	tb_op_u8(prog_bk, &n, 0x01, 2);
+	tb_op_u8(prog_bk, &n, 0x03, 0);
+	tb_op(prog_bk, &n, 0x14);
+	tb_op_u8(prog_bk, &n, 0x03, 0);
+	tb_op(prog_bk, &n, 0x12);
+	tb_op_u8(prog_bk, &n, 0x01, 2);
+	prog_bk_size = n;
+	d->n_kernels = 1;
+	k->name = "mm";
+	k->n_params = 11;
+	k->params[0] = (tb_param){"a", 0, 8, FP16, 0};
+	k->params[1] = (tb_param){"M", 1, 4, 4, 0};
+	k->params[2] = (tb_param){"K", 1, 4, 4, 0};
+	k->params[3] = (tb_param){"c", 0, 8, FP32, 0};
+	k->params[4] = (tb_param){"d_base", 0, 8, FP16, 0};
+	k->params[5] = (tb_param){"d_shape0", 1, 4, 4, 0};
+	k->params[6] = (tb_param){"d_stride0", 1, 8, 5, 0};
+	k->params[7] = (tb_param){"d_tmap", 4, 128, FP16, 0};
+	k->params[8] = (tb_param){"scratch", 0, 8, FP16, 1};
+	k->params[9] = (tb_param){"a_tmap", 4, 128, FP16, 1};
+	k->params[10] = (tb_param){"b_tmap", 4, 128, FP16, 1};
+	k->n_variants = 2;
+	v = &k->variants[0];
+	v->symbol = "mm_k16";
+	v->num_warps = 4;
+	v->div16 = 1u << 2;
+	v->n_recipes = 2;
+	v->recipes[0] = (tb_recipe){9, 0, 2, prog_mk, prog_mk_size, {128, 64, 0, 0, 0}, 0};
+	v->recipes[1] = (tb_recipe){10, 4, 1, prog_flat, prog_flat_size, {64, 0, 0, 0, 0}, 0};
+	v = &k->variants[1];
+	v->symbol = "mm";
+	v->num_warps = 4;
+	v->n_constexprs = 1;
+	v->cx[0] = (tb_constexpr){"BK", 0, 64, NULL};
+	v->n_recipes = 1;
+	v->recipes[0] = (tb_recipe){9, 0, 2, prog_bk, prog_bk_size, {64, 64, 0, 0, 0}, 0};
+	d->n_groups = 1;
+	d->n_images = 1;
+	d->images[0] = (tb_image){0, 0, 90, 2, cubin90, sizeof cubin90, 0};
+}
+
+static tile_status try_desc(const tb_blob *d)
+{
+	uint8_t *b;
+	size_t n = tb_build(d, &b);
+	tile_status st = try_blob(b, n);
+	free(b);
+	return st;
+}
+
+#define EXPECT_DESC(d, text) \
+	do { \
+		CHECK_EQ_INT(try_desc(d), TILE_ERROR_BAD_BLOB); \
+		CHECK_STR_CONTAINS(tile_last_error(), text); \
+	} while (0)
+
+static void test_recipes_valid(void)
+{
+	tb_blob d;
+	uint8_t *b;
+	size_t n;
+	tile_module *m = NULL;
+	tile_param_info p;
+	recipe_reference(&d);
+	n = tb_build(&d, &b);
+	CHECK_EQ_INT(tb_get32(b + 4) & 0xffff, 4);
+	CHECK_EQ_INT(tb_get32(b + 32 + 44), 3);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	if (m) {
+		const tile__kernel *k = &m->kernels[0];
+		CHECK_EQ_INT(m->n_recipes, 3);
+		CHECK(m->variants[0].first_recipe == 0 && m->variants[0].n_recipes == 2);
+		CHECK(m->variants[1].first_recipe == 2 && m->variants[1].n_recipes == 1);
+		CHECK(m->recipes[1].param == 10 && m->recipes[1].base == 4 && m->recipes[1].rank == 1 && m->recipes[1].block[0] == 64);
+		CHECK(m->recipes[2].variant == 1 && m->recipes[2].block[1] == 64 && m->recipes[2].code_size == prog_bk_size);
+		CHECK_EQ_INT(k->map_mask, (1u << 7) | (1u << 9) | (1u << 10));
+		CHECK_EQ_INT(k->hidden_maps, (1u << 9) | (1u << 10));
+		CHECK(k->n_visible == 8 && k->copy_args);
+		CHECK_EQ_INT(m->n_maps, 3);
+		CHECK(m->params[7].map_index == 0 && m->params[9].map_index == 1 && m->params[10].map_index == 2);
+		CHECK(m->params[7].desc_rank == 1 && m->params[9].desc_rank == 0);
+		CHECK_EQ_INT(tile_param_get_info(m, 0, 9, &p), TILE_SUCCESS);
+		CHECK(p.kind == 4 && p.size == 128 && p.dtype == FP16 && p.hidden == 1 && strcmp(p.name, "a_tmap") == 0);
+		tile_module_destroy(m);
+	}
+	/* recipes mutated at random: no crash */
+	random_mutations(b, n, tb_layout_of(b).recipes, 20000);
+	free(b);
+	/* a variant without recipes, a kernel of 16 maps (one descriptor, 15 hidden) */
+	recipe_reference(&d);
+	d.kernels[0].variants[1].n_recipes = 0;
+	CHECK_EQ_INT(try_desc(&d), TILE_SUCCESS);
+	{
+		static const char *names[] = {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15"};
+		int i;
+		recipe_reference(&d);
+		for (i = 11; i < 24; i++)
+			d.kernels[0].params[i] = (tb_param){names[i - 11], 4, 128, FP16, 1};
+		d.kernels[0].n_params = 24;
+		CHECK_EQ_INT(try_desc(&d), TILE_SUCCESS);
+		/* the scratch pointer a hidden map too: 17 */
+		d.kernels[0].params[8] = (tb_param){"h16", 4, 128, FP16, 1};
+		EXPECT_DESC(&d, "kernel 0: 17 tensor maps (at most 16, descriptors' and hidden ones together)");
+	}
+}
+
+#define EXPECT_RPATCH(off, value, width, text) \
+	do { \
+		CHECK_EQ_INT(try_patch_blob(b, n, (off), (value), (width)), TILE_ERROR_BAD_BLOB); \
+		CHECK_STR_CONTAINS(tile_last_error(), (text)); \
+	} while (0)
+
+/* Each recipe rule, and the parameter rules of hidden maps. */
+static void test_recipe_fields(void)
+{
+	tb_blob d;
+	tb_layout l;
+	uint8_t *b;
+	size_t n, r0, r1, r2;
+	uint32_t grid_size;
+	recipe_reference(&d);
+	n = tb_build(&d, &b);
+	l = tb_layout_of(b);
+	r0 = l.recipes;
+	r1 = r0 + TB_RECIPE_SIZE;
+	r2 = r1 + TB_RECIPE_SIZE;
+	grid_size = tb_get32(b + 32 + 20);
+	/* the metadata header's count */
+	EXPECT_RPATCH(32 + 44, 4, 4, "metadata: counts describe");
+	EXPECT_RPATCH(32 + 44, 2, 4, "metadata: counts describe");
+	EXPECT_RPATCH(32 + 44, 0xffffffffu, 4, "metadata: counts describe");
+	EXPECT_RPATCH(32 + 44, 0x80000000u, 4, "metadata: counts describe");
+	/* variant */
+	EXPECT_RPATCH(r0, 2, 4, "recipe 0: variant 2 (blob has 2)");
+	EXPECT_RPATCH(r2, 0xffffffffu, 4, "recipe 2: variant 4294967295 (blob has 2)");
+	/* order: by variant, then parameter; a pair once */
+	EXPECT_RPATCH(r0, 1, 4, "recipe 1: variant 0, parameter 10 after recipe 0's variant 1, parameter 9 (recipes ascend");
+	EXPECT_RPATCH(r2, 0, 4, "recipe 2: variant 0, parameter 9 after recipe 1's variant 0, parameter 10");
+	EXPECT_RPATCH(r1 + 4, 9, 4, "recipe 1: variant 0, parameter 9 again (recipe 0)");
+	/* the parameter: a hidden map of the variant's kernel */
+	EXPECT_RPATCH(r0 + 4, 7, 4, "recipe 0: parameter 7 of kernel 0 is not a hidden tensor map"); /* a descriptor's map */
+	EXPECT_RPATCH(r0 + 4, 8, 4, "recipe 0: parameter 8 of kernel 0 is not a hidden tensor map"); /* a hidden pointer */
+	EXPECT_RPATCH(r0 + 4, 1, 4, "recipe 0: parameter 1 of kernel 0 is not a hidden tensor map");
+	EXPECT_RPATCH(r1 + 4, 11, 4, "recipe 1: parameter 11 of kernel 0 is not a hidden tensor map");
+	EXPECT_RPATCH(r1 + 4, 0xffffffffu, 4, "recipe 1: parameter 4294967295 of kernel 0 is not a hidden tensor map");
+	/* the base: a visible pointer of the map's dtype */
+	EXPECT_RPATCH(r0 + 8, 1, 4, "recipe 0: base 1 is not a visible pointer parameter of kernel 0");
+	EXPECT_RPATCH(r0 + 8, 8, 4, "recipe 0: base 8 is not a visible pointer parameter of kernel 0"); /* hidden */
+	EXPECT_RPATCH(r0 + 8, 9, 4, "recipe 0: base 9 is not a visible pointer parameter of kernel 0");
+	EXPECT_RPATCH(r0 + 8, 11, 4, "recipe 0: base 11 is not a visible pointer parameter of kernel 0");
+	EXPECT_RPATCH(r0 + 8, 3, 4, "recipe 0: base 3 points to dtype 12, the tensor map's is 10");
+	CHECK_EQ_INT(try_patch_blob(b, n, r0 + 8, 4, 4), TILE_SUCCESS); /* d_base: fp16 too */
+	/* rank 1..5 */
+	EXPECT_RPATCH(r0 + 12, 0, 4, "recipe 0: rank 0 (1..5)");
+	EXPECT_RPATCH(r0 + 12, 6, 4, "recipe 0: rank 6 (1..5)");
+	EXPECT_RPATCH(r0 + 12, 0x80000001u, 4, "recipe 0: rank 2147483649 (1..5)");
+	/* the program: inside grid_code, 2 bytes at least, 2 * rank - 1 values */
+	EXPECT_RPATCH(r0 + 16, grid_size, 4, "recipe 0: program");
+	EXPECT_RPATCH(r0 + 16, grid_size - 1, 4, "outside grid_code of");
+	EXPECT_RPATCH(r0 + 16, 0xffffffffu, 4, "recipe 0: program 4294967295+7 outside grid_code");
+	EXPECT_RPATCH(r0 + 20, 1, 4, "recipe 0: program 0+1 outside grid_code");
+	EXPECT_RPATCH(r0 + 20, 0, 4, "recipe 0: program 0+0 outside grid_code");
+	EXPECT_RPATCH(r0 + 20, grid_size + 1, 4, "outside grid_code");
+	EXPECT_RPATCH(r0 + 20, 0xfffffffcu, 4, "outside grid_code");
+	EXPECT_RPATCH(r0 + 12, 1, 4, "recipe 0: a program of 3 values for rank 1 (2 * rank - 1 = 1)");
+	EXPECT_RPATCH(r0 + 12, 3, 4, "recipe 0: a program of 3 values for rank 3 (2 * rank - 1 = 5)");
+	EXPECT_RPATCH(r1 + 12, 2, 4, "recipe 1: a program of 1 values for rank 2 (2 * rank - 1 = 3)");
+	EXPECT_RPATCH(r0 + 20, prog_mk_size - 2, 4, "recipe 0: program: 2 values left, 3 expected");
+	EXPECT_RPATCH(r0 + 20, prog_mk_size + 1, 4, "recipe 0: program: operand past the end at byte 7"); /* the next program's 1 */
+	/* the program's bytes: checked as a grid program is */
+	EXPECT_RPATCH(l.grid_code + 1, 0x22, 1, "recipe 0: program: unknown opcode 0x22 at byte 1");
+	EXPECT_RPATCH(l.grid_code + 2, 0, 1, "recipe 0: program: parameter 0 is not an integer at byte 1");
+	EXPECT_RPATCH(l.grid_code + 2, 8, 1, "recipe 0: program: parameter 8 out of range at byte 1"); /* hidden */
+	EXPECT_RPATCH(l.grid_code + 1, 0x03, 1, "recipe 0: program: constexpr 1 out of range at byte 1");
+	EXPECT_RPATCH(l.grid_code + 1, 0x10, 1, "recipe 0: program: stack underflow at byte 1");
+	EXPECT_RPATCH(l.grid_code + prog_mk_size + prog_flat_size + 6, 0x05, 1, "recipe 2: program: constexpr 5 out of range at byte 5");
+	EXPECT_RPATCH(l.grid_code, 5, 1, "recipe 0: a program of 5 values for rank 2 (2 * rank - 1 = 3)");
+	/* block: 1..65535 up to the rank, 0 past it; reserved 0 */
+	CHECK_EQ_INT(try_patch_blob(b, n, r0 + 24, 65535, 2), TILE_SUCCESS);
+	EXPECT_RPATCH(r0 + 24, 0, 2, "recipe 0: block[0] = 0 (1..65535)");
+	EXPECT_RPATCH(r0 + 26, 0, 2, "recipe 0: block[1] = 0 (1..65535)");
+	EXPECT_RPATCH(r0 + 28, 1, 2, "recipe 0: block[2] = 1 past rank 2 (must be 0)");
+	EXPECT_RPATCH(r0 + 32, 0xffff, 2, "recipe 0: block[4] = 65535 past rank 2 (must be 0)");
+	EXPECT_RPATCH(r1 + 26, 64, 2, "recipe 1: block[1] = 64 past rank 1 (must be 0)");
+	EXPECT_RPATCH(r0 + 34, 1, 2, "recipe 0: reserved field not 0");
+	EXPECT_RPATCH(r2 + 35, 0x80, 1, "recipe 2: reserved field not 0");
+	free(b);
+	/* hidden maps' flags: 1 only (2, reset_to_zero, is a pointer's) */
+	recipe_reference(&d);
+	d.kernels[0].params[9].hidden = 2;
+	EXPECT_DESC(&d, "param 9: flags 0x2 on a tensor map (0: a descriptor's, 1: hidden)");
+	d.kernels[0].params[9].hidden = 3;
+	EXPECT_DESC(&d, "param 9: flags 0x3 on a tensor map");
+	d.kernels[0].params[9].hidden = 5;
+	EXPECT_DESC(&d, "param 9: flags 0x5 on a tensor map");
+	d.kernels[0].params[9].hidden = 8;
+	EXPECT_DESC(&d, "param 9: flags 0x8 (only bits 0..2 defined)");
+	/* a hidden map follows no descriptor group, but trails the visible ones */
+	recipe_reference(&d);
+	d.kernels[0].params[8] = (tb_param){"c2", 0, 8, FP16, 0};
+	d.kernels[0].params[7] = (tb_param){"x_tmap", 4, 128, FP16, 1};
+	EXPECT_DESC(&d, "kernel 0: parameter 8 is visible after a hidden one");
+	/* a map without flags still follows its group */
+	recipe_reference(&d);
+	d.kernels[0].params[9].hidden = 0;
+	d.kernels[0].params[10].hidden = 0;
+	d.kernels[0].params[8].hidden = 0;
+	d.kernels[0].variants[0].n_recipes = 0;
+	d.kernels[0].variants[1].n_recipes = 0;
+	EXPECT_DESC(&d, "kernel 0: tensor map parameter 9 does not follow a descriptor group");
+	/* recipes written out of order, twice, for a descriptor's map */
+	recipe_reference(&d);
+	d.kernels[0].variants[0].recipes[0].param = 10;
+	d.kernels[0].variants[0].recipes[1].param = 9;
+	EXPECT_DESC(&d, "recipe 1: variant 0, parameter 9 after recipe 0's variant 0, parameter 10");
+	recipe_reference(&d);
+	d.kernels[0].variants[1].n_recipes = 2;
+	d.kernels[0].variants[1].recipes[1] = d.kernels[0].variants[1].recipes[0];
+	EXPECT_DESC(&d, "recipe 3: variant 1, parameter 9 again (recipe 2)");
+	recipe_reference(&d);
+	d.kernels[0].variants[1].recipes[0].param = 7;
+	d.kernels[0].variants[1].recipes[0].rank = 1;
+	EXPECT_DESC(&d, "recipe 2: parameter 7 of kernel 0 is not a hidden tensor map");
+}
+
+/* A recipe's descriptor for the arguments (no driver), and its refusals. */
+static void test_recipe_desc(void)
+{
+	tb_blob d;
+	uint8_t *b;
+	size_t n;
+	tile_module *m = NULL;
+	tile_deviceptr a = 0x10000, c = 0x20000, db = 0x30040;
+	int32_t M = 1000, K = 72, ds = 5;
+	int64_t dst = 1;
+	void *args[8];
+	tile_tensordesc t;
+	args[0] = &a, args[1] = &M, args[2] = &K, args[3] = &c, args[4] = &db, args[5] = &ds, args[6] = &dst, args[7] = &dst;
+	recipe_reference(&d);
+	n = tb_build(&d, &b);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	if (!m) {
+		free(b);
+		return;
+	}
+	/* variant 0: a_tmap [M, K] strides [K, 1] */
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[0], args, &t), TILE_SUCCESS);
+	CHECK(t.base == 0x10000 && t.rank == 2 && t.shape[0] == 1000 && t.shape[1] == 72 && t.strides[0] == 72 && t.strides[1] == 1);
+	CHECK(t.block_shape[0] == 128 && t.block_shape[1] == 64 && t.block_shape[2] == 0 && t.shape[2] == 0);
+	/* b_tmap: [M * K] of d_base */
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[1], args, &t), TILE_SUCCESS);
+	CHECK(t.base == 0x30040 && t.rank == 1 && t.shape[0] == 72000 && t.strides[0] == 1 && t.block_shape[0] == 64);
+	/* variant 1, with its constexpr: shape [M, cdiv(K, 64) * 64] */
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[1], &m->recipes[2], args, &t), TILE_SUCCESS);
+	CHECK(t.shape[0] == 1000 && t.shape[1] == 128 && t.strides[0] == 72);
+	/* Triton's rules, the kernel and the map named */
+	a = 0x10008;
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[0], args, &t), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map a_tmap: base 0x10008 is not 16-byte aligned");
+	a = 0x10000;
+	K = 100; /* 200 bytes a row */
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[0], args, &t), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map a_tmap: strides[0] = 100 elements of 2 bytes is not a multiple of 16 bytes");
+	K = -8;
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[0], args, &t), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map a_tmap: strides[0] = -8 elements of 2 bytes");
+	K = 8;
+	M = -1;
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[0], args, &t), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map a_tmap: shape[0] = -1 is outside [0, 2^31)");
+	K = 65536;
+	M = 65536; /* M * K = 2^32 */
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[1], args, &t), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map b_tmap: shape[0] = 4294967296 is outside [0, 2^31)");
+	M = INT32_MAX;
+	K = INT32_MAX - 55; /* cdiv(K, 64) * 64 = 2^31; K * 2 bytes a multiple of 16 */
+	CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[1], &m->recipes[2], args, &t), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map a_tmap: shape[1] = 2147483648 is outside [0, 2^31)");
+	tile_module_destroy(m);
+	free(b);
+	/* a program that overflows fails as a grid program does */
+	{
+		static const uint8_t big[] = {1, 0x01, 1, 0x02, 0, 0, 0, 0, 0, 0, 0, 0x40, 0x12};
+		recipe_reference(&d);
+		d.kernels[0].variants[0].recipes[1].code = big;
+		d.kernels[0].variants[0].recipes[1].size = sizeof big;
+		n = tb_build(&d, &b);
+		CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+		if (m) {
+			M = 1;
+			CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[1], args, &t),
+				     TILE_ERROR_INVALID_ARGUMENT); /* 2^62 */
+			M = 2;
+			CHECK_EQ_INT(tile__recipe_desc(m, &m->kernels[0], &m->variants[0], &m->recipes[1], args, &t), TILE_ERROR_GRID);
+			CHECK_STR_CONTAINS(tile_last_error(), "kernel mm: tensor map b_tmap: overflow at byte 12");
+			tile_module_destroy(m);
+		}
+		free(b);
+	}
 }
 
 static tile_lazy_module lazy;
@@ -761,6 +1104,9 @@ int main(void)
 	test_launch_checks();
 	test_variant_selection();
 	test_no_variant();
+	test_recipes_valid();
+	test_recipe_fields();
+	test_recipe_desc();
 	test_truncation_and_flips();
 	test_random_mutations();
 	test_lazy();

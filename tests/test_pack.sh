@@ -99,12 +99,12 @@ check "gcc -std=c99 -pedantic" gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$
 check "g++" g++ -Wall -Wextra -Werror -pedantic -x c++ -I"$ROOT" -I"$T" -c "$T/vadd.c" -o "$T/vadd_cpp.o"
 # against a tile.h that reads another blob version the build stops
 mkdir -p "$T/oldtile"
-sed 's/^#define TILE_BLOB_VERSION 3$/#define TILE_BLOB_VERSION 1/' "$ROOT/tile.h" >"$T/oldtile/tile.h"
+sed "s/^#define TILE_BLOB_VERSION [0-9]*$/#define TILE_BLOB_VERSION 1/" "$ROOT/tile.h" >"$T/oldtile/tile.h"
 has "old tile.h differs" "$T/oldtile/tile.h" "#define TILE_BLOB_VERSION 1"
 if gcc -std=c99 -I"$T/oldtile" -I"$T" -c "$T/vadd.c" -o "$T/vadd_old.o" 2>"$T/err"; then
 	bad "a tile.h of another blob version accepted"
 else
-	has "blob version mismatch names the fix" "$T/err" "vadd.c holds a version 3 blob that this tile.h cannot read"
+	has "blob version mismatch names the fix" "$T/err" "vadd.c holds a version 4 blob that this tile.h cannot read"
 fi
 cat >"$T/main.c" <<'EOF'
 #define TILE_IMPLEMENTATION

@@ -49,8 +49,10 @@ typedef struct fe_spec {
 	const char *const *include_dirs; /* where `from mypkg.ops import helper` looks after
 	                                    the kernel's directory (-I DIR) */
 	int ninclude_dirs;
-	bool tensormaps;           /* a host-side descriptor whose blocks TMA can copy gets a
-	                              tensor-map parameter too (targets with TMA: sm_90a) */
+	bool tensormaps;           /* targets with TMA (sm_90 on): a host-side descriptor whose
+	                              blocks TMA can copy gets a tensor-map parameter too, and
+	                              a device-side one that the launch arguments determine a
+	                              hidden one (ir_func.maps) */
 } fe_spec;
 
 typedef struct fe_module fe_module;

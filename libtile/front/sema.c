@@ -2149,6 +2149,10 @@ static bool prune(sema *s)
 	do {
 		memset(uses, 0, sizeof(int) * (size_t)s->f->nvalues);
 		count_uses(&s->f->body, uses);
+		/* a derived map's shape and strides, for the interpreter */
+		for (int k = 0; k < s->nmaps; k++)
+			for (int i = 0; i < 2 * s->maps[k].rank - 1; i++)
+				uses[i < s->maps[k].rank ? s->maps[k].shape[i] : s->maps[k].strides[i - s->maps[k].rank]]++;
 	} while (prune_region(&s->f->body, uses));
 	return true;
 }
@@ -2348,7 +2352,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		return false;
 	if (s->returned && s->ret.kind != SV_NONE)
 		return sema_error(s, fn->loc, TILEC_ERR_SEMANTIC, "a kernel cannot return a value");
-	if (!prune(s))
+	if (!prune(s) || !sema_desc_append_maps(s))
 		return false;
 	*out = f;
 	return true;
@@ -2363,6 +2367,7 @@ tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const f
 	s.root = m;
 	s.include_dirs = spec->include_dirs;
 	s.ninclude_dirs = spec->ninclude_dirs;
+	s.tensormaps = spec->tensormaps;
 	if (!specialize(&s, spec, out))
 		return s.status != TILEC_OK ? s.status : TILEC_ERR_SEMANTIC;
 	return TILEC_OK;

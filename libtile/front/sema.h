@@ -84,9 +84,15 @@ typedef struct sema {
 	int nmods;
 	const char *const *include_dirs; /* fe_spec.include_dirs */
 	int ninclude_dirs;
+	bool tensormaps;     /* fe_spec.tensormaps: descriptors TMA can copy get maps */
+	ir_derived_map *maps; /* device-side descriptors' maps the launch builds (sema_desc.c); */
+	int nmaps, capmaps;  /* their params are appended when the body is done */
 	tilec_status status; /* of the first error */
 } sema;
 
+/* sema_desc.c: the derived maps' parameters, appended to the finished
+ * kernel (their loads and stores name them by placeholder until then) */
+bool sema_desc_append_maps(sema *s);
 /* sema.c */
 bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...) TILE_PRINTF(4, 5);
 bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out);

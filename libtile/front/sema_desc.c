@@ -102,6 +102,167 @@ static bool finish(sema *s, src_loc loc, sv *d)
 	return true;
 }
 
+/* ---- derived maps ---------------------------------------------------------
+ * A device-side descriptor whose base is a pointer parameter and whose
+ * shape and strides are integer parameters and constants combined by +, -
+ * and * (Triton's tutorials: shape=[M, K], strides=[K, 1]; attention's
+ * y_dim = Z * H * N_CTX) is fixed by the launch arguments: the loader can
+ * build its TMA map on the host as it does a host-side descriptor's, from
+ * a recipe (docs/FORMAT.md), where Triton's kernels write the map into
+ * global scratch on the GPU. Any other descriptor stays expanded. */
+
+/* Value id as a launch-time expression over the parameters' names (the
+ * grid expressions' syntax), or false where it is not one. Widening casts
+ * keep the value; a narrowing one, or any other op, is not computed alike
+ * in 64 bits. */
+static bool launch_expr(sema *s, int id, strbuf *sb, int depth)
+{
+	const ir_func *f = s->f;
+	ir_type t = f->values[id].type;
+	if (depth > 16 || t.rank || !ir_kind_is_int((ir_kind)t.kind) || t.kind == IR_I1)
+		return false;
+	if (id < f->nparams) {
+		if (f->params[id].tensormap || !f->params[id].name)
+			return false;
+		sb_puts(sb, f->params[id].name);
+		return true;
+	}
+	const ir_op *op = f->values[id].def;
+	if (!op)
+		return false;
+	switch (op->code) {
+	case IR_OP_CONST:
+		if (op->ival < 0)
+			return false;
+		sb_printf(sb, "%lld", (long long)op->ival);
+		return true;
+	case IR_OP_HINT:
+		return launch_expr(s, op->args[0], sb, depth + 1);
+	case IR_OP_CAST: {
+		ir_type from = f->values[op->args[0]].type;
+		return ir_kind_is_int((ir_kind)from.kind) && ir_kind_bytes((ir_kind)from.kind) <= ir_kind_bytes((ir_kind)t.kind) &&
+		       launch_expr(s, op->args[0], sb, depth + 1);
+	}
+	case IR_OP_ADD:
+	case IR_OP_SUB:
+	case IR_OP_MUL:
+		sb_puts(sb, "(");
+		if (!launch_expr(s, op->args[0], sb, depth + 1))
+			return false;
+		sb_puts(sb, op->code == IR_OP_ADD ? " + " : op->code == IR_OP_SUB ? " - " : " * ");
+		if (!launch_expr(s, op->args[1], sb, depth + 1))
+			return false;
+		sb_puts(sb, ")");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Gives descriptor d (made from pointer `base`) a derived map where it can
+ * have one: d->id then names it by placeholder, -2 - its index. */
+static bool derive_map(sema *s, src_loc loc, sv base, sv *d)
+{
+	int r = d->t.rank, nmaps = s->nmaps;
+	uint32_t box[IR_MAX_RANK];
+	for (int i = 0; i < s->f->ndescs; i++)
+		nmaps += s->f->descs[i].tensormap;
+	/* 2-D blocks only: the code copies no other rank through a map */
+	if (!s->tensormaps || d->i || r != 2 || base.id >= s->f->nparams || nmaps >= IR_MAX_TENSORMAPS ||
+	    s->f->nparams + s->nmaps >= IR_MAX_PARAMS || !ir_tensormap_box((ir_kind)d->t.kind, r, d->t.shape, box))
+		return true;
+	ir_derived_map m = {.param = -1, .base = base.id, .rank = r};
+	memcpy(m.block, d->t.shape, sizeof m.block);
+	strbuf sb;
+	sb_init(&sb);
+	bool ok = true;
+	for (int i = 0; ok && i < 2 * r - 1; i++) {
+		sv v = d->items[1 + i]; /* the shape, then the strides */
+		int id = v.kind == SV_INT ? sema_const(s, loc, ir_scalar(IR_I64), v.i, 0) : v.id;
+		if (id < 0) {
+			sb_free(&sb);
+			return false;
+		}
+		if (i)
+			sb_puts(&sb, ", ");
+		ok = launch_expr(s, id, &sb, 0);
+		*(i < r ? &m.shape[i] : &m.strides[i - r]) = id;
+	}
+	if (ok && !(m.values = arena_strdup(s->a, sb_str(&sb)))) {
+		sb_free(&sb);
+		return nomem(s, loc);
+	}
+	sb_free(&sb);
+	if (!ok)
+		return true;
+	int k = 0;
+	while (k < s->nmaps && !(s->maps[k].base == m.base && s->maps[k].rank == r &&
+				 !memcmp(s->maps[k].block, m.block, sizeof m.block) && !strcmp(s->maps[k].values, m.values)))
+		k++;
+	if (k == s->nmaps) {
+		if (s->nmaps == s->capmaps) {
+			int cap = s->capmaps ? 2 * s->capmaps : 4;
+			ir_derived_map *n = arena_realloc(s->a, s->maps, sizeof *n * (size_t)s->capmaps, sizeof *n * (size_t)cap);
+			if (!n)
+				return nomem(s, loc);
+			s->maps = n;
+			s->capmaps = cap;
+		}
+		s->maps[s->nmaps++] = m;
+	}
+	d->id = -2 - k;
+	return true;
+}
+
+static void fix_maps(ir_region *r, int first)
+{
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		if (op->flags & IR_FLAG_TENSORMAP && op->ival <= -2)
+			op->ival = first + (-2 - op->ival);
+		for (int j = 0; j < op->nregions; j++)
+			fix_maps(&op->regions[j], first);
+	}
+}
+
+/* The loads and stores of derived maps name them -2 - index until the
+ * body is done; their parameters then follow all others (hidden: the
+ * loader fills them), BASE_tmap, BASE_tmap2, ... by base. */
+bool sema_desc_append_maps(sema *s)
+{
+	ir_func *f = s->f;
+	int n = s->nmaps, first = f->nparams;
+	if (!n)
+		return true;
+	ir_param *p = arena_alloc(s->a, sizeof(ir_param) * (size_t)n);
+	if (!p)
+		return nomem(s, f->loc);
+	for (int k = 0; k < n; k++) {
+		int same = 0;
+		for (int j = 0; j < k; j++)
+			same += s->maps[j].base == s->maps[k].base;
+		const char *base = f->params[s->maps[k].base].name;
+		p[k] = (ir_param){.type = ir_ptr(IR_I8), .tensormap = true,
+				  .name = same ? arena_printf(s->a, "%s_tmap%d", base, same + 1) : arena_printf(s->a, "%s_tmap", base)};
+		if (!p[k].name)
+			return nomem(s, f->loc);
+	}
+	if (!ir_append_params(f, n, p))
+		return nomem(s, f->loc);
+	for (int k = 0; k < n; k++) {
+		ir_derived_map *m = &s->maps[k];
+		m->param = first + k;
+		for (int i = 0; i < m->rank; i++) {
+			m->shape[i] += m->shape[i] >= first ? n : 0;
+			m->strides[i] += i < m->rank - 1 && m->strides[i] >= first ? n : 0;
+		}
+	}
+	f->maps = s->maps;
+	f->nmaps = n;
+	fix_maps(&f->body, first);
+	return true;
+}
+
 /* args: base, shape, strides, block_shape, padding_option */
 bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out)
 {
@@ -183,7 +344,7 @@ bool sema_desc_make(sema *s, src_loc loc, const sv *args, sv *out)
 			d.items[1 + r + i] = sema_tensor(id);
 		}
 	}
-	if (!finish(s, loc, &d))
+	if (!finish(s, loc, &d) || !derive_map(s, loc, base, &d))
 		return false;
 	*out = d;
 	return true;
@@ -296,7 +457,7 @@ bool sema_desc_load(sema *s, src_loc loc, sv d, sv offsets, sv *out)
 	a[2] = d.i ? sema_float(NAN) : sema_int(0);
 	if (!sema_builtin(s, loc, "tl.load", 3, a, out))
 		return false;
-	return d.id < 0 || d.i || tensormap_access(s, loc, d, coords, s->f->values[out->id].def);
+	return d.id == -1 || d.i || tensormap_access(s, loc, d, coords, s->f->values[out->id].def);
 }
 
 bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
@@ -316,7 +477,7 @@ bool sema_desc_store(sema *s, src_loc loc, sv d, sv offsets, sv value, sv *out)
 	if (!sema_builtin(s, loc, "tl.store", 3, a, out))
 		return false;
 	ir_op *last = s->cur->nops ? s->cur->ops[s->cur->nops - 1] : NULL;
-	return d.id < 0 || !last || last->code != IR_OP_STORE || tensormap_access(s, loc, d, coords, last);
+	return d.id == -1 || !last || last->code != IR_OP_STORE || tensormap_access(s, loc, d, coords, last);
 }
 
 static bool tuple(sema *s, src_loc loc, int n, const sv *items, sv *out)

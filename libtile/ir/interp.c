@@ -1072,12 +1072,14 @@ static tilec_status exec_tma_copy(interp *in, const ir_op *op)
 	if (!r || !V(in, op->args[2])[0].i)
 		return st;
 	const ir_desc_param *dp = ir_tensormap_desc(in->f, (int)op->ival);
+	const ir_derived_map *dm = ir_derived_map_at(in->f, (int)op->ival);
 	ir_type t = vtype(in, op->args[0]);
 	ir_kind k = (ir_kind)t.pointee;
 	int64_t eb = ir_kind_bytes(k), rows = t.shape[1], cols = t.shape[2];
-	int b = dp->first;
+	int b = dp ? dp->first : dm->base;
 	int64_t r0 = V(in, op->args[3])[0].i, c0 = V(in, op->args[4])[0].i;
-	int64_t shape0 = V(in, b + 1)[0].i, shape1 = V(in, b + 2)[0].i, stride0 = V(in, b + 3)[0].i;
+	int64_t shape0 = V(in, dp ? b + 1 : dm->shape[0])[0].i, shape1 = V(in, dp ? b + 2 : dm->shape[1])[0].i;
+	int64_t stride0 = V(in, dp ? b + 3 : dm->strides[0])[0].i;
 	for (int64_t i = 0; i < rows; i++)
 		for (int64_t j = 0; j < cols; j++) {
 			int64_t row = r0 + i, col = c0 + j;

@@ -575,6 +575,69 @@ const ir_desc_param *ir_tensormap_desc(const ir_func *f, int i)
 	return NULL;
 }
 
+const ir_derived_map *ir_derived_map_at(const ir_func *f, int i)
+{
+	for (int k = 0; k < f->nmaps; k++)
+		if (f->maps[k].param == i)
+			return &f->maps[k];
+	return NULL;
+}
+
+bool ir_tensormap_block(const ir_func *f, int i, ir_type *block)
+{
+	const ir_desc_param *dp = ir_tensormap_desc(f, i);
+	const ir_derived_map *dm = dp ? NULL : ir_derived_map_at(f, i);
+	if (dp)
+		*block = ir_block(ir_scalar((ir_kind)f->params[dp->first].type.pointee), dp->rank, dp->block);
+	else if (dm)
+		*block = ir_block(ir_scalar((ir_kind)f->params[dm->base].type.pointee), dm->rank, dm->block);
+	return dp || dm;
+}
+
+static void shift_ids(int *ids, int n, int from, int by)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] >= from)
+			ids[i] += by;
+}
+
+static void shift_region(ir_region *r, int from, int by)
+{
+	shift_ids(r->params, r->nparams, from, by);
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		shift_ids(op->args, op->nargs, from, by);
+		shift_ids(op->results, op->nresults, from, by);
+		for (int j = 0; j < op->nregions; j++)
+			shift_region(&op->regions[j], from, by);
+	}
+}
+
+bool ir_append_params(ir_func *f, int n, const ir_param *params)
+{
+	int old = f->nparams;
+	ir_param *p = arena_alloc(f->arena, sizeof(ir_param) * (size_t)(old + n + 1));
+	if (!p)
+		return false;
+	memcpy(p, f->params, sizeof(ir_param) * (size_t)old);
+	memcpy(p + old, params, sizeof(ir_param) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		if (ir_value_new(f, ir_scalar(IR_VOID)) < 0)
+			return false;
+	/* ops hold value ids in their operands, results and region
+	 * parameters only (a tensor map's id in ival is a parameter's) */
+	memmove(&f->values[old + n], &f->values[old], sizeof(ir_value) * (size_t)(f->nvalues - n - old));
+	for (int i = 0; i < n; i++) {
+		memset(&f->values[old + i], 0, sizeof(ir_value));
+		f->values[old + i].type = params[i].type;
+		f->values[old + i].name = params[i].name;
+	}
+	shift_region(&f->body, old, n);
+	f->params = p;
+	f->nparams = old + n;
+	return true;
+}
+
 int ir_tensormap_box(ir_kind elem, int rank, const int32_t *block, uint32_t *box)
 {
 	int e = elem == IR_I1 ? 0 : ir_kind_bytes(elem);
@@ -611,6 +674,13 @@ void ir_dump(strbuf *sb, const ir_func *f)
 			sb_puts(sb, " {tensormap}");
 		if (p->name)
 			sb_printf(sb, " \"%s\"", p->name);
+		const ir_derived_map *dm = ir_derived_map_at(f, i);
+		if (dm) {
+			sb_printf(sb, " {derived from %%%d [", dm->base);
+			for (int d = 0; d < dm->rank; d++)
+				sb_printf(sb, "%s%d", d ? ", " : "", (int)dm->block[d]);
+			sb_printf(sb, "] (%s)}", dm->values);
+		}
 		const ir_desc_param *dp = ir_param_desc(f, i);
 		if (dp) {
 			sb_printf(sb, " {tensordesc %s [", dp->name);

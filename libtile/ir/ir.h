@@ -41,6 +41,8 @@ typedef enum ir_kind {
 } ir_kind;
 
 #define IR_MAX_RANK 4
+#define IR_MAX_PARAMS 64     /* runtime parameters of a kernel (the blob's limit) */
+#define IR_MAX_TENSORMAPS 16 /* tensor-map parameters of a kernel (the loader's) */
 
 typedef struct ir_type {
 	uint8_t kind;    /* ir_kind of the scalar or of each block element */
@@ -245,6 +247,23 @@ typedef struct ir_desc_param {
 	bool tensormap;    /* parameter first + 1 + 2 * rank is its TMA map */
 } ir_desc_param;
 
+/* A device-side descriptor (tl.make_tensor_descriptor) whose base is a
+ * pointer parameter and whose shape and strides are computed from integer
+ * parameters and constants alone: the launch arguments determine it, so
+ * its TMA map is a hidden trailing parameter the loader builds at launch
+ * (docs/FORMAT.md's recipes), where no kernel code has to. */
+typedef struct ir_derived_map {
+	int param;          /* the map's index in ir_func.params (trailing, tensormap) */
+	int base;           /* the pointer parameter */
+	int rank;
+	int32_t block[IR_MAX_RANK];
+	const char *values; /* the shape, then the strides but the last (1), as
+	                       launch-time expressions over the parameters'
+	                       names: "M, K, K" (gridexpr syntax) */
+	int shape[IR_MAX_RANK], strides[IR_MAX_RANK]; /* the same as value ids (the
+	                       interpreter's); strides[rank - 1] unused */
+} ir_derived_map;
+
 typedef enum ir_constexpr_kind { IR_CONSTEXPR_INT, IR_CONSTEXPR_FLOAT, IR_CONSTEXPR_BOOL, IR_CONSTEXPR_STRING, IR_CONSTEXPR_DTYPE } ir_constexpr_kind;
 
 typedef struct ir_constexpr {
@@ -273,12 +292,23 @@ typedef struct ir_func {
 	uint64_t reset_to_zero, restore_value;
 	int ndescs;
 	const ir_desc_param *descs; /* in parameter order */
+	int nmaps;
+	const ir_derived_map *maps; /* their params follow all others, in this order */
 } ir_func;
 
 /* The descriptor whose base is parameter i, or NULL. */
 const ir_desc_param *ir_param_desc(const ir_func *f, int i);
 /* The descriptor whose tensor map is parameter i, or NULL. */
 const ir_desc_param *ir_tensormap_desc(const ir_func *f, int i);
+/* The derived map that is parameter i, or NULL. */
+const ir_derived_map *ir_derived_map_at(const ir_func *f, int i);
+/* The block type a tensor-map parameter (a descriptor's or a derived one)
+ * copies: its element kind, rank and block shape; false when parameter i
+ * is no map. */
+bool ir_tensormap_block(const ir_func *f, int i, ir_type *block);
+/* Appends n parameters after the existing ones, renumbering every other
+ * value (value id i stays parameter i); false when out of memory. */
+bool ir_append_params(ir_func *f, int n, const ir_param *params);
 /* The TMA box a descriptor's map copies a block with (docs/FORMAT.md's
  * rule, the loader's too): the swizzle width in bytes (32, 64 or 128: the
  * block's rows are cut into panels that wide) and the box, innermost

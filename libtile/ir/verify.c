@@ -334,12 +334,11 @@ static void check_mask(verifier *v, const ir_op *op, int i, ir_type ptr)
  * tensor-map parameter ival copies. */
 static void check_map(verifier *v, const ir_op *op, int first, ir_type t)
 {
-	const ir_desc_param *dp = op->ival >= 0 && op->ival < v->f->nparams ? ir_tensormap_desc(v->f, (int)op->ival) : NULL;
-	if (!dp) {
+	ir_type bt;
+	if (op->ival < 0 || op->ival >= v->f->nparams || !ir_tensormap_block(v->f, (int)op->ival, &bt)) {
 		fail(v, op, "map %%%lld is not a tensor-map parameter", (long long)op->ival);
 		return;
 	}
-	ir_type bt = ir_block(ir_scalar((ir_kind)v->f->params[dp->first].type.pointee), dp->rank, dp->block);
 	if (!ir_type_eq(bt, t))
 		fail(v, op, "the map copies blocks %s, not %s", tstr(v, bt), tstr(v, t));
 	for (int i = first; i < op->nargs; i++)

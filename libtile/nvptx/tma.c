@@ -91,9 +91,9 @@ bool lw_emit_tma_copy(lw *w, const ir_op *op)
 	int ring = op->args[0];
 	const smem_layout *sl = w->p->ring[ring];
 	ir_type rt = lw_vtype(w, ring);
-	const ir_desc_param *dp = ir_tensormap_desc(w->f, (int)op->ival);
+	ir_type mb;
 	uint32_t box[IR_MAX_RANK];
-	int swizzle = dp ? ir_tensormap_box((ir_kind)rt.pointee, dp->rank, dp->block, box) : 0;
+	int swizzle = ir_tensormap_block(w->f, (int)op->ival, &mb) ? ir_tensormap_box((ir_kind)rt.pointee, mb.rank, mb.shape, box) : 0;
 	if (!sl || !is_tma_ring(w, ring) || !swizzle || sl->transposed || sl->panel_bytes != swizzle ||
 	    (uint32_t)sl->rows != box[1])
 		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: ring %%%d is not laid out as its tensor map's box", ring);
@@ -145,9 +145,9 @@ bool lw_emit_tma_wait(lw *w, const ir_op *op)
 bool lw_emit_tma_store(lw *w, const ir_op *op)
 {
 	ir_type t = lw_vtype(w, op->args[1]);
-	const ir_desc_param *dp = ir_tensormap_desc(w->f, (int)op->ival);
+	ir_type mb;
 	uint32_t box[IR_MAX_RANK];
-	int swizzle = dp ? ir_tensormap_box((ir_kind)t.kind, dp->rank, dp->block, box) : 0;
+	int swizzle = ir_tensormap_block(w->f, (int)op->ival, &mb) ? ir_tensormap_box((ir_kind)t.kind, mb.rank, mb.shape, box) : 0;
 	smem_layout sl = smem_layout_make(t.shape[0], t.shape[1], ir_kind_bytes((ir_kind)t.kind), false, true);
 	if (!swizzle || sl.panel_bytes != swizzle || (uint32_t)sl.rows != box[1])
 		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a descriptor block is not its tensor map's box");

@@ -17,12 +17,13 @@
 #include <zlib.h>
 
 #define HEADER_SIZE 32
-#define META_HEADER_SIZE 44
+#define META_HEADER_SIZE 48
 #define SPILLS_UNKNOWN 0xffffffffu
 #define MAX_RAW_SIZE (256u << 20)
 /* FORMAT.md's record sizes in bytes */
 #define BLOB_KERNEL_SIZE 52
 #define BLOB_HEURISTIC_SIZE 12
+#define BLOB_RECIPE_SIZE 36
 #define BLOB_PARAM_SIZE 12
 #define BLOB_VARIANT_SIZE 72
 #define BLOB_CONSTEXPR_SIZE 16
@@ -180,13 +181,14 @@ static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_
 			  !ir_kind_is_fp8((ir_kind)p->dtype) && p->size == ir_kind_bytes((ir_kind)p->dtype);
 		break;
 	case BLOB_PARAM_TENSORMAP:
-		ok_type = p->size == 128 && p->dtype > IR_VOID && p->dtype < IR_PTR && !check_map_group(k, i);
+		ok_type = p->size == 128 && p->dtype > IR_VOID && p->dtype < IR_PTR &&
+			  ((p->flags & BLOB_PARAM_HIDDEN) || !check_map_group(k, i));
 		break;
 	default:
 		ok_type = false;
 	}
 	if (!ok_type) {
-		const char *why = p->kind == BLOB_PARAM_TENSORMAP ? check_map_group(k, i) : NULL;
+		const char *why = p->kind == BLOB_PARAM_TENSORMAP && !(p->flags & BLOB_PARAM_HIDDEN) ? check_map_group(k, i) : NULL;
 		if (why)
 			diag_error(ctx, none, "kernel '%s': tensor map '%s' does not follow its descriptor's parameters: %s",
 				   k->name, p->name, why);
@@ -199,9 +201,8 @@ static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_
 		diag_error(ctx, none, "kernel '%s': parameter '%s' has unknown flags", k->name, p->name);
 		return false;
 	}
-	if (p->flags && p->kind == BLOB_PARAM_TENSORMAP) {
-		diag_error(ctx, none, "kernel '%s': tensor map '%s' has flags; it is a visible parameter without any",
-			   k->name, p->name);
+	if (p->flags & ~BLOB_PARAM_HIDDEN && p->kind == BLOB_PARAM_TENSORMAP) {
+		diag_error(ctx, none, "kernel '%s': tensor map '%s' has flags other than hidden", k->name, p->name);
 		return false;
 	}
 	if ((p->flags & (BLOB_PARAM_RESET_TO_ZERO | BLOB_PARAM_RESTORE_VALUE)) && p->kind != BLOB_PARAM_PTR) {
@@ -220,6 +221,38 @@ static bool check_param(tilec_ctx *ctx, const blob_kernel *k, int i, bool *seen_
 			return false;
 		}
 	return true;
+}
+
+/* A recipe of variant v: a hidden map of k built from a visible pointer
+ * of its dtype, a block, a program of its shape and strides; one recipe
+ * per map. */
+static bool check_recipe(tilec_ctx *ctx, const blob_kernel *k, int nvisible, const blob_variant *v, const blob_recipe *r)
+{
+	src_loc none = {0};
+	const char *why = NULL;
+	if (r->param < nvisible || r->param >= k->nparams || k->params[r->param].kind != BLOB_PARAM_TENSORMAP)
+		why = "its map is not a hidden tensor map";
+	else if (r->base < 0 || r->base >= nvisible || k->params[r->base].kind != BLOB_PARAM_PTR ||
+		 k->params[r->base].dtype != k->params[r->param].dtype)
+		why = "its base is not a visible pointer of the map's dtype";
+	else if (r->rank < 1 || r->rank > 5)
+		why = "its rank is not 1..5";
+	for (int i = 0; !why && i < 5; i++)
+		if (i < r->rank ? r->block[i] < 1 || r->block[i] > 0xffff : r->block[i] != 0)
+			why = "its block shape is not 1..65535 per dimension (0 past the rank)";
+	uint32_t box[IR_MAX_RANK];
+	if (!why && (r->rank > IR_MAX_RANK || !ir_tensormap_box((ir_kind)k->params[r->param].dtype, r->rank, r->block, box)))
+		why = "the encoding rule has no map for its block";
+	for (const blob_recipe *o = v->recipes; !why && o < r; o++)
+		if (o->param == r->param)
+			why = "its map has a recipe already";
+	if (!why)
+		why = r->size > GRIDEXPR_MAX_CODE ? "its program is too long"
+		      : gridexpr_validate_values(r->code, r->size, 2 * r->rank - 1, k->nparams, k->params, v->nconstexprs,
+						 v->constexprs);
+	if (why)
+		diag_error(ctx, none, "kernel '%s': variant '%s': a tensor-map recipe is malformed: %s", k->name, v->symbol, why);
+	return !why;
 }
 
 static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel *k, int nvisible,
@@ -277,6 +310,9 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 			return false;
 		}
 	}
+	for (int i = 0; i < v->nrecipes; i++)
+		if (!check_recipe(ctx, k, nvisible, v, &v->recipes[i]))
+			return false;
 	if (v->grid_size) {
 		const char *why = v->grid_size > GRIDEXPR_MAX_CODE ? "too long"
 				  : gridexpr_validate(v->grid_code, v->grid_size, k->nparams, k->params,
@@ -438,11 +474,17 @@ static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 			return false;
 		}
 		bool hidden = false;
-		int nvisible = 0;
+		int nvisible = 0, nmaps = 0;
 		for (int i = 0; i < k->nparams; i++) {
 			if (!check_param(ctx, k, i, &hidden))
 				return false;
 			nvisible += !hidden;
+			nmaps += k->params[i].kind == BLOB_PARAM_TENSORMAP;
+		}
+		if (nmaps > BLOB_MAX_TENSORMAPS) {
+			diag_error(ctx, none, "kernel '%s' has %d tensor maps; at most %d are supported", k->name, nmaps,
+				   BLOB_MAX_TENSORMAPS);
+			return false;
 		}
 		if (k->nvariants < 1) {
 			diag_error(ctx, none, "kernel '%s' has no variant", k->name);
@@ -589,6 +631,29 @@ static void order_variants(const blob_kernel *k, int *order)
 	}
 }
 
+/* Where a program goes in grid_code: an earlier copy of its bytes, or the
+ * end (appended), so identical programs are stored once. */
+static uint32_t place_program(strbuf *grid, const uint8_t *code, size_t size)
+{
+	for (size_t off = 0; off + size <= grid->len; off++)
+		if (!memcmp(grid->data + off, code, size))
+			return (uint32_t)off;
+	uint32_t at = (uint32_t)grid->len;
+	sb_putn(grid, (const char *)code, size);
+	return at;
+}
+
+/* A variant's recipes in order of their maps (insertion sort: a few). */
+static void sort_recipes(const blob_variant *v, const blob_recipe **out)
+{
+	for (int i = 0; i < v->nrecipes; i++) {
+		int j = i;
+		for (; j > 0 && out[j - 1]->param > v->recipes[i].param; j--)
+			out[j] = out[j - 1];
+		out[j] = &v->recipes[i];
+	}
+}
+
 tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_t *out_size)
 {
 	src_loc none = {0};
@@ -597,15 +662,17 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	if (!check_desc(ctx, d))
 		return TILEC_ERR_INVALID;
 
-	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0, nheur = 0;
+	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0, nheur = 0, nrecipes = 0;
 	for (int ki = 0; ki < d->nkernels; ki++) {
 		nheur += d->kernels[ki].nheuristics;
 		nkeys += d->kernels[ki].nkeys;
 		ntune += d->kernels[ki].nentries * (d->kernels[ki].nkeys + 1);
 		nparams += d->kernels[ki].nparams;
 		nvariants += d->kernels[ki].nvariants;
-		for (int i = 0; i < d->kernels[ki].nvariants; i++)
+		for (int i = 0; i < d->kernels[ki].nvariants; i++) {
 			nconstexprs += d->kernels[ki].variants[i].nconstexprs;
+			nrecipes += d->kernels[ki].variants[i].nrecipes;
+		}
 	}
 
 	tilec_status st = TILEC_ERR_NOMEM;
@@ -614,12 +681,14 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	const blob_variant **vlist = calloc((size_t)nvariants, sizeof *vlist);
 	uint32_t *grid_off = calloc((size_t)nvariants, sizeof *grid_off);
 	uint32_t *heur_off = calloc((size_t)nheur + 1, sizeof *heur_off);
+	const blob_recipe **recipes = calloc((size_t)nrecipes + 1, sizeof *recipes);
+	uint32_t *recipe_off = calloc((size_t)nrecipes + 1, sizeof *recipe_off);
 	strbuf grid;
 	strtab tab;
 	sb_init(&grid);
 	sb_init(&tab.data);
 	uint8_t *b = NULL;
-	if (!imgs || !order || !vlist || !grid_off || !heur_off)
+	if (!imgs || !order || !vlist || !grid_off || !heur_off || !recipes || !recipe_off)
 		goto done;
 	for (int i = 0; i < d->nimages; i++)
 		if ((st = pack_image(&d->images[i], &imgs[i])) != TILEC_OK)
@@ -633,30 +702,19 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 		order_variants(k, order + nv);
 		for (int i = 0; i < k->nvariants; i++, nv++) {
 			const blob_variant *v = vlist[nv] = &k->variants[order[nv]];
-			grid_off[nv] = 0;
-			if (!v->grid_size)
-				continue;
-			const char *hit = NULL;
-			for (size_t off = 0; off + v->grid_size <= grid.len && !hit; off++)
-				if (!memcmp(grid.data + off, v->grid_code, v->grid_size))
-					hit = grid.data + off;
-			grid_off[nv] = (uint32_t)(hit ? (size_t)(hit - grid.data) : grid.len);
-			if (!hit)
-				sb_putn(&grid, (const char *)v->grid_code, v->grid_size);
+			grid_off[nv] = v->grid_size ? place_program(&grid, v->grid_code, v->grid_size) : 0;
 		}
 	}
-	/* heuristic programs after the grid programs, shared the same way */
+	/* heuristic programs after the grid programs, then the recipes', in
+	 * blob order */
 	for (int ki = 0, hi = 0; ki < d->nkernels; ki++)
-		for (int h = 0; h < d->kernels[ki].nheuristics; h++, hi++) {
-			const blob_heuristic *hd = &d->kernels[ki].heuristics[h];
-			const char *hit = NULL;
-			for (size_t off = 0; off + hd->size <= grid.len && !hit; off++)
-				if (!memcmp(grid.data + off, hd->code, hd->size))
-					hit = grid.data + off;
-			heur_off[hi] = (uint32_t)(hit ? (size_t)(hit - grid.data) : grid.len);
-			if (!hit)
-				sb_putn(&grid, (const char *)hd->code, hd->size);
-		}
+		for (int h = 0; h < d->kernels[ki].nheuristics; h++, hi++)
+			heur_off[hi] = place_program(&grid, d->kernels[ki].heuristics[h].code, d->kernels[ki].heuristics[h].size);
+	for (int i = 0, ri = 0; i < nvariants; i++) {
+		sort_recipes(vlist[i], recipes + ri);
+		for (int r = 0; r < vlist[i]->nrecipes; r++, ri++)
+			recipe_off[ri] = place_program(&grid, recipes[ri]->code, recipes[ri]->size);
+	}
 	for (int ki = 0; ki < d->nkernels; ki++) {
 		const blob_kernel *k = &d->kernels[ki];
 		str_add(&tab, k->name);
@@ -681,7 +739,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * BLOB_KERNEL_SIZE + (size_t)nparams * BLOB_PARAM_SIZE +
 			   (size_t)nvariants * BLOB_VARIANT_SIZE + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE +
 			   (size_t)d->nimages * BLOB_IMAGE_SIZE + (size_t)nkeys * 4 + (size_t)ntune * 8 +
-			   (size_t)nheur * BLOB_HEURISTIC_SIZE + align4(grid.len) + tab.data.len;
+			   (size_t)nheur * BLOB_HEURISTIC_SIZE + (size_t)nrecipes * BLOB_RECIPE_SIZE + align4(grid.len) +
+			   tab.data.len;
 	size_t total = HEADER_SIZE + meta_size;
 	for (int i = 0; i < d->nimages; i++)
 		total = align4(total) + imgs[i].size;
@@ -707,6 +766,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	put32(m + 32, (uint32_t)nkeys);
 	put32(m + 36, (uint32_t)ntune);
 	put32(m + 40, (uint32_t)nheur);
+	put32(m + 44, (uint32_t)nrecipes);
 	uint8_t *kp = m + META_HEADER_SIZE;
 	uint8_t *pp = kp + (size_t)d->nkernels * BLOB_KERNEL_SIZE;
 	uint8_t *vp = pp + (size_t)nparams * BLOB_PARAM_SIZE;
@@ -715,7 +775,20 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	uint8_t *yp = ip + (size_t)d->nimages * BLOB_IMAGE_SIZE;
 	uint8_t *tp = yp + (size_t)nkeys * 4;
 	uint8_t *hp = tp + (size_t)ntune * 8;
-	uint8_t *gp = hp + (size_t)nheur * BLOB_HEURISTIC_SIZE;
+	uint8_t *rp = hp + (size_t)nheur * BLOB_HEURISTIC_SIZE;
+	uint8_t *gp = rp + (size_t)nrecipes * BLOB_RECIPE_SIZE;
+	for (int i = 0, ri = 0; i < nvariants; i++)
+		for (int r = 0; r < vlist[i]->nrecipes; r++, ri++, rp += BLOB_RECIPE_SIZE) {
+			const blob_recipe *x = recipes[ri];
+			put32(rp + 0, (uint32_t)i);
+			put32(rp + 4, (uint32_t)x->param);
+			put32(rp + 8, (uint32_t)x->base);
+			put32(rp + 12, (uint32_t)x->rank);
+			put32(rp + 16, recipe_off[ri]);
+			put32(rp + 20, (uint32_t)x->size);
+			for (int k = 0; k < 5; k++)
+				put16(rp + 24 + 2 * k, (uint32_t)x->block[k]);
+		}
 	uint8_t *sp = gp + align4(grid.len);
 	if (grid.len)
 		memcpy(gp, grid.data, grid.len);
@@ -836,6 +909,8 @@ done:
 	free(vlist);
 	free(grid_off);
 	free(heur_off);
+	free(recipes);
+	free(recipe_off);
 	sb_free(&grid);
 	sb_free(&tab.data);
 	free(b);

@@ -458,10 +458,9 @@ static bool is_tuple(const char *s)
 	return false;
 }
 
-tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *expr,
-			      int nparams, const blob_param *params,
-			      int nconstexprs, const ir_constexpr *constexprs,
-			      uint8_t *out, size_t cap, size_t *len)
+static tilec_status compile_values(tilec_ctx *ctx, const char *where, const char *expr, int max, int nparams,
+				   const blob_param *params, int nconstexprs, const ir_constexpr *constexprs, uint8_t *out,
+				   size_t cap, size_t *len)
 {
 	gparser g = {0};
 	g.ctx = ctx;
@@ -485,8 +484,11 @@ tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *exp
 		skip_space(&g);
 		if (ndims > 0 && (*g.p == '\0' || (tuple && *g.p == ')')))
 			break; /* a trailing comma, as in "(x,)" */
-		if (ndims == 3) {
-			gerror(&g, g.p, "a grid has at most 3 dimensions");
+		if (ndims == max) {
+			if (max == 3)
+				gerror(&g, g.p, "a grid has at most 3 dimensions");
+			else
+				gerror(&g, g.p, "more than %d values", max);
 			break;
 		}
 		parse_or(&g);
@@ -502,6 +504,25 @@ tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *exp
 	out[0] = (uint8_t)ndims;
 	*len = g.len;
 	return TILEC_OK;
+}
+
+tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *expr, int nparams, const blob_param *params,
+			      int nconstexprs, const ir_constexpr *constexprs, uint8_t *out, size_t cap, size_t *len)
+{
+	return compile_values(ctx, where, expr, 3, nparams, params, nconstexprs, constexprs, out, cap, len);
+}
+
+tilec_status gridexpr_compile_values(tilec_ctx *ctx, const char *where, const char *expr, int nvalues, int nparams,
+				     const blob_param *params, int nconstexprs, const ir_constexpr *constexprs, uint8_t *out,
+				     size_t cap, size_t *len)
+{
+	tilec_status st = compile_values(ctx, where, expr, nvalues, nparams, params, nconstexprs, constexprs, out, cap, len);
+	if (st == TILEC_OK && out[0] != nvalues) {
+		src_loc loc = {NULL, 0, 0};
+		diag_error(ctx, loc, "%s: '%s' gives %d values, not %d", where ? where : "<program>", expr, out[0], nvalues);
+		return TILEC_ERR_INVALID;
+	}
+	return st;
 }
 
 /* ---- checking and disassembly ------------------------------------- */
@@ -529,11 +550,11 @@ static const char *decode(const uint8_t *code, size_t size, size_t *pc, uint8_t 
 	return NULL;
 }
 
-const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, const blob_param *params,
-			      int nconstexprs, const ir_constexpr *constexprs)
+static const char *validate(const uint8_t *code, size_t size, int lo, int hi, int nparams, const blob_param *params,
+			    int nconstexprs, const ir_constexpr *constexprs)
 {
-	if (size < 1 || code[0] < 1 || code[0] > 3)
-		return "ndims is not 1..3";
+	if (size < 1 || code[0] < lo || code[0] > hi)
+		return lo == 1 && hi == 3 ? "ndims is not 1..3" : "the count of values is not the one wanted";
 	int depth = 0;
 	for (size_t pc = 1; pc < size;) {
 		uint8_t op;
@@ -556,6 +577,18 @@ const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, con
 	return depth == code[0] ? NULL : "the stack does not end with ndims values";
 }
 
+const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, const blob_param *params,
+			      int nconstexprs, const ir_constexpr *constexprs)
+{
+	return validate(code, size, 1, 3, nparams, params, nconstexprs, constexprs);
+}
+
+const char *gridexpr_validate_values(const uint8_t *code, size_t size, int nvalues, int nparams, const blob_param *params,
+				     int nconstexprs, const ir_constexpr *constexprs)
+{
+	return validate(code, size, nvalues, nvalues, nparams, params, nconstexprs, constexprs);
+}
+
 typedef struct gitem {
 	strbuf text;
 	int prec; /* 7 atom/call, 6 negative literal, 5 * // %, 4 + -, 3 comparison, 2 not, 1 and, 0 or */
@@ -575,7 +608,7 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 {
 	gitem st[MAX_DEPTH];
 	int depth = 0;
-	const char *bad = size < 1 || code[0] < 1 || code[0] > 3 ? "ndims is not 1..3" : NULL;
+	const char *bad = size < 1 || code[0] < 1 || code[0] > GRIDEXPR_MAX_VALUES ? "ndims is not 1..3" : NULL;
 	for (size_t pc = 1; !bad && pc < size;) {
 		uint8_t op;
 		int64_t v;

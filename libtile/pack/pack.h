@@ -30,11 +30,13 @@ enum { BLOB_PARAM_HIDDEN = 1u << 0, BLOB_PARAM_RESET_TO_ZERO = 1u << 1, BLOB_PAR
 enum { BLOB_IMAGE_CUBIN = 0, BLOB_IMAGE_PTX = 1 };
 enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0, /* sm_90a */
        BLOB_IMAGE_TENSORMAPS = 1u << 1 /* reads its tensor-map parameters: the loader encodes them */ };
-#define BLOB_MAX_PARAMS 64
-#define BLOB_VERSION 3             /* FORMAT.md's version field */
+#define BLOB_MAX_PARAMS IR_MAX_PARAMS
+#define BLOB_MAX_TENSORMAPS IR_MAX_TENSORMAPS
+#define BLOB_VERSION 4             /* FORMAT.md's version field */
 #define BLOB_MAX_KEYS 8            /* autotune key parameters a tuning table dispatches on */
 #define BLOB_MAX_SPILL (512u << 10) /* bytes: a thread's local memory */
 #define GRIDEXPR_MAX_CODE 256 /* bytes; larger programs are refused */
+#define GRIDEXPR_MAX_VALUES 9 /* a recipe's: 5 shapes, 4 strides */
 
 typedef struct blob_param {
 	const char *name;
@@ -55,6 +57,19 @@ typedef struct blob_param {
 	int32_t desc_block[IR_MAX_RANK];
 } blob_param;
 
+/* How the loader builds one of a variant's hidden tensor maps at launch
+ * (FORMAT.md's recipe): the map of the descriptor with the base pointer
+ * argument, the shape and strides the program computes from the
+ * arguments, and the block shape. */
+typedef struct blob_recipe {
+	int param;                      /* the kernel's hidden BLOB_PARAM_TENSORMAP */
+	int base;                       /* a visible pointer parameter of the map's dtype */
+	int rank;                       /* 1..5 */
+	int32_t block[5];
+	const uint8_t *code;            /* gridexpr_compile_values, 2 * rank - 1 values */
+	size_t size;
+} blob_recipe;
+
 typedef struct blob_variant {
 	const char *symbol; /* entry point in the images of `group` */
 	int group;
@@ -71,6 +86,8 @@ typedef struct blob_variant {
 	uint32_t spill_stores, spill_loads; /* bytes per thread */
 	int config;                     /* the kernel's config (0..nconfigs-1) */
 	int source_config;              /* its index in the source's autotune list; -1: none */
+	int nrecipes;                   /* its hidden tensor maps' recipes, any order */
+	const blob_recipe *recipes;
 } blob_variant;
 
 /* A heuristic evaluated at launch: the int/bool constexpr it computes
@@ -201,12 +218,19 @@ tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *exp
 			      int nparams, const blob_param *params,
 			      int nconstexprs, const ir_constexpr *constexprs,
 			      uint8_t *out, size_t cap, size_t *len);
+/* The same for a program of exactly nvalues values (a tensor-map recipe's
+ * shape and strides: up to GRIDEXPR_MAX_VALUES). */
+tilec_status gridexpr_compile_values(tilec_ctx *ctx, const char *where, const char *expr, int nvalues, int nparams,
+				     const blob_param *params, int nconstexprs, const ir_constexpr *constexprs, uint8_t *out,
+				     size_t cap, size_t *len);
 /* Checks a grid program as the loader does: opcodes, operands inside the
  * program, parameter indices naming visible integer parameters, constexpr
  * indices naming int/bool constexprs, stack depth at most 16, exactly
  * ndims values at the end. NULL when valid, else what is wrong. */
 const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, const blob_param *params,
 			      int nconstexprs, const ir_constexpr *constexprs);
+const char *gridexpr_validate_values(const uint8_t *code, size_t size, int nvalues, int nparams, const blob_param *params,
+				     int nconstexprs, const ir_constexpr *constexprs);
 /* Renders a grid program back as an expression ("cdiv(n, 1024), 1");
  * names may be NULL (then p0.., c0..). False, with "<invalid ...>"
  * appended, when the program is malformed. */

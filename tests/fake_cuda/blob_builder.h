@@ -1,9 +1,12 @@
 /* blob_builder.h - a small blob writer for the loader's tests.
  *
  * Independent of libtile's writer on purpose: the loader's tests describe a
- * blob as plain structs, get the bytes of docs/FORMAT.md, and corrupt them
- * field by field (tb_fix_crc recomputes the checksum so that a corruption
- * reaches the check it aims at). Uses zlib for compression and CRC-32. */
+ * blob as plain structs, get the bytes of docs/FORMAT.md (version
+ * TILE_BLOB_VERSION), and corrupt them field by field (tb_fix_crc
+ * recomputes the checksum so that a corruption reaches the check it aims
+ * at). Records are written as given, unchecked: a variant's recipes in the
+ * order of its list, so that a test can write them out of order or twice.
+ * Uses zlib for compression and CRC-32. */
 #ifndef TILE_TEST_BLOB_BUILDER_H
 #define TILE_TEST_BLOB_BUILDER_H
 
@@ -14,8 +17,19 @@
 
 typedef struct tb_param {
 	const char *name;
-	int kind, size, dtype, hidden;
+	int kind, size, dtype;
+	int hidden;       /* written as the flags byte: 1 hidden (a hidden tensor map with kind 4), 2 reset_to_zero, ... */
 } tb_param;
+
+/* A hidden tensor map's recipe (FORMAT.md); its variant is the variant
+ * that lists it. */
+typedef struct tb_recipe {
+	int param, base, rank;  /* parameter indices of the kernel */
+	const uint8_t *code;    /* program bytes, appended to grid_code */
+	uint32_t size;
+	uint16_t block[5];
+	uint16_t reserved;
+} tb_recipe;
 
 typedef struct tb_constexpr {
 	const char *name;
@@ -39,12 +53,14 @@ typedef struct tb_variant {
 	tb_constexpr cx[8];
 	int config;          /* the kernel's config */
 	int source_config;   /* written as is; 0 with the rest zeroed */
+	int n_recipes;
+	tb_recipe recipes[4];
 } tb_variant;
 
 typedef struct tb_kernel {
 	const char *name;
 	int n_params;
-	tb_param params[16];
+	tb_param params[24];
 	int n_variants;
 	tb_variant variants[8];
 	int n_configs;       /* 0: written as 1 */
@@ -123,14 +139,17 @@ static inline void tb_fix_crc(uint8_t *blob, size_t size)
 
 /* Offsets of the metadata arrays of a built blob (from its counts). */
 typedef struct tb_layout {
-	size_t kernels, params, variants, constexprs, images, keys, tune, heuristics, grid_code, strtab, data;
+	size_t kernels, params, variants, constexprs, images, keys, tune, heuristics, recipes, grid_code, strtab, data;
 } tb_layout;
+
+#define TB_META_HEADER_SIZE 48
+#define TB_RECIPE_SIZE 36
 
 static inline tb_layout tb_layout_of(const uint8_t *blob)
 {
 	tb_layout l;
 	const uint8_t *h = blob + 32;
-	l.kernels = 76;
+	l.kernels = 32 + TB_META_HEADER_SIZE;
 	l.params = l.kernels + 52 * (size_t)tb_get32(h);
 	l.variants = l.params + 12 * (size_t)tb_get32(h + 4);
 	l.constexprs = l.variants + 72 * (size_t)tb_get32(h + 8);
@@ -138,7 +157,8 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 	l.keys = l.images + 32 * (size_t)tb_get32(h + 16);
 	l.tune = l.keys + 4 * (size_t)tb_get32(h + 32);
 	l.heuristics = l.tune + 8 * (size_t)tb_get32(h + 36);
-	l.grid_code = l.heuristics + 12 * (size_t)tb_get32(h + 40);
+	l.recipes = l.heuristics + 12 * (size_t)tb_get32(h + 40);
+	l.grid_code = l.recipes + TB_RECIPE_SIZE * (size_t)tb_get32(h + 44);
 	l.strtab = l.grid_code + ((tb_get32(h + 20) + 3) & ~3u);
 	l.data = l.strtab + tb_get32(h + 24);
 	return l;
@@ -147,9 +167,9 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 /* Builds the blob; the caller frees *out. Returns its size. */
 static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 {
-	tb_buf kernels = {0}, params = {0}, variants = {0}, cxs = {0}, images = {0}, keys = {0}, tune = {0}, heur = {0}, grid = {0},
-	       strtab = {0}, data = {0}, blob = {0};
-	uint32_t n_params = 0, n_variants = 0, n_cx = 0, n_keys = 0, n_words = 0, n_heur = 0, meta_size, data_start;
+	tb_buf kernels = {0}, params = {0}, variants = {0}, cxs = {0}, images = {0}, keys = {0}, tune = {0}, heur = {0}, recipes = {0},
+	       grid = {0}, strtab = {0}, data = {0}, blob = {0};
+	uint32_t n_params = 0, n_variants = 0, n_cx = 0, n_keys = 0, n_words = 0, n_heur = 0, n_recipes = 0, meta_size, data_start;
 	uint32_t img_off[8], img_size[8];
 	int k, i, j, c;
 	tb_u8(&strtab, 0);
@@ -214,6 +234,20 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 			tb_u32(&variants, (uint32_t)v->source_config);
 			if (v->grid)
 				tb_put(&grid, v->grid, v->grid_size);
+			for (c = 0; c < v->n_recipes; c++, n_recipes++) {
+				const tb_recipe *r = &v->recipes[c];
+				int b;
+				tb_u32(&recipes, n_variants);
+				tb_u32(&recipes, (uint32_t)r->param);
+				tb_u32(&recipes, (uint32_t)r->base);
+				tb_u32(&recipes, (uint32_t)r->rank);
+				tb_u32(&recipes, (uint32_t)grid.n);
+				tb_u32(&recipes, r->size);
+				for (b = 0; b < 5; b++)
+					tb_u16(&recipes, r->block[b]);
+				tb_u16(&recipes, r->reserved);
+				tb_put(&grid, r->code, r->size);
+			}
 			for (c = 0; c < v->n_constexprs; c++) {
 				const tb_constexpr *x = &v->cx[c];
 				tb_u32(&cxs, tb_str(&strtab, x->name));
@@ -227,8 +261,8 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 		}
 	}
 	tb_pad4(&strtab);
-	meta_size = 44 + (uint32_t)(kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images + keys.n + tune.n + heur.n +
-				    ((grid.n + 3) & ~(size_t)3) + strtab.n);
+	meta_size = TB_META_HEADER_SIZE + (uint32_t)(kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images + keys.n +
+						     tune.n + heur.n + recipes.n + ((grid.n + 3) & ~(size_t)3) + strtab.n);
 	data_start = 32 + meta_size;
 	for (i = 0; i < d->n_images; i++) {
 		const tb_image *im = &d->images[i];
@@ -274,6 +308,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	tb_u32(&blob, n_keys);
 	tb_u32(&blob, n_words);
 	tb_u32(&blob, n_heur);
+	tb_u32(&blob, n_recipes);
 	tb_put(&blob, kernels.p, kernels.n);
 	tb_put(&blob, params.p, params.n);
 	tb_put(&blob, variants.p, variants.n);
@@ -282,6 +317,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	tb_put(&blob, keys.p, keys.n);
 	tb_put(&blob, tune.p, tune.n);
 	tb_put(&blob, heur.p, heur.n);
+	tb_put(&blob, recipes.p, recipes.n);
 	tb_put(&blob, grid.p, grid.n);
 	tb_pad4(&blob);
 	tb_put(&blob, strtab.p, strtab.n);
@@ -295,6 +331,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	free(keys.p);
 	free(tune.p);
 	free(heur.p);
+	free(recipes.p);
 	free(grid.p);
 	free(strtab.p);
 	free(data.p);

@@ -13,8 +13,9 @@
  * cuLaunchKernelEx (the missing-symbol test), with -DFAKE_CUDA_OMIT_CTX_ID
  * it lacks cuCtxGetId, cuStreamIsCapturing and cuTensorMapEncodeTiled (a
  * driver older than CUDA 12). cuTensorMapEncodeTiled checks its arguments
- * as the driver documents them, records them (fake_cuda_last_tensormap)
- * and writes a numbered map. Contexts have unique IDs; a destroyed
+ * as the driver documents them, records them (fake_cuda_last_tensormap,
+ * and the last few calls: fake_cuda_recent_tensormap) and writes a
+ * numbered map. Contexts have unique IDs; a destroyed
  * context's entry (its address) is reused by the next one created, as a real driver may do, and its
  * modules die with it; a primary context gets a new ID each time it is
  * activated (its first retain, or after a reset). Streams can be marked as
@@ -111,6 +112,9 @@ static int initialized;
 static fake_launch last;
 static int n_param_sizes, param_sizes[16];
 static fake_tensormap last_map;
+#define RECENT_MAPS 8
+static fake_tensormap recent_maps[RECENT_MAPS]; /* a ring: the call numbered n at n % RECENT_MAPS */
+static unsigned long long n_encode_calls;
 static __thread fake_ctx *current;
 
 #define MAX_STREAMS 4096
@@ -544,7 +548,8 @@ FAKE_API int cuFuncSetAttribute(void *func, int attribute, int value)
 }
 
 /* Launches of tma_k whose map (parameter 5) is not one this driver
- * encoded for the base pointer (parameter 0). */
+ * encoded for the base pointer (parameter 0), and of hmap_k whose maps
+ * (parameters 8, 9, 10) are not those of its pointers (3, 0, 0). */
 static int map_mismatches;
 
 FAKE_API int fake_cuda_map_mismatches(void) { return __atomic_load_n(&map_mismatches, __ATOMIC_RELAXED); }
@@ -552,17 +557,21 @@ FAKE_API int fake_cuda_map_mismatches(void) { return __atomic_load_n(&map_mismat
 /* The soak's kernels, on the host: soak_inc(p, n) (and the raw baseline's
  * soak_raw_inc) adds 1 to p[0..n),
  * soak_axpy(x, y, n, a) adds a * x[i] to y[i], soak_acc(c, v) adds v to
- * c[0]; tma_k checks its map against its base (a torn map is counted);
- * other symbols run nothing. */
+ * c[0]; tma_k and hmap_k check their maps against their base pointers
+ * (a torn map is counted); other symbols run nothing. */
 static void run_kernel(const char *symbol, void **params)
 {
+	static const int hmap_maps[3] = {8, 9, 10}, hmap_bases[3] = {3, 0, 0};
 	int32_t *p, *x, n, a, i;
 	unsigned long long base, words[16];
-	if (strcmp(symbol, "tma_k") == 0) {
-		memcpy(&base, params[0], sizeof base);
-		memcpy(words, params[5], sizeof words);
-		if ((words[0] & ~0xffffffffull) != FAKE_MAP_MAGIC || words[1] != base || words[2] != base)
-			__atomic_add_fetch(&map_mismatches, 1, __ATOMIC_RELAXED);
+	if (strcmp(symbol, "tma_k") == 0 || strcmp(symbol, "hmap_k") == 0) {
+		int hmap = symbol[0] == 'h';
+		for (i = 0; i < (hmap ? 3 : 1); i++) {
+			memcpy(&base, params[hmap ? hmap_bases[i] : 0], sizeof base);
+			memcpy(words, params[hmap ? hmap_maps[i] : 5], sizeof words);
+			if ((words[0] & ~0xffffffffull) != FAKE_MAP_MAGIC || words[1] != base || words[2] != base)
+				__atomic_add_fetch(&map_mismatches, 1, __ATOMIC_RELAXED);
+		}
 		return;
 	}
 	if (strncmp(symbol, "soak_inc", 8) == 0 || strcmp(symbol, "soak_raw_inc") == 0) {
@@ -723,6 +732,17 @@ FAKE_API void fake_cuda_last_tensormap(fake_tensormap *out)
 	pthread_mutex_unlock(&lock);
 }
 
+FAKE_API int fake_cuda_recent_tensormap(int back, fake_tensormap *out)
+{
+	int ok;
+	pthread_mutex_lock(&lock);
+	ok = back >= 0 && back < RECENT_MAPS && (unsigned long long)back < n_encode_calls;
+	if (ok)
+		*out = recent_maps[(n_encode_calls - 1 - (unsigned long long)back) % RECENT_MAPS];
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
 #ifndef FAKE_CUDA_OMIT_CTX_ID
 FAKE_API int cuCtxGetId(void *ctx, unsigned long long *id)
 {
@@ -784,6 +804,7 @@ FAKE_API int cuTensorMapEncodeTiled(void *map, int data_type, unsigned int rank,
 	last_map.l2_promotion = l2_promotion;
 	last_map.oob_fill = oob_fill;
 	last_map.map_misalign = (unsigned int)((uintptr_t)map % 64);
+	recent_maps[n_encode_calls++ % RECENT_MAPS] = last_map;
 	if (ok && (uintptr_t)map % 64 == 0)
 		words[0] = FAKE_MAP_MAGIC + ++n_maps_encoded;
 	pthread_mutex_unlock(&lock);

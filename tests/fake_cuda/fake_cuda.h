@@ -37,6 +37,9 @@ typedef struct fake_tensormap {
 	unsigned int map_misalign; /* the map's address modulo 64 */
 } fake_tensormap;
 typedef void (*fake_cuda_last_tensormap_fn)(fake_tensormap *out);
+/* The arguments of the call `back` calls before the last (0: the last;
+ * up to 7); 0 when there was none. */
+typedef int (*fake_cuda_recent_tensormap_fn)(int back, fake_tensormap *out);
 typedef int (*fake_cuda_map_mismatches_fn)(void);
 
 typedef void (*fake_cuda_reset_fn)(void);

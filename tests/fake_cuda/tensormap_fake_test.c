@@ -18,8 +18,20 @@
  * shape, stride or block shape encodes again); and, under ThreadSanitizer
  * too, threads launching two descriptors in turn on one context, whose
  * maps the fake kernel checks against its base pointer (a torn map would
- * show). Mode tensormap_old, on a driver without cuTensorMapEncodeTiled:
- * TILE_ERROR_DRIVER_SYMBOL where the image reads maps, zeros where not. */
+ * show). Hidden maps (format 4): hmap(a: *fp16, M: i64, K: i32, a 2-D
+ * fp32 descriptor c with its map, hidden flat_tmap and a_tmap) whose
+ * variant for K % 16 == 0 builds flat_tmap as [M * K] and a_tmap as
+ * [M, K] (strides [K, 1], block [128, 64]) of a, and whose other variant
+ * has a recipe for a_tmap only: the encode calls of both hidden maps and of
+ * the descriptor's, in one launch; the cache (no encode for the same
+ * arguments, a new one for another K); zeros for the map a variant has no
+ * recipe for and, with no encode, on the sm_80 image; refusals naming the
+ * kernel and the map (a misaligned base, a stride of no 16-byte multiple, a
+ * shape of 2^31 or of 0, a program that overflows), with no encode; and
+ * threads launching it too; honly, whose only map is hidden, and whose
+ * variant for K % 16 != 0 has no recipe. Mode tensormap_old, on a driver without
+ * cuTensorMapEncodeTiled: TILE_ERROR_DRIVER_SYMBOL where the image reads
+ * maps and a map is to be encoded, zeros where not. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -54,6 +66,7 @@ static fake_cuda_ctx_create_fn fake_ctx_create;
 static fake_cuda_param_sizes_fn fake_param_sizes;
 static fake_cuda_last_launch_fn fake_last_launch;
 static fake_cuda_last_tensormap_fn fake_last_tensormap;
+static fake_cuda_recent_tensormap_fn fake_recent_tensormap;
 static fake_cuda_map_mismatches_fn fake_map_mismatches;
 static int (*drv_ctx_set_current)(void *);
 static int (*drv_stream_create)(void **, unsigned int);
@@ -84,13 +97,14 @@ static void open_fake(void)
 	LOOKUP(fake_param_sizes, "fake_cuda_param_sizes");
 	LOOKUP(fake_last_launch, "fake_cuda_last_launch");
 	LOOKUP(fake_last_tensormap, "fake_cuda_last_tensormap");
+	LOOKUP(fake_recent_tensormap, "fake_cuda_recent_tensormap");
 	LOOKUP(fake_map_mismatches, "fake_cuda_map_mismatches");
 	LOOKUP(drv_ctx_set_current, "cuCtxSetCurrent");
 	LOOKUP(drv_stream_create, "cuStreamCreate");
 }
 
-static const char cubin90a[] = "FAKE cubin sm_90a: tma_k tma3_k";
-static const char cubin80[] = "FAKE cubin sm_80: tma_k tma3_k";
+static const char cubin90a[] = "FAKE cubin sm_90a: tma_k tma3_k hmap_k hmap_nr_k honly_k honly_nr_k";
+static const char cubin80[] = "FAKE cubin sm_80: tma_k tma3_k hmap_k hmap_nr_k honly_k honly_nr_k";
 
 enum { FP16 = 10, FP32 = 12 };
 
@@ -110,12 +124,17 @@ static void add_desc(tb_kernel *k, const char *names[], int rank, int dtype)
 
 static const char *a_names[] = {"a_base", "a_shape0", "a_shape1", "a_stride0", "a_stride1", "a_tmap"};
 static const char *b_names[] = {"b_base", "b_shape0", "b_shape1", "b_shape2", "b_stride0", "b_stride1", "b_stride2", "b_tmap"};
+static const char *c_names[] = {"c_base", "c_shape0", "c_shape1", "c_stride0", "c_stride1", "c_tmap"};
+
+/* hmap's recipe programs: M * K; M, K, K */
+static const uint8_t prog_flat[] = {1, 0x01, 1, 0x01, 2, 0x12};
+static const uint8_t prog_mk[] = {3, 0x01, 1, 0x01, 2, 0x01, 2};
 
 static void make_desc(tb_blob *d)
 {
 	tb_kernel *k;
 	memset(d, 0, sizeof *d);
-	d->n_kernels = 2;
+	d->n_kernels = 4;
 	k = &d->kernels[0];
 	k->name = "tma";
 	add_desc(k, a_names, 2, FP16);
@@ -131,6 +150,39 @@ static void make_desc(tb_blob *d)
 	k->n_variants = 1;
 	k->variants[0].symbol = "tma3_k";
 	k->variants[0].num_warps = 4;
+	k = &d->kernels[2];
+	k->name = "hmap";
+	k->params[k->n_params++] = (tb_param){"a", 0, 8, FP16, 0};
+	k->params[k->n_params++] = (tb_param){"M", 1, 8, 5, 0};
+	k->params[k->n_params++] = (tb_param){"K", 1, 4, 4, 0};
+	add_desc(k, c_names, 2, FP32);
+	k->params[k->n_params++] = (tb_param){"flat_tmap", 4, 128, FP16, 1};
+	k->params[k->n_params++] = (tb_param){"a_tmap", 4, 128, FP16, 1};
+	k->n_variants = 2;
+	k->variants[0].symbol = "hmap_k";
+	k->variants[0].num_warps = 4;
+	k->variants[0].div16 = 1u << 2; /* K */
+	k->variants[0].n_recipes = 2;
+	k->variants[0].recipes[0] = (tb_recipe){9, 0, 1, prog_flat, sizeof prog_flat, {64, 0, 0, 0, 0}, 0};
+	k->variants[0].recipes[1] = (tb_recipe){10, 0, 2, prog_mk, sizeof prog_mk, {128, 64, 0, 0, 0}, 0};
+	k->variants[1].symbol = "hmap_nr_k";
+	k->variants[1].num_warps = 4;
+	k->variants[1].n_recipes = 1;
+	k->variants[1].recipes[0] = (tb_recipe){10, 0, 2, prog_mk, sizeof prog_mk, {128, 64, 0, 0, 0}, 0};
+	k = &d->kernels[3];
+	k->name = "honly";
+	k->params[k->n_params++] = (tb_param){"a", 0, 8, FP16, 0};
+	k->params[k->n_params++] = (tb_param){"M", 1, 8, 5, 0};
+	k->params[k->n_params++] = (tb_param){"K", 1, 4, 4, 0};
+	k->params[k->n_params++] = (tb_param){"a_tmap", 4, 128, FP16, 1};
+	k->n_variants = 2;
+	k->variants[0].symbol = "honly_k";
+	k->variants[0].num_warps = 4;
+	k->variants[0].div16 = 1u << 2; /* K */
+	k->variants[0].n_recipes = 1;
+	k->variants[0].recipes[0] = (tb_recipe){3, 0, 2, prog_mk, sizeof prog_mk, {64, 64, 0, 0, 0}, 0};
+	k->variants[1].symbol = "honly_nr_k";
+	k->variants[1].num_warps = 4;
 	d->n_groups = 1;
 	d->n_images = 2;
 	d->images[0] = (tb_image){0, 0, 90, 3, cubin90a, sizeof cubin90a, 1};
@@ -210,7 +262,8 @@ static void test_blob_rules(void)
 	} bad[] = {
 		{5, 1, 127, "param 5: size 127 invalid for kind 4"},
 		{5, 2, FP32, "kernel 0: tensor map parameter 5 does not follow a descriptor group"},
-		{5, 3, 1, "param 5: flags 0x1 on a tensor map"},
+		{5, 3, 2, "param 5: flags 0x2 on a tensor map (0: a descriptor's, 1: hidden)"},
+		{5, 3, 1, "kernel 0: parameter 6 is visible after a hidden one"}, /* a hidden map among the visible */
 		{0, 0, 1, "kernel 0: tensor map parameter 5 does not follow a descriptor group"},
 		{2, 1, 8, "kernel 0: tensor map parameter 5 does not follow a descriptor group"},
 		{3, 1, 4, "kernel 0: tensor map parameter 5 does not follow a descriptor group"},
@@ -227,6 +280,9 @@ static void test_blob_rules(void)
 	CHECK_EQ_INT(m->kernels[0].map_mask, 1u << 5);
 	CHECK_EQ_INT(m->kernels[1].map_mask, 1u << 7);
 	CHECK_EQ_INT(m->params[m->kernels[1].first_param + 7].desc_rank, 3);
+	CHECK_EQ_INT(m->kernels[2].map_mask, (1u << 8) | (1u << 9) | (1u << 10));
+	CHECK_EQ_INT(m->kernels[2].hidden_maps, (1u << 9) | (1u << 10));
+	CHECK_EQ_INT(m->n_maps, 6);
 	tile_module_destroy(m);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		tb_param *q;
@@ -510,6 +566,209 @@ static void test_zeros(tile_module *m, void *ctx80)
 	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes);
 }
 
+/* hmap's arguments: a, M, K, the descriptor c and its fields. */
+typedef struct hmap_args {
+	tile_deviceptr a;
+	int64_t M;
+	int32_t K;
+	tile_tensordesc c;
+	int32_t c_shape[2];
+	void *args[9];
+} hmap_args;
+
+static void hmap_init(hmap_args *h, tile_deviceptr a, int64_t M, int32_t K)
+{
+	memset(h, 0, sizeof *h);
+	h->a = a;
+	h->M = M;
+	h->K = K;
+	h->c.base = 0x500000;
+	h->c.rank = 2;
+	h->c.shape[0] = 64, h->c.shape[1] = 32;
+	h->c.strides[0] = 32, h->c.strides[1] = 1;
+	h->c.block_shape[0] = 16, h->c.block_shape[1] = 32;
+	h->c_shape[0] = 64, h->c_shape[1] = 32;
+	h->args[0] = &h->a;
+	h->args[1] = &h->M;
+	h->args[2] = &h->K;
+	h->args[3] = &h->c.base;
+	h->args[4] = &h->c_shape[0];
+	h->args[5] = &h->c_shape[1];
+	h->args[6] = &h->c.strides[0];
+	h->args[7] = &h->c.strides[1];
+	h->args[8] = &h->c;
+}
+
+static const int hmap_sizes[11] = {8, 8, 4, 8, 4, 4, 8, 8, 128, 128, 128};
+static const int tma_sizes[8] = {8, 4, 4, 8, 8, 128, 4, 8};
+
+static tile_status hmap_launch(tile_module *m, hmap_args *h)
+{
+	return tile_launch(m, 2, one_block, NULL, h->args, 9);
+}
+
+/* Hidden maps built from the variant's recipes, with a descriptor's map. */
+static void test_hidden(tile_module *m, void *ctx90)
+{
+	static const uint8_t zero[128] = {0};
+	hmap_args h;
+	void *saved[9];
+	fake_launch l, l2;
+	fake_tensormap t;
+	int encodes;
+	drv_ctx_set_current(ctx90);
+	fake_param_sizes(11, hmap_sizes);
+	hmap_init(&h, 0x600000, 1000, 512);
+	memcpy(saved, h.args, sizeof saved);
+	encodes = fake_calls("cuTensorMapEncodeTiled");
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+	CHECK(memcmp(saved, h.args, sizeof saved) == 0);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 3);
+	encodes += 3;
+	/* the descriptor's map first, then the hidden ones by parameter */
+	CHECK(fake_recent_tensormap(2, &t));
+	CHECK(t.data_type == 7 && t.rank == 2 && t.address == 0x500000 && t.dims[0] == 32 && t.dims[1] == 64);
+	CHECK(t.strides[0] == 128 && t.box[0] == 32 && t.box[1] == 16 && t.swizzle == 3);
+	/* flat_tmap: [M * K] of a, block [64] */
+	CHECK(fake_recent_tensormap(1, &t));
+	CHECK_EQ_INT(t.data_type, 6);
+	CHECK_EQ_INT(t.rank, 1);
+	CHECK(t.address == 0x600000 && t.dims[0] == 512000 && t.box[0] == 64 && t.element_strides[0] == 1);
+	CHECK(t.swizzle == 3 && t.interleave == 0 && t.l2_promotion == 2 && t.oob_fill == 0 && t.map_misalign == 0);
+	/* a_tmap: [M, K], strides [K, 1], block [128, 64]: innermost first */
+	CHECK(fake_recent_tensormap(0, &t));
+	CHECK_EQ_INT(t.data_type, 6);
+	CHECK_EQ_INT(t.rank, 2);
+	CHECK(t.address == 0x600000 && t.dims[0] == 512 && t.dims[1] == 1000 && t.strides[0] == 1024);
+	CHECK(t.box[0] == 64 && t.box[1] == 128 && t.element_strides[0] == 1 && t.element_strides[1] == 1);
+	CHECK(t.swizzle == 3 && t.interleave == 0 && t.l2_promotion == 2 && t.oob_fill == 0 && t.map_misalign == 0);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "hmap_k") == 0 && l.n_maps == 3);
+	CHECK(l.map_misalign[0] == 0 && l.map_misalign[1] == 0 && l.map_misalign[2] == 0);
+	CHECK(map_word(&l, 0, 1) == 0x500000 && map_word(&l, 1, 1) == 0x600000 && map_word(&l, 2, 1) == 0x600000);
+	CHECK((map_word(&l, 1, 0) & ~0xffffffffull) == FAKE_MAP_MAGIC && (map_word(&l, 2, 0) & ~0xffffffffull) == FAKE_MAP_MAGIC);
+	CHECK(map_word(&l, 1, 0) != map_word(&l, 2, 0));
+	CHECK(l.params[0] == 0x600000 && l.params[1] == 1000 && l.params[2] == 512 && l.params[3] == 0x500000);
+	/* the same arguments: every map cached, nothing allocated */
+	allocations = 0;
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes);
+	CHECK_EQ_INT(allocations, 0);
+	fake_last_launch(&l2);
+	CHECK(memcmp(l2.maps, l.maps, sizeof l.maps) == 0);
+	/* another K: both hidden maps again, the descriptor's cached */
+	h.K = 256;
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 2);
+	encodes += 2;
+	fake_last_tensormap(&t);
+	CHECK(t.dims[0] == 256 && t.dims[1] == 1000 && t.strides[0] == 512);
+	CHECK(fake_recent_tensormap(1, &t) && t.rank == 1 && t.dims[0] == 256000);
+	/* another base: encoded again */
+	h.a = 0x700000;
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 2);
+	encodes += 2;
+	fake_last_launch(&l);
+	CHECK(map_word(&l, 1, 1) == 0x700000 && map_word(&l, 2, 1) == 0x700000);
+	/* K % 16 != 0: the variant with no recipe for flat_tmap, which gets zeros */
+	hmap_init(&h, 0x600000, 1000, 8);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 1);
+	encodes += 1;
+	fake_last_tensormap(&t);
+	CHECK(t.rank == 2 && t.dims[0] == 8 && t.dims[1] == 1000 && t.strides[0] == 16 && t.box[0] == 64 && t.box[1] == 128);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "hmap_nr_k") == 0 && l.n_maps == 3);
+	CHECK(memcmp(l.maps[1], zero, 128) == 0 && map_word(&l, 2, 1) == 0x600000 && map_word(&l, 0, 1) == 0x500000);
+	/* refusals, naming the kernel and the map; nothing encoded */
+	hmap_init(&h, 0x600008, 1000, 512);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel hmap: tensor map flat_tmap: base 0x600008 is not 16-byte aligned");
+	hmap_init(&h, 0x600000, 1000, 100); /* 200 bytes a row */
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(),
+			   "kernel hmap: tensor map a_tmap: strides[0] = 100 elements of 2 bytes is not a multiple of 16 bytes");
+	hmap_init(&h, 0x600000, INT64_C(1) << 31, 8);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel hmap: tensor map a_tmap: shape[0] = 2147483648 is outside [0, 2^31)");
+	hmap_init(&h, 0x600000, INT64_C(1) << 27, 16);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel hmap: tensor map flat_tmap: shape[0] = 2147483648 is outside [0, 2^31)");
+	hmap_init(&h, 0x600000, 0, 16);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel hmap: tensor map flat_tmap: shape[0] = 0; a TMA dimension holds 1 to 2^32");
+	hmap_init(&h, 0x600000, INT64_C(1) << 62, 16);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_GRID);
+	CHECK_STR_CONTAINS(tile_last_error(), "kernel hmap: tensor map flat_tmap: overflow at byte 5");
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes);
+	/* an empty grid evaluates no recipe */
+	{
+		static const uint32_t empty[3] = {1, 0, 1};
+		CHECK_EQ_INT(tile_launch(m, 2, empty, NULL, h.args, 9), TILE_SUCCESS);
+	}
+	fake_param_sizes(8, tma_sizes);
+}
+
+static const int honly_sizes[4] = {8, 8, 4, 128};
+
+/* honly(a, M, K, hidden a_tmap) with K as the arguments' */
+static tile_status honly_launch(tile_module *m, tile_deviceptr a, int64_t M, int32_t K)
+{
+	void *args[3];
+	args[0] = &a;
+	args[1] = &M;
+	args[2] = &K;
+	return tile_launch(m, 3, one_block, NULL, args, 3);
+}
+
+/* A kernel whose only map is hidden. */
+static void test_hidden_only(tile_module *m, void *ctx90)
+{
+	static const uint8_t zero[128] = {0};
+	fake_launch l;
+	fake_tensormap t;
+	int encodes = fake_calls("cuTensorMapEncodeTiled");
+	drv_ctx_set_current(ctx90);
+	fake_param_sizes(4, honly_sizes);
+	CHECK_EQ_INT(honly_launch(m, 0x600000, 1000, 512), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 1);
+	fake_last_tensormap(&t);
+	CHECK(t.rank == 2 && t.address == 0x600000 && t.dims[0] == 512 && t.dims[1] == 1000 && t.strides[0] == 1024);
+	CHECK(t.box[0] == 64 && t.box[1] == 64 && t.swizzle == 3 && t.data_type == 6);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "honly_k") == 0 && l.n_maps == 1 && l.map_misalign[0] == 0 && map_word(&l, 0, 1) == 0x600000);
+	CHECK_EQ_INT(honly_launch(m, 0x600000, 1000, 512), TILE_SUCCESS);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 1);
+	/* hmap's a_tmap is another parameter: its cache entry is not this one's */
+	CHECK_EQ_INT(m->params[m->kernels[3].first_param + 3].map_index, 5);
+	CHECK_EQ_INT(honly_launch(m, 0x600000, 1000, 8), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "honly_nr_k") == 0 && l.n_maps == 1 && memcmp(l.maps[0], zero, 128) == 0);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes + 1);
+	fake_param_sizes(8, tma_sizes);
+}
+
+/* On the sm_80 image: zeros for every map, no program run, no check. */
+static void test_hidden_zeros(tile_module *m, void *ctx80)
+{
+	static const uint8_t zero[128] = {0};
+	hmap_args h;
+	fake_launch l;
+	int encodes = fake_calls("cuTensorMapEncodeTiled"), i;
+	drv_ctx_set_current(ctx80);
+	fake_param_sizes(11, hmap_sizes);
+	hmap_init(&h, 0x600008, INT64_C(1) << 62, 16);
+	CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.image, cubin80) == 0 && strcmp(l.symbol, "hmap_k") == 0 && l.n_maps == 3);
+	for (i = 0; i < 3; i++)
+		CHECK(memcmp(l.maps[i], zero, 128) == 0);
+	CHECK(l.params[0] == 0x600008 && l.params[2] == 16);
+	CHECK_EQ_INT(fake_calls("cuTensorMapEncodeTiled"), encodes);
+	fake_param_sizes(8, tma_sizes);
+}
+
 static tile_module *race_module;
 static void *race_ctx, *race_stream;
 static int race_failures;
@@ -517,18 +776,27 @@ static int race_failures;
 static void *race_thread(void *arg)
 {
 	tma_args a[2];
+	hmap_args h[2];
 	int i;
 	drv_ctx_set_current(race_ctx);
 	tma_init(&a[0], 0x400000 + 0x10000 * (tile_deviceptr)(uintptr_t)arg, 1000, 512, 512, 128, 64);
 	tma_init(&a[1], 0x800000 + 0x10000 * (tile_deviceptr)(uintptr_t)arg, 1000, 512, 512, 128, 64);
-	for (i = 0; i < 2000; i++)
+	hmap_init(&h[0], 0xc00000 + 0x10000 * (tile_deviceptr)(uintptr_t)arg, 1000, 512);
+	hmap_init(&h[1], 0xe00000 + 0x10000 * (tile_deviceptr)(uintptr_t)arg, 1000, 512);
+	h[1].c.base = 0x580000;
+	for (i = 0; i < 2000; i++) {
 		if (tile_launch(race_module, 0, one_block, (tile_stream)race_stream, a[i & 1].args, 7) != TILE_SUCCESS)
 			__atomic_add_fetch(&race_failures, 1, __ATOMIC_RELAXED);
+		if (i % 2 == 0 &&
+		    tile_launch(race_module, 2, one_block, (tile_stream)race_stream, h[(i >> 1) & 1].args, 9) != TILE_SUCCESS)
+			__atomic_add_fetch(&race_failures, 1, __ATOMIC_RELAXED);
+	}
 	return NULL;
 }
 
-/* Threads share the slot's cache entry of a_tmap with their own
- * descriptors; every map launched must be the one of its descriptor. */
+/* Threads share the slot's cache entry of a_tmap (and of hmap's three
+ * maps) with their own descriptors and arguments; every map launched must
+ * be the one of its base pointer. */
 static void test_threads(tile_module *m, void *ctx90)
 {
 	pthread_t t[6];
@@ -562,6 +830,9 @@ static int run_tensormap(void)
 	test_encode(m, ctx90);
 	test_refusals(m, ctx90);
 	test_zeros(m, ctx80);
+	test_hidden(m, ctx90);
+	test_hidden_zeros(m, ctx80);
+	test_hidden_only(m, ctx90);
 	test_threads(m, ctx90);
 	drv_ctx_set_current(NULL);
 	tile_module_destroy(m);
@@ -589,10 +860,38 @@ static int run_tensormap_old(void)
 	CHECK_EQ_INT(tma_launch(m, &a), TILE_ERROR_DRIVER_SYMBOL);
 	CHECK_STR_CONTAINS(tile_last_error(), "kernel tma: its image reads TMA tensor maps, and the CUDA driver library has no "
 					      "cuTensorMapEncodeTiled");
+	{
+		/* hidden maps too, with or without a descriptor's map to encode */
+		hmap_args h;
+		hmap_init(&h, 0x600000, 1000, 512);
+		CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_DRIVER_SYMBOL);
+		CHECK_STR_CONTAINS(tile_last_error(), "kernel hmap: its image reads TMA tensor maps");
+		h.K = 8;
+		CHECK_EQ_INT(hmap_launch(m, &h), TILE_ERROR_DRIVER_SYMBOL);
+		/* a hidden map only: refused where a recipe is to be encoded, zeros where none */
+		fake_param_sizes(4, honly_sizes);
+		CHECK_EQ_INT(honly_launch(m, 0x600000, 1000, 512), TILE_ERROR_DRIVER_SYMBOL);
+		CHECK_STR_CONTAINS(tile_last_error(), "kernel honly: its image reads TMA tensor maps");
+		CHECK_EQ_INT(honly_launch(m, 0x600000, 1000, 8), TILE_SUCCESS);
+		fake_last_launch(&l);
+		CHECK(strcmp(l.symbol, "honly_nr_k") == 0 && l.n_maps == 1 && memcmp(l.maps[0], zero, 128) == 0);
+		fake_param_sizes(8, sizes);
+	}
 	drv_ctx_set_current(fake_ctx_create(1));
 	CHECK_EQ_INT(tma_launch(m, &a), TILE_SUCCESS);
 	fake_last_launch(&l);
 	CHECK(l.n_maps == 1 && memcmp(l.maps[0], zero, 128) == 0);
+	{
+		hmap_args h;
+		int i;
+		fake_param_sizes(11, hmap_sizes);
+		hmap_init(&h, 0x600000, 1000, 512);
+		CHECK_EQ_INT(hmap_launch(m, &h), TILE_SUCCESS);
+		fake_last_launch(&l);
+		CHECK(l.n_maps == 3);
+		for (i = 0; i < 3; i++)
+			CHECK(memcmp(l.maps[i], zero, 128) == 0);
+	}
 	drv_ctx_set_current(NULL);
 	tile_module_destroy(m);
 	free(blob);

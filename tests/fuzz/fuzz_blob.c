@@ -4,14 +4,15 @@
  * total_size and checksum are patched to match, so that mutations reach the
  * metadata checks instead of dying at the checksum; a blob that passes is
  * exercised like a loader would (introspection, variant selection, grid
- * programs with zero and one arguments, inflate of every image). Odd: the
+ * programs and the selected variant's tensor-map recipes (descriptor and
+ * encoding plan) with zero and one arguments, inflate of every image). Odd: the
  * rest is a zlib stream inflated into a buffer whose size the next two
  * bytes give. Built by tests/fuzz/run.sh with libFuzzer or the plain
  * driver (tests/fuzz/driver.c).
  *
  * LLVMFuzzerCustomMutator knows the format: for a blob it mutates the
- * metadata as records (a field of a kernel, parameter, variant, constexpr
- * or image record set to a value that matters there: 0, 1, counts and
+ * metadata as records (a field of a kernel, parameter, variant, constexpr,
+ * image or recipe record set to a value that matters there: 0, 1, counts and
  * indices around the tables' sizes, offsets at the edges of the blob, the
  * top of the range), grid program bytes as opcodes and operands, string
  * table terminators, and whole records (duplicated or removed, with the
@@ -38,11 +39,21 @@ static void exercise(tile_module *m)
 			values[i] = (uint64_t)v;
 		for (k = 0; k < m->n_kernels; k++) {
 			int64_t dims[3];
-			int sel = tile__select_variant(m, &m->kernels[k], tile__dispatch(m, &m->kernels[k], args), args);
+			const tile__kernel *kern = &m->kernels[k];
+			int sel = tile__select_variant(m, kern, tile__dispatch(m, kern, args), args);
 			tile_status st;
+			uint32_t r;
 			if (sel >= 0 && m->variants[sel].grid_size &&
 			    tile__grid_eval(m, &m->variants[sel], args, dims) == TILE_SUCCESS)
-				tile__grid_limits(m, &m->kernels[k], dims, &st);
+				tile__grid_limits(m, kern, dims, &st);
+			for (r = 0; sel >= 0 && r < m->variants[sel].n_recipes; r++) {
+				const tile__recipe *rc = &m->recipes[m->variants[sel].first_recipe + r];
+				tile_tensordesc d;
+				tile__tensormap_args plan;
+				if (tile__recipe_desc(m, kern, &m->variants[sel], rc, args, &d) == TILE_SUCCESS)
+					tile__tensormap_plan(&d, m->params[kern->first_param + rc->param].dtype, (int)rc->rank, "k", "p",
+							     &plan);
+			}
 		}
 	}
 	for (k = 0; k < m->n_kernels; k++) {
@@ -98,28 +109,39 @@ static void fix_blob(uint8_t *b, size_t n)
 	}
 }
 
-/* The tables of the metadata, as the loader lays them out. */
+/* The tables of the metadata, as the loader lays them out: the record
+ * tables kernels params variants constexprs images recipes (T_RECORDS of
+ * them), then grid_code (T_GRID) and strtab (T_STRTAB); keys, tune and
+ * heuristics are stepped over. */
+enum { T_RECORDS = 6, T_GRID = 6, T_STRTAB = 7, T_N = 8 };
 typedef struct tables {
-	uint32_t off[7], count[7], size[7]; /* kernels params variants constexprs images grid strtab */
+	uint32_t off[T_N], count[T_N], size[T_N];
 	int ok;
 } tables;
 
+/* Where each table's count is in the metadata header. */
+static const uint32_t count_at[T_N] = {0, 4, 8, 12, 16, 44, 20, 24};
+
 static tables find_tables(const uint8_t *b, size_t n)
 {
-	static const uint32_t rec[5] = {TILE__KERNEL_SIZE, TILE__PARAM_SIZE, TILE__VARIANT_SIZE, TILE__CONSTEXPR_SIZE,
-					TILE__IMAGE_SIZE};
+	static const uint32_t rec[T_RECORDS] = {TILE__KERNEL_SIZE, TILE__PARAM_SIZE, TILE__VARIANT_SIZE, TILE__CONSTEXPR_SIZE,
+						TILE__IMAGE_SIZE, TILE__RECIPE_SIZE};
+	const uint8_t *h = b + TILE__HEADER_SIZE;
 	tables t;
 	uint64_t at = TILE__HEADER_SIZE + TILE__META_HEADER_SIZE;
 	int i;
 	memset(&t, 0, sizeof t);
 	if (n < TILE__HEADER_SIZE + TILE__META_HEADER_SIZE)
 		return t;
-	for (i = 0; i < 7; i++) {
-		uint32_t c = tile__u32(b + TILE__HEADER_SIZE + 4 * (i < 5 ? i : i == 5 ? 5 : 6));
+	for (i = 0; i < T_N; i++) {
+		uint32_t c = tile__u32(h + count_at[i]);
 		uint64_t bytes;
+		if (i == 5) /* keys (u32), tune (i64), heuristics come before the recipes */
+			at += (uint64_t)tile__u32(h + 32) * 4 + (uint64_t)tile__u32(h + 36) * 8 +
+			      (uint64_t)tile__u32(h + 40) * TILE__HEURISTIC_SIZE;
 		t.count[i] = c;
-		t.size[i] = i < 5 ? rec[i] : 1;
-		bytes = i < 5 ? (uint64_t)c * rec[i] : i == 5 ? ((uint64_t)c + 3) / 4 * 4 : c;
+		t.size[i] = i < T_RECORDS ? rec[i] : 1;
+		bytes = i < T_RECORDS ? (uint64_t)c * rec[i] : i == T_GRID ? ((uint64_t)c + 3) / 4 * 4 : c;
 		t.off[i] = (uint32_t)at;
 		at += bytes;
 		if (at > n)
@@ -132,14 +154,14 @@ static tables find_tables(const uint8_t *b, size_t n)
 /* A value that matters in a field of table `ti` of blob b[0..n). */
 static uint32_t telling_value(const tables *t, size_t n, int ti)
 {
-	uint32_t c = t->count[mut_rnd() % 5];
+	uint32_t c = t->count[mut_rnd() % T_RECORDS];
 	switch (mut_rnd() % 12) {
 	case 0: return 0;
 	case 1: return 1;
 	case 2: return c;
 	case 3: return c ? c - 1 : 0;
 	case 4: return c + 1;
-	case 5: return t->count[6] ? t->count[6] - 1 - mut_rnd() % 4 : 0; /* near the strtab's end */
+	case 5: return t->count[T_STRTAB] ? t->count[T_STRTAB] - 1 - mut_rnd() % 4 : 0; /* near the strtab's end */
 	case 6: return (uint32_t)n - mut_rnd() % 8;                      /* near the blob's end */
 	case 7: return 0xffffffffu - mut_rnd() % 4;
 	case 8: return 0x80000000u;
@@ -160,7 +182,7 @@ static size_t mutate_blob(uint8_t *b, size_t n, size_t max)
 	case 1:
 	case 2: { /* a field of a record */
 		uint32_t at, width = 1u << (mut_rnd() % 3), v;
-		ti = mut_rnd() % 5;
+		ti = mut_rnd() % T_RECORDS;
 		if (!t.count[ti])
 			break;
 		r = mut_rnd() % t.count[ti];
@@ -175,38 +197,39 @@ static size_t mutate_blob(uint8_t *b, size_t n, size_t max)
 		break;
 	}
 	case 3: /* grid program: an opcode or operand byte */
-		if (t.count[5])
-			b[t.off[5] + mut_rnd() % t.count[5]] = (uint8_t)(mut_rnd() % 3 ? mut_rnd() % 0x20 : mut_rnd());
+		if (t.count[T_GRID])
+			b[t.off[T_GRID] + mut_rnd() % t.count[T_GRID]] = (uint8_t)(mut_rnd() % 3 ? mut_rnd() % 0x22 : mut_rnd());
 		break;
 	case 4: /* string table: a terminator gone, or one more */
-		if (t.count[6]) {
-			uint32_t at = t.off[6] + mut_rnd() % t.count[6];
+		if (t.count[T_STRTAB]) {
+			uint32_t at = t.off[T_STRTAB] + mut_rnd() % t.count[T_STRTAB];
 			b[at] = b[at] ? 0 : (uint8_t)('a' + mut_rnd() % 26);
 		}
 		break;
 	case 5: /* a metadata header count, or the header's meta_size / flags / version */
 		if (mut_rnd() % 2)
-			put32(b + TILE__HEADER_SIZE + 4 * (mut_rnd() % 8), telling_value(&t, n, (int)(mut_rnd() % 5)));
+			put32(b + TILE__HEADER_SIZE + 4 * (mut_rnd() % (TILE__META_HEADER_SIZE / 4)),
+			      telling_value(&t, n, (int)(mut_rnd() % T_RECORDS)));
 		else
 			put32(b + 4 * (1 + mut_rnd() % 7), mut_rnd() % 2 ? telling_value(&t, n, 0) : tile__u32(b + 4 * (1 + mut_rnd() % 7)));
 		break;
 	case 6: /* a record duplicated: count and meta_size follow */
-		ti = mut_rnd() % 5;
+		ti = mut_rnd() % T_RECORDS;
 		if (t.count[ti] && n + t.size[ti] <= max) {
 			uint32_t at = t.off[ti] + (mut_rnd() % t.count[ti]) * t.size[ti];
 			memmove(b + at + t.size[ti], b + at, n - at);
 			n += t.size[ti];
-			put32(b + TILE__HEADER_SIZE + 4 * ti, t.count[ti] + 1);
+			put32(b + TILE__HEADER_SIZE + count_at[ti], t.count[ti] + 1);
 			put32(b + 20, tile__u32(b + 20) + t.size[ti]);
 		}
 		break;
 	default: /* a record removed */
-		ti = mut_rnd() % 5;
+		ti = mut_rnd() % T_RECORDS;
 		if (t.count[ti]) {
 			uint32_t at = t.off[ti] + (mut_rnd() % t.count[ti]) * t.size[ti];
 			memmove(b + at, b + at + t.size[ti], n - at - t.size[ti]);
 			n -= t.size[ti];
-			put32(b + TILE__HEADER_SIZE + 4 * ti, t.count[ti] - 1);
+			put32(b + TILE__HEADER_SIZE + count_at[ti], t.count[ti] - 1);
 			put32(b + 20, tile__u32(b + 20) - t.size[ti]);
 		}
 		break;

@@ -895,6 +895,18 @@ BENCH = [
          MM_F16_TOL, num_warps=8,
          bench="persistent matmul fp16 4096^3, device-side descriptors, B as K x N (128x128x64, 8 warps)",
          flops="2 * M * N * K"),
+    # the same two with cp.async rings: tile builds the device-side maps at
+    # launch (TMA) unless --no-tma
+    case("bench_desc_mm_persistent_cpasync", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"],
+         bench="persistent matmul fp16 4096^3, device-side descriptors, cp.async (--no-tma)",
+         flops="2 * M * N * K"),
+    case("bench_desc_mm_persistent_kn_cpasync", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"],
+         bench="persistent matmul fp16 4096^3, device-side descriptors, B as K x N, cp.async (--no-tma)",
+         flops="2 * M * N * K"),
     case("bench_vadd_f32", EX_ADD, "add_kernel",
          [_n("fp32"), _n("fp32"), _n("fp32", "out"), N_ELEMENTS], {"BLOCK_SIZE": 1024},
          "cdiv(n_elements, BLOCK_SIZE)", [{"n": 2**26}], 1, bench="vector add fp32 2^26"),

@@ -143,3 +143,26 @@ def err_nan_int(p, n):
 def err_gather(p, n):
     d = tl.make_tensor_descriptor(p, [n, n], [n, 1], [16, 16])
     x = d.gather(tl.arange(0, 16), 0)
+
+
+# ---- device-side descriptors and the maps built at launch (test_compile.sh) ----
+
+@triton.jit
+def desc_rows_of_3d(x_ptr, y_ptr, A, B, C, BM: tl.constexpr, BN: tl.constexpr):
+    # an A x B x C tensor seen as (A * B) x C rows: a shape computed from parameters
+    x_desc = tl.make_tensor_descriptor(x_ptr, [A * B, C], [C, 1], [BM, BN])
+    y_desc = tl.make_tensor_descriptor(y_ptr, [A * B, C], [C, 1], [BM, BN])
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    y_desc.store([om, on], x_desc.load([om, on]) + 1)
+
+
+@triton.jit
+def desc_batch_rows(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # matrix b of a batch per program on axis 1: x's base depends on the
+    # program and y's shape on the grid, so neither is built at launch
+    b = tl.program_id(1)
+    x_desc = tl.make_tensor_descriptor(x_ptr + b * M * N, [M, N], [N, 1], [BM, BN])
+    y_desc = tl.make_tensor_descriptor(y_ptr, [tl.num_programs(1) * M, N], [N, 1], [BM, BN])
+    om = tl.program_id(0) * BM
+    y_desc.store([b * M + om, 0], x_desc.load([om, 0]))
