@@ -459,6 +459,19 @@ check "inspect: the hidden maps and their recipes" bash -c "grep -q 'param 6 a_p
 	grep -q 'recipe b_ptr_tmap: b_ptr, shape \[K, N\], strides \[N, 1\], block \[64, 128\]' '$T/dev.inspect' &&
 	grep -q 'recipe c_ptr_tmap: c_ptr, shape \[M, N\], strides \[N, 1\], block \[128, 128\]' '$T/dev.inspect'"
 check "the launch function takes the visible parameters only" grep -q 'matmul_descriptor_persistent_kn(tile_stream stream, tile_deviceptr a_ptr, tile_deviceptr b_ptr, tile_deviceptr c_ptr, int32_t M, int32_t N, int32_t K);' "$T/dev.h"
+# variants with different maps: the kernel takes all of them, each variant
+# has recipes for its own (a 512-row block has no map: a box holds 256)
+cat >"$T/dd.manifest" <<EOF
+$ROOT/tests/kernels/descriptors.py desc_dot '*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16' -D BM=64 -D BN=64 -D BK=32 -g 'cdiv(M, BM), cdiv(N, BN)'
+$ROOT/tests/kernels/descriptors.py desc_dot '*fp16:16, *fp16:16, *fp32:16, i32, i32, i32' -D BM=512 -D BN=16 -D BK=32 -g 'cdiv(M, BM), cdiv(N, BN)'
+EOF
+check "variants with different device-side maps" "$TILEC" compile -m "$T/dd.manifest" -o "$T/dd" --arch sm_90a
+"$TILEC" inspect "$T/dd.c" >"$T/dd.inspect" 2>&1
+check "inspect: three maps for the kernel, three recipes in variant 0, b's alone in variant 1" bash -c "
+	grep -q 'param 8 c_ptr_tmap: tensormap fp32 (hidden)' '$T/dd.inspect' &&
+	test \$(grep -c '    recipe ' '$T/dd.inspect') = 4 &&
+	sed -n '/variant 1:/,\$p' '$T/dd.inspect' | grep -q 'recipe b_ptr_tmap: b_ptr, shape \[K, N\], strides \[N, 1\], block \[32, 16\]' &&
+	test \$(sed -n '/variant 1:/,\$p' '$T/dd.inspect' | grep -c '    recipe ') = 1"
 check "tilec ir --pipelined=wgmma: a descriptor's shape as an expression" "$TILEC" ir tests/kernels/descriptors.py \
 	-n desc_rows_of_3d -s '*i32:16, *i32:16, i32, i32, i32' -D BM=16 -D BN=32 --pipelined=wgmma
 cp "$T/out" "$T/derived.ir"

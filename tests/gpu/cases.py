@@ -555,6 +555,16 @@ CASES += [
     for name, stage in (("full", 1), ("causal", 3))
 ]
 
+# the same attention through device-side descriptors (tutorial 06's TMA
+# form): tile builds their maps at launch, Triton on the GPU
+ATTN_DESC_PARAMS = ATTN_PARAMS[:5] + [S("i32", "Z"), S("i32", "H"), S("i32", "N_CTX")]
+CASES += [
+    case("p_attn_desc_%s" % name, ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS, _attn_cx(stage), ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False)
+    for name, stage in (("full", 1), ("causal", 3))
+]
+
 # --- language constructs of real kernels (tests/gpu/kernels/lang.py) --------
 
 LANG = "tests/gpu/kernels/lang.py"
@@ -1020,6 +1030,12 @@ BENCH += [
          [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False,
          bench="attention fwd fp16, Z=4 H=32 N=4096 D=%d%s" % (d, ", causal" if stage == 3 else ""),
          flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"), sm80=True)
+    for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
+] + [
+    case("bench_attn_desc_d%d_%s" % (d, name), ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS, _attn_cx(stage), ATTN_GRID,
+         [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False,
+         bench="attention fwd fp16, device-side descriptors, Z=4 H=32 N=4096 D=%d%s" % (d, ", causal" if stage == 3 else ""),
+         flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
     for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
 ]
 

@@ -72,3 +72,74 @@ def attn_fwd(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
                                         BLOCK_M, BLOCK_N, 2)
     acc = acc / l_i[:, None]
     tl.store(Out + base + offs_m[:, None] * stride_n + offs_d[None, :], acc.to(Out.type.element_ty))
+
+
+@triton.jit
+def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale, offs_m, offs_n, N_CTX,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        # K's rows [BLOCK_N, HEAD_DIM], transposed for the dot
+        k = k_desc.load([row0 + start_n, 0]).T
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = v_desc.load([row0 + start_n, 0])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
+                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  STAGE: tl.constexpr):
+    # the same attention through device-side tensor descriptors, as tutorial
+    # 06's TMA form: each tensor seen as Z * H * N_CTX rows of HEAD_DIM, a
+    # program's head starting at row off_hz * N_CTX (N_CTX a multiple of the
+    # blocks, so no block crosses into the next head)
+    rows = Z * H * N_CTX
+    q_desc = tl.make_tensor_descriptor(Q, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    k_desc = tl.make_tensor_descriptor(K, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    v_desc = tl.make_tensor_descriptor(V, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    o_desc = tl.make_tensor_descriptor(Out, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    row0 = off_hz * N_CTX
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    q = q_desc.load([row0 + start_m * BLOCK_M, 0])
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale,
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE)
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale,
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2)
+    acc = acc / l_i[:, None]
+    o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
