@@ -458,6 +458,7 @@ check "inspect: the hidden maps and their recipes" bash -c "grep -q 'param 6 a_p
 	grep -q 'recipe a_ptr_tmap: a_ptr, shape \[M, K\], strides \[K, 1\], block \[128, 64\]' '$T/dev.inspect' &&
 	grep -q 'recipe b_ptr_tmap: b_ptr, shape \[K, N\], strides \[N, 1\], block \[64, 128\]' '$T/dev.inspect' &&
 	grep -q 'recipe c_ptr_tmap: c_ptr, shape \[M, N\], strides \[N, 1\], block \[128, 128\]' '$T/dev.inspect'"
+check "the header says what the hidden maps are" grep -q '(plus 3 TMA maps of descriptors the kernel makes, built by tile_launch from these arguments)' "$T/dev.h"
 check "the launch function takes the visible parameters only" grep -q 'matmul_descriptor_persistent_kn(tile_stream stream, tile_deviceptr a_ptr, tile_deviceptr b_ptr, tile_deviceptr c_ptr, int32_t M, int32_t N, int32_t K);' "$T/dev.h"
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)

@@ -333,8 +333,14 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 			i += desc_tail(k, i);
 		sb_putc(h, '\n');
 	}
-	if (nvis < k->nparams)
-		sb_printf(h, " * (plus %d hidden trailing parameters, passed as 0)\n", k->nparams - nvis);
+	int nmaps = 0;
+	for (int i = nvis; i < k->nparams; i++)
+		nmaps += k->params[i].kind == BLOB_PARAM_TENSORMAP;
+	if (nmaps)
+		sb_printf(h, " * (plus %d TMA map%s of descriptors the kernel makes, built by tile_launch from these arguments)\n",
+			  nmaps, nmaps == 1 ? "" : "s");
+	if (nvis + nmaps < k->nparams)
+		sb_printf(h, " * (plus %d hidden trailing parameters, passed as 0)\n", k->nparams - nvis - nmaps);
 	if (k->nconfigs > 1) {
 		sb_printf(h, " * %d autotune configs: the tuning table picks one per launch (key", k->nconfigs);
 		for (int i = 0; i < k->nkeys; i++)
