@@ -106,7 +106,9 @@ static const char usage_text[] =
 	"  -v                 print registers, spills and shared memory per variant\n"
 	"  -j N, --jobs N     run up to N steps at once: each family of targets' LLVM\n"
 	"                     lowering and O3, then each arch's PTX and ptxas (default:\n"
-	"                     the CPUs tilec may run on; -j 1: one after the other);\n"
+	"                     the CPUs tilec may run on, or 1 as a job of a parallel\n"
+	"                     make (MAKEFLAGS with -jN or a jobserver), whose other\n"
+	"                     jobs use the other CPUs; -j 1: one after the other);\n"
 	"                     the output is the same for every N\n"
 	"  -q                 no progress lines ([3/7] BLOB sm_90a (PTX, ptxas)), which\n"
 	"                     are printed on stderr only when it is a terminal\n"
@@ -1298,6 +1300,24 @@ static int cpu_count(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* Whether tilec runs as a job of a parallel make (MAKEFLAGS names its
+ * jobserver, or -jN): make then runs as many jobs as it was told to, and a
+ * tilec on every CPU in each of them would put that many LLVM contexts on
+ * each CPU. */
+static bool under_parallel_make(void)
+{
+	const char *f = getenv("MAKEFLAGS");
+	if (!f)
+		return false;
+	if (strstr(f, "--jobserver-auth=") || strstr(f, "--jobserver-fds="))
+		return true;
+	for (const char *w = f; (w = strstr(w, "-j")) != NULL; w += 2)
+		if ((w == f || w[-1] == ' ') && (w[2] == '\0' || w[2] == ' ' || (w[2] >= '1' && w[2] <= '9')) &&
+		    !(w[2] == '1' && (w[3] == '\0' || w[3] == ' ')))
+			return true;
+	return false;
+}
+
 static int compile_all(compile_cmd *c)
 {
 	if (!expand_configs(c) || !expand_heuristics(c))
@@ -1382,7 +1402,7 @@ int cmd_compile(int argc, char **argv)
 	const char *file = NULL, *sigs[64];
 	int nsigs = 0, rc = 2;
 	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90,sm_90a");
-	c.threads = cpu_count();
+	c.threads = 0; /* not given: see below */
 	for (int i = 0; ok && i < argc; i++) {
 		const char *o = argv[i];
 		int used = kernel_option(&c, &proto, argc, argv, i);
@@ -1505,6 +1525,13 @@ int cmd_compile(int argc, char **argv)
 		}
 		if (!c.blob_name)
 			c.blob_name = default_blob_name(c.a, c.out_base);
+		if (!c.threads) {
+			bool make = under_parallel_make();
+			c.threads = make ? 1 : cpu_count();
+			if (c.verbose)
+				printf("tilec: %d thread%s (%s)\n", c.threads, c.threads == 1 ? "" : "s",
+				       make ? "a parallel make runs this: -j N to set more" : "the CPUs tilec may run on");
+		}
 		rc = compile_all(&c);
 	}
 done:

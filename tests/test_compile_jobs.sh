@@ -13,8 +13,9 @@
 # the lowest arch's PTX would be there twice). The outputs and errors
 # again from tilec-tsan (ThreadSanitizer; tests/tsan.supp leaves LLVM's
 # uninstrumented insides out). Then -j's
-# argument errors, and progress lines: on a terminal (through script(1),
-# where it is installed), never with -q or when stderr is not one.
+# argument errors, progress lines: on a terminal (through script(1),
+# where it is installed), never with -q or when stderr is not one; and the
+# default of one thread under a parallel make (MAKEFLAGS).
 # Needs ptxas (as the CI machine has); without it the cubin cases fail.
 set -u
 cd "$(dirname "$0")/.."
@@ -203,6 +204,22 @@ if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; th
 else
 	echo "test_compile_jobs: no script(1): the terminal's progress lines are not checked"
 fi
+
+# the default -j: the CPUs, but one thread as a job of a parallel make
+# (its other jobs use the other CPUs); -j given wins
+threads() { # MAKEFLAGS [options]: the thread line of -v
+	local mf=$1
+	shift
+	env MAKEFLAGS="$mf" "$TILEC" compile examples/vector_add/kernel.py -n add_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32' \
+		-D BLOCK_SIZE=1024 --arch sm_80 --no-ptx -o "$T/thr" -v "$@" 2>&1 | grep '^tilec: [0-9]* thread' || true
+}
+for mf in "-j8 --jobserver-auth=3,4" " -j" "-j4" "rs -j2 --jobserver-fds=5,6"; do
+	if [ "$(threads "$mf")" = "tilec: 1 thread (a parallel make runs this: -j N to set more)" ]; then ok; else bad "MAKEFLAGS='$mf': $(threads "$mf")"; fi
+done
+for mf in "" "-j1" "w -- X=-j3"; do
+	if threads "$mf" | grep -q "(the CPUs tilec may run on)"; then ok; else bad "MAKEFLAGS='$mf': $(threads "$mf")"; fi
+done
+if [ -z "$(threads "-j8 --jobserver-auth=3,4" -j 3)" ]; then ok; else bad "-j 3 under make: $(threads "-j8 --jobserver-auth=3,4" -j 3)"; fi
 
 echo "test_compile_jobs: $pass passed, $fail failed"
 [ "$fail" = 0 ]
