@@ -553,6 +553,24 @@ static const layout *follow_operands(const assigner *s, const ir_op *op, int ran
 	return by_rank(s, rank);
 }
 
+/* l for a value of type t, unless l would hold its elements several times
+ * over: a rank's default layout is cut for the largest shape of that rank,
+ * and a reshape, permute, split or join to another shape of the rank
+ * (tutorial 09's epilogue: <128x2x64> permuted to <128x64x2>) can spread
+ * its threads over a dim of 2 and leave the others whole in each thread.
+ * Then the blocked layout of t's own shape (these ops move their data
+ * through shared memory whatever the layouts). */
+static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
+{
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank == 0)
+		return l;
+	int64_t threads = 32 * (int64_t)s->f->num_warps, numel = ir_numel(t);
+	layout_map m = layout_map_of(l, t.rank, t.shape);
+	if ((int64_t)m.nregs * threads <= (numel > threads ? numel : threads))
+		return l;
+	return layout_blocked(s->a, t.rank, t.shape, s->f->num_warps, 1);
+}
+
 static void assign_region(assigner *s, const ir_region *r);
 
 /* A dot reachable from `dot` through the values of its region, forward
@@ -822,8 +840,11 @@ static void assign_op(assigner *s, const ir_op *op)
 			p->view[res] = true; /* the ring's tile, read transposed */
 			l = by_rank(s, rt.rank);
 		} else {
-			l = follow_operands(s, op, rt.rank);
+			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		}
+		break;
+	case IR_OP_RESHAPE: case IR_OP_SPLIT: case IR_OP_JOIN:
+		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_LOCAL_LOAD:
 		/* read where a dot needs it (a view), else into the default layout */

@@ -856,6 +856,9 @@ CASES += [
     case("desc_mm_device_persistent", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
          DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_device_persistent_subtile", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=True, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
     case("desc_mm_device_persistent_kn", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
     case("desc_mm_host", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
@@ -904,6 +907,11 @@ BENCH = [
          _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
          MM_F16_TOL, num_warps=8,
          bench="persistent matmul fp16 4096^3, device-side descriptors, B as K x N (128x128x64, 8 warps)",
+         flops="2 * M * N * K"),
+    case("bench_desc_mm_persistent_subtile", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=True, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, device-side descriptors, subtiled epilogue (EPILOGUE_SUBTILE)",
          flops="2 * M * N * K"),
     # the same two with cp.async rings: tile builds the device-side maps at
     # launch (TMA) unless --no-tma
