@@ -469,6 +469,13 @@ if [ -n "$PTXAS" ]; then
 		-s "$DEVSIG" "${DEVDEF[@]}" -D EPILOGUE_SUBTILE=True -D WARP_SPECIALIZE=False -D FLATTEN=True -g 132 --arch sm_90a -o "$T/sub" -v
 	cp "$T/out" "$T/sub.v"
 	check "the subtiled epilogue does not spill" grep -q "sm_90a: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/sub.v"
+	# and its split reads the accumulator's registers (fold_split): no
+	# moves through shared memory, which took 255 registers
+	check "the subtiled epilogue's halves are the accumulator's registers" bash -c \
+		"test \$(sed -n 's/.*sm_90a: \([0-9]*\) registers.*/\1/p' '$T/sub.v') -lt 160"
+	check "the subtiled epilogue: reshape and permute left out" bash -c "'$TILEC' compile tests/gpu/kernels/descriptors.py \
+		-n matmul_kernel_descriptor_persistent -s '$DEVSIG' ${DEVDEF[*]} -D EPILOGUE_SUBTILE=True -D WARP_SPECIALIZE=False \
+		-D FLATTEN=True -g 132 --arch sm_90a -o '$T/sub2' --keep-ptx '$T' && test \$(wc -l < '$T/sub2.sm_90a.ptx') -lt 1500"
 fi
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)

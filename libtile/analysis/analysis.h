@@ -130,6 +130,12 @@ typedef struct layout_plan {
 	bool *view;              /* per value id: a LOCAL_LOAD only tensor-core dots read, straight
 	                            from shared memory (it has no registers) */
 	bool *wgmma;             /* per value id: a dot result wgmma computes */
+	/* A split of a value that reshapes and permutes only reorder (tutorial
+	 * 09's subtiled epilogue) reads the halves straight from its source's
+	 * registers where each thread holds its halves' elements there: */
+	bool *folded;            /* per value id: a reshape or permute only such a split reads (not lowered) */
+	int *split_src;          /* per value id of a split's first result: that source, or -1 */
+	const int32_t **split_regs; /* and for it: half h's register r is the source's split_regs[h * n + r] */
 } layout_plan;
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on

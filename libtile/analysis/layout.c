@@ -412,6 +412,7 @@ typedef struct assigner {
 	const ir_region *region; /* being assigned */
 	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
+	int *uses;               /* per value id: operands naming it */
 	bool oom;
 } assigner;
 
@@ -496,6 +497,7 @@ static void survey_region(assigner *s, const ir_region *r)
 			survey_region(s, reg);
 		}
 		for (int k = 0; k < op->nargs; k++) {
+			s->uses[op->args[k]]++;
 			int *u = &s->view_uses[op->args[k]];
 			*u = *u >= 0 && ((on_tensor_cores(s, op) && k < 2) || view_transpose(s, op)) ? *u + 1 : -1;
 		}
@@ -569,6 +571,112 @@ static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
 	if ((int64_t)m.nregs * threads <= (numel > threads ? numel : threads))
 		return l;
 	return layout_blocked(s->a, t.rank, t.shape, s->f->num_warps, 1);
+}
+
+/* Thread t's part of its elements' coordinates in map m (FORMAT of
+ * layout_dim_field); false where t holds replicas. */
+static bool thread_coords(const layout_map *m, int t, int32_t *c)
+{
+	for (int d = 0; d < m->rank; d++) {
+		layout_field f = layout_dim_field(m, d);
+		c[d] = ((t & 31) >> f.lane_shift & (f.lanes - 1)) * f.lane_scale +
+		       ((t >> 5) >> f.warp_shift & (f.warps - 1)) * f.warp_scale;
+		if (c[d] >= m->shape[d])
+			return false;
+	}
+	return true;
+}
+
+static int64_t row_major(int rank, const int32_t *shape, const int32_t *c)
+{
+	int64_t lin = 0;
+	for (int d = 0; d < rank; d++)
+		lin = lin * shape[d] + c[d];
+	return lin;
+}
+
+/* A split whose operand only reshapes and permutes of a value x reorder
+ * (each used once), x in a blocked layout L of the halves' rank: if every
+ * thread holds, in L over x's shape, each element it holds of a half in L
+ * over the half's shape, at a register that does not depend on the thread,
+ * the halves take L and are x's registers (*regs, 2 * n of them); the
+ * reshapes and permutes are then never lowered. Checked by visiting every
+ * thread and register, as layouts are bit fields. */
+static bool fold_split(assigner *s, const ir_op *split)
+{
+	const ir_op *chain[8];
+	int n = 0, x = split->args[0];
+	while (n < 8 && s->uses[x] == 1 && s->f->values[x].def &&
+	       (s->f->values[x].def->code == IR_OP_RESHAPE || s->f->values[x].def->code == IR_OP_PERMUTE)) {
+		chain[n++] = s->f->values[x].def;
+		x = chain[n - 1]->args[0];
+	}
+	ir_type xt = vtype(s, x), ht = vtype(s, split->results[0]), st = vtype(s, split->args[0]);
+	const layout *l = s->p->of[x];
+	if (!n || !l || l->kind != LAYOUT_BLOCKED || s->p->remat[x] || xt.rank != ht.rank)
+		return false;
+	layout_map mx = layout_map_of(l, xt.rank, xt.shape), mh = layout_map_of(l, ht.rank, ht.shape);
+	int64_t numel = ir_numel(xt);
+	int32_t *at = arena_alloc(s->a, sizeof(int32_t) * (size_t)numel); /* x's reg-part coordinates -> register */
+	int32_t *regs = arena_alloc(s->a, sizeof(int32_t) * (size_t)(2 * mh.nregs));
+	if (!at || !regs) {
+		s->oom = true;
+		return false;
+	}
+	for (int64_t i = 0; i < numel; i++)
+		at[i] = -1;
+	for (int q = 0; q < mx.nregs; q++) {
+		int32_t c[IR_MAX_RANK];
+		layout_reg_coords(&mx, q, c);
+		for (int d = 0; d < xt.rank; d++)
+			if (c[d] >= xt.shape[d])
+				return false; /* wraps: not a plain register per element */
+		at[row_major(xt.rank, xt.shape, c)] = q;
+	}
+	for (int t = 0; t < 32 * s->f->num_warps; t++) {
+		int32_t tx[IR_MAX_RANK], th[IR_MAX_RANK];
+		if (!thread_coords(&mx, t, tx) || !thread_coords(&mh, t, th))
+			return false;
+		for (int h = 0; h < 2; h++)
+			for (int r = 0; r < mh.nregs; r++) {
+				int32_t c[IR_MAX_RANK + 1], rc[IR_MAX_RANK];
+				layout_reg_coords(&mh, r, rc);
+				for (int d = 0; d < ht.rank; d++)
+					c[d] = th[d] + rc[d];
+				c[ht.rank] = h; /* the split's operand: the halves along its last dim */
+				ir_type ct = st;
+				for (int k = 0; k < n; k++) { /* back to the chain's source */
+					ir_type src = vtype(s, chain[k]->args[0]);
+					int32_t sc[IR_MAX_RANK];
+					if (chain[k]->code == IR_OP_PERMUTE) {
+						for (int d = 0; d < ct.rank; d++)
+							sc[chain[k]->ints[d]] = c[d];
+					} else {
+						int64_t lin = row_major(ct.rank, ct.shape, c);
+						for (int d = src.rank - 1; d >= 0; d--) {
+							sc[d] = (int32_t)(lin % src.shape[d]);
+							lin /= src.shape[d];
+						}
+					}
+					memcpy(c, sc, sizeof sc);
+					ct = src;
+				}
+				for (int d = 0; d < xt.rank; d++) {
+					c[d] -= tx[d];
+					if (c[d] < 0 || c[d] >= xt.shape[d])
+						return false;
+				}
+				int32_t q = at[row_major(xt.rank, xt.shape, c)];
+				if (q < 0 || (t && regs[h * mh.nregs + r] != q))
+					return false;
+				regs[h * mh.nregs + r] = q;
+			}
+	}
+	for (int k = 0; k < n; k++)
+		s->p->folded[chain[k]->results[0]] = true;
+	s->p->split_src[split->results[0]] = x;
+	s->p->split_regs[split->results[0]] = regs;
+	return true;
 }
 
 static void assign_region(assigner *s, const ir_region *r);
@@ -843,7 +951,10 @@ static void assign_op(assigner *s, const ir_op *op)
 			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		}
 		break;
-	case IR_OP_RESHAPE: case IR_OP_SPLIT: case IR_OP_JOIN:
+	case IR_OP_SPLIT:
+		l = fold_split(s, op) ? p->of[p->split_src[res]] : unreplicated(s, follow_operands(s, op, rt.rank), rt);
+		break;
+	case IR_OP_RESHAPE: case IR_OP_JOIN:
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_LOCAL_LOAD:
@@ -900,10 +1011,17 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	out->copy = arena_alloc(a, sizeof(layout *) * nv);
 	out->view = arena_alloc(a, sizeof(bool) * nv);
 	out->wgmma = arena_alloc(a, sizeof(bool) * nv);
+	out->folded = arena_alloc(a, sizeof(bool) * nv);
+	out->split_src = arena_alloc(a, sizeof(int) * nv);
+	out->split_regs = arena_alloc(a, sizeof(int32_t *) * nv);
 	s.copy_of = arena_alloc(a, sizeof(ir_op *) * nv);
 	s.view_uses = arena_alloc(a, sizeof(int) * nv);
-	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !s.copy_of || !s.view_uses)
+	s.uses = arena_alloc(a, sizeof(int) * nv);
+	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !out->folded ||
+	    !out->split_src || !out->split_regs || !s.copy_of || !s.view_uses || !s.uses)
 		return TILEC_ERR_NOMEM;
+	for (size_t v = 0; v < nv; v++)
+		out->split_src[v] = -1;
 	for (int r = 1; r <= IR_MAX_RANK; r++)
 		for (int d = 0; d < r; d++)
 			s.max_shape[r][d] = 1;

@@ -917,6 +917,8 @@ static bool lower_while(lw *w, const ir_op *op)
 
 static bool lower_op(lw *w, const ir_op *op)
 {
+	if (op->nresults == 1 && w->p->folded[op->results[0]])
+		return true; /* a reshape or permute the split it feeds reads through (fold_split) */
 	switch (op->code) {
 	case IR_OP_STORE:
 		return lw_emit_store(w, op);
