@@ -477,6 +477,14 @@ if [ -n "$PTXAS" ]; then
 		-n matmul_kernel_descriptor_persistent -s '$DEVSIG' ${DEVDEF[*]} -D EPILOGUE_SUBTILE=True -D WARP_SPECIALIZE=False \
 		-D FLATTEN=True -g 132 --arch sm_90a -o '$T/sub2' --keep-ptx '$T' && test \$(wc -l < '$T/sub2.sm_90a.ptx') -lt 1500"
 fi
+# the mirror: two dots' results interleaved (join, permute, reshape) are
+# the halves' registers (fold_join), where moves through shared memory took
+# 255 registers
+check "an interleave of two dots' results" "$TILEC" compile tests/gpu/kernels/tier3.py -n dot_halves_join_kernel \
+	-s '*fp16:16, *fp16:16, *fp32:16, 128, 128, 64' -w 8 -g 1 --arch sm_90a -o "$T/join" -v
+cp "$T/out" "$T/join.v"
+check "the interleave takes the halves' registers" bash -c \
+	"test \$(sed -n 's/.*sm_90a: \([0-9]*\) registers.*/\1/p' '$T/join.v') -lt 160"
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)
 cat >"$T/dd.manifest" <<EOF

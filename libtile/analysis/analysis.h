@@ -133,9 +133,13 @@ typedef struct layout_plan {
 	/* A split of a value that reshapes and permutes only reorder (tutorial
 	 * 09's subtiled epilogue) reads the halves straight from its source's
 	 * registers where each thread holds its halves' elements there: */
-	bool *folded;            /* per value id: a reshape or permute only such a split reads (not lowered) */
+	bool *folded;            /* per value id: a join, reshape or permute only a fold reads (not lowered) */
 	int *split_src;          /* per value id of a split's first result: that source, or -1 */
 	const int32_t **split_regs; /* and for it: half h's register r is the source's split_regs[h * n + r] */
+	/* The mirror (an interleave: a join that reshapes and permutes reorder): */
+	const ir_op **join_of;   /* per value id of the last reshape or permute: the join it reads through, or NULL */
+	const int32_t **join_regs; /* and its register r: operand join_regs[r] / m's register join_regs[r] % m
+	                              (m: an operand's registers) */
 } layout_plan;
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on

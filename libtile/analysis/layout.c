@@ -413,6 +413,7 @@ typedef struct assigner {
 	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
 	int *uses;               /* per value id: operands naming it */
+	const ir_op **user;      /* per value id: the last op naming it */
 	bool oom;
 } assigner;
 
@@ -498,6 +499,7 @@ static void survey_region(assigner *s, const ir_region *r)
 		}
 		for (int k = 0; k < op->nargs; k++) {
 			s->uses[op->args[k]]++;
+			s->user[op->args[k]] = op;
 			int *u = &s->view_uses[op->args[k]];
 			*u = *u >= 0 && ((on_tensor_cores(s, op) && k < 2) || view_transpose(s, op)) ? *u + 1 : -1;
 		}
@@ -595,87 +597,161 @@ static int64_t row_major(int rank, const int32_t *shape, const int32_t *c)
 	return lin;
 }
 
+/* Coordinates c of a value of type *t back through reshape and permute
+ * ops (each op's result is the value before it), to the first op's
+ * operand; *t becomes that operand's type. */
+static void back_through(const assigner *s, const ir_op *const *chain, int n, int32_t *c, ir_type *t)
+{
+	for (int k = 0; k < n; k++) {
+		ir_type src = vtype(s, chain[k]->args[0]);
+		int32_t sc[IR_MAX_RANK];
+		if (chain[k]->code == IR_OP_PERMUTE) {
+			for (int d = 0; d < t->rank; d++)
+				sc[chain[k]->ints[d]] = c[d];
+		} else {
+			int64_t lin = row_major(t->rank, t->shape, c);
+			for (int d = src.rank - 1; d >= 0; d--) {
+				sc[d] = (int32_t)(lin % src.shape[d]);
+				lin /= src.shape[d];
+			}
+		}
+		memcpy(c, sc, sizeof sc);
+		*t = src;
+	}
+}
+
+/* The registers of a fold. A target value of type tt in blocked layout l
+ * (a split's half, or a join's reordered result) is made of the registers
+ * of its source(s) of type st in l (the split's operand's source x, or the
+ * join's two operands), where every thread holds each element of its own
+ * target registers among its source registers, at a register that does not
+ * depend on the thread. Checked by visiting every thread and register (the
+ * layouts are bit fields): regs[i] is the source register of target
+ * register i; a split has 2 * (tt's registers) of them, half 0's first, a
+ * join's add operand * (st's registers). top: the type the chain starts from (the split's
+ * operand, or the join's reordered result); for a split, the half is that
+ * value's last coordinate, for a join the last coordinate of the join's
+ * result that the chain leads back to. NULL where the fold does not hold. */
+static int32_t *fold_regs(assigner *s, const layout *l, ir_type st, ir_type tt, ir_type top, const ir_op *const *chain, int n,
+			  bool split)
+{
+	layout_map ms = layout_map_of(l, st.rank, st.shape), mt = layout_map_of(l, tt.rank, tt.shape);
+	int64_t numel = ir_numel(st);
+	int nt = split ? 2 * mt.nregs : mt.nregs;
+	int32_t *at = arena_alloc(s->a, sizeof(int32_t) * (size_t)numel); /* source reg-part coordinates -> register */
+	int32_t *regs = arena_alloc(s->a, sizeof(int32_t) * (size_t)nt);
+	if (!at || !regs) {
+		s->oom = true;
+		return NULL;
+	}
+	for (int64_t i = 0; i < numel; i++)
+		at[i] = -1;
+	for (int q = 0; q < ms.nregs; q++) {
+		int32_t c[IR_MAX_RANK];
+		layout_reg_coords(&ms, q, c);
+		for (int d = 0; d < st.rank; d++)
+			if (c[d] >= st.shape[d])
+				return NULL; /* wraps: not a plain register per element */
+		at[row_major(st.rank, st.shape, c)] = q;
+	}
+	for (int t = 0; t < 32 * s->f->num_warps; t++) {
+		int32_t ts[IR_MAX_RANK], tc[IR_MAX_RANK];
+		if (!thread_coords(&ms, t, ts) || !thread_coords(&mt, t, tc))
+			return NULL;
+		for (int i = 0; i < nt; i++) {
+			int r = i % mt.nregs, h = split ? i / mt.nregs : 0;
+			int32_t c[IR_MAX_RANK + 1], rc[IR_MAX_RANK];
+			layout_reg_coords(&mt, r, rc);
+			for (int d = 0; d < tt.rank; d++)
+				c[d] = tc[d] + rc[d];
+			if (split)
+				c[tt.rank] = h; /* the halves along the operand's last dim */
+			ir_type ct = top;
+			back_through(s, chain, n, c, &ct);
+			if (!split)
+				h = c[st.rank]; /* the join's operand */
+			for (int d = 0; d < st.rank; d++) {
+				c[d] -= ts[d];
+				if (c[d] < 0 || c[d] >= st.shape[d])
+					return NULL;
+			}
+			int32_t q = at[row_major(st.rank, st.shape, c)];
+			if (q < 0)
+				return NULL;
+			q += split ? 0 : h * ms.nregs; /* a join's: which operand */
+			if (t && regs[i] != q)
+				return NULL;
+			regs[i] = q;
+		}
+	}
+	return regs;
+}
+
+static bool reorders(const assigner *s, int v)
+{
+	const ir_op *d = s->f->values[v].def;
+	return s->uses[v] == 1 && d && (d->code == IR_OP_RESHAPE || d->code == IR_OP_PERMUTE);
+}
+
 /* A split whose operand only reshapes and permutes of a value x reorder
- * (each used once), x in a blocked layout L of the halves' rank: if every
- * thread holds, in L over x's shape, each element it holds of a half in L
- * over the half's shape, at a register that does not depend on the thread,
- * the halves take L and are x's registers (*regs, 2 * n of them); the
- * reshapes and permutes are then never lowered. Checked by visiting every
- * thread and register, as layouts are bit fields. */
+ * (each used once), x in a blocked layout of the halves' rank, takes that
+ * layout and x's registers where fold_regs holds; the reshapes and
+ * permutes are then never lowered. */
 static bool fold_split(assigner *s, const ir_op *split)
 {
 	const ir_op *chain[8];
 	int n = 0, x = split->args[0];
-	while (n < 8 && s->uses[x] == 1 && s->f->values[x].def &&
-	       (s->f->values[x].def->code == IR_OP_RESHAPE || s->f->values[x].def->code == IR_OP_PERMUTE)) {
+	while (n < 8 && reorders(s, x)) {
 		chain[n++] = s->f->values[x].def;
 		x = chain[n - 1]->args[0];
 	}
-	ir_type xt = vtype(s, x), ht = vtype(s, split->results[0]), st = vtype(s, split->args[0]);
+	ir_type xt = vtype(s, x), ht = vtype(s, split->results[0]);
 	const layout *l = s->p->of[x];
 	if (!n || !l || l->kind != LAYOUT_BLOCKED || s->p->remat[x] || xt.rank != ht.rank)
 		return false;
-	layout_map mx = layout_map_of(l, xt.rank, xt.shape), mh = layout_map_of(l, ht.rank, ht.shape);
-	int64_t numel = ir_numel(xt);
-	int32_t *at = arena_alloc(s->a, sizeof(int32_t) * (size_t)numel); /* x's reg-part coordinates -> register */
-	int32_t *regs = arena_alloc(s->a, sizeof(int32_t) * (size_t)(2 * mh.nregs));
-	if (!at || !regs) {
-		s->oom = true;
+	int32_t *regs = fold_regs(s, l, xt, ht, vtype(s, split->args[0]), chain, n, true);
+	if (!regs)
 		return false;
-	}
-	for (int64_t i = 0; i < numel; i++)
-		at[i] = -1;
-	for (int q = 0; q < mx.nregs; q++) {
-		int32_t c[IR_MAX_RANK];
-		layout_reg_coords(&mx, q, c);
-		for (int d = 0; d < xt.rank; d++)
-			if (c[d] >= xt.shape[d])
-				return false; /* wraps: not a plain register per element */
-		at[row_major(xt.rank, xt.shape, c)] = q;
-	}
-	for (int t = 0; t < 32 * s->f->num_warps; t++) {
-		int32_t tx[IR_MAX_RANK], th[IR_MAX_RANK];
-		if (!thread_coords(&mx, t, tx) || !thread_coords(&mh, t, th))
-			return false;
-		for (int h = 0; h < 2; h++)
-			for (int r = 0; r < mh.nregs; r++) {
-				int32_t c[IR_MAX_RANK + 1], rc[IR_MAX_RANK];
-				layout_reg_coords(&mh, r, rc);
-				for (int d = 0; d < ht.rank; d++)
-					c[d] = th[d] + rc[d];
-				c[ht.rank] = h; /* the split's operand: the halves along its last dim */
-				ir_type ct = st;
-				for (int k = 0; k < n; k++) { /* back to the chain's source */
-					ir_type src = vtype(s, chain[k]->args[0]);
-					int32_t sc[IR_MAX_RANK];
-					if (chain[k]->code == IR_OP_PERMUTE) {
-						for (int d = 0; d < ct.rank; d++)
-							sc[chain[k]->ints[d]] = c[d];
-					} else {
-						int64_t lin = row_major(ct.rank, ct.shape, c);
-						for (int d = src.rank - 1; d >= 0; d--) {
-							sc[d] = (int32_t)(lin % src.shape[d]);
-							lin /= src.shape[d];
-						}
-					}
-					memcpy(c, sc, sizeof sc);
-					ct = src;
-				}
-				for (int d = 0; d < xt.rank; d++) {
-					c[d] -= tx[d];
-					if (c[d] < 0 || c[d] >= xt.shape[d])
-						return false;
-				}
-				int32_t q = at[row_major(xt.rank, xt.shape, c)];
-				if (q < 0 || (t && regs[h * mh.nregs + r] != q))
-					return false;
-				regs[h * mh.nregs + r] = q;
-			}
-	}
 	for (int k = 0; k < n; k++)
 		s->p->folded[chain[k]->results[0]] = true;
 	s->p->split_src[split->results[0]] = x;
 	s->p->split_regs[split->results[0]] = regs;
+	return true;
+}
+
+/* The mirror: the last of the reshapes and permutes that only reorder a
+ * join (each result used once), where the join's operands share a blocked
+ * layout of its rank, takes that layout and the operands' registers where
+ * fold_regs holds (an interleave of two halves); the join and the ops
+ * between are then never lowered. */
+static bool fold_join(assigner *s, const ir_op *op)
+{
+	int y = op->results[0];
+	if (s->uses[y] == 1 && s->user[y] && (s->user[y]->code == IR_OP_RESHAPE || s->user[y]->code == IR_OP_PERMUTE))
+		return false; /* not the chain's last op: a later one folds it all */
+	const ir_op *chain[8] = {op};
+	int n = 1, x = op->args[0];
+	while (n < 8 && reorders(s, x)) {
+		chain[n++] = s->f->values[x].def;
+		x = chain[n - 1]->args[0];
+	}
+	const ir_op *join = s->f->values[x].def;
+	if (!join || join->code != IR_OP_JOIN || s->uses[x] != 1)
+		return false;
+	int a = join->args[0], b = join->args[1];
+	ir_type at = vtype(s, a), yt = vtype(s, y);
+	const layout *l = s->p->of[a];
+	if (!l || l->kind != LAYOUT_BLOCKED || !s->p->of[b] || !layout_eq(l, s->p->of[b]) || s->p->remat[a] || s->p->remat[b] ||
+	    at.rank != yt.rank)
+		return false;
+	int32_t *regs = fold_regs(s, l, at, yt, yt, chain, n, false);
+	if (!regs)
+		return false;
+	s->p->folded[x] = true;
+	for (int k = 1; k < n; k++)
+		s->p->folded[chain[k]->results[0]] = true;
+	s->p->join_of[y] = join;
+	s->p->join_regs[y] = regs;
 	return true;
 }
 
@@ -947,6 +1023,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
 			p->view[res] = true; /* the ring's tile, read transposed */
 			l = by_rank(s, rt.rank);
+		} else if (fold_join(s, op)) {
+			l = p->of[p->join_of[res]->args[0]];
 		} else {
 			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		}
@@ -954,7 +1032,10 @@ static void assign_op(assigner *s, const ir_op *op)
 	case IR_OP_SPLIT:
 		l = fold_split(s, op) ? p->of[p->split_src[res]] : unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
-	case IR_OP_RESHAPE: case IR_OP_JOIN:
+	case IR_OP_RESHAPE:
+		l = fold_join(s, op) ? p->of[p->join_of[res]->args[0]] : unreplicated(s, follow_operands(s, op, rt.rank), rt);
+		break;
+	case IR_OP_JOIN:
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_LOCAL_LOAD:
@@ -1016,9 +1097,13 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	out->split_regs = arena_alloc(a, sizeof(int32_t *) * nv);
 	s.copy_of = arena_alloc(a, sizeof(ir_op *) * nv);
 	s.view_uses = arena_alloc(a, sizeof(int) * nv);
+	out->join_of = arena_alloc(a, sizeof(ir_op *) * nv);
+	out->join_regs = arena_alloc(a, sizeof(int32_t *) * nv);
 	s.uses = arena_alloc(a, sizeof(int) * nv);
+	s.user = arena_alloc(a, sizeof(ir_op *) * nv);
 	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !out->folded ||
-	    !out->split_src || !out->split_regs || !s.copy_of || !s.view_uses || !s.uses)
+	    !out->split_src || !out->split_regs || !out->join_of || !out->join_regs || !s.copy_of || !s.view_uses || !s.uses ||
+	    !s.user)
 		return TILEC_ERR_NOMEM;
 	for (size_t v = 0; v < nv; v++)
 		out->split_src[v] = -1;

@@ -426,6 +426,18 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
+		const ir_op *join = w->p->join_of[op->results[0]];
+		if (join) { /* an interleave of the join's operands' registers (fold_join) */
+			lval x[2];
+			if (!lw_get(w, join->args[0], l, &x[0]) || !lw_get(w, join->args[1], l, &x[1]))
+				return false;
+			int m = x[0].n, n = lw_map_of(l, rt).nregs;
+			if (!lw_alloc_regs(w, out, n, l))
+				return false;
+			for (int r = 0; r < n; r++)
+				out->r[r] = x[w->p->join_regs[op->results[0]][r] / m].r[w->p->join_regs[op->results[0]][r] % m];
+			return true;
+		}
 		if (w->p->view[op->results[0]] && w->v[src].view) {
 			/* a transposed view: the same tile, its rows the other dim */
 			smem_layout *sl = arena_alloc(w->a, sizeof *sl);

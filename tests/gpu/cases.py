@@ -426,6 +426,13 @@ CASES += [
           T("out", "fp32", ["m"])],
          lambda s: {"M": s["m"], "N": s["n"], "K": s["k"]}, "1",
          [{"m": 32, "n": 32, "k": 32}, {"m": 64, "n": 16, "k": 128}], 3, MM_BF16_TOL),
+    # two dots' results interleaved into one block (join, permute, reshape):
+    # on tensor cores, the halves' registers become the result's (fold_join)
+    case("t3_dot_halves_join", T3, "dot_halves_join_kernel",
+         [T("in", "fp16", ["m", "k"]), T("in", "fp16", ["k", "n"]), T("out", "fp32", ["m", "n"])],
+         lambda s: {"M": s["m"], "N": s["n"], "K": s["k"]}, "1",
+         [{"m": 128, "n": 128, "k": 64}, {"m": 64, "n": 32, "k": 32}], 3, MM_BF16_TOL,
+         lambda s: 8 if s["m"] >= 128 else 4),
     # fp32 at full precision: fma chains on both sides, only the order differs
     case("k_dot_ieee", K + "matmul.py", "dot_ieee_kernel",
          [T("in", "fp32", ["m", "k"]), T("in", "fp32", ["k", "n"]), T("out", "fp32", ["m", "n"])],
