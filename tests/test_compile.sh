@@ -485,6 +485,14 @@ check "an interleave of two dots' results" "$TILEC" compile tests/gpu/kernels/ti
 cp "$T/out" "$T/join.v"
 check "the interleave takes the halves' registers" bash -c \
 	"test \$(sed -n 's/.*sm_90a: \([0-9]*\) registers.*/\1/p' '$T/join.v') -lt 160"
+# rotary embedding over interleaved pairs: the split takes the loaded
+# pairs' registers in a layout of half the elements a thread, the join gives
+# them back; what moves through shared memory is cos and sin (128 shared
+# stores, 256 before)
+check "RoPE over interleaved pairs" "$TILEC" compile tests/gpu/kernels/tier2.py -n rope_interleaved_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 32, 128' -g 'cdiv(n_rows, BLOCK_M)' --arch sm_90a -o "$T/rope" \
+	--keep-ptx "$T"
+check "RoPE: the split and the join in registers" test "$(grep -c 'st.shared' "$T/rope.sm_90a.ptx")" -le 128
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)
 cat >"$T/dd.manifest" <<EOF

@@ -620,9 +620,9 @@ static void back_through(const assigner *s, const ir_op *const *chain, int n, in
 	}
 }
 
-/* The registers of a fold. A target value of type tt in blocked layout l
+/* The registers of a fold. A target value of type tt in blocked layout lt
  * (a split's half, or a join's reordered result) is made of the registers
- * of its source(s) of type st in l (the split's operand's source x, or the
+ * of its source(s) of type st in ls (the split's operand's source x, or the
  * join's two operands), where every thread holds each element of its own
  * target registers among its source registers, at a register that does not
  * depend on the thread. Checked by visiting every thread and register (the
@@ -632,10 +632,10 @@ static void back_through(const assigner *s, const ir_op *const *chain, int n, in
  * operand, or the join's reordered result); for a split, the half is that
  * value's last coordinate, for a join the last coordinate of the join's
  * result that the chain leads back to. NULL where the fold does not hold. */
-static int32_t *fold_regs(assigner *s, const layout *l, ir_type st, ir_type tt, ir_type top, const ir_op *const *chain, int n,
-			  bool split)
+static int32_t *fold_regs(assigner *s, const layout *ls, const layout *lt, ir_type st, ir_type tt, ir_type top,
+			  const ir_op *const *chain, int n, bool split)
 {
-	layout_map ms = layout_map_of(l, st.rank, st.shape), mt = layout_map_of(l, tt.rank, tt.shape);
+	layout_map ms = layout_map_of(ls, st.rank, st.shape), mt = layout_map_of(lt, tt.rank, tt.shape);
 	int64_t numel = ir_numel(st);
 	int nt = split ? 2 * mt.nregs : mt.nregs;
 	int32_t *at = arena_alloc(s->a, sizeof(int32_t) * (size_t)numel); /* source reg-part coordinates -> register */
@@ -687,6 +687,29 @@ static int32_t *fold_regs(assigner *s, const layout *l, ir_type st, ir_type tt, 
 	return regs;
 }
 
+/* The layouts a fold may give its target, source layout l first: l, and
+ * (not for mma.sync's) l with one dim's elements per thread halved (a
+ * split of pairs each thread holds, as RoPE's of a vectorized row) or
+ * doubled (a join of such pairs); *n of them. */
+static int fold_layouts(assigner *s, const layout *l, bool split, const layout **out)
+{
+	int n = 0;
+	out[n++] = l;
+	for (int d = 0; d < l->rank && !l->mma; d++) {
+		if (split && l->size_per_thread[d] < 2)
+			continue;
+		layout *c = arena_alloc(s->a, sizeof *c);
+		if (!c) {
+			s->oom = true;
+			break;
+		}
+		*c = *l;
+		c->size_per_thread[d] = split ? c->size_per_thread[d] / 2 : c->size_per_thread[d] * 2;
+		out[n++] = c;
+	}
+	return n;
+}
+
 static bool reorders(const assigner *s, int v)
 {
 	const ir_op *d = s->f->values[v].def;
@@ -694,10 +717,10 @@ static bool reorders(const assigner *s, int v)
 }
 
 /* A split whose operand only reshapes and permutes of a value x reorder
- * (each used once), x in a blocked layout of the halves' rank, takes that
- * layout and x's registers where fold_regs holds; the reshapes and
- * permutes are then never lowered. */
-static bool fold_split(assigner *s, const ir_op *split)
+ * (each used once), x in a blocked layout of the halves' rank, takes x's
+ * registers in the first of fold_layouts for which fold_regs holds; the
+ * reshapes and permutes are then never lowered. That layout, or NULL. */
+static const layout *fold_split(assigner *s, const ir_op *split)
 {
 	const ir_op *chain[8];
 	int n = 0, x = split->args[0];
@@ -706,17 +729,20 @@ static bool fold_split(assigner *s, const ir_op *split)
 		x = chain[n - 1]->args[0];
 	}
 	ir_type xt = vtype(s, x), ht = vtype(s, split->results[0]);
-	const layout *l = s->p->of[x];
+	const layout *l = s->p->of[x], *cand[1 + IR_MAX_RANK];
 	if (!n || !l || l->kind != LAYOUT_BLOCKED || s->p->remat[x] || xt.rank != ht.rank)
-		return false;
-	int32_t *regs = fold_regs(s, l, xt, ht, vtype(s, split->args[0]), chain, n, true);
+		return NULL;
+	int ncand = fold_layouts(s, l, true, cand), c = 0;
+	int32_t *regs = NULL;
+	for (; c < ncand && !regs; c++)
+		regs = fold_regs(s, l, cand[c], xt, ht, vtype(s, split->args[0]), chain, n, true);
 	if (!regs)
-		return false;
+		return NULL;
 	for (int k = 0; k < n; k++)
 		s->p->folded[chain[k]->results[0]] = true;
 	s->p->split_src[split->results[0]] = x;
 	s->p->split_regs[split->results[0]] = regs;
-	return true;
+	return cand[c - 1];
 }
 
 /* The mirror: the last of the reshapes and permutes that only reorder a
@@ -724,11 +750,11 @@ static bool fold_split(assigner *s, const ir_op *split)
  * layout of its rank, takes that layout and the operands' registers where
  * fold_regs holds (an interleave of two halves); the join and the ops
  * between are then never lowered. */
-static bool fold_join(assigner *s, const ir_op *op)
+static const layout *fold_join(assigner *s, const ir_op *op)
 {
 	int y = op->results[0];
 	if (s->uses[y] == 1 && s->user[y] && (s->user[y]->code == IR_OP_RESHAPE || s->user[y]->code == IR_OP_PERMUTE))
-		return false; /* not the chain's last op: a later one folds it all */
+		return NULL; /* not the chain's last op: a later one folds it all */
 	const ir_op *chain[8] = {op};
 	int n = 1, x = op->args[0];
 	while (n < 8 && reorders(s, x)) {
@@ -737,22 +763,25 @@ static bool fold_join(assigner *s, const ir_op *op)
 	}
 	const ir_op *join = s->f->values[x].def;
 	if (!join || join->code != IR_OP_JOIN || s->uses[x] != 1)
-		return false;
+		return NULL;
 	int a = join->args[0], b = join->args[1];
 	ir_type at = vtype(s, a), yt = vtype(s, y);
-	const layout *l = s->p->of[a];
+	const layout *l = s->p->of[a], *cand[1 + IR_MAX_RANK];
 	if (!l || l->kind != LAYOUT_BLOCKED || !s->p->of[b] || !layout_eq(l, s->p->of[b]) || s->p->remat[a] || s->p->remat[b] ||
 	    at.rank != yt.rank)
-		return false;
-	int32_t *regs = fold_regs(s, l, at, yt, yt, chain, n, false);
+		return NULL;
+	int ncand = fold_layouts(s, l, false, cand), c = 0;
+	int32_t *regs = NULL;
+	for (; c < ncand && !regs; c++)
+		regs = fold_regs(s, l, cand[c], at, yt, yt, chain, n, false);
 	if (!regs)
-		return false;
+		return NULL;
 	s->p->folded[x] = true;
 	for (int k = 1; k < n; k++)
 		s->p->folded[chain[k]->results[0]] = true;
 	s->p->join_of[y] = join;
 	s->p->join_regs[y] = regs;
-	return true;
+	return cand[c - 1];
 }
 
 static void assign_region(assigner *s, const ir_region *r);
@@ -1023,17 +1052,17 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
 			p->view[res] = true; /* the ring's tile, read transposed */
 			l = by_rank(s, rt.rank);
-		} else if (fold_join(s, op)) {
-			l = p->of[p->join_of[res]->args[0]];
-		} else {
+		} else if (!(l = fold_join(s, op))) {
 			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		}
 		break;
 	case IR_OP_SPLIT:
-		l = fold_split(s, op) ? p->of[p->split_src[res]] : unreplicated(s, follow_operands(s, op, rt.rank), rt);
+		if (!(l = fold_split(s, op)))
+			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_RESHAPE:
-		l = fold_join(s, op) ? p->of[p->join_of[res]->args[0]] : unreplicated(s, follow_operands(s, op, rt.rank), rt);
+		if (!(l = fold_join(s, op)))
+			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_JOIN:
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);

@@ -429,8 +429,8 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		const ir_op *join = w->p->join_of[op->results[0]];
 		if (join) { /* an interleave of the join's operands' registers (fold_join) */
 			lval x[2];
-			if (!lw_get(w, join->args[0], l, &x[0]) || !lw_get(w, join->args[1], l, &x[1]))
-				return false;
+			if (!lw_get(w, join->args[0], NULL, &x[0]) || !lw_get(w, join->args[1], NULL, &x[1]))
+				return false; /* in their own layout: the result's may differ (fold_layouts) */
 			int m = x[0].n, n = lw_map_of(l, rt).nregs;
 			if (!lw_alloc_regs(w, out, n, l))
 				return false;

@@ -217,7 +217,7 @@ bool lw_emit_split(lw *w, const ir_op *op)
 	if (src >= 0) { /* the halves are registers of the reshaped and permuted source */
 		const layout *l = w->p->of[op->results[0]];
 		int n = lw_map_of(l, rt).nregs;
-		if (!lw_get(w, src, l, &a))
+		if (!lw_get(w, src, NULL, &a)) /* in its own layout: the halves' may differ (fold_layouts) */
 			return false;
 		for (int h = 0; h < 2; h++) {
 			lval *out = &w->v[op->results[h]];

@@ -182,6 +182,14 @@ CASES += [
          LN_SIZES, 2, tol(2e-3, 2e-3), _ln_warps(2), grid_in_blob=False),
     case("layer_norm_f32", T2, "layer_norm_fwd_kernel", _ln_params("fp32"), _ln_cx(4), "M",
          LN_SIZES, 2, tol(1e-5, 1e-4), _ln_warps(4), grid_in_blob=False),
+    # rotary embedding over interleaved pairs: a split of pairs each thread
+    # holds and a join back (fold_split, fold_join), rows masked at the end
+    case("rope_interleaved_f32", T2, "rope_interleaved_kernel",
+         [T("in", "fp32", ["M", "D"]), T("in", "fp32", ["M", "H"]), T("in", "fp32", ["M", "H"]),
+          T("out", "fp32", ["M", "D"]), S("i32", "M")],
+         lambda s: {"BLOCK_M": 32, "D": s["D"]}, "cdiv(M, BLOCK_M)",
+         [{"M": 1, "D": 128, "H": 64}, {"M": 77, "D": 128, "H": 64}, {"M": 1000, "D": 64, "H": 32}], 2,
+         tol(1e-6, 1e-6), grid_in_blob=False),
 ]
 
 RED_SIZES = [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}]

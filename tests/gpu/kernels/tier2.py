@@ -120,3 +120,19 @@ def col_sum_loop_kernel(x_ptr, out_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, B
         x = tl.load(x_ptr + rows[:, None] * stride_m + cols[None, :], mask=mask, other=0.0)
         acc += tl.sum(x, axis=0)
     tl.store(out_ptr + cols, acc, mask=cols < N)
+
+
+@triton.jit
+def rope_interleaved_kernel(x_ptr, cos_ptr, sin_ptr, out_ptr, n_rows, BLOCK_M: tl.constexpr, D: tl.constexpr):
+    # rotary embedding over interleaved pairs (x[2i], x[2i+1]), as in
+    # GPT-J-style models: split the pairs, rotate them, join them back
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, D)
+    half = tl.arange(0, D // 2)
+    mask = rows[:, None] < n_rows
+    x = tl.load(x_ptr + rows[:, None] * D + cols[None, :], mask=mask, other=0.0)
+    x1, x2 = tl.split(tl.reshape(x, (BLOCK_M, D // 2, 2)))
+    c = tl.load(cos_ptr + rows[:, None] * (D // 2) + half[None, :], mask=mask, other=0.0)
+    s = tl.load(sin_ptr + rows[:, None] * (D // 2) + half[None, :], mask=mask, other=0.0)
+    y = tl.reshape(tl.join(x1 * c - x2 * s, x1 * s + x2 * c), (BLOCK_M, D))
+    tl.store(out_ptr + rows[:, None] * D + cols[None, :], y, mask=mask)
