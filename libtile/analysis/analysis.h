@@ -117,6 +117,15 @@ void smem_layout_str(strbuf *sb, const smem_layout *s);
 /* The layouts of a kernel for num_warps * 32 threads. Values computed
  * from constants, aranges and splats alone are rematerialized in whatever
  * layout a use needs; others move between layouts through shared memory. */
+/* Registers a value takes from others': target register i is register
+ * regs[i] % m of src[regs[i] / m], m a source's registers (a split: one
+ * source, half 0's registers then half 1's; an interleave: the join's two
+ * operands). */
+typedef struct layout_fold {
+	int src[2];
+	const int32_t *regs;
+} layout_fold;
+
 typedef struct layout_plan {
 	const layout **of;       /* per value id; NULL for scalars */
 	bool *remat;             /* per value id: cheap to recompute in any layout */
@@ -131,15 +140,11 @@ typedef struct layout_plan {
 	                            from shared memory (it has no registers) */
 	bool *wgmma;             /* per value id: a dot result wgmma computes */
 	/* A split of a value that reshapes and permutes only reorder (tutorial
-	 * 09's subtiled epilogue) reads the halves straight from its source's
-	 * registers where each thread holds its halves' elements there: */
+	 * 09's subtiled epilogue), or those ops' last of a join (an
+	 * interleave), reads its source's registers where each thread holds
+	 * the elements there (layout.c's fold_split, fold_join): */
 	bool *folded;            /* per value id: a join, reshape or permute only a fold reads (not lowered) */
-	int *split_src;          /* per value id of a split's first result: that source, or -1 */
-	const int32_t **split_regs; /* and for it: half h's register r is the source's split_regs[h * n + r] */
-	/* The mirror (an interleave: a join that reshapes and permutes reorder): */
-	const ir_op **join_of;   /* per value id of the last reshape or permute: the join it reads through, or NULL */
-	const int32_t **join_regs; /* and its register r: operand join_regs[r] / m's register join_regs[r] % m
-	                              (m: an operand's registers) */
+	const layout_fold **fold; /* per value id of a split's first result or an interleave's last op, or NULL */
 } layout_plan;
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on

@@ -562,8 +562,8 @@ static const layout *follow_operands(const assigner *s, const ir_op *op, int ran
  * and a reshape, permute, split or join to another shape of the rank
  * (tutorial 09's epilogue: <128x2x64> permuted to <128x64x2>) can spread
  * its threads over a dim of 2 and leave the others whole in each thread.
- * Then the blocked layout of t's own shape (these ops move their data
- * through shared memory whatever the layouts). */
+ * Then the blocked layout of t's own shape (unless folded, these ops move
+ * their data through shared memory whatever the layouts). */
 static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
 {
 	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank == 0)
@@ -626,12 +626,11 @@ static void back_through(const assigner *s, const ir_op *const *chain, int n, in
  * join's two operands), where every thread holds each element of its own
  * target registers among its source registers, at a register that does not
  * depend on the thread. Checked by visiting every thread and register (the
- * layouts are bit fields): regs[i] is the source register of target
- * register i; a split has 2 * (tt's registers) of them, half 0's first, a
- * join's add operand * (st's registers). top: the type the chain starts from (the split's
- * operand, or the join's reordered result); for a split, the half is that
- * value's last coordinate, for a join the last coordinate of the join's
- * result that the chain leads back to. NULL where the fold does not hold. */
+ * layouts are bit fields): layout_fold's regs. top: the type the chain
+ * starts from (the split's operand, or the join's reordered result); for a
+ * split, the half is that value's last coordinate, for a join the last
+ * coordinate of the join's result that the chain leads back to. NULL where
+ * the fold does not hold. */
 static int32_t *fold_regs(assigner *s, const layout *ls, const layout *lt, ir_type st, ir_type tt, ir_type top,
 			  const ir_op *const *chain, int n, bool split)
 {
@@ -738,10 +737,15 @@ static const layout *fold_split(assigner *s, const ir_op *split)
 		regs = fold_regs(s, l, cand[c], xt, ht, vtype(s, split->args[0]), chain, n, true);
 	if (!regs)
 		return NULL;
+	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
+	if (!fold) {
+		s->oom = true;
+		return NULL;
+	}
+	*fold = (layout_fold){{x, x}, regs};
 	for (int k = 0; k < n; k++)
 		s->p->folded[chain[k]->results[0]] = true;
-	s->p->split_src[split->results[0]] = x;
-	s->p->split_regs[split->results[0]] = regs;
+	s->p->fold[split->results[0]] = fold;
 	return cand[c - 1];
 }
 
@@ -776,11 +780,16 @@ static const layout *fold_join(assigner *s, const ir_op *op)
 		regs = fold_regs(s, l, cand[c], at, yt, yt, chain, n, false);
 	if (!regs)
 		return NULL;
+	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
+	if (!fold) {
+		s->oom = true;
+		return NULL;
+	}
+	*fold = (layout_fold){{a, b}, regs};
 	s->p->folded[x] = true;
 	for (int k = 1; k < n; k++)
 		s->p->folded[chain[k]->results[0]] = true;
-	s->p->join_of[y] = join;
-	s->p->join_regs[y] = regs;
+	s->p->fold[y] = fold;
 	return cand[c - 1];
 }
 
@@ -1122,20 +1131,14 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	out->view = arena_alloc(a, sizeof(bool) * nv);
 	out->wgmma = arena_alloc(a, sizeof(bool) * nv);
 	out->folded = arena_alloc(a, sizeof(bool) * nv);
-	out->split_src = arena_alloc(a, sizeof(int) * nv);
-	out->split_regs = arena_alloc(a, sizeof(int32_t *) * nv);
+	out->fold = arena_alloc(a, sizeof(layout_fold *) * nv);
 	s.copy_of = arena_alloc(a, sizeof(ir_op *) * nv);
 	s.view_uses = arena_alloc(a, sizeof(int) * nv);
-	out->join_of = arena_alloc(a, sizeof(ir_op *) * nv);
-	out->join_regs = arena_alloc(a, sizeof(int32_t *) * nv);
 	s.uses = arena_alloc(a, sizeof(int) * nv);
 	s.user = arena_alloc(a, sizeof(ir_op *) * nv);
-	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !out->folded ||
-	    !out->split_src || !out->split_regs || !out->join_of || !out->join_regs || !s.copy_of || !s.view_uses || !s.uses ||
-	    !s.user)
+	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !out->folded || !out->fold ||
+	    !s.copy_of || !s.view_uses || !s.uses || !s.user)
 		return TILEC_ERR_NOMEM;
-	for (size_t v = 0; v < nv; v++)
-		out->split_src[v] = -1;
 	for (int r = 1; r <= IR_MAX_RANK; r++)
 		for (int d = 0; d < r; d++)
 			s.max_shape[r][d] = 1;

@@ -426,18 +426,9 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
-		const ir_op *join = w->p->join_of[op->results[0]];
-		if (join) { /* an interleave of the join's operands' registers (fold_join) */
-			lval x[2];
-			if (!lw_get(w, join->args[0], NULL, &x[0]) || !lw_get(w, join->args[1], NULL, &x[1]))
-				return false; /* in their own layout: the result's may differ (fold_layouts) */
-			int m = x[0].n, n = lw_map_of(l, rt).nregs;
-			if (!lw_alloc_regs(w, out, n, l))
-				return false;
-			for (int r = 0; r < n; r++)
-				out->r[r] = x[w->p->join_regs[op->results[0]][r] / m].r[w->p->join_regs[op->results[0]][r] % m];
-			return true;
-		}
+		const layout_fold *fold = w->p->fold[op->results[0]];
+		if (fold) /* an interleave of the join's operands' registers */
+			return lw_emit_fold(w, fold, l, 0, lw_map_of(l, rt).nregs, out);
 		if (w->p->view[op->results[0]] && w->v[src].view) {
 			/* a transposed view: the same tile, its rows the other dim */
 			smem_layout *sl = arena_alloc(w->a, sizeof *sl);
@@ -926,6 +917,19 @@ static bool lower_while(lw *w, const ir_op *op)
 }
 
 /* ---- ops ---- */
+
+bool lw_emit_fold(lw *w, const layout_fold *f, const layout *l, int first, int n, lval *out)
+{
+	lval x[2];
+	/* the sources in their own layouts: the target's may differ (fold_layouts) */
+	if (!lw_get(w, f->src[0], NULL, &x[0]) || !lw_get(w, f->src[1], NULL, &x[1]) || !lw_alloc_regs(w, out, n, l))
+		return false;
+	for (int r = 0; r < n; r++) {
+		int32_t q = f->regs[first + r];
+		out->r[r] = x[q / x[0].n].r[q % x[0].n];
+	}
+	return true;
+}
 
 static bool lower_op(lw *w, const ir_op *op)
 {

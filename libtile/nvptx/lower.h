@@ -211,6 +211,9 @@ bool lw_emit_device_print(lw *w, const ir_op *op);
 /* shape.c: JOIN, FLIP, CAT (one result, in layout l) and SPLIT (two) */
 bool lw_emit_shape_op(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_split(lw *w, const ir_op *op);
+/* Registers first .. first + n of a folded value (layout_fold) in layout l,
+ * picked from its sources' registers. */
+bool lw_emit_fold(lw *w, const layout_fold *f, const layout *l, int first, int n, lval *out);
 /* shape.c: GATHER (the source through shared memory, read at the indices)
  * and HISTOGRAM (shared-memory atomic adds into the bins) */
 bool lw_emit_gather(lw *w, const ir_op *op, const layout *l, lval *out);

@@ -213,19 +213,13 @@ bool lw_emit_split(lw *w, const ir_op *op)
 {
 	ir_type at = lw_vtype(w, op->args[0]), rt = lw_vtype(w, op->results[0]);
 	lval a;
-	int src = w->p->split_src[op->results[0]];
-	if (src >= 0) { /* the halves are registers of the reshaped and permuted source */
+	const layout_fold *fold = w->p->fold[op->results[0]];
+	if (fold) { /* the halves are registers of the reshaped and permuted source */
 		const layout *l = w->p->of[op->results[0]];
 		int n = lw_map_of(l, rt).nregs;
-		if (!lw_get(w, src, NULL, &a)) /* in its own layout: the halves' may differ (fold_layouts) */
-			return false;
-		for (int h = 0; h < 2; h++) {
-			lval *out = &w->v[op->results[h]];
-			if (!lw_alloc_regs(w, out, n, l))
+		for (int h = 0; h < 2; h++)
+			if (!lw_emit_fold(w, fold, l, h * n, n, &w->v[op->results[h]]))
 				return false;
-			for (int r = 0; r < n; r++)
-				out->r[r] = a.r[w->p->split_regs[op->results[0]][h * n + r]];
-		}
 		return true;
 	}
 	if (!lw_get(w, op->args[0], NULL, &a))
