@@ -651,9 +651,8 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	r.tiers = fp8.narrows || fp8.dots;
 	for (int k = 0; k < n; k++) { /* griddepcontrol and TMA from sm_90 on (lower.c) */
 		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP);
-		for (int d = 0; d < funcs[k]->ndescs; d++)
-			r.tiers = r.tiers || funcs[k]->descs[d].tensormap;
-		r.tiers = r.tiers || funcs[k]->nmaps;
+		for (int i = 0; i < funcs[k]->nparams; i++) /* a descriptor's map or a derived one */
+			r.tiers = r.tiers || funcs[k]->params[i].tensormap;
 	}
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
