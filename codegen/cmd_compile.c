@@ -64,6 +64,9 @@ static const char usage_text[] =
 	"                     function takes grid_x, grid_y, grid_z.\n"
 	"  -w NUM_WARPS       default 4 (Triton's launch default; compile.py's is 1)\n"
 	"  -ns NUM_STAGES     default 3\n"
+	"  --maxnreg N        at most N registers per thread (24 to 255; ptxas's\n"
+	"                     .maxnreg, Triton's maxnreg option); default: ptxas\n"
+	"                     chooses\n"
 	"  -on OUT_NAME       the launch function's name (default: KERNEL)\n"
 	"  --config LIST      with @triton.autotune, the configs to compile: all (the\n"
 	"                     default), N, or N,M,...; they become configs 0, 1, ...\n"
@@ -126,6 +129,7 @@ typedef struct job {
 	fe_define *defines;
 	int ndefines, capdefines;
 	int num_warps, num_stages, config; /* 0 / -1: not given; config: the autotune config's index */
+	int maxnreg;                       /* 0: not given */
 	const char *configs;               /* --config's text; NULL: all */
 	int slot, nslots;                  /* the config's index in the blob kernel, and their number */
 	int left_out;                      /* configs of the kernel left out (shared memory) */
@@ -222,7 +226,7 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 	const char *o = argv[i];
 	if (!strncmp(o, "-D", 2) && o[2])
 		return add_define(c, j, o + 2) ? 1 : -1;
-	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-on", "--config"};
+	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-on", "--config", "--maxnreg"};
 	bool known = false;
 	for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 		known |= !strcmp(o, with_value[k]);
@@ -246,6 +250,10 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 		diag_error(c->ctx, j->where, "-w wants a number of warps from 1 to 32, not '%s'", v), ok = false;
 	else if (!strcmp(o, "-ns") && !parse_int(v, 1, 16, &j->num_stages))
 		diag_error(c->ctx, j->where, "-ns wants a number of stages from 1 to 16, not '%s'", v), ok = false;
+	else if (!strcmp(o, "--maxnreg") && !parse_int(v, IR_MAXNREG_MIN, IR_MAXNREG_MAX, &j->maxnreg))
+		diag_error(c->ctx, j->where, "--maxnreg wants registers per thread from %d to %d, not '%s'", IR_MAXNREG_MIN,
+			   IR_MAXNREG_MAX, v),
+			ok = false;
 	else if (!strcmp(o, "--config"))
 		j->configs = v;
 	return ok ? 2 : -1;
@@ -495,6 +503,8 @@ static bool specialize(compile_cmd *c, job *j)
 		return false;
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
+	if (j->maxnreg)
+		spec.maxnreg = j->maxnreg;
 	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */
 	spec.debug = c->debug;
 	for (int i = 0; i < c->narchs && !c->no_tma; i++)
@@ -1487,9 +1497,10 @@ int cmd_compile(int argc, char **argv)
 		if (file || nsigs || proto.kernel) {
 			diag_error(c.ctx, no_loc, "-m takes the kernels from the manifest: no FILE, -n or -s with it");
 			ok = false;
-		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.name ||
-			   proto.configs) {
-			diag_error(c.ctx, no_loc, "with -m, kernel options (-D, -g, -w, -ns, -on, --config) go on manifest lines");
+		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.maxnreg ||
+			   proto.name || proto.configs) {
+			diag_error(c.ctx, no_loc,
+				   "with -m, kernel options (-D, -g, -w, -ns, --maxnreg, -on, --config) go on manifest lines");
 			ok = false;
 		} else if (!c.out_base) {
 			diag_error(c.ctx, no_loc, "-m needs -o OUT_BASE");

@@ -241,7 +241,6 @@ typedef struct compile_run {
 	int ntasks;
 	int *ptx_of, *ptxas_of; /* per target: its PTX task, and its ptxas task or -1 */
 	compile_kernel_info *kernels;
-	const int *threads;     /* per kernel: its block's threads */
 	int misfits;            /* families with a misfit so far (atomic): the images are not made */
 } compile_run;
 
@@ -439,7 +438,7 @@ static tilec_status ptxas_task(compile_run *r, task *t)
 	strbuf log;
 	sb_init(&log);
 	tilec_status st = target_ptxas_occupancy(image ? scratch : t->diags, r->ptxas, target_at(opt, t->target), &t->text,
-						 r->symbols, r->threads, r->fams[t->key].shared, r->n, &t->cubin,
+						 r->symbols, r->funcs, r->fams[t->key].shared, r->n, &t->cubin,
 						 &t->cubin_size, &log);
 	t->text_len = strlen(t->text);
 	if (image) {
@@ -630,12 +629,6 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	}
 	compile_run r = {.opt = opt, .funcs = funcs, .symbols = symbols, .n = n};
 	r.ptxas = target_find_ptxas(a, opt->ptxas);
-	int *threads = arena_alloc(a, sizeof(int) * (size_t)n);
-	if (!threads)
-		return TILEC_ERR_NOMEM;
-	for (int k = 0; k < n; k++)
-		threads[k] = 32 * (funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4);
-	r.threads = threads;
 	int first_arch = target_at(opt, 0);
 	fp8_use fp8 = {0};
 	for (int k = 0; k < n; k++)

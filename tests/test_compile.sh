@@ -646,6 +646,12 @@ for arch in sm_80 sm_90; do
 		min_blocks_as_needed "$T/tfc.$arch.ptx" "$arch" matmul_fp32_kernel_0
 done
 check "tf32 128x128x32: the PTX image is the sm_80 cubin's, directive and all" bash -c "'$TILEC' inspect '$T/tfc.c' | grep -q 'ptx sm_80' && cmp '$T/tfc.compute_80.ptx' '$T/tfc.sm_80.ptx'"
+# a kernel's own maxnreg is what ptxas gets: no .minnctapersm added to it
+check "tf32 128x128x32 with --maxnreg 168" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
+	-s '*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16' -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=32 -w 8 \
+	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_80 --maxnreg 168 -o "$T/tfr" --keep-ptx "$T"
+check "tf32 128x128x32 with --maxnreg 168: .maxnreg 168 and no .minnctapersm" bash -c "
+	grep -qx '.maxnreg 168' '$T/tfr.sm_80.ptx' && ! grep -q 'minnctapersm' '$T/tfr.sm_80.ptx' && cmp -s '$T/tfr.sm_80.ptx' '$T/tfr.compute_80.ptx'"
 check "fp16 matmul, 4 warps (two blocks fit): no .minnctapersm" bash -c "! grep -q 'minnctapersm' '$T/mm.compute_80.ptx'"
 check "fp32 operands at tf32 with an sm_75 target" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \

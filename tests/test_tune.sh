@@ -56,13 +56,30 @@ has "note prune" "$T/err" "autotune's prune_configs_by is host Python and is ign
 has "note pointer key" "$T/err" "autotune key 'x_ptr' is a pointer"
 has "note constexpr key" "$T/err" "autotune key 'BLOCK' is not a runtime parameter"
 has "note num_ctas" "$T/err" "autotune config 2: num_ctas=2 is compiled as one CTA per program (no thread block clusters); the results are the same"
-has "note maxnreg" "$T/err" "autotune config 2: maxnreg is not applied (ptxas chooses the registers)"
+hasnt "no maxnreg note" "$T/err" "maxnreg is not applied"
 has "note pre_hook" "$T/err" "autotune config 2: its pre_hook (Python, run before each launch) is not run: what it does to the arguments, the caller must do"
 check "inspect all" "$TILEC" inspect "$T/all.c"
 has "configs" "$T/out" "configs 3; tuning key n; default config 0; 0 entries"
 has "config 2 variant" "$T/out" "config 2 (autotune config 2)"
 has "reset_to_zero" "$T/out" "param 1 out_ptr: *fp32 (reset_to_zero)"
 [ "$(grep -c '^  variant' "$T/out")" = 6 ] && ok || bad "6 variants"
+
+# maxnreg: the config's value reaches ptxas as .maxnreg (its report shows
+# the bound kept), the command line's overrides it, others have none
+check "compile maxnreg" "$TILEC" compile "$T/k.py" "${SIG[@]}" -o "$T/mr" -v --keep-ptx "$T/mrptx"
+[ "$(grep -c '^\.maxnreg 128$' "$T/mrptx/mr.sm_80.ptx")" = 2 ] && ok || bad "config 2's two variants have .maxnreg 128"
+[ "$(grep -c '^\.maxnreg' "$T/mrptx/mr.sm_80.ptx")" = 2 ] && ok || bad "configs 0 and 1 have no .maxnreg"
+check "compile --maxnreg" "$TILEC" compile "$T/k.py" "${SIG[@]}" --maxnreg 32 -o "$T/mr32" -v --keep-ptx "$T/mr32ptx"
+[ "$(grep -c '^\.maxnreg 32$' "$T/mr32ptx/mr32.sm_80.ptx")" = 6 ] && ok || bad "--maxnreg 32 on every variant"
+if awk '/registers/ { if ($3 > 32) bad = 1 } END { exit bad }' "$T/err"; then ok; else bad "registers over 32:"; cat "$T/err"; fi
+check "ir maxnreg" "$TILEC" ir "$T/k.py" -n scale -s "*fp32:16, *fp32:16, i32, i64" -c 2
+has "ir header" "$T/out" "num_warps=8 num_stages=3 maxnreg=128"
+"$TILEC" compile "$T/k.py" "${SIG[@]}" --maxnreg 16 -o "$T/x" 2>"$T/err"
+[ $? = 2 ] && grep -qF -- "--maxnreg wants registers per thread from 24 to 255, not '16'" "$T/err" && ok || bad "--maxnreg 16 is a usage error"
+sed 's/maxnreg=128/maxnreg=256/' "$T/k.py" >"$T/k256.py"
+fails "config maxnreg range" "maxnreg must be an int from 24 to 255" "$TILEC" compile "$T/k256.py" "${SIG[@]}" -o "$T/x"
+sed 's/maxnreg=128/maxnreg="a"/' "$T/k.py" >"$T/kstr.py"
+fails "config maxnreg type" "maxnreg must be an int from 24 to 255" "$TILEC" compile "$T/kstr.py" "${SIG[@]}" -o "$T/x"
 
 # a subset: configs 0 and 2 of the source become 0 and 1
 check "compile subset" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 2,0 -o "$T/sub"

@@ -260,6 +260,22 @@ static void test_double_definition(void)
 	expect_error(&fx, 1, "is defined twice");
 }
 
+/* .maxnreg outside what ptxas takes; 0 (unset) and the bounds pass */
+static void test_maxnreg(void)
+{
+	int values[] = {0, IR_MAXNREG_MIN, IR_MAXNREG_MAX, IR_MAXNREG_MIN - 1, IR_MAXNREG_MAX + 1};
+	for (int i = 0; i < 5; i++) {
+		fixture fx = setup();
+		fx.b.f->maxnreg = values[i];
+		tilec_status st = ir_verify(fx.ctx, fx.b.f);
+		CHECK_EQ_INT(st, i < 3 ? TILEC_OK : TILEC_ERR_SEMANTIC);
+		if (i >= 3)
+			CHECK_STR_CONTAINS(tilec_diagnostics(fx.ctx), "is outside 24..255");
+		tilec_ctx_free(fx.ctx);
+		arena_free(fx.a);
+	}
+}
+
 int main(void)
 {
 	test_valid();
@@ -278,5 +294,6 @@ int main(void)
 	test_reduce_and_dot();
 	test_double_definition();
 	test_tma();
+	test_maxnreg();
 	return check_report("test_verify");
 }

@@ -1933,13 +1933,24 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 		}
 		*dst[k] = (int)x.i;
 	}
-	/* num_ctas and maxnreg tune the mapping, not the results; a pre_hook
-	 * is Python run before each launch (tutorial 09's sets descriptor
-	 * block shapes, which the launch functions check instead): each said
-	 * and left out */
+	/* num_ctas tunes the mapping, not the results; a pre_hook is Python
+	 * run before each launch (tutorial 09's sets descriptor block shapes,
+	 * which the launch functions check instead): each said and left out */
 	ast_node *hook = ast_call_kwarg(cfg, "pre_hook"), *ctas = ast_call_kwarg(cfg, "num_ctas"),
 		 *maxnreg = ast_call_kwarg(cfg, "maxnreg");
 	sv x;
+	spec->maxnreg = 0;
+	if (maxnreg && maxnreg->kind != AST_NONE) {
+		if (!const_expr(&s, maxnreg, &x))
+			return s.status;
+		if (x.kind != SV_INT || x.i < IR_MAXNREG_MIN || x.i > IR_MAXNREG_MAX) {
+			sema_error(&s, maxnreg->loc, TILEC_ERR_SEMANTIC,
+				   "maxnreg must be an int from %d to %d (registers per thread; ptxas allocates at least %d)",
+				   IR_MAXNREG_MIN, IR_MAXNREG_MAX, IR_MAXNREG_MIN);
+			return s.status;
+		}
+		spec->maxnreg = (int)x.i;
+	}
 	if (hook && hook->kind != AST_NONE)
 		diag_warning(ctx, hook->loc, "autotune config %d: its pre_hook (Python, run before each launch) is not run: "
 			     "what it does to the arguments, the caller must do", i);
@@ -1954,8 +1965,6 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 			diag_warning(ctx, ctas->loc, "autotune config %d: num_ctas=%lld is compiled as one CTA per program (no "
 				     "thread block clusters); the results are the same", i, (long long)x.i);
 	}
-	if (maxnreg && maxnreg->kind != AST_NONE)
-		diag_warning(ctx, maxnreg->loc, "autotune config %d: maxnreg is not applied (ptxas chooses the registers)", i);
 	return TILEC_OK;
 }
 
@@ -2321,6 +2330,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		f->num_warps = spec->num_warps;
 	if (spec->num_stages)
 		f->num_stages = spec->num_stages;
+	f->maxnreg = spec->maxnreg;
 	f->constexprs = arena_alloc(s->a, sizeof(ir_constexpr) * (size_t)(nce + 1));
 	if (!f->constexprs)
 		return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");

@@ -690,6 +690,8 @@ void ir_dump(strbuf *sb, const ir_func *f)
 		}
 	}
 	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
+	if (f->maxnreg)
+		sb_printf(sb, " maxnreg=%d", f->maxnreg);
 	for (int k = 0; k < 2; k++) {
 		uint64_t bits = k ? f->restore_value : f->reset_to_zero;
 		const char *sep = k ? " restore_value=[" : " reset_to_zero=[";

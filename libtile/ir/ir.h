@@ -274,6 +274,9 @@ typedef struct ir_constexpr {
 	const char *sval; /* STRING */
 } ir_constexpr;
 
+/* The .maxnreg values a kernel may carry: ptxas raises anything lower to 24. */
+enum { IR_MAXNREG_MIN = 24, IR_MAXNREG_MAX = 255 };
+
 typedef struct ir_func {
 	arena *arena;
 	const char *name;
@@ -286,6 +289,7 @@ typedef struct ir_func {
 	int nconstexprs;
 	ir_constexpr *constexprs; /* the specialization's constexpr values, for metadata */
 	int num_warps, num_stages;
+	int maxnreg; /* .maxnreg for ptxas (24..255); 0: ptxas chooses */
 	/* @triton.autotune's reset_to_zero and restore_value: bit i names
 	 * runtime parameter i (a pointer). Recorded, not acted on: they only
 	 * matter between Triton's benchmark runs of configs. */

@@ -1016,6 +1016,8 @@ tilec_status ir_verify(tilec_ctx *ctx, const ir_func *f)
 	}
 	if (f->nparams > f->nvalues)
 		fail(&v, NULL, "%d parameters but only %d values", f->nparams, f->nvalues);
+	if (f->maxnreg && (f->maxnreg < IR_MAXNREG_MIN || f->maxnreg > IR_MAXNREG_MAX))
+		fail(&v, NULL, "maxnreg=%d is outside %d..%d", f->maxnreg, IR_MAXNREG_MIN, IR_MAXNREG_MAX);
 	/* The body belongs to no op: walk it with no parent so terminators are refused. */
 	for (int i = 0; i < f->body.nops; i++) {
 		if (!f->body.ops[i])

@@ -1074,6 +1074,8 @@ static bool build_entry(lw *w, const char *symbol)
 		return false;
 	annotate(w, "kernel", 1);
 	annotate(w, "reqntidx", 32 * f->num_warps); /* as Triton: ptxas may rely on the exact block size */
+	if (f->maxnreg)
+		annotate(w, "maxnreg", f->maxnreg);
 	LLVMBasicBlockRef entry;
 	new_block(w, "entry", &entry);
 	LLVMPositionBuilderAtEnd(w->b, entry);

@@ -87,12 +87,13 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 			  uint8_t **cubin, size_t *size, strbuf *log);
 
 /* (occupancy.c) target_ptxas, then again with `.minnctapersm 2` on the
- * entries whose registers alone keep a second block of threads[k] threads
+ * entries whose registers alone keep a second block of funcs[k]'s threads
  * off an SM whose shared memory holds two (shared[k] bytes each), kept
  * where ptxas reports no spill: *ptx (malloc'd) is then replaced by the
- * PTX the cubin comes from, *cubin and *log by its cubin and report. */
+ * PTX the cubin comes from, *cubin and *log by its cubin and report.
+ * Kernels that set their own maxnreg are left as they are. */
 tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
-				    const char *const *symbols, const int *threads, const uint32_t *shared, int n,
+				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared, int n,
 				    uint8_t **cubin, size_t *size, strbuf *log);
 
 /* What ptxas -v reports on one kernel for one arch; compile_result lists

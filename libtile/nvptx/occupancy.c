@@ -75,7 +75,7 @@ static char *with_min_blocks(const char *ptx, const char *const *symbols, const 
 }
 
 tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
-				    const char *const *symbols, const int *threads, const uint32_t *shared, int n,
+				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared, int n,
 				    uint8_t **cubin, size_t *size, strbuf *log)
 {
 	tilec_status st = target_ptxas(ctx, ptxas, *ptx, arch, cubin, size, log);
@@ -87,9 +87,10 @@ tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch,
 	int nwant = 0;
 	for (int k = 0; k < n; k++) {
 		compile_kernel_info ki = {0};
-		int budget = SM_REGISTERS / (2 * threads[k]);
-		if (!target_ptxas_info(sb_str(log), symbols[k], &ki) || !ki.spills_known || ki.spill_stores ||
-		    ki.spill_loads || two_blocks_fit(ki.n_regs, threads[k]) || 2 * ki.n_regs > 3 * budget ||
+		int threads = 32 * (funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4);
+		int budget = SM_REGISTERS / (2 * threads);
+		if (funcs[k]->maxnreg || !target_ptxas_info(sb_str(log), symbols[k], &ki) || !ki.spills_known ||
+		    ki.spill_stores || ki.spill_loads || two_blocks_fit(ki.n_regs, threads) || 2 * ki.n_regs > 3 * budget ||
 		    2 * ((uint64_t)shared[k] + BLOCK_RESERVED_SMEM) > target_smem_per_sm(arch))
 			continue;
 		want[k] = true;

@@ -51,7 +51,7 @@ def next_pow2(x):
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
-         sm80=False, tilec_flags=None):
+         sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
@@ -65,11 +65,16 @@ def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num
     sm80: for a benchmark, also compare the sm_80-class code of both sides:
     tile compiled for compute_80 (PTX) and Triton compiled for sm_80 (its PTX),
     both JIT-compiled by the driver for the GPU at hand.
-    tilec_flags: more options for tilec compile (such as --no-tma)."""
+    tilec_flags: more options for tilec compile (such as --no-tma).
+    maxnreg: registers per thread, given to both sides (Triton's maxnreg,
+    tilec's --maxnreg).
+    triton_extra: launch options for Triton's side only (num_ctas: tile
+    compiles such a config as one CTA per program)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
-                cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [])
+                cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [], maxnreg=maxnreg,
+                triton_extra=triton_extra or {})
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -182,6 +187,9 @@ CASES += [
          LN_SIZES, 2, tol(2e-3, 2e-3), _ln_warps(2), grid_in_blob=False),
     case("layer_norm_f32", T2, "layer_norm_fwd_kernel", _ln_params("fp32"), _ln_cx(4), "M",
          LN_SIZES, 2, tol(1e-5, 1e-4), _ln_warps(4), grid_in_blob=False),
+    # a register bound under what the kernel takes: ptxas spills to keep it
+    case("layer_norm_f16_maxnreg", T2, "layer_norm_fwd_kernel", _ln_params("fp16"), _ln_cx(2), "M",
+         LN_SIZES, 2, tol(2e-3, 2e-3), _ln_warps(2), grid_in_blob=False, maxnreg=40),
     # rotary embedding over interleaved pairs: a split of pairs each thread
     # holds and a join back (fold_split, fold_join), rows masked at the end
     case("rope_interleaved_f32", T2, "rope_interleaved_kernel",
@@ -474,6 +482,11 @@ CASES += [
          3, MM_F16_TOL, num_stages=4),
     case("p_matmul_f16_256", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 256, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, num_warps=8),
+    case("p_matmul_f16_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL,
+         triton_extra={"num_ctas": 2}),
+    case("p_matmul_f16_maxnreg", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, maxnreg=128),
     # transposed operands: A stored K x M, B stored N x K (strides say so)
     case("p_matmul_f16_at", K + "matmul.py", "matmul_kernel",
          [T("in", "fp16", ["K", "M"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])]
@@ -1017,6 +1030,16 @@ BENCH += [
          _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=3,
          bench="matmul fp16 4096^3 (128x128x32, 4 warps, 3 stages)", flops="2 * M * N * K",
          cublas="mm", sm80=True),
+    # Triton's thread block clusters (num_ctas=2: each program's tile split
+    # over two CTAs of a cluster) against tile's one CTA per program
+    case("bench_mm_256x64_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="matmul fp16 4096^3 (128x256x64, 8 warps, 3 stages), Triton num_ctas=2", flops="2 * M * N * K",
+         triton_extra={"num_ctas": 2}),
+    case("bench_mm_128x64_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=4,
+         bench="matmul fp16 4096^3 (128x128x64, 4 warps, 4 stages), Triton num_ctas=2", flops="2 * M * N * K",
+         triton_extra={"num_ctas": 2}),
     # sizes that are not multiples of 16: no 16-byte rows, the operand
     # loads cannot become cp.async copies (tutorial 03's config 5)
     case("bench_mm_odd", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,

@@ -242,8 +242,15 @@ class Args:
 _kept_cubins = set()
 
 
+def triton_options(inst):
+    """The case's launch options beyond num_warps, as Triton takes them."""
+    extra = {k: inst[k] for k in ("num_stages", "maxnreg") if inst.get(k)}
+    extra.update(inst.get("triton_extra") or {})
+    return extra
+
+
 def launch_triton(kern, inst, args):
-    extra = {"num_stages": inst["num_stages"]} if inst.get("num_stages") else {}
+    extra = triton_options(inst)
     compiled = kern[args.grid](*args.triton, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
     keep = os.environ.get("TILE_TRITON_CUBIN_DIR")
     if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin this launch ran
@@ -390,7 +397,7 @@ def triton_sm80(root, inst, args):
     real = active.get_current_target
     active.get_current_target = lambda: GPUTarget("cuda", 80, 32)
     try:
-        extra = {"num_stages": inst["num_stages"]} if inst.get("num_stages") else {}
+        extra = triton_options(inst)
         ck = k.warmup(*args.triton, grid=args.grid, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
     finally:
         active.get_current_target = real
