@@ -6,7 +6,9 @@
 # CPU time (user + system, tilec and its ptxas children: steady on a busy
 # machine) / wall time. Columns: one arch (no PTX image; one thread's work
 # whatever -j says, as each step waits for the one before), then the row's
-# set of targets with -j 1 and with -j N, N the CPU count (the default).
+# set of targets with -j 1 and with -j N, N the CPU count (the default),
+# and ptxas alone on the sm_80 column's PTX: the part of that column no
+# change to tilec can take away.
 # The set is the default (sm_80,sm_87,sm_90,sm_90a plus PTX; sm_90a is
 # left out of kernels without wgmma) but for the 128x128 fp16 matmul,
 # compiled for sm_80,sm_87,sm_90a plus PTX as a Jetson-and-Hopper build
@@ -60,8 +62,8 @@ median_ms() { # command... : "CPU/wall" medians in ms over REPS runs, or "fail"
 	echo "$(printf '%s\n' "${cpu[@]}" | sort -n | sed -n "${mid}p")/$(printf '%s\n' "${wall[@]}" | sort -n | sed -n "${mid}p")"
 }
 
-echo "| kernel (ms CPU/wall) | set | sm_80 | sm_87 | sm_90 | set, -j 1 | set, -j $N |"
-echo "|---|---|---|---|---|---|---|"
+echo "| kernel (ms CPU/wall) | set | sm_80 | sm_87 | sm_90 | set, -j 1 | set, -j $N | ptxas alone, sm_80 |"
+echo "|---|---|---|---|---|---|---|---|"
 echo "{" >"$JSON"
 first=1
 for k in "${KERNELS[@]}"; do
@@ -85,6 +87,16 @@ for k in "${KERNELS[@]}"; do
 		printf '%s"%s": "%s"' "$sep" "$col" "$ms" >>"$JSON"
 		sep=", "
 	done
+	# the floor under the sm_80 column: ptxas alone on the same PTX (its
+	# kernels' PTX, written by one more compile)
+	rm -rf "$TMP/ptx"
+	ptxas_ms=fail
+	if "$TILEC" compile "${args[@]}" --arch sm_80 --no-ptx -j 1 -o "$TMP/k" --keep-ptx "$TMP/ptx" >/dev/null 2>"$TMP/err"; then
+		PTXAS=${TILE_PTXAS:-$(command -v ptxas || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas")}
+		ptxas_ms=$(median_ms "$PTXAS" -v -arch=sm_80 "$TMP/ptx/k.sm_80.ptx" -o "$TMP/ptx/k.cubin")
+	fi
+	row="$row | $ptxas_ms"
+	printf '%s"ptxas_sm_80": "%s"' "$sep" "$ptxas_ms" >>"$JSON"
 	printf '}' >>"$JSON"
 	echo "$row |"
 done
