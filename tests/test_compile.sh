@@ -320,6 +320,20 @@ check "gdc_wait: ... out = x + y" grep -q "0 2 4 6" "$T/pdl.run"
 check "attention d128 for sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd -s "$ATTNSIG" -w 8 \
 	-D HEAD_DIM=128 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=3 --arch sm_90a --no-ptx -o "$T/attn90a" --keep-ptx "$T/attn90a.ptx"
 check "attention d128 sm_90a: wgmma with A from registers" grep -q 'wgmma.mma_async.*}, {%r' "$T/attn90a.ptx/attn90a.sm_90a.ptx"
+# each loop's second dot (P @ V) stays in flight across the back edge: the
+# wait for the next iteration's first dot completes it (carried_value)
+# loops_end_in_flight PTX N: N back edges, each after a wgmma commit with no
+# wait between them
+loops_end_in_flight() {
+	awk -v want="$2" '
+		/^\$L__BB[0-9_]+:/ { seen[substr($1, 1, length($1) - 1)] = 1 }
+		/wgmma.commit_group/ { last = "commit" }
+		/wgmma.wait_group/ { last = "wait" }
+		/bra/ { t = $NF; sub(/;$/, "", t); if (t in seen) { n++; if (last != "commit") bad++ } }
+		END { exit !(n == want && bad == 0) }' "$1"
+}
+check "attention d128 sm_90a: both loops end with a wgmma group in flight" \
+	loops_end_in_flight "$T/attn90a.ptx/attn90a.sm_90a.ptx" 2
 if [ -n "$PTXAS" ]; then
 	"$PTXAS" -arch=sm_90a -v "$T/attn90a.ptx/attn90a.sm_90a.ptx" -o "$T/attn90a.cubin" >"$T/attn90a.ptxas" 2>&1
 	check "attention d128 sm_90a: ptxas injects no warpgroup.arrive" bash -c "grep -q 'Used [0-9]* registers' '$T/attn90a.ptxas' && ! grep -q C7519 '$T/attn90a.ptxas'"

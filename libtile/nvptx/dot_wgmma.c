@@ -254,28 +254,43 @@ void lw_wgmma_wait(lw *w)
 
 void lw_wgmma_wait_for(lw *w, int v, int groups)
 {
-	lval *x = &w->v[v];
-	w->wgmma_pending = -1;
+	/* the values whose registers the groups it completes write: v's, and
+	 * an older group's (groups complete in order, so a wait for a later
+	 * one completes it too) */
+	lval *x[2];
+	int nx = 0, n = 0;
+	if (v >= 0)
+		x[nx++] = &w->v[v];
+	if (w->wgmma_older >= 0 && w->wgmma_older != v)
+		x[nx++] = &w->v[w->wgmma_older];
+	w->wgmma_pending = w->wgmma_older = -1;
+	for (int k = 0; k < nx; k++)
+		n += x[k]->n;
 	strbuf text, cons;
 	sb_init(&text);
 	sb_init(&cons);
-	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned %d;", x->n, groups);
-	for (int i = 0; i < x->n; i++)
+	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned %d;", n, groups);
+	for (int i = 0; i < n; i++)
 		sb_printf(&cons, "%s=f", i ? "," : "");
-	for (int i = 0; i < x->n; i++)
+	for (int i = 0; i < n; i++)
 		sb_printf(&cons, ",%d", i);
-	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)x->n);
-	if (!ft) {
+	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)(n + 1));
+	LLVMValueRef *in = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(n + 1));
+	if (!ft || !in) {
 		sb_free(&text), sb_free(&cons);
 		lw_oom(w);
 		return;
 	}
-	for (int i = 0; i < x->n; i++)
-		ft[i] = w->f32;
-	LLVMTypeRef st = LLVMStructTypeInContext(w->c, ft, (unsigned)x->n, false);
-	LLVMValueRef d = lw_asm_call(w, st, sb_str(&text), sb_str(&cons), x->r, x->n, true);
-	for (int r = 0; r < x->n; r++)
-		x->r[r] = LLVMBuildExtractValue(w->b, d, (unsigned)r, "");
+	for (int k = 0, i = 0; k < nx; k++)
+		for (int r = 0; r < x[k]->n; r++, i++) {
+			ft[i] = w->f32;
+			in[i] = x[k]->r[r];
+		}
+	LLVMTypeRef st = LLVMStructTypeInContext(w->c, ft, (unsigned)n, false);
+	LLVMValueRef d = lw_asm_call(w, st, sb_str(&text), sb_str(&cons), in, n, true);
+	for (int k = 0, i = 0; k < nx; k++)
+		for (int r = 0; r < x[k]->n; r++, i++)
+			x[k]->r[r] = LLVMBuildExtractValue(w->b, d, (unsigned)i, "");
 	sb_free(&text);
 	sb_free(&cons);
 }

@@ -587,15 +587,18 @@ static const ir_op *terminator(const ir_region *r, ir_opcode code)
 
 /* The region's ops but its terminator. */
 /* Whether op may read the result of a wgmma group in flight: it names
- * it, holds regions that might, or is another dot. */
+ * it, holds regions that might, or is another dot while one is pending
+ * (a dot may follow the older group a loop left in flight: the wait for
+ * its group completes both). */
 static bool reads_pending(const lw *w, const ir_op *op)
 {
-	if (w->wgmma_pending < 0)
+	int pending = w->wgmma_pending, older = w->wgmma_older;
+	if (pending < 0 && older < 0)
 		return false;
-	if (op->nregions || op->code == IR_OP_DOT)
+	if (op->nregions || (op->code == IR_OP_DOT && pending >= 0))
 		return true;
 	for (int i = 0; i < op->nargs; i++)
-		if (op->args[i] == w->wgmma_pending)
+		if (op->args[i] == pending || op->args[i] == older)
 			return true;
 	return false;
 }
@@ -626,7 +629,7 @@ static bool lower_body(lw *w, const ir_region *r)
 		for (int j = 0; j < op->nresults; j++)
 			w->born[op->results[j]] = w->epoch;
 	}
-	if (w->wgmma_pending >= 0 && w->in_flight_body != r)
+	if ((w->wgmma_pending >= 0 || w->wgmma_older >= 0) && w->in_flight_body != r)
 		lw_wgmma_wait(w);
 	/* the region's staged operands (lw_keep_resident) are dropped with it */
 	if (w->smem_kept != smem_kept)
@@ -666,6 +669,50 @@ static int in_flight_value(const lw *w, const ir_op *loop)
 		if (y->args[i] == v && dot->args[2] == body->params[1 + i] && uses_of(body, body->params[1 + i]) == 1 &&
 		    uses_of(body, v) == 1)
 			return i;
+	return -1;
+}
+
+static bool names(const ir_op *op, int v)
+{
+	for (int a = 0; a < op->nargs; a++)
+		if (op->args[a] == v)
+			return true;
+	return false;
+}
+
+/* The loop value (its index) whose wgmma group may stay in flight across
+ * the back edge until the next iteration's first dot is waited for, or
+ * -1: attention's second dot, whose accumulator the next iteration
+ * rescales only after the first dot's result is in (that wait completes
+ * both groups, and the tensor cores run the two back to back, as in
+ * Triton's code). The loop's rings have a spare tile (the next
+ * iteration's copies go into tiles neither group reads), the value is
+ * yielded straight from a wgmma dot of the body that nothing else reads
+ * and that does not take the loop value itself (in_flight_value's case),
+ * and in the body another wgmma dot comes before anything that reads the
+ * loop value or holds regions. */
+static int carried_value(const lw *w, const ir_op *loop)
+{
+	const ir_region *body = &loop->regions[0];
+	const ir_op *y = terminator(body, IR_OP_YIELD);
+	if (!(loop->flags & IR_FLAG_SPARE_TILE) || !y || !w->p->wgmma)
+		return -1;
+	for (int i = 0; i < y->nargs; i++) {
+		int v = y->args[i], p = body->params[1 + i];
+		const ir_op *dot = w->f->values[v].def;
+		if (!dot || dot->code != IR_OP_DOT || !w->p->wgmma[v] || dot->args[2] == p || uses_of(body, v) != 1)
+			continue;
+		for (int k = 0; k < body->nops; k++) {
+			const ir_op *op = body->ops[k];
+			if (op == dot || op->nregions || names(op, p))
+				break;
+			if (op->code == IR_OP_DOT) {
+				if (w->p->wgmma[op->results[0]])
+					return i;
+				break;
+			}
+		}
+	}
 	return -1;
 }
 
@@ -779,17 +826,40 @@ static bool lower_for(lw *w, const ir_op *op)
 	LLVMValueRef more = LLVMBuildICmp(w->b, ir_kind_is_signed(ik) ? LLVMIntSLT : LLVMIntULT, iv, ub.r[0], "");
 	LLVMBuildCondBr(w->b, more, loop, exit);
 	LLVMPositionBuilderAtEnd(w->b, loop);
+	/* a carried value is the older group in flight at the body's start
+	 * (none in the first iteration: its wait then waits for nothing); the
+	 * wait ties registers of their own, the phis stay for the back edge */
+	int carried = carried_value(w, op);
+	lval carried_phis = {0};
+	if (carried >= 0) {
+		int p = body->params[1 + carried];
+		carried_phis = w->v[p];
+		lval own = carried_phis;
+		if (!lw_alloc_regs(w, &own, own.n, own.l))
+			return false;
+		memcpy(own.r, carried_phis.r, sizeof(LLVMValueRef) * (size_t)own.n);
+		w->v[p] = own;
+		w->wgmma_older = p;
+	}
 	const ir_region *outer_flight = w->in_flight_body;
 	w->in_flight_body = body;
 	bool ok = lower_body(w, body);
 	w->in_flight_body = outer_flight;
 	if (!ok)
 		return false;
+	if (carried >= 0)
+		w->v[body->params[1 + carried]] = carried_phis;
 	int flying = in_flight_value(w, op);
-	if (flying >= 0)
+	if (carried >= 0 && w->wgmma_pending == y->args[carried] && w->wgmma_older < 0) {
+		flying = carried; /* left in flight: the next iteration's first dot waits */
+		w->wgmma_pending = -1;
+	} else if (flying >= 0) {
 		lw_wgmma_wait_for(w, w->wgmma_pending, 1); /* this group may go on; the one before not */
-	else if (w->wgmma_pending >= 0)
-		lw_wgmma_wait(w);
+	} else {
+		carried = -1;
+		if (w->wgmma_pending >= 0 || w->wgmma_older >= 0)
+			lw_wgmma_wait(w);
+	}
 	for (int i = 0; i < n; i++) {
 		lval next;
 		if (!y || i >= y->nargs)
@@ -1142,7 +1212,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 		return TILEC_ERR_NOMEM;
 	}
 	init_types(&w);
-	w.wgmma_pending = -1;
+	w.wgmma_pending = w.wgmma_older = -1;
 	w.b = LLVMCreateBuilderInContext(w.c);
 	if (build_entry(&w, symbol) && lower_body(&w, &f->body))
 		LLVMBuildRetVoid(w.b);

@@ -67,6 +67,8 @@ typedef struct lw {
 	frag_cache cached[8]; /* dot operands loaded or staged before the loops being lowered */
 	int ncached;
 	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
+	int wgmma_older;     /* a loop value whose group, issued before wgmma_pending's, the
+	                        previous iteration left in flight (lower.c: carried_value) */
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
 	int epoch;           /* loops lowered so far (lower.c: fresh_after_loop) */
 	int *born;           /* per value id: the epoch it was computed in */
@@ -285,7 +287,8 @@ void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row,
  * calls before anything reads the result */
 bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out);
 void lw_wgmma_wait(lw *w);
-/* wait_group `groups` with value v's registers tied through it */
+/* wait_group `groups` with value v's registers tied through it (v -1:
+ * none), and those of the older group in flight, which it completes */
 void lw_wgmma_wait_for(lw *w, int v, int groups);
 
 #endif
