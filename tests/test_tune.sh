@@ -76,6 +76,12 @@ check "ir maxnreg" "$TILEC" ir "$T/k.py" -n scale -s "*fp32:16, *fp32:16, i32, i
 has "ir header" "$T/out" "num_warps=8 num_stages=3 maxnreg=128"
 "$TILEC" compile "$T/k.py" "${SIG[@]}" --maxnreg 16 -o "$T/x" 2>"$T/err"
 [ $? = 2 ] && grep -qF -- "--maxnreg wants registers per thread from 24 to 255, not '16'" "$T/err" && ok || bad "--maxnreg 16 is a usage error"
+# on a manifest line, not beside -m
+printf '%s\n' "k.py scale \"*fp32:16, *fp32:16, i32, i64\" -g \"cdiv(n, BLOCK)\" --config 0 --maxnreg 40" >"$T/m.txt"
+check "manifest --maxnreg" "$TILEC" compile -m "$T/m.txt" -o "$T/mm" --arch sm_80 --keep-ptx "$T/mmptx"
+[ "$(grep -c '^\.maxnreg 40$' "$T/mmptx/mm.sm_80.ptx")" = 1 ] && ok || bad "a manifest line's --maxnreg 40"
+"$TILEC" compile -m "$T/m.txt" -o "$T/mm" --arch sm_80 --maxnreg 40 2>"$T/err"
+[ $? = 2 ] && grep -qF -- "kernel options (-D, -g, -w, -ns, --maxnreg, -on, --config) go on manifest lines" "$T/err" && ok || bad "--maxnreg beside -m"
 sed 's/maxnreg=128/maxnreg=256/' "$T/k.py" >"$T/k256.py"
 fails "config maxnreg range" "maxnreg must be an int from 24 to 255" "$TILEC" compile "$T/k256.py" "${SIG[@]}" -o "$T/x"
 sed 's/maxnreg=128/maxnreg="a"/' "$T/k.py" >"$T/kstr.py"
