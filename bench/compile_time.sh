@@ -50,6 +50,12 @@ KERNELS=(
 	"manifest_8_variants|default|-m $TMP/variants.tile"
 )
 
+# the ptxas tilec runs (TILE_PTXAS, CUDA_HOME, /usr/local/cuda, PATH)
+PTXAS=""
+for p in "${TILE_PTXAS:-}" "${CUDA_HOME:+$CUDA_HOME/bin/ptxas}" /usr/local/cuda/bin/ptxas "$(command -v ptxas 2>/dev/null || true)"; do
+	if [ -n "$p" ] && [ -x "$p" ]; then PTXAS=$p; break; fi
+done
+
 median_ms() { # command... : "CPU/wall" medians in ms over REPS runs, or "fail"
 	local cpu=() wall=() r u s TIMEFORMAT='%3R %3U %3S'
 	for _ in $(seq $REPS); do
@@ -91,8 +97,7 @@ for k in "${KERNELS[@]}"; do
 	# kernels' PTX, written by one more compile)
 	rm -rf "$TMP/ptx"
 	ptxas_ms=fail
-	if "$TILEC" compile "${args[@]}" --arch sm_80 --no-ptx -j 1 -o "$TMP/k" --keep-ptx "$TMP/ptx" >/dev/null 2>"$TMP/err"; then
-		PTXAS=${TILE_PTXAS:-$(command -v ptxas || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas")}
+	if [ -n "$PTXAS" ] && "$TILEC" compile "${args[@]}" --arch sm_80 --no-ptx -j 1 -o "$TMP/k" --keep-ptx "$TMP/ptx" >/dev/null 2>"$TMP/err"; then
 		ptxas_ms=$(median_ms "$PTXAS" -v -arch=sm_80 "$TMP/ptx/k.sm_80.ptx" -o "$TMP/ptx/k.cubin")
 	fi
 	row="$row | $ptxas_ms"

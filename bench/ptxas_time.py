@@ -24,13 +24,14 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+from sass import tool  # noqa: E402 (bench/sass.py: CUDA_HOME's tools first)
 
 
 def ptxas(path, arch, reps=5):
     times, regs = [], None
     for _ in range(reps):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        p = subprocess.run(["ptxas", "-v", "-arch=" + arch, path, "-o", path + ".cubin"],
+        p = subprocess.run([tool("ptxas"), "-v", "-arch=" + arch, path, "-o", path + ".cubin"],
                            capture_output=True, text=True)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         if p.returncode:

@@ -319,6 +319,18 @@ bool ir_region_has(const ir_region *r, ir_opcode code)
 	return false;
 }
 
+bool ir_op_reads(const ir_op *op, int v)
+{
+	for (int i = 0; i < op->nargs; i++)
+		if (op->args[i] == v)
+			return true;
+	for (int g = 0; g < op->nregions; g++)
+		for (int i = 0; i < op->regions[g].nops; i++)
+			if (ir_op_reads(op->regions[g].ops[i], v))
+				return true;
+	return false;
+}
+
 bool ir_op_orders_memory(const ir_op *op)
 {
 	switch (op->code) {

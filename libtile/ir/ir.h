@@ -332,6 +332,7 @@ ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *
 /* Appends op to region; false when out of memory. */
 bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
 bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its regions' */
+bool ir_op_reads(const ir_op *op, int v); /* op takes value v, itself or in its regions */
 /* An op that writes memory or orders accesses to it (stores, atomics,
  * barriers, grid dependency control): no load moves across it. */
 bool ir_op_orders_memory(const ir_op *op);

@@ -585,7 +585,6 @@ static const ir_op *terminator(const ir_region *r, ir_opcode code)
 	return t && t->code == code ? t : NULL;
 }
 
-/* The region's ops but its terminator. */
 /* Whether op may read the result of a wgmma group in flight: it names
  * it, holds regions that might, or is another dot while one is pending
  * (a dot may follow the older group a loop left in flight: the wait for
@@ -595,12 +594,7 @@ static bool reads_pending(const lw *w, const ir_op *op)
 	int pending = w->wgmma_pending, older = w->wgmma_older;
 	if (pending < 0 && older < 0)
 		return false;
-	if (op->nregions || (op->code == IR_OP_DOT && pending >= 0))
-		return true;
-	for (int i = 0; i < op->nargs; i++)
-		if (op->args[i] == pending || op->args[i] == older)
-			return true;
-	return false;
+	return op->nregions || (op->code == IR_OP_DOT && pending >= 0) || ir_op_reads(op, pending) || ir_op_reads(op, older);
 }
 
 /* The ops of a region; the terminator is its owner's. A wgmma group in
@@ -672,14 +666,6 @@ static int in_flight_value(const lw *w, const ir_op *loop)
 	return -1;
 }
 
-static bool names(const ir_op *op, int v)
-{
-	for (int a = 0; a < op->nargs; a++)
-		if (op->args[a] == v)
-			return true;
-	return false;
-}
-
 /* The loop value (its index) whose wgmma group may stay in flight across
  * the back edge until the next iteration's first dot is waited for, or
  * -1: attention's second dot, whose accumulator the next iteration
@@ -704,7 +690,7 @@ static int carried_value(const lw *w, const ir_op *loop)
 			continue;
 		for (int k = 0; k < body->nops; k++) {
 			const ir_op *op = body->ops[k];
-			if (op == dot || op->nregions || names(op, p))
+			if (op == dot || op->nregions || ir_op_reads(op, p))
 				break;
 			if (op->code == IR_OP_DOT) {
 				if (w->p->wgmma[op->results[0]])

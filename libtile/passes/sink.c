@@ -20,19 +20,6 @@
  */
 #include "passes/passes.h"
 
-/* Whether op reads value v, itself or in its regions. */
-static bool uses(const ir_op *op, int v)
-{
-	for (int i = 0; i < op->nargs; i++)
-		if (op->args[i] == v)
-			return true;
-	for (int r = 0; r < op->nregions; r++)
-		for (int i = 0; i < op->regions[r].nops; i++)
-			if (uses(op->regions[r].ops[i], v))
-				return true;
-	return false;
-}
-
 /* Whether a load may move past op: op neither writes memory nor orders
  * it, nor branches. Combine functions (scans, tl.reduce) are pure. */
 static bool pure(const ir_op *op)
@@ -71,9 +58,9 @@ void sink_loads(ir_func *f)
 		if (op->code != IR_OP_LOAD || op->nresults != 1)
 			continue;
 		int j = i + 1;
-		while (j < r->nops && !uses(r->ops[j], op->results[0]) && pure(r->ops[j]))
+		while (j < r->nops && !ir_op_reads(r->ops[j], op->results[0]) && pure(r->ops[j]))
 			j++;
-		if (j >= r->nops || !uses(r->ops[j], op->results[0]) || j == i + 1)
+		if (j >= r->nops || !ir_op_reads(r->ops[j], op->results[0]) || j == i + 1)
 			continue;
 		for (int k = i; k < j - 1; k++)
 			r->ops[k] = r->ops[k + 1];
