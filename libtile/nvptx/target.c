@@ -65,7 +65,13 @@ static const src_loc no_loc;
  * may fuse too. The C API reaches that setting only through the NVPTX
  * option, given its default value explicitly. Shared-memory pointers are
  * 32 bits wide (-nvptx-short-ptr, as in Triton's data layout): addresses
- * into shared memory take one register instead of two. */
+ * into shared memory take one register instead of two. Loop strength
+ * reduction is off (-disable-lsr): in a pipelined loop it folds the
+ * per-row pointers of the asynchronous copies into one base plus
+ * loop-invariant offsets, so every address is recomputed at the top of
+ * the loop and held through the dots until its copy is issued; with the
+ * pointers kept as loop values ptxas has fewer live registers there and
+ * the 4-warp matmuls ran 3-5% faster (docs/PERF.md). */
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 static void llvm_init(void)
@@ -74,8 +80,8 @@ static void llvm_init(void)
 	LLVMInitializeNVPTXTarget();
 	LLVMInitializeNVPTXTargetMC();
 	LLVMInitializeNVPTXAsmPrinter();
-	const char *const args[] = {"tile", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
-	LLVMParseCommandLineOptions(3, args, NULL);
+	const char *const args[] = {"tile", "-nvptx-fma-level=2", "-nvptx-short-ptr", "-disable-lsr"};
+	LLVMParseCommandLineOptions(4, args, NULL);
 }
 
 static void llvm_diagnostic(LLVMDiagnosticInfoRef info, void *opaque)
