@@ -507,6 +507,18 @@ check "RoPE over interleaved pairs" "$TILEC" compile tests/gpu/kernels/tier2.py 
 	-s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 32, 128' -g 'cdiv(n_rows, BLOCK_M)' --arch sm_90a -o "$T/rope" \
 	--keep-ptx "$T"
 check "RoPE: the split and the join in registers" test "$(grep -c 'st.shared' "$T/rope.sm_90a.ptx")" -le 128
+# a bias row added to a dot's result: the row moves into the accumulator's
+# layout (one fp32 store a thread), not the broadcast 128x128 block (49
+# stores a thread before); the rest of the epilogue's shared stores are the
+# fp16 result's on its way to 16-byte global stores
+for arch in sm_90a sm_80; do
+	check "bias + GELU epilogue ($arch)" "$TILEC" compile tests/gpu/kernels/dots.py -n matmul_bias_gelu_kernel \
+		-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1' \
+		-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -w 8 -g 1 --arch $arch \
+		-o "$T/bias_$arch" --keep-ptx "$T"
+	check "bias + GELU: the bias row is moved, not the block ($arch)" \
+		test "$(grep -c 'st.shared.f32' "$T/bias_$arch.$arch.ptx")" -eq 1
+done
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)
 cat >"$T/dd.manifest" <<EOF

@@ -18,7 +18,8 @@
  * first operand that is not cheap to rematerialize, and loop-carried values
  * take the layout of what the loop yields when their initial value is cheap
  * (zeros). Cheap values (constants, aranges, splats and elementwise chains
- * of them) are recomputed in whatever layout a use needs.
+ * of them) are recomputed in whatever layout a use needs, and a broadcast
+ * only one op reads takes that op's layout (its smaller source moves).
  *
  * Where such dots exist, the default 2-D layout is built for the smallest
  * of their operand tiles, so that no operand load fetches replicas.
@@ -557,6 +558,24 @@ static const layout *follow_operands(const assigner *s, const ir_op *op, int ran
 	return by_rank(s, rank);
 }
 
+/* A broadcast that only one op reads (and the expand_dims only it reads)
+ * takes that op's layout l, so that its source is moved into a slice of
+ * l, not the broadcast block into l: a bias row added to a dot's result
+ * moves N elements through shared memory instead of M x N. */
+static void adopt_broadcast(assigner *s, int v, const layout *l)
+{
+	layout_plan *p = s->p;
+	const ir_op *def = s->f->values[v].def;
+	if (!l || l->kind != LAYOUT_BLOCKED || !def || def->code != IR_OP_BROADCAST || s->uses[v] != 1 || p->remat[v] ||
+	    !p->of[v] || layout_eq(p->of[v], l) || vtype(s, v).rank != l->rank)
+		return;
+	p->of[v] = l;
+	int src = def->args[0];
+	const ir_op *sd = s->f->values[src].def;
+	if (sd && sd->code == IR_OP_EXPAND_DIMS && s->uses[src] == 1 && !p->remat[src] && vtype(s, src).rank == l->rank)
+		p->of[src] = l;
+}
+
 /* l for a value of type t, unless l would hold its elements several times
  * over: a rank's default layout is cut for the largest shape of that rank,
  * and a reshape, permute, split or join to another shape of the rank
@@ -1056,6 +1075,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		} else {
 			l = follow_operands(s, op, rt.rank);
 		}
+		if (op->nargs > 2)
+			adopt_broadcast(s, op->args[2], l); /* the accumulator */
 		break;
 	case IR_OP_PERMUTE:
 		if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
@@ -1083,6 +1104,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	default:
 		l = follow_operands(s, op, rt.rank);
+		for (int i = 0; i < op->nargs; i++)
+			adopt_broadcast(s, op->args[i], l);
 		break;
 	}
 	if (!l) {

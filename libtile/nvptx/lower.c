@@ -364,6 +364,12 @@ bool lw_get(lw *w, int v, const layout *l, lval *out)
 	const ir_op *def = w->f->values[v].def;
 	if (w->p->remat[v] && def && def->nresults == 1)
 		return emit_value(w, def, l, out);
+	/* a broadcast (or the expand_dims under it) is rebuilt in l from its
+	 * source moved instead: a bias row added to a dot's result moves its
+	 * N elements through shared memory, not the M x N block */
+	if (def && (def->code == IR_OP_BROADCAST || def->code == IR_OP_EXPAND_DIMS) && l->kind == LAYOUT_BLOCKED &&
+	    lw_vtype(w, def->args[0]).rank)
+		return emit_value(w, def, l, out);
 	return lw_move(w, have, t, t, NULL, l, out);
 }
 
