@@ -519,6 +519,17 @@ for arch in sm_90a sm_80; do
 	check "bias + GELU: the bias row is moved, not the block ($arch)" \
 		test "$(grep -c 'st.shared.f32' "$T/bias_$arch.$arch.ptx")" -eq 1
 done
+# a wgmma dot whose B is not a ring tile (num_stages=1) stages B N-major,
+# the way a row-major B loads: two 16-byte stores a thread (16 two-byte
+# stores and a second barrier before), the instruction transposing it
+check "unpipelined wgmma matmul" "$TILEC" compile tests/kernels/matmul.py -n matmul_kernel \
+	-s '*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1' \
+	-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -ns 1 -g 1 --arch sm_90a \
+	-o "$T/ns1" --keep-ptx "$T"
+check "unpipelined wgmma: B staged in 16-byte stores" test "$(grep -c 'st.shared.b16' "$T/ns1.sm_90a.ptx")" -eq 0
+check "unpipelined wgmma: two barriers an iteration" \
+	test "$(awk '/^\$L__BB0_2:/,/bra.*BB0_2/' "$T/ns1.sm_90a.ptx" | grep -c 'bar.sync')" -eq 2
+check "unpipelined wgmma: B transposed by the instruction" grep -q 'wgmma.mma_async.*, 1;$' "$T/ns1.sm_90a.ptx"
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)
 cat >"$T/dd.manifest" <<EOF

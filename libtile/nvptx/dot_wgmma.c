@@ -64,8 +64,11 @@ static bool descriptor_tile(const smem_tile *t)
 	return t->sl && t->sl->panel_bytes >= 32 && t->sl->panel_bytes <= 128;
 }
 
-/* B's registers staged K-major into a panel tile at the next 1024-byte
- * boundary past `scratch`, handed to the async proxy. */
+/* B's registers staged into a panel tile at the next 1024-byte boundary
+ * past `scratch`, handed to the async proxy: N-major (the instruction
+ * transposes it) where 16-bit registers run along N, as a row-major B
+ * loads, so that each run is one store; K-major otherwise (8-bit B must
+ * be). */
 static bool stage_b(lw *w, const ir_op *op, int64_t scratch, smem_tile *t)
 {
 	ir_type bt = lw_vtype(w, op->args[1]);
@@ -75,10 +78,14 @@ static bool stage_b(lw *w, const ir_op *op, int64_t scratch, smem_tile *t)
 	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
 	if (!sl)
 		return lw_oom(w);
-	*sl = smem_layout_make(bt.shape[0], bt.shape[1], ir_kind_bytes((ir_kind)bt.kind), true, true);
+	int eb = ir_kind_bytes((ir_kind)bt.kind);
+	layout_map m = lw_map_of(x.l, bt);
+	bool n_major = eb == 2 && (bt.shape[1] * eb) % 32 == 0 && layout_contig_regs(&m, 1) > layout_contig_regs(&m, 0);
+	*sl = smem_layout_make(bt.shape[0], bt.shape[1], eb, !n_major, true);
 	int64_t at = (((int64_t)w->smem_top + scratch + 1023) & ~(int64_t)1023) - w->smem_top;
 	lw_smem_need(w, (uint64_t)(at + sl->tile_bytes));
-	lw_barrier(w); /* the scratch may still be read by the op before */
+	if (!scratch) /* else A's staging just had the barrier */
+		lw_barrier(w); /* the scratch may still be read by the op before */
 	lw_stage_tile(w, &x, bt, sl, at);
 	t->sl = sl;
 	t->base = lw_ci32(w, (int64_t)w->smem_top + at);
