@@ -84,8 +84,8 @@ static bool stage_b(lw *w, const ir_op *op, int64_t scratch, smem_tile *t)
 	*sl = smem_layout_make(bt.shape[0], bt.shape[1], eb, !n_major, true);
 	int64_t at = (((int64_t)w->smem_top + scratch + 1023) & ~(int64_t)1023) - w->smem_top;
 	lw_smem_need(w, (uint64_t)(at + sl->tile_bytes));
-	if (!scratch) /* else A's staging just had the barrier */
-		lw_barrier(w); /* the scratch may still be read by the op before */
+	if (!scratch) /* the op before may still read it (A's staging had this barrier) */
+		lw_barrier(w);
 	lw_stage_tile(w, &x, bt, sl, at);
 	t->sl = sl;
 	t->base = lw_ci32(w, (int64_t)w->smem_top + at);
