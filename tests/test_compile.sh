@@ -530,6 +530,14 @@ check "unpipelined wgmma: B staged in 16-byte stores" test "$(grep -c 'st.shared
 check "unpipelined wgmma: two barriers an iteration" \
 	test "$(awk '/^\$L__BB0_2:/,/bra.*BB0_2/' "$T/ns1.sm_90a.ptx" | grep -c 'bar.sync')" -eq 2
 check "unpipelined wgmma: B transposed by the instruction" grep -q 'wgmma.mma_async.*, 1;$' "$T/ns1.sm_90a.ptx"
+# loop strength reduction is off: the copies' row pointers stay loop values,
+# each advanced in place (8 B rows a thread), where LSR made two bases and
+# recomputed every address from them at the top of the loop
+check "4-warp wgmma matmul" "$TILEC" compile tests/kernels/matmul.py -n matmul_kernel -s "$MMSIG" \
+	-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -ns 4 -g 1 --arch sm_90a \
+	-o "$T/mm4w" --keep-ptx "$T"
+check "4-warp wgmma matmul: the copies' pointers advanced in place" \
+	test "$(awk '/^\$L__BB0_2:/,/bra.*BB0_2/' "$T/mm4w.sm_90a.ptx" | grep -cE 'add\.s64[[:space:]]+(%rd[0-9]+), \1, ')" -ge 8
 # variants with different maps: the kernel takes all of them, each variant
 # has recipes for its own (a 512-row block has no map: a box holds 256)
 cat >"$T/dd.manifest" <<EOF
