@@ -104,7 +104,9 @@ static const char usage_text[] =
 	"                     descriptors with cp.async, as elsewhere, instead of\n"
 	"                     TMA through tensor maps the loader builds at launch\n"
 	"  --keep-ptx DIR     also write the PTX as DIR/NAME.compute_XX.ptx and each\n"
-	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created)\n"
+	"                     cubin's as DIR/NAME.sm_XX.ptx (DIR is created); with\n"
+	"                     --no-ptx, compute_XX's only where a cubin's lowering\n"
+	"                     gives it (not --arch sm_90a alone)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
 	"  -v                 print registers, spills and shared memory per variant\n"
 	"  -j N, --jobs N     run up to N steps at once: each family of targets' LLVM\n"
@@ -1155,6 +1157,7 @@ static bool compile_jobs(compile_cmd *c, compile_result *r)
 		.narchs = c->narchs,
 		.archs = c->archs,
 		.emit_ptx = !c->no_ptx || c->keep_ptx,
+		.ptx_if_lowered = c->no_ptx, /* for --keep-ptx only: not worth a lowering of its own */
 		.ptx_arch = c->ptx_arch,
 		.ptxas = c->ptxas,
 		.may_leave_out = any ? may_leave_out : NULL,

@@ -647,6 +647,16 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		for (int i = 0; i < funcs[k]->nparams; i++) /* a descriptor's map or a derived one */
 			r.tiers = r.tiers || funcs[k]->params[i].tensormap;
 	}
+	/* a PTX image wanted only where it comes with a cubin's lowering */
+	compile_options kept;
+	if (opt->emit_ptx && opt->ptx_if_lowered && opt->narchs > 0) {
+		bool lowered = false;
+		for (int i = 0; i < opt->narchs; i++)
+			lowered |= family_of(opt->archs[i], r.tiers) == family_of(opt->ptx_arch, r.tiers);
+		kept = *opt;
+		kept.emit_ptx = lowered;
+		r.opt = opt = &kept;
+	}
 	int nimg = ntargets(opt);
 	out->images = arena_alloc(a, sizeof(compile_image) * (size_t)(nimg + 1));
 	out->kernels = r.kernels = arena_alloc(a, sizeof(compile_kernel_info) * (size_t)(n * (opt->narchs + 1)));

@@ -21,6 +21,8 @@ typedef struct compile_options {
 	int narchs;
 	const int *archs;        /* 80, 87, 90, 90 | TARGET_ARCH_SPECIFIC: one cubin each */
 	bool emit_ptx;           /* also a PTX image for forward compatibility */
+	bool ptx_if_lowered;     /* with emit_ptx: only where a cubin's family lowers its code
+	                            anyway (a PTX image kept for reading, not for the blob) */
 	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
 	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
 	bool debug_verify;       /* run ir_verify first */

@@ -320,6 +320,10 @@ check "gdc_wait: ... out = x + y" grep -q "0 2 4 6" "$T/pdl.run"
 check "attention d128 for sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd -s "$ATTNSIG" -w 8 \
 	-D HEAD_DIM=128 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=3 --arch sm_90a --no-ptx -o "$T/attn90a" --keep-ptx "$T/attn90a.ptx"
 check "attention d128 sm_90a: wgmma with A from registers" grep -q 'wgmma.mma_async.*}, {%r' "$T/attn90a.ptx/attn90a.sm_90a.ptx"
+# --keep-ptx with --no-ptx: the PTX image's family (sm_90's mma.sync) is
+# lowered by no cubin here, so its PTX is not made just to be kept; with
+# --arch sm_80 the compute_80 PTX comes with the cubin's and is kept (below)
+check "--keep-ptx --no-ptx: no lowering for an image left out" test ! -e "$T/attn90a.ptx/attn90a.compute_90.ptx"
 # each loop's second dot (P @ V) stays in flight across the back edge: the
 # wait for the next iteration's first dot completes it (carried_value)
 # loops_end_in_flight PTX N: N back edges, each after a wgmma commit with no
