@@ -650,11 +650,11 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	/* a PTX image wanted only where it comes with a cubin's lowering */
 	compile_options kept;
 	if (opt->emit_ptx && opt->ptx_if_lowered && opt->narchs > 0) {
-		bool lowered = false;
+		bool shared_family = false;
 		for (int i = 0; i < opt->narchs; i++)
-			lowered |= family_of(opt->archs[i], r.tiers) == family_of(opt->ptx_arch, r.tiers);
+			shared_family |= family_of(opt->archs[i], r.tiers) == family_of(opt->ptx_arch, r.tiers);
 		kept = *opt;
-		kept.emit_ptx = lowered;
+		kept.emit_ptx = shared_family;
 		r.opt = opt = &kept;
 	}
 	int nimg = ntargets(opt);

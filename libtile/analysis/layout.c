@@ -572,7 +572,7 @@ static void adopt_broadcast(assigner *s, int v, const layout *l)
 	p->of[v] = l;
 	int src = def->args[0];
 	const ir_op *sd = s->f->values[src].def;
-	if (sd && sd->code == IR_OP_EXPAND_DIMS && s->uses[src] == 1 && !p->remat[src] && vtype(s, src).rank == l->rank)
+	if (sd && sd->code == IR_OP_EXPAND_DIMS && s->uses[src] == 1 && !p->remat[src])
 		p->of[src] = l;
 }
 

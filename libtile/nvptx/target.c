@@ -71,7 +71,7 @@ static const src_loc no_loc;
  * loop-invariant offsets, so every address is recomputed at the top of
  * the loop and held through the dots until its copy is issued; with the
  * pointers kept as loop values ptxas has fewer live registers there and
- * the 4-warp matmuls ran 3-5% faster (docs/PERF.md). */
+ * the 4-warp matmuls ran 2-6% faster (docs/PERF.md). */
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 static void llvm_init(void)
