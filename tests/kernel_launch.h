@@ -33,7 +33,9 @@ typedef struct launch {
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
 	bool tma;         /* ... as for sm_90a: host descriptors get tensor maps, their blocks TMA copies */
+	bool spare;       /* ... with sm_90a's budget for spare tiles: TMA copies run on across a persistent loop */
 	int tma_after;    /* pipelined: tma_copy ops in the IR */
+	int ifs_after;    /* pipelined: if ops in the IR */
 	bool sink;        /* run sink_loads before the interpreter */
 	bool keep_ir;     /* keep the IR dump of the last run in `ir` (kl_release frees it) */
 	bool debug;       /* specialize in debug mode (device asserts and prints kept) */
@@ -96,19 +98,21 @@ static inline tilec_status kl_go(launch *l)
 		st = ir_verify(l->ctx, f);
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async, 0, 0, l->reuse, l->tma, NULL);
+		st = pipeline_loads(l->ctx, f, l->async, l->spare ? UINT32_MAX : 0, 0, l->reuse, l->tma, NULL);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;
 		sb_init(&sb);
 		ir_dump(&sb, f);
-		l->loads_after = l->copies_after = l->tma_after = 0;
+		l->loads_after = l->copies_after = l->tma_after = l->ifs_after = 0;
 		for (const char *p = sb_str(&sb); (p = strstr(p, "= load ")) != NULL; p++)
 			l->loads_after++;
 		for (const char *p = sb_str(&sb); (p = strstr(p, "async_copy ")) != NULL; p++)
 			l->copies_after++;
 		for (const char *p = sb_str(&sb); (p = strstr(p, "tma_copy ")) != NULL; p++)
 			l->tma_after++;
+		for (const char *p = sb_str(&sb); (p = strstr(p, " = if ")) != NULL; p++)
+			l->ifs_after++;
 		sb_free(&sb);
 	}
 	if (!st && l->sink) {

@@ -459,6 +459,31 @@ check "tilec ir --pipelined=wgmma: descriptor blocks by TMA" "$TILEC" ir tests/g
 cp "$T/out" "$T/tma.ir"
 check "--pipelined=wgmma: TMA rings, copies and waits" bash -c "grep -q 'local_alloc tma : smem<3x128x64xfp16>' '$T/tma.ir' &&
 	grep -q 'tma_copy map=%5 ' '$T/tma.ir' && grep -q 'tma_wait ' '$T/tma.ir' && ! grep -q 'async_copy' '$T/tma.ir'"
+# a persistent loop over tiles around the K loop: the TMA copies run on
+# from one tile into the next, the rings living around the outer loop and
+# the next tile's coordinates computed in an if where the K index wraps;
+# through registers (--pipelined, mma.sync) the rings stay per tile
+PERSIG='*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16'
+PERDEF=(-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D EPILOGUE_SUBTILE=False
+	-D WARP_SPECIALIZE=False -D FLATTEN=True -D NUM_SMS=132 -w 8)
+check "tilec ir --pipelined=wgmma: tutorial 09's persistent matmul" "$TILEC" ir tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_descriptor_persistent -s "$PERSIG" "${PERDEF[@]}" --pipelined=wgmma
+cp "$T/out" "$T/persist.ir"
+# indentation: 2 spaces at the kernel's level, 4 in the loop over tiles, 6 in the K loop
+check "persistent: rings and the first copies before the loop over tiles, freed after it" awk '
+	/^  %[0-9]+ = local_alloc tma/ && !outer { rings++ }
+	/^  tma_copy / && !outer { first++ }
+	/^  %.* = for / { outer = 1 }
+	/^  local_dealloc/ && outer { freed++ }
+	/^    %[0-9]+ = local_alloc/ { inside = 1 }
+	END { exit !(rings == 2 && first == 4 && freed == 2 && !inside) }' "$T/persist.ir"
+check "persistent: the K loop copies ahead and computes the next tile's coordinates in an if" bash -c "
+	grep -q '^      tma_copy map=%6 ' '$T/persist.ir' && grep -q '^      %[0-9]*, %[0-9]* = if ' '$T/persist.ir'"
+check "tilec ir --pipelined: the same kernel for mma.sync" "$TILEC" ir tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_descriptor_persistent -s "$PERSIG" "${PERDEF[@]}" --pipelined
+cp "$T/out" "$T/persist80.ir"
+check "--pipelined: rings per tile, inside the loop over tiles" bash -c "grep -q '^    %[0-9]* = local_alloc ' '$T/persist80.ir' &&
+	! grep -q '^  %[0-9]* = local_alloc ' '$T/persist80.ir'"
 # device-side descriptors the launch arguments determine (base, shape and
 # strides parameters and constants): hidden maps the loader builds from the
 # blob's recipes; the sm_80-class image reads none of them

@@ -45,6 +45,16 @@ static void kl_desc2(launch *l, void *data, size_t bytes, int64_t rows, int64_t 
 		kl_int(l, 0);
 }
 
+/* Tutorial 09's host-descriptor matmul arguments: a (M x K), bt (N x K)
+ * and c (M x N) as descriptors with row strides SK, SK, SN, then M, N, K. */
+static void kl_matmul_descs(launch *l, uint16_t *a, size_t abytes, uint16_t *bt, size_t btbytes, uint16_t *c, size_t cbytes,
+			    int M, int N, int K, int SK, int SN)
+{
+	kl_desc2(l, a, abytes, M, K, SK, 1);
+	kl_desc2(l, bt, btbytes, N, K, SK, 1);
+	kl_desc2(l, c, cbytes, M, N, SN, 1);
+	kl_int(l, M), kl_int(l, N), kl_int(l, K);
+}
 
 static uint64_t rng = 7;
 
@@ -319,7 +329,7 @@ static void test_tutorial09(void)
 		kl_define(&l, "FLATTEN", "True");
 		l.stages = stages;
 		l.async = true; /* rings of asynchronous copies */
-		l.tma = dtma;
+		l.tma = l.spare = dtma;
 		/* strides are [K, 1]: this kernel needs K itself padded, so it
 		 * reads a and bt with the padded K (the padding columns hold 100,
 		 * and K-padding of a times K-padding of bt would add to the result:
@@ -343,6 +353,10 @@ static void test_tutorial09(void)
 		if (stages > 1)
 			CHECK_MSG(dtma ? l.tma_after > 0 && l.copies_after == 0 : l.copies_after > 0,
 				  "device-side descriptor loads were not pipelined%s", dtma ? " through derived maps" : "");
+		/* TMA: the copies run on from tile to tile (an if per copy issued
+		 * ahead: the prologue's two and the K loop's) */
+		if (dtma)
+			CHECK_MSG(l.ifs_after == 3, "device-side descriptor copies do not run on across tiles (%d ifs)", l.ifs_after);
 		bad = 0;
 		for (int m = 0; m < M; m++)
 			for (int n = 0; n < N; n++)
@@ -367,16 +381,15 @@ static void test_tutorial09(void)
 				kl_define(&l, "EPILOGUE_SUBTILE", "False");
 			l.stages = stages;
 			l.async = true; /* rings of asynchronous copies */
-			l.tma = tma;
-			kl_desc2(&l, a, sizeof a, M, K, SK, 1);
-			kl_desc2(&l, bt, sizeof bt, N, K, SK, 1);
-			kl_desc2(&l, c, sizeof c, M, N, SN, 1);
-			kl_int(&l, M), kl_int(&l, N), kl_int(&l, K);
+			l.tma = l.spare = tma;
+			kl_matmul_descs(&l, a, sizeof a, bt, sizeof bt, c, sizeof c, M, N, K, SK, SN);
 			if (!kl_run(&l))
 				return;
 			if (stages > 1)
 				CHECK_MSG(tma ? l.tma_after > 0 && l.copies_after == 0 : l.copies_after > 0,
 					  "host descriptor loads were not pipelined %s", tma ? "through tensor maps" : "");
+			if (tma)
+				CHECK_MSG(l.ifs_after == (persistent ? 3 : 0), "%s: %d ifs after pipelining", l.kernel, l.ifs_after);
 			bad = 0;
 			for (int i = 0; i < M * SN; i++)
 				bad += c[i] != (i % SN < N ? ref[i] : 0xffff);
@@ -411,6 +424,47 @@ static void test_tutorial09(void)
 			for (int n = 0; n < N; n++)
 				bad += c3[m * SN + n] != ref[m * SN + n];
 		CHECK_MSG(bad == 0, "descriptor persistent K x N (stages %d): %d elements differ", stages, bad);
+	}
+}
+
+/* TMA copies that run on across the persistent loop, with fewer K
+ * iterations (K 10: one) than copies in flight (num_stages 4: three): the
+ * K loop's copies land two and three tiles ahead; one program and 1, 2
+ * or 3 programs walking 6 tiles, compared with C. */
+static void test_tutorial09_short_k(void)
+{
+	enum { M = 75, N = 53, K = 10, SK = 16, SN = 56 };
+	static uint16_t a[M * SK], bt[N * SK], c[M * SN];
+	for (int i = 0; i < M * SK; i++)
+		a[i] = f2h(i % SK < K ? frand() : 100.0f);
+	for (int i = 0; i < N * SK; i++)
+		bt[i] = f2h(i % SK < K ? frand() : 100.0f);
+	for (uint32_t programs = 1; programs <= 3; programs++) {
+		for (int i = 0; i < M * SN; i++)
+			c[i] = 0xffff;
+		const char *sig = "tensordesc<fp16[32, 16]>, tensordesc<fp16[32, 16]>, tensordesc<fp16[32, 32]>, i32, i32, i32";
+		launch l = kl(GDIR "descriptors.py", "matmul_kernel_tma_persistent", sig, programs, 1, 1);
+		define_mm(&l, false);
+		char sms[8];
+		snprintf(sms, sizeof sms, "%u", programs);
+		kl_define(&l, "NUM_SMS", sms);
+		kl_define(&l, "WARP_SPECIALIZE", "False");
+		kl_define(&l, "EPILOGUE_SUBTILE", "False");
+		l.stages = 4;
+		l.async = l.tma = l.spare = true;
+		kl_matmul_descs(&l, a, sizeof a, bt, sizeof bt, c, sizeof c, M, N, K, SK, SN);
+		if (!kl_run(&l))
+			return;
+		CHECK_MSG(l.ifs_after == 4, "short K: the copies do not run on across tiles (%d ifs)", l.ifs_after);
+		int bad = 0;
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < SN; n++) {
+				float acc = 0;
+				for (int k = 0; k < K && n < N; k++)
+					acc += h2f(a[m * SK + k]) * h2f(bt[n * SK + k]);
+				bad += c[m * SN + n] != (n < N ? f2h(acc) : 0xffff);
+			}
+		CHECK_MSG(bad == 0, "short K, %u programs: %d elements differ", programs, bad);
 	}
 }
 
@@ -503,6 +557,7 @@ int main(void)
 	test_nan_padding();
 	test_host_desc();
 	test_tutorial09();
+	test_tutorial09_short_k();
 	test_refused();
 	test_loader_check();
 	return check_report("test_desc");

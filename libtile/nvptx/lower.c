@@ -591,6 +591,24 @@ static const ir_op *terminator(const ir_region *r, ir_opcode code)
 	return t && t->code == code ? t : NULL;
 }
 
+/* An if of scalar arithmetic alone (the pipeliner's next tile, for the
+ * copies that run on across a persistent loop): nothing in it touches
+ * memory, a dot or a wgmma result, so groups stay in flight through it. */
+static bool quiet_if(const lw *w, const ir_op *op)
+{
+	if (op->code != IR_OP_IF)
+		return false;
+	for (int g = 0; g < op->nregions; g++)
+		for (int i = 0; i < op->regions[g].nops; i++) {
+			const ir_op *x = op->regions[g].ops[i];
+			if (x->nregions || x->code == IR_OP_DOT || ir_op_orders_memory(x) || x->nresults > 1 ||
+			    (x->nresults && w->f->values[x->results[0]].type.rank) || ir_op_reads(x, w->wgmma_pending) ||
+			    ir_op_reads(x, w->wgmma_older))
+				return false;
+		}
+	return true;
+}
+
 /* Whether op may read the result of a wgmma group in flight: it names
  * it, holds regions that might, or is another dot while one is pending
  * (a dot may follow the older group a loop left in flight: the wait for
@@ -600,7 +618,8 @@ static bool reads_pending(const lw *w, const ir_op *op)
 	int pending = w->wgmma_pending, older = w->wgmma_older;
 	if (pending < 0 && older < 0)
 		return false;
-	return op->nregions || (op->code == IR_OP_DOT && pending >= 0) || ir_op_reads(op, pending) || ir_op_reads(op, older);
+	return (op->nregions && !quiet_if(w, op)) || (op->code == IR_OP_DOT && pending >= 0) || ir_op_reads(op, pending) ||
+	       ir_op_reads(op, older);
 }
 
 /* The ops of a region; the terminator is its owner's. A wgmma group in
@@ -895,6 +914,9 @@ static bool lower_if(lw *w, const ir_op *op)
 	LLVMBuildCondBr(w->b, c.r[0], then, els);
 	lval *ys[2];
 	LLVMBasicBlockRef ends[2];
+	/* groups in flight go through a quiet if, not waited for in it */
+	bool quiet = (w->wgmma_pending >= 0 || w->wgmma_older >= 0) && quiet_if(w, op);
+	const ir_region *outer_flight = w->in_flight_body;
 	for (int g = 0; g < 2; g++) {
 		LLVMPositionBuilderAtEnd(w->b, g ? els : then);
 		ys[g] = arena_alloc(w->a, sizeof(lval) * (size_t)(op->nresults + 1));
@@ -903,7 +925,11 @@ static bool lower_if(lw *w, const ir_op *op)
 		if (g < op->nregions) {
 			const ir_region *r = &op->regions[g];
 			const ir_op *y = terminator(r, IR_OP_YIELD);
-			if (!lower_body(w, r))
+			if (quiet)
+				w->in_flight_body = r;
+			bool ok = lower_body(w, r);
+			w->in_flight_body = outer_flight;
+			if (!ok)
 				return false;
 			for (int i = 0; i < op->nresults; i++) {
 				if (!y || i >= y->nargs)

@@ -32,7 +32,9 @@
  * when they fit the caller's spare budget: wgmma's groups may then stay
  * in flight across the back edge. Only loads whose masked-off elements are
  * zero qualify (`other` absent or 0), since that is what a zero-filling
- * copy gives.
+ * copy gives. In a persistent kernel (the loop inside a loop over tiles),
+ * TMA copies run on from one tile into the next instead of the pipeline
+ * starting again for each (plan_continue below).
  *
  * Without asynchronous copies (a target below sm_80), or where a load's
  * tile can only be copied in pieces under 4 bytes (cp.async's smallest;
@@ -57,6 +59,12 @@ typedef struct pipe {
 	int loops;   /* loops around the region being walked */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
 	bool oom;
+	/* the loop whose body holds the region being walked (NULL: none), the
+	 * region holding that loop and its index there (kept up to date as
+	 * ops go in before it) */
+	ir_op *outer;
+	ir_region *outer_region;
+	int outer_pos;
 } pipe;
 
 /* Ops a pipelined load's operands may be recomputed from: no effects, no
@@ -212,14 +220,19 @@ static bool clone_marked(pipe *p, ir_op *const *ops, int nops, const bool *in, r
 	return true;
 }
 
-/* The load's mask renamed through map and-ed with `lo < hi` (the
- * iteration it is issued for exists), at r[*at]; -1 on failure. */
-static int iteration_mask(pipe *p, const ir_op *load, rename *map, int lo, int hi, ir_region *r, int *at)
+/* `lo < hi` at r[*at]; -1 when out of memory. */
+static int less_than(pipe *p, ir_region *r, int *at, src_loc loc, int lo, int hi)
+{
+	int cmp_args[2] = {lo, hi};
+	return emit(p, r, at, IR_OP_CMP, loc, 2, cmp_args, ir_scalar(IR_I1), IR_CMP_LT);
+}
+
+/* The load's mask renamed through map and-ed with `cond` (the iteration
+ * it is issued for exists), at r[*at]; -1 on failure. */
+static int iteration_mask(pipe *p, const ir_op *load, rename *map, int cond, ir_region *r, int *at)
 {
 	ir_type lt = p->f->values[load->results[0]].type;
 	ir_type mt = ir_block(ir_scalar(IR_I1), lt.rank, lt.shape);
-	int cmp_args[2] = {lo, hi};
-	int cond = emit(p, r, at, IR_OP_CMP, load->loc, 2, cmp_args, ir_scalar(IR_I1), IR_CMP_LT);
 	int mask = cond < 0 ? -1 : emit(p, r, at, IR_OP_SPLAT, load->loc, 1, &cond, mt, 0);
 	if (mask < 0 || !(load->flags & IR_FLAG_HAS_MASK))
 		return mask;
@@ -237,7 +250,8 @@ static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, cons
 	if (!clone_marked(p, ops, nops, in, map, r, at))
 		return -1;
 	ir_type lt = f->values[load->results[0]].type;
-	int args[3] = {mapped(map, load->args[0]), iteration_mask(p, load, map, lo, hi, r, at), -1};
+	int args[3] = {mapped(map, load->args[0]), iteration_mask(p, load, map, less_than(p, r, at, load->loc, lo, hi), r, at),
+		       -1};
 	int nargs = 2;
 	if (args[1] < 0)
 		return -1;
@@ -426,23 +440,21 @@ static ir_op *emit_effect(pipe *p, ir_region *r, int *at, ir_opcode code, src_lo
 }
 
 /* The copy of one load into ring slot `slot`, for the iteration whose
- * renaming is `map` and whose induction variable is `iv` (masked off
- * unless iv < ub). */
-static bool emit_copy(pipe *p, const ir_op *load, int ring, int slot, rename *map, int iv, int ub, ir_region *r,
-		      int *at)
+ * renaming is `map` (masked off unless `exists`, an i1 scalar). */
+static bool emit_copy(pipe *p, const ir_op *load, int ring, int slot, rename *map, int exists, ir_region *r, int *at)
 {
+	if (exists < 0)
+		return false;
 	if (tma_load(p, load)) {
 		/* issued only for iterations that exist: a copy never waited for
 		 * would leave its barrier a phase behind */
-		int cmp_args[2] = {iv, ub};
-		int args[5] = {ring, slot, emit(p, r, at, IR_OP_CMP, load->loc, 2, cmp_args, ir_scalar(IR_I1), IR_CMP_LT),
-			       mapped(map, load->args[3]), mapped(map, load->args[4])};
-		ir_op *op = args[2] < 0 ? NULL : emit_effect(p, r, at, IR_OP_TMA_COPY, load->loc, 5, args);
+		int args[5] = {ring, slot, exists, mapped(map, load->args[3]), mapped(map, load->args[4])};
+		ir_op *op = emit_effect(p, r, at, IR_OP_TMA_COPY, load->loc, 5, args);
 		if (op)
 			op->ival = load->ival;
 		return op != NULL;
 	}
-	int mask = iteration_mask(p, load, map, iv, ub, r, at);
+	int mask = iteration_mask(p, load, map, exists, r, at);
 	int args[4] = {ring, slot, mapped(map, load->args[0]), mask};
 	ir_op *op = mask < 0 ? NULL : emit_effect(p, r, at, IR_OP_ASYNC_COPY, load->loc, 4, args);
 	if (op)
@@ -496,6 +508,221 @@ static bool spare_keeps_blocks(const pipe *p, const ir_region *b, uint64_t ring_
 	uint64_t plain = ring_bytes / (uint64_t)(S + 1) * (uint64_t)S;
 	uint64_t with = p->sm_smem / (ring_bytes + 1024), without = p->sm_smem / (plain + 1024); /* 1 KB: the system's */
 	return (with < by_regs ? with : by_regs) >= (without < by_regs ? without : by_regs);
+}
+
+/* ---- copies that run on across an outer loop ----
+ *
+ * A persistent kernel's loop over tiles holds the pipelined loop over K.
+ * Restarting that pipeline for each tile leaves the tensor cores idle
+ * while the next tile's first copies land, and through the epilogue.
+ * Where the copies' operands come only from the inner iteration and from
+ * scalars the outer body computes before the inner loop (clonable ops of
+ * the outer iteration), the copies run on instead (Triton's flatten=True
+ * reaches the same with one fused loop): the rings live around the outer
+ * loop, the prologue before it issues the first S-1 copies of the first
+ * tile, and the copy an inner iteration issues S-1 iterations ahead may
+ * belong to the next tile (or further, with fewer than S-1 inner
+ * iterations). Where it is lives in an ahead state carried through both
+ * loops: the inner index k (0 .. T-1 of T inner iterations), the outer
+ * induction variable o, and the outer body's scalars for o, recomputed (in
+ * an if) each time k wraps. A copy exists while o is below the outer
+ * bound. The next tile's first copies are then in flight during this
+ * tile's last iterations and its epilogue. Only TMA rings run on: their
+ * operands are scalar coordinates, so nothing but scalars is carried. */
+
+#define CONT_MAX_VALUES 8
+
+typedef struct cont_plan {
+	ir_op *outer;      /* the loop around the pipelined one */
+	ir_op **oops;      /* the outer body's ops, as they were */
+	bool *oin;         /* those the copies' operands need */
+	int noops;
+	int ev[CONT_MAX_VALUES], nev; /* the outer body's values the copies read */
+	int trips;         /* T, computed before the outer loop */
+} cont_plan;
+
+typedef struct cont_state {
+	int k, o, vals[CONT_MAX_VALUES];
+} cont_state;
+
+static bool is_param(const ir_region *r, int v)
+{
+	for (int i = 0; i < r->nparams; i++)
+		if (r->params[i] == v)
+			return true;
+	return false;
+}
+
+/* Whether the copies of loop (body ops orig, slices `in`, loads `sel`) may
+ * run on across the loop around it (p->outer); fills cp but `trips`. */
+static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const *orig, int nops, const bool *in,
+			  const bool *sel, const bool *needs, int ncarried, cont_plan *cp)
+{
+	ir_func *f = p->f;
+	ir_op *outer = p->outer;
+	memset(cp, 0, sizeof *cp);
+	/* spare_budget is 0 when compile.c tries again for shared memory:
+	 * the rings then no longer stay through the epilogue either */
+	if (!outer || !p->spare_budget || outer->code != IR_OP_FOR || r != &outer->regions[0] || !p->outer_region)
+		return false;
+	const ir_op *ostep = f->values[outer->args[2]].def;
+	ir_type ot = f->values[r->params[0]].type;
+	if (!ostep || ostep->code != IR_OP_CONST || ostep->ival <= 0 || !ir_type_eq(f->values[outer->args[0]].type, ot) ||
+	    !ir_type_eq(f->values[outer->args[1]].type, ot) || !ir_type_eq(f->values[outer->args[2]].type, ot))
+		return false;
+	for (int c = 0; c < ncarried; c++)
+		if (needs[c])
+			return false;
+	for (int i = 0; i < nops; i++)
+		if (sel[i] && !tma_load(p, orig[i]))
+			return false;
+	int loops = 0;
+	for (int i = 0; i < r->nops; i++)
+		loops += r->ops[i]->code == IR_OP_FOR || r->ops[i]->code == IR_OP_WHILE;
+	if (loops != 1)
+		return false;
+	for (int a = 0; a < 3; a++) {
+		int d = def_index(f, r, loop->args[a]);
+		if ((d >= 0 && r->ops[d]->code != IR_OP_CONST) || is_param(r, loop->args[a]))
+			return false;
+	}
+	cp->outer = outer;
+	cp->noops = r->nops;
+	cp->oops = arena_alloc(f->arena, sizeof(ir_op *) * (size_t)r->nops);
+	cp->oin = arena_alloc(f->arena, sizeof(bool) * (size_t)r->nops);
+	if (!cp->oops || !cp->oin) {
+		p->oom = true;
+		return false;
+	}
+	memcpy(cp->oops, r->ops, sizeof(ir_op *) * (size_t)r->nops);
+	for (int i = 0; i < nops; i++) {
+		if (!in[i] && !sel[i])
+			continue;
+		for (int a = 0; a < orig[i]->nargs; a++) {
+			int v = orig[i]->args[a];
+			if (v == r->params[0])
+				continue;
+			if (is_param(r, v))
+				return false; /* an outer carried value */
+			if (def_index(f, r, v) < 0)
+				continue;
+			bool known = false;
+			for (int j = 0; j < cp->nev; j++)
+				known |= cp->ev[j] == v;
+			if (known)
+				continue;
+			if (f->values[v].type.rank != 0 || cp->nev == CONT_MAX_VALUES || !slice(f, r, v, loop, cp->oin))
+				return false;
+			cp->ev[cp->nev++] = v;
+		}
+	}
+	for (int i = 0; i < cp->noops; i++)
+		for (int a = 0; cp->oin[i] && a < cp->oops[i]->nargs; a++)
+			if (cp->oops[i]->args[a] != r->params[0] && is_param(r, cp->oops[i]->args[a]))
+				return false;
+	return true;
+}
+
+/* A renaming of the copies' operands to the iteration of state s: the
+ * outer induction variable o, the outer body's values, the inner
+ * induction variable lb + k step (emitted at r[*at]). */
+static bool cont_map(pipe *p, const cont_plan *cp, const ir_op *loop, const cont_state *s, rename *map, ir_region *r,
+		     int *at)
+{
+	ir_func *f = p->f;
+	const ir_region *b = &loop->regions[0];
+	ir_type ivt = f->values[b->params[0]].type;
+	if (!rename_init(p, map))
+		return false;
+	rename_set(map, cp->outer->regions[0].params[0], s->o);
+	for (int j = 0; j < cp->nev; j++)
+		rename_set(map, cp->ev[j], s->vals[j]);
+	int k = s->k;
+	if (f->values[loop->args[2]].def->ival != 1) {
+		int a[2] = {k, loop->args[2]};
+		k = emit(p, r, at, IR_OP_MUL, loop->loc, 2, a, ivt, 0);
+	}
+	int a[2] = {loop->args[0], k};
+	int iv = k < 0 ? -1 : emit(p, r, at, IR_OP_ADD, loop->loc, 2, a, ivt, 0);
+	rename_set(map, b->params[0], iv);
+	return iv >= 0;
+}
+
+/* The outer body's values for outer iteration o, cloned at r[*at]. */
+static bool cont_values(pipe *p, const cont_plan *cp, int o, int *vals, ir_region *r, int *at)
+{
+	rename map;
+	if (!rename_init(p, &map))
+		return false;
+	rename_set(&map, cp->outer->regions[0].params[0], o);
+	if (!clone_marked(p, cp->oops, cp->noops, cp->oin, &map, r, at))
+		return false;
+	for (int j = 0; j < cp->nev; j++)
+		vals[j] = mapped(&map, cp->ev[j]);
+	return true;
+}
+
+/* State s moved on by one copy, at r[*at]: k + 1, or 0 and the next outer
+ * iteration (its values computed in an if) where k reaches T. */
+static bool cont_advance(pipe *p, const cont_plan *cp, cont_state *s, ir_region *r, int *at, src_loc loc)
+{
+	ir_func *f = p->f;
+	ir_type kt = f->values[s->k].type, ot = f->values[s->o].type;
+	int one = emit_const(p, r, at, loc, kt, 1), zero = emit_const(p, r, at, loc, kt, 0);
+	int a[2] = {s->k, one};
+	int k1 = one < 0 || zero < 0 ? -1 : emit(p, r, at, IR_OP_ADD, loc, 2, a, kt, 0);
+	a[0] = k1;
+	a[1] = cp->trips;
+	int wrap = k1 < 0 ? -1 : emit(p, r, at, IR_OP_CMP, loc, 2, a, ir_scalar(IR_I1), IR_CMP_EQ);
+	int a3[3] = {wrap, zero, k1};
+	int k = wrap < 0 ? -1 : emit(p, r, at, IR_OP_SELECT, loc, 3, a3, kt, 0);
+	a[0] = s->o;
+	a[1] = cp->outer->args[2];
+	int next = k < 0 ? -1 : emit(p, r, at, IR_OP_ADD, loc, 2, a, ot, 0);
+	int a4[3] = {wrap, next, s->o};
+	int o = next < 0 ? -1 : emit(p, r, at, IR_OP_SELECT, loc, 3, a4, ot, 0);
+	if (o < 0)
+		return false;
+	if (cp->nev) {
+		ir_type types[CONT_MAX_VALUES];
+		for (int j = 0; j < cp->nev; j++)
+			types[j] = f->values[cp->ev[j]].type;
+		ir_op *iff = place(p, r, at, ir_op_new(f, IR_OP_IF, loc, 1, &wrap, cp->nev, types, 2));
+		int vals[CONT_MAX_VALUES], tat = 0, eat = 0;
+		if (!iff || !cont_values(p, cp, o, vals, &iff->regions[0], &tat) ||
+		    !place(p, &iff->regions[0], &tat, ir_op_new(f, IR_OP_YIELD, loc, cp->nev, vals, 0, NULL, 0)) ||
+		    !place(p, &iff->regions[1], &eat, ir_op_new(f, IR_OP_YIELD, loc, cp->nev, s->vals, 0, NULL, 0)))
+			return false;
+		for (int j = 0; j < cp->nev; j++)
+			s->vals[j] = iff->results[j];
+	}
+	s->k = k;
+	s->o = o;
+	return true;
+}
+
+/* The inner trip count T (0 when the inner loop runs no iteration), at
+ * r[*at]. */
+static int trip_count(pipe *p, const ir_op *loop, ir_region *r, int *at)
+{
+	ir_func *f = p->f;
+	ir_type t = f->values[loop->args[0]].type;
+	int lb = loop->args[0], ub = loop->args[1], step = loop->args[2];
+	int64_t step_v = f->values[step].def->ival;
+	int a[2] = {ub, lb};
+	int n = emit(p, r, at, IR_OP_SUB, loop->loc, 2, a, t, 0);
+	if (step_v != 1) {
+		int c = emit_const(p, r, at, loop->loc, t, step_v - 1);
+		a[0] = n;
+		a[1] = c;
+		n = n < 0 || c < 0 ? -1 : emit(p, r, at, IR_OP_ADD, loop->loc, 2, a, t, 0);
+		a[0] = n;
+		a[1] = step;
+		n = n < 0 ? -1 : emit(p, r, at, IR_OP_DIV, loop->loc, 2, a, t, 0);
+	}
+	int pos = less_than(p, r, at, loop->loc, lb, ub), zero = emit_const(p, r, at, loop->loc, t, 0);
+	int a3[3] = {pos, n, zero};
+	return n < 0 || pos < 0 || zero < 0 ? -1 : emit(p, r, at, IR_OP_SELECT, loop->loc, 3, a3, t, 0);
 }
 
 /* Rewrites loop `loop` (at index pos of region r) into an S-stage pipeline
@@ -579,15 +806,22 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	int N = p->reuse && S >= 3 ? S - 1 : ring_bytes <= p->spare_budget && spare_keeps_blocks(p, b, ring_bytes, S) ? S + 1 : S;
 	if (N > S)
 		loop->flags |= IR_FLAG_SPARE_TILE;
+	/* copies that run on across the outer loop: the rings and the
+	 * prologue go before that loop (pr at *pat) */
+	cont_plan cp;
+	bool cont = plan_continue(p, r, loop, orig, nops, in, sel, needs, ncarried, &cp);
+	int at = pos;
+	ir_region *pr = cont ? p->outer_region : r;
+	int *pat = cont ? &p->outer_pos : &at;
 
 	/* Before the loop: the rings, then the copies of iterations 0 .. S-2. */
-	int at = pos, ntma = 0;
+	int ntma = 0;
 	for (int i = 0; i < nops; i++) {
 		if (!sel[i])
 			continue;
 		ir_type lt = f->values[orig[i]->results[0]].type;
 		ir_type rt = {.kind = IR_SMEM, .pointee = lt.kind, .rank = 3, .shape = {N, lt.shape[0], lt.shape[1]}};
-		ir_op *alloc = place(p, r, &at, ir_op_new(f, IR_OP_LOCAL_ALLOC, orig[i]->loc, 0, NULL, 1, &rt, 0));
+		ir_op *alloc = place(p, pr, pat, ir_op_new(f, IR_OP_LOCAL_ALLOC, orig[i]->loc, 0, NULL, 1, &rt, 0));
 		if (!alloc)
 			return false;
 		if (tma_load(p, orig[i])) {
@@ -598,8 +832,42 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	}
 	for (int c = 0; c < ncarried; c++)
 		state[c] = loop->args[3 + c];
+	cont_state cs = {0};
+	if (cont) {
+		/* the inner loop's constant bounds move out of the outer body,
+		 * for the prologue before it */
+		for (int a = 0; a < 3; a++) {
+			int d = def_index(f, r, loop->args[a]);
+			if (d < 0)
+				continue;
+			ir_op *c = r->ops[d];
+			memmove(&r->ops[d], &r->ops[d + 1], sizeof(ir_op *) * (size_t)(r->nops - 1 - d));
+			r->nops--;
+			if (!place(p, pr, pat, c))
+				return false;
+		}
+		cp.trips = trip_count(p, loop, pr, pat);
+		cs.k = emit_const(p, pr, pat, loc, ivt, 0);
+		cs.o = cp.outer->args[0];
+		if (cp.trips < 0 || cs.k < 0 || !cont_values(p, &cp, cs.o, cs.vals, pr, pat))
+			return false;
+	}
+	for (int s = 0; cont && s < S - 1; s++) {
+		rename map;
+		if (!cont_map(p, &cp, loop, &cs, &map, pr, pat) || !clone_marked(p, orig, nops, in, &map, pr, pat))
+			return false;
+		int both[2] = {less_than(p, pr, pat, loc, cs.k, cp.trips), less_than(p, pr, pat, loc, cs.o, cp.outer->args[1])};
+		int exists = both[0] < 0 || both[1] < 0 ? -1 : emit(p, pr, pat, IR_OP_AND, loc, 2, both, ir_scalar(IR_I1), 0);
+		int slot = emit_const(p, pr, pat, loc, i32, s);
+		for (int i = 0; i < nops && slot >= 0; i++)
+			if (sel[i] && !emit_copy(p, orig[i], ring[i], slot, &map, exists, pr, pat))
+				return false;
+		if (slot < 0 || !emit_effect(p, pr, pat, IR_OP_ASYNC_COMMIT, loc, 0, NULL) ||
+		    !cont_advance(p, &cp, &cs, pr, pat, loc))
+			return false;
+	}
 	int iv_s = lb;
-	for (int s = 0; s < S - 1; s++) {
+	for (int s = 0; !cont && s < S - 1; s++) {
 		rename map;
 		if (!rename_init(p, &map))
 			return false;
@@ -611,7 +879,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 			return false;
 		int slot = emit_const(p, r, &at, loc, i32, s);
 		for (int i = 0; i < nops && slot >= 0; i++)
-			if (sel[i] && !emit_copy(p, orig[i], ring[i], slot, &map, iv_s, ub, r, &at))
+			if (sel[i] && !emit_copy(p, orig[i], ring[i], slot, &map, less_than(p, r, &at, orig[i]->loc, iv_s, ub), r, &at))
 				return false;
 		if (slot < 0 || !emit_effect(p, r, &at, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
 			return false;
@@ -624,22 +892,62 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	}
 
 	/* The loop's new values: the slot it reads, and the needed carried
-	 * values S-1 iterations ahead. */
-	int zero = emit_const(p, r, &at, loc, i32, 0);
-	int slot = zero < 0 ? -1 : add_carried(p, loop, zero, zero); /* next value set below */
+	 * values S-1 iterations ahead (running on: the slot, phase and ahead
+	 * state carried through the outer loop as well). Each value's yield
+	 * operand is set below. */
+	int zero = emit_const(p, pr, pat, loc, i32, 0);
+	if (zero < 0)
+		return false;
+	/* running on: the outer loop's parameters (slot, phase, ahead state),
+	 * its yield operands set to the inner loop's results after it */
+	int slot_init = zero, phase_init = zero, oy = 0;
+	cont_state is = cs, os = cs;
+	ir_op *oyield = cont ? cp.outer->regions[0].ops[cp.outer->regions[0].nops - 1] : NULL;
+	if (cont) {
+		oy = oyield->nargs;
+		slot_init = add_carried(p, cp.outer, zero, zero);
+		phase_init = ntma ? add_carried(p, cp.outer, zero, zero) : zero;
+		os.k = add_carried(p, cp.outer, cs.k, cs.k);
+		os.o = add_carried(p, cp.outer, cs.o, cs.o);
+		for (int j = 0; j < cp.nev; j++)
+			if ((os.vals[j] = add_carried(p, cp.outer, cs.vals[j], cs.vals[j])) < 0)
+				return false;
+		if (slot_init < 0 || phase_init < 0 || os.k < 0 || os.o < 0)
+			return false;
+	}
+	int first_result = loop->nresults;
+	int slot = add_carried(p, loop, slot_init, zero);
+	int slot_y = yield->nargs - 1;
 	/* the parity of the barrier phase a TMA ring's tile completes: it
 	 * flips each time the slot wraps */
-	int phase = slot < 0 || !ntma ? slot : add_carried(p, loop, zero, zero);
+	int phase = slot < 0 || !ntma ? slot : add_carried(p, loop, phase_init, zero);
+	int phase_y = yield->nargs - 1;
 	if (slot < 0 || phase < 0)
 		return false;
+	int cont_y = yield->nargs; /* the inner ahead state's yield operands from here */
+	if (cont) {
+		is.k = add_carried(p, loop, os.k, os.k);
+		is.o = add_carried(p, loop, os.o, os.o);
+		for (int j = 0; j < cp.nev; j++)
+			if ((is.vals[j] = add_carried(p, loop, os.vals[j], os.vals[j])) < 0)
+				return false;
+		if (is.k < 0 || is.o < 0)
+			return false;
+		/* the outer loop yields what the inner loop leaves (same order) */
+		for (int i = 0; oy + i < oyield->nargs; i++)
+			oyield->args[oy + i] = loop->results[first_result + i];
+	}
 	int *ahead = arena_alloc(f->arena, sizeof(int) * (size_t)(ncarried + 1));
-	if (!ahead) {
+	int *ahead_y = arena_alloc(f->arena, sizeof(int) * (size_t)(ncarried + 1));
+	if (!ahead || !ahead_y) {
 		p->oom = true;
 		return false;
 	}
-	for (int c = 0; c < ncarried; c++)
+	for (int c = 0; c < ncarried; c++) {
 		if (needs[c] && (ahead[c] = add_carried(p, loop, state[c], state[c])) < 0)
 			return false;
+		ahead_y[c] = yield->nargs - 1;
+	}
 
 	/* The body's start: wait for this iteration's tiles and read them. */
 	int bat = 0;
@@ -670,7 +978,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	int eat = b->nops - 1;
 	int c0 = emit_const(p, b, &eat, loc, i32, 0), c1 = emit_const(p, b, &eat, loc, i32, 1);
 	int cS = emit_const(p, b, &eat, loc, i32, N), cL = emit_const(p, b, &eat, loc, i32, S - 1);
-	int dist = emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
+	int dist = cont ? 0 : emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
 	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0 || dist < 0)
 		return false;
 	int a2[2] = {slot, c0}, wslot;
@@ -694,22 +1002,33 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		int a3[3] = {ge, less, sum};
 		wslot = ge < 0 || less < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
 	}
-	a2[0] = iv;
-	a2[1] = dist;
-	int iv_ahead = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
-	if (wslot < 0 || iv_ahead < 0)
+	if (wslot < 0)
 		return false;
 	rename map;
-	if (!rename_init(p, &map))
-		return false;
-	rename_set(&map, iv, iv_ahead);
-	for (int c = 0; c < ncarried; c++)
-		if (needs[c])
-			rename_set(&map, b->params[1 + c], ahead[c]);
+	/* the copies exist while lo < hi: the iteration S-1 ahead, or (running
+	 * on) the outer iteration the ahead state names */
+	int lo, hi;
+	if (cont) {
+		if (!cont_map(p, &cp, loop, &is, &map, b, &eat))
+			return false;
+		lo = is.o;
+		hi = cp.outer->args[1];
+	} else {
+		a2[0] = iv;
+		a2[1] = dist;
+		lo = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
+		hi = ub;
+		if (lo < 0 || !rename_init(p, &map))
+			return false;
+		rename_set(&map, iv, lo);
+		for (int c = 0; c < ncarried; c++)
+			if (needs[c])
+				rename_set(&map, b->params[1 + c], ahead[c]);
+	}
 	if (!clone_marked(p, orig, nops, in, &map, b, &eat))
 		return false;
 	for (int i = 0; i < nops; i++)
-		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, iv_ahead, ub, b, &eat))
+		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, less_than(p, b, &eat, orig[i]->loc, lo, hi), b, &eat))
 			return false;
 	if (!emit_effect(p, b, &eat, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
 		return false;
@@ -732,14 +1051,22 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		if (flipped < 0 || (next_phase = emit(p, b, &eat, IR_OP_SELECT, loc, 3, a5, i32, 0)) < 0)
 			return false;
 	}
-	/* the yields of the new values: the slot (and phase), then the ahead values */
-	int y = yield->nargs - 1;
-	for (int c = ncarried - 1; c >= 0; c--)
+	/* the yields of the new values: the slot (and phase), the ahead values
+	 * or state */
+	for (int c = 0; c < ncarried; c++)
 		if (needs[c])
-			yield->args[y--] = mapped(&map, yield->args[c]);
+			yield->args[ahead_y[c]] = mapped(&map, yield->args[c]);
 	if (ntma)
-		yield->args[y--] = next_phase;
-	yield->args[y] = next_slot;
+		yield->args[phase_y] = next_phase;
+	yield->args[slot_y] = next_slot;
+	if (cont) {
+		if (!cont_advance(p, &cp, &is, b, &eat, loc))
+			return false;
+		yield->args[cont_y] = is.k;
+		yield->args[cont_y + 1] = is.o;
+		for (int j = 0; j < cp.nev; j++)
+			yield->args[cont_y + 2 + j] = is.vals[j];
+	}
 	/* the loads are gone */
 	int kept = 0;
 	for (int i = 0; i < b->nops; i++) {
@@ -751,14 +1078,15 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	}
 	b->nops = kept;
 
-	/* After the loop: no copy left in flight, the rings freed. */
-	at++; /* past the loop */
-	ir_op *done = emit_effect(p, r, &at, IR_OP_ASYNC_WAIT, loc, 0, NULL);
+	/* After the loop (running on: after the outer loop): no copy left in
+	 * flight, the rings freed. */
+	int after = *pat + 1; /* past the loop */
+	ir_op *done = emit_effect(p, pr, &after, IR_OP_ASYNC_WAIT, loc, 0, NULL);
 	if (!done)
 		return false;
 	done->ival = 0;
 	for (int i = nops - 1; i >= 0; i--)
-		if (sel[i] && !emit_effect(p, r, &at, IR_OP_LOCAL_DEALLOC, loc, 1, &ring[i]))
+		if (sel[i] && !emit_effect(p, pr, &after, IR_OP_LOCAL_DEALLOC, loc, 1, &ring[i]))
 			return false;
 	return true;
 }
@@ -808,10 +1136,20 @@ static void walk(pipe *p, ir_region *r)
 	for (int i = 0; i < r->nops && !p->oom; i++) {
 		ir_op *op = r->ops[i];
 		bool loop = op->code == IR_OP_FOR || op->code == IR_OP_WHILE;
+		ir_op *outer = p->outer;
+		ir_region *outer_region = p->outer_region;
+		int outer_pos = p->outer_pos;
+		p->outer = op->code == IR_OP_FOR ? op : NULL;
+		p->outer_region = r;
+		p->outer_pos = i;
 		p->loops += loop;
 		for (int g = 0; g < op->nregions; g++)
 			walk(p, &op->regions[g]);
 		p->loops -= loop;
+		i = p->outer_pos; /* rings and a prologue may have gone in before op */
+		p->outer = outer;
+		p->outer_region = outer_region;
+		p->outer_pos = outer_pos;
 		if (op->code != IR_OP_FOR || !loop_qualifies(p->f, op))
 			continue;
 		if (p->async && !has_narrow_load(p, op)) {
@@ -837,8 +1175,9 @@ tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint3
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {f, async_copies, async_copies ? spare_budget : 0, async_copies && reuse_read_tile,
-		  async_copies && tensormaps, sm_smem, 0, narrow, false};
+	pipe p = {.f = f, .async = async_copies, .spare_budget = async_copies ? spare_budget : 0,
+		  .reuse = async_copies && reuse_read_tile, .tma = async_copies && tensormaps, .sm_smem = sm_smem,
+		  .narrow = narrow};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");

@@ -872,6 +872,9 @@ DESC_HOST = [D("in", "fp16", ["M", "K"], ["BLOCK_SIZE_M", "BLOCK_SIZE_K"]),
              D("out", "fp16", ["M", "N"], ["BLOCK_SIZE_M", "BLOCK_SIZE_N"])]
 DESC_SMS = 132  # the programs of the persistent kernels (an H100's SMs)
 DESC_PGRID = "min(%d, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))" % DESC_SMS
+DESC_PGRID7 = "min(7, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))"
+DESC_SHAPES_MANY = [{"M": 1000, "N": 1000, "K": 1000}, {"M": 300, "N": 520, "K": 24},
+                    {"M": 513, "N": 264, "K": 136}, {"M": 77, "N": 136, "K": 40}]
 
 
 def _desc_cx(bm, bn, bk, **extra):
@@ -889,6 +892,20 @@ CASES += [
          DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
     case("desc_mm_device_persistent_kn", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    # 7 programs: each runs many tiles, the copies running on from one tile
+    # into the next (K 24: one inner iteration, fewer than the copies in
+    # flight, so they run two and three tiles ahead)
+    case("desc_mm_device_persistent_7", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_device_persistent_7_ns4", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(64, 128, 64, EPILOGUE_SUBTILE=True, NUM_SMS=7, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=4, num_stages=4),
+    case("desc_mm_device_persistent_kn_7", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=7), DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_host_persistent_7", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False),
+         DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
     case("desc_mm_host", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
     case("desc_mm_host_persistent", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
