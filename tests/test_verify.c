@@ -229,6 +229,31 @@ static void test_reduce_and_dot(void)
 	expect_error(&fx, 8, "shapes <16x32xfp32> x <16x32xfp32> + <16x16xfp32> do not chain");
 }
 
+/* A 16x8 by 8x16 dot of `operand` elements into a `acc` accumulator:
+ * verifies, or fails with `error`. */
+static void check_dot_kinds(ir_kind operand, ir_kind acc, const char *error)
+{
+	const ir_type o = {operand, 0, 0, {0}}, c = {acc, 0, 0, {0}};
+	fixture fx = setup();
+	irb *b = &fx.b;
+	int x = irb_c(b, irb_mat(o, 16, 8), 0, 1.0), y = irb_c(b, irb_mat(o, 8, 16), 0, 1.0);
+	b->line = 3;
+	irb_3(b, IR_OP_DOT, irb_mat(c, 16, 16), x, y, irb_c(b, irb_mat(c, 16, 16), 0, 0.0));
+	if (error)
+		expect_error(&fx, 3, error);
+	else
+		expect_ok(&fx);
+}
+
+/* fp64 operands accumulate in fp64 (tl.dot with input_precision="ieee"),
+ * never in fp32; fp32 operands never in fp64. */
+static void test_dot_fp64(void)
+{
+	check_dot_kinds(IR_F64, IR_F64, NULL);
+	check_dot_kinds(IR_F64, IR_F32, "accumulator <16x16xfp32> does not fit operands <16x8xfp64>");
+	check_dot_kinds(IR_F32, IR_F64, "accumulator <16x16xfp64> does not fit operands <16x8xfp32>");
+}
+
 /* TMA: a copy into a ring that has no barriers, through a parameter
  * that is no tensor map, and a wait whose phase is a float. */
 static void test_tma(void)
@@ -292,6 +317,7 @@ int main(void)
 	test_load_mask_shape();
 	test_ptr_add_and_broadcast();
 	test_reduce_and_dot();
+	test_dot_fp64();
 	test_double_definition();
 	test_tma();
 	test_maxnreg();

@@ -532,12 +532,14 @@ static void check_dot(verifier *v, const ir_op *op)
 		fail(v, op, "shapes %s x %s + %s do not chain", tstr(v, a), tstr(v, b), tstr(v, c));
 	bool fp8 = ir_kind_is_fp8((ir_kind)a.kind) && ir_kind_is_fp8((ir_kind)b.kind);
 	if ((a.kind != b.kind && !fp8) ||
-	    !(a.kind == IR_F16 || a.kind == IR_BF16 || a.kind == IR_F32 || a.kind == IR_I8 || fp8))
-		fail(v, op, "operand types %s and %s are not fp16, bf16, fp32, i8 or fp8 pairs", tstr(v, a), tstr(v, b));
+	    !(a.kind == IR_F16 || a.kind == IR_BF16 || a.kind == IR_F32 || a.kind == IR_F64 || a.kind == IR_I8 || fp8))
+		fail(v, op, "operand types %s and %s are not fp16, bf16, fp32, fp64, i8 or fp8 pairs", tstr(v, a), tstr(v, b));
 	if (fp8 && c.kind != IR_F32)
 		fail(v, op, "accumulator %s of an fp8 dot is not fp32", tstr(v, c));
-	bool int_dot = a.kind == IR_I8;
-	if (int_dot ? c.kind != IR_I32 : !ir_kind_is_float((ir_kind)c.kind) || c.kind == IR_F64)
+	/* fp64 operands accumulate in fp64 (as Triton's), the others not */
+	bool ok = a.kind == IR_I8 ? c.kind == IR_I32
+		  : a.kind == IR_F64 ? c.kind == IR_F64 : ir_kind_is_float((ir_kind)c.kind) && c.kind != IR_F64;
+	if (!ok)
 		fail(v, op, "accumulator %s does not fit operands %s", tstr(v, c), tstr(v, a));
 	same_as_arg(v, op, 2);
 	if (op->sub < IR_PRECISION_TF32 || op->sub > IR_PRECISION_IEEE)
