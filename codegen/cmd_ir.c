@@ -161,7 +161,10 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
 	if (st == TILEC_OK && pipelined) {
-		st = compile_pipeline(ctx, ar, f, async_copies, spare, spare ? target_smem_per_sm(90) : 0, !spare, spare != 0);
+		pipeline_options po = {.async_copies = async_copies, .spare_budget = spare,
+				       .sm_smem = spare ? target_smem_per_sm(90) : 0, .reuse_read_tile = !spare,
+				       .tensormaps = spare != 0, .run_on = true};
+		st = compile_pipeline(ctx, ar, f, &po);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);
 	}

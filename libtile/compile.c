@@ -168,18 +168,17 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 	}
 }
 
-tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
-			      uint32_t sm_smem, bool reuse_read_tile, bool tensormaps)
+tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeline_options *opt)
 {
 	axis_info *ai = NULL;
 	bool *narrow = NULL;
 	tilec_status st = TILEC_OK;
-	if (async_copies && f->num_stages >= 2 && (st = axis_analyze(ctx, a, f, &ai)) == TILEC_OK &&
+	if (opt->async_copies && f->num_stages >= 2 && (st = axis_analyze(ctx, a, f, &ai)) == TILEC_OK &&
 	    !(narrow = axis_narrow_loads(a, f, ai))) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
 		st = TILEC_ERR_NOMEM;
 	}
-	if (!st && (st = pipeline_loads(ctx, f, async_copies, spare_budget, sm_smem, reuse_read_tile, tensormaps, narrow)) == TILEC_OK)
+	if (!st && (st = pipeline_loads(ctx, f, opt, narrow)) == TILEC_OK)
 		sink_loads(f);
 	return st;
 }
@@ -279,17 +278,23 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
 		ir_func *f = NULL;
 		lower_result lr = {0};
-		for (uint32_t spare = unit == DOT_UNIT_WGMMA ? limit : 0;; spare = 0) {
+		/* first with wgmma's spare tiles and TMA copies running on across
+		 * persistent loops, again without where that leaves no room (on
+		 * mma.sync, running on measured slower: docs/PERF.md) */
+		for (int again = 0;; again = 1) {
 			axis_info *ai = NULL;
 			layout_plan plan;
+			pipeline_options po = {.async_copies = unit != DOT_UNIT_FMA,
+					       .spare_budget = unit == DOT_UNIT_WGMMA && !again ? limit : 0,
+					       .sm_smem = sm_smem, .reuse_read_tile = unit == DOT_UNIT_MMA, .tensormaps = tma,
+					       .run_on = unit == DOT_UNIT_WGMMA && !again};
 			f = ir_clone(a, funcs[k]);
 			if (!f)
 				st = TILEC_ERR_NOMEM;
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
-				st = compile_pipeline(ctx, a, f, unit != DOT_UNIT_FMA, spare, sm_smem, unit == DOT_UNIT_MMA,
-						      tma);
+				st = compile_pipeline(ctx, a, f, &po);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
@@ -301,8 +306,8 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)
 				st = lower_kernel(ctx, km, f, symbols[k], ai, &plan, &lr);
-			if (km && st == TILEC_OK && spare && lr.shared_bytes > limit) {
-				LLVMDisposeModule(km); /* the spare tiles left no room for the rest: again without */
+			if (km && st == TILEC_OK && !again && lr.shared_bytes > limit) {
+				LLVMDisposeModule(km); /* the spare tiles or rings kept through an epilogue left no room */
 				continue;
 			}
 			if (km && st == TILEC_OK && LLVMLinkModules2(m, km)) {

@@ -11,6 +11,7 @@
 
 #include "nvptx/nvptx.h"
 #include "pack/pack.h"
+#include "passes/passes.h"
 
 /* ======================================================================
  * compile.c - the pass pipeline: verify, axis info, layouts, lowering,
@@ -70,8 +71,7 @@ typedef struct compile_result {
  * shows their result): the loads cp.async cannot copy are found from the
  * axis info first (axis_narrow_loads), then pipeline_loads, then
  * sink_loads. */
-tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, bool async_copies, uint32_t spare_budget,
-			      uint32_t sm_smem, bool reuse_read_tile, bool tensormaps);
+tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeline_options *opt);
 
 /* Whether a target's code copies descriptor blocks with TMA (tensor-core
  * targets from sm_90 on: sm_90a's wgmma, sm_90's and newer archs' mma.sync):

@@ -33,7 +33,7 @@ typedef struct launch {
 	int loads_after;  /* pipelined: load ops left in the IR */
 	int copies_after; /* pipelined: async_copy ops in the IR */
 	bool tma;         /* ... as for sm_90a: host descriptors get tensor maps, their blocks TMA copies */
-	bool spare;       /* ... with sm_90a's budget for spare tiles: TMA copies run on across a persistent loop */
+	bool run_on;      /* ... TMA copies run on across a persistent loop */
 	int tma_after;    /* pipelined: tma_copy ops in the IR */
 	int ifs_after;    /* pipelined: if ops in the IR */
 	bool sink;        /* run sink_loads before the interpreter */
@@ -98,7 +98,9 @@ static inline tilec_status kl_go(launch *l)
 		st = ir_verify(l->ctx, f);
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
-		st = pipeline_loads(l->ctx, f, l->async, l->spare ? UINT32_MAX : 0, 0, l->reuse, l->tma, NULL);
+		pipeline_options po = {.async_copies = l->async, .reuse_read_tile = l->reuse, .tensormaps = l->tma,
+				       .run_on = l->run_on};
+		st = pipeline_loads(l->ctx, f, &po, NULL);
 		if (!st)
 			st = ir_verify(l->ctx, f);
 		strbuf sb;

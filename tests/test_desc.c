@@ -329,7 +329,7 @@ static void test_tutorial09(void)
 		kl_define(&l, "FLATTEN", "True");
 		l.stages = stages;
 		l.async = true; /* rings of asynchronous copies */
-		l.tma = l.spare = dtma;
+		l.tma = l.run_on = dtma;
 		/* strides are [K, 1]: this kernel needs K itself padded, so it
 		 * reads a and bt with the padded K (the padding columns hold 100,
 		 * and K-padding of a times K-padding of bt would add to the result:
@@ -381,7 +381,7 @@ static void test_tutorial09(void)
 				kl_define(&l, "EPILOGUE_SUBTILE", "False");
 			l.stages = stages;
 			l.async = true; /* rings of asynchronous copies */
-			l.tma = l.spare = tma;
+			l.tma = l.run_on = tma;
 			kl_matmul_descs(&l, a, sizeof a, bt, sizeof bt, c, sizeof c, M, N, K, SK, SN);
 			if (!kl_run(&l))
 				return;
@@ -429,8 +429,8 @@ static void test_tutorial09(void)
 
 /* TMA copies that run on across the persistent loop, with fewer K
  * iterations (K 10: one) than copies in flight (num_stages 4: three): the
- * K loop's copies land two and three tiles ahead; one program and 1, 2
- * or 3 programs walking 6 tiles, compared with C. */
+ * K loop's copies land two and three tiles ahead; 1, 2 or 3 programs
+ * walking 6 tiles, compared with C. */
 static void test_tutorial09_short_k(void)
 {
 	enum { M = 75, N = 53, K = 10, SK = 16, SN = 56 };
@@ -451,7 +451,7 @@ static void test_tutorial09_short_k(void)
 		kl_define(&l, "WARP_SPECIALIZE", "False");
 		kl_define(&l, "EPILOGUE_SUBTILE", "False");
 		l.stages = 4;
-		l.async = l.tma = l.spare = true;
+		l.async = l.tma = l.run_on = true;
 		kl_matmul_descs(&l, a, sizeof a, bt, sizeof bt, c, sizeof c, M, N, K, SK, SN);
 		if (!kl_run(&l))
 			return;

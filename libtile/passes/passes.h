@@ -14,6 +14,16 @@
  * pipeline.c - software pipelining of the loads that feed tl.dot
  * ====================================================================== */
 
+/* How pipeline_loads rewrites, per target family. */
+typedef struct pipeline_options {
+	bool async_copies;     /* every target has cp.async (sm_80 and newer) */
+	uint32_t spare_budget; /* rings up to this many bytes get a spare tile (wgmma) */
+	uint32_t sm_smem;      /* shared memory per SM (0: not known) */
+	bool reuse_read_tile;  /* rings of num_stages - 1 tiles (mma.sync) */
+	bool tensormaps;       /* descriptor blocks are copied by TMA */
+	bool run_on;           /* TMA copies run on across a persistent loop */
+} pipeline_options;
+
 /* With num_stages >= 2, rewrites each qualifying runtime for loop: with
  * async_copies (every target has cp.async, sm_80 and newer), its dots'
  * loads become rings of num_stages shared-memory tiles filled by
@@ -36,9 +46,11 @@
  * ring by TMA (TMA_COPY, TMA_WAIT; a barrier per tile) instead. With
  * sm_smem (shared memory per SM; 0: none), a loop gets its spare tile only
  * where that leaves as many blocks per SM (estimated from shared memory and
- * the dots' accumulators), or where it lies inside another loop. */
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, uint32_t sm_smem,
-			    bool reuse_read_tile, bool tensormaps, const bool *narrow);
+ * the dots' accumulators), or where it lies inside another loop. With
+ * run_on, a loop of TMA copies inside a loop over tiles (a persistent
+ * kernel) keeps copying into the next tile instead of starting again for
+ * each: its rings then live around the outer loop, through the epilogue. */
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt, const bool *narrow);
 
 /* ======================================================================
  * sink.c - loads of the kernel's top level moved to their first user

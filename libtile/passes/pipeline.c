@@ -55,6 +55,7 @@ typedef struct pipe {
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
 	bool reuse;  /* S-1 tiles per ring, the copies into the tile just read */
 	bool tma;    /* descriptor blocks are copied by their tensor maps */
+	bool run_on; /* TMA copies may run on across a persistent loop */
 	uint32_t sm_smem; /* shared memory per SM: a spare tile must not cost a block (0: may) */
 	int loops;   /* loops around the region being walked */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
@@ -561,9 +562,7 @@ static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const
 	ir_func *f = p->f;
 	ir_op *outer = p->outer;
 	memset(cp, 0, sizeof *cp);
-	/* spare_budget is 0 when compile.c tries again for shared memory:
-	 * the rings then no longer stay through the epilogue either */
-	if (!outer || !p->spare_budget || outer->code != IR_OP_FOR || r != &outer->regions[0] || !p->outer_region)
+	if (!outer || !p->run_on || outer->code != IR_OP_FOR || r != &outer->regions[0] || !p->outer_region)
 		return false;
 	const ir_op *ostep = f->values[outer->args[2]].def;
 	ir_type ot = f->values[r->params[0]].type;
@@ -1170,14 +1169,14 @@ static void walk(pipe *p, ir_region *r)
 	}
 }
 
-tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, bool async_copies, uint32_t spare_budget, uint32_t sm_smem,
-			    bool reuse_read_tile, bool tensormaps, const bool *narrow)
+tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt, const bool *narrow)
 {
 	if (f->num_stages < 2)
 		return TILEC_OK;
-	pipe p = {.f = f, .async = async_copies, .spare_budget = async_copies ? spare_budget : 0,
-		  .reuse = async_copies && reuse_read_tile, .tma = async_copies && tensormaps, .sm_smem = sm_smem,
-		  .narrow = narrow};
+	bool async = opt->async_copies;
+	pipe p = {.f = f, .async = async, .spare_budget = async ? opt->spare_budget : 0,
+		  .reuse = async && opt->reuse_read_tile, .tma = async && opt->tensormaps, .run_on = async && opt->run_on,
+		  .sm_smem = opt->sm_smem, .narrow = narrow};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
