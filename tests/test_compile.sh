@@ -431,6 +431,16 @@ if [ -n "$PTXAS" ]; then
 	"$PTXAS" -arch=sm_90a -v "$T/tma.sm_90a.ptx" -o "$T/tma.cubin" >"$T/tma.ptxas" 2>&1
 	check "sm_90a TMA matmul: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/tma.ptxas"
 fi
+# the engine reads the stored box while the kernel goes on: its reads are
+# waited for where scratch is used next, here only at the kernel's end, and
+# no barrier follows the store
+check "sm_90a: a bulk store's reads waited for at the kernel's end, no barrier after it" awk '
+	/\.entry matmul_kernel_tma_0\(/ { k = 1 }
+	k && /cp.async.bulk.commit_group/ { after = 1; bars = 0; waits = 0 }
+	k && after && /bar.sync/ { bars++ }
+	k && after && /cp.async.bulk.wait_group.read 0/ { waits++ }
+	k && /ret;/ { ok = after && !bars && waits == 1; k = 0 }
+	END { exit !ok }' "$T/tma.sm_90a.ptx"
 # mma.sync from sm_90 on (sm_90's cubin, and Blackwell's made of its PTX)
 # takes the same TMA copies into its rings, refilled behind a proxy fence
 check "the same matmul for sm_80, sm_90 and sm_120" "$TILEC" compile tests/gpu/kernels/descriptors.py \

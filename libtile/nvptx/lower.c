@@ -254,6 +254,8 @@ LLVMValueRef lw_smem_addr(lw *w, LLVMValueRef byte_offset)
 
 void lw_smem_need(lw *w, uint64_t bytes)
 {
+	if (w->bulk_pending)
+		lw_bulk_wait(w, true); /* the scratch is about to be written */
 	bytes += w->smem_top;
 	if (bytes > w->smem_bytes)
 		w->smem_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
@@ -854,7 +856,11 @@ static bool lower_for(lw *w, const ir_op *op)
 	}
 	const ir_region *outer_flight = w->in_flight_body;
 	w->in_flight_body = body;
+	/* a bulk store of an earlier iteration may still read scratch */
+	bool bulk = w->bulk_pending || lw_bulk_stores(w, body);
+	w->bulk_pending = bulk;
 	bool ok = lower_body(w, body);
+	w->bulk_pending = bulk;
 	w->in_flight_body = outer_flight;
 	if (!ok)
 		return false;
@@ -917,7 +923,9 @@ static bool lower_if(lw *w, const ir_op *op)
 	/* groups in flight go through a quiet if, not waited for in it */
 	bool quiet = (w->wgmma_pending >= 0 || w->wgmma_older >= 0) && quiet_if(w, op);
 	const ir_region *outer_flight = w->in_flight_body;
+	bool bulk_in = w->bulk_pending, bulk_out = false;
 	for (int g = 0; g < 2; g++) {
+		w->bulk_pending = bulk_in;
 		LLVMPositionBuilderAtEnd(w->b, g ? els : then);
 		ys[g] = arena_alloc(w->a, sizeof(lval) * (size_t)(op->nresults + 1));
 		if (!ys[g])
@@ -940,9 +948,11 @@ static bool lower_if(lw *w, const ir_op *op)
 		} else if (op->nresults) {
 			return lw_fail(w, op, TILEC_ERR_INVALID, "if with results has no else branch");
 		}
+		bulk_out |= w->bulk_pending;
 		ends[g] = LLVMGetInsertBlock(w->b);
 		LLVMBuildBr(w->b, join);
 	}
+	w->bulk_pending = bulk_out;
 	LLVMPositionBuilderAtEnd(w->b, join);
 	for (int i = 0; i < op->nresults; i++) {
 		if (!make_phis(w, op->results[i], &ys[0][i], ends[0]))
@@ -977,6 +987,9 @@ static bool lower_while(lw *w, const ir_op *op)
 	for (int i = 0; i < n; i++)
 		if (!make_phis(w, before->params[i], &init[i], pre))
 			return false;
+	/* a bulk store of an earlier iteration may still read scratch */
+	bool bulk = w->bulk_pending || lw_bulk_stores(w, before) || lw_bulk_stores(w, after);
+	w->bulk_pending = bulk;
 	if (!lower_body(w, before))
 		return false;
 	lval c;
@@ -992,6 +1005,7 @@ static bool lower_while(lw *w, const ir_op *op)
 	LLVMPositionBuilderAtEnd(w->b, loop);
 	if (!lower_body(w, after))
 		return false;
+	w->bulk_pending = bulk;
 	for (int i = 0; i < n; i++) {
 		lval next;
 		if (!get_like(w, y->args[i], before->params[i], &next))
@@ -1232,8 +1246,11 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	init_types(&w);
 	w.wgmma_pending = w.wgmma_older = -1;
 	w.b = LLVMCreateBuilderInContext(w.c);
-	if (build_entry(&w, symbol) && lower_body(&w, &f->body))
+	if (build_entry(&w, symbol) && lower_body(&w, &f->body)) {
+		if (w.bulk_pending) /* the block's shared memory outlives the engine's reads */
+			lw_bulk_wait(&w, false);
 		LLVMBuildRetVoid(w.b);
+	}
 	if (w.fn && w.st != TILEC_OK) {
 		LLVMDeleteFunction(w.fn);
 		w.fn = NULL;

@@ -78,6 +78,7 @@ typedef struct lw {
 	bool libdevice;
 	bool arch_specific; /* emitted wgmma */
 	bool tensormaps;    /* emitted TMA copies */
+	bool bulk_pending;  /* a bulk store may still read scratch (tma.c) */
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;
@@ -186,6 +187,11 @@ bool lw_emit_tma_wait(lw *w, const ir_op *op);
 /* tma.c: a descriptor block's STORE on sm_90a: staged in shared memory as
  * its map's box, then one bulk tensor store per panel */
 bool lw_emit_tma_store(lw *w, const ir_op *op);
+/* tma.c: thread 0 waits until the bulk stores issued have read their
+ * scratch, then (with `barrier`) every thread waits for it; clears
+ * bulk_pending. Whether a region holds such stores. */
+void lw_bulk_wait(lw *w, bool barrier);
+bool lw_bulk_stores(const lw *w, const ir_region *r);
 
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out);

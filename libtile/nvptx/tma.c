@@ -16,6 +16,11 @@
  * XOR of 16-byte chunks by row), so the dots read it as they read a ring
  * that cp.async filled. The kernel receives each map by value, a
  * 128-byte grid constant (lower.c), and names it by its generic address.
+ * A 2-D descriptor store is staged in scratch and written by thread 0
+ * with bulk tensor stores; the engine reads the scratch asynchronously,
+ * so the next use of scratch (lw_smem_need), the kernel's end, and every
+ * path into it (a loop's body and exit, lower.c) first wait for the
+ * reads (bulk_pending), instead of each store waiting at once.
  */
 #include "nvptx/lower.h"
 
@@ -172,11 +177,35 @@ bool lw_emit_tma_store(lw *w, const ir_op *op)
 			    args, 4, true);
 	}
 	lw_asm_call(w, w->vd, "cp.async.bulk.commit_group;", "", NULL, 0, true);
-	/* the scratch is free again once the engine has read it; the writes
-	 * to global memory complete on their own */
-	lw_asm_call(w, w->vd, "cp.async.bulk.wait_group.read 0;", "", NULL, 0, true);
 	lw_end_if(w, join);
-	lw_barrier(w);
+	/* the engine reads the box while the kernel goes on: the scratch is
+	 * waited for when it is next used (lw_bulk_wait); the writes to global
+	 * memory complete on their own */
+	w->bulk_pending = true;
 	w->tensormaps = true;
 	return true;
+}
+
+void lw_bulk_wait(lw *w, bool barrier)
+{
+	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
+	lw_asm_call(w, w->vd, "cp.async.bulk.wait_group.read 0;", "", NULL, 0, true);
+	lw_end_if(w, join);
+	if (barrier)
+		lw_barrier(w);
+	w->bulk_pending = false;
+}
+
+/* Whether region r holds a store tma.c writes with the copy engine. */
+bool lw_bulk_stores(const lw *w, const ir_region *r)
+{
+	for (int i = 0; w->p->tma && i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if (op->code == IR_OP_STORE && op->flags & IR_FLAG_TENSORMAP && lw_vtype(w, op->args[1]).rank == 2)
+			return true;
+		for (int g = 0; g < op->nregions; g++)
+			if (lw_bulk_stores(w, &op->regions[g]))
+				return true;
+	}
+	return false;
 }
