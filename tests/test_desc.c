@@ -67,6 +67,30 @@ static float frand(void)
 static float h2f(uint16_t h) { return interp_f16_to_f32(h); }
 static uint16_t f2h(float f) { return interp_f32_to_f16(f); }
 
+/* rows x SK fp16: random in the first K columns, 100 in the padding,
+ * which a kernel must never read */
+static void fill_padded(uint16_t *x, int rows, int K, int SK)
+{
+	for (int i = 0; i < rows * SK; i++)
+		x[i] = f2h(i % SK < K ? frand() : 100.0f);
+}
+
+/* The elements of c (M x SN, N columns written, the rest 0xffff) that are
+ * not a @ bt.T accumulated in fp32 in k order, as the interpreter's dot. */
+static int matmul_bt_mismatches(const uint16_t *a, const uint16_t *bt, const uint16_t *c, int M, int N, int K, int SK,
+				int SN)
+{
+	int bad = 0;
+	for (int m = 0; m < M; m++)
+		for (int n = 0; n < SN; n++) {
+			float acc = 0;
+			for (int k = 0; k < K && n < N; k++)
+				acc += h2f(a[m * SK + k]) * h2f(bt[n * SK + k]);
+			bad += c[m * SN + n] != (n < N ? f2h(acc) : 0xffff);
+		}
+	return bad;
+}
+
 static const float POISON = -12345.0f;
 
 /* ---- device-side descriptors ------------------------------------------- */
@@ -435,10 +459,8 @@ static void test_tutorial09_short_k(void)
 {
 	enum { M = 75, N = 53, K = 10, SK = 16, SN = 56 };
 	static uint16_t a[M * SK], bt[N * SK], c[M * SN];
-	for (int i = 0; i < M * SK; i++)
-		a[i] = f2h(i % SK < K ? frand() : 100.0f);
-	for (int i = 0; i < N * SK; i++)
-		bt[i] = f2h(i % SK < K ? frand() : 100.0f);
+	fill_padded(a, M, K, SK);
+	fill_padded(bt, N, K, SK);
 	for (uint32_t programs = 1; programs <= 3; programs++) {
 		for (int i = 0; i < M * SN; i++)
 			c[i] = 0xffff;
@@ -456,15 +478,43 @@ static void test_tutorial09_short_k(void)
 		if (!kl_run(&l))
 			return;
 		CHECK_MSG(l.ifs_after == 4, "short K: the copies do not run on across tiles (%d ifs)", l.ifs_after);
-		int bad = 0;
-		for (int m = 0; m < M; m++)
-			for (int n = 0; n < SN; n++) {
-				float acc = 0;
-				for (int k = 0; k < K && n < N; k++)
-					acc += h2f(a[m * SK + k]) * h2f(bt[n * SK + k]);
-				bad += c[m * SN + n] != (n < N ? f2h(acc) : 0xffff);
-			}
+		int bad = matmul_bt_mismatches(a, bt, c, M, N, K, SK, SN);
 		CHECK_MSG(bad == 0, "short K, %u programs: %d elements differ", programs, bad);
+	}
+}
+
+/* Two persistent loops the copies treat differently, against C: a K loop
+ * stepping by BK whose copies run on across tiles (the trip count from
+ * the step), and a tile index carried by the loop over tiles, which the
+ * copies read, so each tile starts its pipeline again. */
+static void test_persistent_variants(void)
+{
+	enum { M = 75, N = 53, K = 41, SK = 48, SN = 56 };
+	static uint16_t a[M * SK], bt[N * SK], c[M * SN];
+	fill_padded(a, M, K, SK);
+	fill_padded(bt, N, K, SK);
+	static const struct {
+		const char *kernel;
+		int ifs; /* if ops after pipelining: the prologue's and the K loop's, or none */
+	} kernels[] = {{"persistent_k_step", 3}, {"persistent_carried_tile", 0}};
+	for (size_t kk = 0; kk < sizeof kernels / sizeof kernels[0]; kk++) {
+		for (int i = 0; i < M * SN; i++)
+			c[i] = 0xffff;
+		const char *sig = "tensordesc<fp16[32, 16]>, tensordesc<fp16[32, 16]>, tensordesc<fp16[32, 32]>, i32, i32, i32";
+		launch l = kl(KDIR "descriptors.py", kernels[kk].kernel, sig, 2, 1, 1);
+		kl_define(&l, "BM", "32");
+		kl_define(&l, "BN", "32");
+		kl_define(&l, "BK", "16");
+		kl_define(&l, "PROGRAMS", "2");
+		l.stages = 3;
+		l.async = l.tma = l.run_on = true;
+		kl_matmul_descs(&l, a, sizeof a, bt, sizeof bt, c, sizeof c, M, N, K, SK, SN);
+		if (!kl_run(&l))
+			return;
+		CHECK_MSG(l.ifs_after == kernels[kk].ifs, "%s: %d ifs after pipelining, want %d", l.kernel, l.ifs_after,
+			  kernels[kk].ifs);
+		int bad = matmul_bt_mismatches(a, bt, c, M, N, K, SK, SN);
+		CHECK_MSG(bad == 0, "%s: %d elements differ", l.kernel, bad);
 	}
 }
 
@@ -558,6 +608,7 @@ int main(void)
 	test_host_desc();
 	test_tutorial09();
 	test_tutorial09_short_k();
+	test_persistent_variants();
 	test_refused();
 	test_loader_check();
 	return check_report("test_desc");
