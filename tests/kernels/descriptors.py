@@ -80,39 +80,6 @@ def desc_dot(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, B
     c_desc.store([om, on], acc)
 
 
-@triton.jit
-def _matmul_bt_tile(a_desc, b_desc, c_desc, tile, num_n, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    # tile `tile` of c = a @ b.T, the K loop stepping by BK
-    om = (tile // num_n) * BM
-    on = (tile % num_n) * BN
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        acc = tl.dot(a_desc.load([om, k]), b_desc.load([on, k]).T, acc)
-    c_desc.store([om, on], acc.to(tl.float16))
-
-
-@triton.jit
-def persistent_k_step(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                      PROGRAMS: tl.constexpr):
-    # the tiles walked PROGRAMS apart: the copies run on across them,
-    # counting the K loop's iterations from its step
-    num_n = tl.cdiv(N, BN)
-    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * num_n, PROGRAMS):
-        _matmul_bt_tile(a_desc, b_desc, c_desc, tile, num_n, K, BM, BN, BK)
-
-
-@triton.jit
-def persistent_carried_tile(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                            PROGRAMS: tl.constexpr):
-    # the same with the tile a loop-carried value: the copies read it, so
-    # they start again for each tile
-    num_n = tl.cdiv(N, BN)
-    tile = tl.program_id(0)
-    for _ in range(tl.program_id(0), tl.cdiv(M, BM) * num_n, PROGRAMS):
-        _matmul_bt_tile(a_desc, b_desc, c_desc, tile, num_n, K, BM, BN, BK)
-        tile += PROGRAMS
-
-
 # ---- refused, with a precise diagnostic each ----
 
 @triton.jit
@@ -199,3 +166,38 @@ def desc_batch_rows(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     y_desc = tl.make_tensor_descriptor(y_ptr, [tl.num_programs(1) * M, N], [N, 1], [BM, BN])
     om = tl.program_id(0) * BM
     y_desc.store([b * M + om, 0], x_desc.load([om, 0]))
+
+
+# ---- persistent loops over tiles (test_desc: the copies that run on) ----
+
+@triton.jit
+def _matmul_bt_tile(a_desc, b_desc, c_desc, tile, num_n, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # tile `tile` of c = a @ b.T, the K loop stepping by BK
+    om = (tile // num_n) * BM
+    on = (tile % num_n) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([om, k]), b_desc.load([on, k]).T, acc)
+    c_desc.store([om, on], acc.to(tl.float16))
+
+
+@triton.jit
+def persistent_k_step(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      PROGRAMS: tl.constexpr):
+    # the tiles walked PROGRAMS apart: the copies run on across them,
+    # counting the K loop's iterations from its step
+    num_n = tl.cdiv(N, BN)
+    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * num_n, PROGRAMS):
+        _matmul_bt_tile(a_desc, b_desc, c_desc, tile, num_n, K, BM, BN, BK)
+
+
+@triton.jit
+def persistent_carried_tile(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                            PROGRAMS: tl.constexpr):
+    # the same with the tile a loop-carried value: the copies read it, so
+    # they start again for each tile
+    num_n = tl.cdiv(N, BN)
+    tile = tl.program_id(0)
+    for _ in range(tl.program_id(0), tl.cdiv(M, BM) * num_n, PROGRAMS):
+        _matmul_bt_tile(a_desc, b_desc, c_desc, tile, num_n, K, BM, BN, BK)
+        tile += PROGRAMS
