@@ -189,8 +189,10 @@ bool lw_emit_tma_wait(lw *w, const ir_op *op);
 bool lw_emit_tma_store(lw *w, const ir_op *op);
 /* tma.c: thread 0 waits until the bulk stores issued have read their
  * scratch, then (with `barrier`) every thread waits for it; clears
- * bulk_pending. Whether a region holds such stores. */
+ * bulk_pending. Whether op is a store the copy engine writes (a 2-D
+ * descriptor block where the family has TMA), whether a region holds one. */
 void lw_bulk_wait(lw *w, bool barrier);
+bool lw_bulk_store(const lw *w, const ir_op *op);
 bool lw_bulk_stores(const lw *w, const ir_region *r);
 
 /* atomic.c: ATOMIC_RMW and ATOMIC_CAS (atom/red, one per owned element) */

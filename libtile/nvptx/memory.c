@@ -204,7 +204,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 
 bool lw_emit_store(lw *w, const ir_op *op)
 {
-	if (op->flags & IR_FLAG_TENSORMAP && w->p->tma && lw_vtype(w, op->args[1]).rank == 2)
+	if (lw_bulk_store(w, op))
 		return lw_emit_tma_store(w, op);
 	int ptr = op->args[0], val = op->args[1];
 	ir_type pt = lw_vtype(w, ptr);

@@ -196,12 +196,16 @@ void lw_bulk_wait(lw *w, bool barrier)
 	w->bulk_pending = false;
 }
 
-/* Whether region r holds a store tma.c writes with the copy engine. */
+bool lw_bulk_store(const lw *w, const ir_op *op)
+{
+	return op->code == IR_OP_STORE && op->flags & IR_FLAG_TENSORMAP && w->p->tma && lw_vtype(w, op->args[1]).rank == 2;
+}
+
 bool lw_bulk_stores(const lw *w, const ir_region *r)
 {
-	for (int i = 0; w->p->tma && i < r->nops; i++) {
+	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
-		if (op->code == IR_OP_STORE && op->flags & IR_FLAG_TENSORMAP && lw_vtype(w, op->args[1]).rank == 2)
+		if (lw_bulk_store(w, op))
 			return true;
 		for (int g = 0; g < op->nregions; g++)
 			if (lw_bulk_stores(w, &op->regions[g]))

@@ -977,8 +977,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	int eat = b->nops - 1;
 	int c0 = emit_const(p, b, &eat, loc, i32, 0), c1 = emit_const(p, b, &eat, loc, i32, 1);
 	int cS = emit_const(p, b, &eat, loc, i32, N), cL = emit_const(p, b, &eat, loc, i32, S - 1);
-	int dist = cont ? 0 : emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
-	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0 || dist < 0)
+	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0)
 		return false;
 	int a2[2] = {slot, c0}, wslot;
 	if (N == S - 1) {
@@ -1014,8 +1013,8 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		hi = cp.outer->args[1];
 	} else {
 		a2[0] = iv;
-		a2[1] = dist;
-		lo = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
+		a2[1] = emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
+		lo = a2[1] < 0 ? -1 : emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
 		hi = ub;
 		if (lo < 0 || !rename_init(p, &map))
 			return false;
