@@ -278,16 +278,24 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 	for (int k = 0; k < n && st == TILEC_OK; k++) {
 		ir_func *f = NULL;
 		lower_result lr = {0};
-		/* first with wgmma's spare tiles and TMA copies running on across
-		 * persistent loops, again without where that leaves no room (on
-		 * mma.sync, running on measured slower: docs/PERF.md) */
-		for (int again = 0;; again = 1) {
+		/* wgmma's rings: first with spare tiles and with copies running
+		 * on across persistent loops (whose rings stay through the
+		 * epilogue), then each alone (the spare tile first: it measured
+		 * faster where both do not fit), then neither, while the kernel
+		 * leaves no room (on mma.sync, running on measured slower:
+		 * docs/PERF.md) */
+		static const struct {
+			bool spare, run_on;
+		} wgmma_tries[] = {{true, true}, {true, false}, {false, true}, {false, false}};
+		int ntries = unit == DOT_UNIT_WGMMA ? (int)(sizeof wgmma_tries / sizeof wgmma_tries[0]) : 1;
+		for (int t = 0;; t++) {
 			axis_info *ai = NULL;
 			layout_plan plan;
+			bool wg = unit == DOT_UNIT_WGMMA;
 			pipeline_options po = {.async_copies = unit != DOT_UNIT_FMA,
-					       .spare_budget = unit == DOT_UNIT_WGMMA && !again ? limit : 0,
+					       .spare_budget = wg && wgmma_tries[t].spare ? limit : 0,
 					       .sm_smem = sm_smem, .reuse_read_tile = unit == DOT_UNIT_MMA, .tensormaps = tma,
-					       .run_on = unit == DOT_UNIT_WGMMA && !again};
+					       .run_on = wg && wgmma_tries[t].run_on};
 			f = ir_clone(a, funcs[k]);
 			if (!f)
 				st = TILEC_ERR_NOMEM;
@@ -306,7 +314,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)
 				st = lower_kernel(ctx, km, f, symbols[k], ai, &plan, &lr);
-			if (km && st == TILEC_OK && !again && lr.shared_bytes > limit) {
+			if (km && st == TILEC_OK && t + 1 < ntries && lr.shared_bytes > limit) {
 				LLVMDisposeModule(km); /* the spare tiles or rings kept through an epilogue left no room */
 				continue;
 			}

@@ -494,6 +494,30 @@ check "tilec ir --pipelined: the same kernel for mma.sync" "$TILEC" ir tests/gpu
 cp "$T/out" "$T/persist80.ir"
 check "--pipelined: rings per tile, inside the loop over tiles" bash -c "grep -q '^    %[0-9]* = local_alloc ' '$T/persist80.ir' &&
 	! grep -q '^  %[0-9]* = local_alloc ' '$T/persist80.ir'"
+# the tutorial's plain persistent matmul (pointers): its cp.async copies run
+# on as well, the tile's rows, tensors of the loop over tiles, computed again
+# with each copy from the scalars the if carries
+PTRSIG='*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'
+PTRDEF=(-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D NUM_SMS=132 -w 8)
+check "tilec ir --pipelined=wgmma: the pointer persistent matmul" "$TILEC" ir tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_persistent -s "$PTRSIG" "${PTRDEF[@]}" --pipelined=wgmma
+cp "$T/out" "$T/persistptr.ir"
+check "pointer persistent: cp.async rings and the first copies before the loop over tiles" awk '
+	/^  %[0-9]+ = local_alloc : smem/ && !outer { rings++ }
+	/^  async_copy / && !outer { first++ }
+	/^  %.* = for / { outer = 1 }
+	/^    %[0-9]+ = local_alloc/ { inside = 1 }
+	END { exit !(rings == 2 && first == 4 && !inside) }' "$T/persistptr.ir"
+check "pointer persistent: the K loop copies the rows of a tile ahead, carrying scalars only" bash -c "
+	grep -q '^      async_copy ' '$T/persistptr.ir' && grep -q '^      %[0-9]* = arange 0, 128 ' '$T/persistptr.ir' &&
+	grep -q '^      %[0-9]*, %[0-9]* = if %[0-9]* : i32, i32 {' '$T/persistptr.ir'"
+# axis info joins an if's branches: a block pointer advanced by a multiple
+# of the block in both keeps its alignment, so the load after the if is
+# 16 bytes wide (it took four 4-byte loads for each before)
+check "a block pointer advanced in both branches of an if" "$TILEC" compile tests/gpu/kernels/lang.py \
+	-n block_ptr_if_kernel -s '*fp32:16, *fp32:16, i32:16' -D BLOCK=1024 -w 4 --arch sm_90a -o "$T/bpif" --keep-ptx "$T"
+check "the load after the if: 16-byte loads only" bash -c "
+	test \$(grep -c 'ld.global.v4.b32' '$T/bpif.sm_90a.ptx') = 2 && ! grep -q 'ld.global.b32' '$T/bpif.sm_90a.ptx'"
 # device-side descriptors the launch arguments determine (base, shape and
 # strides parameters and constants): hidden maps the loader builds from the
 # blob's recipes; the sm_80-class image reads none of them
@@ -506,6 +530,13 @@ check "device-side descriptors: sm_90a copies and stores by TMA through three ma
 	grep -q 'cp.async.bulk.tensor.2d.global.shared::cta' '$T/dev.sm_90a.ptx' &&
 	test \$(grep -c '.param .align 64 .b8 matmul_descriptor_persistent_kn_0_param_[678]\[128\]' '$T/dev.sm_90a.ptx') = 3 &&
 	! grep -q 'bulk.tensor' '$T/dev.compute_80.ptx'"
+# a kernel whose rings TMA fills commits and waits for no cp.async group,
+# and no barrier follows another
+check "TMA rings: no cp.async groups, no barrier right after a barrier" bash -c "
+	for f in '$T/tma.sm_90a.ptx' '$T/dev.sm_90a.ptx'; do
+		! grep -q 'cp.async.commit_group\|cp.async.wait_group' \$f &&
+		awk '/bar.sync/ { if (prev) exit 1; prev = 1; next } { prev = 0 }' \$f || exit 1
+	done"
 "$TILEC" inspect "$T/dev.c" >"$T/dev.inspect" 2>&1
 check "inspect: the hidden maps and their recipes" bash -c "grep -q 'param 6 a_ptr_tmap: tensormap fp16 (hidden)' '$T/dev.inspect' &&
 	grep -q 'recipe a_ptr_tmap: a_ptr, shape \[M, K\], strides \[K, 1\], block \[128, 64\]' '$T/dev.inspect' &&

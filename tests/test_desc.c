@@ -353,7 +353,8 @@ static void test_tutorial09(void)
 		kl_define(&l, "FLATTEN", "True");
 		l.stages = stages;
 		l.async = true; /* rings of asynchronous copies */
-		l.tma = l.run_on = dtma;
+		l.tma = dtma;
+		l.run_on = true;
 		/* strides are [K, 1]: this kernel needs K itself padded, so it
 		 * reads a and bt with the padded K (the padding columns hold 100,
 		 * and K-padding of a times K-padding of bt would add to the result:
@@ -381,6 +382,10 @@ static void test_tutorial09(void)
 		 * ahead: the prologue's two and the K loop's) */
 		if (dtma)
 			CHECK_MSG(l.ifs_after == 3, "device-side descriptor copies do not run on across tiles (%d ifs)", l.ifs_after);
+		/* cp.async: the copies' masks test the tile's bounds, so each
+		 * tile starts its pipeline again (mask_reads_tile) */
+		else
+			CHECK_MSG(l.ifs_after == 0, "cp.async copies of descriptor blocks run on across tiles (%d ifs)", l.ifs_after);
 		bad = 0;
 		for (int m = 0; m < M; m++)
 			for (int n = 0; n < N; n++)
@@ -518,6 +523,54 @@ static void test_persistent_variants(void)
 	}
 }
 
+/* The tutorial's plain persistent matmul pipelined as for sm_90a: rings of
+ * cp.async copies that run on across tiles, the tile rows their addresses
+ * read (tensors of the loop over tiles) computed again with each copy. K 41
+ * (three K iterations) and 10 (one, fewer than the copies in flight), 3
+ * and 4 stages, 1-3 programs walking 6 tiles, against C. */
+static void test_persistent_pointers(void)
+{
+	enum { M = 75, N = 53, SK = 48, SN = 56 };
+	static uint16_t a[M * SK], b[SK * SN], bt[N * SK], c[M * SN];
+	static const int ks[] = {41, 10};
+	for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+		int K = ks[ki];
+		fill_padded(a, M, K, SK);
+		fill_padded(bt, N, K, SK);
+		for (int k = 0; k < SK; k++)
+			for (int n = 0; n < SN; n++)
+				b[k * SN + n] = k < K && n < N ? bt[n * SK + k] : f2h(100.0f); /* padding: never read */
+		for (int stages = 3; stages <= 4; stages++)
+			for (uint32_t programs = 1; programs <= 3; programs++) {
+				for (int i = 0; i < M * SN; i++)
+					c[i] = 0xffff;
+				launch l = kl(GDIR "descriptors.py", "matmul_kernel_persistent",
+					      "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1",
+					      programs, 1, 1);
+				define_mm(&l, false);
+				char sms[8];
+				snprintf(sms, sizeof sms, "%u", programs);
+				kl_define(&l, "NUM_SMS", sms);
+				l.stages = stages;
+				l.async = l.run_on = true;
+				kl_ptr(&l, a, sizeof a);
+				kl_ptr(&l, b, sizeof b);
+				kl_ptr(&l, c, sizeof c);
+				kl_int(&l, M), kl_int(&l, N), kl_int(&l, K);
+				kl_int(&l, SK), kl_int(&l, 1), kl_int(&l, SN), kl_int(&l, 1), kl_int(&l, SN), kl_int(&l, 1);
+				if (!kl_run(&l))
+					return;
+				/* an if per copy issued ahead: the prologue's S-1 and the K loop's */
+				CHECK_MSG(l.copies_after > 0 && l.ifs_after == stages,
+					  "pointer persistent, %d stages: %d copies, %d ifs (copies not running on)", stages,
+					  l.copies_after, l.ifs_after);
+				int bad = matmul_bt_mismatches(a, bt, c, M, N, K, SK, SN);
+				CHECK_MSG(bad == 0, "pointer persistent, K %d, %d stages, %u programs: %d elements differ", K, stages,
+					  programs, bad);
+			}
+	}
+}
+
 /* ---- refused -------------------------------------------------------------- */
 
 static void test_refused(void)
@@ -609,6 +662,7 @@ int main(void)
 	test_tutorial09();
 	test_tutorial09_short_k();
 	test_persistent_variants();
+	test_persistent_pointers();
 	test_refused();
 	test_loader_check();
 	return check_report("test_desc");

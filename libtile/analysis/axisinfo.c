@@ -10,7 +10,8 @@
  * pointer offsets, comparisons and selects with Triton's rules. Known
  * constant scalars are tracked too (multiplying by one keeps contiguity).
  * Loop-carried values get what holds for their initial value and for all
- * the values the body yields (a fixpoint of gcds). The only consumer is
+ * the values the body yields (a fixpoint of gcds), an if's results what
+ * holds for both branches' values. The only consumer is
  * the width of memory accesses, so facts are conservative where unsure.
  */
 #include "analysis/analysis.h"
@@ -392,6 +393,32 @@ static void analyze_op(axis_state *s, const ir_op *op)
 		}
 		return;
 	}
+	case IR_OP_IF:
+		/* each result: what holds for the values both branches yield */
+		for (int g = 0; g < op->nregions; g++)
+			analyze_region(s, &op->regions[g]);
+		for (int i = 0; op->nregions == 2 && i < op->nresults; i++) {
+			int res = op->results[i];
+			for (int g = 0; g < 2; g++) {
+				const ir_region *b = &op->regions[g];
+				const ir_op *y = b->nops ? b->ops[b->nops - 1] : NULL;
+				if (!y || y->code != IR_OP_YIELD || i >= y->nargs) {
+					set_unknown(&s->ai[res]);
+					s->known[res] = false;
+					break;
+				}
+				int a = y->args[i];
+				if (g == 0) {
+					s->ai[res] = s->ai[a];
+					s->known[res] = s->known[a];
+					s->value[res] = s->value[a];
+				} else {
+					join(&s->ai[res], &s->ai[a]);
+					s->known[res] &= s->known[a] && s->value[a] == s->value[res];
+				}
+			}
+		}
+		return;
 	case IR_OP_WHILE:
 		if (op->nregions == 2) {
 			const ir_region *before = &op->regions[0];

@@ -1078,14 +1078,18 @@ static bool lower_op(lw *w, const ir_op *op)
 		return lw_emit_tma_copy(w, op);
 	case IR_OP_TMA_WAIT:
 		return lw_emit_tma_wait(w, op);
+	/* where every ring is filled by TMA no cp.async group exists: only
+	 * the wait's barrier remains */
 	case IR_OP_ASYNC_COMMIT:
-		lw_call(w, "llvm.nvvm.cp.async.commit.group", w->vd, NULL, 0);
+		if (w->cp_async)
+			lw_call(w, "llvm.nvvm.cp.async.commit.group", w->vd, NULL, 0);
 		return true;
 	case IR_OP_ASYNC_WAIT: {
 		LLVMValueRef n = lw_ci32(w, op->ival);
 		/* no proxy fence before wgmma reads the tiles: Triton's sm_90 code
 		 * has none after cp.async either (a MEMBAR.ALL.CTA per iteration) */
-		lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
+		if (w->cp_async)
+			lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
 		lw_barrier(w);
 		return true;
 	}
@@ -1245,6 +1249,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	}
 	init_types(&w);
 	w.wgmma_pending = w.wgmma_older = -1;
+	w.cp_async = ir_region_has(&f->body, IR_OP_ASYNC_COPY);
 	w.b = LLVMCreateBuilderInContext(w.c);
 	if (build_entry(&w, symbol) && lower_body(&w, &f->body)) {
 		if (w.bulk_pending) /* the block's shared memory outlives the engine's reads */

@@ -79,6 +79,7 @@ typedef struct lw {
 	bool arch_specific; /* emitted wgmma */
 	bool tensormaps;    /* emitted TMA copies */
 	bool bulk_pending;  /* a bulk store may still read scratch (tma.c) */
+	bool cp_async;      /* the kernel holds cp.async copies (their groups are committed and waited for) */
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;

@@ -317,6 +317,31 @@ tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *
 	return st;
 }
 
+static bool is_barrier(LLVMValueRef inst)
+{
+	if (!inst || !LLVMIsACallInst(inst))
+		return false;
+	size_t len;
+	const char *callee = LLVMGetValueName2(LLVMGetCalledValue(inst), &len);
+	return len == strlen("llvm.nvvm.barrier0") && !memcmp(callee, "llvm.nvvm.barrier0", len);
+}
+
+/* A barrier right after another orders nothing more. Lowering asks for
+ * one wherever shared memory changes hands (a ring's set-up, a TMA store's
+ * staging after the wait for the previous box), and after the optimizer
+ * has merged blocks two may meet; LLVM keeps both (they are convergent). */
+static void drop_repeated_barriers(LLVMModuleRef m)
+{
+	for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+		for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;) {
+				LLVMValueRef next = LLVMGetNextInstruction(i);
+				if (is_barrier(i) && is_barrier(LLVMGetPreviousInstruction(i)))
+					LLVMInstructionEraseFromParent(i);
+				i = next;
+			}
+}
+
 tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm)
 {
 	char *msg = NULL;
@@ -335,6 +360,7 @@ tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineR
 		LLVMDisposeErrorMessage(s);
 		return TILEC_ERR_LLVM;
 	}
+	drop_repeated_barriers(m);
 	return TILEC_OK;
 }
 

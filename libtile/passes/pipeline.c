@@ -33,8 +33,8 @@
  * in flight across the back edge. Only loads whose masked-off elements are
  * zero qualify (`other` absent or 0), since that is what a zero-filling
  * copy gives. In a persistent kernel (the loop inside a loop over tiles),
- * TMA copies run on from one tile into the next instead of the pipeline
- * starting again for each (plan_continue below).
+ * the copies may run on from one tile into the next instead of the
+ * pipeline starting again for each (plan_continue below).
  *
  * Without asynchronous copies (a target below sm_80), or where a load's
  * tile can only be copied in pieces under 4 bytes (cp.async's smallest;
@@ -517,8 +517,8 @@ static bool spare_keeps_blocks(const pipe *p, const ir_region *b, uint64_t ring_
  * Restarting that pipeline for each tile leaves the tensor cores idle
  * while the next tile's first copies land, and through the epilogue.
  * Where the copies' operands come only from the inner iteration and from
- * scalars the outer body computes before the inner loop (clonable ops of
- * the outer iteration), the copies run on instead (Triton's flatten=True
+ * values the outer body computes before the inner loop from its induction
+ * variable (clonable ops of the outer iteration), the copies run on instead (Triton's flatten=True
  * reaches the same with one fused loop): the rings live around the outer
  * loop, the prologue before it issues the first S-1 copies of the first
  * tile, and the copy an inner iteration issues S-1 iterations ahead may
@@ -528,15 +528,18 @@ static bool spare_keeps_blocks(const pipe *p, const ir_region *b, uint64_t ring_
  * induction variable o, and the outer body's scalars for o, recomputed (in
  * an if) each time k wraps. A copy exists while o is below the outer
  * bound. The next tile's first copies are then in flight during this
- * tile's last iterations and its epilogue. Only TMA rings run on: their
- * operands are scalar coordinates, so nothing but scalars is carried. */
+ * tile's last iterations and its epilogue. Only scalars are carried: a
+ * TMA copy's operands are scalar coordinates, and the tensors a cp.async
+ * copy's addresses read from the outer body (the rows of a tile) are
+ * computed again with each copy from the scalars they derive from. */
 
 #define CONT_MAX_VALUES 8
 
 typedef struct cont_plan {
 	ir_op *outer;      /* the loop around the pipelined one */
 	ir_op **oops;      /* the outer body's ops, as they were */
-	bool *oin;         /* those the copies' operands need */
+	bool *oin;         /* the scalar ones the copies' operands need */
+	bool *tin;         /* the tensor ones, computed again with each copy */
 	int noops;
 	int ev[CONT_MAX_VALUES], nev; /* the outer body's values the copies read */
 	int trips;         /* T, computed before the outer loop */
@@ -551,6 +554,69 @@ static bool is_param(const ir_region *r, int v)
 	for (int i = 0; i < r->nparams; i++)
 		if (r->params[i] == v)
 			return true;
+	return false;
+}
+
+/* Adds v, a scalar of outer body r, to the values the copies read; false
+ * when it cannot be computed ahead. */
+static bool cont_scalar(const ir_func *f, const ir_region *r, const ir_op *loop, cont_plan *cp, int v)
+{
+	for (int j = 0; j < cp->nev; j++)
+		if (cp->ev[j] == v)
+			return true;
+	if (cp->nev == CONT_MAX_VALUES || !slice(f, r, v, loop, cp->oin))
+		return false;
+	cp->ev[cp->nev++] = v;
+	return true;
+}
+
+/* Marks in cp->tin the tensor ops of outer body r that value v (defined
+ * there) depends on, down to scalars (cont_scalar) and values from outside
+ * the body; false when one is not clonable or reads a carried value. */
+static bool cont_tensor(const ir_func *f, const ir_region *r, const ir_op *loop, cont_plan *cp, int v)
+{
+	int d = def_index(f, r, v);
+	if (d < 0 || cp->tin[d])
+		return true;
+	const ir_op *op = r->ops[d];
+	if (op == loop || !clonable(op))
+		return false;
+	cp->tin[d] = true;
+	for (int a = 0; a < op->nargs; a++) {
+		int x = op->args[a];
+		if (x == r->params[0] || def_index(f, r, x) < 0) {
+			if (x != r->params[0] && is_param(r, x))
+				return false; /* an outer carried value */
+			continue;
+		}
+		if (!(f->values[x].type.rank ? cont_tensor(f, r, loop, cp, x) : cont_scalar(f, r, loop, cp, x)))
+			return false;
+	}
+	return true;
+}
+
+/* Whether the mask of `load` (of inner body b) reads a value of outer body
+ * r: bounds of the tile, which a pipeline per tile tests once a tile (LLVM
+ * hoists them out of the K loop) and copies running on would test in every
+ * iteration. For cp.async copies of descriptor blocks that measured slower
+ * than starting each tile again (docs/PERF.md); TMA copies have no mask. */
+static bool mask_reads_tile(pipe *p, const ir_region *r, const ir_region *b, const ir_op *load)
+{
+	ir_func *f = p->f;
+	if (!(load->flags & IR_FLAG_HAS_MASK))
+		return false;
+	int mask = load->args[1];
+	bool *mine = arena_alloc(f->arena, sizeof(bool) * (size_t)b->nops);
+	if (!mine) {
+		p->oom = true;
+		return true;
+	}
+	if (mask == r->params[0] || def_index(f, r, mask) >= 0 || !slice(f, b, mask, NULL, mine))
+		return true;
+	for (int i = 0; i < b->nops; i++)
+		for (int a = 0; mine[i] && a < b->ops[i]->nargs; a++)
+			if (b->ops[i]->args[a] == r->params[0] || def_index(f, r, b->ops[i]->args[a]) >= 0)
+				return true;
 	return false;
 }
 
@@ -573,7 +639,7 @@ static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const
 		if (needs[c])
 			return false;
 	for (int i = 0; i < nops; i++)
-		if (sel[i] && !tma_load(p, orig[i]))
+		if (sel[i] && !tma_load(p, orig[i]) && mask_reads_tile(p, r, &loop->regions[0], orig[i]))
 			return false;
 	int loops = 0;
 	for (int i = 0; i < r->nops; i++)
@@ -589,7 +655,8 @@ static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const
 	cp->noops = r->nops;
 	cp->oops = arena_alloc(f->arena, sizeof(ir_op *) * (size_t)r->nops);
 	cp->oin = arena_alloc(f->arena, sizeof(bool) * (size_t)r->nops);
-	if (!cp->oops || !cp->oin) {
+	cp->tin = arena_alloc(f->arena, sizeof(bool) * (size_t)r->nops);
+	if (!cp->oops || !cp->oin || !cp->tin) {
 		p->oom = true;
 		return false;
 	}
@@ -605,14 +672,8 @@ static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const
 				return false; /* an outer carried value */
 			if (def_index(f, r, v) < 0)
 				continue;
-			bool known = false;
-			for (int j = 0; j < cp->nev; j++)
-				known |= cp->ev[j] == v;
-			if (known)
-				continue;
-			if (f->values[v].type.rank != 0 || cp->nev == CONT_MAX_VALUES || !slice(f, r, v, loop, cp->oin))
+			if (!(f->values[v].type.rank ? cont_tensor(f, r, loop, cp, v) : cont_scalar(f, r, loop, cp, v)))
 				return false;
-			cp->ev[cp->nev++] = v;
 		}
 	}
 	for (int i = 0; i < cp->noops; i++)
@@ -623,8 +684,9 @@ static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const
 }
 
 /* A renaming of the copies' operands to the iteration of state s: the
- * outer induction variable o, the outer body's values, the inner
- * induction variable lb + k step (emitted at r[*at]). */
+ * outer induction variable o, the outer body's scalars and the tensors
+ * computed from them, the inner induction variable lb + k step (emitted
+ * at r[*at]). */
 static bool cont_map(pipe *p, const cont_plan *cp, const ir_op *loop, const cont_state *s, rename *map, ir_region *r,
 		     int *at)
 {
@@ -636,6 +698,8 @@ static bool cont_map(pipe *p, const cont_plan *cp, const ir_op *loop, const cont
 	rename_set(map, cp->outer->regions[0].params[0], s->o);
 	for (int j = 0; j < cp->nev; j++)
 		rename_set(map, cp->ev[j], s->vals[j]);
+	if (!clone_marked(p, cp->oops, cp->noops, cp->tin, map, r, at))
+		return false;
 	int k = s->k;
 	if (f->values[loop->args[2]].def->ival != 1) {
 		int a[2] = {k, loop->args[2]};

@@ -873,6 +873,8 @@ DESC_HOST = [D("in", "fp16", ["M", "K"], ["BLOCK_SIZE_M", "BLOCK_SIZE_K"]),
 DESC_SMS = 132  # the programs of the persistent kernels (an H100's SMs)
 DESC_PGRID = "min(%d, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))" % DESC_SMS
 DESC_PGRID7 = "min(7, cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N))"
+MM_PTR_SHAPES = [{"M": 1000, "N": 1008, "K": 1008}, {"M": 300, "N": 528, "K": 32},
+                 {"M": 513, "N": 272, "K": 144}, {"M": 77, "N": 144, "K": 48}]
 DESC_SHAPES_MANY = [{"M": 1000, "N": 1000, "K": 1000}, {"M": 300, "N": 520, "K": 24},
                     {"M": 513, "N": 264, "K": 136}, {"M": 77, "N": 136, "K": 40}]
 
@@ -903,9 +905,31 @@ CASES += [
          DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=4, num_stages=4),
     case("desc_mm_device_persistent_kn_7", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, NUM_SMS=7), DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
+    # the same under --no-tma, at sizes whose strides are multiples of 16:
+    # cp.async rings whose copies run on
+    case("desc_mm_device_persistent_7_notma", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID7, MM_PTR_SHAPES, 3, MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"]),
+    case("desc_mm_device_persistent_kn_7_notma", DESC, "matmul_descriptor_persistent_kn", DESC_MM_KN + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, NUM_SMS=7), DESC_PGRID7, MM_PTR_SHAPES, 3, MM_F16_TOL, num_warps=8,
+         tilec_flags=["--no-tma"]),
     case("desc_mm_host_persistent_7", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False),
          DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
+    # the tutorial's plain persistent matmul (pointers): strides that are
+    # multiples of 16 give cp.async rings, whose copies run on from tile to
+    # tile (K 32: one K iteration, the copies running two tiles ahead);
+    # other sizes load through registers
+    case("mm_persistent_ptr", DESC, "matmul_kernel_persistent", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID,
+         DESC_SHAPES + [{"M": 2000, "N": 2048, "K": 512}], 3, MM_F16_TOL, num_warps=8),
+    case("mm_persistent_ptr_7", DESC, "matmul_kernel_persistent", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _desc_cx(128, 128, 64, NUM_SMS=7), DESC_PGRID7, MM_PTR_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("mm_persistent_ptr_7_256", DESC, "matmul_kernel_persistent", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _desc_cx(128, 256, 64, NUM_SMS=7), DESC_PGRID7, MM_PTR_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("mm_persistent_ptr_7_ns4", DESC, "matmul_kernel_persistent", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _desc_cx(64, 128, 32, NUM_SMS=7), DESC_PGRID7, MM_PTR_SHAPES + [{"M": 77, "N": 136, "K": 40}], 3,
+         MM_F16_TOL, num_warps=4, num_stages=4),
     case("desc_mm_host", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
     case("desc_mm_host_persistent", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
@@ -958,6 +982,15 @@ BENCH = [
          DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8,
          bench="persistent matmul fp16 4096^3, device-side descriptors, subtiled epilogue (EPILOGUE_SUBTILE)",
          flops="2 * M * N * K"),
+    # the tutorial's plain persistent matmul (pointers: cp.async rings)
+    case("bench_mm_persistent", DESC, "matmul_kernel_persistent", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _desc_cx(128, 128, 64, NUM_SMS=DESC_SMS), DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, pointers (128x128x64, 8 warps)", flops="2 * M * N * K"),
+    case("bench_mm_persistent_256", DESC, "matmul_kernel_persistent", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _desc_cx(128, 256, 64, NUM_SMS=DESC_SMS), DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+         MM_F16_TOL, num_warps=8,
+         bench="persistent matmul fp16 4096^3, pointers (128x256x64, 8 warps)", flops="2 * M * N * K"),
     # the same two with cp.async rings: tile builds the device-side maps at
     # launch (TMA) unless --no-tma
     case("bench_desc_mm_persistent_cpasync", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
