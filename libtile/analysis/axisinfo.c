@@ -219,6 +219,25 @@ static bool join(axis_info *x, const axis_info *y)
 	return changed;
 }
 
+/* Value dst takes what holds for src (its facts and known constant). */
+static void copy_facts(axis_state *s, int dst, int src)
+{
+	s->ai[dst] = s->ai[src];
+	s->known[dst] = s->known[src];
+	s->value[dst] = s->value[src];
+}
+
+/* Value dst keeps what holds for src as well; true when dst changed. */
+static bool join_facts(axis_state *s, int dst, int src)
+{
+	bool changed = join(&s->ai[dst], &s->ai[src]);
+	if (s->known[dst] && !(s->known[src] && s->value[src] == s->value[dst])) {
+		s->known[dst] = false;
+		changed = true;
+	}
+	return changed;
+}
+
 /* Loop-carried values: what holds for the initial values and for every
  * value the body yields back, found by iterating the body until nothing
  * changes (gcds only shrink, so this ends quickly; the bound is a guard). */
@@ -227,12 +246,8 @@ static bool join(axis_info *x, const axis_info *y)
 static void analyze_second(axis_state *s, const ir_region *body, const ir_region *second)
 {
 	const ir_op *c = body->nops ? body->ops[body->nops - 1] : NULL;
-	for (int i = 0; c && c->code == IR_OP_CONDITION && i < second->nparams && i + 1 < c->nargs; i++) {
-		int p = second->params[i], a = c->args[i + 1];
-		s->ai[p] = s->ai[a];
-		s->known[p] = s->known[a];
-		s->value[p] = s->value[a];
-	}
+	for (int i = 0; c && c->code == IR_OP_CONDITION && i < second->nparams && i + 1 < c->nargs; i++)
+		copy_facts(s, second->params[i], c->args[i + 1]);
 	analyze_region(s, second);
 }
 
@@ -242,25 +257,16 @@ static void analyze_loop(axis_state *s, const ir_region *body, const int *params
 	/* A parameter keeps its initial value's known constant while every
 	 * iteration yields it back unchanged (a loop-invariant value carried
 	 * along, such as a block pointer's stride). */
-	for (int i = 0; i < n; i++) {
-		s->ai[params[i]] = s->ai[inits[i]];
-		s->known[params[i]] = s->known[inits[i]];
-		s->value[params[i]] = s->value[inits[i]];
-	}
+	for (int i = 0; i < n; i++)
+		copy_facts(s, params[i], inits[i]);
 	for (int iter = 0; iter < 16; iter++) {
 		analyze_region(s, body);
 		if (second)
 			analyze_second(s, body, second);
 		const ir_op *y = yielder->nops ? yielder->ops[yielder->nops - 1] : NULL;
 		bool changed = false;
-		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++) {
-			int a = y->args[i], p = params[i];
-			changed |= join(&s->ai[p], &s->ai[a]);
-			if (s->known[p] && a != p && !(s->known[a] && s->value[a] == s->value[p])) {
-				s->known[p] = false;
-				changed = true;
-			}
-		}
+		for (int i = 0; y && y->code == IR_OP_YIELD && i < n && i < y->nargs; i++)
+			changed |= join_facts(s, params[i], y->args[i]);
 		if (!y || y->code != IR_OP_YIELD || y->nargs < n)
 			break; /* malformed: give up as below */
 		if (!changed)
@@ -386,11 +392,8 @@ static void analyze_op(axis_state *s, const ir_op *op)
 		iv->divisibility[0] = gcd64(s->ai[op->args[0]].divisibility[0], s->ai[op->args[2]].divisibility[0]);
 		int n = op->nargs - 3 < body->nparams - 1 ? op->nargs - 3 : body->nparams - 1;
 		analyze_loop(s, body, body->params + 1, op->args + 3, n, body, NULL);
-		for (int i = 0; i < op->nresults && i < n; i++) {
-			s->ai[op->results[i]] = s->ai[body->params[1 + i]];
-			s->known[op->results[i]] = s->known[body->params[1 + i]];
-			s->value[op->results[i]] = s->value[body->params[1 + i]];
-		}
+		for (int i = 0; i < op->nresults && i < n; i++)
+			copy_facts(s, op->results[i], body->params[1 + i]);
 		return;
 	}
 	case IR_OP_IF:
@@ -407,15 +410,10 @@ static void analyze_op(axis_state *s, const ir_op *op)
 					s->known[res] = false;
 					break;
 				}
-				int a = y->args[i];
-				if (g == 0) {
-					s->ai[res] = s->ai[a];
-					s->known[res] = s->known[a];
-					s->value[res] = s->value[a];
-				} else {
-					join(&s->ai[res], &s->ai[a]);
-					s->known[res] &= s->known[a] && s->value[a] == s->value[res];
-				}
+				if (g == 0)
+					copy_facts(s, res, y->args[i]);
+				else
+					join_facts(s, res, y->args[i]);
 			}
 		}
 		return;
