@@ -3,8 +3,10 @@
 Usage: python3 bench/bench.py GPU_DIR   (GPU_DIR from tests/gpu/prepare.sh)
 BENCH_ONLY=prefix,prefix... limits the run to the instances whose ids start so.
 For each benchmark instance of GPU_DIR/manifest.json (cases.BENCH): checks
-once that tile's output equals Triton's, then times both launches with
-triton.testing.do_bench (median, its L2 flush between runs), and prints
+once that tile's output equals Triton's, then times both launches (and
+cuBLAS's and the sm_80-class builds' where the case has them) with
+triton.testing.do_bench (its L2 flush between runs) in turns, the order
+reversed every other turn, and takes each side's median; prints
 GB/s = bytes read and written once (every tensor argument) / time (for a
 compute-bound case with `flops`, TFLOP/s instead), and the ratio of the
 speeds tile/Triton. Then Triton's first-call compile time per kernel, each in
@@ -58,18 +60,18 @@ def first_call_ms(gdir, iid):
         return None
 
 
-def sm80_rows(lib, inst, args, row):
+def sm80_timers(lib, inst, args, row, timers):
     """The sm_80-class code of both sides on this GPU: Triton's kernel
     compiled for sm_80 and tile's compute_80 build, both as PTX that the
-    driver compiles at load; outputs checked against Triton's native run."""
+    driver compiles at load; outputs checked against Triton's native run.
+    Adds their launches to `timers`."""
     import torch
-    import triton.testing
     import harness
     try:
         tri80 = harness.triton_sm80(ROOT, inst, args)
         tri80()
         torch.cuda.synchronize()
-        row["triton80"] = triton.testing.do_bench(tri80, warmup=50, rep=400, return_mode="median")
+        timers["triton80"] = tri80
     except Exception as e:
         row["note"] += "Triton sm_80 failed: %s " % str(e).splitlines()[0][:300]
     fn = getattr(lib, inst["sm80_launch"], None) if lib and inst.get("sm80_launch") else None
@@ -87,10 +89,38 @@ def sm80_rows(lib, inst, args, row):
                  for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
         if wrong:
             row["note"] += "tile compute_80 output differs: %s " % wrong[0][:200]
-        row["tile80"] = triton.testing.do_bench(lambda: harness.launch_tile(fn, sub, args), warmup=50,
-                                                rep=400, return_mode="median")
+        timers["tile80"] = lambda: harness.launch_tile(fn, sub, args)
     except Exception as e:
         row["note"] += "tile compute_80 failed: %s " % str(e).splitlines()[0][:200]
+
+
+# Each side is timed in ROUNDS slots of REP_MS, in turn, the order reversed
+# every other round (A B C, C B A, ...): a GPU that warms up and lowers its
+# clocks over a row's seconds (the large matmuls run at the power limit)
+# then weighs on every side alike instead of on the one timed last.
+ROUNDS = 4
+REP_MS = 100
+LABELS = {"triton": "Triton", "tile": "tile", "cublas": "cuBLAS", "triton80": "Triton sm_80",
+          "tile80": "tile compute_80"}
+
+
+def time_interleaved(timers, row):
+    """row[k] = the median of every timed launch of timers[k], in ms."""
+    import statistics
+    import triton.testing
+    samples = {k: [] for k in timers}
+    for r in range(ROUNDS):
+        names = list(timers)
+        for k in names if r % 2 == 0 else names[::-1]:
+            try:
+                samples[k] += triton.testing.do_bench(timers[k], warmup=25, rep=REP_MS, return_mode="all")
+            except Exception as e:
+                row["note"] += "%s failed: %s " % (LABELS[k], str(e).splitlines()[0][:200])
+                del timers[k]
+                samples[k] = []
+    for k, s in samples.items():
+        if s:
+            row[k] = statistics.median(s)
 
 
 def main():
@@ -143,26 +173,16 @@ def main():
                 fn = None
         # timed after the outputs are compared: repeated launches of kernels
         # that accumulate (atomics) change them
+        timers = {}
         if args is not None:
-            try:
-                row["triton"] = triton.testing.do_bench(lambda: harness.launch_triton(kern, inst, args),
-                                                        warmup=50, rep=400, return_mode="median")
-            except Exception as e:
-                row["note"] += "Triton failed: %s " % str(e).splitlines()[0][:200]
-        if args is not None and fn is not None:
-            try:
-                row["tile"] = triton.testing.do_bench(lambda: harness.launch_tile(fn, inst, args),
-                                                      warmup=50, rep=400, return_mode="median")
-            except Exception as e:
-                row["note"] += "tile failed: %s" % str(e).splitlines()[0][:200]
-        if args is not None and inst.get("cublas"):
-            try:
-                row["cublas"] = triton.testing.do_bench(harness.cublas_fn(inst["cublas"], args), warmup=50,
-                                                        rep=400, return_mode="median")
-            except Exception as e:
-                row["note"] += "cuBLAS failed: %s " % str(e).splitlines()[0][:200]
-        if args is not None and inst.get("sm80"):
-            sm80_rows(lib, inst, args, row)
+            timers["triton"] = lambda: harness.launch_triton(kern, inst, args)
+            if fn is not None:
+                timers["tile"] = lambda: harness.launch_tile(fn, inst, args)
+            if inst.get("cublas"):
+                timers["cublas"] = harness.cublas_fn(inst["cublas"], args)
+            if inst.get("sm80"):
+                sm80_timers(lib, inst, args, row, timers)
+        time_interleaved(timers, row)
         print("bench: %s: triton %s ms, tile %s ms, cublas %s ms, triton sm_80 PTX %s ms, tile compute_80 PTX "
               "%s ms %s" % (inst["id"], row["triton"], row["tile"], row.get("cublas"), row.get("triton80"),
                             row.get("tile80"), row["note"]), flush=True)
