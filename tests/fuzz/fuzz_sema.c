@@ -1,0 +1,119 @@
+/* fuzz_sema.c - fuzz target over the front end's specialization and the
+ * passes that follow it, up to the layouts: every @jit kernel of the input
+ * is specialized (fe_specialize) with a signature made up from its
+ * parameters' names and the input's own bytes (pointers named *ptr*, the
+ * rest i32, :16 hints or none, fp16 or fp32 pointees; constexprs named in
+ * upper case 32 or 64, the others their defaults; 4 or 8 warps), verified,
+ * dumped, then pipelined (num_stages 3) and given layouts as tilec compile
+ * does before it lowers, for mma.sync or for wgmma with TMA. Any input must end in
+ * a status with a diagnostic, never a crash, a hang or a leak; IR that the
+ * front end or a pass produced and the verifier refuses is a finding
+ * (abort). Mutations follow Python's shape (python_input.h); seeds are
+ * the kernels of tests/kernels and tests/gpu/kernels and what the corpus has kept
+ * (tests/fuzz/corpus/fuzz_sema).
+ * fuzz-seeds: tests/kernels tests/gpu/kernels */
+#include "analysis/analysis.h"
+#include "front/front.h"
+#include "fuzz/python_input.h"
+#include "passes/passes.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool all_upper(const char *s)
+{
+	bool letter = false;
+	for (; *s; s++) {
+		if (*s >= 'a' && *s <= 'z')
+			return false;
+		letter |= *s >= 'A' && *s <= 'Z';
+	}
+	return letter;
+}
+
+/* IR that a stage produced and the verifier refuses: a compiler bug. */
+static void must_verify(tilec_ctx *ctx, const ir_func *f, const char *after)
+{
+	if (ir_verify(ctx, f) != TILEC_OK) {
+		fprintf(stderr, "fuzz_sema: the IR after %s does not verify:\n%s\n", after, tilec_diagnostics(ctx));
+		abort();
+	}
+}
+
+/* As tilec compile does for one family of targets: mma.sync (sm_80's
+ * rings of num_stages - 1 tiles) or wgmma (sm_90a's spare tiles, TMA
+ * copies running on across a persistent loop). */
+static void passes(tilec_ctx *ctx, arena *a, ir_func *f, dot_unit unit)
+{
+	axis_info *ai = NULL;
+	bool *narrow = NULL;
+	bool wg = unit == DOT_UNIT_WGMMA;
+	pipeline_options po = {.async_copies = true, .spare_budget = wg ? 232448 : 0, .sm_smem = wg ? 233472 : 0,
+			       .reuse_read_tile = !wg, .tensormaps = wg, .run_on = wg};
+	if (axis_analyze(ctx, a, f, &ai) != TILEC_OK || !(narrow = axis_narrow_loads(a, f, ai)))
+		return;
+	if (pipeline_loads(ctx, f, &po, narrow) != TILEC_OK)
+		return;
+	sink_loads(f);
+	must_verify(ctx, f, "pipelining");
+	layout_plan plan;
+	if (axis_analyze(ctx, a, f, &ai) == TILEC_OK)
+		(void)layout_assign(ctx, a, f, ai, unit, false, &plan);
+}
+
+static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_t bits)
+{
+	for (int k = 0; k < fe_kernel_count(m); k++) {
+		const char *name = fe_kernel_name(m, k);
+		int np = fe_param_count(m, name);
+		fe_define *defs = arena_alloc(a, sizeof *defs * (size_t)(np > 0 ? np : 1));
+		char *sig = arena_alloc(a, 24 * (size_t)(np > 0 ? np : 1) + 1);
+		if (!defs || !sig)
+			return;
+		int nd = 0;
+		size_t at = 0;
+		sig[0] = 0;
+		for (int i = 0; i < np; i++, bits = bits * 1664525u + 1013904223u) {
+			const char *p = fe_param_name(m, name, i);
+			if (fe_param_is_constexpr(m, name, i)) {
+				if (all_upper(p))
+					defs[nd++] = (fe_define){p, bits >> 20 & 1 ? "64" : "32"};
+				continue;
+			}
+			const char *t = strstr(p, "ptr") ? (bits >> 20 & 1 ? "*fp32" : "*fp16") : "i32";
+			at += (size_t)snprintf(sig + at, 24, "%s%s%s", at ? ", " : "", t, bits >> 21 & 1 ? ":16" : "");
+		}
+		bool wg = bits >> 22 & 1;
+		fe_spec spec = {.kernel = name, .signature = sig, .defines = defs, .ndefines = nd,
+				.num_warps = bits >> 23 & 1 ? 8 : 4, .num_stages = 3, .tensormaps = wg};
+		ir_func *f = NULL;
+		if (fe_specialize(ctx, a, m, &spec, &f) != TILEC_OK || !f)
+			continue;
+		must_verify(ctx, f, "specialization");
+		strbuf sb;
+		sb_init(&sb);
+		ir_dump(&sb, f);
+		sb_free(&sb);
+		passes(ctx, a, f, wg ? DOT_UNIT_WGMMA : DOT_UNIT_MMA);
+	}
+}
+
+static void load_and_specialize(tilec_ctx *ctx, arena *a, char *text, size_t size)
+{
+	uint32_t bits = 2166136261u;
+	for (size_t i = 0; i < size; i++)
+		bits = (bits ^ (uint8_t)text[i]) * 16777619u;
+	fe_module *m;
+	if (fe_load_text(ctx, a, "fuzz.py", text, &m) == TILEC_OK)
+		specialize_all(ctx, a, m, bits);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_python(data, size, load_and_specialize);
+	return 0;
+}
