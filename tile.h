@@ -39,7 +39,7 @@ extern "C" {
 
 /* The blob format version this header reads (docs/FORMAT.md); generated
  * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 4
+#define TILE_BLOB_VERSION 5
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -243,6 +243,7 @@ typedef struct tile_variant_info {
 	int n_regs;              /* 0: unknown */
 	int spill_stores, spill_loads; /* bytes per thread; -1: unknown */
 	uint32_t pred_div16, pred_eq1;
+	uint32_t pred_div8, pred_div4; /* bit i: parameter i divisible by 8, by 4 (a parameter has at most one predicate) */
 	int n_constexprs;
 	int has_grid_program;
 	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
@@ -488,14 +489,14 @@ typedef struct tile__kernel {
 
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
-	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
+	uint32_t shared_static, shared_dynamic, pred_div16, pred_div8, pred_div4, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
 	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
 	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
 	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
-	int n_preds;        /* predicate bits set: the specialization rank */
+	int n_preds;        /* the specialization rank: 3 a predicate by 16 or == 1, 2 by 8, 1 by 4 */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
 	uint16_t num_warps, num_stages, cluster_dim[3], n_regs;
 } tile__variant;
@@ -1300,7 +1301,7 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
 #define TILE__KERNEL_SIZE 52u
 #define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
-#define TILE__VARIANT_SIZE 72u
+#define TILE__VARIANT_SIZE 80u
 #define TILE__NO_SOURCE_CONFIG 0xffffffffu
 #define TILE__SPILLS_UNKNOWN 0xffffffffu
 #define TILE__MAX_SPILL (512u << 10)
@@ -1650,7 +1651,7 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 	for (k = 0; k < m->n_kernels; k++) {
 		memset(config_seen, 0, m->kernels[k].n_configs);
 		const tile__kernel *kern = &m->kernels[k];
-		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
+		uint32_t div, int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
 		for (j = 0; j < kern->n_visible && j < 32; j++)
 			if (m->params[kern->first_param + j].kind == TILE__KIND_INT || m->params[kern->first_param + j].kind == TILE__KIND_UINT)
 				int_mask |= 1u << j;
@@ -1679,6 +1680,8 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->spill_loads = tile__u32(r + 60);
 			v->config = tile__u32(r + 64);
 			v->source_config = tile__u32(r + 68);
+			v->pred_div8 = tile__u32(r + 72);
+			v->pred_div4 = tile__u32(r + 76);
 			if (v->kernel != k)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
 			if (!tile__str_ok(m, v->symbol, 0))
@@ -1702,13 +1705,18 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->cluster_dim[1] = (uint16_t)c1;
 			v->cluster_dim[2] = (uint16_t)c2;
 			v->cluster = c0 != 1 || c1 != 1 || c2 != 1;
-			if ((v->pred_div16 | v->pred_eq1) & ~visible_mask)
+			div = v->pred_div16 | v->pred_div8 | v->pred_div4;
+			if ((div | v->pred_eq1) & ~visible_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: predicate on a parameter the kernel does not have", i);
 			if (v->pred_eq1 & ~int_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_eq1 on a parameter that is not an integer", i);
+			if ((v->pred_div16 & v->pred_div8) | (v->pred_div16 & v->pred_div4) | (v->pred_div8 & v->pred_div4) |
+			    (div & v->pred_eq1))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: more than one predicate on a parameter", i);
 			for (j = 0; j < kern->n_visible && j < 32; j++)
-				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind >= TILE__KIND_FLOAT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on %s parameter %u", i,
+				if ((div >> j & 1) && m->params[kern->first_param + j].kind >= TILE__KIND_FLOAT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div%s on %s parameter %u", i,
+							  v->pred_div16 >> j & 1 ? "16" : v->pred_div8 >> j & 1 ? "8" : "4",
 							  m->params[kern->first_param + j].kind == TILE__KIND_FLOAT ? "float" : "tensor-map", j);
 			if ((v->spill_stores == TILE__SPILLS_UNKNOWN) != (v->spill_loads == TILE__SPILLS_UNKNOWN) ||
 			    (v->spill_stores != TILE__SPILLS_UNKNOWN &&
@@ -1719,8 +1727,10 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program %u+%u outside grid_code of %u bytes", i,
 						  v->grid_offset, v->grid_size, m->grid_code_size);
 			v->block = 32u * v->num_warps;
-			v->n_preds = tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1);
-			m->kernels[k].pred_mask |= v->pred_div16 | v->pred_eq1;
+			/* divisible by 16 or == 1 outranks by 8, which outranks by 4 (FORMAT.md) */
+			v->n_preds = 3 * (tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1)) +
+				     2 * tile__popcount(v->pred_div8) + tile__popcount(v->pred_div4);
+			m->kernels[k].pred_mask |= div | v->pred_eq1;
 			m->kernels[k].div16_mask |= v->pred_div16;
 			if (v->grid_size) {
 				tile_status st = tile__grid_check(m, i);
@@ -2038,6 +2048,8 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->spill_stores = v->spill_stores == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_stores;
 	out->spill_loads = v->spill_loads == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_loads;
 	out->pred_div16 = v->pred_div16;
+	out->pred_div8 = v->pred_div8;
+	out->pred_div4 = v->pred_div4;
 	out->pred_eq1 = v->pred_eq1;
 	out->n_constexprs = (int)v->n_constexprs;
 	out->has_grid_program = v->grid_size != 0;
@@ -3702,18 +3714,21 @@ TILEDEF tile_status tile_module_load(tile_module *m)
 /* The most specialized variant of `config` whose predicates hold; -1 when none. */
 static int tile__select_variant(const tile_module *m, const tile__kernel *k, uint32_t config, void *const *args)
 {
-	uint32_t div16 = 0, eq1 = 0, i, mask;
+	uint32_t div16 = 0, div8 = 0, div4 = 0, eq1 = 0, i, mask;
 	int best = -1, best_preds = -1;
 	for (mask = k->pred_mask; mask; mask &= mask - 1) {
 		uint64_t bits;
 		i = (uint32_t)__builtin_ctz(mask);
 		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
 		div16 |= (uint32_t)(bits % 16 == 0) << i;
+		div8 |= (uint32_t)(bits % 8 == 0) << i;
+		div4 |= (uint32_t)(bits % 4 == 0) << i;
 		eq1 |= (uint32_t)(bits == 1) << i;
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];
-		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
+		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_div8 & ~div8) || (v->pred_div4 & ~div4) ||
+		    (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
 		    !tile__heuristics_hold(m, k, v, args))
 			continue;
 		best = (int)i;

@@ -51,7 +51,8 @@ static const char usage_text[] =
 	"  -n KERNEL          the @triton.jit function to compile\n"
 	"  -s SIGNATURE       Triton's AOT signature: \"*fp32:16, *fp32, i32:16, 1024\",\n"
 	"                     every parameter in order, :16 (divisible by 16) and :1\n"
-	"                     (equal to 1) hints, bare values for constexprs; or the\n"
+	"                     (equal to 1) hints (and tile's :8 and :4, divisible by\n"
+	"                     8 and 4), bare values for constexprs; or the\n"
 	"                     runtime parameters only, constexprs then coming from -D.\n"
 	"                     A TensorDescriptor is tensordesc<fp16[64, 64]>, with :16\n"
 	"                     when its innermost shape is a multiple of 16.\n"
@@ -148,7 +149,7 @@ typedef struct job {
 	size_t grid_size;
 	const char *symbol;   /* set once the job is placed in a kernel */
 	blob_variant *variant;
-	uint32_t pred_div16, pred_eq1;
+	uint32_t pred_div16, pred_div8, pred_div4, pred_eq1;
 } job;
 
 typedef struct loaded {
@@ -552,6 +553,8 @@ static bool specialize(compile_cmd *c, job *j)
 			j->params[i].flags |= BLOB_PARAM_RESTORE_VALUE;
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
+			j->pred_div8 |= (uint32_t)(p->div_by == 8) << i;
+			j->pred_div4 |= (uint32_t)(p->div_by == 4) << i;
 			j->pred_eq1 |= (uint32_t)p->equal_one << i;
 		}
 	}
@@ -945,10 +948,11 @@ static bool group_variants(compile_cmd *c)
 				const job *o = &c->jobs[u];
 				if (strcmp(o->name, first->name))
 					continue;
-				if (o->pred_div16 == j->pred_div16 && o->pred_eq1 == j->pred_eq1 && o->slot == j->slot &&
+				if (o->pred_div16 == j->pred_div16 && o->pred_div8 == j->pred_div8 && o->pred_div4 == j->pred_div4 &&
+				    o->pred_eq1 == j->pred_eq1 && o->slot == j->slot &&
 				    !strcmp(o->heur_values ? o->heur_values : "", j->heur_values ? j->heur_values : "")) {
 					diag_error(c->ctx, j->where,
-						   "'%s': variants %d and %d have the same :16/:1 hints and config, so the loader could "
+						   "'%s': variants %d and %d have the same :16/:8/:4/:1 hints and config, so the loader could "
 						   "never choose the second (constexprs are not selected at run time: give each its "
 						   "own launch name with -on)", j->name, nu, nv);
 					ok = false;
@@ -1045,6 +1049,8 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			v->num_warps = j->func->num_warps;
 			v->num_stages = j->func->num_stages;
 			v->pred_div16 = j->pred_div16;
+			v->pred_div8 = j->pred_div8;
+			v->pred_div4 = j->pred_div4;
 			v->pred_eq1 = j->pred_eq1;
 			v->grid_code = j->grid_size ? j->grid_code : NULL;
 			v->grid_size = j->grid_size;

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
-		   "                :16/:1 hints for runtime ones, values for constexprs\n"
+		   "                :16/:8/:4/:1 hints for runtime ones, values for constexprs\n"
 		   "                (\"*fp32:16, *fp32:16, i32, 1024\")\n"
 		   "  -D NAME=VALUE a constexpr by name (1024, 0.5, True, \"str\", tl.float16)\n"
 		   "  -c, --config CONFIG\n"

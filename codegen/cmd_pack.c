@@ -40,7 +40,7 @@ static const char pack_usage[] =
 	"  -n KERNEL            starts a kernel; the options below apply to the last -n.\n"
 	"                       The same name again adds a variant (another specialization).\n"
 	"  -s SIGNATURE         parameter types, Triton style: \"*fp32:16, *fp32, i32:16, fp32\";\n"
-	"                       :16 = divisible by 16, :1 = equal to 1 (the variant's predicates)\n"
+	"                       :16 = divisible by 16 (:8, :4 by 8, 4), :1 = equal to 1 (the variant's predicates)\n"
 	"  --param-names a,b,c  parameter names (default p0, p1, ...)\n"
 	"  -g GRID              grid expression: \"cdiv(n, 1024), 1\"; without it the launch\n"
 	"                       function takes grid_x, grid_y, grid_z\n"
@@ -455,10 +455,14 @@ static bool parse_signature(arena *a, const kspec *k, kbuilt *b)
 			size_t hn = tn - ty - 1;
 			if (hn == 2 && !memcmp(h, "16", 2) && p.kind != BLOB_PARAM_FLOAT && i < 32)
 				b->variant.pred_div16 |= 1u << i;
+			else if (hn == 1 && h[0] == '8' && p.kind != BLOB_PARAM_FLOAT && i < 32)
+				b->variant.pred_div8 |= 1u << i;
+			else if (hn == 1 && h[0] == '4' && p.kind != BLOB_PARAM_FLOAT && i < 32)
+				b->variant.pred_div4 |= 1u << i;
 			else if (hn == 1 && h[0] == '1' && p.kind != BLOB_PARAM_PTR && p.kind != BLOB_PARAM_FLOAT && i < 32)
 				b->variant.pred_eq1 |= 1u << i;
 			else {
-				err(where, "bad hint ':%.*s' on '%.*s' (:16 for a pointer or integer, :1 for an "
+				err(where, "bad hint ':%.*s' on '%.*s' (:16, :8 or :4 for a pointer or integer, :1 for an "
 				    "integer; parameters 0..31)", (int)hn, h, (int)ty, s);
 				return false;
 			}
@@ -1079,12 +1083,16 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 			}
 			if (vi.n_constexprs)
 				printf("\n");
-			if (vi.pred_div16 | vi.pred_eq1) {
+			if (vi.pred_div16 | vi.pred_div8 | vi.pred_div4 | vi.pred_eq1) {
 				printf("    predicates:");
 				const char *sep = " ";
 				for (int i = 0; i < nvis && i < 32; i++) {
 					if (vi.pred_div16 & (1u << i))
 						printf("%s%s %% 16 == 0", sep, pnames[i]), sep = ", ";
+					if (vi.pred_div8 & (1u << i))
+						printf("%s%s %% 8 == 0", sep, pnames[i]), sep = ", ";
+					if (vi.pred_div4 & (1u << i))
+						printf("%s%s %% 4 == 0", sep, pnames[i]), sep = ", ";
 					if (vi.pred_eq1 & (1u << i))
 						printf("%s%s == 1", sep, pnames[i]), sep = ", ";
 				}

@@ -24,7 +24,7 @@ extern "C" {
 
 /* The blob format version this header reads (docs/FORMAT.md); generated
  * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 4
+#define TILE_BLOB_VERSION 5
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -228,6 +228,7 @@ typedef struct tile_variant_info {
 	int n_regs;              /* 0: unknown */
 	int spill_stores, spill_loads; /* bytes per thread; -1: unknown */
 	uint32_t pred_div16, pred_eq1;
+	uint32_t pred_div8, pred_div4; /* bit i: parameter i divisible by 8, by 4 (a parameter has at most one predicate) */
 	int n_constexprs;
 	int has_grid_program;
 	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */

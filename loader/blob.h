@@ -25,7 +25,7 @@
 #define TILE__KERNEL_SIZE 52u
 #define TILE__HEURISTIC_SIZE 12u
 #define TILE__PARAM_SIZE 12u
-#define TILE__VARIANT_SIZE 72u
+#define TILE__VARIANT_SIZE 80u
 #define TILE__NO_SOURCE_CONFIG 0xffffffffu
 #define TILE__SPILLS_UNKNOWN 0xffffffffu
 #define TILE__MAX_SPILL (512u << 10)
@@ -375,7 +375,7 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 	for (k = 0; k < m->n_kernels; k++) {
 		memset(config_seen, 0, m->kernels[k].n_configs);
 		const tile__kernel *kern = &m->kernels[k];
-		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
+		uint32_t div, int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
 		for (j = 0; j < kern->n_visible && j < 32; j++)
 			if (m->params[kern->first_param + j].kind == TILE__KIND_INT || m->params[kern->first_param + j].kind == TILE__KIND_UINT)
 				int_mask |= 1u << j;
@@ -404,6 +404,8 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->spill_loads = tile__u32(r + 60);
 			v->config = tile__u32(r + 64);
 			v->source_config = tile__u32(r + 68);
+			v->pred_div8 = tile__u32(r + 72);
+			v->pred_div4 = tile__u32(r + 76);
 			if (v->kernel != k)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: kernel %u but listed by kernel %u", i, v->kernel, k);
 			if (!tile__str_ok(m, v->symbol, 0))
@@ -427,13 +429,18 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->cluster_dim[1] = (uint16_t)c1;
 			v->cluster_dim[2] = (uint16_t)c2;
 			v->cluster = c0 != 1 || c1 != 1 || c2 != 1;
-			if ((v->pred_div16 | v->pred_eq1) & ~visible_mask)
+			div = v->pred_div16 | v->pred_div8 | v->pred_div4;
+			if ((div | v->pred_eq1) & ~visible_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: predicate on a parameter the kernel does not have", i);
 			if (v->pred_eq1 & ~int_mask)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_eq1 on a parameter that is not an integer", i);
+			if ((v->pred_div16 & v->pred_div8) | (v->pred_div16 & v->pred_div4) | (v->pred_div8 & v->pred_div4) |
+			    (div & v->pred_eq1))
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: more than one predicate on a parameter", i);
 			for (j = 0; j < kern->n_visible && j < 32; j++)
-				if ((v->pred_div16 >> j & 1) && m->params[kern->first_param + j].kind >= TILE__KIND_FLOAT)
-					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div16 on %s parameter %u", i,
+				if ((div >> j & 1) && m->params[kern->first_param + j].kind >= TILE__KIND_FLOAT)
+					return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: pred_div%s on %s parameter %u", i,
+							  v->pred_div16 >> j & 1 ? "16" : v->pred_div8 >> j & 1 ? "8" : "4",
 							  m->params[kern->first_param + j].kind == TILE__KIND_FLOAT ? "float" : "tensor-map", j);
 			if ((v->spill_stores == TILE__SPILLS_UNKNOWN) != (v->spill_loads == TILE__SPILLS_UNKNOWN) ||
 			    (v->spill_stores != TILE__SPILLS_UNKNOWN &&
@@ -444,8 +451,10 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: grid program %u+%u outside grid_code of %u bytes", i,
 						  v->grid_offset, v->grid_size, m->grid_code_size);
 			v->block = 32u * v->num_warps;
-			v->n_preds = tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1);
-			m->kernels[k].pred_mask |= v->pred_div16 | v->pred_eq1;
+			/* divisible by 16 or == 1 outranks by 8, which outranks by 4 (FORMAT.md) */
+			v->n_preds = 3 * (tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1)) +
+				     2 * tile__popcount(v->pred_div8) + tile__popcount(v->pred_div4);
+			m->kernels[k].pred_mask |= div | v->pred_eq1;
 			m->kernels[k].div16_mask |= v->pred_div16;
 			if (v->grid_size) {
 				tile_status st = tile__grid_check(m, i);
@@ -763,6 +772,8 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->spill_stores = v->spill_stores == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_stores;
 	out->spill_loads = v->spill_loads == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_loads;
 	out->pred_div16 = v->pred_div16;
+	out->pred_div8 = v->pred_div8;
+	out->pred_div4 = v->pred_div4;
 	out->pred_eq1 = v->pred_eq1;
 	out->n_constexprs = (int)v->n_constexprs;
 	out->has_grid_program = v->grid_size != 0;

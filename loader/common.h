@@ -173,14 +173,14 @@ typedef struct tile__kernel {
 
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
-	uint32_t shared_static, shared_dynamic, pred_div16, pred_eq1, grid_offset, grid_size;
+	uint32_t shared_static, shared_dynamic, pred_div16, pred_div8, pred_div4, pred_eq1, grid_offset, grid_size;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
 	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
 	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
 	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
 	uint32_t block;     /* 32 * num_warps */
-	int n_preds;        /* predicate bits set: the specialization rank */
+	int n_preds;        /* the specialization rank: 3 a predicate by 16 or == 1, 2 by 8, 1 by 4 */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
 	uint16_t num_warps, num_stages, cluster_dim[3], n_regs;
 } tile__variant;

@@ -473,18 +473,21 @@ TILEDEF tile_status tile_module_load(tile_module *m)
 /* The most specialized variant of `config` whose predicates hold; -1 when none. */
 static int tile__select_variant(const tile_module *m, const tile__kernel *k, uint32_t config, void *const *args)
 {
-	uint32_t div16 = 0, eq1 = 0, i, mask;
+	uint32_t div16 = 0, div8 = 0, div4 = 0, eq1 = 0, i, mask;
 	int best = -1, best_preds = -1;
 	for (mask = k->pred_mask; mask; mask &= mask - 1) {
 		uint64_t bits;
 		i = (uint32_t)__builtin_ctz(mask);
 		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
 		div16 |= (uint32_t)(bits % 16 == 0) << i;
+		div8 |= (uint32_t)(bits % 8 == 0) << i;
+		div4 |= (uint32_t)(bits % 4 == 0) << i;
 		eq1 |= (uint32_t)(bits == 1) << i;
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];
-		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
+		if (v->config != config || (v->pred_div16 & ~div16) || (v->pred_div8 & ~div8) || (v->pred_div4 & ~div4) ||
+		    (v->pred_eq1 & ~eq1) || v->n_preds <= best_preds ||
 		    !tile__heuristics_hold(m, k, v, args))
 			continue;
 		best = (int)i;

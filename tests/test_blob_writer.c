@@ -57,11 +57,13 @@ static blob_desc make_desc(void)
 		cubin90[i] = (uint8_t)(r >> 16); /* incompressible: stored */
 	}
 	/* given least specialized first: the writer reorders */
-	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0, 0, -1, 0, NULL};
+	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0, 0, -1, 0, NULL,
+					 0x2, 0};
 	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len,
-					 true, 16, 24, 0, -1, 0, NULL};
-	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1, 0, NULL};
-	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL};
+					 true, 16, 24, 0, -1, 0, NULL, 0, 0};
+	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1, 0, NULL,
+					 0, 0x4};
+	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL, 0, 0};
 	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
@@ -73,7 +75,7 @@ static blob_desc make_desc(void)
 static void check_header(const uint8_t *b, size_t size)
 {
 	CHECK(!memcmp(b, "TILE", 4));
-	CHECK_EQ_INT(b[4] | b[5] << 8, 4);
+	CHECK_EQ_INT(b[4] | b[5] << 8, 5);
 	CHECK_EQ_INT(b[6] | b[7] << 8, 32);
 	CHECK_EQ_INT(u32(b + 8), size);
 	CHECK_EQ_INT(u32(b + 12), crc32(0, b + 32, (uInt)(size - 32)));
@@ -95,21 +97,24 @@ static void check_header(const uint8_t *b, size_t size)
 	CHECK_EQ_INT(u32(m + 36), 0); /* no tuning words */
 	CHECK_EQ_INT(u32(m + 40), 0); /* no heuristics */
 	CHECK_EQ_INT(u32(m + 44), 0); /* no tensor-map recipes */
-	size_t meta = 48 + nk * 52 + np * 12 + nv * 72 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
+	size_t meta = 48 + nk * 52 + np * 12 + nv * 80 + nc * 16 + ni * 32 + ((gsize + 3) & ~3u) + ssize;
 	CHECK_EQ_INT(u32(b + 20), meta);
 	CHECK_EQ_INT(gsize, grid1_len + grid2_len);
 	/* spills in the variant records, most specialized first (all, x16,
 	 * plain, scale): unknown is 0xffffffff in both fields */
 	const uint8_t *vr = m + 48 + nk * 52 + np * 12;
 	static const uint32_t spills[4][2] = {{0, 0}, {16, 24}, {0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}};
+	static const uint32_t div8[4] = {0, 0, 0x2, 0}, div4[4] = {0x4, 0, 0, 0};
 	for (int i = 0; i < 4; i++) {
-		CHECK_EQ_INT(u32(vr + 72 * i + 56), spills[i][0]);
-		CHECK_EQ_INT(u32(vr + 72 * i + 60), spills[i][1]);
-		CHECK_EQ_INT(u32(vr + 72 * i + 64), 0);           /* config */
-		CHECK_EQ_INT(u32(vr + 72 * i + 68), 0xffffffffu); /* no source config */
+		CHECK_EQ_INT(u32(vr + 80 * i + 56), spills[i][0]);
+		CHECK_EQ_INT(u32(vr + 80 * i + 60), spills[i][1]);
+		CHECK_EQ_INT(u32(vr + 80 * i + 64), 0);           /* config */
+		CHECK_EQ_INT(u32(vr + 80 * i + 68), 0xffffffffu); /* no source config */
+		CHECK_EQ_INT(u32(vr + 80 * i + 72), div8[i]);
+		CHECK_EQ_INT(u32(vr + 80 * i + 76), div4[i]);
 	}
 	/* images: aligned, after the metadata, inflating to the input */
-	const uint8_t *im = m + 48 + nk * 52 + np * 12 + nv * 72 + nc * 16;
+	const uint8_t *im = m + 48 + nk * 52 + np * 12 + nv * 80 + nc * 16;
 	for (uint32_t i = 0; i < ni; i++, im += 32) {
 		uint32_t off = u32(im + 16), sz = u32(im + 20), raw = u32(im + 24), comp = u32(im + 28);
 		CHECK_EQ_INT(off % 4, 0);
@@ -169,6 +174,8 @@ static void check_introspection(const uint8_t *b, size_t size)
 		CHECK_EQ_INT(v.spill_stores, w->spills_known ? (int)w->spill_stores : -1);
 		CHECK_EQ_INT(v.spill_loads, w->spills_known ? (int)w->spill_loads : -1);
 		CHECK_EQ_INT(v.pred_div16, w->pred_div16);
+		CHECK_EQ_INT(v.pred_div8, w->pred_div8);
+		CHECK_EQ_INT(v.pred_div4, w->pred_div4);
 		CHECK_EQ_INT(v.pred_eq1, w->pred_eq1);
 		CHECK_EQ_INT(v.n_constexprs, w->nconstexprs);
 		CHECK_EQ_INT(v.has_grid_program, w->grid_size != 0);
@@ -531,7 +538,7 @@ static void check_recipes(void)
 	/* given in reverse: the writer orders them by map */
 	blob_recipe r[2] = {{4, 0, 2, {64, 32}, code, len}, {3, 0, 2, {128, 64}, code, len}};
 	static const char cubin[] = "not really a cubin";
-	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 2, r};
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 2, r, 0, 0};
 	blob_kernel k = {"mm", 5, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -615,7 +622,7 @@ static void check_tensormaps(void)
 		{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
 	};
 	static const char cubin[] = "not really a cubin";
-	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL};
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL, 0, 0};
 	blob_kernel k = {"mm", 7, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -686,7 +693,14 @@ static void check_tensormaps(void)
 	p[5].flags = 0;
 	v.pred_div16 = 1u << 5;
 	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
+	v.pred_div16 = 0;
+	v.pred_div4 = 1u << 5;
+	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
+	v.pred_div4 = 0;
+	v.pred_div8 = 1;
 	v.pred_div16 = 1;
+	check_refused(d, "gives a parameter more than one of the predicates divisible by 16, by 8, by 4 and == 1");
+	v.pred_div8 = 0;
 	im.flags = 4;
 	check_refused(d, "image 0: bad group, kind, arch, flags or size");
 }

@@ -270,6 +270,20 @@ check "fp16 matmul: the loop waits for num_stages - 2 groups" grep -qE "cp.async
 check "fp16 matmul: every copy is waited for after the loop" grep -qE "cp.async.wait_group[[:space:]]+0;" "$T/mm.compute_80.ptx"
 check "fp16 matmul: no operand load into registers" bash -c "! grep -q 'ld.global' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: two barriers in the loop" test "$(awk '/cp.async.wait_group[ \t]+1;/{on=1} on&&/bar.sync/{n++} on&&/@%p[0-9]+ bra/{print n; exit}' "$T/mm.compute_80.ptx")" = 2
+
+# tile's :8 hint: sizes and strides divisible by 8 (3000, not 16) give
+# 16-byte rows of fp16, so the copies are 16 bytes as with :16; without a
+# hint they are 2-byte pieces (no cp.async: rows pipelined through
+# registers); the loader takes the :8 variant only where 8 divides them
+MMSIG8='*fp16:16, *fp16:16, *fp16:16, i32:8, i32:8, i32:8, i32:8, i32:1, i32:8, i32:1, i32:8, i32:1'
+check "fp16 matmul with :8 hints compiles" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG8" \
+	-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1' -D BLOCK_SIZE_M=64 \
+	-D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
+	--arch sm_80 -o "$T/mm8" --keep-ptx "$T/mm8p"
+check "fp16 matmul, :8: 16-byte cp.async (the unhinted variant has none)" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %p" "$T/mm8p/mm8.compute_80.ptx"
+check "fp16 matmul, :8: inspect shows the predicates" bash -c "'$TILEC' inspect '$T/mm8.c' | grep -q 'predicates: a_ptr % 16 == 0, b_ptr % 16 == 0, c_ptr % 16 == 0, M % 8 == 0, N % 8 == 0, K % 8 == 0, stride_am % 8 == 0, stride_ak == 1'"
+check "fp16 matmul, :8: the launcher's comment names them" grep -q "M % 8 == 0" "$T/mm8.h"
+check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: no fma chains" bash -c "! grep -q 'fma.rn.f32' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
@@ -853,7 +867,7 @@ expect_error "grid naming an unknown name" "-g:1:[0-9]+: error" \
 	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOK)" -o "$T/bad"
 expect_error "grid syntax" "error" \
 	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -D BLOCK_SIZE=1024 -g "cdiv(n_elements," -o "$T/bad"
-expect_error "variants that the loader cannot tell apart" "same :16/:1 hints" \
+expect_error "variants that the loader cannot tell apart" "same :16/:8/:4/:1 hints" \
 	"$TILEC" compile $VA -n add_kernel -s "$VSIG" -s "$VSIG" -D BLOCK_SIZE=1024 -o "$T/bad"
 cat >"$T/mixed.manifest" <<EOF
 $ROOT/$VA add_kernel "$VSIG:16" -D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOCK_SIZE)"

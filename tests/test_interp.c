@@ -21,8 +21,8 @@ static tilec_status run(tilec_ctx *ctx, ir_func *f, uint32_t gx, interp_buffer *
 static void test_vector_add(void)
 {
 	arena *a = arena_new();
-	ir_param ps[4] = {{"x", ir_ptr(IR_F32), true, false, false}, {"y", ir_ptr(IR_F32), true, false, false},
-			  {"out", ir_ptr(IR_F32), true, false, false}, {"n", I32, false, false, false}};
+	ir_param ps[4] = {{"x", ir_ptr(IR_F32), true, false, false, 0}, {"y", ir_ptr(IR_F32), true, false, false, 0},
+			  {"out", ir_ptr(IR_F32), true, false, false, 0}, {"n", I32, false, false, false, 0}};
 	irb b = irb_new(a, 4, ps);
 	enum { B = 128 };
 	ir_type vi = irb_vec(I32, B), vp = irb_vec(ir_ptr(IR_F32), B);
@@ -94,7 +94,7 @@ static void test_vector_add(void)
 static void test_speed(void)
 {
 	arena *a = arena_new();
-	ir_param ps[2] = {{"x", ir_ptr(IR_F32), true, false, false}, {"out", ir_ptr(IR_F32), true, false, false}};
+	ir_param ps[2] = {{"x", ir_ptr(IR_F32), true, false, false, 0}, {"out", ir_ptr(IR_F32), true, false, false, 0}};
 	irb b = irb_new(a, 2, ps);
 	enum { B = 4096 };
 	ir_type vi = irb_vec(I32, B), vp = irb_vec(ir_ptr(IR_F32), B);
@@ -162,7 +162,7 @@ static tilec_status elementwise(ir_kind k, ir_opcode code, int sub, const interp
 				interp_scalar *out, tilec_ctx *ctx)
 {
 	arena *a = arena_new();
-	ir_param ps[3] = {{"a", ir_ptr(k), false, false, false}, {"b", ir_ptr(k), false, false, false}, {"o", ir_ptr(k), false, false, false}};
+	ir_param ps[3] = {{"a", ir_ptr(k), false, false, false, 0}, {"b", ir_ptr(k), false, false, false, 0}, {"o", ir_ptr(k), false, false, false, 0}};
 	irb b = irb_new(a, 3, ps);
 	ir_type vk = irb_vec(ir_scalar(k), 4), vp = irb_vec(ir_ptr(k), 4);
 	int r = irb_arange(&b, 4);
@@ -264,7 +264,7 @@ static void test_floats(void)
 static void test_casts(void)
 {
 	arena *a = arena_new();
-	ir_param ps[2] = {{"x", ir_ptr(IR_F32), false, false, false}, {"o", ir_ptr(IR_I8), false, false, false}};
+	ir_param ps[2] = {{"x", ir_ptr(IR_F32), false, false, false, 0}, {"o", ir_ptr(IR_I8), false, false, false, 0}};
 	irb b = irb_new(a, 2, ps);
 	ir_type vp = irb_vec(ir_ptr(IR_F32), 8), vo = irb_vec(ir_ptr(IR_I8), 8);
 	int r = irb_arange(&b, 8);
@@ -288,8 +288,8 @@ static void test_casts(void)
 static void test_reduce_2d(void)
 {
 	arena *a = arena_new();
-	ir_param ps[4] = {{"x", ir_ptr(IR_F32), false, false, false}, {"rows", ir_ptr(IR_F32), false, false, false},
-			  {"cols", ir_ptr(IR_I32), false, false, false}, {"t", ir_ptr(IR_F32), false, false, false}};
+	ir_param ps[4] = {{"x", ir_ptr(IR_F32), false, false, false, 0}, {"rows", ir_ptr(IR_F32), false, false, false, 0},
+			  {"cols", ir_ptr(IR_I32), false, false, false, 0}, {"t", ir_ptr(IR_F32), false, false, false, 0}};
 	irb b = irb_new(a, 4, ps);
 	ir_type m = irb_mat(I32, 4, 8), m41 = irb_mat(I32, 4, 1), m18 = irb_mat(I32, 1, 8), mp = irb_mat(ir_ptr(IR_F32), 4, 8);
 	int r4 = irb_arange(&b, 4), r8 = irb_arange(&b, 8);
@@ -353,7 +353,7 @@ static void test_reduce_2d(void)
 static void test_control_flow(void)
 {
 	arena *a = arena_new();
-	ir_param ps[3] = {{"x", ir_ptr(IR_F32), false, false, false}, {"o", ir_ptr(IR_F32), false, false, false}, {"n", I32, false, false, false}};
+	ir_param ps[3] = {{"x", ir_ptr(IR_F32), false, false, false, 0}, {"o", ir_ptr(IR_F32), false, false, false, 0}, {"n", I32, false, false, false, 0}};
 	irb b = irb_new(a, 3, ps);
 	int zero = irb_c(&b, F32, 0, 0.0), lb = irb_c(&b, I32, 1, 0), step = irb_c(&b, I32, 2, 0);
 	ir_op *loop = irb_for(&b, lb, 2, step, 1, &zero);
@@ -428,7 +428,7 @@ static void test_dot(void)
 	for (int pass = 0; pass < 2; pass++) {
 		ir_kind k = pass ? IR_F32 : IR_F16;
 		arena *a = arena_new();
-		ir_param ps[3] = {{"a", ir_ptr(k), false, false, false}, {"b", ir_ptr(k), false, false, false}, {"c", ir_ptr(IR_F32), false, false, false}};
+		ir_param ps[3] = {{"a", ir_ptr(k), false, false, false, 0}, {"b", ir_ptr(k), false, false, false, 0}, {"c", ir_ptr(IR_F32), false, false, false, 0}};
 		irb b = irb_new(a, 3, ps);
 		enum { M = 16, N = 32, K = 64 };
 		int rk = irb_arange(&b, K), rn = irb_arange(&b, N), rm = irb_arange(&b, M);
@@ -491,7 +491,7 @@ static void test_dot(void)
 static void test_refuses_invalid(void)
 {
 	arena *a = arena_new();
-	ir_param ps[1] = {{"x", ir_ptr(IR_F32), false, false, false}};
+	ir_param ps[1] = {{"x", ir_ptr(IR_F32), false, false, false, 0}};
 	irb b = irb_new(a, 1, ps);
 	irb_store(&b, 0, irb_c(&b, I32, 1, 0), -1); /* i32 through *fp32 */
 	tilec_ctx *ctx = tilec_ctx_new();

@@ -5,7 +5,7 @@
 int main(void)
 {
 	arena *a = arena_new();
-	ir_param params[2] = {{"x_ptr", ir_ptr(IR_F32), true, false, false}, {"n", ir_scalar(IR_I32), false, false, false}};
+	ir_param params[2] = {{"x_ptr", ir_ptr(IR_F32), true, false, false, 0}, {"n", ir_scalar(IR_I32), false, false, false, 0}};
 	ir_func *f = ir_func_new(a, "k", 2, params);
 	CHECK(f != NULL);
 	ir_type i32 = ir_scalar(IR_I32);

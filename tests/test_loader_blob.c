@@ -204,11 +204,11 @@ static void test_header_fields(void)
 {
 	const size_t meta = 32;
 	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
-	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 4 only");
-	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 4 only: regenerate");
-	EXPECT_PATCH(4, 3, 2, TILE_ERROR_VERSION,
-		     "header: blob format version 3, but this tile.h reads version 4 only: regenerate the blob with the tilec of this tile.h");
-	EXPECT_PATCH(4, 5, 2, TILE_ERROR_VERSION, "blob format version 5, but this tile.h reads version 4 only: use the tile.h");
+	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 5 only");
+	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 5 only: regenerate");
+	EXPECT_PATCH(4, 4, 2, TILE_ERROR_VERSION,
+		     "header: blob format version 4, but this tile.h reads version 5 only: regenerate the blob with the tilec of this tile.h");
+	EXPECT_PATCH(4, 6, 2, TILE_ERROR_VERSION, "blob format version 6, but this tile.h reads version 5 only: use the tile.h");
 	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
 	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
 	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
@@ -248,7 +248,7 @@ static void test_record_fields(void)
 {
 	const tb_layout *l = &ref_layout;
 	uint32_t strtab = tb_get32(ref_blob + 32 + 24);
-	size_t k1 = l->kernels + 52, v3 = l->variants + 3 * 72, v2 = l->variants + 2 * 72, i1 = l->images + 32;
+	size_t k1 = l->kernels + 52, v3 = l->variants + 3 * 80, v2 = l->variants + 2 * 80, i1 = l->images + 32;
 	/* kernels */
 	EXPECT_PATCH(l->kernels, strtab, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
 	EXPECT_PATCH(l->kernels, 0, 4, TILE_ERROR_BAD_BLOB, "kernel 0: name");
@@ -285,6 +285,14 @@ static void test_record_fields(void)
 	EXPECT_PATCH(l->variants + 40, 0x10, 4, TILE_ERROR_BAD_BLOB, "variant 0: predicate on a parameter");
 	EXPECT_PATCH(l->variants + 44, 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: pred_eq1 on a parameter that is not an integer");
 	EXPECT_PATCH(v2 + 40, 2, 4, TILE_ERROR_BAD_BLOB, "variant 2: pred_div16 on float parameter 1");
+	EXPECT_PATCH(l->variants + 72, 0x10, 4, TILE_ERROR_BAD_BLOB, "variant 0: predicate on a parameter");
+	EXPECT_PATCH(l->variants + 76, 0x10, 4, TILE_ERROR_BAD_BLOB, "variant 0: predicate on a parameter");
+	EXPECT_PATCH(l->variants + 72, 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: more than one predicate on a parameter");
+	EXPECT_PATCH(v2 + 72, 4, 4, TILE_ERROR_BAD_BLOB, "variant 2: more than one predicate on a parameter");
+	EXPECT_PATCH(v2 + 72, 2, 4, TILE_ERROR_BAD_BLOB, "variant 2: pred_div8 on float parameter 1");
+	EXPECT_PATCH(v2 + 76, 2, 4, TILE_ERROR_BAD_BLOB, "variant 2: pred_div4 on float parameter 1");
+	CHECK_EQ_INT(try_patch(l->variants + 80 + 72, 1, 4), TILE_SUCCESS); /* variant 1: x % 8 == 0 */
+	CHECK_EQ_INT(try_patch(v2 + 76, 1, 4), TILE_SUCCESS);               /* variant 2: a % 4 == 0 */
 	EXPECT_PATCH(l->variants + 48, tb_get32(ref_blob + 32 + 20), 4, TILE_ERROR_BAD_BLOB, "variant 0: grid program");
 	EXPECT_PATCH(l->variants + 52, 200, 4, TILE_ERROR_BAD_BLOB, "variant 0: grid program 0+200");
 	EXPECT_PATCH(l->variants + 56, 0xffffffffu, 4, TILE_ERROR_BAD_BLOB, "variant 0: spills 4294967295 stored, 12 loaded");
@@ -819,7 +827,7 @@ static void test_recipes_valid(void)
 	tile_param_info p;
 	recipe_reference(&d);
 	n = tb_build(&d, &b);
-	CHECK_EQ_INT(tb_get32(b + 4) & 0xffff, 4);
+	CHECK_EQ_INT(tb_get32(b + 4) & 0xffff, 5);
 	CHECK_EQ_INT(tb_get32(b + 32 + 44), 3);
 	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
 	if (m) {

@@ -15,10 +15,10 @@ static ir_func *vector_add(arena *a, bool hints, int block)
 {
 	ir_type i32 = ir_scalar(IR_I32);
 	ir_param params[4] = {
-		{"x_ptr", ir_ptr(IR_F32), hints, false, false},
-		{"y_ptr", ir_ptr(IR_F32), hints, false, false},
-		{"out_ptr", ir_ptr(IR_F32), hints, false, false},
-		{"n_elements", i32, hints, false, false},
+		{"x_ptr", ir_ptr(IR_F32), hints, false, false, 0},
+		{"y_ptr", ir_ptr(IR_F32), hints, false, false, 0},
+		{"out_ptr", ir_ptr(IR_F32), hints, false, false, 0},
+		{"n_elements", i32, hints, false, false, 0},
 	};
 	irb b = irb_new(a, 4, params);
 	ir_type vi = irb_vec(i32, block), vb = irb_vec(ir_scalar(IR_I1), block);
@@ -274,7 +274,7 @@ int main(void)
 	/* An fp16 dot on tensor cores: operands through ldmatrix into mma.sync. */
 	tilec_clear_diagnostics(ctx);
 	{
-		ir_param p[2] = {{"x", ir_ptr(IR_F16), true, false, false}, {"y", ir_ptr(IR_F32), true, false, false}};
+		ir_param p[2] = {{"x", ir_ptr(IR_F16), true, false, false, 0}, {"y", ir_ptr(IR_F32), true, false, false, 0}};
 		irb b = irb_new(a, 2, p);
 		ir_type mp = irb_mat(ir_ptr(IR_F16), 16, 16), acc = irb_mat(ir_scalar(IR_F32), 16, 16);
 		ir_type op = irb_mat(ir_ptr(IR_F32), 16, 16);
@@ -294,7 +294,7 @@ int main(void)
 	/* Arithmetic on constants folds in the builder (no flags to set). */
 	tilec_clear_diagnostics(ctx);
 	{
-		ir_param p[1] = {{"y", ir_ptr(IR_F32), true, false, false}};
+		ir_param p[1] = {{"y", ir_ptr(IR_F32), true, false, false, 0}};
 		irb b = irb_new(a, 1, p);
 		ir_type vf = irb_vec(ir_scalar(IR_F32), 128), vp = irb_vec(ir_ptr(IR_F32), 128);
 		int two = irb_c(&b, vf, 0, 2.0), three = irb_c(&b, vf, 0, 3.0);
@@ -314,7 +314,7 @@ int main(void)
 						    "kernel.py:2:1: error: extern function 'my_helper' is not a libdevice function"};
 		for (int i = 0; i < 2; i++) {
 			tilec_clear_diagnostics(ctx);
-			ir_param p[1] = {{"x", ir_ptr(IR_F32), true, false, false}};
+			ir_param p[1] = {{"x", ir_ptr(IR_F32), true, false, false, 0}};
 			irb b = irb_new(a, 1, p);
 			int x = irb_load(&b, 0, -1, -1);
 			b.line = 2;

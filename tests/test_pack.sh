@@ -104,7 +104,7 @@ has "old tile.h differs" "$T/oldtile/tile.h" "#define TILE_BLOB_VERSION 1"
 if gcc -std=c99 -I"$T/oldtile" -I"$T" -c "$T/vadd.c" -o "$T/vadd_old.o" 2>"$T/err"; then
 	bad "a tile.h of another blob version accepted"
 else
-	has "blob version mismatch names the fix" "$T/err" "vadd.c holds a version 4 blob that this tile.h cannot read"
+	has "blob version mismatch names the fix" "$T/err" "vadd.c holds a version 5 blob that this tile.h cannot read"
 fi
 cat >"$T/main.c" <<'EOF'
 #define TILE_IMPLEMENTATION

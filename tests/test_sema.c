@@ -3,6 +3,7 @@
  * codes of failures, and a 200-line file of 14 kernels. */
 
 #include "check.h"
+#include "analysis/analysis.h"
 #include "front/front.h"
 
 static const char *src =
@@ -113,6 +114,34 @@ static void test_module(void)
 	tilec_clear_diagnostics(ctx);
 	CHECK(spec(ctx, a, m, "*fp32, *i32, i32, i32, i64, 64", NULL, 0, &st) != NULL);
 	CHECK_EQ_INT(st, TILEC_OK);
+
+	/* tile's :8 and :4: divisible by 8 or 4, on pointers and integers */
+	f = spec(ctx, a, m, "*fp32:8, *fp16:4, i32:8, i32:4, fp32, 64", d, 1, &st);
+	CHECK_EQ_INT(st, TILEC_OK);
+	if (f) {
+		CHECK(f->params[0].div_by == 8 && f->params[1].div_by == 4 && f->params[2].div_by == 8 &&
+		      f->params[3].div_by == 4 && !f->params[4].div_by);
+		CHECK(!f->params[0].div16 && !f->params[2].div16 && !f->params[3].equal_one);
+		strbuf sb;
+		sb_init(&sb);
+		ir_dump(&sb, f);
+		CHECK_STR_CONTAINS(sb_str(&sb), "%0: *fp32 {div8}");
+		CHECK_STR_CONTAINS(sb_str(&sb), "%3: i32 {div4}");
+		sb_free(&sb);
+		axis_info *ai = NULL;
+		CHECK_EQ_INT(axis_analyze(ctx, a, f, &ai), TILEC_OK);
+		if (ai)
+			CHECK(ai[0].divisibility[0] == 8 && ai[1].divisibility[0] == 4 && ai[2].divisibility[0] == 8);
+	}
+	CHECK(spec(ctx, a, m, "*fp32, *fp16, i32, i32, fp32:8, 64", NULL, 0, &st) == NULL);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "(`fp32:8`): floats take no hint");
+	tilec_clear_diagnostics(ctx);
+	CHECK(spec(ctx, a, m, "*fp32:2, *fp16, i32, i32, fp32, 64", NULL, 0, &st) == NULL);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "(`*fp32:2`): the hint must be :16, :8 or :4");
+	tilec_clear_diagnostics(ctx);
+	CHECK(spec(ctx, a, m, "*fp32, *fp16, i32:32, i32, fp32, 64", NULL, 0, &st) == NULL);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "(`i32:32`): the hint must be :16, :8, :4 or :1");
+	tilec_clear_diagnostics(ctx);
 	arena_free(a);
 	tilec_ctx_free(ctx);
 }

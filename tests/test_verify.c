@@ -17,7 +17,7 @@ static fixture setup(void)
 {
 	fixture fx;
 	fx.a = arena_new();
-	ir_param ps[3] = {{"x", ir_ptr(IR_F32), true, false, false}, {"n", I32, false, false, false}, {"s", F32, false, false, false}};
+	ir_param ps[3] = {{"x", ir_ptr(IR_F32), true, false, false, 0}, {"n", I32, false, false, false, 0}, {"s", F32, false, false, false, 0}};
 	fx.b = irb_new(fx.a, 3, ps);
 	fx.ctx = tilec_ctx_new();
 	return fx;

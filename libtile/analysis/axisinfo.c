@@ -453,6 +453,8 @@ tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info 
 	for (int i = 0; i < f->nparams; i++)
 		if (f->params[i].div16)
 			s.ai[i].divisibility[0] = 16;
+		else if (f->params[i].div_by)
+			s.ai[i].divisibility[0] = f->params[i].div_by;
 	analyze_region(&s, &f->body);
 	*out = s.ai;
 	return TILEC_OK;

@@ -1329,6 +1329,7 @@ typedef struct sig_entry {
 	bool is_type;
 	ir_type type;      /* a descriptor: the pointer to its element type */
 	bool div16, one;
+	uint8_t div_by; /* :8 or :4 */
 	sv value;
 	int desc_rank;     /* tensordesc<fp16[64, 64]>: 2 */
 	int32_t desc_block[IR_MAX_RANK];
@@ -1465,15 +1466,18 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 				x->is_type = true;
 				x->type = ty;
 				if (colon) {
+					bool by8 = !strcmp(colon + 1, "8"), by4 = !strcmp(colon + 1, "4");
 					if (!strcmp(colon + 1, "16") && !ir_kind_is_float((ir_kind)ty.kind))
 						x->div16 = true;
+					else if ((by8 || by4) && !ir_kind_is_float((ir_kind)ty.kind))
+						x->div_by = by8 ? 8 : 4;
 					else if (!strcmp(colon + 1, "1") && ty.kind != IR_PTR && ir_kind_is_int((ir_kind)ty.kind))
 						x->one = true;
 					else {
 						diag_error(ctx, none, "signature entry %d (`%s`): %s", *n + 1, x->text,
-							   ty.kind == IR_PTR ? "the hint must be :16"
+							   ty.kind == IR_PTR ? "the hint must be :16, :8 or :4"
 							   : ir_kind_is_float((ir_kind)ty.kind) ? "floats take no hint"
-							   : "the hint must be :16 or :1");
+							   : "the hint must be :16, :8, :4 or :1");
 						return false;
 					}
 				}
@@ -2261,6 +2265,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		ip->name = p->name;
 		ip->type = e->type;
 		ip->div16 = e->div16;
+		ip->div_by = e->div_by;
 		ip->equal_one = e->one;
 		if (!e->desc_rank)
 			continue;

@@ -1551,7 +1551,7 @@ static tilec_status exec_region(interp *in, const ir_region *r)
  * --------------------------------------------------------------------- */
 
 /* Loads the arguments into the parameters' slots and checks the
- * specialization's predicates (div16, == 1) against them. */
+ * specialization's predicates (divisible by 16, 8 or 4; == 1) against them. */
 static tilec_status bind_args(interp *in, const interp_arg *args)
 {
 	const ir_func *f = in->f;
@@ -1575,10 +1575,11 @@ static tilec_status bind_args(interp *in, const interp_arg *args)
 		} else {
 			*s = convert(ir_kind_is_float(k) ? IR_F64 : ir_kind_is_signed(k) ? IR_I64 : IR_U64, k, args[i].value);
 		}
-		bool div16 = k == IR_PTR || ir_kind_is_signed(k) ? s->i % 16 == 0 : s->u % 16 == 0;
-		if (p->div16 && (ir_kind_is_float(k) || !div16)) {
-			diag_error(in->ctx, f->loc, "argument %d ('%s') is not divisible by 16, as the kernel was specialized for",
-				   i, name);
+		int by = p->div16 ? 16 : p->div_by;
+		bool divisible = by && (k == IR_PTR || ir_kind_is_signed(k) ? s->i % by == 0 : s->u % (uint64_t)by == 0);
+		if (by && (ir_kind_is_float(k) || !divisible)) {
+			diag_error(in->ctx, f->loc, "argument %d ('%s') is not divisible by %d, as the kernel was specialized for",
+				   i, name, by);
 			return TILEC_ERR_INVALID;
 		}
 		if (p->equal_one && (ir_kind_is_float(k) || s->i != 1)) {

@@ -680,6 +680,8 @@ void ir_dump(strbuf *sb, const ir_func *f)
 		ir_type_str(sb, p->type);
 		if (p->div16)
 			sb_puts(sb, " {div16}");
+		if (p->div_by)
+			sb_printf(sb, " {div%d}", p->div_by);
 		if (p->equal_one)
 			sb_puts(sb, " {==1}");
 		if (p->tensormap)

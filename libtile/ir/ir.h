@@ -231,6 +231,7 @@ typedef struct ir_param {
 	bool div16;        /* specialized: value (address) divisible by 16 */
 	bool equal_one;    /* specialized: value == 1 (folded into the body) */
 	bool tensormap;    /* a descriptor's 128-byte TMA map, passed by value (type: ptr<i8>) */
+	uint8_t div_by;    /* specialized by tile's :8 or :4 hint: divisible by 8 or 4; 0 without (never with div16) */
 } ir_param;
 
 /* A host-side tensor descriptor parameter (`tensordesc<fp16[64, 64]>`) is

@@ -25,7 +25,7 @@
 #define BLOB_HEURISTIC_SIZE 12
 #define BLOB_RECIPE_SIZE 36
 #define BLOB_PARAM_SIZE 12
-#define BLOB_VARIANT_SIZE 72
+#define BLOB_VARIANT_SIZE 80
 #define BLOB_CONSTEXPR_SIZE 16
 #define BLOB_IMAGE_SIZE 32
 
@@ -297,9 +297,16 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 		if (k->params[i].kind != BLOB_PARAM_FLOAT && k->params[i].kind != BLOB_PARAM_TENSORMAP)
 			div16_mask |= 1u << i;
 	}
-	if ((v->pred_div16 & ~(visible_mask & div16_mask)) || (v->pred_eq1 & ~int_mask)) {
+	uint32_t div = v->pred_div16 | v->pred_div8 | v->pred_div4;
+	if ((div & ~(visible_mask & div16_mask)) || (v->pred_eq1 & ~int_mask)) {
 		diag_error(ctx, none, "kernel '%s': variant '%s' has predicates on parameters that are not "
-			   "visible pointers or integers (div16) or not integers (== 1)", k->name, sym);
+			   "visible pointers or integers (divisible by 16, 8, 4) or not integers (== 1)", k->name, sym);
+		return false;
+	}
+	if ((v->pred_div16 & v->pred_div8) || (v->pred_div16 & v->pred_div4) || (v->pred_div8 & v->pred_div4) ||
+	    (div & v->pred_eq1)) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' gives a parameter more than one of the predicates "
+			   "divisible by 16, by 8, by 4 and == 1", k->name, sym);
 		return false;
 	}
 	for (int i = 0; i < v->nconstexprs; i++) {
@@ -615,15 +622,21 @@ static tilec_status pack_image(const blob_image *im, packed_image *out)
 	return TILEC_OK;
 }
 
+/* How specialized a variant is, as the loader ranks it (FORMAT.md): 3 for
+ * each divisible by 16 or == 1, 2 for each by 8, 1 for each by 4. */
+static int specialization(const blob_variant *v)
+{
+	return 3 * (popcount32(v->pred_div16) + popcount32(v->pred_eq1)) + 2 * popcount32(v->pred_div8) +
+	       popcount32(v->pred_div4);
+}
+
 /* The variants of k, most specialized first (stable). */
 static void order_variants(const blob_kernel *k, int *order)
 {
 	for (int i = 0; i < k->nvariants; i++) {
-		const blob_variant *v = &k->variants[i];
-		int bits = popcount32(v->pred_div16) + popcount32(v->pred_eq1), j = i;
+		int bits = specialization(&k->variants[i]), j = i;
 		for (; j > 0; j--) {
-			const blob_variant *w = &k->variants[order[j - 1]];
-			if (popcount32(w->pred_div16) + popcount32(w->pred_eq1) >= bits)
+			if (specialization(&k->variants[order[j - 1]]) >= bits)
 				break;
 			order[j] = order[j - 1];
 		}
@@ -858,6 +871,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			/* a kernel of one config built by a writer that leaves the field 0 has no source config */
 			bool source = v->source_config > 0 || (v->source_config == 0 && k->nconfigs > 1);
 			put32(vp + 68, source ? (uint32_t)v->source_config : 0xffffffffu);
+			put32(vp + 72, v->pred_div8);
+			put32(vp + 76, v->pred_div4);
 			for (int c = 0; c < v->nconstexprs; c++, ci++, cp += BLOB_CONSTEXPR_SIZE) {
 				const ir_constexpr *x = &v->constexprs[c];
 				uint64_t val = (uint64_t)x->ival;

@@ -370,6 +370,10 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 		for (int p = 0; p < nvis && p < 32; p++) {
 			if (v->pred_div16 & (1u << p))
 				sb_printf(h, ", %s %% 16 == 0", k->params[p].name);
+			if (v->pred_div8 & (1u << p))
+				sb_printf(h, ", %s %% 8 == 0", k->params[p].name);
+			if (v->pred_div4 & (1u << p))
+				sb_printf(h, ", %s %% 4 == 0", k->params[p].name);
 			if (v->pred_eq1 & (1u << p))
 				sb_printf(h, ", %s == 1", k->params[p].name);
 		}

@@ -32,7 +32,7 @@ enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0, /* sm_90a */
        BLOB_IMAGE_TENSORMAPS = 1u << 1 /* reads its tensor-map parameters: the loader encodes them */ };
 #define BLOB_MAX_PARAMS IR_MAX_PARAMS
 #define BLOB_MAX_TENSORMAPS IR_MAX_TENSORMAPS
-#define BLOB_VERSION 4             /* FORMAT.md's version field */
+#define BLOB_VERSION 5             /* FORMAT.md's version field */
 #define BLOB_MAX_KEYS 8            /* autotune key parameters a tuning table dispatches on */
 #define BLOB_MAX_SPILL (512u << 10) /* bytes: a thread's local memory */
 #define GRIDEXPR_MAX_CODE 256 /* bytes; larger programs are refused */
@@ -88,6 +88,7 @@ typedef struct blob_variant {
 	int source_config;              /* its index in the source's autotune list; -1: none */
 	int nrecipes;                   /* its hidden tensor maps' recipes, any order */
 	const blob_recipe *recipes;
+	uint32_t pred_div8, pred_div4;  /* as pred_div16, divisible by 8 and by 4; at most one predicate a parameter */
 } blob_variant;
 
 /* A heuristic evaluated at launch: the int/bool constexpr it computes

@@ -47,6 +47,7 @@ typedef struct tb_variant {
 	int spills_unknown;                  /* else spill_stores/spill_loads bytes */
 	uint32_t spill_stores, spill_loads;
 	uint32_t div16, eq1;
+	uint32_t div8, div4;
 	const uint8_t *grid; /* grid program bytes; NULL: none */
 	uint32_t grid_size;
 	int n_constexprs;
@@ -152,7 +153,7 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 	l.kernels = 32 + TB_META_HEADER_SIZE;
 	l.params = l.kernels + 52 * (size_t)tb_get32(h);
 	l.variants = l.params + 12 * (size_t)tb_get32(h + 4);
-	l.constexprs = l.variants + 72 * (size_t)tb_get32(h + 8);
+	l.constexprs = l.variants + 80 * (size_t)tb_get32(h + 8);
 	l.images = l.constexprs + 16 * (size_t)tb_get32(h + 12);
 	l.keys = l.images + 32 * (size_t)tb_get32(h + 16);
 	l.tune = l.keys + 4 * (size_t)tb_get32(h + 32);
@@ -232,6 +233,8 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 			tb_u32(&variants, v->spills_unknown ? 0xffffffffu : v->spill_loads);
 			tb_u32(&variants, (uint32_t)v->config);
 			tb_u32(&variants, (uint32_t)v->source_config);
+			tb_u32(&variants, v->div8);
+			tb_u32(&variants, v->div4);
 			if (v->grid)
 				tb_put(&grid, v->grid, v->grid_size);
 			for (c = 0; c < v->n_recipes; c++, n_recipes++) {

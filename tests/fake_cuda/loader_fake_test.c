@@ -421,6 +421,69 @@ static void test_cluster_and_shared(void)
 	set_current(NULL);
 }
 
+/* Variants specialized by divisibility by 16, 8 and 4 (tile's :16, :8, :4
+ * hints): the launch takes the most specialized one whose predicates hold,
+ * a predicate by 16 counting 3, by 8 2, by 4 1, the earliest on a tie. */
+static void test_divisibility_variants(void)
+{
+	static const char cubin[] = "FAKE cubin sm_80: sel_none sel_n4 sel_n8 sel_n16 sel_x8n4";
+	static const struct {
+		const char *symbol;
+		uint32_t div16, div8, div4;
+	} vs[] = {{"sel_none", 0, 0, 0}, {"sel_n4", 0, 0, 2}, {"sel_n8", 0, 2, 0}, {"sel_n16", 2, 0, 0}, {"sel_x8n4", 0, 1, 2}};
+	static const struct {
+		tile_deviceptr x;
+		int32_t n;
+		const char *want;
+	} calls[] = {{0x10000, 32, "sel_n16"}, {0x10000, 24, "sel_x8n4"}, {0x10004, 24, "sel_n8"},
+		     {0x10000, 12, "sel_x8n4"}, {0x10004, 12, "sel_n4"}, {0x10004, 6, "sel_none"}, {0x10002, -8, "sel_n8"}};
+	tb_blob d;
+	tb_kernel *k;
+	uint8_t *b = NULL;
+	tile_module *m = NULL;
+	uint32_t grid[3] = {1, 1, 1};
+	size_t i, n;
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 1;
+	k = &d.kernels[0];
+	k->name = "sel";
+	k->n_params = 2;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"n", 1, 4, 4, 0};
+	k->n_variants = (int)(sizeof vs / sizeof vs[0]);
+	for (i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		k->variants[i].symbol = vs[i].symbol;
+		k->variants[i].num_warps = 4;
+		k->variants[i].div16 = vs[i].div16;
+		k->variants[i].div8 = vs[i].div8;
+		k->variants[i].div4 = vs[i].div4;
+	}
+	d.n_groups = 1;
+	d.n_images = 1;
+	d.images[0] = (tb_image){0, 0, 80, 0, (const uint8_t *)cubin, sizeof cubin, 1};
+	n = tb_build(&d, &b);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	if (!m) {
+		free(b);
+		return;
+	}
+	set_current(fake_ctx_create(1));
+	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		tile_deviceptr x = calls[i].x;
+		int32_t nv = calls[i].n;
+		void *args[2] = {&x, &nv};
+		fake_launch l;
+		fake_reset();
+		CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 2), TILE_SUCCESS);
+		fake_last_launch(&l);
+		if (strcmp(l.symbol, calls[i].want))
+			CHECK_MSG(0, "x 0x%llx, n %d: launched %s, not %s", (unsigned long long)x, nv, l.symbol, calls[i].want);
+	}
+	tile_module_destroy(m);
+	set_current(NULL);
+	free(b);
+}
+
 /* TILE_LAUNCH_PDL: cuLaunchKernelEx with programmatic stream
  * serialization on compute capability 9.0 (device 0), an ordinary launch
  * on 8.0 (device 1); TILE_LAUNCH_COOPERATIVE on both; unknown flags are
@@ -862,6 +925,7 @@ static int run_main(void)
 	test_threads_and_contexts();
 	test_thread_without_context();
 	test_cluster_and_shared();
+	test_divisibility_variants();
 	test_programmatic_launch();
 	test_images();
 	test_driver_failures();

@@ -404,6 +404,8 @@ MM_F16_TOL = tol(3e-2, 1e-2)
 MM_BF16_TOL = tol(1e-3, 1e-4)
 # tf32 operands (10-bit mantissa): each product within about 2^-10 relative
 MM_TF32_TOL = tol(1e-1, 1e-2)
+# tile's :8 hints on the sizes and the strides that are not 1
+MM_SIG8 = "*fp16:16, *fp16:16, *fp16:16, i32:8, i32:8, i32:8, i32:8, i32:1, i32:8, i32:1, i32:8, i32:1"
 
 CASES += [
     case("k_matmul_f16", K + "matmul.py", "matmul_kernel",
@@ -477,6 +479,14 @@ def _mm_cx(bm, bn, bk, g=8):
 CASES += [
     case("p_matmul_f16", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(64, 64, 32), MM_GRID, MM_SHAPES, 3, MM_F16_TOL),
+    # tile's :8 hints: sizes that are multiples of 8 and not of 16 take the
+    # variant with 16-byte copies
+    case("p_matmul_f16_div8", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 200, "N": 136, "K": 72}], 3,
+         MM_F16_TOL, tilec_flags=["-s", MM_SIG8]),
+    case("p_matmul_f16_div8_ns4", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 200, "N": 136, "K": 72}], 3,
+         MM_F16_TOL, num_stages=4, tilec_flags=["-s", MM_SIG8]),
     case("p_matmul_f16_128", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 512, "N": 256, "K": 4096}],
          3, MM_F16_TOL, num_stages=4),
@@ -1096,6 +1106,17 @@ BENCH += [
          _mm_cx(128, 32, 32), MM_GRID, [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_F16_TOL, num_warps=4,
          num_stages=4, bench="matmul fp16 3000^3, unaligned rows (128x32x32, 4 warps, 4 stages)",
          flops="2 * M * N * K", cublas="mm"),
+    # the same shape with tile's :8 hints (3000 is a multiple of 8: 16-byte
+    # rows of fp16), a variant Triton cannot express: its side is its
+    # unaligned build, as in the row above
+    case("bench_mm_odd_div8", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 32, 32), MM_GRID, [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_F16_TOL, num_warps=4,
+         num_stages=4, bench="matmul fp16 3000^3, tile with :8 hints (128x32x32, 4 warps, 4 stages)",
+         flops="2 * M * N * K", cublas="mm", tilec_flags=["-s", MM_SIG8]),
+    case("bench_mm_odd_div8_256", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_F16_TOL, num_warps=8,
+         num_stages=3, bench="matmul fp16 3000^3, tile with :8 hints (128x256x64, 8 warps, 3 stages)",
+         flops="2 * M * N * K", cublas="mm", tilec_flags=["-s", MM_SIG8]),
     case("bench_mm_bias_gelu", DOTS, "matmul_bias_gelu_kernel",
          MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8,
