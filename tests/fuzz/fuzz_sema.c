@@ -2,15 +2,15 @@
  * passes that follow it, up to the layouts: every @jit kernel of the input
  * is specialized (fe_specialize) with a signature made up from its
  * parameters' names and the input's own bytes (pointers named *ptr*, the
- * rest i32, :16 hints or none, fp16 or fp32 pointees; constexprs named in
- * upper case 32 or 64, the others their defaults; 4 or 8 warps), verified,
- * dumped, then pipelined (num_stages 3) and given layouts as tilec compile
- * does before it lowers, for mma.sync or for wgmma with TMA. Any input must end in
- * a status with a diagnostic, never a crash, a hang or a leak; IR that the
- * front end or a pass produced and the verifier refuses is a finding
- * (abort). Mutations follow Python's shape (python_input.h); seeds are
- * the kernels of tests/kernels and tests/gpu/kernels and what the corpus has kept
- * (tests/fuzz/corpus/fuzz_sema).
+ * rest i32; :16, :8, :4 or no hints; fp16 or fp32 pointees; constexprs
+ * named in upper case 32 or 64, the others their defaults; 4 or 8 warps),
+ * verified, dumped, then pipelined (num_stages 3) and given layouts as
+ * tilec compile does before it lowers, for mma.sync or for wgmma with TMA.
+ * Any input must end in a status with a diagnostic, never a crash, a hang
+ * or a leak; IR that the front end or a pass produced and the verifier
+ * refuses is a finding (abort). Mutations follow Python's shape
+ * (python_input.h); seeds are the kernels of tests/kernels and
+ * tests/gpu/kernels and what the corpus has kept (tests/fuzz/corpus/fuzz_sema).
  * fuzz-seeds: tests/kernels tests/gpu/kernels */
 #include "analysis/analysis.h"
 #include "front/front.h"
@@ -85,7 +85,8 @@ static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_
 				continue;
 			}
 			const char *t = strstr(p, "ptr") ? (bits >> 20 & 1 ? "*fp32" : "*fp16") : "i32";
-			at += (size_t)snprintf(sig + at, 24, "%s%s%s", at ? ", " : "", t, bits >> 21 & 1 ? ":16" : "");
+			static const char *const hints[4] = {"", ":16", ":8", ":4"};
+			at += (size_t)snprintf(sig + at, 24, "%s%s%s", at ? ", " : "", t, hints[bits >> 24 & 3]);
 		}
 		bool wg = bits >> 22 & 1;
 		fe_spec spec = {.kernel = name, .signature = sig, .defines = defs, .ndefines = nd,
