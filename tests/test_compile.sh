@@ -284,6 +284,11 @@ check "fp16 matmul, :8: 16-byte cp.async (the unhinted variant has none)" grep -
 check "fp16 matmul, :8: inspect shows the predicates" bash -c "'$TILEC' inspect '$T/mm8.c' | grep -q 'predicates: a_ptr % 16 == 0, b_ptr % 16 == 0, c_ptr % 16 == 0, M % 8 == 0, N % 8 == 0, K % 8 == 0, stride_am % 8 == 0, stride_ak == 1'"
 check "fp16 matmul, :8: the launcher's comment names them" grep -q "M % 8 == 0" "$T/mm8.h"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
+check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
+	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&
+	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f0' --keep-ptx '$T/f0p' &&
+	grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' '$T/f4p/f4.compute_80.ptx' && ! grep -q 'cp.async.ca' '$T/f4p/f4.compute_80.ptx' &&
+	grep -q 'cp.async.ca.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 4' '$T/f0p/f0.compute_80.ptx'"
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: no fma chains" bash -c "! grep -q 'fma.rn.f32' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \

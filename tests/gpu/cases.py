@@ -521,6 +521,11 @@ CASES += [
          MM_F16_TOL, num_stages=ns)
     for ns in (1, 2, 3, 4, 5)
 ] + [
+    case("p_matmul_tf32_div4", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 100, "N": 36, "K": 44}, {"M": 1000, "N": 1000, "K": 1004}],
+         3, MM_TF32_TOL, tilec_flags=["-s", "*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4"]),
     case("p_matmul_tf32", K + "matmul.py", "matmul_fp32_kernel",
          [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
          + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
@@ -1130,6 +1135,13 @@ BENCH += [
          [{"B": 16, "M": 1024, "N": 1024, "K": 1024}], 3, tol(2e-2, 1e-2), grid_in_blob=False,
          bench="batched matmul bf16 16x1024^3 (64x64x32, 4 warps)", flops="2 * B * M * N * K",
          cublas="bmm", sm80=True),
+    # tile's :4 hints: fp32 rows of 3000 elements are 16-byte aligned
+    case("bench_mm_tf32_3000_div4", K + "matmul.py", "matmul_fp32_kernel",
+         [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_TF32_TOL, num_warps=8,
+         bench="matmul fp32 (tf32) 3000^3, tile with :4 hints (128x128x32, 8 warps)", flops="2 * M * N * K",
+         cublas="mm", tilec_flags=["-s", "*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4"]),
     case("bench_mm_tf32_4096", K + "matmul.py", "matmul_fp32_kernel",
          [T("in", "fp32", ["M", "K"]), T("in", "fp32", ["K", "N"]), T("out", "fp32", ["M", "N"])]
          + MM_SIZES_PARAMS, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
