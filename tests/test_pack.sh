@@ -159,6 +159,11 @@ check "inspect shared" "$TILEC" inspect "$T/sh.tileblob"
 has "static shared" "$T/out" "variant 0: shk, group 0, num_warps 4, num_stages 0, shared 1000 static + 512 dynamic, 8 registers"
 check "inspect vadd regs" grep -q "registers" "$T/inspect.txt"
 
+# ---- tile's :8 and :4 hints become the variant's predicates
+check "pack :8 and :4" "$TILEC" pack -o "$T/d8" -n add_kernel -s '*fp32:8, *fp32:4, *fp32:16, i32:8' --ptx "$FIX/add.ptx"
+check "inspect :8 and :4" "$TILEC" inspect "$T/d8.tileblob"
+has "predicates by 8 and 4" "$T/out" "predicates: p0 % 8 == 0, p1 % 4 == 0, p2 % 16 == 0, p3 % 8 == 0"
+
 # ---- errors: status 1, a precise message, nothing written
 P=(pack -o "$T/errout/x" -n add_kernel)
 mkdir -p "$T/errout"
@@ -166,6 +171,8 @@ fails "missing file" "nope.ptx: error: cannot open" "$TILEC" "${P[@]}" -s "$SIG"
 fails "bad type" "'fp33' is not a type" "$TILEC" "${P[@]}" -s '*fp32, fp33' --ptx "$FIX/add.ptx"
 fails "bad hint" "bad hint ':1' on '*fp32'" "$TILEC" "${P[@]}" -s '*fp32:1, *fp32, *fp32, i32' --ptx "$FIX/add.ptx"
 fails "float hint" "bad hint ':16' on 'fp32'" "$TILEC" "${P[@]}" -s '*fp32, *fp32, *fp32, fp32:16' --ptx "$FIX/add.ptx"
+fails "float :8 hint" "bad hint ':8' on 'fp32'" "$TILEC" "${P[@]}" -s '*fp32, *fp32, *fp32, fp32:8' --ptx "$FIX/add.ptx"
+fails "hint :2" "bad hint ':2' on 'i32'" "$TILEC" "${P[@]}" -s '*fp32, *fp32, *fp32, i32:2' --ptx "$FIX/add.ptx"
 SIG65=$(printf 'i32,%.0s' $(seq 65))
 fails "65 parameters" "more than 64 parameters" "$TILEC" "${P[@]}" -s "$SIG65" --ptx "$FIX/add.ptx"
 fails "bad grid" "-g:1:9: error: unknown name 'm' in grid expression" "$TILEC" "${P[@]}" -s "$SIG" --param-names x,y,out,n -g "cdiv(n, m)" --ptx "$FIX/add.ptx"
