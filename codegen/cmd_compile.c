@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "analysis/analysis.h"
 #include "cmd.h"
 #include "compile.h"
 #include "front/front.h"
@@ -109,7 +110,8 @@ static const char usage_text[] =
 	"                     --no-ptx, compute_XX's only where a cubin's lowering\n"
 	"                     gives it (not --arch sm_90a alone)\n"
 	"  --ptxas PATH       the ptxas to use (default: TILE_PTXAS, CUDA_HOME, PATH)\n"
-	"  -v                 print registers, spills and shared memory per variant\n"
+	"  -v                 print registers, spills and shared memory per variant, and\n"
+	"                     the first 2-D load a variant moves in pieces under 4 bytes\n"
 	"  -j N, --jobs N     run up to N steps at once: each family of targets' LLVM\n"
 	"                     lowering and O3, then each arch's PTX and ptxas (default:\n"
 	"                     the CPUs tilec may run on, or 1 as a job of a parallel\n"
@@ -1337,6 +1339,27 @@ static bool under_parallel_make(void)
 	return false;
 }
 
+/* -v: a variant whose 2-D loads could only be copied in pieces under 4
+ * bytes (rows of unknown alignment: no :16, :8 or :4 on the sizes and
+ * strides) says so at the first such load, naming the hints that widen
+ * them. */
+static void note_narrow_loads(compile_cmd *c, const job *j)
+{
+	axis_info *ai = NULL;
+	bool *narrow = NULL;
+	if (axis_analyze(c->ctx, c->a, j->func, &ai) != TILEC_OK || !(narrow = axis_narrow_loads(c->a, j->func, ai)))
+		return;
+	for (int v = 0; v < j->func->nvalues; v++) {
+		const ir_op *d = j->func->values[v].def;
+		if (!narrow[v] || !d)
+			continue;
+		printf("%s: the 2-D load at %s:%d moves pieces under 4 bytes (its rows' alignment is unknown); "
+		       ":16, :8 or :4 on the sizes and strides that address it make them 16 bytes\n", j->symbol,
+		       d->loc.file ? d->loc.file->path : "?", d->loc.line);
+		return;
+	}
+}
+
 static int compile_all(compile_cmd *c)
 {
 	if (!expand_configs(c) || !expand_heuristics(c))
@@ -1358,6 +1381,8 @@ static int compile_all(compile_cmd *c)
 	}
 	if (!ok || !group_variants(c))
 		return 1;
+	for (int i = 0; i < c->njobs && c->verbose; i++)
+		note_narrow_loads(c, &c->jobs[i]);
 	compile_result r;
 	blob_kernel *ks;
 	int nk;

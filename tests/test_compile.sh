@@ -279,7 +279,10 @@ MMSIG8='*fp16:16, *fp16:16, *fp16:16, i32:8, i32:8, i32:8, i32:8, i32:1, i32:8, 
 check "fp16 matmul with :8 hints compiles" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG8" \
 	-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1' -D BLOCK_SIZE_M=64 \
 	-D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
-	--arch sm_80 -o "$T/mm8" --keep-ptx "$T/mm8p"
+	--arch sm_80 -o "$T/mm8" --keep-ptx "$T/mm8p" -v
+cp "$T/out" "$T/mm8.log"
+check "-v names the unhinted variant's narrow loads and the hints" grep -q "matmul_kernel_1: the 2-D load at $K/matmul.py:[0-9]* moves pieces under 4 bytes.*:16, :8 or :4" "$T/mm8.log"
+check "-v: not the :8 variant's" bash -c "! grep -q 'matmul_kernel_0: the 2-D load' '$T/mm8.log'"
 check "fp16 matmul, :8: 16-byte cp.async (the unhinted variant has none)" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %p" "$T/mm8p/mm8.compute_80.ptx"
 check "fp16 matmul, :8: inspect shows the predicates" bash -c "'$TILEC' inspect '$T/mm8.c' | grep -q 'predicates: a_ptr % 16 == 0, b_ptr % 16 == 0, c_ptr % 16 == 0, M % 8 == 0, N % 8 == 0, K % 8 == 0, stride_am % 8 == 0, stride_ak == 1'"
 check "fp16 matmul, :8: the launcher's comment names them" grep -q "M % 8 == 0" "$T/mm8.h"
