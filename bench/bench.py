@@ -63,14 +63,20 @@ def first_call_ms(gdir, iid):
 def sm80_timers(lib, inst, args, row, timers):
     """The sm_80-class code of both sides on this GPU: Triton's kernel
     compiled for sm_80 and tile's compute_80 build, both as PTX that the
-    driver compiles at load; outputs checked against Triton's native run.
+    driver compiles at load; both sides' outputs checked against Triton's
+    native run.
     Adds their launches to `timers`."""
     import torch
     import harness
     try:
         tri80 = harness.triton_sm80(ROOT, inst, args)
+        refs = [tri.clone() for _, _, tri, _, _ in args.outputs]
         tri80()
         torch.cuda.synchronize()
+        tol = inst["tol"]
+        for (name, _, tri, _, _), ref in zip(args.outputs, refs):
+            if not torch.allclose(tri.float(), ref.float(), atol=tol["atol"], rtol=tol["rtol"], equal_nan=True):
+                row["note"] += "Triton sm_80 output %s differs from its native one " % name
         timers["triton80"] = tri80
     except Exception as e:
         row["note"] += "Triton sm_80 failed: %s " % str(e).splitlines()[0][:300]

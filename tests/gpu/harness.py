@@ -427,17 +427,35 @@ def triton_sm80(root, inst, args):
     return launch
 
 
+def expand_descriptors(rt):
+    """Triton's code for a target without TMA takes a host-side
+    TensorDescriptor as its launcher decomposes it: the base, the shape and
+    strides (64-bit), the NaN-padding flag, then the shape (32-bit) and the
+    strides again."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    out = []
+    for a in rt:
+        if isinstance(a, TensorDescriptor):
+            out += [a.base, *a.shape, *a.strides, int(a.padding == "nan"), *a.shape, *a.strides]
+        else:
+            out.append(a)
+    return out
+
+
 def match_ptx_args(rt, types):
-    """Values for a PTX entry's parameters from the runtime arguments: all of
-    them or all but the integers equal to 1, then 0 for up to two trailing
-    pointer parameters (Triton's global and profile scratch); each tensor
-    must meet a 64-bit parameter, each float an f32."""
+    """Values for a PTX entry's parameters from the runtime arguments
+    (descriptors expanded): all of them or all but the integers equal to 1,
+    then 0 for up to two trailing pointer parameters (Triton's global and
+    profile scratch); each tensor must meet a 64-bit parameter, each float an
+    f32."""
+    rt = expand_descriptors(rt)
+
     def fits(a, t):
         if isinstance(a, torch.Tensor):
             return t in ("u64", "b64", "s64")
         if isinstance(a, float):
             return t == "f32"
-        return t in ("u32", "b32", "s32", "u64", "b64", "s64")
+        return t in ("u8", "b8", "s8", "u32", "b32", "s32", "u64", "b64", "s64")
     kept = [a for a in rt if isinstance(a, (torch.Tensor, float)) or a != 1]
     for cand in (rt, kept):
         for extra in (2, 1, 0):
