@@ -453,12 +453,11 @@ static bool parse_signature(arena *a, const kspec *k, kbuilt *b)
 		if (colon) {
 			const char *h = colon + 1;
 			size_t hn = tn - ty - 1;
-			if (hn == 2 && !memcmp(h, "16", 2) && p.kind != BLOB_PARAM_FLOAT && i < 32)
-				b->variant.pred_div16 |= 1u << i;
-			else if (hn == 1 && h[0] == '8' && p.kind != BLOB_PARAM_FLOAT && i < 32)
-				b->variant.pred_div8 |= 1u << i;
-			else if (hn == 1 && h[0] == '4' && p.kind != BLOB_PARAM_FLOAT && i < 32)
-				b->variant.pred_div4 |= 1u << i;
+			uint32_t *div = hn == 2 && !memcmp(h, "16", 2) ? &b->variant.pred_div16
+					: hn == 1 && h[0] == '8' ? &b->variant.pred_div8
+					: hn == 1 && h[0] == '4' ? &b->variant.pred_div4 : NULL;
+			if (div && p.kind != BLOB_PARAM_FLOAT && i < 32)
+				*div |= 1u << i;
 			else if (hn == 1 && h[0] == '1' && p.kind != BLOB_PARAM_PTR && p.kind != BLOB_PARAM_FLOAT && i < 32)
 				b->variant.pred_eq1 |= 1u << i;
 			else {

@@ -570,6 +570,8 @@ static bool cont_scalar(const ir_func *f, const ir_region *r, const ir_op *loop,
 	return true;
 }
 
+static bool cont_operand(const ir_func *f, const ir_region *r, const ir_op *loop, cont_plan *cp, int v);
+
 /* Marks in cp->tin the tensor ops of outer body r that value v (defined
  * there) depends on, down to scalars (cont_scalar) and values from outside
  * the body; false when one is not clonable or reads a carried value. */
@@ -582,17 +584,25 @@ static bool cont_tensor(const ir_func *f, const ir_region *r, const ir_op *loop,
 	if (op == loop || !clonable(op))
 		return false;
 	cp->tin[d] = true;
-	for (int a = 0; a < op->nargs; a++) {
-		int x = op->args[a];
-		if (x == r->params[0] || def_index(f, r, x) < 0) {
-			if (x != r->params[0] && is_param(r, x))
-				return false; /* an outer carried value */
-			continue;
-		}
-		if (!(f->values[x].type.rank ? cont_tensor(f, r, loop, cp, x) : cont_scalar(f, r, loop, cp, x)))
+	for (int a = 0; a < op->nargs; a++)
+		if (!cont_operand(f, r, loop, cp, op->args[a]))
 			return false;
-	}
 	return true;
+}
+
+/* What the copies need of a value v they read in outer body r: nothing for
+ * the outer induction variable and values from outside r, the scalar or
+ * the tensor ops it comes from otherwise; false for a carried value of r
+ * or one that cannot be computed ahead. */
+static bool cont_operand(const ir_func *f, const ir_region *r, const ir_op *loop, cont_plan *cp, int v)
+{
+	if (v == r->params[0])
+		return true;
+	if (is_param(r, v))
+		return false; /* an outer carried value */
+	if (def_index(f, r, v) < 0)
+		return true;
+	return f->values[v].type.rank ? cont_tensor(f, r, loop, cp, v) : cont_scalar(f, r, loop, cp, v);
 }
 
 /* Whether the mask of `load` (of inner body b) reads a value of outer body
@@ -664,17 +674,9 @@ static bool plan_continue(pipe *p, ir_region *r, const ir_op *loop, ir_op *const
 	for (int i = 0; i < nops; i++) {
 		if (!in[i] && !sel[i])
 			continue;
-		for (int a = 0; a < orig[i]->nargs; a++) {
-			int v = orig[i]->args[a];
-			if (v == r->params[0])
-				continue;
-			if (is_param(r, v))
-				return false; /* an outer carried value */
-			if (def_index(f, r, v) < 0)
-				continue;
-			if (!(f->values[v].type.rank ? cont_tensor(f, r, loop, cp, v) : cont_scalar(f, r, loop, cp, v)))
+		for (int a = 0; a < orig[i]->nargs; a++)
+			if (!cont_operand(f, r, loop, cp, orig[i]->args[a]))
 				return false;
-		}
 	}
 	for (int i = 0; i < cp->noops; i++)
 		for (int a = 0; cp->oin[i] && a < cp->oops[i]->nargs; a++)
