@@ -133,6 +133,8 @@ static int64_t smem_offset(const smem_layout *s, int64_t r, int64_t c)
 	}
 	int64_t b = c * s->elem_bytes, p = s->panel_bytes;
 	int64_t phase = (r / s->per_phase) % s->max_phase;
+	if (s->phase_mix)
+		phase = (phase ^ (phase << s->phase_mix)) & (s->max_phase - 1);
 	return b / p * s->rows * p + r * p + ((b % p / 16) ^ (phase << s->phase_shift)) * 16 + b % 16;
 }
 
@@ -178,11 +180,90 @@ static void test_smem_delta(void)
 	CHECK(!smem_layout_delta(&u, 0, 8, &d));
 }
 
+/* The library's offsets are the formula's, a mixed phase keeps them a
+ * permutation of the tile, and the deltas hold with it too. */
+static void test_smem_mixed(void)
+{
+	struct { int r, c, eb; bool tr, panels; } ls[] = {
+		{128, 128, 2, false, false}, {64, 32, 2, false, false}, {32, 64, 4, false, false},
+		{64, 64, 2, false, true}, {16, 8, 4, false, false}, {128, 64, 2, true, false},
+	};
+	int bad = 0, clash = 0, delta_bad = 0;
+	for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+		for (int mix = 0; mix < 3; mix++) {
+			smem_layout s = smem_layout_make(ls[i].r, ls[i].c, ls[i].eb, ls[i].tr, ls[i].panels);
+			if ((1 << mix) >= s.max_phase && mix)
+				continue;
+			s.phase_mix = mix;
+			int64_t n = (int64_t)ls[i].r * ls[i].c;
+			unsigned char *seen = calloc((size_t)s.tile_bytes, 1);
+			for (int r = 0; r < ls[i].r; r++)
+				for (int c = 0; c < ls[i].c; c++) {
+					int64_t o = smem_layout_offset(&s, r, c);
+					bad += o != smem_offset(&s, r, c);
+					if (o < 0 || o >= (int64_t)s.tile_bytes || o % ls[i].eb)
+						clash++;
+					else
+						clash += seen[o]++ != 0;
+					int64_t d;
+					if (r + 8 < ls[i].r && c + 8 < ls[i].c && smem_layout_delta(&s, 8, 8, &d))
+						delta_bad += smem_layout_offset(&s, r + 8, c + 8) != o + d;
+				}
+			free(seen);
+			CHECK(n * ls[i].eb == (int64_t)s.tile_bytes);
+		}
+	CHECK_MSG(bad == 0, "%d offsets differ from the formula", bad);
+	CHECK_MSG(clash == 0, "%d elements share or leave their tile's bytes", clash);
+	CHECK_MSG(delta_bad == 0, "%d deltas wrong with a mixed phase", delta_bad);
+}
+
+/* The wavefront model: the tensor cores' accumulator (8 rows, one chunk
+ * each per wavefront) is served without conflicts in every phase order; a
+ * reader whose 8 lanes take 2 rows x 4 chunks meets 2-way conflicts under
+ * the plain phase and none with the phase's low bit mixed into its top
+ * (phase_mix 2), and the chooser takes that; a reader of 8 whole chunks
+ * per row keeps the plain phase; lanes down one column of an fp32 tile
+ * meet 4-way conflicts. */
+static void test_banks(arena *a)
+{
+	ir_type t = {.rank = 2, .kind = IR_F16, .shape = {128, 128}};
+	smem_layout s = smem_layout_make(128, 128, 2, false, false);
+	const layout *acc = layout_mma(a, 2, 4, 1, false);
+	const layout *narrow = layout_blocked(a, 2, (int32_t[]){128, 32}, 4, 8); /* spt [1,8], tpw [8,4] */
+	const layout *wide = layout_blocked(a, 2, (int32_t[]){128, 128}, 4, 8);  /* spt [1,8], tpw [2,16] */
+	CHECK_EQ_INT(narrow->threads_per_warp[1], 4);
+	CHECK_EQ_INT(wide->threads_per_warp[1], 16);
+	for (int mix = 0; mix < 3; mix++) {
+		s.phase_mix = mix;
+		/* 64 four-byte stores a thread, 4 warps, one wavefront each */
+		CHECK_EQ_INT((int)smem_wavefronts(acc, t, &s, 4, true), 4 * 64);
+		CHECK_EQ_INT((int)smem_wavefronts(wide, t, &s, 4, false), 4 * 16 * 4);
+	}
+	s.phase_mix = 0;
+	CHECK_EQ_INT((int)smem_wavefronts(narrow, t, &s, 4, false), 4 * 16 * 8);
+	s.phase_mix = 2;
+	CHECK_EQ_INT((int)smem_wavefronts(narrow, t, &s, 4, false), 4 * 16 * 4);
+	smem_layout_order_phase(&s, acc, narrow, t, 4);
+	CHECK_EQ_INT(s.phase_mix, 2);
+	smem_layout_order_phase(&s, acc, wide, t, 4);
+	CHECK_EQ_INT(s.phase_mix, 0);
+	/* one column at a time: lane i reads row i of a 32 x 32 fp32 tile,
+	 * rows 8 apart share a bank */
+	ir_type tc = {.rank = 2, .kind = IR_F32, .shape = {32, 32}};
+	smem_layout sc = smem_layout_make(32, 32, 4, false, false);
+	layout *col = arena_alloc(a, sizeof *col);
+	*col = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, 1}, .threads_per_warp = {32, 1},
+			.warps_per_cta = {1, 1}, .order = {0, 1}};
+	CHECK_EQ_INT((int)smem_wavefronts(col, tc, &sc, 1, false), 32 * 4);
+}
+
 int main(void)
 {
 	test_smem_delta();
+	test_smem_mixed();
 	tilec_ctx *ctx = tilec_ctx_new();
 	arena *a = arena_new();
+	test_banks(a);
 	const char *ptxas = target_find_ptxas(a, NULL);
 
 	/* Vector add with :16 hints: 16-byte masked loads and stores. */

@@ -87,11 +87,14 @@ typedef enum dot_unit { DOT_UNIT_FMA, DOT_UNIT_MMA, DOT_UNIT_WGMMA } dot_unit;
  * another; 16-byte chunks XOR-swizzled so that 8 consecutive rows read at
  * one chunk column (an ldmatrix phase, a column of 16-byte copies) hit
  * distinct banks: element (row r, byte b of the row) is at
- *   (b / P) * rows * P + r * P + ((b % P / 16) ^ (((r / per_phase) % max_phase) << phase_shift)) * 16 + b % 16
+ *   (b / P) * rows * P + r * P + ((b % P / 16) ^ (mix((r / per_phase) % max_phase) << phase_shift)) * 16 + b % 16
  * with P = panel_bytes (Triton's shared encoding with vec = 16 bytes; with
  * panels of 32, 64 or 128 bytes it is the layout wgmma's descriptors name,
  * Triton's NVMMA shared encoding). phase_shift is 0 but for a tf32 dot's
- * N-contiguous B, read element by element (layout.c). */
+ * N-contiguous B, read element by element (layout.c); mix(p) is p, or
+ * with phase_mix > 0 p ^ (p << phase_mix) kept to p's log2(max_phase)
+ * bits (a permutation of the phases), which only tiles that threads'
+ * accesses alone touch take (banks.c). */
 typedef struct smem_layout {
 	bool transposed;          /* stored rows run along the value's dim 0 */
 	int elem_bytes;
@@ -99,6 +102,7 @@ typedef struct smem_layout {
 	int panel_bytes;          /* row_bytes, or the wgmma swizzle width (32, 64, 128) it is cut into */
 	int per_phase, max_phase;
 	int phase_shift;          /* the phase XORs chunk bits phase_shift .. */
+	int phase_mix;            /* the phase XOR-ed with itself shifted left by this many (0: not) */
 	uint32_t tile_bytes;      /* one tile of a ring */
 } smem_layout;
 
@@ -113,6 +117,32 @@ smem_layout smem_layout_make(int32_t r, int32_t c, int elem_bytes, bool transpos
  * elements from one register plus constants. */
 bool smem_layout_delta(const smem_layout *s, int64_t dr, int64_t dc, int64_t *bytes);
 void smem_layout_str(strbuf *sb, const smem_layout *s);
+
+/* ======================================================================
+ * banks.c - shared-memory bank conflicts of threads' accesses to a
+ * swizzled tile
+ * ====================================================================== */
+
+/* The byte offset of element (r, c) (value coordinates) by the formula
+ * above, and the phase of stored row `row` (shifted into place). */
+int64_t smem_layout_offset(const smem_layout *s, int64_t r, int64_t c);
+int smem_layout_phase(const smem_layout *s, int64_t row);
+/* The bytes from one staged tile to the next (128-byte aligned). */
+int64_t smem_tile_stride(const smem_layout *s);
+/* How many consecutive registers, from each multiple of the result on,
+ * hold elements consecutive along the value's dim cd starting at a
+ * multiple of it, in every thread (its coordinate along cd is one too):
+ * they lie in one 16-byte chunk of a swizzled tile, one access. 1 where
+ * the layout does not promise it. */
+int smem_access_run(const layout_map *m, int cd, int elem_bytes, int nregs);
+/* Wavefronts num_warps warps take to write (`store`: owners only) or read
+ * value type t in layout l to or from tiles laid out by sl (a 3-D value:
+ * one tile per index of its dim 0, smem_tile_stride apart), each run of
+ * registers one access. */
+uint64_t smem_wavefronts(const layout *l, ir_type t, const smem_layout *sl, int num_warps, bool store);
+/* Sets sl's phase_mix to the shift under which `writer` stores and
+ * `reader` loads type t in the fewest wavefronts (the smallest on a tie). */
+void smem_layout_order_phase(smem_layout *sl, const layout *writer, const layout *reader, ir_type t, int num_warps);
 
 /* The layouts of a kernel for num_warps * 32 threads. Values computed
  * from constants, aranges and splats alone are rematerialized in whatever

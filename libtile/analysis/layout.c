@@ -392,6 +392,8 @@ void smem_layout_str(strbuf *sb, const smem_layout *s)
 	if (s->panel_bytes < s->row_bytes)
 		sb_printf(sb, " in %dB panels", s->panel_bytes);
 	sb_printf(sb, ", swizzle=%d/%d", s->per_phase, s->max_phase);
+	if (s->phase_mix)
+		sb_printf(sb, " mixed %d", s->phase_mix);
 	if (s->phase_shift)
 		sb_printf(sb, "<<%d", s->phase_shift);
 	sb_putc(sb, '}');

@@ -10,7 +10,8 @@
  * its way to a store; a batched dot's, a tile per batch index) goes through
  * a swizzled tile instead (tiles.c), each thread writing its runs of
  * consecutive elements and reading those of the new layout (up to 16
- * bytes) as single accesses.
+ * bytes) as single accesses, the swizzle's phase ordered for the fewest
+ * bank conflicts of both (banks.c).
  */
 #include "nvptx/lower.h"
 
@@ -20,7 +21,8 @@ static bool move_tile(lw *w, const lval *src, ir_type t, const layout *to, lval 
 {
 	int r0 = t.rank - 2;
 	smem_layout sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], ir_kind_bytes((ir_kind)t.kind), false, false);
-	lw_smem_need(w, t.rank == 3 ? (uint64_t)lw_tile_stride(&sl) * (uint64_t)t.shape[0] : sl.tile_bytes);
+	smem_layout_order_phase(&sl, src->l, to, t, w->f->num_warps);
+	lw_smem_need(w, t.rank == 3 ? (uint64_t)smem_tile_stride(&sl) * (uint64_t)t.shape[0] : sl.tile_bytes);
 	lw_barrier(w);
 	lw_stage_tile(w, src, t, &sl, 0);
 	lw_barrier(w);

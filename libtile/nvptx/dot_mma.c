@@ -288,10 +288,10 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	/* B with K rows for 16-bit elements (ldmatrix.trans) and for a wide
 	 * layout (runs of 4 columns), N rows otherwise (ldmatrix) */
 	bool wide = mc->blocked->size_per_thread[1] == 8;
-	/* a 3-D operand: one tile per batch index, lw_tile_stride apart */
+	/* a 3-D operand: one tile per batch index, smem_tile_stride apart */
 	int r0 = t.rank - 2;
 	*sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], mk->eb, which == 1 && mk->eb != 2 && !wide, false);
-	*staged = lw_tile_stride(sl) * (t.rank == 3 ? t.shape[0] : 1);
+	*staged = smem_tile_stride(sl) * (t.rank == 3 ? t.shape[0] : 1);
 	lw_smem_need(w, (uint64_t)(scratch + *staged));
 	if (!scratch)
 		lw_barrier(w); /* the scratch may still be read by the op before */
@@ -484,8 +484,8 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	mma_operand A0 = A, B0 = B;
 	for (int64_t bi = 0; bi < nbatch; bi++) {
 		if (bi) {
-			A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, bi * lw_tile_stride(A0.tile.sl)), "");
-			B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, bi * lw_tile_stride(B0.tile.sl)), "");
+			A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, bi * smem_tile_stride(A0.tile.sl)), "");
+			B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, bi * smem_tile_stride(B0.tile.sl)), "");
 		}
 		for (int ks = 0; ks <= nks; ks++) {
 			LLVMValueRef *a = afrag[ks & 1], *b = bfrag[ks & 1];

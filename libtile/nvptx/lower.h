@@ -164,13 +164,11 @@ int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask);
 LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col);
 /* Writes a 2-D block's elements into a tile laid out by sl at scratch byte
  * `base` (from the scratch's start), a 3-D block's into one such tile per
- * index of its dim 0, lw_tile_stride apart (replicas do not write);
+ * index of its dim 0, smem_tile_stride apart (replicas do not write);
  * registers consecutive along the stored rows go out as one access. */
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base);
 /* Reads such a tile (or tiles) at shared byte `base` into out, in layout l. */
 bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layout *sl, LLVMValueRef base);
-/* The bytes from one staged tile to the next (128-byte aligned). */
-int64_t lw_tile_stride(const smem_layout *sl);
 bool lw_emit_local_alloc(lw *w, const ir_op *op);
 bool lw_emit_async_copy(lw *w, const ir_op *op);
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);

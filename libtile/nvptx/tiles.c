@@ -41,6 +41,11 @@ LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMVa
 	if (sl->max_phase > 1) {
 		LLVMValueRef phase = LLVMBuildLShr(w->b, row, lw_ci32(w, ilog2_32(sl->per_phase)), "");
 		phase = LLVMBuildAnd(w->b, phase, lw_ci32(w, sl->max_phase - 1), "");
+		if (sl->phase_mix) {
+			/* smem_layout_phase */
+			LLVMValueRef up = LLVMBuildShl(w->b, phase, lw_ci32(w, sl->phase_mix), "");
+			phase = LLVMBuildAnd(w->b, LLVMBuildXor(w->b, phase, up, ""), lw_ci32(w, sl->max_phase - 1), "");
+		}
 		if (sl->phase_shift)
 			phase = LLVMBuildShl(w->b, phase, lw_ci32(w, sl->phase_shift), "");
 		chunk = LLVMBuildXor(w->b, chunk, phase, "");
@@ -61,42 +66,8 @@ LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMVa
 	return LLVMBuildAdd(w->b, base, off, "");
 }
 
-int64_t lw_tile_stride(const smem_layout *sl)
-{
-	return ((int64_t)sl->tile_bytes + 127) & ~(int64_t)127;
-}
-
-/* How many consecutive registers, from each multiple of the result on,
- * hold elements consecutive along the value's dim cd starting at a
- * multiple of it, in every thread (its coordinate along cd is one too):
- * they then lie in one 16-byte chunk of a swizzled tile, one access. 1
- * where the layout does not promise it. */
-static int tile_run(const layout_map *m, int cd, int elem_bytes, int nregs)
-{
-	int d = m->dim_of[cd];
-	int vec = layout_contig_regs(m, d);
-	while (vec > 1 && (vec * elem_bytes > 16 || nregs % vec))
-		vec /= 2;
-	layout_field f = layout_dim_field(m, d);
-	if (vec <= 1 || (f.lanes > 1 && f.lane_scale % vec) || (f.warps > 1 && f.warp_scale % vec) || m->shape[d] % vec)
-		return 1;
-	for (int r = 0; r < nregs; r += vec) {
-		int32_t c0[IR_MAX_RANK], ci[IR_MAX_RANK];
-		layout_reg_coords(m, r, c0);
-		if (c0[d] % vec)
-			return 1;
-		for (int i = 1; i < vec; i++) {
-			layout_reg_coords(m, r + i, ci);
-			for (int j = 0; j < m->rank; j++)
-				if (ci[j] != c0[j] + (j == d ? i : 0))
-					return 1;
-		}
-	}
-	return vec;
-}
-
 /* The byte offset of register r's element in a tile laid out by sl at
- * byte `base` (a 3-D value: one tile per index of its dim 0, lw_tile_stride
+ * byte `base` (a 3-D value: one tile per index of its dim 0, smem_tile_stride
  * apart): register 0's (kept in *first) plus a constant where the swizzle
  * allows, one register and constants instead of the swizzle's arithmetic
  * per access. */
@@ -110,13 +81,13 @@ static LLVMValueRef tile_offset(lw *w, const layout_map *m, ir_type t, const sme
 	int64_t delta;
 	if (*first && smem_layout_delta(sl, cr[m->dim_of[rr]] - c0[m->dim_of[rr]], cr[m->dim_of[rc]] - c0[m->dim_of[rc]], &delta)) {
 		if (t.rank == 3)
-			delta += (int64_t)(cr[m->dim_of[0]] - c0[m->dim_of[0]]) * lw_tile_stride(sl);
+			delta += (int64_t)(cr[m->dim_of[0]] - c0[m->dim_of[0]]) * smem_tile_stride(sl);
 		return LLVMBuildAdd(w->b, *first, lw_ci32(w, delta), "");
 	}
 	LLVMValueRef cc[IR_MAX_RANK];
 	lw_reg_coords(w, m, t.rank, r, cc);
 	if (t.rank == 3)
-		base = LLVMBuildAdd(w->b, base, LLVMBuildMul(w->b, cc[0], lw_ci32(w, lw_tile_stride(sl)), ""), "");
+		base = LLVMBuildAdd(w->b, base, LLVMBuildMul(w->b, cc[0], lw_ci32(w, smem_tile_stride(sl)), ""), "");
 	LLVMValueRef off = lw_swizzled(w, sl, base, cc[rr], cc[rc]);
 	if (!r)
 		*first = off;
@@ -154,7 +125,7 @@ void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64
 {
 	layout_map m = lw_map_of(x->l, t);
 	ir_kind k = (ir_kind)t.kind;
-	int vec = tile_run(&m, stored_dim(t, sl), sl->elem_bytes, x->n);
+	int vec = smem_access_run(&m, stored_dim(t, sl), sl->elem_bytes, x->n);
 	LLVMValueRef own = lw_owner(w, &m), first = NULL, b = lw_ci32(w, (int64_t)w->smem_top + base);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	for (int r = 0; r < x->n; r += vec)
@@ -169,7 +140,7 @@ bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layou
 	ir_kind k = (ir_kind)t.kind;
 	if (!lw_alloc_regs(w, out, m.nregs, l))
 		return false;
-	int vec = tile_run(&m, stored_dim(t, sl), sl->elem_bytes, m.nregs);
+	int vec = smem_access_run(&m, stored_dim(t, sl), sl->elem_bytes, m.nregs);
 	LLVMValueRef first = NULL;
 	for (int r = 0; r < m.nregs; r += vec)
 		load_run(w, out, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, base, r, &first)), vec * sl->elem_bytes);
