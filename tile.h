@@ -162,10 +162,10 @@ TILEDEF tile_status tile_launch_ex(tile_module *module, int kernel, int config, 
  * the config from the kernel's tuning table (a runtime table set by
  * tile_tuning_apply, else the blob's): the entry whose key values equal the
  * arguments named by the autotune key, else the nearest entry (the same
- * divisibility by 16 on the key parameters with :16 variants first, then
- * the least distance in octaves), else the default config. Without lock or
- * allocation. tile_launch_config launches config `config` instead (-1: as
- * tile_launch). */
+ * divisibility by 16, 8 and 4 on the key parameters with such variants
+ * first, then the least distance in octaves), else the default config.
+ * Without lock or allocation. tile_launch_config launches config `config`
+ * instead (-1: as tile_launch). */
 TILEDEF tile_status tile_launch_config(tile_module *module, int kernel, int config, const uint32_t *grid,
 				       tile_stream stream, void **args, int nargs);
 TILEDEF int tile_config_count(const tile_module *module, int kernel); /* -1: no such kernel */
@@ -476,7 +476,7 @@ typedef struct tile__heuristic {
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
 	uint32_t pred_mask;  /* parameters any variant has a predicate on */
-	uint32_t div16_mask; /* parameters any variant has a :16 predicate on */
+	uint32_t div_mask[3]; /* parameters any variant has a :16, :8, :4 predicate on */
 	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
 	tile__table table;   /* the blob's */
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
@@ -1560,7 +1560,7 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u configs (1..%u, each needs a variant)", i, k->n_configs,
 					  k->n_variants);
 		k->n_visible = 0;
-		k->pred_mask = k->div16_mask = 0;
+		k->pred_mask = k->div_mask[0] = k->div_mask[1] = k->div_mask[2] = 0;
 		for (j = 0; j < k->n_params; j++) {
 			const tile__param *q = &m->params[k->first_param + j];
 			if (param_owned[k->first_param + j]++)
@@ -1731,7 +1731,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->n_preds = 3 * (tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1)) +
 				     2 * tile__popcount(v->pred_div8) + tile__popcount(v->pred_div4);
 			m->kernels[k].pred_mask |= div | v->pred_eq1;
-			m->kernels[k].div16_mask |= v->pred_div16;
+			m->kernels[k].div_mask[0] |= v->pred_div16;
+			m->kernels[k].div_mask[1] |= v->pred_div8;
+			m->kernels[k].div_mask[2] |= v->pred_div4;
 			if (v->grid_size) {
 				tile_status st = tile__grid_check(m, i);
 				if (st)
@@ -2152,9 +2154,10 @@ TILEDEF const char *tile_last_error(void) { return tile__detail; }
  * tile__dispatch reads the key arguments and looks them up by binary search
  * (O(k log n), no lock, no allocation); a key not in the table goes to the
  * nearest entry, in one pass over the table: first the fewest key
- * dimensions whose divisibility by 16 differs from the arguments', counting
- * only parameters some variant has a :16 predicate on (an aligned and an
- * unaligned value run different variants, whose best configs differ), then
+ * dimensions whose divisibility by 16, 8 or 4 differs from the arguments',
+ * counting for each divisor only parameters some variant has that
+ * predicate on (an aligned and an unaligned value run different variants,
+ * whose best configs differ), then
  * the least distance in octaves (the absolute differences of the values'
  * base-2 logarithms, summed over the key's dimensions: 1536 is nearer
  * 2048 than 1024, 3000 nearer 4096 than 2048), then the first
@@ -2190,17 +2193,27 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
 	return 0;
 }
 
-/* The config of the entry equal to key, else of the nearest entry, else
- * the default. `aligned` has bit j set when key dimension j's parameter has
- * a :16 predicate in some variant: there an entry whose value's divisibility
- * by 16 differs from the key's was measured on another variant, so the
- * number of such dimensions ranks before the distance in octaves. */
-static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
+/* Bit j: key j's value is divisible by 16 (by = 0), 8 (1) or 4 (2). */
+static uint32_t tile__key_divisible(const tile__table *t, const int64_t *key, int by)
 {
-	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div16 = 0;
+	uint32_t j, bits = 0;
+	for (j = 0; j < t->n_keys; j++)
+		bits |= (uint32_t)(key[j] % (16 >> by) == 0) << j;
+	return bits;
+}
+
+/* The config of the entry equal to key, else of the nearest entry, else
+ * the default. aligned[by] has bit j set when key dimension j's parameter
+ * has a :16 (by = 0), :8 (1) or :4 (2) predicate in some variant: there an
+ * entry whose value's divisibility differs from the key's was measured on
+ * another variant, so the number of such dimensions ranks before the
+ * distance in octaves. */
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, const uint32_t *aligned)
+{
+	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div[3];
 	int64_t best_dist = -1;
 	int32_t lq[TILE__MAX_KEYS];
-	int best_miss = 0;
+	int best_miss = 0, by;
 	if (!t->n_entries)
 		return t->default_config;
 	while (lo < hi) {
@@ -2214,21 +2227,22 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uin
 		else
 			lo = mid + 1;
 	}
-	for (j = 0; j < t->n_keys; j++) {
+	for (j = 0; j < t->n_keys; j++)
 		lq[j] = tile__log2_q8(key[j]);
-		key_div16 |= (uint32_t)(key[j] % 16 == 0) << j;
-	}
+	for (by = 0; by < 3; by++)
+		key_div[by] = tile__key_divisible(t, key, by);
 	for (i = 0; i < t->n_entries; i++) {
 		const int64_t *e = t->words + (size_t)i * stride;
 		int64_t dist = 0;
-		uint32_t div16 = 0;
+		uint32_t differ = 0;
 		int miss;
 		for (j = 0; j < t->n_keys; j++) {
 			int32_t d = tile__log2_q8(e[j]) - lq[j];
 			dist += d < 0 ? -d : d;
-			div16 |= (uint32_t)(e[j] % 16 == 0) << j;
 		}
-		miss = tile__popcount((div16 ^ key_div16) & aligned);
+		for (by = 0; by < 3; by++)
+			differ |= (tile__key_divisible(t, e, by) ^ key_div[by]) & aligned[by];
+		miss = tile__popcount(differ);
 		if (best_dist < 0 || miss < best_miss || (miss == best_miss && dist < best_dist)) {
 			best_miss = miss;
 			best_dist = dist;
@@ -2249,14 +2263,15 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 {
 	const tile__table *t;
 	int64_t key[TILE__MAX_KEYS];
-	uint32_t i, aligned = 0;
+	uint32_t i, by, aligned[3] = {0, 0, 0};
 	if (k->n_configs <= 1)
 		return 0;
 	t = tile__table_of(k);
 	for (i = 0; i < t->n_keys; i++) {
 		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
 		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
-			aligned |= (k->div16_mask >> t->keys[i] & 1) << i;
+			for (by = 0; by < 3; by++)
+				aligned[by] |= (k->div_mask[by] >> t->keys[i] & 1) << i;
 	}
 	return tile__table_lookup(t, key, aligned);
 }

@@ -147,10 +147,10 @@ TILEDEF tile_status tile_launch_ex(tile_module *module, int kernel, int config, 
  * the config from the kernel's tuning table (a runtime table set by
  * tile_tuning_apply, else the blob's): the entry whose key values equal the
  * arguments named by the autotune key, else the nearest entry (the same
- * divisibility by 16 on the key parameters with :16 variants first, then
- * the least distance in octaves), else the default config. Without lock or
- * allocation. tile_launch_config launches config `config` instead (-1: as
- * tile_launch). */
+ * divisibility by 16, 8 and 4 on the key parameters with such variants
+ * first, then the least distance in octaves), else the default config.
+ * Without lock or allocation. tile_launch_config launches config `config`
+ * instead (-1: as tile_launch). */
 TILEDEF tile_status tile_launch_config(tile_module *module, int kernel, int config, const uint32_t *grid,
 				       tile_stream stream, void **args, int nargs);
 TILEDEF int tile_config_count(const tile_module *module, int kernel); /* -1: no such kernel */

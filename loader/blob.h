@@ -284,7 +284,7 @@ static tile_status tile__check_kernel_records(tile_module *m, const uint8_t *p, 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: %u configs (1..%u, each needs a variant)", i, k->n_configs,
 					  k->n_variants);
 		k->n_visible = 0;
-		k->pred_mask = k->div16_mask = 0;
+		k->pred_mask = k->div_mask[0] = k->div_mask[1] = k->div_mask[2] = 0;
 		for (j = 0; j < k->n_params; j++) {
 			const tile__param *q = &m->params[k->first_param + j];
 			if (param_owned[k->first_param + j]++)
@@ -455,7 +455,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->n_preds = 3 * (tile__popcount(v->pred_div16) + tile__popcount(v->pred_eq1)) +
 				     2 * tile__popcount(v->pred_div8) + tile__popcount(v->pred_div4);
 			m->kernels[k].pred_mask |= div | v->pred_eq1;
-			m->kernels[k].div16_mask |= v->pred_div16;
+			m->kernels[k].div_mask[0] |= v->pred_div16;
+			m->kernels[k].div_mask[1] |= v->pred_div8;
+			m->kernels[k].div_mask[2] |= v->pred_div4;
 			if (v->grid_size) {
 				tile_status st = tile__grid_check(m, i);
 				if (st)

@@ -160,7 +160,7 @@ typedef struct tile__heuristic {
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
 	uint32_t pred_mask;  /* parameters any variant has a predicate on */
-	uint32_t div16_mask; /* parameters any variant has a :16 predicate on */
+	uint32_t div_mask[3]; /* parameters any variant has a :16, :8, :4 predicate on */
 	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
 	tile__table table;   /* the blob's */
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */

@@ -12,9 +12,10 @@
  * tile__dispatch reads the key arguments and looks them up by binary search
  * (O(k log n), no lock, no allocation); a key not in the table goes to the
  * nearest entry, in one pass over the table: first the fewest key
- * dimensions whose divisibility by 16 differs from the arguments', counting
- * only parameters some variant has a :16 predicate on (an aligned and an
- * unaligned value run different variants, whose best configs differ), then
+ * dimensions whose divisibility by 16, 8 or 4 differs from the arguments',
+ * counting for each divisor only parameters some variant has that
+ * predicate on (an aligned and an unaligned value run different variants,
+ * whose best configs differ), then
  * the least distance in octaves (the absolute differences of the values'
  * base-2 logarithms, summed over the key's dimensions: 1536 is nearer
  * 2048 than 1024, 3000 nearer 4096 than 2048), then the first
@@ -50,17 +51,27 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
 	return 0;
 }
 
-/* The config of the entry equal to key, else of the nearest entry, else
- * the default. `aligned` has bit j set when key dimension j's parameter has
- * a :16 predicate in some variant: there an entry whose value's divisibility
- * by 16 differs from the key's was measured on another variant, so the
- * number of such dimensions ranks before the distance in octaves. */
-static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
+/* Bit j: key j's value is divisible by 16 (by = 0), 8 (1) or 4 (2). */
+static uint32_t tile__key_divisible(const tile__table *t, const int64_t *key, int by)
 {
-	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div16 = 0;
+	uint32_t j, bits = 0;
+	for (j = 0; j < t->n_keys; j++)
+		bits |= (uint32_t)(key[j] % (16 >> by) == 0) << j;
+	return bits;
+}
+
+/* The config of the entry equal to key, else of the nearest entry, else
+ * the default. aligned[by] has bit j set when key dimension j's parameter
+ * has a :16 (by = 0), :8 (1) or :4 (2) predicate in some variant: there an
+ * entry whose value's divisibility differs from the key's was measured on
+ * another variant, so the number of such dimensions ranks before the
+ * distance in octaves. */
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, const uint32_t *aligned)
+{
+	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div[3];
 	int64_t best_dist = -1;
 	int32_t lq[TILE__MAX_KEYS];
-	int best_miss = 0;
+	int best_miss = 0, by;
 	if (!t->n_entries)
 		return t->default_config;
 	while (lo < hi) {
@@ -74,21 +85,22 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uin
 		else
 			lo = mid + 1;
 	}
-	for (j = 0; j < t->n_keys; j++) {
+	for (j = 0; j < t->n_keys; j++)
 		lq[j] = tile__log2_q8(key[j]);
-		key_div16 |= (uint32_t)(key[j] % 16 == 0) << j;
-	}
+	for (by = 0; by < 3; by++)
+		key_div[by] = tile__key_divisible(t, key, by);
 	for (i = 0; i < t->n_entries; i++) {
 		const int64_t *e = t->words + (size_t)i * stride;
 		int64_t dist = 0;
-		uint32_t div16 = 0;
+		uint32_t differ = 0;
 		int miss;
 		for (j = 0; j < t->n_keys; j++) {
 			int32_t d = tile__log2_q8(e[j]) - lq[j];
 			dist += d < 0 ? -d : d;
-			div16 |= (uint32_t)(e[j] % 16 == 0) << j;
 		}
-		miss = tile__popcount((div16 ^ key_div16) & aligned);
+		for (by = 0; by < 3; by++)
+			differ |= (tile__key_divisible(t, e, by) ^ key_div[by]) & aligned[by];
+		miss = tile__popcount(differ);
 		if (best_dist < 0 || miss < best_miss || (miss == best_miss && dist < best_dist)) {
 			best_miss = miss;
 			best_dist = dist;
@@ -109,14 +121,15 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 {
 	const tile__table *t;
 	int64_t key[TILE__MAX_KEYS];
-	uint32_t i, aligned = 0;
+	uint32_t i, by, aligned[3] = {0, 0, 0};
 	if (k->n_configs <= 1)
 		return 0;
 	t = tile__table_of(k);
 	for (i = 0; i < t->n_keys; i++) {
 		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
 		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
-			aligned |= (k->div16_mask >> t->keys[i] & 1) << i;
+			for (by = 0; by < 3; by++)
+				aligned[by] |= (k->div_mask[by] >> t->keys[i] & 1) << i;
 	}
 	return tile__table_lookup(t, key, aligned);
 }

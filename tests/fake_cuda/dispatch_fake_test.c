@@ -1,20 +1,21 @@
 /* dispatch_fake_test.c - autotuned kernels in tile.h against the fake driver.
  *
- * Built and run by tests/test_loader_fake.sh. A hand-built blob (format 3)
- * holds mm(x: *fp32, M: i32, N: i32, K: i64) with three configs (config 1
- * has a variant for x and M divisible by 16 and a generic one), keyed on
- * M, N, K; the launches reach the fake driver, which records the symbol
- * launched. Checked: exact keys, keys between entries (power-of-two
- * buckets; an entry whose M has the launch's divisibility by 16 first,
- * N and K having no :16 variant), the default config of an empty table,
- * predicates inside a
- * config, explicit configs and their range, runtime tables from tuning
- * files (accepted, refused all or nothing), the validation of tables in
- * blobs (unsorted, duplicate keys, configs out of range, keys on
- * non-integers), and that dispatching launches, once each config is
- * loaded, neither allocate nor lock (malloc counted through TILE_MALLOC,
- * the module's mutex through an interposed pthread_mutex_lock). Prints the
- * cost of a dispatch (a table of 256 entries, hit and miss). */
+ * Built and run by tests/test_loader_fake.sh. A hand-built blob holds
+ * mm(x: *fp32, M: i32, N: i32, K: i64) with three configs (config 1 has a
+ * variant for x and M divisible by 16 and a generic one, config 0 one for
+ * N divisible by 8 and a generic one), keyed on M, N, K; the launches
+ * reach the fake driver, which records the symbol launched. Checked: exact
+ * keys, keys between entries (power-of-two buckets; an entry whose M has
+ * the launch's divisibility by 16, and whose N has its divisibility by 8,
+ * first; K having no such variant), the default config of an empty table,
+ * predicates inside a config, explicit configs and their range, runtime
+ * tables from tuning files (accepted, refused all or nothing), the
+ * validation of tables in blobs (unsorted, duplicate keys, configs out of
+ * range, keys on non-integers), and that dispatching launches, once each
+ * config is loaded, neither allocate nor lock (malloc counted through
+ * TILE_MALLOC, the module's mutex through an interposed
+ * pthread_mutex_lock). Prints the cost of a dispatch (a table of 256
+ * entries, hit and miss). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -76,7 +77,7 @@ static void open_fake(void)
 	}
 }
 
-static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 flat_a flat_b h_c0_even h_c0_odd h_c1_even";
+static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 mm_c0_n8 flat_a flat_b h_c0_even h_c0_odd h_c1_even";
 /* EVEN_K = K % BLOCK_K == 0 (K: parameter 1, BLOCK_K: constexpr 0) */
 static const uint8_t even_k[] = {1, 0x01, 1, 0x03, 0, 0x15, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0x18};
 /* cdiv(M, BLOCK) */
@@ -89,8 +90,8 @@ static const uint8_t grid_m[] = {1, 0x01, 1, 0x03, 0, 0x14};
  * 32 -> 0, 4096 -> 1. */
 static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 {
-	static const char *const syms[4] = {"mm_c0", "mm_c1_x16", "mm_c1", "mm_c2"};
-	static const int configs[4] = {0, 1, 1, 2};
+	static const char *const syms[5] = {"mm_c0", "mm_c1_x16", "mm_c1", "mm_c2", "mm_c0_n8"};
+	static const int configs[5] = {0, 1, 1, 2, 0};
 	tb_kernel *k = &d->kernels[0];
 	int i;
 	memset(d, 0, sizeof *d);
@@ -101,8 +102,8 @@ static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 	k->params[1] = (tb_param){"M", 1, 4, 4, 0};
 	k->params[2] = (tb_param){"N", 1, 4, 4, 0};
 	k->params[3] = (tb_param){"K", 1, 8, 5, 0};
-	k->n_variants = 4;
-	for (i = 0; i < 4; i++) {
+	k->n_variants = 5;
+	for (i = 0; i < 5; i++) {
 		tb_variant *v = &k->variants[i];
 		v->symbol = syms[i];
 		v->num_warps = 4;
@@ -110,6 +111,7 @@ static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 		v->config = configs[i];
 		v->source_config = configs[i] * 2;
 		v->div16 = i == 1 ? 0x3 : 0; /* x and M */
+		v->div8 = i == 4 ? 0x4 : 0;  /* N */
 		v->grid = grid_m;
 		v->grid_size = sizeof grid_m;
 		v->n_constexprs = 1;
@@ -249,7 +251,7 @@ static void test_dispatch(tile_module *m)
 	tile_deviceptr x = 0x1000;
 	int32_t n = 100;
 	/* exact keys; config 1 by predicates */
-	CHECK(strcmp(launch_mm(m, -1, 0x1000, 64, 64, 64), "mm_c0") == 0);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 64, 64, 64), "mm_c0_n8") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 1024, 1024, 1024), "mm_c1_x16") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1004, 1024, 1024, 1024), "mm_c1") == 0);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c2") == 0);
@@ -269,7 +271,8 @@ static void test_dispatch(tile_module *m)
 	CHECK_EQ_INT(dispatch_mm(m, 256, 256, 256), 0);      /* 2 octaves from 64 and from 1024, in each dim */
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 3000, 5000, 4000), "mm_c2") == 0);
 	/* explicit configs */
-	CHECK(strcmp(launch_mm(m, 0, 0x1000, 4096, 4096, 4096), "mm_c0") == 0);
+	CHECK(strcmp(launch_mm(m, 0, 0x1000, 4096, 4096, 4096), "mm_c0_n8") == 0);
+	CHECK(strcmp(launch_mm(m, 0, 0x1000, 4096, 4092, 4096), "mm_c0") == 0);
 	CHECK(strcmp(launch_mm(m, 1, 0x1004, 4096, 4096, 4096), "mm_c1") == 0);
 	CHECK(strcmp(launch_mm(m, 2, 0x1000, 64, 64, 64), "mm_c2") == 0);
 	CHECK(strcmp(launch_mm(m, 3, 0x1000, 64, 64, 64), "") == 0);
@@ -345,7 +348,7 @@ static void test_runtime_tables(tile_module *m)
 	CHECK(keys[0] == 64 && keys[2] == 64 && config == 2);
 	CHECK_EQ_INT(tile_tuning_get_entry(m, 0, 2, keys, &config), TILE_ERROR_INVALID_ARGUMENT);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 64, 64, 64), "mm_c2") == 0);
-	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c0") == 0);
+	CHECK(strcmp(launch_mm(m, -1, 0x1000, 4096, 4096, 4096), "mm_c0_n8") == 0);
 	CHECK_EQ_INT(dispatch_mm(m, 1024, 1024, 1024), 0); /* bit lengths 11: 6 from the 4096s, 12 from the 64s */
 	{
 		void *args[2];
@@ -391,7 +394,8 @@ static void test_runtime_tables(tile_module *m)
 
 /* The nearest entry prefers the launch's divisibility by 16 on M (a :16
  * predicate of config 1's first variant) over the distance in octaves; N
- * and K (no :16 variant) count by distance only. */
+ * and K (no :16 variant; N's :8 one holds for every N here) count by
+ * distance only. */
 static void test_alignment(tile_module *m)
 {
 	const char *text = "tile-tuning 1\n"
@@ -412,6 +416,26 @@ static void test_alignment(tile_module *m)
 	CHECK_EQ_INT(dispatch_mm(m, 1024, 1000, 1000), 0);
 	/* exact keys are exact whatever their alignment */
 	CHECK_EQ_INT(dispatch_mm(m, 1000, 1000, 1000), 2);
+}
+
+/* N has a :8 predicate (config 0's variant mm_c0_n8) and no :16 one: the
+ * nearest entry prefers the launch's divisibility of N by 8, and only by
+ * 8. */
+static void test_alignment8(tile_module *m)
+{
+	const char *text = "tile-tuning 1\n"
+			   "kernel mm configs 3 key M,N,K default 1\n"
+			   "2048 1004 2048 2\n" /* 1004 % 8 == 4 */
+			   "2048 2048 2048 0\n";
+	CHECK_EQ_INT(tile_tuning_apply(m, text, 0), TILE_SUCCESS);
+	/* N not divisible by 8: the entry whose N is not either, 1.6 octaves away, over 0.55 */
+	CHECK_EQ_INT(dispatch_mm(m, 2048, 3004, 2048), 2);
+	/* N divisible by 8: the entry whose N is too, 1 octave away, over 0.02 */
+	CHECK_EQ_INT(dispatch_mm(m, 2048, 1016, 2048), 0);
+	/* and by 16 or by 8 alone alike (1032 % 16 == 8) */
+	CHECK_EQ_INT(dispatch_mm(m, 2048, 1032, 2048), 0);
+	/* however near the other entry: 2044 is 0.003 octaves from 2048 */
+	CHECK_EQ_INT(dispatch_mm(m, 2048, 2044, 2048), 2);
 }
 
 /* Blobs whose tables break a rule: refused with the rule named. */
@@ -442,10 +466,10 @@ static void test_table_validation(void)
 		{8, "kernel 0: config 2 has no variant"},
 		{9, "kernel 0: 0 configs"},
 		{10, "kernel 1: 1 tuning entries but no key"},
-		{11, "kernel 2: heuristic 0: variant 8 has no int or bool constexpr 'EVEN_K'"},
+		{11, "kernel 2: heuristic 0: variant 9 has no int or bool constexpr 'EVEN_K'"},
 		{12, "kernel 2: heuristic 0: a program of 2 results (1)"},
 		{13, "kernel 2: heuristic 0: constexpr 1 is not an int or bool at byte 1"},
-		{14, "kernel 2: heuristic 0: program 36+200 outside grid_code"},
+		{14, "kernel 2: heuristic 0: program 42+200 outside grid_code"},
 		{15, "kernel 2: heuristic 1: 'EVEN_K' computed twice"},
 	};
 	size_t i;
@@ -521,6 +545,7 @@ static void measure(void)
 	{
 		tile__table t;
 		int64_t key[3] = {512, 320, 4096};
+		const uint32_t aligned[3] = {7, 0, 0};
 		memset(&t, 0, sizeof t);
 		t.n_keys = 3;
 		t.n_entries = 256;
@@ -528,20 +553,20 @@ static void measure(void)
 		t0 = now_ns();
 		for (i = 0; i < reps; i++) {
 			key[0] = 64 * ((i & 15) + 1);
-			sink += (int)tile__table_lookup(&t, key, 7);
+			sink += (int)tile__table_lookup(&t, key, aligned);
 		}
 		hit = (now_ns() - t0) / reps;
 		key[2] = 3000;
 		t0 = now_ns();
 		for (i = 0; i < reps / 20; i++) {
 			key[0] = 64 * ((i & 15) + 1) + 1;
-			sink += (int)tile__table_lookup(&t, key, 7);
+			sink += (int)tile__table_lookup(&t, key, aligned);
 		}
 		miss = (now_ns() - t0) / (reps / 20);
 		key[0] = 512;
 		key[1] = 320;
 		key[2] = 4096;
-		CHECK_EQ_INT(tile__table_lookup(&t, key, 7), (uint32_t)((7 * 16 + 4) % 3));
+		CHECK_EQ_INT(tile__table_lookup(&t, key, aligned), (uint32_t)((7 * 16 + 4) % 3));
 	}
 	printf("dispatch over 256 entries (3 keys): %.1f ns a hit (binary search), %.1f ns a miss (table scan) [%d]\n", hit,
 	       miss, sink & 1);
@@ -564,6 +589,7 @@ int main(void)
 		test_no_lock_no_allocation(m);
 		test_runtime_tables(m);
 		test_alignment(m);
+		test_alignment8(m);
 		test_heuristics(m);
 		tile_module_destroy(m);
 	} else {
