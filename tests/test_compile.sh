@@ -753,6 +753,15 @@ check "tf32 128x128x32: 32 single-word B reads and 16 ldmatrix for A per iterati
 	awk '/cp.async.wait_group[ \t]+1;/{on=1} on&&/ld.shared.[ub]32/{s++} on&&/ldmatrix/{m++} on&&/ld.shared.v/{v++} on&&/@%p[0-9]+ bra/{print s+0, m+0, v+0; exit}' '$T/tfb.compute_80.ptx' | grep -qx '32 16 0'"
 "$TILEC" inspect "$T/tfb.c" >"$T/tfb.inspect" 2>&1
 check "tf32 128x128x32: rings of 2 tiles, 64 KB" grep -q "shared 0 static + 65536 dynamic" "$T/tfb.inspect"
+# a batched dot of 4 x 64x64x64 in 4 warps: a warp per batch index (as
+# Triton), so each fragment is read once: 16 ldmatrix for A and 16 for B
+# (warps over M and N read each one twice: 32 and 32)
+check "batched dot 4x64x64x64" "$TILEC" compile tests/gpu/kernels/dots.py -n dot3d_grid_kernel \
+	-s '*fp16:16, *fp16:16, *fp32:16' -D B=4 -D M=64 -D N=64 -D K=64 -g 1 --arch compute_80 -o "$T/d3" --keep-ptx "$T"
+check "batched dot 4x64x64x64: a warp per batch index, 16 + 16 ldmatrix" bash -c "
+	test \$(grep -c 'ldmatrix.sync.aligned.m8n8.x4.shared.b16' '$T/d3.compute_80.ptx') = 16 &&
+	test \$(grep -c 'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16' '$T/d3.compute_80.ptx') = 16 &&
+	test \$(grep -c 'mma.sync.aligned.m16n8k16' '$T/d3.compute_80.ptx') = 128"
 # 64 KB of rings fit twice on an SM; the registers fit two blocks of 256
 # threads at 128 or fewer. Which side of that ptxas lands on depends on the
 # PTX (sm_80: 164 registers from LLVM 19's, 126 from LLVM 22's): over 128,

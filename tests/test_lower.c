@@ -228,7 +228,7 @@ static void test_banks(arena *a)
 {
 	ir_type t = {.rank = 2, .kind = IR_F16, .shape = {128, 128}};
 	smem_layout s = smem_layout_make(128, 128, 2, false, false);
-	const layout *acc = layout_mma(a, 2, 4, 1, false);
+	const layout *acc = layout_mma(a, 2, 1, 4, 1, false);
 	const layout *narrow = layout_blocked(a, 2, (int32_t[]){128, 32}, 4, 8); /* spt [1,8], tpw [8,4] */
 	const layout *wide = layout_blocked(a, 2, (int32_t[]){128, 128}, 4, 8);  /* spt [1,8], tpw [2,16] */
 	CHECK_EQ_INT(narrow->threads_per_warp[1], 4);

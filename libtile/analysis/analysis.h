@@ -193,8 +193,10 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
  * `wide` (spt [1,8]): four 8-column tiles interleave their columns, tile
  * j's column n being column 4n + j of a 32-column group, so a lane holds 8
  * consecutive columns and reads B for four tiles with one access. Rank 3
- * (a batched dot's) adds a leading batch dim held in registers. */
-layout *layout_mma(arena *a, int rank, int wm, int wn, bool wide);
+ * (a batched dot's) adds a leading batch dim over wb warps (the slowest
+ * bits of the warp id), its indices beyond them in registers; wb is 1 for
+ * rank 2. */
+layout *layout_mma(arena *a, int rank, int wb, int wm, int wn, bool wide);
 /* Triton's warps for an M x N mma.sync accumulator: wm along M, wn along N
  * (wm * wn = num_warps); `chained`: the dot feeds, or is fed by, another. */
 void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm, int *wn);

@@ -88,14 +88,14 @@ layout *layout_blocked_order(arena *a, int rank, const int32_t *shape, int num_w
 	return l;
 }
 
-layout *layout_mma(arena *a, int rank, int wm, int wn, bool wide)
+layout *layout_mma(arena *a, int rank, int wb, int wm, int wn, bool wide)
 {
 	layout *l = arena_alloc(a, sizeof *l);
 	if (!l)
 		return NULL;
-	if (rank == 3) /* a batched dot's: the batch dim in each thread's registers, slowest */
+	if (rank == 3) /* a batched dot's: the batch dim over warps, then in registers, slowest */
 		*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 3, .size_per_thread = {1, 1, wide ? 8 : 2},
-			      .threads_per_warp = {1, 8, 4}, .warps_per_cta = {1, wm, wn}, .order = {2, 1, 0}, .mma = true};
+			      .threads_per_warp = {1, 8, 4}, .warps_per_cta = {wb, wm, wn}, .order = {2, 1, 0}, .mma = true};
 	else
 		*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, wide ? 8 : 2},
 			      .threads_per_warp = {8, 4}, .warps_per_cta = {wm, wn}, .order = {1, 0}, .mma = true};
@@ -1062,17 +1062,22 @@ static void assign_op(assigner *s, const ir_op *op)
 	case IR_OP_DOT:
 		if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_fp8(s, op))) {
 			/* a warpgroup's four warps take 64 consecutive rows */
-			l = layout_mma(s->a, 2, s->f->num_warps, 1, false);
+			l = layout_mma(s->a, 2, 1, s->f->num_warps, 1, false);
 			p->wgmma[res] = true;
 		} else if (on_tensor_cores(s, op) && rt.rank == 3) {
-			/* batched: each batch index a 2-D dot over all the warps */
-			int wm, wn;
-			layout_mma_warps(rt.shape[1], rt.shape[2], s->f->num_warps, false, &wm, &wn);
-			l = layout_mma(s->a, 3, wm, wn, false);
+			/* batched: warps along the batch dim first (as Triton), so
+			 * that each warp computes whole 2-D dots and no operand
+			 * fragment is read by two warps; those left (batches
+			 * fewer than warps) split each 2-D dot over M and N */
+			int wb = 1, wm, wn;
+			while (wb * 2 <= s->f->num_warps && wb * 2 <= rt.shape[0])
+				wb *= 2;
+			layout_mma_warps(rt.shape[1], rt.shape[2], s->f->num_warps / wb, false, &wm, &wn);
+			l = layout_mma(s->a, 3, wb, wm, wn, false);
 		} else if (on_tensor_cores(s, op)) {
 			int wm, wn;
 			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
-			l = layout_mma(s->a, 2, wm, wn, wide_b(s, op, wn));
+			l = layout_mma(s->a, 2, 1, wm, wn, wide_b(s, op, wn));
 			tf32_b_phases(s, op);
 		} else {
 			l = follow_operands(s, op, rt.rank);

@@ -413,11 +413,11 @@ static void mma_products(lw *w, const mma_kind *mk, const mma_tiles *tl, LLVMTyp
 bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type at = lw_vtype(w, op->args[0]), ct = lw_vtype(w, op->results[0]);
-	/* a batched dot: the 2-D dot of each batch index in turn, its
-	 * accumulator the registers of that index (the batch dim is the
-	 * layout's slowest, all in registers: layout_mma) */
+	/* a batched dot: the 2-D dot of each of this warp's batch indices in
+	 * turn, its accumulator the registers of that index (the batch dim is
+	 * the layout's slowest, over warps then registers: layout_mma) */
 	int r0 = ct.rank - 2;
-	int64_t nbatch = ct.rank == 3 ? ct.shape[0] : 1;
+	int64_t wb = ct.rank == 3 ? l->warps_per_cta[0] : 1, nbatch = ct.rank == 3 ? ct.shape[0] / wb : 1;
 	int64_t M = at.shape[r0], K = at.shape[r0 + 1], N = ct.shape[r0 + 1];
 	mma_kind mk = lw_mma_kind((ir_kind)at.kind, (ir_kind)ct.kind);
 	/* fp8 operands may differ in kind (.e4m3.e5m2) */
@@ -425,7 +425,7 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	lval c;
 	if (!lw_get(w, op->args[2], l, &c))
 		return false;
-	const layout *l2 = ct.rank == 3 ? layout_mma(w->a, 2, l->warps_per_cta[1], l->warps_per_cta[2], false) : l;
+	const layout *l2 = ct.rank == 3 ? layout_mma(w->a, 2, 1, l->warps_per_cta[1], l->warps_per_cta[2], false) : l;
 	if (!l2)
 		return lw_oom(w);
 	ir_type ct2 = ct;
@@ -482,10 +482,27 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 		return lw_oom(w);
 	LLVMValueRef *afrag[2] = {frag, frag + na_}, *bfrag[2] = {frag + 2 * na_, frag + 2 * na_ + nb_};
 	mma_operand A0 = A, B0 = B;
+	if (wb > 1) {
+		/* the tiles of this warp's first batch index; the base goes
+		 * through a move LLVM cannot see into, or it folds the warp's
+		 * offset into every fragment address's swizzle arithmetic
+		 * instead of one register plus constants */
+		layout_map m3 = lw_map_of(l, ct);
+		LLVMValueRef first = lw_thread_coord(w, &m3, m3.dim_of[0]);
+		mma_operand *o[2] = {&A0, &B0};
+		for (int i = 0; i < 2; i++) {
+			LLVMValueRef at = LLVMBuildAdd(w->b, o[i]->tile.base,
+						       LLVMBuildMul(w->b, first, lw_ci32(w, smem_tile_stride(o[i]->tile.sl)), ""), "");
+			o[i]->tile.base = lw_asm_call(w, w->i32, "mov.b32 $0, $1;", "=r,r", &at, 1, false);
+		}
+		A = A0;
+		B = B0;
+	}
 	for (int64_t bi = 0; bi < nbatch; bi++) {
 		if (bi) {
-			A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, bi * smem_tile_stride(A0.tile.sl)), "");
-			B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, bi * smem_tile_stride(B0.tile.sl)), "");
+			int64_t at = bi * wb;
+			A.tile.base = LLVMBuildAdd(w->b, A0.tile.base, lw_ci32(w, at * smem_tile_stride(A0.tile.sl)), "");
+			B.tile.base = LLVMBuildAdd(w->b, B0.tile.base, lw_ci32(w, at * smem_tile_stride(B0.tile.sl)), "");
 		}
 		for (int ks = 0; ks <= nks; ks++) {
 			LLVMValueRef *a = afrag[ks & 1], *b = bfrag[ks & 1];
