@@ -46,6 +46,9 @@ static const char pack_usage[] =
 	"                       function takes grid_x, grid_y, grid_z\n"
 	"  -w NUM_WARPS         warps per block (default 4, or the Triton json's)\n"
 	"  --shared BYTES       dynamic shared memory per block\n"
+	"  --cluster X[,Y[,Z]]  thread block clusters of X x Y x Z blocks (sm_90 on; at most 8 blocks):\n"
+	"                       the grid then counts clusters, and the launch X*Y*Z times its blocks\n"
+	"                       (the default: none, or the Triton json's num_ctas / cluster_dims)\n"
 	"  --symbol SYM         entry point name (default: from the PTX, json or cubin, else KERNEL)\n"
 	"  --cubin [sm_XX[a]:]FILE  a cubin; the arch is checked against its ELF header\n"
 	"  --ptx FILE           PTX; the arch comes from its .target line\n"
@@ -334,6 +337,7 @@ typedef struct input {
 typedef struct kspec {
 	const char *name, *sig, *param_names, *grid, *symbol;
 	long num_warps, shared; /* -1: not given */
+	uint16_t cluster[3];    /* --cluster; 0 0 0: not given */
 	int ninputs;
 	input inputs[MAX_INPUTS];
 } kspec;
@@ -702,6 +706,15 @@ static bool build_kernel(tilec_ctx *ctx, arena *a, const kspec *k, kbuilt *b, bl
 				return false;
 			}
 	}
+	if (k->cluster[0]) {
+		bool from_json = v->cluster[0] * v->cluster[1] * v->cluster[2] > 1;
+		if (from_json && memcmp(v->cluster, k->cluster, sizeof v->cluster)) {
+			err(k->name, "--cluster %ux%ux%u, but the Triton json's clusters are %ux%ux%u", k->cluster[0],
+			    k->cluster[1], k->cluster[2], v->cluster[0], v->cluster[1], v->cluster[2]);
+			return false;
+		}
+		memcpy(v->cluster, k->cluster, sizeof v->cluster);
+	}
 	v->symbol = symbol;
 	v->group = b->group;
 	v->num_warps = (int)(num_warps >= 0 ? num_warps : 4);
@@ -739,6 +752,35 @@ static bool parse_long(const char *opt, const char *s, long lo, long hi, long *o
 		return false;
 	}
 	*out = v;
+	return true;
+}
+
+/* --cluster X[,Y[,Z]]: each dim 1 or more, at most 8 blocks in all (the
+ * cluster size every GPU with clusters runs). */
+static bool parse_cluster(const char *opt, const char *s, uint16_t *out)
+{
+	long d[3] = {1, 1, 1};
+	int n = 0;
+	const char *p = s;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (end == p || errno || v < 1 || v > 8 || n == 3 || (*end && *end != ',')) {
+			err(opt, "'%s' is not a cluster shape: X[,Y[,Z]], each 1..8", s);
+			return false;
+		}
+		d[n++] = v;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	if (d[0] * d[1] * d[2] > 8) {
+		err(opt, "a cluster of %ld blocks (%s): at most 8", d[0] * d[1] * d[2], s);
+		return false;
+	}
+	for (int i = 0; i < 3; i++)
+		out[i] = (uint16_t)d[i];
 	return true;
 }
 
@@ -833,6 +875,8 @@ int cmd_pack(int argc, char **argv)
 			parse_long(opt, val, 1, 32, &k->num_warps);
 		else if (!strcmp(opt, "--shared"))
 			parse_long(opt, val, 0, 0x7fffffff, &k->shared);
+		else if (!strcmp(opt, "--cluster"))
+			parse_cluster(opt, val, k->cluster);
 		else if (!strcmp(opt, "--cubin") || !strcmp(opt, "--ptx") || !strcmp(opt, "--triton")) {
 			if (k->ninputs == MAX_INPUTS) {
 				err(opt, "more than %d inputs for one kernel", MAX_INPUTS);

@@ -152,6 +152,19 @@ check "pack num_ctas" "$TILEC" pack -o "$T/ctas" -n add_kernel -s "$SIG" --trito
 check "inspect num_ctas" "$TILEC" inspect "$T/ctas.tileblob"
 has "num_ctas as cluster" "$T/out" "num_warps 8, num_stages 0, shared 0 static + 70000 dynamic, cluster 2x1x1"
 has "default names" "$T/out" "param 3 p3: i32"
+# --cluster: a cluster shape for kernels compiled elsewhere
+check "pack --cluster" "$TILEC" pack -o "$T/cl" -n add_kernel -s "$SIG" --cluster 2,2 --ptx "$FIX/add.ptx"
+check "inspect --cluster" "$TILEC" inspect "$T/cl.tileblob"
+has "--cluster 2,2" "$T/out" "cluster 2x2x1"
+check "pack --cluster equal to the json's" "$TILEC" pack -o "$T/cl2" -n add_kernel -s "$SIG" --cluster 2 --triton "$T/cache/ctas.json"
+fails "--cluster against the json's" "--cluster 4x1x1, but the Triton json's clusters are 2x1x1" \
+	"$TILEC" pack -o "$T/cl3" -n add_kernel -s "$SIG" --cluster 4 --triton "$T/cache/ctas.json"
+for bad_shape in 0 9 3,3 2,2,2,2 x 2, ,2 -1 2.5; do
+	fails "--cluster $bad_shape" "--cluster: error:" "$TILEC" pack -o "$T/cl4" -n add_kernel -s "$SIG" --cluster "$bad_shape" --ptx "$FIX/add.ptx"
+done
+fails "--cluster of 9 blocks" "a cluster of 9 blocks (3,3): at most 8" \
+	"$TILEC" pack -o "$T/cl4" -n add_kernel -s "$SIG" --cluster 3,3 --ptx "$FIX/add.ptx"
+[ ! -e "$T/cl3.c" ] && [ ! -e "$T/cl4.c" ] && ok || bad "a refused --cluster wrote output"
 
 # ---- registers and static shared memory come from the cubin
 check "pack shared" "$TILEC" pack -o "$T/sh" -n shk -s '*i32' --cubin "$FIX/shared_sm_80.cubin" --shared 512

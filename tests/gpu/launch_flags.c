@@ -17,8 +17,16 @@
  *    sums. With 64 programs per SM, more than the GPU holds at once, the
  *    launch must fail with the driver's CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
  *    rather than hang.
+ * 3. Thread block clusters: tests/gpu/kernels/cluster_ids.ptx packed with
+ *    `tilec pack --cluster 2` (cluster.c), launched over G clusters: the
+ *    loader launches 2G blocks in clusters of 2 (cuLaunchKernelEx), and
+ *    every block must report its rank (b % 2), its cluster (b / 2), a
+ *    cluster of 2 blocks, and the id of the other block of its cluster,
+ *    which that block wrote into this one's shared memory through the
+ *    cluster's distributed shared memory. Nothing past the 2G blocks may
+ *    be written. Needs compute capability 9.0 or newer.
  * The exit status is non-zero on any failure. Built by tests/gpu/soak.sh
- * with the generated C from tests/gpu/soak_prepare.sh (flags.c). */
+ * with the generated C from tests/gpu/soak_prepare.sh (flags.c, cluster.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +34,7 @@
 
 #define TILE_IMPLEMENTATION
 #include "tile.h"
+#include "cluster.h"
 #include "flags.h"
 
 #define TEST_DRIVER(X) \
@@ -48,7 +57,25 @@
 #define TEST_NAME "launch_flags"
 #include "test_driver.h"
 
-enum { N = 1 << 22, LAUNCHES = 400, GRID_BLOCK = 1024, GRID_MAX = 1024 };
+enum { N = 1 << 22, LAUNCHES = 400, GRID_BLOCK = 1024, GRID_MAX = 1024, CLUSTERS = 1000 };
+
+/* 3: the clusters' report (5 words a block, 2 blocks a cluster); returns
+ * the number of wrong words. */
+static int check_clusters(const int32_t *o, int clusters)
+{
+	int b, wrong = 0;
+	for (b = 0; b < 2 * clusters; b++) {
+		const int32_t *w = o + 5 * b, want[5] = {b, b % 2, b / 2, 2, b ^ 1};
+		int j;
+		for (j = 0; j < 5; j++)
+			if (w[j] != want[j] && wrong++ < 5)
+				printf("FAIL clusters: block %d word %d: %d, wanted %d\n", b, j, w[j], want[j]);
+	}
+	for (b = 10 * clusters; b < 10 * clusters + 10; b++)
+		if (o[b] != -1 && wrong++ < 5)
+			printf("FAIL clusters: word %d past the last block written (%d)\n", b, o[b]);
+	return wrong;
+}
 
 static double now(void)
 {
@@ -203,7 +230,32 @@ int main(void)
 	CU(cuMemFree_v2(partial));
 	CU(cuMemFree_v2(count));
 	CU(cuMemFree_v2(out));
+
+	/* 3. thread block clusters */
+	if (major >= 9) {
+		size_t words = 10 * CLUSTERS + 10;
+		int wrong;
+		CU(cuMemAlloc_v2(&out, words * sizeof(int32_t)));
+		CU(cuMemsetD32_v2(out, 0xffffffffu, words));
+		st = cluster_ids((tile_stream)stream, CLUSTERS, 1, 1, out);
+		if (st != TILE_SUCCESS) {
+			printf("FAIL clusters: %s: %s\n", tile_status_string(st), tile_last_error());
+			failures++;
+		} else {
+			CU(cuStreamSynchronize(stream));
+			CU(cuMemcpyDtoH_v2(xi, out, words * sizeof(int32_t)));
+			wrong = check_clusters(xi, CLUSTERS);
+			failures += wrong != 0;
+			if (!wrong)
+				printf("launch_flags: clusters of 2 over %d clusters (%d blocks): ranks, cluster ids and "
+				       "distributed shared memory correct\n", CLUSTERS, 2 * CLUSTERS);
+		}
+		CU(cuMemFree_v2(out));
+	} else {
+		printf("launch_flags: clusters not run: compute capability %d.%d has none\n", major, minor);
+	}
 	CU(cuStreamDestroy_v2(stream));
+	cluster_unload();
 	flags_unload();
 	CU(cuDevicePrimaryCtxRelease_v2(dev));
 	free(host);

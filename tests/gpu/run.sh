@@ -17,7 +17,7 @@
 #  4. tests/gpu/racecheck.c (two tier-2 reductions) run, then under
 #     compute-sanitizer racecheck and memcheck;
 #  5. tests/gpu/soak.sh: CUDA graph capture and replay, programmatic
-#     dependent and cooperative launches (launch_flags.c), the
+#     dependent and cooperative launches and clusters (launch_flags.c), the
 #     multi-thread, multi-context soak against the raw driver; the graph
 #     and the soak under memcheck.
 # Logs go to GPU_DIR/logs; when $OUT is set, run.log, diff.log and a

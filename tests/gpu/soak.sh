@@ -3,7 +3,8 @@
 # LLVM): builds tests/gpu/soak.c and tests/gpu/graph.c with tile.h and the
 # soak's generated C, and runs
 #   1. graph: launches inside stream capture, a graph replayed 1000 times;
-#      launch_flags: programmatic dependent and cooperative launches;
+#      launch_flags: programmatic dependent and cooperative launches, and
+#      thread block clusters;
 #   2. the soak: 64 threads over every GPU (two contexts per GPU: the
 #      primary one and a created one), 10^5 iterations of 3 launches each,
 #      with the raw driver's launch rate measured in the same run;
@@ -43,13 +44,14 @@ if [ -x "$D/bin/graph" ]; then
 	cat "$LOG/graph.log"
 fi
 
-echo "== launch flags: programmatic dependent and cooperative launches"
+echo "== launch flags: programmatic dependent and cooperative launches, clusters"
 if [ -f "$D/flags.c" ]; then
-	if $CC -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I"$D" tests/gpu/launch_flags.c "$D/flags.c" -ldl -lpthread \
+	if $CC -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I"$D" tests/gpu/launch_flags.c "$D/flags.c" "$D/cluster.c" -ldl -lpthread \
 		-o "$D/bin/launch_flags" 2>"$LOG/launch_flags.cc.log"; then
 		if timeout 300 "$D/bin/launch_flags" >"$LOG/launch_flags.log" 2>&1; then
 			ok "$(grep '^launch_flags: compute' "$LOG/launch_flags.log")"
 			ok "$(grep '^launch_flags: cooperative' "$LOG/launch_flags.log")"
+			ok "$(grep '^launch_flags: clusters' "$LOG/launch_flags.log")"
 		else
 			bad "launch_flags: $(tail -n 6 "$LOG/launch_flags.log")"
 		fi
