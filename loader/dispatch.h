@@ -51,27 +51,26 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
 	return 0;
 }
 
-/* Bit j: key j's value is divisible by 16 (by = 0), 8 (1) or 4 (2). */
-static uint32_t tile__key_divisible(const tile__table *t, const int64_t *key, int by)
+/* Bits 0, 1, 2: v is divisible by 16, 8, 4 (two's complement: the low
+ * bits decide, negative values too). Key dimension j's take bits 3j..3j+2. */
+static uint32_t tile__divisible(int64_t v)
 {
-	uint32_t j, bits = 0;
-	for (j = 0; j < t->n_keys; j++)
-		bits |= (uint32_t)(key[j] % (16 >> by) == 0) << j;
-	return bits;
+	uint32_t low = (uint32_t)((uint64_t)v & 15);
+	return (uint32_t)(low == 0) | (uint32_t)((low & 7) == 0) << 1 | (uint32_t)((low & 3) == 0) << 2;
 }
 
 /* The config of the entry equal to key, else of the nearest entry, else
- * the default. aligned[by] has bit j set when key dimension j's parameter
- * has a :16 (by = 0), :8 (1) or :4 (2) predicate in some variant: there an
+ * the default. `aligned` has bit 3j, 3j+1 or 3j+2 set when key dimension
+ * j's parameter has a :16, :8 or :4 predicate in some variant: there an
  * entry whose value's divisibility differs from the key's was measured on
  * another variant, so the number of such dimensions ranks before the
  * distance in octaves. */
-static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, const uint32_t *aligned)
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
 {
-	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div[3];
+	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div = 0;
 	int64_t best_dist = -1;
 	int32_t lq[TILE__MAX_KEYS];
-	int best_miss = 0, by;
+	int best_miss = 0;
 	if (!t->n_entries)
 		return t->default_config;
 	while (lo < hi) {
@@ -85,10 +84,10 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, con
 		else
 			lo = mid + 1;
 	}
-	for (j = 0; j < t->n_keys; j++)
+	for (j = 0; j < t->n_keys; j++) {
 		lq[j] = tile__log2_q8(key[j]);
-	for (by = 0; by < 3; by++)
-		key_div[by] = tile__key_divisible(t, key, by);
+		key_div |= tile__divisible(key[j]) << 3 * j;
+	}
 	for (i = 0; i < t->n_entries; i++) {
 		const int64_t *e = t->words + (size_t)i * stride;
 		int64_t dist = 0;
@@ -97,10 +96,11 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, con
 		for (j = 0; j < t->n_keys; j++) {
 			int32_t d = tile__log2_q8(e[j]) - lq[j];
 			dist += d < 0 ? -d : d;
+			differ |= tile__divisible(e[j]) << 3 * j;
 		}
-		for (by = 0; by < 3; by++)
-			differ |= (tile__key_divisible(t, e, by) ^ key_div[by]) & aligned[by];
-		miss = tile__popcount(differ);
+		differ = (differ ^ key_div) & aligned;
+		/* one count per dimension, whichever of its divisors differ */
+		miss = tile__popcount((differ | differ >> 1 | differ >> 2) & 0x249249u);
 		if (best_dist < 0 || miss < best_miss || (miss == best_miss && dist < best_dist)) {
 			best_miss = miss;
 			best_dist = dist;
@@ -121,7 +121,7 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 {
 	const tile__table *t;
 	int64_t key[TILE__MAX_KEYS];
-	uint32_t i, by, aligned[3] = {0, 0, 0};
+	uint32_t i, by, aligned = 0;
 	if (k->n_configs <= 1)
 		return 0;
 	t = tile__table_of(k);
@@ -129,7 +129,7 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
 		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
 			for (by = 0; by < 3; by++)
-				aligned[by] |= (k->div_mask[by] >> t->keys[i] & 1) << i;
+				aligned |= (k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
 	}
 	return tile__table_lookup(t, key, aligned);
 }
