@@ -464,6 +464,8 @@ typedef struct tile__table {
 	uint8_t keys[TILE__MAX_KEYS]; /* visible integer parameters, in key order */
 	const int64_t *words;         /* n_entries * (n_keys + 1): key values then config; sorted */
 	const char *names;            /* a runtime table's key names, NUL-separated; NULL in a blob's */
+	uint32_t aligned;             /* bits 3j..3j+2: key j's parameter has a :16, :8, :4 predicate
+	                                 in some variant (tile__key_aligned) */
 } tile__table;
 
 /* A heuristic evaluated at launch (dispatch.h): the constexpr it computes
@@ -2193,21 +2195,30 @@ static int tile__key_cmp(const int64_t *a, const int64_t *b, uint32_t n)
 	return 0;
 }
 
-/* Bits 0, 1, 2: v is divisible by 16, 8, 4 (two's complement: the low
- * bits decide, negative values too). Key dimension j's take bits 3j..3j+2. */
-static uint32_t tile__divisible(int64_t v)
+/* Bits 0, 1, 2: a value whose low 4 bits are the index is divisible by
+ * 16, 8, 4 (two's complement: the low bits decide, negative values too).
+ * Key dimension j's take bits 3j..3j+2. */
+static const uint8_t tile__divisible[16] = {7, 0, 0, 0, 4, 0, 0, 0, 6, 0, 0, 0, 4, 0, 0, 0};
+
+/* t->aligned for kernel k's table t, once its keys are known: bit 3j,
+ * 3j+1 or 3j+2 when key j's parameter has a :16, :8 or :4 predicate in
+ * some variant. */
+static uint32_t tile__key_aligned(const tile__kernel *k, const tile__table *t)
 {
-	uint32_t low = (uint32_t)((uint64_t)v & 15);
-	return (uint32_t)(low == 0) | (uint32_t)((low & 7) == 0) << 1 | (uint32_t)((low & 3) == 0) << 2;
+	uint32_t i, by, aligned = 0;
+	for (i = 0; i < t->n_keys; i++)
+		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
+			for (by = 0; by < 3; by++)
+				aligned |= (k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
+	return aligned;
 }
 
 /* The config of the entry equal to key, else of the nearest entry, else
- * the default. `aligned` has bit 3j, 3j+1 or 3j+2 set when key dimension
- * j's parameter has a :16, :8 or :4 predicate in some variant: there an
- * entry whose value's divisibility differs from the key's was measured on
- * another variant, so the number of such dimensions ranks before the
- * distance in octaves. */
-static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uint32_t aligned)
+ * the default. Where t->aligned says a key dimension's parameter has a
+ * divisibility predicate, an entry whose value's divisibility differs from
+ * the key's was measured on another variant, so the number of such
+ * dimensions ranks before the distance in octaves. */
+static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key)
 {
 	uint32_t stride = t->n_keys + 1, lo = 0, hi = t->n_entries, i, j, best = 0, key_div = 0;
 	int64_t best_dist = -1;
@@ -2228,7 +2239,7 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uin
 	}
 	for (j = 0; j < t->n_keys; j++) {
 		lq[j] = tile__log2_q8(key[j]);
-		key_div |= tile__divisible(key[j]) << 3 * j;
+		key_div |= (uint32_t)tile__divisible[(uint64_t)key[j] & 15] << 3 * j;
 	}
 	for (i = 0; i < t->n_entries; i++) {
 		const int64_t *e = t->words + (size_t)i * stride;
@@ -2238,9 +2249,9 @@ static uint32_t tile__table_lookup(const tile__table *t, const int64_t *key, uin
 		for (j = 0; j < t->n_keys; j++) {
 			int32_t d = tile__log2_q8(e[j]) - lq[j];
 			dist += d < 0 ? -d : d;
-			differ |= tile__divisible(e[j]) << 3 * j;
+			differ |= (uint32_t)tile__divisible[(uint64_t)e[j] & 15] << 3 * j;
 		}
-		differ = (differ ^ key_div) & aligned;
+		differ = (differ ^ key_div) & t->aligned;
 		/* one count per dimension, whichever of its divisors differ */
 		miss = tile__popcount((differ | differ >> 1 | differ >> 2) & 0x249249u);
 		if (best_dist < 0 || miss < best_miss || (miss == best_miss && dist < best_dist)) {
@@ -2263,17 +2274,13 @@ static uint32_t tile__dispatch(const tile_module *m, const tile__kernel *k, void
 {
 	const tile__table *t;
 	int64_t key[TILE__MAX_KEYS];
-	uint32_t i, by, aligned = 0;
+	uint32_t i;
 	if (k->n_configs <= 1)
 		return 0;
 	t = tile__table_of(k);
-	for (i = 0; i < t->n_keys; i++) {
+	for (i = 0; i < t->n_keys; i++)
 		key[i] = (int64_t)tile__param_bits(&m->params[k->first_param + t->keys[i]], args[t->keys[i]]);
-		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
-			for (by = 0; by < 3; by++)
-				aligned |= (k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
-	}
-	return tile__table_lookup(t, key, aligned);
+	return tile__table_lookup(t, key);
 }
 
 /* Key parameter `param` of kernel kernel: a visible integer parameter. */
@@ -2321,6 +2328,7 @@ static tile_status tile__check_tables(tile_module *m, const uint8_t *records, co
 					return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: key %u repeats parameter %u", ki, i, param);
 			t->keys[i] = (uint8_t)param;
 		}
+		t->aligned = tile__key_aligned(k, t);
 		key_at += t->n_keys;
 		if (first_entry != word_at)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: first_entry %u (expected %u: kernels' entries follow one another)",
@@ -2666,6 +2674,7 @@ static tile_status tile__tune_section(tile_module *m, tile__tune_reader *r, uint
 			break;
 		s = comma + 1;
 	}
+	t->aligned = tile__key_aligned(k, t);
 	stride = t->n_keys + 1;
 	while (t->n_entries < cap && tile__tune_next(r) == 1) {
 		int64_t *e = words + (size_t)t->n_entries * stride;

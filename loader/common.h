@@ -148,6 +148,8 @@ typedef struct tile__table {
 	uint8_t keys[TILE__MAX_KEYS]; /* visible integer parameters, in key order */
 	const int64_t *words;         /* n_entries * (n_keys + 1): key values then config; sorted */
 	const char *names;            /* a runtime table's key names, NUL-separated; NULL in a blob's */
+	uint32_t aligned;             /* bits 3j..3j+2: key j's parameter has a :16, :8, :4 predicate
+	                                 in some variant (tile__key_aligned) */
 } tile__table;
 
 /* A heuristic evaluated at launch (dispatch.h): the constexpr it computes

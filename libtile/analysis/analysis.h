@@ -130,11 +130,11 @@ int smem_layout_phase(const smem_layout *s, int64_t row);
 /* The bytes from one staged tile to the next (128-byte aligned). */
 int64_t smem_tile_stride(const smem_layout *s);
 /* How many consecutive registers, from each multiple of the result on,
- * hold elements consecutive along the value's dim cd starting at a
- * multiple of it, in every thread (its coordinate along cd is one too):
- * they lie in one 16-byte chunk of a swizzled tile, one access. 1 where
- * the layout does not promise it. */
-int smem_access_run(const layout_map *m, int cd, int elem_bytes, int nregs);
+ * hold elements of value type t consecutive along the dim sl stores its
+ * rows in, starting at a multiple of it, in every thread (its coordinate
+ * along that dim is one too): they lie in one 16-byte chunk of the tile,
+ * one access. 1 where the layout does not promise it. */
+int smem_access_run(const layout_map *m, ir_type t, const smem_layout *sl, int nregs);
 /* Wavefronts num_warps warps take to write (`store`: owners only) or read
  * value type t in layout l to or from tiles laid out by sl (a 3-D value:
  * one tile per index of its dim 0, smem_tile_stride apart), each run of

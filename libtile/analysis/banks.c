@@ -22,9 +22,9 @@
 #include "analysis/analysis.h"
 
 
-int smem_access_run(const layout_map *m, int cd, int elem_bytes, int nregs)
+int smem_access_run(const layout_map *m, ir_type t, const smem_layout *sl, int nregs)
 {
-	int d = m->dim_of[cd];
+	int d = m->dim_of[t.rank - (sl->transposed ? 2 : 1)], elem_bytes = sl->elem_bytes;
 	int vec = layout_contig_regs(m, d);
 	while (vec > 1 && (vec * elem_bytes > 16 || nregs % vec))
 		vec /= 2;
@@ -44,14 +44,6 @@ int smem_access_run(const layout_map *m, int cd, int elem_bytes, int nregs)
 		}
 	}
 	return vec;
-}
-
-static int log2_exact(int v)
-{
-	int n = 0;
-	while ((1 << n) < v)
-		n++;
-	return n;
 }
 
 int smem_layout_phase(const smem_layout *s, int64_t row)
@@ -109,7 +101,7 @@ uint64_t smem_wavefronts(const layout *l, ir_type t, const smem_layout *sl, int 
 		return 0;
 	layout_map m = layout_map_of(l, t.rank, t.shape);
 	int rr = t.rank - 2, rc = t.rank - 1;
-	int vec = smem_access_run(&m, t.rank - (sl->transposed ? 2 : 1), sl->elem_bytes, m.nregs);
+	int vec = smem_access_run(&m, t, sl, m.nregs);
 	layout_field fl[IR_MAX_RANK];
 	for (int d = 0; d < m.rank; d++)
 		fl[d] = layout_dim_field(&m, d);
@@ -141,10 +133,9 @@ uint64_t smem_wavefronts(const layout *l, ir_type t, const smem_layout *sl, int 
 
 void smem_layout_order_phase(smem_layout *sl, const layout *writer, const layout *reader, ir_type t, int num_warps)
 {
-	int bits = log2_exact(sl->max_phase);
 	uint64_t best = UINT64_MAX;
 	int best_mix = 0;
-	for (int k = 0; k < bits; k++) {
+	for (int k = 0; 1 << k < sl->max_phase; k++) { /* the shifts that keep a bit of the phase */
 		sl->phase_mix = k;
 		uint64_t n = smem_wavefronts(writer, t, sl, num_warps, true) + smem_wavefronts(reader, t, sl, num_warps, false);
 		if (n < best) {

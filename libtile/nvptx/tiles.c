@@ -115,17 +115,11 @@ static void load_run(lw *w, lval *x, int r, int n, ir_kind k, LLVMValueRef p, in
 		x->r[r + i] = lw_from_storage(w, n > 1 ? LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "") : v, k);
 }
 
-/* The value's dim along a tile's stored rows. */
-static int stored_dim(ir_type t, const smem_layout *sl)
-{
-	return t.rank - (sl->transposed ? 2 : 1);
-}
-
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
 {
 	layout_map m = lw_map_of(x->l, t);
 	ir_kind k = (ir_kind)t.kind;
-	int vec = smem_access_run(&m, stored_dim(t, sl), sl->elem_bytes, x->n);
+	int vec = smem_access_run(&m, t, sl, x->n);
 	LLVMValueRef own = lw_owner(w, &m), first = NULL, b = lw_ci32(w, (int64_t)w->smem_top + base);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	for (int r = 0; r < x->n; r += vec)
@@ -140,7 +134,7 @@ bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layou
 	ir_kind k = (ir_kind)t.kind;
 	if (!lw_alloc_regs(w, out, m.nregs, l))
 		return false;
-	int vec = smem_access_run(&m, stored_dim(t, sl), sl->elem_bytes, m.nregs);
+	int vec = smem_access_run(&m, t, sl, m.nregs);
 	LLVMValueRef first = NULL;
 	for (int r = 0; r < m.nregs; r += vec)
 		load_run(w, out, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, base, r, &first)), vec * sl->elem_bytes);
