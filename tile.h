@@ -510,6 +510,10 @@ typedef struct tile__image {
 enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3, TILE__KIND_TENSORMAP = 4 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
 enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2 };
+/* A loaded image reads tensor maps; it is for compute capability 9.0 or
+ * newer, so its code runs in the variants' clusters (tilec compiles the
+ * images of older archs one CTA per program). */
+enum { TILE__GROUP_MAPS = 1, TILE__GROUP_CLUSTERS = 2 };
 #define TILE__TENSORMAP_SIZE 128u /* bytes of a CUtensorMap */
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
@@ -528,7 +532,7 @@ typedef struct tile__slot {
 	int smem_optin;     /* the device's opt-in shared memory per block; 0: not queried yet */
 	void **modules;     /* CUmodule per group; NULL: not loaded */
 	void **funcs;       /* CUfunction per variant; NULL: not looked up */
-	uint8_t *group_maps; /* per group: its loaded image reads tensor maps (set before funcs[] publish) */
+	uint8_t *group_flags; /* per group: TILE__GROUP_* of its loaded image (set before funcs[] publish) */
 	struct tile__map_entry *maps; /* per tensor-map parameter of the module (tensordesc.h); NULL: none */
 } tile__slot;
 
@@ -3233,7 +3237,7 @@ static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k,
 	uint64_t descs = k->map_mask & ~k->hidden_maps, mask;
 	const tile__recipe *r = m->recipes + v->first_recipe, *end = r + v->n_recipes;
 	tile_status st;
-	if (!__atomic_load_n(&slot->group_maps[v->group], __ATOMIC_RELAXED)) {
+	if (!(__atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED) & TILE__GROUP_MAPS)) {
 		for (mask = k->map_mask; mask; mask &= mask - 1)
 			params[__builtin_ctzll(mask)] = (void *)tile__zero_map;
 		return TILE_SUCCESS;
@@ -3386,7 +3390,10 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 	TILE_FREE(image);
 	if (!st) {
 		slot->modules[group] = mod;
-		__atomic_store_n(&slot->group_maps[group], (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS) != 0), __ATOMIC_RELAXED);
+		__atomic_store_n(&slot->group_flags[group],
+				 (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS ? TILE__GROUP_MAPS : 0) |
+					   (im->arch >= 90 ? TILE__GROUP_CLUSTERS : 0)),
+				 __ATOMIC_RELAXED);
 	}
 	return st;
 }
@@ -3434,7 +3441,7 @@ static void tile__slot_free(tile__slot *slot)
 {
 	TILE_FREE(slot->modules);
 	TILE_FREE(slot->funcs);
-	TILE_FREE(slot->group_maps);
+	TILE_FREE(slot->group_flags);
 	TILE_FREE(slot->maps);
 	TILE_FREE(slot);
 }
@@ -3466,7 +3473,7 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 		/* No launch reads this slot's entries: its key is a dead context's. */
 		for (j = 0; j < m->n_groups; j++) {
 			slot->modules[j] = NULL;
-			__atomic_store_n(&slot->group_maps[j], (uint8_t)0, __ATOMIC_RELAXED);
+			__atomic_store_n(&slot->group_flags[j], (uint8_t)0, __ATOMIC_RELAXED);
 		}
 		for (j = 0; j < m->n_variants; j++)
 			__atomic_store_n(&slot->funcs[j], (void *)NULL, __ATOMIC_RELAXED);
@@ -3479,10 +3486,10 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
 		slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
-		slot->group_maps = (uint8_t *)tile__alloc_zeroed(m->n_groups, 1);
+		slot->group_flags = (uint8_t *)tile__alloc_zeroed(m->n_groups, 1);
 		/* the cached maps outlive a recycling: a map names no context */
 		slot->maps = m->n_maps ? (tile__map_entry *)tile__alloc_zeroed(m->n_maps, sizeof(tile__map_entry)) : NULL;
-		if (!slot->modules || !slot->funcs || !slot->group_maps || (m->n_maps && !slot->maps)) {
+		if (!slot->modules || !slot->funcs || !slot->group_flags || (m->n_maps && !slot->maps)) {
 			tile__slot_free(slot);
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		}
@@ -3777,7 +3784,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	tile__slot *slot;
 	tile__CUresult r;
 	tile_status st;
-	int vi, i, pdl;
+	int vi, i, pdl, cluster;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
 	if (flags & ~TILE__LAUNCH_FLAGS)
@@ -3828,14 +3835,16 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		launch_args = params;
 	}
 	pdl = (flags & TILE_LAUNCH_PDL) && slot->arch >= 90;
-	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
+	/* an image for an arch below 9.0 runs one CTA per program */
+	cluster = v->cluster && (__atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED) & TILE__GROUP_CLUSTERS);
+	if (cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];
 		unsigned n = 0;
 		uint64_t gx = (uint64_t)dims[0], gy = (uint64_t)dims[1], gz = (uint64_t)dims[2];
 		memset(&config, 0, sizeof config);
 		memset(attr, 0, sizeof attr);
-		if (v->cluster) {
+		if (cluster) {
 			/* As Triton: the grid counts clusters, the launch counts
 			 * blocks, and a cluster's blocks are spread over the SMs. */
 			gx *= v->cluster_dim[0];

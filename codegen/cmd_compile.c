@@ -66,6 +66,11 @@ static const char usage_text[] =
 	"                     function takes grid_x, grid_y, grid_z.\n"
 	"  -w NUM_WARPS       default 4 (Triton's launch default; compile.py's is 1)\n"
 	"  -ns NUM_STAGES     default 3\n"
+	"  -nc NUM_CTAS       CTAs per program, 1 (the default), 2, 4 or 8: on sm_90\n"
+	"                     and newer each program runs as a thread block cluster\n"
+	"                     of that many, its blocks split over them (Triton's\n"
+	"                     num_ctas); a kernel whose blocks cannot be split so\n"
+	"                     gets a warning and one CTA per program\n"
 	"  --maxnreg N        at most N registers per thread (24 to 255; ptxas's\n"
 	"                     .maxnreg, Triton's maxnreg option); default: ptxas\n"
 	"                     chooses\n"
@@ -134,6 +139,7 @@ typedef struct job {
 	fe_define *defines;
 	int ndefines, capdefines;
 	int num_warps, num_stages, config; /* 0 / -1: not given; config: the autotune config's index */
+	int num_ctas;                      /* 0: not given */
 	int maxnreg;                       /* 0: not given */
 	const char *configs;               /* --config's text; NULL: all */
 	int slot, nslots;                  /* the config's index in the blob kernel, and their number */
@@ -231,7 +237,7 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 	const char *o = argv[i];
 	if (!strncmp(o, "-D", 2) && o[2])
 		return add_define(c, j, o + 2) ? 1 : -1;
-	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-on", "--config", "--maxnreg"};
+	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-nc", "-on", "--config", "--maxnreg"};
 	bool known = false;
 	for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 		known |= !strcmp(o, with_value[k]);
@@ -255,6 +261,8 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 		diag_error(c->ctx, j->where, "-w wants a number of warps from 1 to 32, not '%s'", v), ok = false;
 	else if (!strcmp(o, "-ns") && !parse_int(v, 1, 16, &j->num_stages))
 		diag_error(c->ctx, j->where, "-ns wants a number of stages from 1 to 16, not '%s'", v), ok = false;
+	else if (!strcmp(o, "-nc") && (!parse_int(v, 1, 8, &j->num_ctas) || (j->num_ctas & (j->num_ctas - 1))))
+		diag_error(c->ctx, j->where, "-nc wants 1, 2, 4 or 8 CTAs per program, not '%s'", v), ok = false;
 	else if (!strcmp(o, "--maxnreg") && !parse_int(v, IR_MAXNREG_MIN, IR_MAXNREG_MAX, &j->maxnreg))
 		diag_error(c->ctx, j->where, "--maxnreg wants registers per thread from %d to %d, not '%s'", IR_MAXNREG_MIN,
 			   IR_MAXNREG_MAX, v),
@@ -508,6 +516,8 @@ static bool specialize(compile_cmd *c, job *j)
 		return false;
 	if (j->num_stages)
 		spec.num_stages = j->num_stages;
+	if (j->num_ctas)
+		spec.num_ctas = j->num_ctas;
 	if (j->maxnreg)
 		spec.maxnreg = j->maxnreg;
 	spec.signature = j->signature; /* all parameters, or a prefix: the front end checks it */
@@ -1050,6 +1060,8 @@ static bool build_kernels(compile_cmd *c, blob_kernel **out, int *nout)
 			v->constexprs = j->func->constexprs;
 			v->num_warps = j->func->num_warps;
 			v->num_stages = j->func->num_stages;
+			if (j->func->num_ctas > 1) /* compile_module kept it: the images from sm_90 on split programs */
+				v->cluster[0] = (uint16_t)j->func->num_ctas, v->cluster[1] = v->cluster[2] = 1;
 			v->pred_div16 = j->pred_div16;
 			v->pred_div8 = j->pred_div8;
 			v->pred_div4 = j->pred_div4;
@@ -1531,10 +1543,10 @@ int cmd_compile(int argc, char **argv)
 		if (file || nsigs || proto.kernel) {
 			diag_error(c.ctx, no_loc, "-m takes the kernels from the manifest: no FILE, -n or -s with it");
 			ok = false;
-		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.maxnreg ||
+		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.num_ctas || proto.maxnreg ||
 			   proto.name || proto.configs) {
 			diag_error(c.ctx, no_loc,
-				   "with -m, kernel options (-D, -g, -w, -ns, --maxnreg, -on, --config) go on manifest lines");
+				   "with -m, kernel options (-D, -g, -w, -ns, -nc, --maxnreg, -on, --config) go on manifest lines");
 			ok = false;
 		} else if (!c.out_base) {
 			diag_error(c.ctx, no_loc, "-m needs -o OUT_BASE");

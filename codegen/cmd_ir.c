@@ -19,7 +19,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
-		   "                [--pipelined[=registers|=wgmma]] [--debug]\n"
+		   "                [-nc NUM_CTAS] [--pipelined[=registers|=wgmma]] [--debug]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
@@ -29,6 +29,9 @@ static void usage(FILE *f)
 		   "  -c, --config CONFIG\n"
 		   "                use autotune config CONFIG (0-based) of the kernel\n"
 		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n"
+		   "  -nc NUM_CTAS  after the program's blocks are split over a thread block\n"
+		   "                cluster of NUM_CTAS (2, 4, 8) CTAs, as tilec compile\n"
+		   "                lowers it for sm_90 and newer (a warning where it cannot)\n"
 		   "  --pipelined   after the loads that feed dots are pipelined (what\n"
 		   "                tilec compile lowers when num_stages >= 2): as for mma.sync\n"
 		   "                (sm_80 and newer), rings of num_stages - 1 shared-memory\n"
@@ -54,7 +57,7 @@ static bool parse_int(const char *s, int *out)
 int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
-	int warps = 0, stages = 0, config = -1, ndef = 0;
+	int warps = 0, stages = 0, ctas = 0, config = -1, ndef = 0;
 	bool pipelined = false, async_copies = true, debug = false;
 	const char **incs = calloc((size_t)argc + 1, sizeof *incs);
 	int nincs = 0;
@@ -95,8 +98,9 @@ int cmd_ir(int argc, char **argv)
 			incs[nincs++] = argv[++i];
 		else if (!strcmp(a, "-s"))
 			sig = argv[++i];
-		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-c") || !strcmp(a, "--config")) {
-			int *dst = a[1] == 'w' ? &warps : a[1] == 'c' || a[1] == '-' ? &config : &stages;
+		else if (!strcmp(a, "-w") || !strcmp(a, "-ns") || !strcmp(a, "-nc") || !strcmp(a, "-c") ||
+			 !strcmp(a, "--config")) {
+			int *dst = a[1] == 'w' ? &warps : !strcmp(a, "-nc") ? &ctas : a[1] == 'c' || a[1] == '-' ? &config : &stages;
 			if (!parse_int(argv[++i], dst)) {
 				fprintf(stderr, "tilec ir: error: %s needs a small non-negative integer, got '%s'\n", a, argv[i]);
 				goto out;
@@ -156,10 +160,19 @@ int cmd_ir(int argc, char **argv)
 			spec.num_warps = warps;
 		if (stages)
 			spec.num_stages = stages;
+		if (ctas)
+			spec.num_ctas = ctas;
 		st = all ? fe_specialize(ctx, ar, m, &spec, &f) : TILEC_ERR_NOMEM;
 	}
 	if (st == TILEC_OK) /* a dump is also a check of the front end's output */
 		st = ir_verify(ctx, f);
+	const char *why = st == TILEC_OK && f->num_ctas > 1 ? cluster_refusal(f, f->num_ctas) : NULL;
+	if (why) { /* as tilec compile: one CTA per program */
+		fprintf(stderr, "tilec ir: warning: num_ctas=%d is compiled as one CTA per program: %s\n", f->num_ctas, why);
+		f->num_ctas = 1;
+	} else if (st == TILEC_OK && f->num_ctas > 1 && (st = cluster_split(ctx, f)) == TILEC_OK) {
+		st = ir_verify(ctx, f);
+	}
 	if (st == TILEC_OK && pipelined) {
 		pipeline_options po = {.async_copies = async_copies, .spare_budget = spare,
 				       .sm_smem = spare ? target_smem_per_sm(90) : 0, .reuse_read_tile = !spare,

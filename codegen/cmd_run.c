@@ -19,6 +19,7 @@
 
 #include "cmd.h"
 #include "front/front.h"
+#include "passes/passes.h"
 
 static const char usage_text[] =
 	"usage: tilec run FILE -n KERNEL -s SIGNATURE -g X[,Y[,Z]] [--arg SPEC]... [options]\n"
@@ -32,6 +33,10 @@ static const char usage_text[] =
 	"  -c, --config N         take the constexprs and num_warps of autotune config N\n"
 	"                         (0-based) of the kernel; -D and -w override them\n"
 	"  -w, --num-warps N      num_warps of the specialization (default 4)\n"
+	"  -nc N                  split each program's blocks over a cluster of N (2, 4, 8)\n"
+	"                         CTAs, as tilec compile does for sm_90 and newer, and run\n"
+	"                         the CTAs one after another (a warning and one CTA per\n"
+	"                         program where the blocks cannot be split)\n"
 	"  -g, --grid X[,Y[,Z]]   the launch grid (programs per axis)\n"
 	"  -I DIR                 look for imported Python modules (from mypkg.ops import\n"
 	"                         helper) in DIR too, after the kernel's directory\n"
@@ -63,7 +68,7 @@ enum { MAX_LIST = 64 };
 typedef struct run_opts {
 	const char *file, *kernel, *signature;
 	fe_define defines[MAX_LIST];
-	int ndefines, num_warps, config;
+	int ndefines, num_warps, num_ctas, config;
 	uint32_t grid[3];
 	bool have_grid;
 	const char *args[MAX_LIST];
@@ -166,6 +171,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
 			if (!parse_u64(v, &w) || w == 0 || w > 32 || (w & (w - 1)))
 				return bad_usage("bad num_warps '%s' (a power of two up to 32)", v);
 			o->num_warps = (int)w;
+		} else if (!strcmp(a, "-nc")) {
+			TAKES_VALUE();
+			uint64_t c;
+			if (!parse_u64(v, &c) || c == 0 || c > 8 || (c & (c - 1)))
+				return bad_usage("bad num_ctas '%s' (1, 2, 4 or 8)", v);
+			o->num_ctas = (int)c;
 		} else if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
 			TAKES_VALUE();
 			uint64_t c;
@@ -424,8 +435,17 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 		    fe_config_override(a, &spec, o->defines, o->ndefines, o->num_warps))
 			return 1;
 	}
+	if (o->num_ctas)
+		spec.num_ctas = o->num_ctas;
 	if (fe_specialize(ctx, a, m, &spec, &f))
 		return 1;
+	const char *why = f->num_ctas > 1 ? cluster_refusal(f, f->num_ctas) : NULL;
+	if (why) { /* as tilec compile: one CTA per program */
+		fprintf(stderr, "tilec run: warning: num_ctas=%d is run as one CTA per program: %s\n", f->num_ctas, why);
+		f->num_ctas = 1;
+	} else if (f->num_ctas > 1 && cluster_split(ctx, f)) {
+		return 1;
+	}
 	if (o->nargs != f->nparams) {
 		fprintf(stderr, "tilec run: error: kernel '%s' has %d runtime parameter(s), %d --arg given\n", o->kernel,
 			f->nparams, o->nargs);

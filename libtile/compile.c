@@ -1,6 +1,9 @@
 /* compile.c - the pass pipeline, written out in compile_module.
  *
- * Per kernel: verify the IR (debug), pipeline the loads that feed dots
+ * Per kernel: a config's num_ctas checked (cluster_refusal; a warning and
+ * one CTA per program where the blocks cannot be split); per family and
+ * kernel: the blocks split over a cluster (sm_90 on, num_ctas > 1), verify
+ * the IR (debug), pipeline the loads that feed dots
  * (num_stages >= 2; verified again in debug), sink the top level's loads
  * to their first users, axis info, layouts, lowering
  * into one LLVM module per family of targets (those whose dots run alike,
@@ -129,10 +132,10 @@ static int family_of(int target, bool tiers)
 	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
 }
 
-/* TMA is sm_90's: wgmma's family and the mma.sync tier from sm_90 on
- * (sm_90, and the Blackwell cubins ptxas makes of its PTX) copy through
- * tensor maps. */
-static bool family_tma(int key, bool tiers)
+/* TMA and thread block clusters are sm_90's: wgmma's family and the
+ * mma.sync tier from sm_90 on (sm_90, and the Blackwell cubins ptxas makes
+ * of its PTX) copy through tensor maps and split programs over clusters. */
+static bool family_sm90(int key, bool tiers)
 {
 	dot_unit unit = (dot_unit)(key / 3);
 	return unit == DOT_UNIT_WGMMA || (unit == DOT_UNIT_MMA && tiers && key % 3 == IR_FP8_SM90);
@@ -252,7 +255,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 	int n = r->n;
 	bool tiers = r->tiers;
 	dot_unit unit = (dot_unit)(key / 3);
-	bool tma = family_tma(key, tiers);
+	bool tma = family_sm90(key, tiers);
 	int first = -1;
 	for (int i = 0; i < ntargets(opt) && first < 0; i++)
 		if (family_of(target_at(opt, i), tiers) == key)
@@ -299,6 +302,10 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			f = ir_clone(a, funcs[k]);
 			if (!f)
 				st = TILEC_ERR_NOMEM;
+			else if (f->num_ctas > 1 && !tma)
+				f->num_ctas = 1; /* no clusters below sm_90: one CTA per program */
+			else if (f->num_ctas > 1)
+				st = cluster_split(ctx, f);
 			if (st == TILEC_OK && opt->debug_verify)
 				st = ir_verify(ctx, f);
 			if (st == TILEC_OK)
@@ -659,6 +666,22 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP);
 		for (int i = 0; i < funcs[k]->nparams; i++) /* a descriptor's map or a derived one */
 			r.tiers = r.tiers || funcs[k]->params[i].tensormap;
+	}
+	/* num_ctas: programs split over clusters where the blocks allow it
+	 * (passes/cluster.c), lowered apart from sm_90 on */
+	bool sm90 = false;
+	for (int i = 0; i < ntargets(opt); i++)
+		sm90 |= compile_target_tma(target_at(opt, i));
+	for (int k = 0; k < n; k++) {
+		ir_func *f = funcs[k];
+		const char *why = f->num_ctas > 1 ? cluster_refusal(f, f->num_ctas) : NULL;
+		if (f->num_ctas > 1 && (why || !sm90)) {
+			diag_warning(ctx, f->loc, "kernel '%s' (%s): num_ctas=%d is compiled as one CTA per program: %s", symbols[k],
+				     compile_config_text(a, f), f->num_ctas,
+				     why ? why : "no target has thread block clusters (sm_90 and newer)");
+			f->num_ctas = 1;
+		}
+		r.tiers = r.tiers || f->num_ctas > 1;
 	}
 	/* a PTX image wanted only where it comes with a cubin's lowering */
 	compile_options kept;

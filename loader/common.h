@@ -194,6 +194,10 @@ typedef struct tile__image {
 enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3, TILE__KIND_TENSORMAP = 4 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
 enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2 };
+/* A loaded image reads tensor maps; it is for compute capability 9.0 or
+ * newer, so its code runs in the variants' clusters (tilec compiles the
+ * images of older archs one CTA per program). */
+enum { TILE__GROUP_MAPS = 1, TILE__GROUP_CLUSTERS = 2 };
 #define TILE__TENSORMAP_SIZE 128u /* bytes of a CUtensorMap */
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
@@ -212,7 +216,7 @@ typedef struct tile__slot {
 	int smem_optin;     /* the device's opt-in shared memory per block; 0: not queried yet */
 	void **modules;     /* CUmodule per group; NULL: not loaded */
 	void **funcs;       /* CUfunction per variant; NULL: not looked up */
-	uint8_t *group_maps; /* per group: its loaded image reads tensor maps (set before funcs[] publish) */
+	uint8_t *group_flags; /* per group: TILE__GROUP_* of its loaded image (set before funcs[] publish) */
 	struct tile__map_entry *maps; /* per tensor-map parameter of the module (tensordesc.h); NULL: none */
 } tile__slot;
 

@@ -121,7 +121,10 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 	TILE_FREE(image);
 	if (!st) {
 		slot->modules[group] = mod;
-		__atomic_store_n(&slot->group_maps[group], (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS) != 0), __ATOMIC_RELAXED);
+		__atomic_store_n(&slot->group_flags[group],
+				 (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS ? TILE__GROUP_MAPS : 0) |
+					   (im->arch >= 90 ? TILE__GROUP_CLUSTERS : 0)),
+				 __ATOMIC_RELAXED);
 	}
 	return st;
 }
@@ -169,7 +172,7 @@ static void tile__slot_free(tile__slot *slot)
 {
 	TILE_FREE(slot->modules);
 	TILE_FREE(slot->funcs);
-	TILE_FREE(slot->group_maps);
+	TILE_FREE(slot->group_flags);
 	TILE_FREE(slot->maps);
 	TILE_FREE(slot);
 }
@@ -201,7 +204,7 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 		/* No launch reads this slot's entries: its key is a dead context's. */
 		for (j = 0; j < m->n_groups; j++) {
 			slot->modules[j] = NULL;
-			__atomic_store_n(&slot->group_maps[j], (uint8_t)0, __ATOMIC_RELAXED);
+			__atomic_store_n(&slot->group_flags[j], (uint8_t)0, __ATOMIC_RELAXED);
 		}
 		for (j = 0; j < m->n_variants; j++)
 			__atomic_store_n(&slot->funcs[j], (void *)NULL, __ATOMIC_RELAXED);
@@ -214,10 +217,10 @@ static tile_status tile__slot_add(tile_module *m, void *ctx, uint64_t key, tile_
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		slot->modules = (void **)tile__alloc_zeroed(m->n_groups, sizeof(void *));
 		slot->funcs = (void **)tile__alloc_zeroed(m->n_variants, sizeof(void *));
-		slot->group_maps = (uint8_t *)tile__alloc_zeroed(m->n_groups, 1);
+		slot->group_flags = (uint8_t *)tile__alloc_zeroed(m->n_groups, 1);
 		/* the cached maps outlive a recycling: a map names no context */
 		slot->maps = m->n_maps ? (tile__map_entry *)tile__alloc_zeroed(m->n_maps, sizeof(tile__map_entry)) : NULL;
-		if (!slot->modules || !slot->funcs || !slot->group_maps || (m->n_maps && !slot->maps)) {
+		if (!slot->modules || !slot->funcs || !slot->group_flags || (m->n_maps && !slot->maps)) {
 			tile__slot_free(slot);
 			return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 		}
@@ -512,7 +515,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	tile__slot *slot;
 	tile__CUresult r;
 	tile_status st;
-	int vi, i, pdl;
+	int vi, i, pdl, cluster;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
 	if (flags & ~TILE__LAUNCH_FLAGS)
@@ -563,14 +566,16 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		launch_args = params;
 	}
 	pdl = (flags & TILE_LAUNCH_PDL) && slot->arch >= 90;
-	if (v->cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
+	/* an image for an arch below 9.0 runs one CTA per program */
+	cluster = v->cluster && (__atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED) & TILE__GROUP_CLUSTERS);
+	if (cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];
 		unsigned n = 0;
 		uint64_t gx = (uint64_t)dims[0], gy = (uint64_t)dims[1], gz = (uint64_t)dims[2];
 		memset(&config, 0, sizeof config);
 		memset(attr, 0, sizeof attr);
-		if (v->cluster) {
+		if (cluster) {
 			/* As Triton: the grid counts clusters, the launch counts
 			 * blocks, and a cluster's blocks are spread over the SMs. */
 			gx *= v->cluster_dim[0];

@@ -286,7 +286,7 @@ static tile_status tile__tensormaps(const tile_module *m, const tile__kernel *k,
 	uint64_t descs = k->map_mask & ~k->hidden_maps, mask;
 	const tile__recipe *r = m->recipes + v->first_recipe, *end = r + v->n_recipes;
 	tile_status st;
-	if (!__atomic_load_n(&slot->group_maps[v->group], __ATOMIC_RELAXED)) {
+	if (!(__atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED) & TILE__GROUP_MAPS)) {
 		for (mask = k->map_mask; mask; mask &= mask - 1)
 			params[__builtin_ctzll(mask)] = (void *)tile__zero_map;
 		return TILE_SUCCESS;

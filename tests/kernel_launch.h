@@ -5,7 +5,10 @@
  * test owns. A test builds a `launch` (kl), adds its arguments in order
  * (kl_ptr, kl_int, kl_float) and constexprs (kl_define), then expects it to
  * run (kl_run) or to be refused with a message (kl_fail, kl_refused);
- * with keep_ir the IR it ran stays in `ir` until kl_release.
+ * with keep_ir the IR it ran stays in `ir` until kl_release. With
+ * kl_cluster_ctas set (> 1), every kernel whose blocks can be split over a
+ * cluster of that many CTAs runs split (passes/cluster.c; the interpreter
+ * runs the CTAs one after another), counted in kl_cluster_splits.
  * Everything is static inline, so a test includes what it uses.
  */
 #ifndef TILE_TESTS_KERNEL_LAUNCH_H
@@ -18,6 +21,8 @@
 #include <string.h>
 
 enum { KL_MAX_ARGS = 32, KL_MAX_DEFINES = 12 };
+
+static int kl_cluster_ctas, kl_cluster_splits;
 
 typedef struct launch {
 	const char *file, *kernel, *signature;
@@ -96,6 +101,13 @@ static inline tilec_status kl_go(launch *l)
 		st = fe_specialize(l->ctx, a, m, &spec, &f);
 	if (!st)
 		st = ir_verify(l->ctx, f);
+	if (!st && kl_cluster_ctas > 1 && !cluster_refusal(f, kl_cluster_ctas)) {
+		f->num_ctas = kl_cluster_ctas;
+		st = cluster_split(l->ctx, f);
+		if (!st)
+			st = ir_verify(l->ctx, f);
+		kl_cluster_splits++;
+	}
 	if (!st && l->stages >= 2) {
 		f->num_stages = l->stages;
 		pipeline_options po = {.async_copies = l->async, .reuse_read_tile = l->reuse, .tensormaps = l->tma,

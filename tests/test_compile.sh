@@ -1004,5 +1004,39 @@ check "without --debug" bash -c "'$TILEC' compile $K/lang.py $DBG --keep-ptx '$T
 check "without --debug: no assert or print code" bash -c "! grep -q 'vprintf\\|__assertfail' $T/nodbg/*.ptx"
 expect_error "a misspelt --debug is refused" "unknown option '--debugx'" "$TILEC" compile --debugx
 
+# num_ctas: programs split over thread block clusters from sm_90 on
+MMC="$K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1' -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8"
+check "tilec ir -nc 2: 128x128 in 4 warps split along M (64 rows for its warpgroup)" bash -c "'$TILEC' ir $MMC -nc 2 >'$T/cl.ir'"
+check "-nc 2: each CTA holds 64 of the 128 rows, the aranges add its rank's offset" bash -c "grep -q 'num_ctas=2' '$T/cl.ir' &&
+	grep -q 'dot precision=tf32 .* : <64x128xfp32>' '$T/cl.ir' && grep -q 'cta_rank : i32' '$T/cl.ir' &&
+	[ \$(grep -c 'arange 0, 64 : <64xi32>' '$T/cl.ir') = 2 ] && ! grep -q '<128x32x\\*fp16>' '$T/cl.ir'"
+check "tilec ir -nc 2: 128x256 in 8 warps split along N" bash -c "'$TILEC' ir ${MMC/BLOCK_SIZE_N=128/BLOCK_SIZE_N=256} -w 8 -nc 2 | grep -q 'dot precision=tf32 .* : <128x128xfp32>'"
+check "tilec ir -nc 2: 256x128 in 8 warps split along M" bash -c "'$TILEC' ir ${MMC/BLOCK_SIZE_M=128/BLOCK_SIZE_M=256} -w 8 -nc 2 | grep -q 'dot precision=tf32 .* : <128x128xfp32>'"
+check "tilec ir -nc 4: 128x128 split along M (32 columns would be too few)" bash -c "'$TILEC' ir $MMC -nc 4 | grep -q 'dot precision=tf32 .* : <32x128xfp32>'"
+check "-nc 2 compiles for sm_80 and sm_90a" bash -c "'$TILEC' compile $MMC -nc 2 -ns 4 --arch sm_80,sm_90a -o '$T/cl' --keep-ptx '$T/clp' 2>'$T/cl.err'"
+check "-nc 2: no warning where the split is made" bash -c "! grep -q warning '$T/cl.err'"
+check "-nc 2: sm_90a reads the cluster's id and its rank, wgmma on 64 rows" bash -c "grep -q '%clusterid.x' '$T/clp/cl.sm_90a.ptx' &&
+	grep -q '%cluster_ctarank' '$T/clp/cl.sm_90a.ptx' && grep -q 'wgmma.mma_async.sync.aligned.m64n128k16' '$T/clp/cl.sm_90a.ptx' &&
+	! grep -q '%ctaid' '$T/clp/cl.sm_90a.ptx'"
+check "-nc 2: sm_80 has no clusters" bash -c "! grep -q 'cluster' '$T/clp/cl.sm_80.ptx' && grep -q '%ctaid.x' '$T/clp/cl.sm_80.ptx'"
+check "-nc 2: the variant launches clusters of 2" bash -c "'$TILEC' inspect '$T/cl.c' | grep -q 'num_stages 4, .*, cluster 2x1x1,'"
+CLS="$K/clusters.py -n scaled_rows -s '*fp32:16, *fp32:16, *fp32:16, *i32:16, i32, i32, 64, 64'"
+check "-nc 2: a value every CTA holds" bash -c "'$TILEC' compile $CLS -g 'cdiv(M, 64)' -nc 2 --arch sm_90 -o '$T/sr' --keep-ptx '$T/srp' 2>'$T/sr.err' && ! grep -q warning '$T/sr.err'"
+check "-nc 2: its store is rank 0's, the barrier the cluster's, num_programs counts clusters" bash -c "
+	grep -q 'barrier.cluster.arrive.release.aligned' '$T/srp/sr.sm_90.ptx' && grep -q '%nclusterid.x' '$T/srp/sr.sm_90.ptx' &&
+	'$TILEC' ir $CLS -nc 2 | grep -q 'barrier cluster' && '$TILEC' ir $CLS -nc 2 | grep -q 'store %[0-9]*, %[0-9]*, %[0-9]*\$'"
+check "-nc 2: a reduction along the only dim keeps one CTA per program, with a warning" bash -c "
+	'$TILEC' compile $K/softmax.py -n softmax_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 1024' -nc 2 --arch sm_90 -o '$T/smx' 2>'$T/smx.err' &&
+	grep -q \"num_ctas=2 is compiled as one CTA per program: a reduction's axis\" '$T/smx.err' && ! '$TILEC' inspect '$T/smx.c' | grep -q cluster"
+check "-nc 2: targets below sm_90 alone keep one CTA per program, with a warning" bash -c "
+	'$TILEC' compile $MMC -nc 2 --arch sm_80 -o '$T/cl80' 2>'$T/cl80.err' &&
+	grep -q 'num_ctas=2 is compiled as one CTA per program: no target has thread block clusters' '$T/cl80.err' &&
+	! '$TILEC' inspect '$T/cl80.c' | grep -q cluster"
+check "-nc 2: an atomic's old value every CTA would take keeps one CTA per program, with a warning" bash -c "
+	'$TILEC' ir $K/clusters.py -n ticket -s '*fp32:16, *fp32:16, *i32:16, 128' -nc 2 2>&1 >'$T/tk.ir' |
+	grep -q 'num_ctas=2 is compiled as one CTA per program: an atomic whose old values are read, on values every CTA holds' &&
+	! grep -q 'cta_rank\|num_ctas' '$T/tk.ir'"
+expect_error "-nc 3 is refused" "-nc wants 1, 2, 4 or 8 CTAs per program, not '3'" "$TILEC" compile $K/clusters.py -n ticket -nc 3
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -6,7 +6,9 @@
  * fp32 ulp for transcendental functions and reductions (whose order the
  * GPU picks), one ulp of the output format for fp16/bf16 results, and the
  * tf32 error for fp32 dots. A few launches must fail cleanly: out-of-bounds
- * accesses, a division by zero, a misaligned :16 argument.
+ * accesses, a division by zero, a misaligned :16 argument. The suite then
+ * runs again with every kernel whose blocks can be split over a cluster of
+ * two CTAs split so (passes/cluster.c), against the same references.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -1480,7 +1482,7 @@ static void test_sink_loads(void)
 	kl_release(&l);
 }
 
-int main(void)
+static void run_all(void)
 {
 	test_seeds();
 	test_vector_add();
@@ -1503,5 +1505,16 @@ int main(void)
 	test_matmul();
 	test_pipelined_loads();
 	test_sink_loads();
+}
+
+int main(void)
+{
+	run_all();
+	/* again with each program split over a cluster of 2 where its blocks
+	 * allow (passes/cluster.c): the same references must hold */
+	kl_cluster_ctas = 2;
+	run_all();
+	CHECK_MSG(kl_cluster_splits >= 300, "only %d launches were split over a cluster", kl_cluster_splits);
+	printf("test_kernels: %d launches split over clusters of 2\n", kl_cluster_splits);
 	return check_report("test_kernels");
 }

@@ -124,5 +124,18 @@ expect fp8-print 0 "y_ptr[0:4] (fp8e4nv, 16 elements): 0 1 2 3" -- \
 	--arg 16 --print y_ptr:4
 expect unknown-option 2 "unknown option '--frobnicate'" -- "$TILEC" "${ADD[@]}" -g 1 --frobnicate
 
+# -nc: each program split over a cluster, its CTAs run one after another
+MM=(run "$K/matmul.py" -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1'
+	-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=4 -g 4 --arg buf:9000:random
+	--arg buf:9000:random --arg buf:9000 --arg 100 --arg 90 --arg 70 --arg 70 --arg 1 --arg 90 --arg 1 --arg 90 --arg 1)
+expect nc1 0 "" -- "$TILEC" "${MM[@]}" --out "c_ptr=$TMP/c1"
+expect nc2 0 "" -- "$TILEC" "${MM[@]}" -nc 2 --out "c_ptr=$TMP/c2"
+expect nc4 0 "" -- "$TILEC" "${MM[@]}" -nc 4 --out "c_ptr=$TMP/c4"
+if [ -s "$TMP/c1" ] && cmp -s "$TMP/c1" "$TMP/c2" && cmp -s "$TMP/c1" "$TMP/c4"; then ok; else bad "-nc 2 and 4 change the matmul's result"; fi
+expect nc-refused 0 "warning: num_ctas=2 is run as one CTA per program: a reduction's axis" -- \
+	"$TILEC" run "$K/softmax.py" -n softmax_kernel -s '*fp32:16, *fp32:16, i32, i32, i32, i32, 128' -nc 2 -g 2 \
+	--arg buf:200 --arg buf:200:random --arg 100 --arg 100 --arg 2 --arg 100
+expect nc-bad 2 "bad num_ctas '3' (1, 2, 4 or 8)" -- "$TILEC" "${ADD[@]}" -g 1 -nc 3
+
 echo "test_run: $passed passed, $failed failed"
 [ "$failed" = 0 ]

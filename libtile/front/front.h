@@ -44,6 +44,7 @@ typedef struct fe_spec {
 	const fe_define *defines;
 	int ndefines;
 	int num_warps, num_stages; /* 0: the defaults (4, 3) */
+	int num_ctas;              /* CTAs per program (1, 2, 4, 8: a thread block cluster); 0: 1 */
 	int maxnreg;               /* registers per thread ptxas may use (.maxnreg); 0: its choice */
 	bool debug;                /* keep tl.device_assert/assert and tl.device_print/print
 	                              (as TRITON_DEBUG=1); without it they are left out */
@@ -66,7 +67,7 @@ tilec_status fe_load_text(tilec_ctx *ctx, arena *a, const char *path, const char
 int fe_kernel_count(const fe_module *m);
 const char *fe_kernel_name(const fe_module *m, int i);
 /* Autotune configs of a kernel (0 when it has none or the kernel does not
- * exist). fe_config_get fills defines, ndefines, num_warps, num_stages, maxnreg of
+ * exist). fe_config_get fills defines, ndefines, num_warps, num_stages, num_ctas, maxnreg of
  * *spec from config i (the other fields are kept); the defines live in the
  * arena given to fe_load. */
 int fe_config_count(const fe_module *m, const char *kernel);

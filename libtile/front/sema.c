@@ -1937,9 +1937,9 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 		}
 		*dst[k] = (int)x.i;
 	}
-	/* num_ctas tunes the mapping, not the results; a pre_hook is Python
-	 * run before each launch (tutorial 09's sets descriptor block shapes,
-	 * which the launch functions check instead): each said and left out */
+	/* a pre_hook is Python run before each launch (tutorial 09's sets
+	 * descriptor block shapes, which the launch functions check instead):
+	 * said and left out */
 	ast_node *hook = ast_call_kwarg(cfg, "pre_hook"), *ctas = ast_call_kwarg(cfg, "num_ctas"),
 		 *maxnreg = ast_call_kwarg(cfg, "maxnreg");
 	sv x;
@@ -1958,16 +1958,16 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 	if (hook && hook->kind != AST_NONE)
 		diag_warning(ctx, hook->loc, "autotune config %d: its pre_hook (Python, run before each launch) is not run: "
 			     "what it does to the arguments, the caller must do", i);
-	if (ctas) {
+	spec->num_ctas = 0;
+	if (ctas && ctas->kind != AST_NONE) {
 		if (!const_expr(&s, ctas, &x))
 			return s.status;
-		if (x.kind != SV_INT || x.i <= 0) {
-			sema_error(&s, ctas->loc, TILEC_ERR_SEMANTIC, "num_ctas must be a positive int");
+		if (x.kind != SV_INT || x.i <= 0 || x.i > 8 || (x.i & (x.i - 1))) {
+			sema_error(&s, ctas->loc, TILEC_ERR_SEMANTIC,
+				   "num_ctas must be 1, 2, 4 or 8 (the CTAs of a thread block cluster a program runs on)");
 			return s.status;
 		}
-		if (x.i != 1)
-			diag_warning(ctx, ctas->loc, "autotune config %d: num_ctas=%lld is compiled as one CTA per program (no "
-				     "thread block clusters); the results are the same", i, (long long)x.i);
+		spec->num_ctas = (int)x.i;
 	}
 	return TILEC_OK;
 }
@@ -2335,6 +2335,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		f->num_warps = spec->num_warps;
 	if (spec->num_stages)
 		f->num_stages = spec->num_stages;
+	if (spec->num_ctas)
+		f->num_ctas = spec->num_ctas;
 	f->maxnreg = spec->maxnreg;
 	f->constexprs = arena_alloc(s->a, sizeof(ir_constexpr) * (size_t)(nce + 1));
 	if (!f->constexprs)

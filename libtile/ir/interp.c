@@ -47,6 +47,7 @@ typedef struct interp {
 	slot **vals; /* per value id */
 	slot *store; /* backing storage of vals */
 	uint32_t grid[3], pid[3];
+	uint32_t rank; /* CTA_RANK: the CTA of the program's cluster being run */
 } interp;
 
 /* ---------------------------------------------------------------------
@@ -1456,6 +1457,7 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	}
 	case IR_OP_PROGRAM_ID: r[0].i = in->pid[op->axis]; return TILEC_OK;
 	case IR_OP_NUM_PROGRAMS: r[0].i = in->grid[op->axis]; return TILEC_OK;
+	case IR_OP_CTA_RANK: r[0].i = in->rank; return TILEC_OK;
 	case IR_OP_ARANGE:
 		for (int64_t i = 0; i < n; i++)
 			r[i].i = op->ival + i;
@@ -1600,7 +1602,7 @@ tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3]
 	tilec_status st = ir_verify(ctx, f);
 	if (st)
 		return st;
-	interp in = {ctx, f, buffers, nbuffers, NULL, NULL, {grid[0], grid[1], grid[2]}, {0, 0, 0}};
+	interp in = {ctx, f, buffers, nbuffers, NULL, NULL, {grid[0], grid[1], grid[2]}, {0, 0, 0}, 0};
 	size_t total = 0;
 	for (int i = 0; i < f->nvalues; i++)
 		total += (size_t)ir_numel(f->values[i].type);
@@ -1617,14 +1619,18 @@ tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3]
 		at += (size_t)ir_numel(f->values[i].type);
 	}
 	st = bind_args(&in, args);
+	/* a program split over a cluster (passes/cluster.c) runs its CTAs one
+	 * after another */
+	uint32_t ctas = f->num_ctas > 1 && ir_region_has(&f->body, IR_OP_CTA_RANK) ? (uint32_t)f->num_ctas : 1;
 	for (uint32_t z = 0; !st && z < grid[2]; z++)
 		for (uint32_t y = 0; !st && y < grid[1]; y++)
-			for (uint32_t x = 0; !st && x < grid[0]; x++) {
-				in.pid[0] = x;
-				in.pid[1] = y;
-				in.pid[2] = z;
-				st = exec_region(&in, &f->body);
-			}
+			for (uint32_t x = 0; !st && x < grid[0]; x++)
+				for (in.rank = 0; !st && in.rank < ctas; in.rank++) {
+					in.pid[0] = x;
+					in.pid[1] = y;
+					in.pid[2] = z;
+					st = exec_region(&in, &f->body);
+				}
 	free(in.vals);
 	free(in.store);
 	return st;

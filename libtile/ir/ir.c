@@ -172,6 +172,7 @@ ir_func *ir_func_new(arena *a, const char *name, int nparams, const ir_param *pa
 	f->name = arena_strdup(a, name);
 	f->num_warps = 4;
 	f->num_stages = 3;
+	f->num_ctas = 1;
 	f->nparams = nparams;
 	f->params = arena_alloc(a, sizeof(ir_param) * (size_t)(nparams ? nparams : 1));
 	if (!f->name || !f->params)
@@ -428,6 +429,10 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		break;
 	case IR_OP_ARANGE:
 		sb_printf(sb, " %lld, %lld", (long long)op->ival, (long long)op->ival2);
+		break;
+	case IR_OP_BARRIER:
+		if (op->ival)
+			sb_puts(sb, " cluster");
 		break;
 	case IR_OP_PERMUTE:
 		sb_puts(sb, " order=[");
@@ -704,6 +709,8 @@ void ir_dump(strbuf *sb, const ir_func *f)
 		}
 	}
 	sb_printf(sb, ") num_warps=%d num_stages=%d", f->num_warps, f->num_stages);
+	if (f->num_ctas > 1)
+		sb_printf(sb, " num_ctas=%d", f->num_ctas);
 	if (f->maxnreg)
 		sb_printf(sb, " maxnreg=%d", f->maxnreg);
 	for (int k = 0; k < 2; k++) {

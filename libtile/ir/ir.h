@@ -77,6 +77,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(CONST, "const")               /* ival or fval by result kind; splat when block */ \
 	X(PROGRAM_ID, "program_id")     /* axis */ \
 	X(NUM_PROGRAMS, "num_programs") /* axis */ \
+	X(CTA_RANK, "cta_rank")         /* i32: this CTA's rank in its program's cluster (passes/cluster.c; \
+	                                   0 where a program is one CTA) */ \
 	X(ARANGE, "arange")             /* ival = start, ival2 = end; <end-start x i32> */ \
 	X(SPLAT, "splat")               /* scalar -> block */ \
 	X(BROADCAST, "broadcast")       /* same rank, size-1 dims stretched */ \
@@ -120,7 +122,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	X(DOT, "dot")                   /* a <MxK>, b <KxN>, acc <MxN>; sub = ir_precision */ \
 	X(HINT, "hint")                 /* sub = ir_hint, ints[] per dim; result = operand */ \
 	X(ASSUME, "assume")             /* i1 scalar */ \
-	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another */ \
+	X(BARRIER, "barrier")           /* tl.debug_barrier: the program's threads wait for one another; \
+	                                   ival 1: the user's, across a cluster where a program is one */ \
 	X(GRID_DEP, "grid_dep")         /* programmatic dependent launch (sm_90 on; nothing below): sub 0 \
 	                                   waits for the grid before (gdc_wait), 1 lets the next start \
 	                                   (gdc_launch_dependents) */ \
@@ -290,6 +293,10 @@ typedef struct ir_func {
 	int nconstexprs;
 	ir_constexpr *constexprs; /* the specialization's constexpr values, for metadata */
 	int num_warps, num_stages;
+	/* CTAs per program (a config's num_ctas): > 1 asks for a thread block
+	 * cluster of that many, splitting each block of the program over
+	 * them (passes/cluster.c); compile_module may set it back to 1 */
+	int num_ctas;
 	int maxnreg; /* .maxnreg for ptxas (24..255); 0: ptxas chooses */
 	/* @triton.autotune's reset_to_zero and restore_value: bit i names
 	 * runtime parameter i (a pointer). Recorded, not acted on: they only
@@ -367,7 +374,8 @@ tilec_status ir_verify(tilec_ctx *ctx, const ir_func *f);
  * program, the element, the offset and the buffer. Buffers count as 16-byte
  * aligned for the div16 predicates, which are checked against the
  * arguments (as is == 1) before anything runs; the function is verified
- * first. Programs run one after another, x fastest.
+ * first. Programs run one after another, x fastest; a program split over
+ * a cluster (CTA_RANK in its body) runs its CTAs one after another.
  * ====================================================================== */
 
 typedef struct interp_buffer {

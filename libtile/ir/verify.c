@@ -833,6 +833,10 @@ static void check_simple(verifier *v, const ir_op *op)
 	case IR_OP_CONST: check_const(v, op); break;
 	case IR_OP_PROGRAM_ID:
 	case IR_OP_NUM_PROGRAMS: check_program_id(v, op); break;
+	case IR_OP_CTA_RANK:
+		if (arity(v, op, 0, false, 1, 0) && !ir_type_eq(res(v, op, 0), ir_scalar(IR_I32)))
+			fail(v, op, "result must be i32, is %s", tstr(v, res(v, op, 0)));
+		break;
 	case IR_OP_ARANGE: check_arange(v, op); break;
 	case IR_OP_SPLAT: check_splat(v, op); break;
 	case IR_OP_BROADCAST: check_broadcast(v, op); break;
@@ -1018,6 +1022,8 @@ tilec_status ir_verify(tilec_ctx *ctx, const ir_func *f)
 	}
 	if (f->nparams > f->nvalues)
 		fail(&v, NULL, "%d parameters but only %d values", f->nparams, f->nvalues);
+	if (f->num_ctas < 1 || f->num_ctas > 8 || (f->num_ctas & (f->num_ctas - 1)))
+		fail(&v, NULL, "num_ctas=%d is not 1, 2, 4 or 8", f->num_ctas);
 	if (f->maxnreg && (f->maxnreg < IR_MAXNREG_MIN || f->maxnreg > IR_MAXNREG_MAX))
 		fail(&v, NULL, "maxnreg=%d is outside %d..%d", f->maxnreg, IR_MAXNREG_MIN, IR_MAXNREG_MAX);
 	/* The body belongs to no op: walk it with no parent so terminators are refused. */

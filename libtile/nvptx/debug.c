@@ -93,11 +93,9 @@ bool lw_emit_device_print(lw *w, const ir_op *op)
 				   LLVMBuildICmp(w->b, LLVMIntEQ, w->warp, lw_ci32(w, 0), ""), "");
 	}
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
-	static const char *const ctaid[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
-					     "llvm.nvvm.read.ptx.sreg.ctaid.z"};
-	LLVMValueRef pid[3];
+	LLVMValueRef pid[3]; /* the program's (a cluster's where it is one) */
 	for (int d = 0; d < 3; d++)
-		pid[d] = lw_call(w, ctaid[d], w->i32, NULL, 0);
+		pid[d] = w->ctaid[d];
 	LLVMValueRef fmt_str = NULL, buf = NULL;
 	LLVMTypeRef st = NULL;
 	for (int r = 0; r < nregs; r++) {

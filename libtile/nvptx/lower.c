@@ -483,12 +483,20 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		case IR_OP_NUM_PROGRAMS: {
 			static const char *const np[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.read.ptx.sreg.nctaid.y",
 							  "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+			static const char *const ncl[3] = {"mov.u32 $0, %nclusterid.x;", "mov.u32 $0, %nclusterid.y;",
+							   "mov.u32 $0, %nclusterid.z;"};
 			if (op->axis < 0 || op->axis > 2)
 				return lw_fail(w, op, TILEC_ERR_SEMANTIC, "%s axis must be 0, 1 or 2", op_name(op));
-			x = op->code == IR_OP_PROGRAM_ID ? w->ctaid[op->axis] : sreg(w, np[op->axis]);
+			x = op->code == IR_OP_PROGRAM_ID ? w->ctaid[op->axis]
+			    : w->f->num_ctas > 1         ? lw_asm_call(w, w->i32, ncl[op->axis], "=r", NULL, 0, false)
+							 : sreg(w, np[op->axis]);
 			x = LLVMBuildIntCast2(w->b, x, lw_ltype(w, k), false, "");
 			break;
 		}
+		case IR_OP_CTA_RANK:
+			x = w->f->num_ctas > 1 ? lw_asm_call(w, w->i32, "mov.u32 $0, %cluster_ctarank;", "=r", NULL, 0, false)
+					       : lw_ci32(w, 0);
+			break;
 		case IR_OP_ARANGE: {
 			LLVMValueRef c[IR_MAX_RANK];
 			lw_reg_coords(w, &m, 1, r, c);
@@ -790,8 +798,13 @@ static void read_coordinates(lw *w, bool fresh)
 		       : sreg(w, "llvm.nvvm.read.ptx.sreg.tid.x");
 	w->lane = LLVMBuildAnd(w->b, w->tid, lw_ci32(w, 31), "lane");
 	w->warp = LLVMBuildLShr(w->b, w->tid, lw_ci32(w, 5), "warp");
+	/* a program split over a cluster (passes/cluster.c) is the cluster */
+	static const char *const asm_clusterid[3] = {"mov.u32 $0, %clusterid.x;", "mov.u32 $0, %clusterid.y;",
+						     "mov.u32 $0, %clusterid.z;"};
 	for (int i = 0; i < 3; i++)
-		w->ctaid[i] = fresh ? lw_asm_call(w, w->i32, asm_ctaid[i], "=r", NULL, 0, true) : sreg(w, ctaid[i]);
+		w->ctaid[i] = w->f->num_ctas > 1 ? lw_asm_call(w, w->i32, asm_clusterid[i], "=r", NULL, 0, fresh)
+			      : fresh        ? lw_asm_call(w, w->i32, asm_ctaid[i], "=r", NULL, 0, true)
+					     : sreg(w, ctaid[i]);
 }
 
 /* After a loop: the coordinates read afresh, and the cheap values
@@ -1043,7 +1056,10 @@ static bool lower_op(lw *w, const ir_op *op)
 	case IR_OP_ASSUME:
 		return true;
 	case IR_OP_BARRIER:
-		lw_barrier(w);
+		if (op->ival && w->f->num_ctas > 1) /* the user's, in a program split over a cluster */
+			lw_asm_call(w, w->vd, "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;", "~{memory}", NULL, 0, true);
+		else
+			lw_barrier(w);
 		return true;
 	case IR_OP_GRID_DEP:
 		return emit_grid_dep(w, op);

@@ -53,6 +53,21 @@ typedef struct pipeline_options {
 tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt, const bool *narrow);
 
 /* ======================================================================
+ * cluster.c - a program's blocks split over the CTAs of a thread block
+ * cluster (num_ctas > 1, sm_90 on)
+ * ====================================================================== */
+
+/* NULL where f's blocks can be split over num_ctas CTAs with no CTA
+ * needing another's elements, else why not (static text). */
+const char *cluster_refusal(const ir_func *f, int num_ctas);
+/* Splits them (f->num_ctas > 1, cluster_refusal NULL): each value along
+ * the dims chosen holds its CTA's part, aranges add the CTA's offset
+ * (CTA_RANK), stores and atomics of values every CTA holds are rank 0's,
+ * and the user's barriers span the cluster (ival 1). An error where the
+ * blocks cannot be split. */
+tilec_status cluster_split(tilec_ctx *ctx, ir_func *f);
+
+/* ======================================================================
  * sink.c - loads of the kernel's top level moved to their first user
  * ====================================================================== */
 

@@ -417,6 +417,16 @@ static void test_cluster_and_shared(void)
 	/* the grid times the cluster must stay inside the limits */
 	grid[0] = 1u << 30;
 	CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, args, 1), TILE_ERROR_GRID);
+	/* on a device of compute capability 8.0 the sm_80 cubin runs one CTA
+	 * per program (tilec compiles it so): no cluster, the grid as given */
+	set_current(fake_ctx_create(1));
+	grid[0] = 3;
+	CHECK_EQ_INT(tile_launch(m, 1, grid, NULL, args, 1), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(!l.ex && strcmp(l.symbol, "big") == 0 && strstr(l.image, "sm_80") != NULL);
+	CHECK(l.grid[0] == 3 && l.grid[1] == 2 && l.grid[2] == 1);
+	CHECK(l.cluster[0] == 1 && l.cluster[1] == 1 && l.cluster[2] == 1);
+	CHECK_EQ_INT(fake_calls("cuLaunchKernel"), 1);
 	tile_module_destroy(m);
 	set_current(NULL);
 }

@@ -3,9 +3,11 @@
  * is specialized (fe_specialize) with a signature made up from its
  * parameters' names and the input's own bytes (pointers named *ptr*, the
  * rest i32; :16, :8, :4 or no hints; fp16 or fp32 pointees; constexprs
- * named in upper case 32 or 64, the others their defaults; 4 or 8 warps),
- * verified, dumped, then pipelined (num_stages 3) and given layouts as
- * tilec compile does before it lowers, for mma.sync or for wgmma with TMA.
+ * named in upper case 32 or 64, the others their defaults; 4 or 8 warps;
+ * one CTA per program or a cluster of 2), verified, dumped, split over the
+ * cluster where cluster_refusal allows (which must then succeed and
+ * verify), then pipelined (num_stages 3) and given layouts as tilec
+ * compile does before it lowers, for mma.sync or for wgmma with TMA.
  * Any input must end in a status with a diagnostic, never a crash, a hang
  * or a leak; IR that the front end or a pass produced and the verifier
  * refuses is a finding (abort). Mutations follow Python's shape
@@ -90,7 +92,8 @@ static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_
 		}
 		bool wg = bits >> 22 & 1;
 		fe_spec spec = {.kernel = name, .signature = sig, .defines = defs, .ndefines = nd,
-				.num_warps = bits >> 23 & 1 ? 8 : 4, .num_stages = 3, .tensormaps = wg};
+				.num_warps = bits >> 23 & 1 ? 8 : 4, .num_stages = 3, .tensormaps = wg,
+				.num_ctas = bits >> 26 & 1 ? 2 : 1};
 		ir_func *f = NULL;
 		if (fe_specialize(ctx, a, m, &spec, &f) != TILEC_OK || !f)
 			continue;
@@ -99,6 +102,14 @@ static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_
 		sb_init(&sb);
 		ir_dump(&sb, f);
 		sb_free(&sb);
+		if (f->num_ctas > 1 && !cluster_refusal(f, f->num_ctas)) {
+			if (cluster_split(ctx, f) != TILEC_OK) {
+				fprintf(stderr, "fuzz_sema: cluster_split failed where cluster_refusal allowed it:\n%s\n",
+					tilec_diagnostics(ctx));
+				abort();
+			}
+			must_verify(ctx, f, "the split over a cluster");
+		}
 		passes(ctx, a, f, wg ? DOT_UNIT_WGMMA : DOT_UNIT_MMA);
 	}
 }

@@ -51,7 +51,7 @@ def next_pow2(x):
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
-         sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None):
+         sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None, num_ctas=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
@@ -68,13 +68,14 @@ def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num
     tilec_flags: more options for tilec compile (such as --no-tma).
     maxnreg: registers per thread, given to both sides (Triton's maxnreg,
     tilec's --maxnreg).
-    triton_extra: launch options for Triton's side only (num_ctas: tile
-    compiles such a config as one CTA per program)."""
+    num_ctas: CTAs per program, given to both sides (tilec's -nc: thread
+    block clusters from sm_90 on).
+    triton_extra: launch options for Triton's side only."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
                 cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [], maxnreg=maxnreg,
-                triton_extra=triton_extra or {})
+                triton_extra=triton_extra or {}, num_ctas=num_ctas)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -334,6 +335,16 @@ CASES += [
           S("i32", "M"), S("i32", "N")],
          lambda s: {"BLOCK_N": next_pow2(s["N"]), "BLOCK_M": max(1, min(64, 8192 // next_pow2(s["N"])))},
          "cdiv(M, BLOCK_M)", [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2),
+    case("k_row_center_ctas2", K + "reductions.py", "row_center_kernel",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M", "N"]), T("out", "fp32", ["M"]),
+          S("i32", "M"), S("i32", "N")],
+         lambda s: {"BLOCK_N": next_pow2(s["N"]), "BLOCK_M": max(2, min(64, 8192 // next_pow2(s["N"])))},
+         "cdiv(M, BLOCK_M)", [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}], 2, num_ctas=2),
+    case("k_scaled_rows_ctas2", K + "clusters.py", "scaled_rows",
+         [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M", "N"]), T("in", "fp32", ["1"]),
+          T("out", "i32", ["(M + 63) // 64"]), S("i32", "M"), S("i32", "N")],
+         lambda s: {"BLOCK_M": 64, "BLOCK_N": next_pow2(s["N"])},
+         "cdiv(M, BLOCK_M)", [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 100}], 2, num_ctas=2),
     case("k_min_max", K + "reductions.py", "min_max_kernel",
          [_n("i32", init="randint:-1000000:1000000"), T("out", "i32", ["2"]), N_],
          lambda s: {"BLOCK": next_pow2(s["n"])}, "1", [{"n": 1}, {"n": 1000}, {"n": 8192}], 2),
@@ -492,9 +503,16 @@ CASES += [
          3, MM_F16_TOL, num_stages=4),
     case("p_matmul_f16_256", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 256, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, num_warps=8),
+    # thread block clusters (num_ctas on both sides): each program's rows
+    # split over the CTAs of a cluster
     case("p_matmul_f16_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
-         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL,
-         triton_extra={"num_ctas": 2}),
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 512, "N": 256, "K": 4096}], 3,
+         MM_F16_TOL, num_stages=4, num_ctas=2),
+    case("p_matmul_f16_256_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 300, "N": 200, "K": 96}], 3,
+         MM_F16_TOL, num_warps=8, num_ctas=2),
+    case("p_matmul_f16_ctas4", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, num_ctas=4),
     case("p_matmul_f16_maxnreg", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, maxnreg=128),
     # transposed operands: A stored K x M, B stored N x K (strides say so)
@@ -595,6 +613,14 @@ CASES += [
     case("p_attn_%s" % name, ATTN, "attn_fwd", ATTN_PARAMS, _attn_cx(stage), ATTN_GRID,
          [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
           {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False)
+    for name, stage in (("full", 1), ("causal", 3))
+] + [
+    # each program's 128 query rows split over a cluster of 2 (Triton runs
+    # one CTA per program: the oracle all the same)
+    case("p_attn_%s_ctas2" % name, ATTN, "attn_fwd", ATTN_PARAMS, _attn_cx(stage), ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False,
+         tilec_flags=["-nc", "2"])
     for name, stage in (("full", 1), ("causal", 3))
 ]
 
@@ -1097,16 +1123,20 @@ BENCH += [
          _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=3,
          bench="matmul fp16 4096^3 (128x128x32, 4 warps, 3 stages)", flops="2 * M * N * K",
          cublas="mm", sm80=True),
-    # Triton's thread block clusters (num_ctas=2: each program's tile split
-    # over two CTAs of a cluster) against tile's one CTA per program
+    # thread block clusters (num_ctas=2 on both sides: each program's tile
+    # split over the two CTAs of a cluster)
     case("bench_mm_256x64_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 256, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8, num_stages=3,
-         bench="matmul fp16 4096^3 (128x256x64, 8 warps, 3 stages), Triton num_ctas=2", flops="2 * M * N * K",
-         triton_extra={"num_ctas": 2}),
+         bench="matmul fp16 4096^3 (128x256x64, 8 warps, 3 stages), num_ctas=2", flops="2 * M * N * K",
+         num_ctas=2),
     case("bench_mm_128x64_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=4,
-         bench="matmul fp16 4096^3 (128x128x64, 4 warps, 4 stages), Triton num_ctas=2", flops="2 * M * N * K",
-         triton_extra={"num_ctas": 2}),
+         bench="matmul fp16 4096^3 (128x128x64, 4 warps, 4 stages), num_ctas=2", flops="2 * M * N * K",
+         num_ctas=2),
+    case("bench_mm_256x128_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(256, 128, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="matmul fp16 4096^3 (256x128x64, 8 warps, 3 stages), num_ctas=2", flops="2 * M * N * K",
+         num_ctas=2),
     # sizes that are not multiples of 16: no 16-byte rows, the operand
     # loads cannot become cp.async copies (tutorial 03's config 5)
     case("bench_mm_odd", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,

@@ -244,7 +244,7 @@ _kept_cubins = set()
 
 def triton_options(inst):
     """The case's launch options beyond num_warps, as Triton takes them."""
-    extra = {k: inst[k] for k in ("num_stages", "maxnreg") if inst.get(k)}
+    extra = {k: inst[k] for k in ("num_stages", "maxnreg", "num_ctas") if inst.get(k)}
     extra.update(inst.get("triton_extra") or {})
     return extra
 

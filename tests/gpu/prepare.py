@@ -131,6 +131,8 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
         cmd += ["-ns", str(inst["num_stages"])]
     if inst.get("maxnreg"):
         cmd += ["--maxnreg", str(inst["maxnreg"])]
+    if inst.get("num_ctas"):
+        cmd += ["-nc", str(inst["num_ctas"])]
     cmd += ["-w", str(inst["num_warps"]), "--arch", arch,
            "-o", os.path.join(outdir, "cases", launch), "-on", launch]
     for k, v in inst["constexprs"].items():
