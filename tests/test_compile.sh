@@ -1036,6 +1036,12 @@ check "-nc 2: an atomic's old value every CTA would take keeps one CTA per progr
 	'$TILEC' ir $K/clusters.py -n ticket -s '*fp32:16, *fp32:16, *i32:16, 128' -nc 2 2>&1 >'$T/tk.ir' |
 	grep -q 'num_ctas=2 is compiled as one CTA per program: an atomic whose old values are read, on values every CTA holds' &&
 	! grep -q 'cta_rank\|num_ctas' '$T/tk.ir'"
+RD="$K/clusters.py -n rows_and_desc -s '*fp32:16, *fp32:16, tensordesc<fp32[64, 64]>, i32, 128' -g 'cdiv(M, 128)' -nc 2 --arch sm_90a"
+check "-nc 2: a descriptor store every CTA would repeat through TMA keeps one CTA per program" bash -c "
+	'$TILEC' compile $RD -o '$T/rd' 2>&1 | grep -q 'num_ctas=2 is compiled as one CTA per program: a descriptor store every CTA would repeat' &&
+	! '$TILEC' inspect '$T/rd.c' | grep -q cluster"
+check "-nc 2: without TMA the same store is rank 0's, split" bash -c "
+	'$TILEC' compile $RD --no-tma -o '$T/rd2' 2>'$T/rd2.err' && ! grep -q warning '$T/rd2.err' && '$TILEC' inspect '$T/rd2.c' | grep -q 'cluster 2x1x1'"
 expect_error "-nc 3 is refused" "-nc wants 1, 2, 4 or 8 CTAs per program, not '3'" "$TILEC" compile $K/clusters.py -n ticket -nc 3
 
 echo "test_compile: $passed passed, $failed failed"

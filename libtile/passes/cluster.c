@@ -20,8 +20,9 @@
  * adds its CTA's offset (CTA_RANK times its new length). Values left whole
  * are computed by every CTA alike; their stores and atomics are done by
  * rank 0 alone (their mask ANDed with it), and an atomic whose old values
- * are read, a compare-and-swap or volatile assembly on such values refuses
- * the split, as no CTA could do it for the others. The user's barriers
+ * are read, a compare-and-swap, a descriptor store (TMA takes no mask) or
+ * volatile assembly on such values refuses the split, as no CTA could do
+ * it for the others. The user's barriers
  * then span the cluster (ival 1). program_id and num_programs count
  * clusters in the lowering (f->num_ctas stays > 1).
  */
@@ -395,6 +396,8 @@ static const char *whole_effects(cluster_sets *s, const ir_region *r, int root, 
 		bool whole = op->nargs && dim_in(s, op->args[0], root) < 0;
 		if (op->code == IR_OP_ATOMIC_CAS && whole)
 			return "an atomic_cas on values every CTA holds";
+		if (op->code == IR_OP_STORE && (op->flags & IR_FLAG_TENSORMAP) && whole) /* TMA stores take no mask */
+			return "a descriptor store every CTA would repeat";
 		if (op->code == IR_OP_ATOMIC_RMW && whole && read[op->results[0]])
 			return "an atomic whose old values are read, on values every CTA holds";
 		if (op->code == IR_OP_INLINE_ASM && (op->flags & IR_FLAG_VOLATILE) &&

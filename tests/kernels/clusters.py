@@ -23,3 +23,14 @@ def ticket(x_ptr, out_ptr, counter_ptr, BLOCK: tl.constexpr):
     t = tl.atomic_add(counter_ptr, 1)
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + t * BLOCK + offs, tl.load(x_ptr + offs))
+
+
+@triton.jit
+def rows_and_desc(x_ptr, out_ptr, y_desc, M, BLOCK_M: tl.constexpr):
+    # rows split over the cluster; the descriptor's block every CTA holds
+    # (a TMA store takes no mask: with TMA the split is refused)
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, 64)
+    x = tl.load(x_ptr + rm[:, None] * 64 + rn[None, :], mask=rm[:, None] < M)
+    tl.store(out_ptr + rm[:, None] * 64 + rn[None, :], x + 1, mask=rm[:, None] < M)
+    y_desc.store([tl.program_id(0) * 64, 0], tl.full((64, 64), 1.0, tl.float32))
