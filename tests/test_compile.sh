@@ -1022,6 +1022,7 @@ check "-nc 2: sm_80 has no clusters" bash -c "! grep -q 'cluster' '$T/clp/cl.sm_
 check "-nc 2: the variant launches clusters of 2" bash -c "'$TILEC' inspect '$T/cl.c' | grep -q 'num_stages 4, .*, cluster 2x1x1,'"
 CLS="$K/clusters.py -n scaled_rows -s '*fp32:16, *fp32:16, *fp32:16, *i32:16, i32, i32, 64, 64'"
 check "-nc 2: a value every CTA holds" bash -c "'$TILEC' compile $CLS -g 'cdiv(M, 64)' -nc 2 --arch sm_90 -o '$T/sr' --keep-ptx '$T/srp' 2>'$T/sr.err' && ! grep -q warning '$T/sr.err'"
+check "-nc 2: the launch function's comment names the clusters" grep -q 'scaled_rows_0: num_warps=4, clusters of 2x1x1 from sm_90 on,' "$T/sr.h"
 check "-nc 2: its store is rank 0's, the barrier the cluster's, num_programs counts clusters" bash -c "
 	grep -q 'barrier.cluster.arrive.release.aligned' '$T/srp/sr.sm_90.ptx' && grep -q '%nclusterid.x' '$T/srp/sr.sm_90.ptx' &&
 	'$TILEC' ir $CLS -nc 2 | grep -q 'barrier cluster' && '$TILEC' ir $CLS -nc 2 | grep -q 'store %[0-9]*, %[0-9]*, %[0-9]*\$'"
