@@ -573,6 +573,7 @@ static void split_region(splitter *p, ir_region *r)
 			ir_op *add = sp ? new_op(p, IR_OP_ADD, op->loc, 2, xs, t) : NULL;
 			if (!add)
 				break;
+			f->values[add->results[0]].def = NULL; /* the sum's own result value is left unused */
 			op->ival2 = op->ival + m;
 			op->results[0] = raw;
 			f->values[raw].def = op;
