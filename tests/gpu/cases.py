@@ -1143,6 +1143,12 @@ BENCH += [
          _mm_cx(128, 32, 32), MM_GRID, [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_F16_TOL, num_warps=4,
          num_stages=4, bench="matmul fp16 3000^3, unaligned rows (128x32x32, 4 warps, 4 stages)",
          flops="2 * M * N * K", cublas="mm"),
+    # unaligned rows in the 128x128x64 config: the operand tiles move in
+    # 2-byte pieces on both sides
+    case("bench_mm_odd_128x64", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 3000, "N": 3000, "K": 3000}], 3, MM_F16_TOL, num_warps=4,
+         num_stages=4, bench="matmul fp16 3000^3, unaligned rows (128x128x64, 4 warps, 4 stages)",
+         flops="2 * M * N * K", sm80=True),
     # the same shape with tile's :8 hints (3000 is a multiple of 8: 16-byte
     # rows of fp16), a variant Triton cannot express: its side is its
     # unaligned build, as in the row above
