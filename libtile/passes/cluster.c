@@ -441,7 +441,7 @@ static int choose(cluster_sets *s, const char **why)
 	 * warpgroups along M: 128x256 in 8 warps over 2 CTAs is 128x128 each,
 	 * not 64x256), or where N would keep fewer than 64 columns; else N.
 	 * Triton's PlanCTA asks for 128 rows, and splits a 128x128 block of 4
-	 * warps along N: 2% slower than along M (docs/PERF.md) */
+	 * warps along N: 5% slower than along M on an H200 (docs/PERF.md) */
 	bool m_first = s->dot_m / s->C >= 64 * ((s->f->num_warps + 3) / 4) || s->dot_n / s->C < 64;
 	int best = -1, dots[2] = {m_first ? s->first_m : s->first_n, m_first ? s->first_n : s->first_m};
 	int64_t best_weight = 0, no_weight = -1, w;
