@@ -1057,7 +1057,8 @@ static bool lower_op(lw *w, const ir_op *op)
 		return true;
 	case IR_OP_BARRIER:
 		if (op->ival && w->f->num_ctas > 1) /* the user's, in a program split over a cluster */
-			lw_asm_call(w, w->vd, "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;", "~{memory}", NULL, 0, true);
+			lw_asm_call(w, w->vd, "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;",
+				    "~{memory}", NULL, 0, true);
 		else
 			lw_barrier(w);
 		return true;
