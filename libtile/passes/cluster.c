@@ -36,9 +36,8 @@ typedef struct cluster_sets {
 	int C;
 	int *base;      /* per value: its first node, -1 for scalars */
 	int *parent;    /* union-find over the nodes */
-	bool *uncut;    /* per node (a root's after close): must not be cut */
 	int *min_size;  /* per node (a root's after close): the least size a CTA may hold */
-	const char **why; /* per node: the reason it must not be cut */
+	const char **why; /* per node (a root's after close): why it must not be cut; NULL: it may be */
 	int nnodes;
 	int nvalues;          /* values the sets cover (the split adds more) */
 	int first_m, first_n; /* the first dot's M and N nodes, -1 for none */
@@ -80,10 +79,8 @@ static void join_all(cluster_sets *s, int v, int w)
 static void mark(cluster_sets *s, int v, int d, const char *why)
 {
 	int n = node(s, v, d);
-	if (n >= 0 && !s->uncut[n]) {
-		s->uncut[n] = true;
+	if (n >= 0 && !s->why[n])
 		s->why[n] = why;
-	}
 }
 
 static void mark_all(cluster_sets *s, int v, const char *why)
@@ -317,10 +314,9 @@ static bool sets_build(cluster_sets *s, const ir_func *f, int C)
 	}
 	size_t n = (size_t)s->nnodes + 1;
 	s->parent = malloc(sizeof(int) * n);
-	s->uncut = calloc(n, sizeof(bool));
 	s->min_size = calloc(n, sizeof(int));
 	s->why = calloc(n, sizeof(const char *));
-	if (!s->parent || !s->uncut || !s->min_size || !s->why)
+	if (!s->parent || !s->min_size || !s->why)
 		return false;
 	for (int i = 0; i < s->nnodes; i++)
 		s->parent[i] = i;
@@ -328,10 +324,8 @@ static bool sets_build(cluster_sets *s, const ir_func *f, int C)
 	/* each root gathers its members' marks */
 	for (int i = 0; i < s->nnodes; i++) {
 		int r = find(s, i);
-		if (s->uncut[i] && !s->uncut[r]) {
-			s->uncut[r] = true;
+		if (!s->why[r])
 			s->why[r] = s->why[i];
-		}
 		if (s->min_size[i] > s->min_size[r])
 			s->min_size[r] = s->min_size[i];
 	}
@@ -342,7 +336,6 @@ static void sets_free(cluster_sets *s)
 {
 	free(s->base);
 	free(s->parent);
-	free(s->uncut);
 	free(s->min_size);
 	free(s->why);
 }
@@ -361,7 +354,7 @@ static int dim_in(cluster_sets *s, int v, int root)
 static const char *set_refusal(cluster_sets *s, int root, int64_t *weight)
 {
 	const ir_func *f = s->f;
-	const char *why = s->uncut[root] ? s->why[root] : NULL;
+	const char *why = s->why[root];
 	int least = s->min_size[root] ? s->min_size[root] : 1;
 	*weight = 0;
 	for (int v = 0; v < s->nvalues; v++) {
@@ -502,7 +495,8 @@ static void split_region(splitter *p, ir_region *r)
 {
 	ir_func *f = p->f;
 	int C = p->s->C;
-	ir_op **ops = arena_alloc(f->arena, sizeof(ir_op *) * (size_t)(4 * r->nops + 1));
+	/* at most 5 an op: an arange and its offset's 4 ops, a store and 2 */
+	ir_op **ops = arena_alloc(f->arena, sizeof(ir_op *) * (size_t)(5 * r->nops + 1));
 	int n = 0;
 	if (!ops) {
 		p->ok = false;
