@@ -183,6 +183,8 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeli
 	}
 	if (!st && (st = pipeline_loads(ctx, f, opt, narrow)) == TILEC_OK)
 		sink_loads(f);
+	if (!st)
+		st = order_stores_loads(ctx, f);
 	return st;
 }
 

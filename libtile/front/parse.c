@@ -48,6 +48,8 @@ typedef struct parser {
 	int elifs;      /* elif clauses of the if chain being parsed */
 	ast_module *m;
 	ast_node scratch;
+	ast_func **defs; /* module-level defs without @jit, for f = triton.jit(f) */
+	int ndefs;
 } parser;
 
 /* ---- tokens ---- */
@@ -1203,10 +1205,62 @@ static ast_deco_kind decorator_kind(parser *p, const ast_node *d)
 	return AST_DECO_OTHER;
 }
 
+/* `k = triton.jit(f)`, `k = triton.jit(do_not_specialize=...)(f)`,
+ * `k = triton.heuristics({...})(f)`, `k = triton.autotune(...)(f)`: a
+ * decorator applied by hand after the def (unsloth writes kernels so).
+ * The decorator expression is what `@` would have held; f is a
+ * module-level def, plain or already wrapped. k names the result: a new
+ * kernel when it differs from f. Returns whether s was such a statement. */
+static bool record_late_decorator(parser *p, ast_node *s)
+{
+	ast_module *m = p->m;
+	if (s->kind != AST_ASSIGN || s->assign.targets.n != 1 || s->assign.targets.items[0]->kind != AST_NAME)
+		return false;
+	ast_node *call = s->assign.value;
+	if (call->kind != AST_CALL || call->call.args.n != 1 || call->call.kwargs.n ||
+	    call->call.args.items[0]->kind != AST_NAME)
+		return false;
+	ast_node *deco = call->call.func;
+	ast_deco_kind kind = decorator_kind(p, deco);
+	if (kind == AST_DECO_OTHER || ((kind == AST_DECO_AUTOTUNE || kind == AST_DECO_HEURISTICS) && deco->kind != AST_CALL))
+		return false;
+	const char *target = s->assign.targets.items[0]->name.id, *wrapped = call->call.args.items[0]->name.id;
+	ast_func *f = ast_find_func(m, wrapped);
+	for (int i = p->ndefs - 1; i >= 0 && !f; i--)
+		if (!strcmp(p->defs[i]->name, wrapped))
+			f = p->defs[i];
+	if (!f)
+		return false;
+	ast_func *g = f;
+	if (strcmp(target, f->name) != 0 || !f->jit) {
+		/* a kernel of its own: the plain def stays callable as host code */
+		g = arena_alloc(p->a, sizeof *g);
+		if (!g) {
+			out_of_memory(p);
+			return true;
+		}
+		*g = *f;
+		g->name = target;
+	}
+	if (kind == AST_DECO_JIT && !g->jit)
+		g->jit = deco;
+	else if (kind == AST_DECO_AUTOTUNE && !g->autotune)
+		g->autotune = deco;
+	else if (kind == AST_DECO_HEURISTICS && !g->heuristics)
+		g->heuristics = deco;
+	if (g != f && g->jit && grow(p, (void **)&m->funcs, m->nfuncs, sizeof *m->funcs))
+		m->funcs[m->nfuncs++] = g;
+	else if (g != f && grow(p, (void **)&p->defs, p->ndefs, sizeof *p->defs))
+		p->defs[p->ndefs++] = g; /* wrapped, not yet jit: k = triton.jit(k) may follow */
+	return true;
+}
+
 /* Records what the front end needs from a module-level statement. */
 static void record(parser *p, ast_node *s)
 {
 	ast_module *m = p->m;
+	if (record_late_decorator(p, s))
+		return;
 	if (s->kind == AST_IMPORT || s->kind == AST_IMPORT_FROM) {
 		for (int i = 0; i < s->import_.n; i++)
 			if (grow(p, (void **)&m->imports, m->nimports, sizeof *m->imports)) {
@@ -1227,6 +1281,8 @@ static void record(parser *p, ast_node *s)
 	} else if (s->kind == AST_FUNCDEF && s->func->name) {
 		if (grow(p, (void **)&m->host_funcs, m->nhost_funcs, sizeof *m->host_funcs))
 			m->host_funcs[m->nhost_funcs++] = s->func->name;
+		if (grow(p, (void **)&p->defs, p->ndefs, sizeof *p->defs))
+			p->defs[p->ndefs++] = s->func;
 	}
 }
 

@@ -921,11 +921,33 @@ static bool lower_for(lw *w, const ir_op *op)
 	return true;
 }
 
+/* The coordinates in use, kept around an if: a loop in one branch reads
+ * them afresh there (fresh_after_loop), and those reads dominate neither
+ * the other branch nor the join. */
+typedef struct {
+	LLVMValueRef tid, lane, warp, ctaid[3];
+} coordinates;
+
+static coordinates save_coordinates(const lw *w)
+{
+	coordinates c = {w->tid, w->lane, w->warp, {w->ctaid[0], w->ctaid[1], w->ctaid[2]}};
+	return c;
+}
+
+static void restore_coordinates(lw *w, const coordinates *c)
+{
+	w->tid = c->tid;
+	w->lane = c->lane;
+	w->warp = c->warp;
+	memcpy(w->ctaid, c->ctaid, sizeof(w->ctaid));
+}
+
 static bool lower_if(lw *w, const ir_op *op)
 {
 	lval c;
 	if (!lw_get(w, op->args[0], NULL, &c))
 		return false;
+	coordinates before = save_coordinates(w);
 	LLVMBasicBlockRef then, els, join;
 	new_block(w, "if.then", &then);
 	new_block(w, "if.else", &els);
@@ -939,6 +961,7 @@ static bool lower_if(lw *w, const ir_op *op)
 	bool bulk_in = w->bulk_pending, bulk_out = false;
 	for (int g = 0; g < 2; g++) {
 		w->bulk_pending = bulk_in;
+		restore_coordinates(w, &before);
 		LLVMPositionBuilderAtEnd(w->b, g ? els : then);
 		ys[g] = arena_alloc(w->a, sizeof(lval) * (size_t)(op->nresults + 1));
 		if (!ys[g])
@@ -966,6 +989,7 @@ static bool lower_if(lw *w, const ir_op *op)
 		LLVMBuildBr(w->b, join);
 	}
 	w->bulk_pending = bulk_out;
+	restore_coordinates(w, &before);
 	LLVMPositionBuilderAtEnd(w->b, join);
 	for (int i = 0; i < op->nresults; i++) {
 		if (!make_phis(w, op->results[i], &ys[0][i], ends[0]))

@@ -76,4 +76,15 @@ tilec_status cluster_split(tilec_ctx *ctx, ir_func *f);
  * assembly, prints, asserts or control flow in between). */
 void sink_loads(ir_func *f);
 
+/* ======================================================================
+ * memorder.c - a barrier between a store and a later load of the same
+ * memory in one program
+ * ====================================================================== */
+
+/* Inserts a barrier (ival 1) before each global load or cp.async copy
+ * whose pointer may reach memory that a store or atomic of the program
+ * wrote since the last barrier: the thread loading an element need not be
+ * the one that stored it. */
+tilec_status order_stores_loads(tilec_ctx *ctx, ir_func *f);
+
 #endif

@@ -1,0 +1,259 @@
+/* memorder.c - a barrier between a store and a later load of the same
+ * memory in one program.
+ *
+ * Triton's language promises that a load sees what the program stored
+ * before it, whatever layouts the two ops get. The lowering spreads each
+ * block over the threads by its own layout, so the thread that loads an
+ * element is not always the one that stored it (flash attention's forward
+ * kernel stores a row of scale factors to scratch and reads it straight
+ * back into another layout), and nothing orders one thread's store before
+ * another's load but a barrier (bar.sync orders global memory among the
+ * CTA's threads; a cluster barrier among a cluster's). This pass inserts
+ * one (IR_OP_BARRIER, ival 1: the whole program) before each global load
+ * or cp.async copy whose pointer may reach memory a store or atomic wrote
+ * since the last barrier on some path.
+ *
+ * "May reach" is decided by the pointer's roots: the kernel parameters it
+ * is derived from (through ptr_add, splat, broadcast, reshapes, selects,
+ * loop-carried values, if results); a pointer of any other origin (loaded
+ * from memory, cast from an integer, assembly) reaches everything. Two
+ * pointer parameters are taken not to overlap, as Triton's kernels assume.
+ * Paths are followed through ifs (the union of both branches) and loops
+ * (to a fixpoint over the back edge, so a load at the top of a body is
+ * ordered after a store at its bottom). TMA copies read through the async
+ * proxy, which a barrier does not order: they are not handled.
+ */
+#include "passes/passes.h"
+
+#include <string.h>
+
+#define ROOT_ANY (UINT64_C(1) << 63)
+
+typedef struct order {
+	ir_func *f;
+	uint64_t *root;    /* per value: its roots, once known */
+	uint8_t *state;    /* per value: 0 unknown, 1 being computed, 2 known */
+	const ir_op **def; /* per region param: the op owning the region */
+	int *def_region;   /* ...and which of its regions */
+} order;
+
+static uint64_t roots(order *o, int v);
+
+static uint64_t param_roots(order *o, int v)
+{
+	const ir_op *op = o->def[v];
+	if (!op)
+		return ROOT_ANY;
+	const ir_region *r = &op->regions[o->def_region[v]];
+	int idx = 0;
+	while (idx < r->nparams && r->params[idx] != v)
+		idx++;
+	const ir_op *y;
+	switch (op->code) {
+	case IR_OP_FOR:
+		if (idx == 0)
+			return 0; /* the induction variable */
+		y = r->nops ? r->ops[r->nops - 1] : NULL;
+		return roots(o, op->args[3 + idx - 1]) |
+		       (y && y->code == IR_OP_YIELD && idx - 1 < y->nargs ? roots(o, y->args[idx - 1]) : ROOT_ANY);
+	case IR_OP_WHILE:
+		if (o->def_region[v] == 0) {
+			const ir_region *after = &op->regions[1];
+			y = after->nops ? after->ops[after->nops - 1] : NULL;
+			return roots(o, op->args[idx]) |
+			       (y && y->code == IR_OP_YIELD && idx < y->nargs ? roots(o, y->args[idx]) : ROOT_ANY);
+		} else {
+			const ir_region *before = &op->regions[0];
+			y = before->nops ? before->ops[before->nops - 1] : NULL;
+			return y && y->code == IR_OP_CONDITION && idx + 1 < y->nargs ? roots(o, y->args[idx + 1]) : ROOT_ANY;
+		}
+	default:
+		return ROOT_ANY; /* combine functions' params: scalars */
+	}
+}
+
+static uint64_t op_roots(order *o, const ir_op *op, int v)
+{
+	int res = 0;
+	while (res < op->nresults && op->results[res] != v)
+		res++;
+	const ir_op *y;
+	switch (op->code) {
+	case IR_OP_PTR_ADD: case IR_OP_SPLAT: case IR_OP_BROADCAST: case IR_OP_EXPAND_DIMS: case IR_OP_RESHAPE:
+	case IR_OP_PERMUTE: case IR_OP_HINT: case IR_OP_FLIP:
+		return roots(o, op->args[0]);
+	case IR_OP_SELECT:
+		return roots(o, op->args[1]) | roots(o, op->args[2]);
+	case IR_OP_JOIN: case IR_OP_CAT:
+		return roots(o, op->args[0]) | roots(o, op->args[1]);
+	case IR_OP_SPLIT:
+		return roots(o, op->args[0]);
+	case IR_OP_IF: {
+		uint64_t m = 0;
+		for (int g = 0; g < op->nregions; g++) {
+			const ir_region *r = &op->regions[g];
+			y = r->nops ? r->ops[r->nops - 1] : NULL;
+			m |= y && y->code == IR_OP_YIELD && res < y->nargs ? roots(o, y->args[res]) : ROOT_ANY;
+		}
+		return m;
+	}
+	case IR_OP_FOR:
+		return roots(o, op->regions[0].params[1 + res]);
+	case IR_OP_WHILE: {
+		const ir_region *before = &op->regions[0];
+		y = before->nops ? before->ops[before->nops - 1] : NULL;
+		return y && y->code == IR_OP_CONDITION && res + 1 < y->nargs ? roots(o, y->args[res + 1]) : ROOT_ANY;
+	}
+	default:
+		return ROOT_ANY;
+	}
+}
+
+/* The parameters value v's pointers may come from (ROOT_ANY: anything).
+ * A value met again while its roots are being computed (a loop-carried
+ * pointer) adds nothing: its other sources decide. */
+static uint64_t roots(order *o, int v)
+{
+	if (v < 0 || v >= o->f->nvalues)
+		return ROOT_ANY;
+	if (o->state[v] == 2)
+		return o->root[v];
+	if (o->state[v] == 1)
+		return 0;
+	o->state[v] = 1;
+	uint64_t m;
+	const ir_op *def = o->f->values[v].def;
+	if (v < o->f->nparams)
+		m = v < 63 ? UINT64_C(1) << v : ROOT_ANY;
+	else if (def)
+		m = op_roots(o, def, v);
+	else
+		m = param_roots(o, v);
+	o->root[v] = m;
+	o->state[v] = 2;
+	return m;
+}
+
+static void note_params(order *o, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int g = 0; g < op->nregions; g++) {
+			const ir_region *q = &op->regions[g];
+			for (int k = 0; k < q->nparams; k++) {
+				o->def[q->params[k]] = op;
+				o->def_region[q->params[k]] = g;
+			}
+			note_params(o, q);
+		}
+	}
+}
+
+static bool overlaps(uint64_t a, uint64_t b)
+{
+	return (a & b) || ((a & ROOT_ANY) && b) || ((b & ROOT_ANY) && a);
+}
+
+/* The roots stored since the last barrier, after r, starting from
+ * `pending`; marks the loads that need one. */
+static uint64_t walk(order *o, const ir_region *r, uint64_t pending)
+{
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		switch (op->code) {
+		case IR_OP_STORE: case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS:
+			pending |= roots(o, op->args[0]);
+			break;
+		case IR_OP_LOAD: case IR_OP_ASYNC_COPY: {
+			uint64_t m = roots(o, op->args[op->code == IR_OP_LOAD ? 0 : 2]);
+			if (overlaps(m, pending)) {
+				op->flags |= IR_FLAG_AFTER_STORE;
+				pending = 0;
+			}
+			break;
+		}
+		case IR_OP_BARRIER: case IR_OP_ASYNC_WAIT:
+			pending = 0;
+			break;
+		case IR_OP_IF: {
+			uint64_t m = op->nregions > 1 ? walk(o, &op->regions[1], pending) : pending;
+			pending = walk(o, &op->regions[0], pending) | m;
+			break;
+		}
+		case IR_OP_FOR: case IR_OP_WHILE: {
+			/* what reaches the head: the entry's, and each iteration's end */
+			uint64_t head = pending, out;
+			for (int round = 0; round < 64; round++) {
+				out = walk(o, &op->regions[0], head);
+				if (op->code == IR_OP_WHILE)
+					out = walk(o, &op->regions[1], out);
+				if ((out | head) == head)
+					break;
+				head |= out;
+			}
+			/* a for may run no iteration; a while leaves after its before region */
+			pending = op->code == IR_OP_FOR ? head : walk(o, &op->regions[0], head);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return pending;
+}
+
+/* Inserts the barriers before the flagged ops of r and its regions. */
+static bool insert(order *o, ir_region *r)
+{
+	int n = 0;
+	for (int i = 0; i < r->nops; i++) {
+		for (int g = 0; g < r->ops[i]->nregions; g++)
+			if (!insert(o, &r->ops[i]->regions[g]))
+				return false;
+		n += (r->ops[i]->flags & IR_FLAG_AFTER_STORE) != 0;
+	}
+	if (!n)
+		return true;
+	ir_op **ops = arena_alloc(o->f->arena, sizeof(ir_op *) * (size_t)(r->nops + n));
+	if (!ops)
+		return false;
+	int k = 0;
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		if (op->flags & IR_FLAG_AFTER_STORE) {
+			ir_op *b = ir_op_new(o->f, IR_OP_BARRIER, op->loc, 0, NULL, 0, NULL, 0);
+			if (!b)
+				return false;
+			b->ival = 1;
+			ops[k++] = b;
+			op->flags &= ~IR_FLAG_AFTER_STORE;
+		}
+		ops[k++] = op;
+	}
+	r->ops = ops;
+	r->nops = k;
+	return true;
+}
+
+tilec_status order_stores_loads(tilec_ctx *ctx, ir_func *f)
+{
+	size_t n = (size_t)f->nvalues + 1;
+	order o = {.f = f};
+	o.root = arena_alloc(f->arena, sizeof(uint64_t) * n);
+	o.state = arena_alloc(f->arena, n);
+	o.def = arena_alloc(f->arena, sizeof(ir_op *) * n);
+	o.def_region = arena_alloc(f->arena, sizeof(int) * n);
+	if (!o.root || !o.state || !o.def || !o.def_region) {
+		diag_error(ctx, (src_loc){0}, "out of memory while ordering stores and loads");
+		return TILEC_ERR_NOMEM;
+	}
+	memset(o.state, 0, n);
+	memset(o.def, 0, sizeof(ir_op *) * n);
+	note_params(&o, &f->body);
+	walk(&o, &f->body, 0);
+	if (!insert(&o, &f->body)) {
+		diag_error(ctx, (src_loc){0}, "out of memory while ordering stores and loads");
+		return TILEC_ERR_NOMEM;
+	}
+	return TILEC_OK;
+}

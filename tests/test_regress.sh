@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# test_regress.sh - bugs found by public kernels, each with a minimal
+# kernel of our own that reproduced it (tests/kernels/regress/):
+#  - a runtime `if` that returns after a loop (Liger-Kernel's loss kernels'
+#    shape): the thread coordinates read afresh after the loop in one branch
+#    were used after the join, which they do not dominate (LLVM verifier);
+#  - kernels wrapped by hand after their def (f = triton.jit(f), then
+#    f = triton.heuristics({...})(f); k = triton.jit(f)), as unsloth's are;
+#  - a store and a later load of the same memory in one program (flash
+#    attention's TMP scratch): a barrier between them, none where the
+#    pointers come from other parameters.
+# Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TILEC=${TILEC:-$ROOT/build/tilec}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+R=tests/kernels/regress
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+	local what=$1
+	shift
+	if "$@" >"$T/out" 2>&1; then ok; else fail "$what"; head -c 2000 "$T/out"; echo; fi
+}
+expect_out() { # expect_out DESCRIPTION PATTERN: the last command's output matches
+	if grep -qE -- "$2" "$T/out"; then ok; else fail "$1: no '$2' in:"; head -c 2000 "$T/out"; echo; fi
+}
+
+# 1. early return after a loop, every family
+ER="-n early_return_loop -s '*fp32:16, *fp32:16, *i64:16, i32, i32' -D BLOCK=256"
+check "early return after a loop compiles (sm_80, sm_90a)" \
+	bash -c "$TILEC compile $R/early_return.py $ER --arch sm_80,sm_87,sm_90a -o $T/er"
+# labels 0 and 1 with ignore_index 1: row 0 normalized, row 1 zeroed
+printf '\0\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0' >"$T/labels"
+check "early return after a loop runs" \
+	bash -c "$TILEC run $R/early_return.py $ER -g 2 --arg buf:600:random --arg buf:600:random \
+		--arg buf:file=$T/labels --arg 300 --arg 1 --print 1:600 >$T/run"
+row1=$(tr ' ' '\n' <"$T/run" | sed -n '/^$/d; p' | tail -n 300 | grep -cvE '^(0|-0)$')
+if [ "$row1" = 0 ]; then ok; else fail "the returned row was not zeroed ($row1 non-zero)"; fi
+row0=$(tr ' ' '\n' <"$T/run" | grep -E '^-?[0-9]' | head -n 300 | grep -c -- '^-')
+if [ "$row0" -gt 250 ]; then ok; else fail "row 0 minus its max should be <= 0 ($row0 of 300 negative)"; fi
+
+# 2. triton.jit and triton.heuristics applied after the def
+check "f = triton.jit(f); f = triton.heuristics(...)(f) compiles" \
+	"$TILEC" compile $R/late_jit.py -n _scale_rows -s '*fp32:16, *fp32:16, i32, fp32' -D BLOCK=128 -o "$T/lj"
+check "inspect" "$TILEC" inspect "$T/lj.c"
+expect_out "the heuristic of a late wrapper is evaluated at launch" 'heuristic HAS_SCALE = n_cols > 64 \(at launch\)'
+check "k = triton.jit(f) names a kernel k" \
+	"$TILEC" run $R/late_jit.py -n fill_kernel -s '*fp32:16, i32' -D BLOCK=64 -g 2 --arg buf:100 --arg 100 --print 0:100
+expect_out "the late-jitted kernel ran" '99'
+"$TILEC" compile $R/late_jit.py -n _fill -s '*fp32:16, i32' -D BLOCK=64 -o "$T/plain" >"$T/out" 2>&1 &&
+	fail "the plain def _fill is no kernel" || expect_out "the plain def is named as such" "no @triton.jit kernel named '_fill'"
+
+# 3. a barrier between a store and a later load of the same memory
+check "store then load through scratch" \
+	"$TILEC" ir $R/store_load.py -n rescale_through_scratch -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' \
+	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 --pipelined
+if grep -B1 -E 'load( sunk)? %[0-9]+ : <128xfp32>' "$T/out" | grep -q barrier; then ok; else
+	fail "no barrier before the load of what was stored"; grep -n 'barrier\|load\|store' "$T/out"; fi
+check "stores to other parameters" \
+	"$TILEC" ir $R/store_store_other.py -n copy_twice -s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=256 --pipelined
+if grep -q barrier "$T/out"; then fail "a barrier where loads and stores touch other parameters"; else ok; fi
+check "a load at the top of a loop after the last iteration's store" \
+	"$TILEC" ir $R/store_store_other.py -n accumulate_in_place -s '*fp32:16, i32' -D BLOCK=256 --pipelined
+if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected in the loop"; cat "$T/out"; fi
+check "the barrier reaches the PTX" \
+	"$TILEC" compile $R/store_load.py -n rescale_through_scratch -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' \
+	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 -ns 1 --arch sm_90a --keep-ptx "$T/ptx" -o "$T/sl"
+if grep -q 'bar.sync\|barrier.sync' "$T"/ptx/*.ptx; then ok; else fail "no bar.sync in the PTX"; fi
+
+echo "test_regress: $passed passed, $failed failed"
+[ "$failed" = 0 ]
