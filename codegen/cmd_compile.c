@@ -700,7 +700,8 @@ static int value_list(arena *a, const char *v, const char **items, int max)
 /* One job per combination of values of the kernel's heuristics that read
  * runtime arguments (fe_runtime_heuristics): True and False for a bool
  * one, the values `-D NAME=v1,v2,...` lists otherwise; a single -D value
- * fixes the heuristic as before. Each job gets the values as defines. */
+ * fixes the heuristic, whose lambda then need not translate. Each job
+ * gets the values as defines. */
 static bool expand_heuristics(compile_cmd *c)
 {
 	int nold;
@@ -731,7 +732,12 @@ static bool expand_heuristics(compile_cmd *c)
 				return false;
 			int n = given ? value_list(c->a, given->value, items, 64) : 0;
 			if (given && n == 0)
-				continue; /* fixed by -D: folded as before */
+				continue; /* fixed by -D: the lambda is not evaluated at all */
+			if (!all[h].expr) {
+				diag_error(c->ctx, all[h].why_loc, "%s", all[h].why);
+				ok = false;
+				break;
+			}
 			if (!given && !all[h].is_bool) {
 				diag_error(c->ctx, all[h].loc, "the heuristic for `%s` reads runtime arguments and is not True/False "
 					   "valued: list the values to compile with -D %s=V1,V2,... (a launch computing another "

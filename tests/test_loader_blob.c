@@ -12,10 +12,13 @@
  * (format 4): a blob with hidden maps and recipes opens and each variant
  * finds its own recipes; each recipe rule and the hidden-map parameter
  * rules refused with the field named; a recipe's descriptor computed from
- * the arguments, and refused where it breaks Triton's rules. */
+ * the arguments, and refused where it breaks Triton's rules. Float
+ * comparisons in grid programs: each float type read, NaN and -0.0, and
+ * each rule of their opcodes refused with the byte named. */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
+#include <math.h>
 #include <pthread.h>
 
 #include "check.h"
@@ -388,7 +391,8 @@ static void test_grid_validation(void)
 	EXPECT_GRID_CHECK("variant 0: grid program: 4 dimensions", 4, 1, 0, 1, 0, 1, 0, 1, 0);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x10);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x13);
-	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x22 at byte 3", 1, 1, 0, 0x22);
+	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x23 at byte 3", 1, 1, 0, 0x23);
+	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x06 at byte 3", 1, 1, 0, 0x06);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 1, 0, 0x18);
 	EXPECT_GRID_CHECK("variant 0: grid program: stack underflow at byte 1", 1, 0x20);
 	EXPECT_GRID_CHECK("variant 0: grid program: unknown opcode 0x00 at byte 1", 1, 0);
@@ -504,6 +508,175 @@ static void test_grid_arithmetic(void)
 		CHECK(dims[0] == -5 && dims[1] == 7 && dims[2] == INT64_MAX);
 		CHECK_EQ_INT(grid_run(p2, sizeof p2, 0, 0, 0, 9, dims), TILE_SUCCESS);
 		CHECK(dims[0] == 9 && dims[1] == 7 && dims[2] == 1);
+	}
+}
+
+/* A one-kernel blob: f(a: i64, s: fp32, d: fp64, h: fp16, b: bf16, odd: a
+ * 2-byte float of type fp32, w: a 4-byte float of type fp16), one variant
+ * running `program` (the loader reads floats by their type, which must
+ * agree with their size). */
+static size_t float_blob(const uint8_t *program, uint32_t size, uint8_t **out)
+{
+	static tb_blob d;
+	tb_kernel *k = &d.kernels[0];
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 1;
+	k->name = "f";
+	k->n_params = 7;
+	k->params[0] = (tb_param){"a", 1, 8, 5, 0};
+	k->params[1] = (tb_param){"s", 3, 4, 12, 0};
+	k->params[2] = (tb_param){"d", 3, 8, 13, 0};
+	k->params[3] = (tb_param){"h", 3, 2, 10, 0};
+	k->params[4] = (tb_param){"b", 3, 2, 11, 0};
+	k->params[5] = (tb_param){"odd", 3, 2, 12, 0};
+	k->params[6] = (tb_param){"w", 3, 4, 10, 0};
+	k->n_variants = 1;
+	k->variants[0].symbol = "k";
+	k->variants[0].num_warps = 1;
+	k->variants[0].grid = program;
+	k->variants[0].grid_size = size;
+	d.n_groups = 1;
+	d.n_images = 1;
+	d.images[0] = (tb_image){0, 0, 80, 0, cubin80, sizeof cubin80, 0};
+	return tb_build(&d, out);
+}
+
+#define EXPECT_FLOAT_CHECK(text, ...) \
+	do { \
+		static const uint8_t prog_[] = {__VA_ARGS__}; \
+		uint8_t *b_; \
+		size_t n_ = float_blob(prog_, sizeof prog_, &b_); \
+		CHECK_EQ_INT(try_blob(b_, n_), TILE_ERROR_BAD_BLOB); \
+		CHECK_STR_CONTAINS(tile_last_error(), text); \
+		free(b_); \
+	} while (0)
+
+/* Runs `program` of float_blob for a, s, d, h, b; the first value. */
+static tile_status float_run(const uint8_t *program, uint32_t size, int64_t a, float s, double d, uint16_t h, uint16_t b,
+			     int64_t *r)
+{
+	uint8_t *blob;
+	size_t n = float_blob(program, size, &blob);
+	tile_module *m = NULL;
+	uint16_t odd = 0;
+	float w = 0;
+	void *args[7];
+	int64_t dims[3] = {0, 0, 0};
+	tile_status st;
+	args[0] = &a;
+	args[1] = &s;
+	args[2] = &d;
+	args[3] = &h;
+	args[4] = &b;
+	args[5] = &odd;
+	args[6] = &w;
+	st = tile_module_create(blob, n, &m);
+	CHECK_EQ_INT(st, TILE_SUCCESS);
+	if (!st)
+		st = tile__grid_eval(m, &m->variants[0], args, dims);
+	tile_module_destroy(m);
+	free(blob);
+	*r = dims[0];
+	return st;
+}
+
+/* float parameter i OP constant c (a double), as a heuristic compiles
+ * `args["s"] > 0.0`: 0x04 i, 0x05 c, 0x22 (comparison | first operand float
+ * | second operand float) */
+#define FCMP_PARAM_CONST(i, cmp, c) \
+	{1, 0x04, (i), 0x05, (uint8_t)(c), (uint8_t)((c) >> 8), (uint8_t)((c) >> 16), (uint8_t)((c) >> 24), \
+	 (uint8_t)((c) >> 32), (uint8_t)((c) >> 40), (uint8_t)((c) >> 48), (uint8_t)((c) >> 56), 0x22, (uint8_t)((cmp) | 0x18)}
+#define F_ZERO UINT64_C(0)
+#define F_HALF UINT64_C(0x3fe0000000000000)     /* 0.5 */
+#define F_NEG_HALF UINT64_C(0xbfe0000000000000) /* -0.5 */
+#define F_2P53 UINT64_C(0x4340000000000000)     /* 2^53 */
+
+static void test_grid_floats(void)
+{
+	static const uint8_t s_gt_0[] = FCMP_PARAM_CONST(1, 4, F_ZERO);
+	static const uint8_t s_eq_0[] = FCMP_PARAM_CONST(1, 0, F_ZERO);
+	static const uint8_t s_ne_0[] = FCMP_PARAM_CONST(1, 1, F_ZERO);
+	static const uint8_t s_le_0[] = FCMP_PARAM_CONST(1, 3, F_ZERO);
+	static const uint8_t d_lt_half[] = FCMP_PARAM_CONST(2, 2, F_HALF);
+	static const uint8_t h_ge_neg_half[] = FCMP_PARAM_CONST(3, 5, F_NEG_HALF);
+	static const uint8_t b_eq_half[] = FCMP_PARAM_CONST(4, 0, F_HALF);
+	/* a == 2^53 with a an integer (first operand), compared exactly */
+	static const uint8_t a_eq_2p53[] = {1, 0x01, 0, 0x05, 0, 0, 0, 0, 0, 0, 0x40, 0x43, 0x22, 0x10};
+	/* (s > 0.0) + 1: a comparison's result is an integer */
+	static const uint8_t sum[] = {1, 0x04, 1, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x1c, 0x02, 1, 0, 0, 0, 0, 0, 0, 0, 0x10};
+	int64_t r;
+	/* every float type, NaN, -0.0 */
+	CHECK(float_run(s_gt_0, sizeof s_gt_0, 0, 0.0f, 0, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(s_gt_0, sizeof s_gt_0, 0, 0.1f, 0, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(s_gt_0, sizeof s_gt_0, 0, -0.0f, 0, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(s_gt_0, sizeof s_gt_0, 0, NAN, 0, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(s_gt_0, sizeof s_gt_0, 0, INFINITY, 0, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(s_eq_0, sizeof s_eq_0, 0, -0.0f, 0, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(s_eq_0, sizeof s_eq_0, 0, NAN, 0, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(s_ne_0, sizeof s_ne_0, 0, NAN, 0, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(s_le_0, sizeof s_le_0, 0, NAN, 0, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(s_le_0, sizeof s_le_0, 0, -1e-45f, 0, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(d_lt_half, sizeof d_lt_half, 0, 0, 0.49999999999999994, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(d_lt_half, sizeof d_lt_half, 0, 0, 0.5, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(h_ge_neg_half, sizeof h_ge_neg_half, 0, 0, 0, 0xb800, 0, &r) == TILE_SUCCESS && r == 1); /* -0.5 */
+	CHECK(float_run(h_ge_neg_half, sizeof h_ge_neg_half, 0, 0, 0, 0xb801, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(h_ge_neg_half, sizeof h_ge_neg_half, 0, 0, 0, 0x8001, 0, &r) == TILE_SUCCESS && r == 1); /* -2^-24 */
+	CHECK(float_run(h_ge_neg_half, sizeof h_ge_neg_half, 0, 0, 0, 0xfe00, 0, &r) == TILE_SUCCESS && r == 0); /* NaN */
+	CHECK(float_run(h_ge_neg_half, sizeof h_ge_neg_half, 0, 0, 0, 0x7c00, 0, &r) == TILE_SUCCESS && r == 1); /* inf */
+	CHECK(float_run(b_eq_half, sizeof b_eq_half, 0, 0, 0, 0, 0x3f00, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(b_eq_half, sizeof b_eq_half, 0, 0, 0, 0, 0x3f01, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(a_eq_2p53, sizeof a_eq_2p53, INT64_C(1) << 53, 0, 0, 0, 0, &r) == TILE_SUCCESS && r == 1);
+	CHECK(float_run(a_eq_2p53, sizeof a_eq_2p53, (INT64_C(1) << 53) + 1, 0, 0, 0, 0, &r) == TILE_SUCCESS && r == 0);
+	CHECK(float_run(sum, sizeof sum, 0, 2.0f, 0, 0, 0, &r) == TILE_SUCCESS && r == 2);
+
+	/* what the checker proves: operands, types the loader reads, a float
+	 * never reaching an integer operation or the values left */
+	EXPECT_FLOAT_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 0x04);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: operand past the end at byte 1", 1, 0x05, 0, 0, 0, 0, 0, 0, 0);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: parameter 7 out of range at byte 1", 1, 0x04, 7, 0x04, 1, 0x22, 0x18);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: parameter 0 is not an fp16, bf16, fp32 or fp64 float at byte 1", 1, 0x04, 0,
+			   0x04, 1, 0x22, 0x18);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: parameter 5 is not an fp16, bf16, fp32 or fp64 float at byte 3", 1, 0x04, 1,
+			   0x04, 5, 0x22, 0x18); /* odd: 2 bytes of fp32 */
+	EXPECT_FLOAT_CHECK("variant 0: grid program: parameter 6 is not an fp16, bf16, fp32 or fp64 float at byte 1", 1, 0x04, 6,
+			   0x04, 1, 0x22, 0x18); /* w: 4 bytes of fp16 */
+	EXPECT_FLOAT_CHECK("variant 0: grid program: parameter 1 is not an integer at byte 1", 1, 0x01, 1);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: operand past the end at byte 5", 1, 0x04, 1, 0x04, 2, 0x22);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: stack underflow at byte 3", 1, 0x04, 1, 0x22, 0x18);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: float comparison operand 0x1e (a comparison 0..5, bits 3 and 4 its float "
+			   "operands, one at least) at byte 5", 1, 0x04, 1, 0x04, 2, 0x22, 0x1e);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: float comparison operand 0x04 (", 1, 0x01, 0, 0x01, 0, 0x22, 0x04);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: float comparison operand 0x3c (", 1, 0x04, 1, 0x04, 2, 0x22, 0x3c);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: operands of other types than the float comparison's operand bits say at "
+			   "byte 5", 1, 0x04, 1, 0x01, 0, 0x22, 0x08 | 0x10);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: operands of other types than the float comparison's operand bits say at "
+			   "byte 5", 1, 0x04, 1, 0x01, 0, 0x22, 0x10);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: a float operand of an integer operation at byte 5", 1, 0x04, 1, 0x01, 0,
+			   0x10);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: a float operand of an integer operation at byte 5", 1, 0x01, 0, 0x04, 1,
+			   0x1a);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: a float operand of an integer operation at byte 3", 1, 0x04, 1, 0x20);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: a float operand of an integer operation at byte 3", 1, 0x04, 2, 0x21);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: a float among the values left", 1, 0x04, 1);
+	EXPECT_FLOAT_CHECK("variant 0: grid program: a float among the values left", 2, 0x01, 0, 0x05, 0, 0, 0, 0, 0, 0, 0,
+			   0);
+	/* a heuristic's float program, corrupted in a blob: the operand byte */
+	{
+		uint8_t *b;
+		size_t n = float_blob(s_gt_0, sizeof s_gt_0, &b);
+		tb_layout l = tb_layout_of(b);
+		CHECK_EQ_INT(try_blob(b, n), TILE_SUCCESS);
+		CHECK_EQ_INT(try_patch_blob(b, n, l.grid_code + 13, 0x06 | 0x18, 1), TILE_ERROR_BAD_BLOB);
+		CHECK_STR_CONTAINS(tile_last_error(), "variant 0: grid program: float comparison operand 0x1e");
+		CHECK_EQ_INT(try_patch_blob(b, n, l.grid_code + 12, 0x23, 1), TILE_ERROR_BAD_BLOB);
+		CHECK_STR_CONTAINS(tile_last_error(), "variant 0: grid program: unknown opcode 0x23 at byte 12");
+		CHECK_EQ_INT(try_patch_blob(b, n, l.grid_code + 2, 0, 1), TILE_ERROR_BAD_BLOB);
+		CHECK_STR_CONTAINS(tile_last_error(), "parameter 0 is not an fp16, bf16, fp32 or fp64 float at byte 1");
+		CHECK_EQ_INT(try_patch_blob(b, n, l.grid_code + 1, 0x01, 1), TILE_ERROR_BAD_BLOB);
+		CHECK_STR_CONTAINS(tile_last_error(), "parameter 1 is not an integer at byte 1");
+		CHECK_EQ_INT(try_patch_blob(b, n, l.grid_code + 3, 0x02, 1), TILE_ERROR_BAD_BLOB); /* the constant an integer */
+		CHECK_STR_CONTAINS(tile_last_error(), "operands of other types than the float comparison's operand bits say at byte 12");
+		free(b);
 	}
 }
 
@@ -932,7 +1105,7 @@ static void test_recipe_fields(void)
 	EXPECT_RPATCH(r0 + 20, prog_mk_size - 2, 4, "recipe 0: program: 2 values left, 3 expected");
 	EXPECT_RPATCH(r0 + 20, prog_mk_size + 1, 4, "recipe 0: program: operand past the end at byte 7"); /* the next program's 1 */
 	/* the program's bytes: checked as a grid program is */
-	EXPECT_RPATCH(l.grid_code + 1, 0x22, 1, "recipe 0: program: unknown opcode 0x22 at byte 1");
+	EXPECT_RPATCH(l.grid_code + 1, 0x23, 1, "recipe 0: program: unknown opcode 0x23 at byte 1");
 	EXPECT_RPATCH(l.grid_code + 2, 0, 1, "recipe 0: program: parameter 0 is not an integer at byte 1");
 	EXPECT_RPATCH(l.grid_code + 2, 8, 1, "recipe 0: program: parameter 8 out of range at byte 1"); /* hidden */
 	EXPECT_RPATCH(l.grid_code + 1, 0x03, 1, "recipe 0: program: constexpr 1 out of range at byte 1");
@@ -1109,6 +1282,7 @@ int main(void)
 	test_kernel_names();
 	test_grid_validation();
 	test_grid_arithmetic();
+	test_grid_floats();
 	test_launch_checks();
 	test_variant_selection();
 	test_no_variant();

@@ -72,5 +72,22 @@ check "the barrier reaches the PTX" \
 	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 -ns 1 --arch sm_90a --keep-ptx "$T/ptx" -o "$T/sl"
 if grep -q 'bar.sync\|barrier.sync' "$T"/ptx/*.ptx; then ok; else fail "no bar.sync in the PTX"; fi
 
+# 4. raise in a branch a constexpr leaves out; helpers' constexpr annotations
+check "raise in a branch QUANT_MAX=None leaves out" \
+	"$TILEC" compile $R/raise_dead.py -n act_and_mul -s '*fp32:16, *fp32:16, i32' -D QUANT_MAX=None -D BLOCK=256 -o "$T/rd"
+"$TILEC" compile $R/raise_dead.py -n act_and_mul -s '*fp32:16, *fp32:16, i32' -D QUANT_MAX=1.0 -D BLOCK=256 -o "$T/rd2" >"$T/out" 2>&1 &&
+	fail "a raise that is compiled was accepted" || expect_out "a raise that is compiled is refused" \
+	"raise_dead.py:12:9: error: .raise. statements are not supported in kernels"
+check "a tensor passed to a helper's tl.constexpr parameter" \
+	"$TILEC" run $R/raise_dead.py -n helper_annotations -s '*fp32:16, *fp32:16, i32' -D BLOCK=64 -g 2 \
+	--arg buf:100:arange --arg buf:100 --arg 100 --print 1:100
+expect_out "its values" ' 198( |$)'
+
+# 5. a name bound by a runtime if nested in one branch of another
+check "a name bound by an inner runtime if" \
+	"$TILEC" run $R/nested_if.py -n k -s '*fp32, *fp32, *i32, i32, i32' -D SPLIT=False -g 3 \
+	--arg buf:3:arange --arg buf:3 --arg buf:3:arange --arg 2 --arg 0 --print 1:3
+expect_out "ignored, taken and out-of-range rows" 'elements\): 0 3 1$'
+
 echo "test_regress: $passed passed, $failed failed"
 [ "$failed" = 0 ]

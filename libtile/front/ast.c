@@ -212,7 +212,7 @@ static void check_stmt(checker *c, const ast_node *n)
 	case AST_PASS: return;
 	case AST_BREAK: refuse(c, n->loc, "`break` statements are not supported in kernels"); return;
 	case AST_CONTINUE: refuse(c, n->loc, "`continue` statements are not supported in kernels"); return;
-	case AST_RAISE: refuse(c, n->loc, "`raise` statements are not supported in kernels"); return;
+	case AST_RAISE: return; /* refused where compiled (sema): a constexpr branch may leave it out */
 	case AST_DEL: refuse(c, n->loc, "`del` statements are not supported in kernels"); return;
 	case AST_GLOBAL: refuse(c, n->loc, "`global` declarations are not supported in kernels"); return;
 	case AST_NONLOCAL: refuse(c, n->loc, "`nonlocal` declarations are not supported in kernels"); return;

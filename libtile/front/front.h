@@ -81,17 +81,20 @@ bool fe_autotune_has(const fe_module *m, const char *kernel, const char *kwarg);
 /* A @triton.heuristics entry that reads runtime arguments, evaluated at
  * launch: the constexpr it computes, its lambda's body as a grid
  * expression over parameter and constexpr names (comparisons, and, or,
- * not, + - * // %, cdiv, min, max, next_power_of_2; args["X"] as X),
- * whether it is True/False valued (then both values are compiled). */
+ * not, + - * // %, cdiv, min, max, next_power_of_2, float literals;
+ * args["X"] as X), whether it is True/False valued (then both values are
+ * compiled). */
 typedef struct fe_heuristic {
 	const char *name;
-	const char *expr;
+	const char *expr; /* NULL when the lambda cannot be evaluated at launch: */
+	const char *why;  /* then the diagnostic, at why_loc, that the caller */
+	src_loc why_loc;  /* reports unless a single -D value fixes the constexpr */
 	bool is_bool;
 	src_loc loc;
 } fe_heuristic;
 /* The kernel's heuristics that read runtime arguments, in order (up to
- * max); -1 after a diagnostic when one uses what cannot be evaluated at
- * launch. Heuristics over constexprs only still fold at specialization. */
+ * max; -1 after a diagnostic when there are more). Heuristics over
+ * constexprs only still fold at specialization. */
 int fe_runtime_heuristics(tilec_ctx *ctx, const fe_module *m, const char *kernel, fe_heuristic *out, int max);
 tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kernel, int i, fe_spec *spec_inout);
 /* Puts defines after the config's in *spec (dropping the config's that

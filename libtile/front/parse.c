@@ -1199,9 +1199,16 @@ static ast_deco_kind decorator_kind(parser *p, const ast_node *d)
 	const char *path = resolve_decorator(p, d);
 	if (!path)
 		return AST_DECO_OTHER;
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
 		if (strcmp(path, known[i].path) == 0)
 			return known[i].kind;
+		/* `from vllm.triton_utils import triton`: a project module that
+		 * re-exports triton (its name ends in .triton) */
+		size_t n = strlen(path), k = strlen(known[i].path);
+		if (strncmp(known[i].path, "triton.", 7) == 0 && n > k && path[n - k - 1] == '.' &&
+		    strcmp(path + n - k, known[i].path) == 0)
+			return known[i].kind;
+	}
 	return AST_DECO_OTHER;
 }
 

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...)
@@ -459,6 +460,8 @@ static bool runtime_if(sema *s, ast_node *n, int cond)
 			s->cur = saved;
 			return false;
 		}
+		/* a runtime if inside the branch leaves its names in a scope of its own */
+		branch[k] = s->scope;
 	}
 	/* names bound differently by the two branches (or new in both) */
 	/* a block pointer yields its parts (names[] NULL for them), rebuilt after */
@@ -1123,6 +1126,10 @@ static bool stmt(sema *s, ast_node *n, const sema_cont *after)
 		return true;
 	case AST_PASS:
 		return true;
+	case AST_RAISE:
+		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED,
+				  "`raise` statements are not supported in kernels (only in a branch a constexpr condition "
+				  "leaves out, as in Triton)");
 	case AST_ASSERT:
 		if (!sema_expr(s, n->assert_.cond, &v))
 			return false;
@@ -1225,9 +1232,8 @@ static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, cons
 			if (!ok)
 				return false;
 		}
-		if (p->is_constexpr && vals[i].kind == SV_TENSOR)
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "argument `%s` of `%s` is a constexpr but got %s", p->name,
-					  fn->name, sema_sv_str(s, vals[i]));
+		/* a helper's tl.constexpr annotation is not enforced (Triton
+		 * honours it on kernels only): a tensor passed there stays one */
 	}
 	sema_scope *saved_scope = s->scope;
 	int saved_loops = s->loops;
@@ -1563,7 +1569,18 @@ static ast_node *autotune_configs(const fe_module *m, const char *kernel)
 	ast_node *c = ast_call_kwarg(f->autotune, "configs");
 	if (!c && f->autotune->call.args.n)
 		c = f->autotune->call.args.items[0];
-	return c && (c->kind == AST_LIST || c->kind == AST_TUPLE) ? c : NULL;
+	if (!c || (c->kind != AST_LIST && c->kind != AST_TUPLE))
+		return NULL;
+	/* configs built by host code (a helper's calls) are not read: the
+	 * kernel takes its constexprs from -D, as with configs=helper() */
+	for (int i = 0; i < c->seq.items.n; i++) {
+		const ast_node *cfg = c->seq.items.items[i], *d = NULL;
+		if (cfg->kind == AST_CALL)
+			d = cfg->call.args.n ? cfg->call.args.items[0] : ast_call_kwarg(cfg, "kwargs");
+		if (!d || d->kind != AST_DICT)
+			return NULL;
+	}
+	return c;
 }
 
 /* @triton.autotune's reset_to_zero= and restore_value=: lists of the
@@ -1646,7 +1663,7 @@ typedef struct heur_text {
 
 /* Records the first construct that cannot be translated; reported only
  * when the heuristic reads runtime arguments (the others fold at compile
- * time as before). */
+ * time as before) and is not fixed with -D (its caller's to say). */
 static void heur_fail(heur_text *h, const ast_node *n, const char *what)
 {
 	if (!h->failed) {
@@ -1719,6 +1736,25 @@ static void heur_put(heur_text *h, const ast_node *n)
 		else
 			sb_printf(&h->sb, "%llu", (unsigned long long)n->lit.ival);
 		return;
+	case AST_FLOAT: {
+		/* the fewest digits that read back as the same double (as Python
+		 * prints it), read as a float where there is a '.' or an
+		 * exponent; inf (1e400) reads back from 1e999 */
+		strbuf t;
+		sb_init(&t);
+		if (n->lit.fval - n->lit.fval != 0)
+			sb_puts(&t, "1e999");
+		for (int prec = 1; !t.len && prec <= 17; prec++) {
+			sb_printf(&t, "%.*g", prec, n->lit.fval);
+			if (prec < 17 && strtod(sb_str(&t), NULL) != n->lit.fval) {
+				sb_free(&t);
+				sb_init(&t);
+			}
+		}
+		sb_printf(&h->sb, "%s%s", sb_str(&t), strpbrk(sb_str(&t), ".e") ? "" : ".0");
+		sb_free(&t);
+		return;
+	}
 	case AST_TRUE: sb_puts(&h->sb, "1"); return;
 	case AST_FALSE: sb_puts(&h->sb, "0"); return;
 	case AST_SUBSCRIPT: {
@@ -1817,26 +1853,23 @@ int fe_runtime_heuristics(tilec_ctx *ctx, const fe_module *m, const char *kernel
 			continue; /* folded at compile time, as before */
 		}
 		heur_put(&h, lam->lambda.body);
-		{
-			if (h.failed) {
-				diag_error(ctx, h.fail_at->loc, "the heuristic for `%s` reads runtime arguments, so it is evaluated "
-					   "at launch, where %s is not supported (comparisons, and/or/not, + - * // %%, cdiv, min, "
-					   "max, next_power_of_2 over integer arguments and constexprs are); give `%s` with -D "
-					   "instead", h.name, h.fail_what, h.name);
-				sb_free(&h.sb);
-				return -1;
-			}
-			if (n == max) {
-				diag_error(ctx, kn->loc, "more than %d heuristics of `%s` read runtime arguments", max, kernel);
-				sb_free(&h.sb);
-				return -1;
-			}
-			out[n].name = h.name;
-			out[n].expr = arena_strdup(m->a, sb_str(&h.sb));
-			out[n].is_bool = heur_is_bool(lam->lambda.body);
-			out[n].loc = kn->loc;
-			n++;
+		if (n == max) {
+			diag_error(ctx, kn->loc, "more than %d heuristics of `%s` read runtime arguments", max, kernel);
+			sb_free(&h.sb);
+			return -1;
 		}
+		out[n] = (fe_heuristic){.name = h.name, .is_bool = heur_is_bool(lam->lambda.body), .loc = kn->loc};
+		if (h.failed) {
+			out[n].why_loc = h.fail_at->loc;
+			out[n].why = arena_printf(m->a, "the heuristic for `%s` reads runtime arguments, so it is evaluated at "
+						  "launch, where %s is not supported (comparisons, and/or/not, + - * // %%, cdiv, "
+						  "min, max, next_power_of_2 over integer arguments and constexprs are, and "
+						  "comparisons of float arguments and literals); give `%s` with -D instead",
+						  h.name, h.fail_what, h.name);
+		} else {
+			out[n].expr = arena_strdup(m->a, sb_str(&h.sb));
+		}
+		n++;
 		sb_free(&h.sb);
 	}
 	return n;
@@ -2003,8 +2036,15 @@ static bool heuristics(sema *s, const ast_func *fn, sv *vals, const bool *explic
 	if (!fn->heuristics)
 		return true;
 	ast_node *d = fn->heuristics->call.args.n ? fn->heuristics->call.args.items[0] : ast_call_kwarg(fn->heuristics, "values");
-	if (!d || d->kind != AST_DICT)
-		return sema_error(s, fn->heuristics->loc, TILEC_ERR_UNSUPPORTED, "@triton.heuristics needs a literal dict of lambdas");
+	if (!d || d->kind != AST_DICT) {
+		/* built by host code: fine where -D gives every constexpr it could set */
+		for (int i = 0; i < fn->nparams; i++)
+			if (fn->params[i].is_constexpr && !explicit_[i] && !fn->params[i].default_value)
+				return sema_error(s, fn->heuristics->loc, TILEC_ERR_UNSUPPORTED,
+						  "@triton.heuristics needs a literal dict of lambdas (or give constexpr `%s` "
+						  "and the others it sets with -D)", fn->params[i].name);
+		return true;
+	}
 	const char **names = arena_alloc(s->a, sizeof(char *) * (size_t)(fn->nparams + 1));
 	if (!names)
 		return sema_error(s, fn->loc, TILEC_ERR_NOMEM, "out of memory");

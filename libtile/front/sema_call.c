@@ -2088,6 +2088,19 @@ static bool dtype_method(sema *s, src_loc loc, ir_type t, const char *m, sv *out
 		{"is_bf16", 5}, {"is_fp32", 6}, {"is_fp64", 7}, {"is_ptr", 8}, {"is_bool", 9}, {"is_integer", 1},
 		{"is_standard_floating", 10}, {"is_fp8", 11}, {"is_fp8e4nv", 12}, {"is_fp8e5", 13},
 	};
+	/* is_int8 .. is_int64, is_uint8 .. is_uint64: one integer kind each */
+	static const struct {
+		const char *name;
+		ir_kind kind;
+	} ints[] = {
+		{"is_int8", IR_I8}, {"is_int16", IR_I16}, {"is_int32", IR_I32}, {"is_int64", IR_I64},
+		{"is_uint8", IR_U8}, {"is_uint16", IR_U16}, {"is_uint32", IR_U32}, {"is_uint64", IR_U64},
+	};
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+		if (!strcmp(ints[i].name, m)) {
+			*out = sema_bool(k == ints[i].kind);
+			return true;
+		}
 	for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
 		if (strcmp(preds[i].name, m))
 			continue;
@@ -2360,7 +2373,8 @@ bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out)
 			return true;
 		}
 	}
-	if (sema_is_num(v) && !strcmp(name, "value")) { /* tl.constexpr(x).value */
+	if ((sema_is_num(v) || v.kind == SV_DTYPE || v.kind == SV_STR || v.kind == SV_NONE) &&
+	    !strcmp(name, "value")) { /* tl.constexpr(x).value */
 		*out = v;
 		return true;
 	}

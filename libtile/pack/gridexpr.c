@@ -10,22 +10,36 @@
  * a meta lookup, "meta['BLOCK']", are accepted too. Comparisons, `and`,
  * `or`, `not` and next_power_of_2 serve heuristics evaluated at launch
  * (Python's precedence; `and`/`or` give an operand, as Python does).
- * gridexpr_format turns a program back into an expression for `tilec
- * inspect`.
+ * Float parameters and literals may only be compared (a heuristic's
+ * `args["eps"] > 0.0`): the parser tracks which values are floats and
+ * refuses anything else done to one, so the loader never needs float
+ * arithmetic. gridexpr_format turns a program back into an expression for
+ * `tilec inspect`.
  */
 #include "pack/pack.h"
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
-	OP_PARAM = 0x01, OP_CONST = 0x02, OP_CONSTEXPR = 0x03,
+	OP_PARAM = 0x01, OP_CONST = 0x02, OP_CONSTEXPR = 0x03, OP_FPARAM = 0x04, OP_FCONST = 0x05,
 	OP_ADD = 0x10, OP_SUB, OP_MUL, OP_FLOORDIV, OP_CDIV, OP_MOD, OP_MIN, OP_MAX,
 	OP_EQ = 0x18, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR,
-	OP_NOT = 0x20, OP_NEXTPOW2 = 0x21
+	OP_NOT = 0x20, OP_NEXTPOW2 = 0x21, OP_FCMP = 0x22
 };
+/* OP_FCMP's operand: the comparison (0..5 as OP_EQ..OP_GE) and which of
+ * its operands are floats (at least one). */
+enum { FCMP_A_FLOAT = 0x08, FCMP_B_FLOAT = 0x10 };
 #define MAX_DEPTH 16
+
+/* A value the parser has emitted: whether it is a float, and where its
+ * text starts (for the caret of a refusal). */
+typedef struct gval {
+	bool fl;
+	const char *at;
+} gval;
 
 typedef struct gparser {
 	tilec_ctx *ctx;
@@ -90,11 +104,11 @@ static void emit_byte(gparser *g, const char *at, uint8_t b)
 	g->out[g->len++] = b;
 }
 
-/* Pushes add one value, binary operations take one away, unary ones
- * (not, next_power_of_2) none. */
+/* Pushes add one value, binary operations (a float comparison too) take
+ * one away, unary ones (not, next_power_of_2) none. */
 static int stack_effect(uint8_t op)
 {
-	return op < OP_ADD ? 1 : op >= OP_NOT ? 0 : -1;
+	return op < OP_ADD ? 1 : op == OP_NOT || op == OP_NEXTPOW2 ? 0 : -1;
 }
 
 /* Consumes the keyword `word` when it is next and not the start of a longer name. */
@@ -117,12 +131,34 @@ static void emit_op(gparser *g, const char *at, uint8_t op)
 		gerror(g, at, "grid expression too deeply nested (stack depth above %d)", MAX_DEPTH);
 }
 
-static void emit_const(gparser *g, const char *at, int64_t v)
+static void emit_u64(gparser *g, const char *at, uint8_t op, uint64_t u)
 {
-	emit_op(g, at, OP_CONST);
-	uint64_t u = (uint64_t)v;
+	emit_op(g, at, op);
 	for (int i = 0; i < 8; i++)
 		emit_byte(g, at, (uint8_t)(u >> (8 * i)));
+}
+
+static void emit_const(gparser *g, const char *at, int64_t v)
+{
+	emit_u64(g, at, OP_CONST, (uint64_t)v);
+}
+
+static void emit_fconst(gparser *g, const char *at, double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	emit_u64(g, at, OP_FCONST, u);
+}
+
+/* The arithmetic operations' operands, for float_refused. */
+static const char *const operand_of[] = {"operand of '+'", "operand of '-'", "operand of '*'", "operand of '//'", NULL,
+					  "operand of '%'"};
+
+/* Refuses a float where only integers go: a float is only compared. */
+static void float_refused(gparser *g, gval v, const char *what)
+{
+	if (v.fl)
+		gerror(g, v.at, "float %s: a grid expression only compares floats (==, !=, <, <=, >, >=)", what);
 }
 
 static bool name_eq(const char *s, size_t n, const char *name)
@@ -130,29 +166,42 @@ static bool name_eq(const char *s, size_t n, const char *name)
 	return name && strlen(name) == n && memcmp(s, name, n) == 0;
 }
 
-static void parse_expr(gparser *g);
-static void parse_or(gparser *g);
-
-/* Pushes the value of a name: a visible integer parameter or an int/bool
- * constexpr. */
-static void emit_name(gparser *g, const char *at, const char *s, size_t n)
+/* Whether the loader reads a float parameter of this dtype and size. */
+static bool float_readable(const blob_param *p)
 {
+	return (p->size == 2 && (p->dtype == IR_F16 || p->dtype == IR_BF16)) || (p->size == 4 && p->dtype == IR_F32) ||
+	       (p->size == 8 && p->dtype == IR_F64);
+}
+
+static gval parse_or(gparser *g);
+
+/* Pushes the value of a name: a visible integer or float parameter, or an
+ * int/bool constexpr. */
+static gval emit_name(gparser *g, const char *at, const char *s, size_t n)
+{
+	gval v = {false, at};
 	for (int i = 0; i < g->nparams; i++) {
 		const blob_param *p = &g->params[i];
 		if (!name_eq(s, n, p->name) || (p->flags & BLOB_PARAM_HIDDEN))
 			continue;
-		if (p->kind != BLOB_PARAM_INT && p->kind != BLOB_PARAM_UINT) {
-			gerror(g, at, "parameter '%.*s' is a %s; a grid expression takes integer parameters",
-			       (int)n, s, p->kind == BLOB_PARAM_PTR ? "pointer" : "float");
-			return;
+		v.fl = p->kind == BLOB_PARAM_FLOAT;
+		if (p->kind != BLOB_PARAM_INT && p->kind != BLOB_PARAM_UINT && !v.fl) {
+			gerror(g, at, "parameter '%.*s' is a pointer; a grid expression takes integer parameters (and compares "
+			       "float ones)", (int)n, s);
+			return v;
+		}
+		if (v.fl && !float_readable(p)) {
+			gerror(g, at, "parameter '%.*s' is a float of %d bytes and type %d, which a grid expression cannot read "
+			       "(fp16, bf16, fp32, fp64)", (int)n, s, p->size, p->dtype);
+			return v;
 		}
 		if (i > 255) {
 			gerror(g, at, "parameter '%.*s' is past the 256th", (int)n, s);
-			return;
+			return v;
 		}
-		emit_op(g, at, OP_PARAM);
+		emit_op(g, at, v.fl ? OP_FPARAM : OP_PARAM);
 		emit_byte(g, at, (uint8_t)i);
-		return;
+		return v;
 	}
 	for (int i = 0; i < g->nconstexprs; i++) {
 		const ir_constexpr *c = &g->constexprs[i];
@@ -160,39 +209,50 @@ static void emit_name(gparser *g, const char *at, const char *s, size_t n)
 			continue;
 		if (c->kind != IR_CONSTEXPR_INT && c->kind != IR_CONSTEXPR_BOOL) {
 			gerror(g, at, "constexpr '%.*s' is not an integer", (int)n, s);
-			return;
+			return v;
 		}
 		if (i > 255) {
 			gerror(g, at, "constexpr '%.*s' is past the 256th", (int)n, s);
-			return;
+			return v;
 		}
 		emit_op(g, at, OP_CONSTEXPR);
 		emit_byte(g, at, (uint8_t)i);
-		return;
+		return v;
 	}
-	strbuf known;
+	strbuf known, floats;
 	sb_init(&known);
-	for (int i = 0; i < g->nparams; i++)
-		if (!(g->params[i].flags & BLOB_PARAM_HIDDEN) &&
-		    (g->params[i].kind == BLOB_PARAM_INT || g->params[i].kind == BLOB_PARAM_UINT))
-			sb_printf(&known, "%s%s", known.len ? ", " : "", g->params[i].name);
+	sb_init(&floats);
+	for (int i = 0; i < g->nparams; i++) {
+		const blob_param *p = &g->params[i];
+		if (p->flags & BLOB_PARAM_HIDDEN)
+			continue;
+		if (p->kind == BLOB_PARAM_INT || p->kind == BLOB_PARAM_UINT)
+			sb_printf(&known, "%s%s", known.len ? ", " : "", p->name);
+		else if (p->kind == BLOB_PARAM_FLOAT && float_readable(p))
+			sb_printf(&floats, "%s%s", floats.len ? ", " : "", p->name);
+	}
 	for (int i = 0; i < g->nconstexprs; i++)
 		if (g->constexprs[i].kind == IR_CONSTEXPR_INT || g->constexprs[i].kind == IR_CONSTEXPR_BOOL)
 			sb_printf(&known, "%s%s", known.len ? ", " : "", g->constexprs[i].name);
-	gerror(g, at, "unknown name '%.*s' in grid expression (integer names: %s)", (int)n, s,
-	       known.len ? sb_str(&known) : "none");
+	gerror(g, at, "unknown name '%.*s' in grid expression (integer names: %s%s%s)", (int)n, s,
+	       known.len ? sb_str(&known) : "none", floats.len ? "; float parameters, to compare: " : "",
+	       floats.len ? sb_str(&floats) : "");
 	sb_free(&known);
+	sb_free(&floats);
+	return v;
 }
 
 /* cdiv(a, b), min(a, b, ...), max(a, b, ...) after the opening '('. */
 static void parse_call(gparser *g, const char *at, uint8_t op, const char *fname)
 {
 	int nargs = 0;
+	char what[48];
+	snprintf(what, sizeof what, "argument of %s()", fname);
 	do {
 		skip_space(g);
 		if (*g->p == ')')
 			break;
-		parse_or(g);
+		float_refused(g, parse_or(g), what);
 		if (++nargs > 1 && op != OP_NEXTPOW2)
 			emit_op(g, at, op);
 	} while (!g->failed && accept(g, ","));
@@ -208,12 +268,58 @@ static void parse_call(gparser *g, const char *at, uint8_t op, const char *fname
 	expect(g, ")");
 }
 
-static void parse_primary(gparser *g)
+/* The length of the float literal that s starts ("1.5", ".5", "1.",
+ * "1e-6", "1_0.5"); 0 when s starts none (an integer, say). */
+static size_t float_literal(const char *s)
+{
+	size_t n = 0;
+	bool digits = false, frac = false, exp = false;
+	while (isdigit((unsigned char)s[n]) || (s[n] == '_' && n && isdigit((unsigned char)s[n + 1])))
+		digits |= s[n++] != '_';
+	if (s[n] == '.') {
+		frac = true;
+		for (n++; isdigit((unsigned char)s[n]) || (s[n] == '_' && isdigit((unsigned char)s[n + 1])); n++)
+			digits |= s[n] != '_';
+	}
+	if (digits && (s[n] == 'e' || s[n] == 'E')) {
+		size_t e = n + 1 + (s[n + 1] == '+' || s[n + 1] == '-');
+		if (isdigit((unsigned char)s[e])) {
+			exp = true;
+			for (n = e; isdigit((unsigned char)s[n]) || (s[n] == '_' && isdigit((unsigned char)s[n + 1])); n++)
+				;
+		}
+	}
+	return digits && (frac || exp) ? n : 0;
+}
+
+static gval parse_primary(gparser *g)
 {
 	skip_space(g);
 	const char *at = g->p;
+	gval v = {false, at};
+	size_t flen = float_literal(g->p);
+	if (flen) {
+		char buf[64];
+		size_t k = 0;
+		if (flen >= sizeof buf) {
+			gerror(g, at, "float literal too long");
+			return v;
+		}
+		for (size_t i = 0; i < flen; i++)
+			if (g->p[i] != '_')
+				buf[k++] = g->p[i];
+		buf[k] = '\0';
+		g->p += flen;
+		if (isalnum((unsigned char)*g->p) || *g->p == '_' || *g->p == '.') {
+			gerror(g, at, "invalid float literal");
+			return v;
+		}
+		v.fl = true;
+		emit_fconst(g, at, strtod(buf, NULL)); /* out of range: inf or 0, as Python's literal */
+		return v;
+	}
 	if (isdigit((unsigned char)*g->p)) {
-		uint64_t v = 0;
+		uint64_t u = 0;
 		bool hex = g->p[0] == '0' && (g->p[1] == 'x' || g->p[1] == 'X');
 		if (hex)
 			g->p += 2;
@@ -230,18 +336,18 @@ static void parse_primary(gparser *g)
 			else
 				break;
 			uint64_t base = hex ? 16 : 10;
-			if (v > (UINT64_C(0x7fffffffffffffff) - (uint64_t)d) / base) {
+			if (u > (UINT64_C(0x7fffffffffffffff) - (uint64_t)d) / base) {
 				gerror(g, at, "integer literal out of range");
-				return;
+				return v;
 			}
-			v = v * base + (uint64_t)d;
+			u = u * base + (uint64_t)d;
 		}
 		if (g->p == digits || isalpha((unsigned char)*g->p) || *g->p == '.') {
-			gerror(g, at, "invalid integer literal (a grid expression takes integers only)");
-			return;
+			gerror(g, at, "invalid integer literal");
+			return v;
 		}
-		emit_const(g, at, (int64_t)v);
-		return;
+		emit_const(g, at, (int64_t)u);
+		return v;
 	}
 	if (isalpha((unsigned char)*g->p) || *g->p == '_') {
 		const char *s = g->p;
@@ -268,11 +374,11 @@ static void parse_primary(gparser *g)
 			else
 				gerror(g, at, "unknown function '%.*s' (grid expressions know cdiv, min, max, next_power_of_2)",
 				       (int)n, s);
-			return;
+			return v;
 		}
 		if (memchr(s, '.', n)) {
 			gerror(g, at, "unknown name '%.*s' in grid expression", (int)n, s);
-			return;
+			return v;
 		}
 		if (accept(g, "[")) { /* meta['BLOCK'] names a constexpr */
 			skip_space(g);
@@ -280,61 +386,65 @@ static void parse_primary(gparser *g)
 			const char *key = g->p + 1, *end = q == '\'' || q == '"' ? strchr(key, q) : NULL;
 			if (!end) {
 				gerror(g, g->p, "expected a quoted name in '[...]'");
-				return;
+				return v;
 			}
 			g->p = end + 1;
 			expect(g, "]");
 			if (!g->failed)
-				emit_name(g, key, key, (size_t)(end - key));
-			return;
+				v = emit_name(g, key, key, (size_t)(end - key));
+			return v;
 		}
-		emit_name(g, at, s, n);
-		return;
+		return emit_name(g, at, s, n);
 	}
 	if (accept(g, "(")) {
-		parse_or(g);
+		v.fl = parse_or(g).fl;
 		expect(g, ")");
-		return;
+		return v;
 	}
 	if (*g->p == '\0')
 		gerror(g, at, "expected an operand at the end of the expression");
 	else
 		gerror(g, at, "unexpected '%c' in grid expression", *g->p);
+	return v;
 }
 
-static void parse_unary(gparser *g)
+static gval parse_unary(gparser *g)
 {
 	skip_space(g);
 	const char *at = g->p;
 	if (accept(g, "+")) {
-		parse_unary(g);
-		return;
+		gval v = parse_unary(g);
+		v.at = at;
+		return v;
 	}
 	if (accept(g, "-")) {
 		size_t start = g->len;
 		emit_const(g, at, 0);
-		parse_unary(g);
-		/* "0 c sub" of a literal c folds to the constant -c */
-		if (!g->failed && g->len == start + 18 && g->out[start + 9] == OP_CONST) {
+		gval v = parse_unary(g);
+		/* "0 c sub" of a literal c folds to the constant -c, a float
+		 * literal's too (the only float operand '-' takes: -0.0 stays
+		 * negative zero, as in Python) */
+		if (!g->failed && g->len == start + 18 && (g->out[start + 9] == OP_CONST || g->out[start + 9] == OP_FCONST)) {
 			uint64_t u = 0;
 			for (int i = 0; i < 8; i++)
 				u |= (uint64_t)g->out[start + 10 + i] << (8 * i);
-			if ((int64_t)u != INT64_MIN) {
+			if (v.fl || (int64_t)u != INT64_MIN) {
 				g->len = start;
 				g->depth -= 2;
-				emit_const(g, at, -(int64_t)u);
-				return;
+				emit_u64(g, at, g->out[start + 9], v.fl ? u ^ UINT64_C(1) << 63 : (uint64_t)-(int64_t)u);
+				return (gval){v.fl, at};
 			}
 		}
+		float_refused(g, v, "operand of '-'");
 		emit_op(g, at, OP_SUB);
-		return;
+		return (gval){false, at};
 	}
-	parse_primary(g);
+	return parse_primary(g);
 }
 
-static void parse_term(gparser *g)
+static gval parse_term(gparser *g)
 {
-	parse_unary(g);
+	gval a = parse_unary(g);
 	while (!g->failed) {
 		skip_space(g);
 		const char *at = g->p;
@@ -347,17 +457,20 @@ static void parse_term(gparser *g)
 			op = OP_MOD;
 		else if (*g->p == '/') {
 			gerror(g, at, "'/' is true division; grid expressions use '//' or cdiv()");
-			return;
+			return a;
 		} else
-			return;
-		parse_unary(g);
+			return a;
+		float_refused(g, a, operand_of[op - OP_ADD]);
+		float_refused(g, parse_unary(g), operand_of[op - OP_ADD]);
 		emit_op(g, at, op);
+		a.fl = false;
 	}
+	return a;
 }
 
-static void parse_expr(gparser *g)
+static gval parse_expr(gparser *g)
 {
-	parse_term(g);
+	gval a = parse_term(g);
 	while (!g->failed) {
 		skip_space(g);
 		const char *at = g->p;
@@ -367,18 +480,23 @@ static void parse_expr(gparser *g)
 		else if (accept(g, "-"))
 			op = OP_SUB;
 		else
-			return;
-		parse_term(g);
+			return a;
+		float_refused(g, a, operand_of[op - OP_ADD]);
+		float_refused(g, parse_term(g), operand_of[op - OP_ADD]);
 		emit_op(g, at, op);
+		a.fl = false;
 	}
+	return a;
 }
 
-/* a < b (one comparison: a chained one is refused, as in kernels) */
-static void parse_cmp(gparser *g)
+/* a < b (one comparison: a chained one is refused, as in kernels); with a
+ * float operand, a float comparison (an integer one compared exactly, as
+ * Python compares an int with a float) */
+static gval parse_cmp(gparser *g)
 {
 	static const struct { const char *tok; uint8_t op; } ops[] = {
 		{"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE}, {"<", OP_LT}, {">", OP_GT}};
-	parse_expr(g);
+	gval a = parse_expr(g);
 	for (int round = 0; !g->failed; round++) {
 		skip_space(g);
 		const char *at = g->p;
@@ -386,52 +504,63 @@ static void parse_cmp(gparser *g)
 		while (k < sizeof ops / sizeof ops[0] && !accept(g, ops[k].tok))
 			k++;
 		if (k == sizeof ops / sizeof ops[0])
-			return;
+			return a;
 		if (round) {
 			gerror(g, at, "chained comparisons are not supported");
-			return;
+			return a;
 		}
-		parse_expr(g);
-		emit_op(g, at, ops[k].op);
+		gval b = parse_expr(g);
+		if (a.fl || b.fl) {
+			emit_op(g, at, OP_FCMP);
+			emit_byte(g, at, (uint8_t)((ops[k].op - OP_EQ) | (a.fl ? FCMP_A_FLOAT : 0) | (b.fl ? FCMP_B_FLOAT : 0)));
+		} else {
+			emit_op(g, at, ops[k].op);
+		}
+		a.fl = false;
 	}
+	return a;
 }
 
-static void parse_not(gparser *g)
+static gval parse_not(gparser *g)
 {
 	skip_space(g);
 	const char *at = g->p;
 	if (accept_word(g, "not")) {
-		parse_not(g);
+		float_refused(g, parse_not(g), "operand of 'not'");
 		emit_op(g, at, OP_NOT);
-		return;
+		return (gval){false, at};
 	}
-	parse_cmp(g);
+	return parse_cmp(g);
 }
 
-static void parse_and(gparser *g)
+static gval parse_and(gparser *g)
 {
-	parse_not(g);
+	gval a = parse_not(g);
 	while (!g->failed) {
 		skip_space(g);
 		const char *at = g->p;
 		if (!accept_word(g, "and"))
-			return;
-		parse_not(g);
+			return a;
+		float_refused(g, a, "operand of 'and'");
+		float_refused(g, parse_not(g), "operand of 'and'");
 		emit_op(g, at, OP_AND);
 	}
+	return a;
 }
 
-static void parse_or(gparser *g)
+static gval parse_or(gparser *g)
 {
-	parse_and(g);
+	gval a = parse_and(g);
 	while (!g->failed) {
 		skip_space(g);
 		const char *at = g->p;
 		if (!accept_word(g, "or"))
-			return;
-		parse_and(g);
+			return a;
+		float_refused(g, a, "operand of 'or'");
+		float_refused(g, parse_and(g), "operand of 'or'");
 		emit_op(g, at, OP_OR);
 	}
+	return a;
 }
 
 /* True when the text is "( ... )" with a top-level comma inside: a tuple. */
@@ -491,7 +620,7 @@ static tilec_status compile_values(tilec_ctx *ctx, const char *where, const char
 				gerror(&g, g.p, "more than %d values", max);
 			break;
 		}
-		parse_or(&g);
+		float_refused(&g, parse_or(&g), "value");
 		ndims++;
 	} while (!g.failed && accept(&g, ","));
 	if (tuple)
@@ -532,11 +661,14 @@ static const char *decode(const uint8_t *code, size_t size, size_t *pc, uint8_t 
 {
 	*op = code[(*pc)++];
 	*operand = 0;
-	if (*op == OP_PARAM || *op == OP_CONSTEXPR) {
+	if (*op == OP_PARAM || *op == OP_CONSTEXPR || *op == OP_FPARAM || *op == OP_FCMP) {
 		if (*pc >= size)
 			return "truncated operand";
 		*operand = code[(*pc)++];
-	} else if (*op == OP_CONST) {
+		if (*op == OP_FCMP && ((*operand & 7) > OP_GE - OP_EQ || !(*operand & (FCMP_A_FLOAT | FCMP_B_FLOAT)) ||
+				       (*operand & ~(7 | FCMP_A_FLOAT | FCMP_B_FLOAT))))
+			return "float comparison operand is not a comparison 0..5 with float operand bits 3, 4 (at least one)";
+	} else if (*op == OP_CONST || *op == OP_FCONST) {
 		if (size - *pc < 8)
 			return "truncated constant";
 		uint64_t u = 0;
@@ -544,10 +676,17 @@ static const char *decode(const uint8_t *code, size_t size, size_t *pc, uint8_t 
 			u |= (uint64_t)code[*pc + (size_t)i] << (8 * i);
 		*pc += 8;
 		*operand = (int64_t)u;
-	} else if (*op < OP_ADD || (*op > OP_MAX && *op < OP_EQ) || *op > OP_NEXTPOW2) {
+	} else if (*op < OP_ADD || (*op > OP_MAX && *op < OP_EQ) || *op > OP_FCMP) {
 		return "unknown opcode";
 	}
 	return NULL;
+}
+
+/* Whether an operation reads its operands as floats: a float comparison
+ * says which; every other operation takes integers. */
+static bool reads_float(uint8_t op, int64_t operand, bool second)
+{
+	return op == OP_FCMP && (operand & (second ? FCMP_B_FLOAT : FCMP_A_FLOAT));
 }
 
 static const char *validate(const uint8_t *code, size_t size, int lo, int hi, int nparams, const blob_param *params,
@@ -556,6 +695,7 @@ static const char *validate(const uint8_t *code, size_t size, int lo, int hi, in
 	if (size < 1 || code[0] < lo || code[0] > hi)
 		return lo == 1 && hi == 3 ? "ndims is not 1..3" : "the count of values is not the one wanted";
 	int depth = 0;
+	uint32_t floats = 0; /* bit i: stack entry i is a float */
 	for (size_t pc = 1; pc < size;) {
 		uint8_t op;
 		int64_t v;
@@ -565,15 +705,27 @@ static const char *validate(const uint8_t *code, size_t size, int lo, int hi, in
 		if (op == OP_PARAM && (v >= nparams || (params[v].flags & BLOB_PARAM_HIDDEN) ||
 				       (params[v].kind != BLOB_PARAM_INT && params[v].kind != BLOB_PARAM_UINT)))
 			return "parameter index does not name a visible integer parameter";
+		if (op == OP_FPARAM && (v >= nparams || (params[v].flags & BLOB_PARAM_HIDDEN) ||
+					params[v].kind != BLOB_PARAM_FLOAT || !float_readable(&params[v])))
+			return "float parameter index does not name a visible fp16, bf16, fp32 or fp64 parameter";
 		if (op == OP_CONSTEXPR && (v >= nconstexprs || (constexprs[v].kind != IR_CONSTEXPR_INT &&
 								 constexprs[v].kind != IR_CONSTEXPR_BOOL)))
 			return "constexpr index does not name an int or bool constexpr";
-		if (op >= OP_ADD && depth < (op >= OP_NOT ? 1 : 2))
+		int nin = op < OP_ADD ? 0 : op == OP_NOT || op == OP_NEXTPOW2 ? 1 : 2;
+		if (depth < nin)
 			return "stack underflow";
+		for (int i = 0; i < nin; i++)
+			if ((bool)(floats >> (depth - nin + i) & 1) != reads_float(op, v, i == 1))
+				return "an operand's type (float or integer) is not the one the operation reads";
 		depth += stack_effect(op);
 		if (depth > MAX_DEPTH)
 			return "stack depth above 16";
+		floats &= (UINT32_C(1) << (depth - 1)) - 1;
+		if (op == OP_FPARAM || op == OP_FCONST)
+			floats |= UINT32_C(1) << (depth - 1);
 	}
+	if (floats)
+		return "a value is a float";
 	return depth == code[0] ? NULL : "the stack does not end with ndims values";
 }
 
@@ -602,6 +754,30 @@ static void item_put(strbuf *sb, const gitem *it, int need)
 		sb_puts(sb, sb_str(&it->text));
 }
 
+/* A float constant as the shortest text that reads back as it, with a '.'
+ * or an exponent so that it reads back as a float: inf (the value of a
+ * literal too large) as 1e999; NaN, which no literal gives, as nan. */
+static void put_double(strbuf *sb, uint64_t bits)
+{
+	double d;
+	char buf[40];
+	memcpy(&d, &bits, sizeof d);
+	if (d != d) {
+		sb_puts(sb, "nan");
+		return;
+	}
+	if (d - d != 0) {
+		sb_puts(sb, d < 0 ? "-1e999" : "1e999");
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	sb_printf(sb, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
+}
+
 bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 		     int nparams, const char *const *param_names,
 		     int nconstexprs, const char *const *constexpr_names)
@@ -621,18 +797,20 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 			}
 			gitem *it = &st[depth++];
 			sb_init(&it->text);
-			it->prec = op == OP_CONST && v < 0 ? 6 : 7;
-			bool param = op == OP_PARAM;
+			it->prec = (op == OP_CONST || op == OP_FCONST) && v < 0 ? 6 : 7;
+			bool param = op == OP_PARAM || op == OP_FPARAM;
 			const char *const *names = param ? param_names : constexpr_names;
 			if (op == OP_CONST)
 				sb_printf(&it->text, "%lld", (long long)v);
+			else if (op == OP_FCONST)
+				put_double(&it->text, (uint64_t)v);
 			else if (names && v < (param ? nparams : nconstexprs) && names[v])
 				sb_puts(&it->text, names[v]);
 			else
 				sb_printf(&it->text, "%s%d", param ? "p" : "c", (int)v);
 			continue;
 		}
-		if (op >= OP_NOT) {
+		if (op == OP_NOT || op == OP_NEXTPOW2) {
 			if (depth < 1) {
 				bad = "stack underflow";
 				break;
@@ -665,9 +843,10 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 			prec = 7;
 		} else if (op >= OP_EQ) {
 			static const char *sym[] = {" == ", " != ", " < ", " <= ", " > ", " >= ", " and ", " or "};
+			int k = op == OP_FCMP ? (int)(v & 7) : op - OP_EQ;
 			prec = op == OP_AND ? 1 : op == OP_OR ? 0 : 3;
-			item_put(&t, a, op >= OP_AND ? prec : prec + 1);
-			sb_puts(&t, sym[op - OP_EQ]);
+			item_put(&t, a, op == OP_AND || op == OP_OR ? prec : prec + 1);
+			sb_puts(&t, sym[k]);
 			item_put(&t, b, prec + 1);
 		} else {
 			static const char *sym[] = {" + ", " - ", " * ", " // ", NULL, " % "};

@@ -213,8 +213,11 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 /* Compiles a grid expression: one to three comma-separated integer
  * expressions over literals, visible integer parameter names, int/bool
  * constexpr names, + - * // % unary -, parentheses, cdiv/min/max (also
- * spelled triton.cdiv, tl.cdiv). Errors quote the expression with a caret,
- * under the file name `where` ("-g"). Writes at most `cap` bytes. */
+ * spelled triton.cdiv, tl.cdiv), comparisons, and/or/not,
+ * next_power_of_2; float literals and visible fp16/bf16/fp32/fp64
+ * parameters as operands of comparisons only. Errors quote the expression
+ * with a caret, under the file name `where` ("-g"). Writes at most `cap`
+ * bytes. */
 tilec_status gridexpr_compile(tilec_ctx *ctx, const char *where, const char *expr,
 			      int nparams, const blob_param *params,
 			      int nconstexprs, const ir_constexpr *constexprs,
@@ -225,9 +228,11 @@ tilec_status gridexpr_compile_values(tilec_ctx *ctx, const char *where, const ch
 				     const blob_param *params, int nconstexprs, const ir_constexpr *constexprs, uint8_t *out,
 				     size_t cap, size_t *len);
 /* Checks a grid program as the loader does: opcodes, operands inside the
- * program, parameter indices naming visible integer parameters, constexpr
- * indices naming int/bool constexprs, stack depth at most 16, exactly
- * ndims values at the end. NULL when valid, else what is wrong. */
+ * program, parameter indices naming visible integer (or, pushed as
+ * floats, readable float) parameters, constexpr indices naming int/bool
+ * constexprs, floats read by float comparisons only, stack depth at most
+ * 16, exactly ndims integer values at the end. NULL when valid, else what
+ * is wrong. */
 const char *gridexpr_validate(const uint8_t *code, size_t size, int nparams, const blob_param *params,
 			      int nconstexprs, const ir_constexpr *constexprs);
 const char *gridexpr_validate_values(const uint8_t *code, size_t size, int nvalues, int nparams, const blob_param *params,

@@ -14,9 +14,13 @@
  * range, keys on non-integers), and that dispatching launches, once each
  * config is loaded, neither allocate nor lock (malloc counted through
  * TILE_MALLOC, the module's mutex through an interposed
- * pthread_mutex_lock). Prints the cost of a dispatch (a table of 256
- * entries, hit and miss). */
+ * pthread_mutex_lock). Heuristics at launch: one over an integer
+ * argument and a constexpr, and one comparing a float argument
+ * (HAS_SMOOTHING = smoothing > 0.0, as flash-attention's cross entropy):
+ * the variant launched for 0.0, -0.0, NaN, tiny and negative values.
+ * Prints the cost of a dispatch (a table of 256 entries, hit and miss). */
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -77,7 +81,16 @@ static void open_fake(void)
 	}
 }
 
-static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 mm_c0_n8 flat_a flat_b h_c0_even h_c0_odd h_c1_even";
+static const char cubin[] = "FAKE cubin sm_80: mm_c0 mm_c1_x16 mm_c1 mm_c2 mm_c0_n8 flat_a flat_b h_c0_even h_c0_odd h_c1_even "
+			    "xent_smooth xent_plain";
+/* HAS_SMOOTHING = smoothing > 0.0 (smoothing: fp32 parameter 1): the float
+ * parameter, the double 0.0, a float comparison (4: >; both floats) */
+static const uint8_t has_smoothing[] = {1, 0x04, 1, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x04 | 0x08 | 0x10};
+/* the same, corrupted: comparison 6 */
+static const uint8_t bad_fcmp[] = {1, 0x04, 1, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x06 | 0x08 | 0x10};
+/* the same, reading the pointer as a float */
+static const uint8_t bad_farg[] = {1, 0x04, 0, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x04 | 0x08 | 0x10};
+static const uint8_t grid_one[] = {1, 0x02, 1, 0, 0, 0, 0, 0, 0, 0};
 /* EVEN_K = K % BLOCK_K == 0 (K: parameter 1, BLOCK_K: constexpr 0) */
 static const uint8_t even_k[] = {1, 0x01, 1, 0x03, 0, 0x15, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0x18};
 /* cdiv(M, BLOCK) */
@@ -87,7 +100,9 @@ static const uint8_t grid_m[] = {1, 0x01, 1, 0x03, 0, 0x14};
  * flat(x, n): two configs, key n, no entries, default 1.
  * heur(x, K): configs 0 (BLOCK_K 32: EVEN_K True and False) and 1
  * (BLOCK_K 64: EVEN_K True only), heuristic EVEN_K at launch, key K:
- * 32 -> 0, 4096 -> 1. */
+ * 32 -> 0, 4096 -> 1.
+ * xent(x, smoothing: fp32): HAS_SMOOTHING True and False, heuristic
+ * HAS_SMOOTHING at launch. */
 static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 {
 	static const char *const syms[5] = {"mm_c0", "mm_c1_x16", "mm_c1", "mm_c2", "mm_c0_n8"};
@@ -175,6 +190,26 @@ static void describe(tb_blob *d, int n_entries, const int64_t *entries)
 	k->heuristics[0].name = "EVEN_K";
 	k->heuristics[0].code = even_k;
 	k->heuristics[0].size = sizeof even_k;
+	k = &d->kernels[3];
+	d->n_kernels = 4;
+	k->name = "xent";
+	k->n_params = 2;
+	k->params[0] = (tb_param){"x", 0, 8, 12, 0};
+	k->params[1] = (tb_param){"smoothing", 3, 4, 12, 0};
+	k->n_variants = 2;
+	for (i = 0; i < 2; i++) {
+		tb_variant *v = &k->variants[i];
+		v->symbol = i ? "xent_plain" : "xent_smooth";
+		v->num_warps = 4;
+		v->grid = grid_one;
+		v->grid_size = sizeof grid_one;
+		v->n_constexprs = 1;
+		v->cx[0] = (tb_constexpr){"HAS_SMOOTHING", 2, !i, NULL};
+	}
+	k->n_heuristics = 1;
+	k->heuristics[0].name = "HAS_SMOOTHING";
+	k->heuristics[0].code = has_smoothing;
+	k->heuristics[0].size = sizeof has_smoothing;
 	d->n_images = 1;
 	d->n_groups = 1;
 	d->images[0] = (tb_image){0, 0, 80, 0, cubin, sizeof cubin, 1};
@@ -234,6 +269,35 @@ static void test_heuristics(tile_module *m)
 	CHECK_STR_CONTAINS(tile_last_error(), "kernel heur: no variant's predicates hold");
 }
 
+/* Launches xent; the symbol the driver saw, "" on failure. */
+static const char *launch_xent(tile_module *m, float smoothing)
+{
+	static fake_launch l;
+	tile_deviceptr x = 0x1000;
+	void *args[2];
+	args[0] = &x;
+	args[1] = &smoothing;
+	if (tile_launch(m, 3, NULL, NULL, args, 2) != TILE_SUCCESS)
+		return "";
+	fake_last_launch(&l);
+	return l.symbol;
+}
+
+/* A heuristic comparing a float argument: Python's smoothing > 0.0. */
+static void test_float_heuristic(tile_module *m)
+{
+	tile_heuristic_info hi;
+	CHECK(tile_heuristic_get_info(m, 3, 0, &hi) == TILE_SUCCESS && !strcmp(hi.name, "HAS_SMOOTHING") &&
+	      hi.program_size == sizeof has_smoothing);
+	CHECK(strcmp(launch_xent(m, 0.0f), "xent_plain") == 0);
+	CHECK(strcmp(launch_xent(m, 0.1f), "xent_smooth") == 0);
+	CHECK(strcmp(launch_xent(m, -0.0f), "xent_plain") == 0);
+	CHECK(strcmp(launch_xent(m, NAN), "xent_plain") == 0);
+	CHECK(strcmp(launch_xent(m, 1e-45f), "xent_smooth") == 0); /* the least fp32 subnormal */
+	CHECK(strcmp(launch_xent(m, -0.1f), "xent_plain") == 0);
+	CHECK(strcmp(launch_xent(m, INFINITY), "xent_smooth") == 0);
+}
+
 static int dispatch_mm(tile_module *m, int32_t M, int32_t N, int64_t K)
 {
 	tile_deviceptr x = 0x1000;
@@ -291,7 +355,8 @@ static void test_dispatch(tile_module *m)
 	CHECK_EQ_INT(tile_config_count(m, 0), 3);
 	CHECK_EQ_INT(tile_config_count(m, 1), 2);
 	CHECK_EQ_INT(tile_config_count(m, 2), 2);
-	CHECK_EQ_INT(tile_config_count(m, 3), -1);
+	CHECK_EQ_INT(tile_config_count(m, 3), 1);
+	CHECK_EQ_INT(tile_config_count(m, 4), -1);
 	CHECK_EQ_INT(tile_dispatch_config(m, 0, args, 2), -1); /* wrong argument count */
 }
 
@@ -471,6 +536,9 @@ static void test_table_validation(void)
 		{13, "kernel 2: heuristic 0: constexpr 1 is not an int or bool at byte 1"},
 		{14, "kernel 2: heuristic 0: program 42+200 outside grid_code"},
 		{15, "kernel 2: heuristic 1: 'EVEN_K' computed twice"},
+		{16, "kernel 3: heuristic 0: float comparison operand 0x1e (a comparison 0..5, bits 3 and 4 its float operands, "
+		     "one at least) at byte 12"},
+		{17, "kernel 3: heuristic 0: parameter 0 is not an fp16, bf16, fp32 or fp64 float at byte 1"},
 	};
 	size_t i;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -495,6 +563,8 @@ static void test_table_validation(void)
 			 d.kernels[2].variants[0].cx[1].kind = 1; break;
 		case 14: break; /* patched below */
 		case 15: d.kernels[2].n_heuristics = 2; d.kernels[2].heuristics[1] = d.kernels[2].heuristics[0]; break;
+		case 16: d.kernels[3].heuristics[0].code = bad_fcmp; break;
+		case 17: d.kernels[3].heuristics[0].code = bad_farg; break;
 		default: break;
 		}
 		n = tb_build(&d, &b);
@@ -591,6 +661,7 @@ int main(void)
 		test_alignment(m);
 		test_alignment8(m);
 		test_heuristics(m);
+		test_float_heuristic(m);
 		tile_module_destroy(m);
 	} else {
 		fprintf(stderr, "%s\n", tile_last_error());

@@ -198,7 +198,7 @@ static size_t mutate_blob(uint8_t *b, size_t n, size_t max)
 	}
 	case 3: /* grid program: an opcode or operand byte */
 		if (t.count[T_GRID])
-			b[t.off[T_GRID] + mut_rnd() % t.count[T_GRID]] = (uint8_t)(mut_rnd() % 3 ? mut_rnd() % 0x22 : mut_rnd());
+			b[t.off[T_GRID] + mut_rnd() % t.count[T_GRID]] = (uint8_t)(mut_rnd() % 3 ? mut_rnd() % 0x23 : mut_rnd());
 		break;
 	case 4: /* string table: a terminator gone, or one more */
 		if (t.count[T_STRTAB]) {

@@ -11,6 +11,8 @@ instances to .gpu/manifest.json; diff.py and bench.py read only that JSON.
 The grid is one expression string, compiled by tilec (-g) and evaluated by
 Python for Triton's launch, so both sides launch the same grid.
 """
+import os
+import sys
 
 SIZES_1D = [{"n": 1}, {"n": 1023}, {"n": 2**20 + 7}, {"n": 2**26}]
 EXACT = "exact"
@@ -51,7 +53,8 @@ def next_pow2(x):
 
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
-         sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None, num_ctas=None):
+         sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None, num_ctas=None,
+         triton_refuses=None, include_dirs=None, cpu_sizes=None, tile_open=None):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
@@ -70,12 +73,22 @@ def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num
     tilec's --maxnreg).
     num_ctas: CTAs per program, given to both sides (tilec's -nc: thread
     block clusters from sm_90 on).
-    triton_extra: launch options for Triton's side only."""
+    triton_extra: launch options for Triton's side only.
+    triton_refuses: Triton 3.6's message where Triton itself refuses the
+    kernel (corpus cases): tilec still compiles it, nothing is compared.
+    include_dirs: tilec's -I search paths (the corpus adds its project's).
+    cpu_sizes: the sizes tests/corpus/check.py interprets on the CPU
+    (default: the smallest of sizes).
+    tile_open: a known open limitation of tile's that keeps a corpus case
+    from compiling: a part of the error tilec gives (the case is then not
+    compiled for the GPU)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
                 cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [], maxnreg=maxnreg,
-                triton_extra=triton_extra or {}, num_ctas=num_ctas)
+                triton_extra=triton_extra or {}, num_ctas=num_ctas, triton_refuses=triton_refuses,
+                include_dirs=include_dirs or [], cpu_sizes=cpu_sizes,
+                tile_open=tile_open)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -1446,7 +1459,9 @@ def expand(c):
     for (cx, w, sizes) in groups.values():
         iid = c["id"]
         if len(groups) > 1:
-            iid += "_" + "_".join(str(v) for k, v in sorted(cx.items()) if k != "OP")
+            # a C name: string and dtype constexprs ("'gelu'", "tl.float32") lose their quotes and dots
+            iid += "_" + "_".join("".join(ch for ch in str(v) if ch.isalnum() or ch == "_")
+                                  for k, v in sorted(cx.items()) if k != "OP")
         inst = {k: v for k, v in c.items() if k not in ("constexprs", "num_warps", "sizes", "params")}
         # parameter dicts are shared between cases; prepare.py names them per instance
         inst.update(id=iid, params=[dict(p) for p in c["params"]], constexprs=cx, num_warps=w,
@@ -1456,7 +1471,11 @@ def expand(c):
 
 
 def instances():
+    """Every instance: the suite's cases, its benchmarks, then the public
+    corpus (tests/corpus, tier 4)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpus"))
+    import corpus
     out = []
-    for c in CASES + BENCH:
+    for c in CASES + BENCH + [c for c in corpus.cases() if not c.get("tile_open")]:
         out.extend(expand(c))
     return out

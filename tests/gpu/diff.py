@@ -31,7 +31,7 @@ def size_str(s):
     return "x".join("%s=%d" % kv for kv in s.items())
 
 
-def worker(gdir, start, step, only, max_n, results):
+def worker(gdir, start, step, only, max_n, results, tile_only=False, tier=None):
     sys.path.insert(0, HERE)
     import torch
     import harness
@@ -71,7 +71,7 @@ def worker(gdir, start, step, only, max_n, results):
 
     for idx in range(start, len(insts), step):
         inst = insts[idx]
-        if inst.get("bench") or (only and inst["id"] not in only):
+        if inst.get("bench") or (only and inst["id"] not in only) or (tier and inst["tier"] != tier):
             continue
         if not inst["compiled"]:
             record(inst, None, False, "not compiled: " + (inst["error"] or "?").strip().splitlines()[0])
@@ -82,7 +82,7 @@ def worker(gdir, start, step, only, max_n, results):
                    + ("" if lib else " (no libtilegpu.so)"))
             continue
         try:
-            kern = harness.triton_kernel(ROOT, inst)
+            kern = None if tile_only else harness.triton_kernel(ROOT, inst)
         except Exception as e:  # the test kernel itself is broken
             record(inst, None, False, "cannot import the kernel for Triton: %s" % e)
             continue
@@ -92,9 +92,18 @@ def worker(gdir, start, step, only, max_n, results):
                 continue
             try:
                 args = harness.Args(inst, size, seed=idx)
+                if tile_only:  # under compute-sanitizer: tile's launch, the first size
+                    st = harness.launch_tile(fn, inst, args)
+                    torch.cuda.synchronize()
+                    record(inst, size, st == 0, "" if st == 0 else "tile launch: " + harness.tile_error(lib, st))
+                    break
                 try:
                     harness.launch_triton(kern, inst, args)
                     torch.cuda.synchronize()
+                    if inst.get("triton_refuses"):
+                        record(inst, size, False, "Triton accepted a case recorded as refused (%s)"
+                               % inst["triton_refuses"])
+                        continue
                 except Exception as e:
                     lines = [l for l in str(e).splitlines() if l.strip()]
                     msg = (lines[0] + (" ... " + lines[-1] if len(lines) > 1 else ""))[:300] if lines else type(e).__name__
@@ -102,6 +111,9 @@ def worker(gdir, start, step, only, max_n, results):
                     if cause is not None:  # Triton's compile errors carry the reason here
                         msg += " (" + (type(cause).__name__ + ": " + str(cause).strip().splitlines()[-1] if str(cause).strip() else type(cause).__name__)[:300] + ")"
                     context_lost(inst, size, idx, "in Triton's launch: " + msg)
+                    if inst.get("triton_refuses"):
+                        record(inst, size, True, "Triton 3.6 refuses it, as recorded: " + msg)
+                        break
                     record(inst, size, False, "Triton failed on this case (a suite bug): " + msg)
                     continue
                 st = harness.launch_tile(fn, inst, args)
@@ -137,10 +149,22 @@ def main():
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--step", type=int, default=1)
     ap.add_argument("--results", default=None)
+    ap.add_argument("--tile-only", action="store_true",
+                    help="in one process, tile's launches alone at each case's first size (for compute-sanitizer)")
+    ap.add_argument("--tier", type=int, default=0, help="only the instances of this tier (4: the corpus)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
-    if a.worker:
-        return worker(a.gdir, a.start, a.step, only, a.max_n, a.results)
+    if a.worker or a.tile_only:
+        res = a.results or os.path.join(a.gdir, "logs", "tile-only.jsonl")
+        if a.tile_only:
+            os.makedirs(os.path.dirname(res), exist_ok=True)
+            open(res, "w").close()
+        rc = worker(a.gdir, a.start, a.step, only, a.max_n, res, a.tile_only, a.tier)
+        if a.tile_only:
+            rows = [json.loads(l) for l in open(res) if l.strip()]
+            print("gpu: %d passed, %d failed" % (sum(r["ok"] for r in rows), sum(not r["ok"] for r in rows)))
+            return 1 if any(not r["ok"] for r in rows) else rc
+        return rc
     logdir = os.path.join(a.gdir, "logs")
     os.makedirs(logdir, exist_ok=True)
     t0 = time.time()
@@ -149,7 +173,8 @@ def main():
     def spawn(k, start):
         res = os.path.join(logdir, "diff-results.%d.jsonl" % k)
         cmd = [sys.executable, os.path.abspath(__file__), a.gdir, "--worker", "--start", str(start),
-               "--step", str(a.jobs), "--results", res, "--only", a.only, "--max-n", str(a.max_n)]
+               "--step", str(a.jobs), "--results", res, "--only", a.only, "--max-n", str(a.max_n),
+               "--tier", str(a.tier)]
         procs[k] = subprocess.Popen(cmd)
 
     for k in range(a.jobs):

@@ -9,12 +9,15 @@ never wrote, or a write past the end, shows up in the comparison. In-out
 tensors get the same guard, each side its own copy of the initial values
 (init "zeros" for what atomics accumulate into, so both start alike).
 """
+import ast
 import ctypes
+import importlib.abc
 import importlib.util
 import json
 import os
 import sys
 import tempfile
+import types
 
 import torch
 import triton
@@ -61,13 +64,93 @@ _modules = {}
 _tmp = tempfile.mkdtemp(prefix="tile-gpu-")
 
 
+class _Stub(types.ModuleType):
+    """What a corpus file imports from its project that the corpus does not
+    keep (the project's host modules, compiled extensions): any attribute
+    is another stub, calling one gives a stub, and it is false, so that a
+    platform test (`if current_platform.is_rocm():`) takes the plain path.
+    `tl` and `triton` are Triton's own."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.__path__ = []
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name == "tl":
+            return triton.language
+        if name == "triton":
+            return triton
+        return _Stub(self.__name__ + "." + name)
+
+    def __call__(self, *a, **k):
+        if len(a) == 1 and callable(a[0]) and not k:
+            return a[0]  # a decorator: the function itself
+        return _Stub(self.__name__ + "()")
+
+    def __bool__(self):
+        return False
+
+    # containers read at import (a table of configs, a dict of options): empty
+    def __getitem__(self, key):
+        return _Stub(self.__name__ + "[]")
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+    def keys(self):
+        return []
+
+    def __contains__(self, item):
+        return False
+
+    def __mro_entries__(self, bases):
+        return (object,)  # a class deriving from a stubbed one
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on sys.meta_path: modules nothing else finds become stubs."""
+
+    def find_spec(self, name, path, target=None):
+        return importlib.util.spec_from_loader(name, self)
+
+    def create_module(self, spec):
+        return _Stub(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def corpus_module(root, inst):
+    """A corpus file imported as its project's module (a/b/c.py under the
+    project's folder is a.b.c, so relative imports work), with what the
+    corpus does not keep of the project stubbed."""
+    inc = os.path.join(root, inst["include_dirs"][0])
+    if inc not in sys.path:
+        sys.path.insert(0, inc)
+    if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
+        sys.meta_path.append(_StubFinder())
+    rel = os.path.relpath(os.path.join(root, inst["file"]), inc)
+    return importlib.import_module(rel[:-3].replace(os.sep, "."))
+
+
 def triton_kernel(root, inst):
-    """The case's kernel as Triton sees it. The file is imported through
-    cases.clean_source, so its host code (tutorial files run kernels or
-    torch.compile at import) does not run; Triton reads the kernel's source
-    from that cleaned copy."""
+    """The case's kernel as Triton sees it. A corpus file is imported as
+    its project's module (corpus_module), or, where that fails, as the
+    suite's files are: through cases.clean_source, so its host code
+    (tutorial files run kernels or torch.compile at import) does not run;
+    Triton reads the kernel's source from that cleaned copy."""
     path = os.path.join(root, inst["file"])
     mod = _modules.get(path)
+    if mod is None and inst.get("project"):
+        try:
+            mod = _modules[path] = corpus_module(root, inst)
+        except Exception:
+            mod = None
     if mod is None:
         name = "gpu_case_%d" % len(_modules)
         clean = os.path.join(_tmp, name + ".py")
@@ -249,9 +332,20 @@ def triton_options(inst):
     return extra
 
 
+def triton_constexpr(v):
+    """A constexpr as Triton takes it: cases write strings and dtypes as
+    tilec's -D takes them, as source text ("'gelu'", "tl.float32")."""
+    if isinstance(v, str) and v[:1] in "'\"":
+        return ast.literal_eval(v)
+    if isinstance(v, str) and v.startswith("tl."):
+        return getattr(triton.language, v[3:])
+    return v
+
+
 def launch_triton(kern, inst, args):
     extra = triton_options(inst)
-    compiled = kern[args.grid](*args.triton, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
+    cx = {k: triton_constexpr(v) for k, v in inst["constexprs"].items()}
+    compiled = kern[args.grid](*args.triton, **cx, num_warps=inst["num_warps"], **extra)
     keep = os.environ.get("TILE_TRITON_CUBIN_DIR")
     if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin this launch ran
         _kept_cubins.add(inst["id"])

@@ -137,6 +137,8 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
            "-o", os.path.join(outdir, "cases", launch), "-on", launch]
     for k, v in inst["constexprs"].items():
         cmd += ["-D", "%s=%s" % (k, v)]
+    for d in inst.get("include_dirs", []):
+        cmd += ["-I", os.path.join(ROOT, d)]
     if inst["grid_in_blob"]:
         cmd += ["-g", inst["grid"]]
     if keep_ptx:
@@ -214,6 +216,9 @@ def main():
                     "sm_90 for the mma.sync code that sm_80 and sm_87 also run)")
     ap.add_argument("--only", default=None, help="comma-separated instance ids")
     ap.add_argument("--keep-ptx", default=None, help="also write each instance's PTX to DIR/ID/")
+    ap.add_argument("--extra-cases", default=None,
+                    help="a file in cases.py's form whose CASES join this run (tier 5): a kernel of "
+                    "one's own, or one kept out of the repository, checked against Triton")
     a = ap.parse_args()
     out = os.path.abspath(a.out)
     # what a GPU run left (bin/, logs/, the library) goes too: it is rebuilt there
@@ -226,6 +231,13 @@ def main():
     if a.keep_ptx:
         os.makedirs(a.keep_ptx, exist_ok=True)
     insts = cases.instances()
+    if a.extra_cases:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("extra_cases", a.extra_cases)
+        extra = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(extra)
+        for c in extra.CASES:
+            insts.extend(cases.expand(dict(c, tier=5)))
     if a.only:
         keep = set(a.only.split(","))
         insts = [i for i in insts if i["id"] in keep]

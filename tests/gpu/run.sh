@@ -11,6 +11,9 @@
 #  1. every GPU_DIR/cases/*.c with tile.h into GPU_DIR/libtilegpu.so
 #     (a case whose C does not compile is left out and fails in step 2);
 #  2. tests/gpu/diff.py: every case against Triton;
+#  2b. the public corpus (tests/corpus, tier 4): tile's launches alone at each
+#     case's first size under compute-sanitizer memcheck, racecheck and
+#     initcheck (SKIP_CORPUS_SAN=1 leaves it out);
 #  3. the examples built from examples/NAME/main.c and their generated C,
 #     run, then under compute-sanitizer memcheck; examples/cmake built
 #     against the installed package with CMake and with Make, run;
@@ -79,6 +82,26 @@ sanitize() {
 		bad "$name under compute-sanitizer $tool: $(grep -m3 -E 'ERROR|Error|error|hazard' "$LOG/$name.$tool.log" | head -c 600)"
 	fi
 }
+
+echo "== 2b. the public corpus under compute-sanitizer (tile's launches, each case's first size)"
+if [ -z "$SAN" ]; then
+	echo "SKIP the corpus under compute-sanitizer: no compute-sanitizer"
+elif [ -n "${SKIP_CORPUS_SAN:-}" ]; then
+	echo "SKIP the corpus under compute-sanitizer (SKIP_CORPUS_SAN)"
+else
+	for tool in memcheck racecheck initcheck; do
+		timeout 1200 "$SAN" --tool "$tool" --error-exitcode 97 --print-limit 20 \
+			python3 tests/gpu/diff.py "$G" --tile-only --tier 4 --results "$LOG/corpus-$tool.jsonl" \
+			>"$LOG/corpus.$tool.log" 2>&1
+		rc=$?
+		line=$(grep -E '^gpu: [0-9]+ passed, [0-9]+ failed' "$LOG/corpus.$tool.log" | tail -n 1)
+		if [ "$rc" = 0 ]; then
+			ok "the corpus under compute-sanitizer $tool: $line"
+		else
+			bad "the corpus under compute-sanitizer $tool (exit $rc, $line): $(grep -m5 -E '^FAIL|ERROR|Error|hazard' "$LOG/corpus.$tool.log" | head -c 800)"
+		fi
+	done
+fi
 
 echo "== 3. examples"
 for d in "$G"/examples/*/; do
