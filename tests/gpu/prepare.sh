@@ -32,6 +32,9 @@ installed() {
 installed || echo "prepare.sh: warning: the examples against the installed package failed (see $OUT/installed/log)" >&2
 # the soak and graph programs' kernels (run by tests/gpu/soak.sh OUT/soak)
 bash tests/gpu/soak_prepare.sh "$BUILD/tilec" "$OUT/soak" || echo "prepare.sh: warning: soak kernels failed" >&2
+# the runtime check's blobs and program (run by run.sh, step 6)
+TILEC="$BUILD/tilec" bash tests/gpu/runtime/prepare.sh "$OUT/runtime" >/dev/null ||
+	echo "prepare.sh: warning: tests/gpu/runtime/prepare.sh failed" >&2
 python3 tests/gpu/prepare.py --tilec "$BUILD/tilec" --out "$OUT" --build "$BUILD" "${@:3}"
 # tilec's compile time per kernel and arch, measured here for bench/bench.py
 bash bench/compile_time.sh "$BUILD" "$OUT/compile_time.json" | tee "$OUT/compile_time.md" ||

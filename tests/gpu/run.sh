@@ -22,7 +22,9 @@
 #  5. tests/gpu/soak.sh: CUDA graph capture and replay, programmatic
 #     dependent and cooperative launches and clusters (launch_flags.c), the
 #     multi-thread, multi-context soak against the raw driver; the graph
-#     and the soak under memcheck.
+#     and the soak under memcheck;
+#  6. the runtime check (tests/gpu/runtime): launch cost against raw
+#     cuLaunchKernel, first use to first kernel, blob sizes.
 # Logs go to GPU_DIR/logs; when $OUT is set, run.log, diff.log and a
 # tarball of all logs are copied there. The failures are recapped at the
 # end; the last line is "gpu: N passed, N failed", and the exit status is
@@ -154,6 +156,18 @@ if [ -f "$G/soak/soak_a.c" ]; then
 	fi
 else
 	bad "no $G/soak/soak_a.c (tests/gpu/soak_prepare.sh failed at prepare time?)"
+fi
+
+echo "== 6. runtime check (launch cost, first use, blob sizes: docs/PERF.md)"
+if [ -f "$G/runtime/vecadd_main.c" ]; then
+	if bash "$G/runtime/run.sh" "$G/runtime" >"$LOG/runtime.log" 2>&1; then
+		ok "runtime check: $(grep -m1 -i 'launch' "$LOG/runtime.log" | head -c 200)"
+	else
+		bad "runtime check: $(grep -m3 -E 'FAIL|error' "$LOG/runtime.log" | head -c 600)"
+	fi
+	cat "$LOG/runtime.log"
+else
+	bad "no $G/runtime (tests/gpu/runtime/prepare.sh failed at prepare time?)"
 fi
 
 echo "== failures"

@@ -8,7 +8,7 @@ set -euo pipefail
 dir=${1:-$(dirname "$0")}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 cc=${CC:-gcc}
-$cc -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -I"$dir" -I"$cuda/include" \
+$cc -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -I"$dir" -I"$cuda/include" \
 	"$dir/vecadd_main.c" "$dir/vecadd.c" "$dir/vecadd_ptx.c" -o "$dir/vecadd_main" \
 	-L"$cuda/lib64/stubs" -L"$cuda/lib64" -lcuda -lpthread -ldl
 "$dir/vecadd_main" "$dir"

@@ -286,7 +286,9 @@ int main(int argc, char **argv)
 	t_wrap = (double *)malloc(sizeof(double) * LAUNCHES);
 	t_raw = (double *)malloc(sizeof(double) * LAUNCHES);
 	{
-		tile__slot *slot = tile__slot_find(m, ctx);
+		/* slots are keyed by the driver's context ID (tile__context_key) */
+		uint64_t key = 0;
+		tile__slot *slot = tile__context_key(ctx, &key) == TILE_SUCCESS ? tile__slot_find(m, key) : NULL;
 		CUfunction f = slot ? (CUfunction)slot->funcs[0] : NULL;
 		int32_t n = small.n;
 		void *args[4];
