@@ -11,9 +11,10 @@
  * Any input must end in a status with a diagnostic, never a crash, a hang
  * or a leak; IR that the front end or a pass produced and the verifier
  * refuses is a finding (abort). Mutations follow Python's shape
- * (python_input.h); seeds are the kernels of tests/kernels and
- * tests/gpu/kernels and what the corpus has kept (tests/fuzz/corpus/fuzz_sema).
- * fuzz-seeds: tests/kernels tests/gpu/kernels */
+ * (python_input.h); seeds are the kernels of tests/kernels,
+ * tests/gpu/kernels and the public corpus (tests/corpus) and what the fuzz
+ * corpus has kept (tests/fuzz/corpus/fuzz_sema).
+ * fuzz-seeds: tests/kernels tests/gpu/kernels tests/corpus/... */
 #include "analysis/analysis.h"
 #include "front/front.h"
 #include "fuzz/python_input.h"

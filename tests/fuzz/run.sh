@@ -11,7 +11,8 @@
 # nvptx/ and compile.c), built by the same compiler (one sanitizer
 # runtime). A target that needs more gives extra compile arguments on a
 # comment line `fuzz-extra: ARGS` (shell words, expanded); one that seeds
-# from more folders than its corpus names them on a line `fuzz-seeds: DIR...`.
+# from more folders than its corpus names them on a line `fuzz-seeds: DIR...`
+# (DIR/...: the .py files of DIR and its subfolders).
 # FUZZ_BUILD_ONLY=1 builds the targets (BUILD/fuzz/TARGET, the engine
 # named in BUILD/fuzz/TARGET.engine) without running them
 # (tests/fuzz/campaign.sh runs them). Prints one line per target; exits
@@ -80,6 +81,20 @@ for name in "${targets[@]}"; do
 	# more seed folders, read where they are (tests/kernels for the parser)
 	words=$(grep -m 1 -o 'fuzz-seeds:.*' "$src" | sed -e 's/^fuzz-seeds://' -e 's|\*/.*||' || true)
 	eval "more_seeds=($words)"
+	# a seed folder written DIR/... is read with its subfolders: its .py
+	# files are copied flat into one folder (the engines read one level)
+	for i in "${!more_seeds[@]}"; do
+		case "${more_seeds[$i]}" in
+		*/...)
+			flat=$out/seeds-$name-$i
+			rm -rf "$flat" && mkdir -p "$flat"
+			find "${more_seeds[$i]%/...}" -name '*.py' | while read -r f; do
+				cp "$f" "$flat/$(echo "$f" | tr '/' '_')"
+			done
+			more_seeds[$i]=$flat
+			;;
+		esac
+	done
 	if grep -qE '#include "(base|ir|front|passes|pack|analysis)/' "$src"; then
 		if ! lib=$(libtile_archive); then
 			echo "$name: building libtile failed"
