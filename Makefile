@@ -2,6 +2,8 @@
 # Every libtile/*.c and libtile/PHASE/*.c goes into libtile.a (includes are
 # written from libtile/, as "ir/ir.h"), every codegen/*.c into tilec, every
 # tests/test_*.c becomes a test program built with ASan and UBSan;
+# tools/tile-tune/tile_tune.c (tile-tune, linked on the target with a blob's
+# generated C: docs/TUNING.md) is compiled against tile.h, warnings as errors;
 # tilec-san (ASan, UBSan) and tilec-tsan (ThreadSanitizer, for compile
 # -j's threads) are the tests' tilec.
 
@@ -32,9 +34,10 @@ TILEC_OBJ := $(TILEC_SRC:%.c=$(BUILD)/obj/%.o)
 TILEC_SAN_OBJ := $(TILEC_SRC:%.c=$(BUILD)/san/%.o)
 TSAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/tsan/%.o) $(TILEC_SRC:%.c=$(BUILD)/tsan/%.o)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TILE_TUNE_OBJ := $(BUILD)/tools/tile-tune/tile_tune.o
 
 .PHONY: all tests clean
-all: $(BUILD)/libtile.a $(BUILD)/tilec
+all: $(BUILD)/libtile.a $(BUILD)/tilec $(TILE_TUNE_OBJ)
 tests: $(TESTS) $(BUILD)/tilec-san $(BUILD)/tilec-tsan
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDR)
@@ -68,6 +71,12 @@ $(BUILD)/tilec-san: $(TILEC_SAN_OBJ) $(BUILD)/libtile-san.a
 
 $(BUILD)/tilec-tsan: $(TSAN_OBJ)
 	$(CC) $(OPT) $(TSAN) -o $@ $(TSAN_OBJ) $(LIBS)
+
+# tile-tune needs a blob to link (TILE_TUNE_BLOB names it): the build
+# checks that it compiles; ./build.sh install installs its source.
+$(TILE_TUNE_OBJ): tools/tile-tune/tile_tune.c tile.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) $(WARN) -I. -DTILE_TUNE_BLOB=tile_tune_blob -c $< -o $@
 
 # Tests include tile.h and may use libtile's internals.
 $(BUILD)/tests/%: tests/%.c tile.h $(BUILD)/libtile-san.a $(wildcard tests/*.h) $(LIB_HDR)

@@ -181,8 +181,9 @@ run_tests() {
 }
 
 # install PREFIX: tilec, tile.h, libtile.a with tilec.h, a pkg-config file
-# and a CMake package (cmake/), the docs, tile-tune's source (built on the
-# target with tile.h and a blob's C: docs/TUNING.md), and a manifest of every file,
+# and a CMake package (cmake/), the docs, tile-tune's source
+# (tools/tile-tune/tile_tune.c, built on the target with tile.h and a blob's
+# C: docs/TUNING.md), and a manifest of every file,
 # relative to PREFIX, for uninstall. Nothing installed names this checkout
 # or PREFIX: the package files find the prefix from where they are.
 install_tree() {
@@ -205,7 +206,7 @@ install_tree() {
 	sed "s|@VERSION@|$version|g" cmake/tileConfigVersion.cmake.in >"$dest/lib/cmake/tile/tileConfigVersion.cmake"
 	install -m 644 cmake/tileKernels.cmake "$dest/lib/cmake/tile/tileKernels.cmake"
 	install -m 644 README.md CHANGELOG docs/*.md "$dest/share/doc/tile/"
-	install -m 644 loader/tile_tune.c "$dest/share/tile/tile_tune.c"
+	install -m 644 tools/tile-tune/tile_tune.c "$dest/share/tile/tile_tune.c"
 	chmod 644 "$dest"/lib/pkgconfig/tile.pc "$dest"/lib/cmake/tile/*
 	files+=(share/tile/install_manifest.txt)
 	printf '%s\n' "${files[@]}" >"$dest/share/tile/install_manifest.txt"

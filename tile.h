@@ -198,12 +198,29 @@ typedef struct tile_heuristic_info {
 TILEDEF int tile_heuristic_count(const tile_module *module, int kernel); /* -1: no such kernel */
 TILEDEF tile_status tile_heuristic_get_info(const tile_module *module, int kernel, int index, tile_heuristic_info *out);
 
+/* The identity of kernel `kernel` as this blob compiled it (0: no such
+ * kernel): a 64-bit FNV-1a hash of its name, its parameters (name, kind,
+ * size, dtype, flags), its config count, its heuristics' names and, per
+ * variant in order, its config, source config, num_warps, num_stages,
+ * cluster, predicates and constexprs (name, kind, value) - docs/TUNING.md
+ * lists the bytes. Not hashed: the tuning table, images, symbols and
+ * resources. tile-tune writes it on each kernel line of a tuning file;
+ * tile_tuning_apply and `tilec compile --tuning` refuse a line whose
+ * identity differs: its times were measured on other variants. */
+TILEDEF uint64_t tile_kernel_identity(const tile_module *module, int kernel);
+
+/* The tuning file version this header reads and tile-tune writes
+ * ("tile-tuning 2": kernel lines carry the kernel's identity). */
+#define TILE_TUNING_VERSION 2
+
 /* Reads a tuning file (the text tile-tune writes, docs/TUNING.md) and
  * makes its tables the kernels' runtime tables, replacing the blob's. All
- * or nothing: a file naming an unknown kernel or parameter, a config
- * count other than the blob's, a config out of range or a key twice is
- * refused with the line in the detail. Call it while no other thread
- * launches the module's kernels. len 0: strlen(text). */
+ * or nothing: a file of another version (a version 1 file records no
+ * identity), naming an unknown kernel or parameter, a config count other
+ * than the blob's, an identity other than the kernel's (a file tuned for
+ * another blob), a config out of range or a key twice is refused with the
+ * line in the detail. Call it while no other thread launches the module's
+ * kernels. len 0: strlen(text). */
 TILEDEF tile_status tile_tuning_apply(tile_module *module, const char *text, size_t len);
 
 /* A host-side tensor descriptor, Triton's TensorDescriptor: the argument of
@@ -2656,13 +2673,89 @@ TILEDEF tile_status tile_tuning_get_entry(const tile_module *m, int kernel, int 
 	return TILE_SUCCESS;
 }
 
+/* ---- a kernel's identity (docs/TUNING.md) --------------------------------
+ *
+ * FNV-1a over what decides which code each config runs: integers as 8
+ * little-endian bytes, strings with their NUL. Neither the tuning table
+ * (tilec embeds the file's own) nor the images, symbols or resources. */
+
+static void tile__fnv(uint64_t *h, const void *p, size_t n)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	while (n--) {
+		*h ^= *b++;
+		*h *= 0x100000001b3ull;
+	}
+}
+
+static void tile__fnv_u64(uint64_t *h, uint64_t v)
+{
+	uint8_t b[8];
+	int i;
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+	tile__fnv(h, b, 8);
+}
+
+static void tile__fnv_str(uint64_t *h, const char *s) { tile__fnv(h, s, strlen(s) + 1); }
+
+TILEDEF uint64_t tile_kernel_identity(const tile_module *m, int kernel)
+{
+	const tile__kernel *k = tile__kernel_at(m, kernel);
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i, c;
+	if (!k)
+		return 0;
+	tile__fnv_str(&h, tile__str(m, k->name));
+	tile__fnv_u64(&h, k->n_params);
+	for (i = 0; i < k->n_params; i++) {
+		const tile__param *p = &m->params[k->first_param + i];
+		tile__fnv_str(&h, tile__str(m, p->name));
+		tile__fnv_u64(&h, p->kind);
+		tile__fnv_u64(&h, p->size);
+		tile__fnv_u64(&h, p->dtype);
+		tile__fnv_u64(&h, p->flags);
+	}
+	tile__fnv_u64(&h, k->n_configs);
+	tile__fnv_u64(&h, k->n_heuristics);
+	for (i = 0; i < k->n_heuristics; i++)
+		tile__fnv_str(&h, tile__str(m, k->heuristics[i].name));
+	tile__fnv_u64(&h, k->n_variants);
+	for (i = 0; i < k->n_variants; i++) {
+		const tile__variant *v = &m->variants[k->first_variant + i];
+		tile__fnv_u64(&h, v->config);
+		tile__fnv_u64(&h, v->source_config);
+		tile__fnv_u64(&h, v->num_warps);
+		tile__fnv_u64(&h, v->num_stages);
+		for (c = 0; c < 3; c++)
+			tile__fnv_u64(&h, v->cluster_dim[c]);
+		tile__fnv_u64(&h, v->pred_div16);
+		tile__fnv_u64(&h, v->pred_div8);
+		tile__fnv_u64(&h, v->pred_div4);
+		tile__fnv_u64(&h, v->pred_eq1);
+		tile__fnv_u64(&h, v->n_constexprs);
+		for (c = 0; c < v->n_constexprs; c++) {
+			const uint8_t *x = m->constexprs + (size_t)(v->first_constexpr + c) * TILE__CONSTEXPR_SIZE;
+			tile__fnv_str(&h, tile__str(m, tile__u32(x)));
+			tile__fnv_u64(&h, x[4]);
+			if (x[4] == 3) /* a string: its text, not its offset */
+				tile__fnv_str(&h, tile__str(m, (uint32_t)tile__u64(x + 8)));
+			else
+				tile__fnv_u64(&h, tile__u64(x + 8));
+		}
+	}
+	return h ? h : 1; /* 0 says: no such kernel */
+}
+
 /* ---- tuning files (docs/TUNING.md) ---------------------------------------
  *
- *   tile-tuning 1
- *   kernel NAME configs N key P1,P2,... default D     ("key -": none)
+ *   tile-tuning 2
+ *   kernel NAME identity H configs N key P1,P2,... default D   ("key -": none;
+ *                                                   H: tile_kernel_identity, 16 hex digits)
  *   V1 V2 ... CONFIG                                    one entry per line
  *
- * '#' starts a comment; blank lines are skipped. */
+ * '#' starts a comment; blank lines are skipped. A version 1 file (no
+ * identity) is refused: nothing says which blob it was measured on. */
 
 #define TILE__TUNE_LINE 1024
 
@@ -2725,6 +2818,24 @@ static int tile__tune_int(const char *s, int64_t *out)
 	return 1;
 }
 
+/* An identity: exactly 16 hex digits. */
+static int tile__tune_hex(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	int i;
+	for (i = 0; i < 16; i++) {
+		char ch = s[i];
+		int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+		if (d < 0)
+			return 0;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (s[16])
+		return 0;
+	*out = v;
+	return 1;
+}
+
 /* Entry lines after the current one, up to the next kernel line. */
 static uint32_t tile__tune_count(const tile__tune_reader *r)
 {
@@ -2755,9 +2866,10 @@ static tile_status tile__tune_section(tile_module *m, tile__tune_reader *r, uint
 	const tile__kernel *k;
 	tile__table *t;
 	int64_t *words, n_configs = 0, def = 0;
+	uint64_t identity = 0, own;
 	char *names, *key_list = NULL, *s;
 	uint32_t cap, i, stride;
-	int ki, line = r->line, have_configs = 0, have_default = 0;
+	int ki, line = r->line, have_configs = 0, have_default = 0, have_identity = 0;
 	tile_status st;
 	size_t names_len;
 	if (r->ntok < 2)
@@ -2774,14 +2886,24 @@ static tile_status tile__tune_section(tile_module *m, tile__tune_reader *r, uint
 			have_configs = 1;
 		else if (!strcmp(name, "default") && tile__tune_int(val, &def))
 			have_default = 1;
+		else if (!strcmp(name, "identity") && tile__tune_hex(val, &identity))
+			have_identity = 1;
 		else if (!strcmp(name, "key"))
 			key_list = r->tok[i + 1];
 		else
 			return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: unknown or bad field '%s %s'", line, name, val);
 	}
+	if (!have_identity)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: needs 'identity H' (16 hex digits: the "
+				  "kernel's tile_kernel_identity, as tile-tune writes it)", line, r->tok[1]);
 	if (!have_configs || n_configs != (int64_t)k->n_configs)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: the file was measured with %lld configs, "
 				  "the blob has %u", line, r->tok[1], (long long)n_configs, k->n_configs);
+	own = tile_kernel_identity(m, ki);
+	if (identity != own)
+		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: the file was tuned for identity %016llx, "
+				  "this blob's kernel %s is %016llx (other configs, signatures or constexprs): re-run tile-tune with "
+				  "this blob", line, r->tok[1], (unsigned long long)identity, r->tok[1], (unsigned long long)own);
 	if (!have_default || def < 0 || def >= n_configs)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: kernel %s: needs 'default D' with D < %lld", line,
 				  r->tok[1], (long long)n_configs);
@@ -2884,8 +3006,12 @@ TILEDEF tile_status tile_tuning_apply(tile_module *m, const char *text, size_t l
 	r->p = text;
 	r->end = text + (len ? len : strlen(text));
 	got = tile__tune_next(r);
-	if (got != 1 || r->ntok != 2 || strcmp(r->tok[0], "tile-tuning") != 0 || strcmp(r->tok[1], "1") != 0)
-		st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: expected 'tile-tuning 1'", r->line);
+	if (got == 1 && r->ntok == 2 && !strcmp(r->tok[0], "tile-tuning") && !strcmp(r->tok[1], "1"))
+		st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: a version 1 file ('tile-tuning 1') does not record "
+				"the identity of the blob it was tuned for: re-run tile-tune with this blob (this loader reads "
+				"'tile-tuning 2')", r->line);
+	else if (got != 1 || r->ntok != 2 || strcmp(r->tok[0], "tile-tuning") != 0 || strcmp(r->tok[1], "2") != 0)
+		st = tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tuning line %d: expected 'tile-tuning 2'", r->line);
 	while (!st && (got = tile__tune_next(r)) == 1) {
 		uint32_t ki = 0;
 		tile__table *t = NULL;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "../tile.h"
 #include "analysis/analysis.h"
 #include "cmd.h"
 #include "compile.h"
@@ -88,7 +89,8 @@ static const char usage_text[] =
 	"  --name NAME        C name of the blob, NAME_load() (default: from OUT_BASE)\n"
 	"  -m MANIFEST        compile every line of MANIFEST into one blob (below)\n"
 	"  --tuning FILE      embed the tuning tables of FILE (written by tile-tune on\n"
-	"                     the target GPU, docs/TUNING.md) for the autotuned kernels\n"
+	"                     the target GPU, docs/TUNING.md) for the autotuned kernels;\n"
+	"                     each kernel's identity in FILE must be this build's\n"
 	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90,sm_90a (sm_90a:\n"
 	"                     Hopper's wgmma, loaded on compute capability 9.0 only;\n"
 	"                     left out when no kernel uses wgmma and sm_90 is listed);\n"
@@ -1378,6 +1380,36 @@ static void note_narrow_loads(compile_cmd *c, const job *j)
 	}
 }
 
+/* Each kernel of the tuning file was tuned on this build of the kernel:
+ * its identity, which tile-tune wrote, is the one the loader computes from
+ * the blob just written (tile_kernel_identity, over what the table does
+ * not change). A file measured on other configs, signatures or constexprs
+ * would dispatch configs never measured on these variants. */
+static bool check_identities(compile_cmd *c, const uint8_t *blob, size_t size)
+{
+	tile_module *m;
+	tile_status st = tile_module_create(blob, size, &m);
+	if (st != TILE_SUCCESS) {
+		diag_error(c->ctx, (src_loc){0}, "the blob written does not load: %s: %s", tile_status_string(st),
+			   tile_last_error());
+		return false;
+	}
+	bool ok = true;
+	for (int t = 0; t < c->tuning.nkernels && ok; t++) {
+		const tuning_kernel *tk = &c->tuning.kernels[t];
+		int k = tile_kernel_index(m, tk->name);
+		uint64_t own = tile_kernel_identity(m, k);
+		if (own != tk->identity) {
+			diag_error(c->ctx, tk->identity_loc, "kernel %s was tuned for identity %016llx; this blob's kernel %s is "
+				   "%016llx (other configs, signatures or constexprs): re-run tile-tune with a blob of this "
+				   "build", tk->name, (unsigned long long)tk->identity, tk->name, (unsigned long long)own);
+			ok = false;
+		}
+	}
+	tile_module_destroy(m);
+	return ok;
+}
+
 static int compile_all(compile_cmd *c)
 {
 	if (!expand_configs(c) || !expand_heuristics(c))
@@ -1439,6 +1471,10 @@ static int compile_all(compile_cmd *c)
 	size_t size = 0;
 	if (blob_write(c->ctx, &d, &blob, &size) != TILEC_OK)
 		return 1;
+	if (c->tuning.nkernels && !check_identities(c, blob, size)) {
+		free(blob);
+		return 1;
+	}
 	tilec_status st = emit_c(c->ctx, &d, blob, size, c->out_base, c->blob_name);
 	free(blob);
 	if (st == TILEC_OK && c->depfile)

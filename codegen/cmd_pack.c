@@ -1067,8 +1067,9 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 			printf("  configs %d; tuning key", nconfigs);
 			for (int i = 0; i < ti.n_keys; i++)
 				printf("%s%s", i ? "," : " ", ti.key_params[i] < np ? pnames[ti.key_params[i]] : "?");
-			printf("%s; default config %d; %d entr%s\n", ti.n_keys ? "" : " (none)", ti.default_config, ti.n_entries,
-			       ti.n_entries == 1 ? "y" : "ies");
+			/* the identity a tuning file for this kernel must carry (docs/TUNING.md) */
+			printf("%s; default config %d; %d entr%s; identity %016llx\n", ti.n_keys ? "" : " (none)", ti.default_config,
+			       ti.n_entries, ti.n_entries == 1 ? "y" : "ies", (unsigned long long)tile_kernel_identity(m, k));
 			for (int e = 0; e < ti.n_entries; e++) {
 				int64_t keys[TILE_TUNING_MAX_KEYS];
 				int cfg;

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Writes tile.h to stdout: the public declarations (api.h), then the
 # implementation under TILE_IMPLEMENTATION. The implementation files are
-# fragments of one translation unit, in dependency order.
+# fragments of one translation unit, in dependency order. loader/ holds
+# these parts and this script only (programs built from tile.h live in
+# tools/); `amalgamate.sh --list` prints the parts, which
+# tests/test_layering.sh checks against the folder.
 set -euo pipefail
 cd "$(dirname "$0")"
+IMPL="common.h inflate.h grid.h blob.h dispatch.h driver.h tensordesc.h launch.h"
+if [ "${1:-}" = --list ]; then
+	echo api.h $IMPL
+	exit 0
+fi
 cat <<'HEAD'
 /* tile.h - load and launch tile blobs (kernels compiled by tilec).
  *
@@ -26,7 +34,7 @@ echo
 echo '#ifdef TILE_IMPLEMENTATION'
 echo '#ifndef TILE_IMPLEMENTATION_INCLUDED'
 echo '#define TILE_IMPLEMENTATION_INCLUDED'
-for f in common.h inflate.h grid.h blob.h dispatch.h driver.h tensordesc.h launch.h; do
+for f in $IMPL; do
 	echo
 	cat "$f"
 done

@@ -183,12 +183,29 @@ typedef struct tile_heuristic_info {
 TILEDEF int tile_heuristic_count(const tile_module *module, int kernel); /* -1: no such kernel */
 TILEDEF tile_status tile_heuristic_get_info(const tile_module *module, int kernel, int index, tile_heuristic_info *out);
 
+/* The identity of kernel `kernel` as this blob compiled it (0: no such
+ * kernel): a 64-bit FNV-1a hash of its name, its parameters (name, kind,
+ * size, dtype, flags), its config count, its heuristics' names and, per
+ * variant in order, its config, source config, num_warps, num_stages,
+ * cluster, predicates and constexprs (name, kind, value) - docs/TUNING.md
+ * lists the bytes. Not hashed: the tuning table, images, symbols and
+ * resources. tile-tune writes it on each kernel line of a tuning file;
+ * tile_tuning_apply and `tilec compile --tuning` refuse a line whose
+ * identity differs: its times were measured on other variants. */
+TILEDEF uint64_t tile_kernel_identity(const tile_module *module, int kernel);
+
+/* The tuning file version this header reads and tile-tune writes
+ * ("tile-tuning 2": kernel lines carry the kernel's identity). */
+#define TILE_TUNING_VERSION 2
+
 /* Reads a tuning file (the text tile-tune writes, docs/TUNING.md) and
  * makes its tables the kernels' runtime tables, replacing the blob's. All
- * or nothing: a file naming an unknown kernel or parameter, a config
- * count other than the blob's, a config out of range or a key twice is
- * refused with the line in the detail. Call it while no other thread
- * launches the module's kernels. len 0: strlen(text). */
+ * or nothing: a file of another version (a version 1 file records no
+ * identity), naming an unknown kernel or parameter, a config count other
+ * than the blob's, an identity other than the kernel's (a file tuned for
+ * another blob), a config out of range or a key twice is refused with the
+ * line in the detail. Call it while no other thread launches the module's
+ * kernels. len 0: strlen(text). */
 TILEDEF tile_status tile_tuning_apply(tile_module *module, const char *text, size_t len);
 
 /* A host-side tensor descriptor, Triton's TensorDescriptor: the argument of

@@ -120,7 +120,10 @@ check "tilec for orin, all configs" "$P/bin/tilec" compile "${TK[@]}" -o "$T/tun
 check "tile-tune for aarch64" aarch64-linux-gnu-gcc -O2 -std=c11 -Wall -Wextra -Werror -I"$P/include" -I"$T/tune" \
 	-DTILE_TUNE_BLOB=twice "$P/share/tile/tile_tune.c" "$T/tune/twice.c" -ldl -lpthread -lm -o "$T/tune/tile-tune"
 [ "$(od -An -tu2 -j18 -N2 "$T/tune/tile-tune" 2>/dev/null | tr -d ' ')" = 183 ] && ok || bad "tile-tune is not an aarch64 ELF"
-printf '# as tile-tune writes it on the Orin\ntile-tuning 1\nkernel twice configs 2 key n default 1\n4096 0\n' >"$T/tune/orin.tuning"
+# the identity tile-tune writes: the one the installed tilec inspect shows
+ID=$("$P/bin/tilec" inspect "$T/tune/twice.c" | sed -n 's/^  configs .*; identity \([0-9a-f]\{16\}\)$/\1/p')
+printf '# as tile-tune writes it on the Orin\ntile-tuning 2\nkernel twice identity %s configs 2 key n default 1\n4096 0\n' \
+	"$ID" >"$T/tune/orin.tuning"
 check "tilec --tuning for orin" "$P/bin/tilec" compile "${TK[@]}" --tuning "$T/tune/orin.tuning" -o "$T/tune/tuned"
 "$P/bin/tilec" inspect "$T/tune/tuned.c" >"$T/inspect" 2>&1
 has "the tuned blob's table" "$T/inspect" "    n=4096 -> config 0"

@@ -11,6 +11,11 @@
 # are included from their own folder only, and llvm-c from nvptx/ and
 # compile.c only. Each include line is one check; a folder that is not in
 # the table below fails until it is given a rank.
+#
+# loader/ holds the parts loader/amalgamate.sh concatenates into tile.h
+# (`amalgamate.sh --list`) and the script itself, nothing else: a program
+# built from tile.h (tile-tune) lives in tools/. Every listed part exists,
+# and the parts include system headers only (tile.h is one file).
 set -u
 cd "$(dirname "$0")/.."
 
@@ -97,6 +102,30 @@ while IFS= read -r file; do
 		fi
 	done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include' "$file")
 done < <(find libtile -name '*.[ch]' | sort)
+
+parts=" $(bash loader/amalgamate.sh --list) "
+for f in $parts; do
+	if [ -f "loader/$f" ]; then
+		passed=$((passed + 1))
+	else
+		bad "loader/$f: amalgamate.sh puts it in tile.h, loader/ has no such file"
+	fi
+done
+while IFS= read -r file; do
+	f=${file#loader/}
+	case "$parts" in
+	*" $f "*) ;;
+	*)
+		[ "$f" = amalgamate.sh ] && continue
+		bad "$file: not a part of tile.h (amalgamate.sh --list): programs built from tile.h go in tools/"
+		continue
+		;;
+	esac
+	while IFS= read -r line; do
+		bad "$file:${line%%:*}: a part of tile.h includes a file other than a system header: ${line#*:}"
+	done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file")
+	passed=$((passed + 1))
+done < <(find loader -type f | sort)
 
 echo "test_layering: $passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -2,10 +2,15 @@
 # test_tune.sh - autotuned kernels end to end on the CPU: `tilec compile`
 # with every config (and --config lists), the dispatch key from autotune's
 # key, notes for host-only arguments, `--tuning FILE` embedding a table
-# (shown sorted by `tilec inspect`) and its errors at file:line:col,
-# configs that do not fit in shared memory left out of `all` (renumbered,
-# and the tuning file counted against what is left) or refused, then
-# loader/tile_tune.c built from tile.h and the generated C (C11, -Wall
+# (shown sorted by `tilec inspect`) and its errors at file:line:col, the
+# file's kernel identity (tile_kernel_identity, shown by `tilec inspect`)
+# checked against the blob's: a file measured on another build of the
+# kernel with as many configs (other signatures, configs in another
+# order, another constexpr), or a version 1 file without identity, is
+# refused; configs that do not fit in shared memory left out of `all`
+# (renumbered, and the tuning file counted against what is left) or
+# refused, then
+# tools/tile-tune/tile_tune.c built from tile.h and the generated C (C11, -Wall
 # -Wextra -Werror) and its argument errors (no GPU here: the driver part
 # runs on the GPU machine, bench/tune/run.sh).
 set -u
@@ -20,6 +25,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 check() { local n=$1; shift; if "$@" >"$T/out" 2>"$T/err"; then ok; else bad "$n"; head -20 "$T/err"; fi; }
 has() { if grep -qF -- "$3" "$2"; then ok; else bad "$1: '$3' not in $2"; head -40 "$2"; fi; }
 hasnt() { if grep -qF -- "$3" "$2"; then bad "$1: '$3' in $2"; else ok; fi; }
+# the identity tilec inspect prints for the autotuned kernel of a blob's .c
+ident() { "$TILEC" inspect "$1" 2>/dev/null | sed -n 's/^  configs .*; identity \([0-9a-f]\{16\}\)$/\1/p' | head -n 1; }
 fails() {
 	local n=$1 text=$2; shift 2
 	"$@" >"$T/out" 2>"$T/err"
@@ -103,11 +110,14 @@ check "inspect one" "$TILEC" inspect "$T/one.c"
 hasnt "one: no table" "$T/out" "configs"
 has "one: source config" "$T/out" "(autotune config 1)"
 
-# a tuning file embedded
-cat >"$T/good.tuning" <<'TXT'
+# a tuning file embedded: measured on the blob compiled with the same
+# options (all.c), whose identity it carries
+ID=$(ident "$T/all.c")
+[ ${#ID} = 16 ] && ok || bad "inspect prints the identity: '$ID'"
+cat >"$T/good.tuning" <<TXT
 # measured elsewhere
-tile-tuning 1
-kernel scale configs 3 key n default 2
+tile-tuning 2
+kernel scale identity $ID configs 3 key n default 2
 1048576 1   # c0 c1 c2 times
 4096 0
 65536 2
@@ -118,8 +128,35 @@ has "tuned header" "$T/out" "configs 3; tuning key n; default config 2; 3 entrie
 sed -n '/tuning key/,/variant 0/p' "$T/out" | grep -- '->' >"$T/entries"
 printf '    n=4096 -> config 0\n    n=65536 -> config 2\n    n=1048576 -> config 1\n' >"$T/want"
 cmp -s "$T/entries" "$T/want" && ok || { bad "entries sorted"; cat "$T/entries"; }
+[ "$(ident "$T/tuned.c")" = "$ID" ] && ok || bad "the embedded table changed the identity: $(ident "$T/tuned.c") against $ID"
+# files of other builds of scale, with as many configs: one signature, the
+# configs in another order, another BLOCK for every config
+check "compile one signature" "$TILEC" compile "$T/k.py" -n scale -s "*fp32:16, *fp32:16, i32, i64" -g "cdiv(n, BLOCK)" \
+	--arch sm_80 -o "$T/onesig"
+check "compile reordered" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 2,1,0 -o "$T/reord"
+sed 's/"BLOCK": 512/"BLOCK": 1024/' "$T/k.py" >"$T/k1024.py"
+check "compile another BLOCK" "$TILEC" compile "$T/k1024.py" "${SIG[@]}" -o "$T/b1024"
+for other in onesig reord b1024; do
+	OID=$(ident "$T/$other.c")
+	[ ${#OID} = 16 ] && [ "$OID" != "$ID" ] && ok || bad "$other: identity '$OID', the same as all's ($ID)?"
+	sed "s/identity $ID/identity $OID/" "$T/good.tuning" >"$T/$other.tuning"
+	fails "tuned for $other" "$other.tuning:3:23: error: kernel scale was tuned for identity $OID; this blob's kernel scale is $ID (other configs, signatures or constexprs): re-run tile-tune with a blob of this build" \
+		"$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/$other.tuning" -o "$T/x"
+done
+# ... each accepted by the build it was measured on
+check "reordered file on its build" "$TILEC" compile "$T/k.py" "${SIG[@]}" --config 2,1,0 --tuning "$T/reord.tuning" -o "$T/reordt"
+# version 1 (no identity) and a kernel line without one
+printf 'tile-tuning 1\nkernel scale configs 3 key n default 2\n' >"$T/v1.tuning"
+fails "version 1" "v1.tuning:1:1: error: a version 1 tuning file ('tile-tuning 1') does not record the identity of the blob it was tuned for: re-run tile-tune with a blob of this build (tilec reads 'tile-tuning 2')" \
+	"$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/v1.tuning" -o "$T/x"
+printf 'tile-tuning 2\nkernel scale configs 3 key n default 2\n' >"$T/noid.tuning"
+fails "no identity" "noid.tuning:2:1: error: a kernel line needs identity H" \
+	"$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/noid.tuning" -o "$T/x"
+printf 'tile-tuning 2\nkernel scale identity 12g4 configs 3 key n default 2\n' >"$T/badid.tuning"
+fails "bad identity" "badid.tuning:2:14: error: unknown or bad field 'identity 12g4'" \
+	"$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/badid.tuning" -o "$T/x"
 # errors
-tf() { printf 'tile-tuning 1\n%b' "$1" >"$T/bad.tuning"; }
+tf() { printf 'tile-tuning 2\n%b' "$1" | sed "s/^kernel \([a-z]*\) /kernel \1 identity $ID /" >"$T/bad.tuning"; }
 tf 'kernel scale configs 2 key n default 0\n'
 fails "tuned configs" "bad.tuning:2:1: error: kernel scale was tuned with 2 configs; this blob compiles 3" \
 	"$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
@@ -136,7 +173,7 @@ fails "tuned int" "bad.tuning:3:3: error: 'x1' is not an integer" "$TILEC" compi
 tf 'kernel scale configs 3 default 0\n'
 fails "tuned fields" "needs configs N, key P1,P2,... (or -) and default D" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
 printf 'tile-tuning 7\n' >"$T/bad.tuning"
-fails "tuned header" "bad.tuning:1:1: error: expected 'tile-tuning 1'" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
+fails "tuned header" "bad.tuning:1:1: error: expected 'tile-tuning 2'" "$TILEC" compile "$T/k.py" "${SIG[@]}" --tuning "$T/bad.tuning" -o "$T/x"
 [ ! -e "$T/x.c" ] && ok || bad "a failed compile wrote x.c"
 
 # heuristics that read runtime arguments: evaluated at launch
@@ -220,10 +257,11 @@ has "config 1 is autotune config 2" "$T/out" "config 1 (autotune config 2)"
 hasnt "autotune config 1 gone" "$T/out" "(autotune config 1)"
 [ "$(grep -c '^  variant' "$T/out")" = 4 ] && ok || bad "left out: 2 configs x 2 specializations"
 # the tuning file counts the blob's configs
-printf 'tile-tuning 1\nkernel mm configs 3 key M,N,K default 0\n' >"$T/mm3.tuning"
+MMID=$(ident "$T/mm.c")
+printf 'tile-tuning 2\nkernel mm identity %s configs 3 key M,N,K default 0\n' "$MMID" >"$T/mm3.tuning"
 fails "tuned before leaving out" "kernel mm was tuned with 3 configs; this blob compiles 2 (--config; 1 left out for shared memory)" \
 	"$TILEC" compile "$T/mm.py" "${MS[@]}" --tuning "$T/mm3.tuning" -o "$T/x"
-printf 'tile-tuning 1\nkernel mm configs 2 key M,N,K default 1\n3000 3000 3000 1\n' >"$T/mm2.tuning"
+printf 'tile-tuning 2\nkernel mm identity %s configs 2 key M,N,K default 1\n3000 3000 3000 1\n' "$MMID" >"$T/mm2.tuning"
 check "tuned after leaving out" "$TILEC" compile "$T/mm.py" "${MS[@]}" --tuning "$T/mm2.tuning" -o "$T/mmt"
 check "inspect tuned left out" "$TILEC" inspect "$T/mmt.c"
 has "tuned left out entry" "$T/out" "M=3000 N=3000 K=3000 -> config 1"
@@ -238,7 +276,7 @@ fails "none fits" "error: 'mm': none of its 3 autotune configs fits in shared me
 
 # tile-tune from tile.h and the generated C
 CC=${CC:-cc}
-check "build tile-tune" $CC -O1 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=tuned loader/tile_tune.c "$T/tuned.c" \
+check "build tile-tune" $CC -O1 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=tuned tools/tile-tune/tile_tune.c "$T/tuned.c" \
 	-ldl -lpthread -lm -o "$T/tile-tune"
 check "tile-tune --help" "$T/tile-tune" --help
 has "help" "$T/out" "--key NAME=V"

@@ -2,7 +2,7 @@
 # run.sh - autotuning without Python, checked on the GPU (python3 with torch
 # and Triton 3.6, gcc; no LLVM): everything in one run.
 #   bash bench/tune/run.sh TUNE_DIR     TUNE_DIR from bench/tune/prepare.sh
-# 1. builds tile-tune from tile.h, loader/tile_tune.c and TUNE_DIR/matmul.c;
+# 1. builds tile-tune from tile.h, tools/tile-tune/tile_tune.c and TUNE_DIR/matmul.c;
 # 2. tunes the tutorial matmul on this GPU at the shapes of TUNED (every
 #    config timed as do_bench does) into TUNE_DIR/matmul.tuning, reporting
 #    the tuning time; 2500³ is there for the shapes that are not multiples
@@ -33,7 +33,7 @@ nvidia-smi -L 2>&1 | head -2
 python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name())'
 echo "== 1. build tile-tune and the ctypes library"
 printf '#define TILE_IMPLEMENTATION\n#include "tile.h"\n' >"$T/tile_impl.c"
-$CC -O2 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=matmul loader/tile_tune.c "$T/matmul.c" \
+$CC -O2 -std=c11 -Wall -Wextra -Werror -I. -I"$T" -DTILE_TUNE_BLOB=matmul tools/tile-tune/tile_tune.c "$T/matmul.c" \
 	-ldl -lpthread -lm -o "$T/tile-tune" || { echo "tune: 0 passed, 1 failed"; exit 1; }
 $CC -O2 -fPIC -shared -std=c11 -Wall -Wextra -Werror -I. -I"$T" "$T/tile_impl.c" "$T/matmul.c" "$T/rowsum.c" -ldl -lpthread \
 	-o "$T/libmatmul.so" || { echo "tune: 0 passed, 1 failed"; exit 1; }

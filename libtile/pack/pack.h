@@ -190,10 +190,14 @@ tilec_status emit_write_files(tilec_ctx *ctx, int n, const char *const *paths,
 			      const void *const *data, const size_t *sizes);
 
 /* A tuning file (tuning.c; docs/TUNING.md), as read: per kernel its name,
- * config count, key parameter names, entries (nentries rows of nkeys
- * values then a config, in file order) and default config. */
+ * the identity of the kernel it was tuned on (tile_kernel_identity of
+ * tile.h: the caller compares it with the blob's), config count, key
+ * parameter names, entries (nentries rows of nkeys values then a config,
+ * in file order) and default config. */
 typedef struct tuning_kernel {
 	const char *name;
+	uint64_t identity;
+	src_loc identity_loc; /* its identity field */
 	int nconfigs, default_config;
 	int nkeys;
 	const char *keys[BLOB_MAX_KEYS];

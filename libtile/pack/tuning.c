@@ -2,13 +2,14 @@
  * per dispatch key that `tilec compile --tuning FILE` embeds in a blob.
  *
  * The file is the text tile-tune writes on the target GPU (docs/TUNING.md):
- * a `tile-tuning 1` line, then per kernel a `kernel NAME configs N key
- * P1,P2 default D` line followed by entry lines of key values and a config.
- * '#' starts a comment. The loader reads the same text at run time
+ * a `tile-tuning 2` line, then per kernel a `kernel NAME identity H configs
+ * N key P1,P2 default D` line followed by entry lines of key values and a
+ * config. '#' starts a comment. A version 1 file, which has no identity,
+ * is refused. The loader reads the same text at run time
  * (tile_tuning_apply in loader/dispatch.h); this reader is the compiler's,
  * with diagnostics at file:line:col, and leaves the checks that need the
- * kernel (parameter names, config counts) and the sorting to the caller and
- * blob_write. Everything lives in the caller's arena.
+ * kernel (parameter names, config counts, the identity) and the sorting to
+ * the caller and blob_write. Everything lives in the caller's arena.
  */
 #include "pack/pack.h"
 
@@ -46,6 +47,23 @@ static int split(const char *s, size_t len, tok *t, int max)
 static bool tok_is(const tok *t, const char *word)
 {
 	return t->n == strlen(word) && !memcmp(t->s, word, t->n);
+}
+
+/* An identity: exactly 16 hex digits. */
+static bool tok_hex(const tok *t, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (t->n != 16)
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		char c = t->s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return true;
 }
 
 static bool tok_int(const tok *t, int64_t *out)
@@ -87,8 +105,14 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 		src_loc at = {f, line, n > max ? 1 : t[0].col};
 		if (!header) {
 			int64_t v;
-			if (n != 2 || !tok_is(&t[0], "tile-tuning") || !tok_int(&t[1], &v) || v != 1) {
-				diag_error(ctx, at, "expected 'tile-tuning 1' (a tuning file written by tile-tune)");
+			if (n == 2 && tok_is(&t[0], "tile-tuning") && tok_int(&t[1], &v) && v == 1) {
+				diag_error(ctx, at, "a version 1 tuning file ('tile-tuning 1') does not record the identity of the "
+					   "blob it was tuned for: re-run tile-tune with a blob of this build (tilec reads "
+					   "'tile-tuning 2')");
+				return TILEC_ERR_FORMAT;
+			}
+			if (n != 2 || !tok_is(&t[0], "tile-tuning") || !tok_int(&t[1], &v) || v != 2) {
+				diag_error(ctx, at, "expected 'tile-tuning 2' (a tuning file written by tile-tune)");
 				return TILEC_ERR_FORMAT;
 			}
 			header = true;
@@ -112,7 +136,7 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 			k->name = arena_strndup(a, t[1].s, t[1].n);
 			k->nconfigs = -1;
 			k->default_config = -1;
-			bool have_key = false;
+			bool have_key = false, have_identity = false;
 			for (int i = 2; i < n; i += 2) {
 				src_loc fat = {f, line, t[i].col};
 				if (i + 1 >= n) {
@@ -120,7 +144,10 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 					return TILEC_ERR_FORMAT;
 				}
 				int64_t v;
-				if (tok_is(&t[i], "configs") && tok_int(&t[i + 1], &v) && v > 0 && v < (1 << 20)) {
+				if (tok_is(&t[i], "identity") && tok_hex(&t[i + 1], &k->identity)) {
+					have_identity = true;
+					k->identity_loc = (src_loc){f, line, t[i + 1].col};
+				} else if (tok_is(&t[i], "configs") && tok_int(&t[i + 1], &v) && v > 0 && v < (1 << 20)) {
 					k->nconfigs = (int)v;
 				} else if (tok_is(&t[i], "default") && tok_int(&t[i + 1], &v) && v >= 0 && v < (1 << 20)) {
 					k->default_config = (int)v;
@@ -142,13 +169,19 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 						s = e + 1;
 					}
 				} else {
-					diag_error(ctx, fat, "unknown or bad field '%.*s %.*s' (configs N, key P1,P2,..., default D)",
+					diag_error(ctx, fat, "unknown or bad field '%.*s %.*s' (identity H, configs N, key P1,P2,..., "
+						   "default D)",
 						   (int)t[i].n, t[i].s, (int)t[i + 1].n, t[i + 1].s);
 					return TILEC_ERR_FORMAT;
 				}
 			}
 			if (k->nconfigs < 0 || k->default_config < 0 || !have_key) {
 				diag_error(ctx, at, "a kernel line needs configs N, key P1,P2,... (or -) and default D");
+				return TILEC_ERR_FORMAT;
+			}
+			if (!have_identity) {
+				diag_error(ctx, at, "a kernel line needs identity H (16 hex digits: the identity of the kernel "
+					   "tile-tune measured)");
 				return TILEC_ERR_FORMAT;
 			}
 			if (k->default_config >= k->nconfigs) {
@@ -182,7 +215,7 @@ tilec_status tuning_read(tilec_ctx *ctx, arena *a, const char *path, tuning_file
 		k->nentries++;
 	}
 	if (!header) {
-		diag_error(ctx, (src_loc){f, 1, 1}, "an empty tuning file (expected 'tile-tuning 1')");
+		diag_error(ctx, (src_loc){f, 1, 1}, "an empty tuning file (expected 'tile-tuning 2')");
 		return TILEC_ERR_FORMAT;
 	}
 	return TILEC_OK;

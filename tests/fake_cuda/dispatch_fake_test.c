@@ -9,7 +9,8 @@
  * the launch's divisibility by 16, and whose N has its divisibility by 8,
  * first; K having no such variant), the default config of an empty table,
  * predicates inside a config, explicit configs and their range, runtime
- * tables from tuning files (accepted, refused all or nothing), the
+ * tables from tuning files (accepted, refused all or nothing; refused when
+ * measured on another build of the kernel: tile_kernel_identity), the
  * validation of tables in blobs (unsorted, duplicate keys, configs out of
  * range, keys on non-integers), and that dispatching launches, once each
  * config is loaded, neither allocate nor lock (malloc counted through
@@ -220,6 +221,36 @@ static const int64_t good_entries[] = {64, 64, 64, 0, 1024, 1024, 1024, 1, 4096,
 static uint8_t *blob;
 static size_t blob_size;
 
+/* text, a tuning file written as version 1 without identities, as tile-tune
+ * writes it for m: 'tile-tuning 2', and each kernel line with m's identity
+ * of its kernel (zeros for a kernel m lacks). Four buffers in turn. */
+static const char *tuned(const tile_module *m, const char *text)
+{
+	static char bufs[4][4096];
+	static int turn;
+	char *out = bufs[turn++ & 3], *o = out;
+	const char *p = text;
+	while (*p && o < out + sizeof bufs[0] - 64) {
+		if (!strncmp(p, "tile-tuning 1\n", 14)) {
+			o += sprintf(o, "tile-tuning 2");
+			p += 13;
+		} else if (!strncmp(p, "kernel ", 7)) {
+			char name[64];
+			size_t n = strcspn(p + 7, " \n");
+			snprintf(name, sizeof name, "%.*s", (int)n, p + 7);
+			o += sprintf(o, "kernel %s identity %016llx", name,
+				     (unsigned long long)tile_kernel_identity(m, tile_kernel_index(m, name)));
+			p += 7 + n;
+		}
+		while (*p && *p != '\n' && o < out + sizeof bufs[0] - 64)
+			*o++ = *p++;
+		if (*p == '\n')
+			*o++ = *p++;
+	}
+	*o = 0;
+	return out;
+}
+
 /* Launches mm and returns the symbol the driver saw ("" on failure). */
 static const char *launch_mm(tile_module *m, int config, tile_deviceptr x, int32_t M, int32_t N, int64_t K)
 {
@@ -406,7 +437,7 @@ static void test_runtime_tables(tile_module *m)
 			   "kernel flat configs 2 key n default 0\n";
 	CHECK_EQ_INT(tile_tuning_get_info(m, 0, &ti), TILE_SUCCESS);
 	CHECK(ti.runtime == 0 && ti.n_entries == 3 && ti.n_keys == 3 && ti.default_config == 1);
-	CHECK_EQ_INT(tile_tuning_apply(m, good, 0), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_tuning_apply(m, tuned(m, good), 0), TILE_SUCCESS);
 	CHECK_EQ_INT(tile_tuning_get_info(m, 0, &ti), TILE_SUCCESS);
 	CHECK(ti.runtime == 1 && ti.n_entries == 2 && ti.default_config == 2);
 	CHECK_EQ_INT(tile_tuning_get_entry(m, 0, 0, keys, &config), TILE_SUCCESS); /* sorted */
@@ -430,7 +461,7 @@ static void test_runtime_tables(tile_module *m)
 			tile_status st;
 			const char *msg;
 		} bad[] = {
-			{"tile-tuning 2\n", TILE_ERROR_INVALID_ARGUMENT, "line 1: expected 'tile-tuning 1'"},
+			{"tile-tuning 3\n", TILE_ERROR_INVALID_ARGUMENT, "line 1: expected 'tile-tuning 2'"},
 			{"tile-tuning 1\nkernel nope configs 3 key M default 0\n", TILE_ERROR_NOT_FOUND, "no kernel 'nope'"},
 			{"tile-tuning 1\nkernel mm configs 4 key M default 0\n", TILE_ERROR_INVALID_ARGUMENT, "measured with 4 configs, the blob has 3"},
 			{"tile-tuning 1\nkernel mm configs 3 key M default 3\n", TILE_ERROR_INVALID_ARGUMENT, "needs 'default D' with D < 3"},
@@ -448,13 +479,95 @@ static void test_runtime_tables(tile_module *m)
 		};
 		size_t i;
 		for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-			CHECK_EQ_INT(tile_tuning_apply(m, bad[i].text, strlen(bad[i].text)), bad[i].st);
+			const char *text = tuned(m, bad[i].text);
+			CHECK_EQ_INT(tile_tuning_apply(m, text, strlen(text)), bad[i].st);
 			CHECK_STR_CONTAINS(tile_last_error(), bad[i].msg);
 		}
 		CHECK_EQ_INT(tile_tuning_get_info(m, 1, &ti), TILE_SUCCESS);
 		CHECK(ti.runtime == 1 && ti.default_config == 0); /* not the refused file's default 1 */
 	}
 	CHECK_EQ_INT(tile_tuning_apply(m, NULL, 0), TILE_ERROR_INVALID_ARGUMENT);
+}
+
+/* Tuning files carry the identity of the kernel they were measured on: a
+ * file of another build of mm with as many configs (config 2 at 8 warps;
+ * a BLOCK of another value; the configs in another order) is refused,
+ * naming both identities, a version 1 file (no identity) and a kernel line
+ * without one too; the identity does not depend on the table, and a
+ * matching file applies. */
+static void test_identity(tile_module *m)
+{
+	static const char *const what[3] = {"num_warps", "constexpr", "config order"};
+	const char *file = "tile-tuning 1\nkernel mm configs 3 key M,N,K default 2\n64 64 64 0\n";
+	uint64_t id = tile_kernel_identity(m, 0);
+	tile_tuning_info before, ti;
+	tb_blob d;
+	uint8_t *b;
+	size_t n;
+	int i;
+	char ids[2][17];
+	CHECK(id != 0 && id != tile_kernel_identity(m, 1));
+	CHECK(tile_kernel_identity(m, 99) == 0 && tile_kernel_identity(NULL, 0) == 0);
+	CHECK_EQ_INT(tile_tuning_get_info(m, 0, &before), TILE_SUCCESS);
+	/* the table is not part of it: the blob without entries has the same identity */
+	describe(&d, 0, good_entries);
+	n = tb_build(&d, &b);
+	{
+		tile_module *e = NULL;
+		if (CHECK(tile_module_create(b, n, &e) == TILE_SUCCESS)) {
+			CHECK(tile_kernel_identity(e, 0) == id);
+			tile_module_destroy(e);
+		}
+	}
+	free(b);
+	for (i = 0; i < 3; i++) {
+		tile_module *other = NULL;
+		describe(&d, 3, good_entries);
+		if (i == 0)
+			d.kernels[0].variants[3].num_warps = 8;
+		else if (i == 1)
+			d.kernels[0].variants[0].cx[0].value = 96;
+		else
+			d.kernels[0].variants[0].config = 2, d.kernels[0].variants[4].config = 2, d.kernels[0].variants[3].config = 0;
+		n = tb_build(&d, &b);
+		if (CHECK(tile_module_create(b, n, &other) == TILE_SUCCESS)) {
+			CHECK(tile_kernel_identity(other, 0) != id);
+			CHECK_EQ_INT(tile_tuning_apply(m, tuned(other, file), 0), TILE_ERROR_INVALID_ARGUMENT);
+			snprintf(ids[0], sizeof ids[0], "%016llx", (unsigned long long)tile_kernel_identity(other, 0));
+			snprintf(ids[1], sizeof ids[1], "%016llx", (unsigned long long)id);
+			CHECK_STR_CONTAINS(tile_last_error(), "tuning line 2: kernel mm: the file was tuned for identity");
+			CHECK_STR_CONTAINS(tile_last_error(), ids[0]);
+			CHECK_STR_CONTAINS(tile_last_error(), ids[1]);
+			CHECK_STR_CONTAINS(tile_last_error(), "re-run tile-tune with this blob");
+			if (i == 0) /* the other blob takes its own file */
+				CHECK_EQ_INT(tile_tuning_apply(other, tuned(other, file), 0), TILE_SUCCESS);
+			tile_module_destroy(other);
+		} else {
+			fprintf(stderr, "%s: %s\n", what[i], tile_last_error());
+		}
+		free(b);
+	}
+	CHECK_EQ_INT(tile_tuning_apply(m, file, 0), TILE_ERROR_INVALID_ARGUMENT); /* as written: version 1 */
+	CHECK_STR_CONTAINS(tile_last_error(), "tuning line 1: a version 1 file ('tile-tuning 1') does not record the identity "
+			   "of the blob it was tuned for: re-run tile-tune with this blob");
+	CHECK_EQ_INT(tile_tuning_apply(m, "tile-tuning 2\nkernel mm configs 3 key M default 0\n", 0), TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "tuning line 2: kernel mm: needs 'identity H'");
+	CHECK_EQ_INT(tile_tuning_apply(m, "tile-tuning 2\nkernel mm identity 12345 configs 3 key M default 0\n", 0),
+		     TILE_ERROR_INVALID_ARGUMENT);
+	CHECK_STR_CONTAINS(tile_last_error(), "unknown or bad field 'identity 12345'");
+	/* nothing applied by the refused files */
+	CHECK_EQ_INT(tile_tuning_get_info(m, 0, &ti), TILE_SUCCESS);
+	CHECK(ti.runtime == before.runtime && ti.n_entries == before.n_entries && ti.default_config == before.default_config);
+	/* the matching file, upper-case hex too */
+	{
+		char text[256];
+		snprintf(text, sizeof text, "tile-tuning 2\nkernel mm identity %016llX configs 3 key M,N,K default 2\n64 64 64 0\n",
+			 (unsigned long long)id);
+		CHECK_EQ_INT(tile_tuning_apply(m, text, 0), TILE_SUCCESS);
+		CHECK_EQ_INT(tile_tuning_get_info(m, 0, &ti), TILE_SUCCESS);
+		CHECK(ti.runtime == 1 && ti.n_entries == 1 && ti.default_config == 2);
+		CHECK_EQ_INT(dispatch_mm(m, 64, 64, 64), 0);
+	}
 }
 
 /* The nearest entry prefers the launch's divisibility by 16 on M (a :16
@@ -467,7 +580,7 @@ static void test_alignment(tile_module *m)
 			   "kernel mm configs 3 key M,N,K default 1\n"
 			   "2048 2048 2048 0\n"
 			   "1000 1000 1000 2\n"; /* 1000 % 16 == 8 */
-	CHECK_EQ_INT(tile_tuning_apply(m, text, 0), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_tuning_apply(m, tuned(m, text), 0), TILE_SUCCESS);
 	/* unaligned M: the unaligned entry, 4.8 octaves away, over the aligned one, 1.7 away */
 	CHECK_EQ_INT(dispatch_mm(m, 3000, 3000, 3000), 2);
 	CHECK(strcmp(launch_mm(m, -1, 0x1000, 3000, 3000, 3000), "mm_c2") == 0);
@@ -492,7 +605,7 @@ static void test_alignment8(tile_module *m)
 			   "kernel mm configs 3 key M,N,K default 1\n"
 			   "2048 1004 2048 2\n" /* 1004 % 8 == 4 */
 			   "2048 2048 2048 0\n";
-	CHECK_EQ_INT(tile_tuning_apply(m, text, 0), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_tuning_apply(m, tuned(m, text), 0), TILE_SUCCESS);
 	/* N not divisible by 8: the entry whose N is not either, 1.6 octaves away, over 0.55 */
 	CHECK_EQ_INT(dispatch_mm(m, 2048, 3004, 2048), 2);
 	/* N divisible by 8: the entry whose N is too, 1 octave away, over 0.02 */
@@ -658,6 +771,7 @@ int main(void)
 		test_dispatch(m);
 		test_no_lock_no_allocation(m);
 		test_runtime_tables(m);
+		test_identity(m);
 		test_alignment(m);
 		test_alignment8(m);
 		test_heuristics(m);

@@ -5,7 +5,7 @@
  * compile` generated for an autotuned kernel, on the target machine, where
  * neither Python nor LLVM is needed:
  *
- *     cc -O2 -std=c11 -I. -DTILE_TUNE_BLOB=matmul loader/tile_tune.c matmul.c -ldl -lpthread -o tile-tune
+ *     cc -O2 -std=c11 -I. -DTILE_TUNE_BLOB=matmul tools/tile-tune/tile_tune.c matmul.c -ldl -lpthread -o tile-tune
  *
  * (TILE_TUNE_BLOB is the blob's C name, the NAME of NAME_module()). For each
  * shape (--key NAME=V,..., repeated, or --shapes FILE with one such list a
@@ -24,7 +24,9 @@
  * device, predicates that the arguments break) is reported and skipped.
  * It prints a progress line per shape and a table, and writes the entries
  * (the fastest config per shape) and the default (the config whose time,
- * relative to each shape's best, sums lowest); configs are the blob's,
+ * relative to each shape's best, sums lowest) under the kernel's identity
+ * (tile_kernel_identity: the file applies to this build of the kernel
+ * only); configs are the blob's,
  * numbered as tilec compiled them (the file says which autotune config of
  * the source each one is). --once launches the dispatched config once at
  * the first shape (after --tuning FILE is applied) and exits: a fresh
@@ -727,7 +729,9 @@ int main(int argc, char **argv)
 		cu.cuDeviceGetName(name, sizeof name, dev);
 		fprintf(f, "# written by tile-tune on %s: medians in ms per config, as do_bench measures them\n", name);
 		fprintf(f, "# configs 0..%d are the source's autotune configs %s\n", n_configs - 1, sources);
-		fprintf(f, "tile-tuning 1\nkernel %s configs %d key ", tile_kernel_name(mod, kernel), n_configs);
+		/* the identity: tile_tuning_apply and tilec refuse the file for any other build of the kernel */
+		fprintf(f, "tile-tuning %d\nkernel %s identity %016llx configs %d key ", TILE_TUNING_VERSION,
+			tile_kernel_name(mod, kernel), (unsigned long long)tile_kernel_identity(mod, kernel), n_configs);
 		for (i = 0; i < ti.n_keys; i++) {
 			tile_param_info p;
 			tile_param_get_info(mod, kernel, ti.key_params[i], &p);
