@@ -5,7 +5,8 @@
 # sm_80 and sm_90 with ptxas assembling both, over the element types and
 # semantics Triton accepts; then the PTX: `red` for an unused result with
 # relaxed semantics, `atom` with acq_rel by default, the float max/min
-# route through signed max and unsigned min, compare-and-swap, 16-bit
+# route through signed max and unsigned min, compare-and-swap (bf16
+# addition's loop of them in the op's scope), 16-bit
 # atomics, the scalar result through shared memory, mul.hi in Philox.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
@@ -87,7 +88,26 @@ compile fetch_add_fp16x2 $A fetch_ops '*fp16:16, *fp16:16, *fp16:16, i32:16, "ad
 has fetch_add_fp16x2 'atom\.acq_rel\.gpu\.global\.add\.noftz\.f16x2'
 hasnt fetch_add_fp16x2 'add\.noftz\.f16 '
 compile fetch_add_bf16 $A fetch_ops '*bf16, *bf16, *bf16, i32, "add", 128'
-has fetch_add_bf16 'atom\.(acq_rel\.gpu\.)?global\.cas\.b32|atom\.global\.cas'
+has fetch_add_bf16 'atom\.(acq_rel\.gpu\.)?global\.cas\.b32'
+# the loop's compare-and-swap in the scope the op asked for, and no other:
+# LLVM 20 and newer write the op's semantics and scope (the C API names the
+# scope from 20 on; LLVM 22 wrote .sys for every scope without it), LLVM 19
+# neither (PTX's defaults, relaxed and GPU, whatever the op asked)
+for sc in gpu cta sys; do
+	for sem in acq_rel relaxed; do
+		compile "bf16_${sem}_$sc" $A bf16_add_scoped "*bf16, *bf16, *bf16, \"$sem\", \"$sc\", 64"
+	done
+done
+has bf16_acq_rel_gpu 'atom\.(acq_rel\.gpu\.)?global\.cas\.b32'
+hasnt bf16_acq_rel_gpu 'atom\.[a-z_.]*(sys|cta)\.'
+has bf16_relaxed_gpu 'atom\.(relaxed\.gpu\.)?global\.cas\.b32'
+hasnt bf16_relaxed_gpu 'atom\.[a-z_.]*(sys|cta)\.'
+has bf16_acq_rel_cta 'atom\.(acq_rel\.cta\.)?global\.cas\.b32'
+hasnt bf16_acq_rel_cta 'atom\.[a-z_.]*(sys|gpu)\.'
+has bf16_relaxed_cta 'atom\.(relaxed\.cta\.)?global\.cas\.b32'
+hasnt bf16_relaxed_cta 'atom\.[a-z_.]*(sys|gpu)\.'
+has bf16_acq_rel_sys 'atom\.(acq_rel\.sys\.)?global\.cas\.b32'
+has bf16_relaxed_sys 'atom\.(relaxed\.sys\.)?global\.cas\.b32'
 for ty in i16 fp16 i32 fp32 i64 fp64; do
 	compile "cas_$ty" $A cas_block "*$ty, *$ty, *$ty, *$ty, 64"
 done

@@ -100,3 +100,11 @@ def cas_block(p_ptr, cmp_ptr, val_ptr, old_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     old = tl.atomic_cas(p_ptr + offs, tl.load(cmp_ptr + offs), tl.load(val_ptr + offs), sem="relaxed", scope="cta")
     tl.store(old_ptr + offs, old)
+
+
+@triton.jit
+def bf16_add_scoped(p_ptr, v_ptr, old_ptr, SEM: tl.constexpr, SCOPE: tl.constexpr, BLOCK: tl.constexpr):
+    # bf16 addition (a compare-and-swap loop below sm_90) in a given scope
+    offs = tl.arange(0, BLOCK)
+    old = tl.atomic_add(p_ptr + offs, tl.load(v_ptr + offs), sem=SEM, scope=SCOPE)
+    tl.store(old_ptr + offs, old)
