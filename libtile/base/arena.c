@@ -189,6 +189,25 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sb_put_float(strbuf *sb, double d)
+{
+	char buf[40];
+	if (d != d) {
+		sb_puts(sb, "nan");
+		return;
+	}
+	if (d - d != 0) {
+		sb_puts(sb, d < 0 ? "-1e999" : "1e999");
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	sb_printf(sb, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
+}
+
 const char *sb_str(const strbuf *sb)
 {
 	return sb->data ? sb->data : "";

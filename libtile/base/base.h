@@ -61,6 +61,10 @@ void sb_puts(strbuf *sb, const char *s);
 void sb_putc(strbuf *sb, char c);
 void sb_printf(strbuf *sb, const char *fmt, ...) TILE_PRINTF(2, 3);
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
+/* A double as the fewest digits that read back as it, with a '.' or an
+ * exponent so that it reads back as a float (Python's repr); infinities as
+ * 1e999 and -1e999 (what such a literal reads back as), NaN as nan. */
+void sb_put_float(strbuf *sb, double d);
 /* The text ("" for an empty buffer); never NULL. */
 const char *sb_str(const strbuf *sb);
 

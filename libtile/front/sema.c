@@ -1736,25 +1736,9 @@ static void heur_put(heur_text *h, const ast_node *n)
 		else
 			sb_printf(&h->sb, "%llu", (unsigned long long)n->lit.ival);
 		return;
-	case AST_FLOAT: {
-		/* the fewest digits that read back as the same double (as Python
-		 * prints it), read as a float where there is a '.' or an
-		 * exponent; inf (1e400) reads back from 1e999 */
-		strbuf t;
-		sb_init(&t);
-		if (n->lit.fval - n->lit.fval != 0)
-			sb_puts(&t, "1e999");
-		for (int prec = 1; !t.len && prec <= 17; prec++) {
-			sb_printf(&t, "%.*g", prec, n->lit.fval);
-			if (prec < 17 && strtod(sb_str(&t), NULL) != n->lit.fval) {
-				sb_free(&t);
-				sb_init(&t);
-			}
-		}
-		sb_printf(&h->sb, "%s%s", sb_str(&t), strpbrk(sb_str(&t), ".e") ? "" : ".0");
-		sb_free(&t);
+	case AST_FLOAT: /* read back by the grid parser as the same double */
+		sb_put_float(&h->sb, n->lit.fval);
 		return;
-	}
 	case AST_TRUE: sb_puts(&h->sb, "1"); return;
 	case AST_FALSE: sb_puts(&h->sb, "0"); return;
 	case AST_SUBSCRIPT: {

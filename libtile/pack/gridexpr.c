@@ -754,30 +754,6 @@ static void item_put(strbuf *sb, const gitem *it, int need)
 		sb_puts(sb, sb_str(&it->text));
 }
 
-/* A float constant as the shortest text that reads back as it, with a '.'
- * or an exponent so that it reads back as a float: inf (the value of a
- * literal too large) as 1e999; NaN, which no literal gives, as nan. */
-static void put_double(strbuf *sb, uint64_t bits)
-{
-	double d;
-	char buf[40];
-	memcpy(&d, &bits, sizeof d);
-	if (d != d) {
-		sb_puts(sb, "nan");
-		return;
-	}
-	if (d - d != 0) {
-		sb_puts(sb, d < 0 ? "-1e999" : "1e999");
-		return;
-	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			break;
-	}
-	sb_printf(sb, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
-}
-
 bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 		     int nparams, const char *const *param_names,
 		     int nconstexprs, const char *const *constexpr_names)
@@ -802,8 +778,11 @@ bool gridexpr_format(strbuf *sb, const uint8_t *code, size_t size,
 			const char *const *names = param ? param_names : constexpr_names;
 			if (op == OP_CONST)
 				sb_printf(&it->text, "%lld", (long long)v);
-			else if (op == OP_FCONST)
-				put_double(&it->text, (uint64_t)v);
+			else if (op == OP_FCONST) {
+				double d;
+				memcpy(&d, &v, sizeof d);
+				sb_put_float(&it->text, d);
+			}
 			else if (names && v < (param ? nparams : nconstexprs) && names[v])
 				sb_puts(&it->text, names[v]);
 			else

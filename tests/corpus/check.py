@@ -101,10 +101,10 @@ def cpu_size(inst):
     return min(inst["sizes"], key=volume)
 
 
-def archs(tilec):
+def archs():
     """The targets: every family, Blackwell where ptxas assembles it."""
     base = "sm_80,sm_87,sm_90,sm_90a"
-    ptxas = prepare_ptxas()
+    ptxas = find_ptxas()
     if ptxas:
         r = subprocess.run([ptxas, "--help"], capture_output=True, text=True)
         if "sm_100" in r.stdout and "sm_120" in r.stdout:
@@ -112,7 +112,7 @@ def archs(tilec):
     return base
 
 
-def prepare_ptxas():
+def find_ptxas():
     for p in (os.environ.get("TILE_PTXAS"), os.environ.get("CUDA_HOME") and
               os.path.join(os.environ["CUDA_HOME"], "bin", "ptxas"), "/usr/local/cuda/bin/ptxas"):
         if p and os.access(p, os.X_OK):
@@ -123,30 +123,14 @@ def prepare_ptxas():
 
 def check_instance(tilec, inst, arch, tmp):
     """None when the instance compiles and interprets, else why not."""
-    names, err = prepare.kernel_params(os.path.join(ROOT, inst["file"]), inst["kernel"])
+    err = prepare.name_params(inst)
     if err:
         return err
-    runtime = [n for n, cx in names if not cx]
-    if len(runtime) != len(inst["params"]):
-        return "the case lists %d runtime parameters, %s has %d: %s" % (
-            len(inst["params"]), inst["kernel"], len(runtime), ", ".join(runtime))
-    for p, n in zip(inst["params"], runtime):
-        p["name"] = n
     size = cpu_size(inst)
-    sig = prepare.triton_signature(inst, size)
-    common = ["-n", inst["kernel"], "-s", sig, "-w", str(inst["num_warps"])]
-    for k, v in inst["constexprs"].items():
-        common += ["-D", "%s=%s" % (k, v)]
-    for d in inst.get("include_dirs", []):
-        common += ["-I", os.path.join(ROOT, d)]
-    if inst.get("num_ctas"):
-        common += ["-nc", str(inst["num_ctas"])]
+    common = ["-n", inst["kernel"], "-s", prepare.triton_signature(inst, size)] + prepare.spec_options(inst)
     src = os.path.join(ROOT, inst["file"])
-    cmd = [tilec, "compile", src] + common + ["--arch", arch, "-j", "1",
-                                              "-o", os.path.join(tmp, inst["id"])]
-    if inst.get("num_stages"):
-        cmd += ["-ns", str(inst["num_stages"])]
-    cmd += inst.get("tilec_flags", [])
+    cmd = [tilec, "compile", src] + common + ["--arch", arch, "-j", "1", "-o", os.path.join(tmp, inst["id"])]
+    cmd += prepare.compile_options(inst)
     # a config sized for one GPU may not fit another's shared memory (as
     # Triton's build of it would not): that target is left out and noted
     while True:
@@ -217,7 +201,7 @@ def main():
     scratch = None if a.keep else tempfile.TemporaryDirectory(prefix="tile-corpus-")
     tmp = a.keep or scratch.name
     os.makedirs(tmp, exist_ok=True)
-    arch = archs(a.tilec)
+    arch = archs()
     print("corpus: %d instances from %d projects, --arch %s" % (len(insts), len(projects), arch),
           flush=True)
     passed = failed = skipped = 0

@@ -108,8 +108,9 @@ def compile_instance(tilec, inst, outdir, arch, keep_ptx=None):
     return err
 
 
-def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
-    inst["log"] = ""
+def name_params(inst):
+    """Names the case's parameters after the kernel's runtime parameters;
+    None, or why the case does not fit the kernel."""
     names, err = kernel_params(os.path.join(ROOT, inst["file"]), inst["kernel"])
     if err:
         return err
@@ -119,6 +120,38 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
             len(inst["params"]), inst["kernel"], len(runtime), ", ".join(runtime))
     for p, n in zip(inst["params"], runtime):
         p["name"] = n
+    return None
+
+
+def spec_options(inst):
+    """The specialization's options that tilec compile and tilec run take
+    alike: warps, cluster, constexprs, import search paths."""
+    opts = ["-w", str(inst["num_warps"])]
+    if inst.get("num_ctas"):
+        opts += ["-nc", str(inst["num_ctas"])]
+    for k, v in inst["constexprs"].items():
+        opts += ["-D", "%s=%s" % (k, v)]
+    for d in inst.get("include_dirs", []):
+        opts += ["-I", os.path.join(ROOT, d)]
+    return opts
+
+
+def compile_options(inst):
+    """What tilec compile takes beyond spec_options: stages, registers, the
+    case's own flags."""
+    opts = []
+    if inst.get("num_stages"):
+        opts += ["-ns", str(inst["num_stages"])]
+    if inst.get("maxnreg"):
+        opts += ["--maxnreg", str(inst["maxnreg"])]
+    return opts + inst.get("tilec_flags", [])
+
+
+def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
+    inst["log"] = ""
+    err = name_params(inst)
+    if err:
+        return err
     # the variants Triton would compile for the case's sizes, then every int
     # :16, then no hints (any launch finds one)
     sigs = [triton_signature(inst, s) for s in inst["sizes"]]
@@ -127,23 +160,12 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
     for s in sorted(set(sigs), key=sigs.index):
         cmd += ["-s", s]
-    if inst.get("num_stages"):
-        cmd += ["-ns", str(inst["num_stages"])]
-    if inst.get("maxnreg"):
-        cmd += ["--maxnreg", str(inst["maxnreg"])]
-    if inst.get("num_ctas"):
-        cmd += ["-nc", str(inst["num_ctas"])]
-    cmd += ["-w", str(inst["num_warps"]), "--arch", arch,
-           "-o", os.path.join(outdir, "cases", launch), "-on", launch]
-    for k, v in inst["constexprs"].items():
-        cmd += ["-D", "%s=%s" % (k, v)]
-    for d in inst.get("include_dirs", []):
-        cmd += ["-I", os.path.join(ROOT, d)]
+    cmd += spec_options(inst) + ["--arch", arch, "-o", os.path.join(outdir, "cases", launch), "-on", launch]
     if inst["grid_in_blob"]:
         cmd += ["-g", inst["grid"]]
     if keep_ptx:
         cmd += ["--keep-ptx", os.path.join(keep_ptx, launch)]
-    cmd += inst.get("tilec_flags", [])
+    cmd += compile_options(inst)
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
