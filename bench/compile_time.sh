@@ -9,8 +9,8 @@
 # set of targets with -j 1 and with -j N, N the CPU count (the default),
 # and ptxas alone on the sm_80 column's PTX: the part of that column no
 # change to tilec can take away.
-# The set is the default (sm_80,sm_87,sm_90,sm_90a plus PTX; sm_90a is
-# left out of kernels without wgmma) but for the 128x128 fp16 matmul,
+# The set is the default (sm_80,sm_87,sm_90 plus PTX; sm_90 brings sm_90a,
+# whose cubin the blob keeps for kernels with wgmma, sm_90's for the others) but for the 128x128 fp16 matmul,
 # compiled for sm_80,sm_87,sm_90a plus PTX as a Jetson-and-Hopper build
 # would. The last row is a manifest of 8 variants: 6 matmul configs and 2
 # vector adds.

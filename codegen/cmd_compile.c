@@ -61,6 +61,13 @@ static const char usage_text[] =
 	"                     Repeat -s for variants of one launch function, chosen at\n"
 	"                     run time by their hints (most specialized first).\n"
 	"  -D NAME=VALUE      a constexpr's value (a Python literal or tl.float16 ...)\n"
+	"  --bind NAME=VALUE  the value of a module-level name that host code computes\n"
+	"                     (rsqrt = libdevice_find(\"rsqrt\")), which tilec does not\n"
+	"                     run: a Triton module or object by its dotted path\n"
+	"                     (triton.language.extra.libdevice.rsqrt), a dtype or a\n"
+	"                     Python literal. NAME may be qualified by its module\n"
+	"                     (flag_gems.utils.tl_extra_shim); a bare NAME is bound in\n"
+	"                     every module. It shadows the module's own binding\n"
 	"  -g GRID            grid expression over parameter and constexpr names,\n"
 	"                     + - * // %, cdiv, min, max: \"cdiv(n_elements, BLOCK_SIZE)\";\n"
 	"                     up to 3 comma-separated dimensions. Without -g the launch\n"
@@ -91,12 +98,15 @@ static const char usage_text[] =
 	"  --tuning FILE      embed the tuning tables of FILE (written by tile-tune on\n"
 	"                     the target GPU, docs/TUNING.md) for the autotuned kernels;\n"
 	"                     each kernel's identity in FILE must be this build's\n"
-	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90,sm_90a (sm_90a:\n"
-	"                     Hopper's wgmma, loaded on compute capability 9.0 only;\n"
-	"                     left out when no kernel uses wgmma and sm_90 is listed);\n"
-	"                     a compute_XX entry sets the PTX target (default: the\n"
-	"                     lowest sm); compute_XX alone gives PTX only. Presets:\n"
-	"                     orin (sm_87), thor (sm_110), hopper (sm_90,sm_90a),\n"
+	"  --arch LIST        cubin targets, default sm_80,sm_87,sm_90. sm_90 (Hopper)\n"
+	"                     brings sm_90a along: the blob keeps sm_90a's cubin\n"
+	"                     (wgmma, TMA) where a kernel uses them, else sm_90's\n"
+	"                     (mma.sync); both load on compute capability 9.0 only;\n"
+	"                     sm_90a alone is accepted too. A compute_XX entry sets\n"
+	"                     the PTX target (default: the lowest sm; compute_90's is\n"
+	"                     mma.sync code); compute_XX alone gives PTX only (the way\n"
+	"                     to run mma.sync code on Hopper). Presets:\n"
+	"                     orin (sm_87), thor (sm_110), hopper (sm_90),\n"
 	"                     blackwell (sm_100,sm_120). Archs newer than LLVM's\n"
 	"                     NVPTX knows (sm_100, sm_103, sm_110, sm_120, sm_121)\n"
 	"                     get sm_90 PTX, assembled by ptxas for the real arch\n"
@@ -140,6 +150,8 @@ typedef struct job {
 	const char *file, *kernel, *name, *signature, *grid;
 	fe_define *defines;
 	int ndefines, capdefines;
+	fe_define *binds; /* --bind */
+	int nbinds, capbinds;
 	int num_warps, num_stages, config; /* 0 / -1: not given; config: the autotune config's index */
 	int num_ctas;                      /* 0: not given */
 	int maxnreg;                       /* 0: not given */
@@ -217,16 +229,17 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
 	return true;
 }
 
-static bool add_define(compile_cmd *c, job *j, const char *text)
+/* -D's and --bind's NAME=VALUE, appended to *list */
+static bool add_define(compile_cmd *c, job *j, const char *opt, const char *text, fe_define **list, int *n, int *cap)
 {
 	const char *eq = strchr(text, '=');
 	if (!eq || eq == text || !eq[1]) {
-		diag_error(c->ctx, j->where, "-D wants NAME=VALUE, not '%s'", text);
+		diag_error(c->ctx, j->where, "%s wants NAME=VALUE, not '%s'", opt, text);
 		return false;
 	}
-	if (!arena_grow(c->a, (void **)&j->defines, &j->capdefines, j->ndefines, sizeof(fe_define)))
+	if (!arena_grow(c->a, (void **)list, cap, *n, sizeof(fe_define)))
 		return false;
-	fe_define *d = &j->defines[j->ndefines++];
+	fe_define *d = &(*list)[(*n)++];
 	d->name = arena_strndup(c->a, text, (size_t)(eq - text));
 	d->value = arena_strdup(c->a, eq + 1);
 	return d->name && d->value;
@@ -238,8 +251,9 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 {
 	const char *o = argv[i];
 	if (!strncmp(o, "-D", 2) && o[2])
-		return add_define(c, j, o + 2) ? 1 : -1;
-	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-nc", "-on", "--config", "--maxnreg"};
+		return add_define(c, j, "-D", o + 2, &j->defines, &j->ndefines, &j->capdefines) ? 1 : -1;
+	static const char *const with_value[] = {"-n", "-D", "-g", "-w", "-ns", "-nc", "-on", "--config", "--maxnreg",
+						 "--bind"};
 	bool known = false;
 	for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 		known |= !strcmp(o, with_value[k]);
@@ -254,7 +268,9 @@ static int kernel_option(compile_cmd *c, job *j, int argc, char **argv, int i)
 	if (!strcmp(o, "-n"))
 		j->kernel = v;
 	else if (!strcmp(o, "-D"))
-		ok = add_define(c, j, v);
+		ok = add_define(c, j, "-D", v, &j->defines, &j->ndefines, &j->capdefines);
+	else if (!strcmp(o, "--bind"))
+		ok = add_define(c, j, "--bind", v, &j->binds, &j->nbinds, &j->capbinds);
 	else if (!strcmp(o, "-g"))
 		j->grid = v;
 	else if (!strcmp(o, "-on"))
@@ -280,7 +296,7 @@ static const struct {
 } arch_presets[] = {
 	{"orin", "sm_87"},
 	{"thor", "sm_110"},
-	{"hopper", "sm_90,sm_90a"},
+	{"hopper", "sm_90"},
 	{"blackwell", "sm_100,sm_120"},
 };
 
@@ -356,10 +372,25 @@ static bool parse_archs(compile_cmd *c, const char *list)
 		}
 		p += n + (e ? 1 : 0);
 	}
+	/* sm_90 is Hopper, whose tensor-core code (wgmma, TMA into its rings)
+	 * only the arch-specific cubin holds: sm_90 brings sm_90a along, which
+	 * the blob keeps where a kernel has such code (else the plain cubin) */
+	for (int i = 0; i < c->narchs; i++) {
+		bool specific_listed = false;
+		for (int j = 0; j < c->narchs; j++)
+			specific_listed |= c->archs[j] == (90 | TARGET_ARCH_SPECIFIC);
+		if (c->archs[i] != 90 || specific_listed)
+			continue;
+		if (c->narchs == (int)(sizeof c->archs / sizeof c->archs[0]))
+			goto bad;
+		memmove(&c->archs[i + 2], &c->archs[i + 1], sizeof c->archs[0] * (size_t)(c->narchs - i - 1));
+		c->archs[i + 1] = 90 | TARGET_ARCH_SPECIFIC;
+		c->narchs++;
+	}
 	if (c->narchs > 0 || c->ptx_arch)
 		return true; /* compute_XX alone: a blob of PTX only */
 bad:
-	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90,sm_90a or orin,thor, not '%s'", list);
+	diag_error(c->ctx, no_loc, "--arch wants a list such as sm_80,sm_87,sm_90 or orin,thor, not '%s'", list);
 	return false;
 }
 
@@ -528,6 +559,8 @@ static bool specialize(compile_cmd *c, job *j)
 		spec.tensormaps |= compile_target_tma(c->archs[i]);
 	spec.include_dirs = c->incs;
 	spec.ninclude_dirs = c->nincs;
+	spec.binds = j->binds;
+	spec.nbinds = j->nbinds;
 	if (fe_specialize(c->ctx, c->a, m, &spec, &j->func) != TILEC_OK) {
 		if (j->where.file)
 			diag_note(c->ctx, j->where, "while compiling this line");
@@ -565,6 +598,15 @@ static bool specialize(compile_cmd *c, job *j)
 			j->params[i].flags |= BLOB_PARAM_RESET_TO_ZERO;
 		if (ptr && i < 64 && (f->restore_value >> i & 1))
 			j->params[i].flags |= BLOB_PARAM_RESTORE_VALUE;
+		if (i >= 32 && (p->div16 || p->div_by || p->equal_one)) {
+			/* compiled on a hint the loader would never check: wrong code for
+			 * a launch that breaks it */
+			diag_error(c->ctx, j->where.file ? j->where : f->loc,
+				   "'%s': parameter %d (%s) has a :%d hint, but the loader checks hints on the first 32 "
+				   "parameters only (docs/FORMAT.md): leave it out of the signature", j->kernel, i, p->name,
+				   p->equal_one ? 1 : p->div16 ? 16 : p->div_by);
+			return false;
+		}
 		if (i < 32) {
 			j->pred_div16 |= (uint32_t)p->div16 << i;
 			j->pred_div8 |= (uint32_t)(p->div_by == 8) << i;
@@ -1224,8 +1266,16 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 		v->spills_known = !r->ptx_only && ncubins > 0;
 		for (int a = 0; a < ncubins; a++) {
 			const compile_kernel_info *info = &r->kernels[t * ncubins + a];
+			char name[16];
 			if (r->images[a].left_out)
 				continue;
+			if (c->verbose)
+				printf("%s: %s: %d registers, spills %u bytes stored + %u loaded, %u bytes static shared, "
+				       "%u dynamic%s\n", v->symbol, target_name(info->arch, name, sizeof name), info->n_regs, info->spill_stores, info->spill_loads,
+				       info->shared_static, info->shared_dynamic,
+				       r->images[a].shadowed ? " (not kept: the arch-specific cubin replaces it)" : "");
+			if (r->images[a].shadowed)
+				continue; /* the blob's figures are its images' */
 			v->spills_known = v->spills_known && info->spills_known;
 			if (info->spill_stores > v->spill_stores)
 				v->spill_stores = info->spill_stores;
@@ -1237,11 +1287,6 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 				v->shared_static = info->shared_static;
 			if (info->shared_dynamic > v->shared_dynamic)
 				v->shared_dynamic = info->shared_dynamic;
-			char name[16];
-			if (c->verbose)
-				printf("%s: %s: %d registers, spills %u bytes stored + %u loaded, %u bytes static shared, "
-				       "%u dynamic\n", v->symbol, target_name(info->arch, name, sizeof name), info->n_regs, info->spill_stores, info->spill_loads,
-				       info->shared_static, info->shared_dynamic);
 		}
 	}
 }
@@ -1454,8 +1499,8 @@ static int compile_all(compile_cmd *c)
 	int ni = 0;
 	for (int i = 0; i < r.nimages; i++) {
 		const compile_image *im = &r.images[i];
-		if (im->left_out)
-			continue; /* an arch-specific cubin no kernel needs */
+		if (im->left_out || im->shadowed)
+			continue; /* an arch-specific cubin no kernel needs, or a plain one its specific one replaces */
 		if (im->kind == BLOB_IMAGE_PTX && c->no_ptx && !r.ptx_only)
 			continue; /* compiled only for --keep-ptx */
 		bool twice = false;
@@ -1499,7 +1544,7 @@ int cmd_compile(int argc, char **argv)
 	proto.config = -1;
 	const char *file = NULL, *sigs[64];
 	int nsigs = 0, rc = 2;
-	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90,sm_90a");
+	bool ok = parse_archs(&c, "sm_80,sm_87,sm_90");
 	c.threads = 0; /* not given: see below */
 	for (int i = 0; ok && i < argc; i++) {
 		const char *o = argv[i];
@@ -1586,9 +1631,10 @@ int cmd_compile(int argc, char **argv)
 			diag_error(c.ctx, no_loc, "-m takes the kernels from the manifest: no FILE, -n or -s with it");
 			ok = false;
 		} else if (proto.ndefines || proto.grid || proto.num_warps || proto.num_stages || proto.num_ctas || proto.maxnreg ||
-			   proto.name || proto.configs) {
+			   proto.name || proto.configs || proto.nbinds) {
 			diag_error(c.ctx, no_loc,
-				   "with -m, kernel options (-D, -g, -w, -ns, -nc, --maxnreg, -on, --config) go on manifest lines");
+				   "with -m, kernel options (-D, --bind, -g, -w, -ns, -nc, --maxnreg, -on, --config) go on "
+				   "manifest lines");
 			ok = false;
 		} else if (!c.out_base) {
 			diag_error(c.ctx, no_loc, "-m needs -o OUT_BASE");

@@ -1,7 +1,8 @@
 /* cmd_ir.c - `tilec ir`: specialize a kernel and print its tile IR.
  *
  * The flags follow Triton's compile.py (-n kernel, -s signature, -w
- * num_warps, -ns num_stages) plus -D NAME=VALUE for constexprs and -c N to
+ * num_warps, -ns num_stages) plus -D NAME=VALUE for constexprs, --bind
+ * NAME=VALUE for module-level names host code computes, and -c N to
  * take the constexprs and options of autotune config N (later -D, -w, -ns
  * override them). The IR is verified before it is printed. Diagnostics go
  * to stderr and the exit status is 1 when the kernel does not compile, 2
@@ -19,13 +20,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tilec ir FILE -n KERNEL [-s SIGNATURE] [-D NAME=VALUE]... [-c|--config CONFIG] [-w NUM_WARPS] [-ns NUM_STAGES]\n"
-		   "                [-nc NUM_CTAS] [--pipelined[=registers|=wgmma]] [--debug]\n"
+		   "                [-nc NUM_CTAS] [--bind NAME=VALUE]... [--pipelined[=registers|=wgmma]] [--debug]\n"
 		   "\n"
 		   "Specializes the @triton.jit function KERNEL of FILE and prints its tile IR.\n"
 		   "  -s SIGNATURE  Triton AOT signature over the parameters in order: types with\n"
 		   "                :16/:8/:4/:1 hints for runtime ones, values for constexprs\n"
 		   "                (\"*fp32:16, *fp32:16, i32, 1024\")\n"
 		   "  -D NAME=VALUE a constexpr by name (1024, 0.5, True, \"str\", tl.float16)\n"
+		   "  --bind NAME=VALUE\n"
+		   "                a module-level name that host code computes, given as a Triton\n"
+		   "                module or object (triton.language.extra.libdevice.rsqrt) or a\n"
+		   "                literal; NAME may be qualified by its module (tilec compile --help)\n"
 		   "  -c, --config CONFIG\n"
 		   "                use autotune config CONFIG (0-based) of the kernel\n"
 		   "  -w, -ns       num_warps (default 4), num_stages (default 3)\n"
@@ -57,14 +62,15 @@ static bool parse_int(const char *s, int *out)
 int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
-	int warps = 0, stages = 0, ctas = 0, config = -1, ndef = 0;
+	int warps = 0, stages = 0, ctas = 0, config = -1, ndef = 0, nbind = 0;
 	bool pipelined = false, async_copies = true, debug = false;
 	const char **incs = calloc((size_t)argc + 1, sizeof *incs);
 	int nincs = 0;
 	uint32_t spare = 0;
-	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs);
-	if (!defs || !incs) {
+	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs), *binds = calloc((size_t)argc + 1, sizeof *binds);
+	if (!defs || !incs || !binds) {
 		free(defs);
+		free(binds);
 		free(incs);
 		return 1;
 	}
@@ -74,6 +80,7 @@ int cmd_ir(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			free(defs);
+			free(binds);
 			free(incs);
 			return 0;
 		}
@@ -105,15 +112,16 @@ int cmd_ir(int argc, char **argv)
 				fprintf(stderr, "tilec ir: error: %s needs a small non-negative integer, got '%s'\n", a, argv[i]);
 				goto out;
 			}
-		} else if (!strcmp(a, "-D")) {
+		} else if (!strcmp(a, "-D") || !strcmp(a, "--bind")) {
 			char *eq = strchr(argv[++i], '=');
 			if (!eq) {
-				fprintf(stderr, "tilec ir: error: -D needs NAME=VALUE, got '%s'\n", argv[i]);
+				fprintf(stderr, "tilec ir: error: %s needs NAME=VALUE, got '%s'\n", a, argv[i]);
 				goto out;
 			}
 			*eq = 0;
-			defs[ndef].name = argv[i];
-			defs[ndef++].value = eq + 1;
+			fe_define *d = a[1] == 'D' ? &defs[ndef++] : &binds[nbind++];
+			d->name = argv[i];
+			d->value = eq + 1;
 		} else if (!flag && !file) {
 			file = a;
 		} else {
@@ -137,6 +145,8 @@ int cmd_ir(int argc, char **argv)
 	spec.debug = debug;
 	spec.include_dirs = incs;
 	spec.ninclude_dirs = nincs;
+	spec.binds = binds;
+	spec.nbinds = nbind;
 	spec.tensormaps = pipelined && spare; /* --pipelined=wgmma: sm_90a's code path */
 	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
 	if (st == TILEC_OK && config >= 0)
@@ -197,6 +207,7 @@ int cmd_ir(int argc, char **argv)
 	tilec_ctx_free(ctx);
 out:
 	free(defs);
+	free(binds);
 	free(incs);
 	return rc;
 }

@@ -1162,10 +1162,12 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 		tile_image_get_info(m, i, &ii);
 		stored += ii.size;
 		raw += ii.raw_size;
-		printf("image %d: group %d, %s sm_%d%s%s, %u bytes %s, %u raw\n", i, ii.group, ii.kind ? "ptx" : "cubin",
+		/* tilec keeps an arch-specific image only for code of its own */
+		printf("image %d: group %d, %s sm_%d%s%s%s, %u bytes %s, %u raw\n", i, ii.group, ii.kind ? "ptx" : "cubin",
 		       ii.arch, ii.flags & BLOB_IMAGE_ARCH_SPECIFIC ? "a" : "",
-		       ii.flags & BLOB_IMAGE_TENSORMAPS ? " (reads tensor maps)" : "", ii.size, ii.compression ? "zlib" : "stored",
-		       ii.raw_size);
+		       ii.flags & BLOB_IMAGE_TENSORMAPS ? " (reads tensor maps)" : "",
+		       ii.flags & BLOB_IMAGE_ARCH_SPECIFIC ? ", Hopper's wgmma code" : "", ii.size,
+		       ii.compression ? "zlib" : "stored", ii.raw_size);
 	}
 	printf("total: %zu bytes; images %llu bytes stored, %llu raw\n", size, (unsigned long long)stored,
 	       (unsigned long long)raw);

@@ -30,6 +30,10 @@ static const char usage_text[] =
 	"  -s, --signature SIG    Triton AOT signature over all parameters, constexprs as\n"
 	"                         values: \"*fp32:16, *fp32:16, i32, 1024\"\n"
 	"  -D NAME=VALUE          a constexpr (repeatable; overrides the signature)\n"
+	"  --bind NAME=VALUE      a module-level name that host code computes, given as a\n"
+	"                         Triton module or object by its dotted path\n"
+	"                         (triton.language.extra.libdevice.rsqrt) or a literal;\n"
+	"                         NAME may be qualified by its module (tilec compile --help)\n"
 	"  -c, --config N         take the constexprs and num_warps of autotune config N\n"
 	"                         (0-based) of the kernel; -D and -w override them\n"
 	"  -w, --num-warps N      num_warps of the specialization (default 4)\n"
@@ -69,6 +73,8 @@ typedef struct run_opts {
 	const char *file, *kernel, *signature;
 	fe_define defines[MAX_LIST];
 	int ndefines, num_warps, num_ctas, config;
+	fe_define binds[MAX_LIST]; /* --bind */
+	int nbinds;
 	uint32_t grid[3];
 	bool have_grid;
 	const char *args[MAX_LIST];
@@ -155,12 +161,14 @@ static int parse_args(int argc, char **argv, run_opts *o)
 		} else if (!strcmp(a, "-s") || !strcmp(a, "--signature")) {
 			TAKES_VALUE();
 			o->signature = v;
-		} else if (!strcmp(a, "-D")) {
+		} else if (!strcmp(a, "-D") || !strcmp(a, "--bind")) {
 			TAKES_VALUE();
 			const char *eq = strchr(v, '=');
-			if (!eq || eq == v || o->ndefines == MAX_LIST)
-				return bad_usage("bad constexpr '%s' (want NAME=VALUE)", v);
-			fe_define *d = &o->defines[o->ndefines++];
+			bool def = a[1] == 'D';
+			int *n = def ? &o->ndefines : &o->nbinds;
+			if (!eq || eq == v || *n == MAX_LIST)
+				return bad_usage(def ? "bad constexpr '%s' (want NAME=VALUE)" : "bad --bind '%s' (want NAME=VALUE)", v);
+			fe_define *d = def ? &o->defines[(*n)++] : &o->binds[(*n)++];
 			d->name = strndup(v, (size_t)(eq - v));
 			d->value = eq + 1;
 			if (!d->name)
@@ -426,7 +434,8 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 	fe_module *m;
 	ir_func *f;
 	fe_spec spec = {.kernel = o->kernel, .signature = o->signature, .defines = o->defines, .ndefines = o->ndefines,
-			.num_warps = o->num_warps, .debug = o->debug, .include_dirs = o->incs, .ninclude_dirs = o->nincs};
+			.num_warps = o->num_warps, .debug = o->debug, .include_dirs = o->incs, .ninclude_dirs = o->nincs,
+			.binds = o->binds, .nbinds = o->nbinds};
 	if (fe_load(ctx, a, o->file, &m))
 		return 1;
 	if (o->config >= 0) {
@@ -505,5 +514,7 @@ int cmd_run(int argc, char **argv)
 	}
 	for (int i = 0; i < o.ndefines; i++)
 		free((char *)o.defines[i].name);
+	for (int i = 0; i < o.nbinds; i++)
+		free((char *)o.binds[i].name);
 	return rc < 0 ? 0 : rc;
 }

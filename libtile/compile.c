@@ -14,7 +14,9 @@
  * targets (sm_80's cubin and the compute_80 image share one PTX), and
  * through ptxas to a cubin per arch whose -v report gives each kernel's
  * registers, spills and static shared memory. With no ptxas the images
- * are PTX (one per arch) and a warning says so.
+ * are PTX (one per arch) and a warning says so. With lower_only the
+ * compilation stops at the verifier, before libdevice: what a check of the
+ * lowering alone needs (tests/fuzz/fuzz_lower.c), in a fraction of the time.
  *
  * These steps run as tasks on up to opt->jobs threads (base/jobs.c): a
  * family's lowering and O3; a PTX once its family is done; a ptxas once
@@ -126,7 +128,8 @@ static int fp8_tier(int target)
 
 /* A family: the targets whose dots run alike, split by fp8 tier when `tiers`
  * (kernels narrow to fp8, or have fp8 dots, which run mma.sync from sm_89 on,
- * or control grid dependencies or read tensor maps, which sm_90 on does). */
+ * or control grid dependencies, read tensor maps or add bf16 atomically,
+ * which sm_90 on does). */
 static int family_of(int target, bool tiers)
 {
 	return (int)target_dot_unit(target) * 3 + (tiers ? fp8_tier(target) : 0);
@@ -169,6 +172,21 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 		if (op->code == IR_OP_DOT && ir_kind_is_fp8(from))
 			u->dots = true;
 	}
+}
+
+/* A bf16 atomic addition: `atom.add.bf16(x2)` from sm_90 on, a
+ * compare-and-swap loop below (nvptx/atomic.c). */
+static bool adds_bf16(const ir_func *f, const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nregions; j++)
+			if (adds_bf16(f, &op->regions[j]))
+				return true;
+		if (op->code == IR_OP_ATOMIC_RMW && f->values[op->args[0]].type.pointee == IR_BF16)
+			return true;
+	}
+	return false;
 }
 
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeline_options *opt)
@@ -353,9 +371,11 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 		LLVMDisposeTargetMachine(tm);
 		return st; /* no O3: nothing of it is kept */
 	}
-	if (st == TILEC_OK && libdev)
+	if (st == TILEC_OK && opt->lower_only)
+		st = target_verify(ctx, m); /* the module as lowered */
+	else if (st == TILEC_OK && libdev)
 		st = target_link_libdevice(ctx, m, r->ptxas);
-	if (st == TILEC_OK)
+	if (st == TILEC_OK && !opt->lower_only)
 		st = target_optimize(ctx, m, tm);
 	LLVMDisposeTargetMachine(tm);
 	return st;
@@ -375,6 +395,23 @@ static bool redundant_specific(const compile_options *opt, int i, const family *
 	return false;
 }
 
+/* The plain arch's cubin (sm_90) where its arch-specific one (sm_90a) is a
+ * target too and holds code of its own (wgmma): both load on compute
+ * capability 9.0 only and the loader prefers the specific one, so the plain
+ * cubin would never run. It is compiled (its PTX is the compute_90 image's,
+ * --keep-ptx writes it, -v reports it) but kept out of the blob. */
+static bool shadowed_plain(const compile_run *r, int i)
+{
+	const compile_options *opt = r->opt;
+	if (i >= opt->narchs || (opt->archs[i] & TARGET_ARCH_SPECIFIC))
+		return false;
+	for (int j = 0; j < opt->narchs; j++)
+		if (opt->archs[j] == (opt->archs[i] | TARGET_ARCH_SPECIFIC) &&
+		    r->fams[family_of(opt->archs[j], r->tiers)].arch_specific)
+			return true;
+	return false;
+}
+
 /* A family's task: its module in a context and an arena of its own (the
  * IR copies, analyses and plans go with the arena), kept as bitcode. */
 static tilec_status family_task(compile_run *r, task *t)
@@ -390,7 +427,7 @@ static tilec_status family_task(compile_run *r, task *t)
 	}
 	LLVMModuleRef m = NULL;
 	tilec_status st = lower_family(t->diags, a, r, t->key, c, fam, &m);
-	if (st == TILEC_OK && !fam->nmisfits && !(fam->bitcode = LLVMWriteBitcodeToMemoryBuffer(m)))
+	if (st == TILEC_OK && !fam->nmisfits && !r->opt->lower_only && !(fam->bitcode = LLVMWriteBitcodeToMemoryBuffer(m)))
 		st = TILEC_ERR_NOMEM;
 	if (m)
 		LLVMDisposeModule(m);
@@ -610,6 +647,7 @@ static tilec_status keep_image(arena *a, const compile_run *r, int i, compile_im
 	img->left_out = p->left_out;
 	if (p->left_out)
 		return TILEC_OK;
+	img->shadowed = shadowed_plain(r, i);
 	if (c && i < r->opt->narchs) {
 		img->kind = BLOB_IMAGE_CUBIN;
 		img->data = arena_copy(a, c->cubin, c->cubin_size);
@@ -664,8 +702,8 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			return TILEC_ERR_UNSUPPORTED;
 		}
 	r.tiers = fp8.narrows || fp8.dots;
-	for (int k = 0; k < n; k++) { /* griddepcontrol and TMA from sm_90 on (lower.c) */
-		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP);
+	for (int k = 0; k < n; k++) { /* griddepcontrol, TMA and bf16 atomics from sm_90 on */
+		r.tiers = r.tiers || ir_region_has(&funcs[k]->body, IR_OP_GRID_DEP) || adds_bf16(funcs[k], &funcs[k]->body);
 		for (int i = 0; i < funcs[k]->nparams; i++) /* a descriptor's map or a derived one */
 			r.tiers = r.tiers || funcs[k]->params[i].tensormap;
 	}
@@ -713,7 +751,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	 * cannot run fails the compile once the families are lowered. */
 	bool bad_ptxas = opt->ptxas && !r.ptxas;
 	int *after;
-	tilec_status st = plan_tasks(a, &r, !bad_ptxas, &after);
+	tilec_status st = plan_tasks(a, &r, !bad_ptxas && !opt->lower_only, &after);
 	int nfam = 0;
 	while (nfam < r.ntasks && r.tasks[nfam].kind == TASK_FAMILY)
 		nfam++;
@@ -743,6 +781,10 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	int llvm_errors = 0;
 	if (st == TILEC_OK)
 		st = replay(ctx, &r, 0, nfam, &llvm_errors);
+	if (opt->lower_only) {
+		free_run(&r);
+		return st == TILEC_OK && llvm_errors ? TILEC_ERR_LLVM : st;
+	}
 	if (st == TILEC_OK && bad_ptxas) {
 		diag_error(ctx, no_loc, "ptxas '%s' is not an executable file", opt->ptxas);
 		st = TILEC_ERR_PTXAS;

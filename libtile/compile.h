@@ -27,6 +27,8 @@ typedef struct compile_options {
 	int ptx_arch;            /* its target (compute_<ptx_arch>), e.g. 80 */
 	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
 	bool debug_verify;       /* run ir_verify first */
+	bool lower_only;         /* stop once each family is lowered and its module passes LLVM's
+	                            verifier: no libdevice, O3 or image, out holds nothing */
 	const bool *may_leave_out; /* NULL, or per kernel: one whose shared memory does not fit a
 	                            block on some target is reported in out->misfits, not an error */
 	int jobs;                /* threads for the families and the images; <= 1: one after the
@@ -54,6 +56,8 @@ typedef struct compile_image {
 	size_t ptx_size;
 	bool left_out;           /* an arch-specific target whose code would be its plain arch's
 	                            (no kernel uses wgmma) while that arch is a target too: no image */
+	bool shadowed;           /* a plain cubin (sm_90) whose arch-specific one (sm_90a) has code of
+	                            its own: never loaded, so not for the blob (compiled, reported) */
 } compile_image;
 
 typedef struct compile_result {

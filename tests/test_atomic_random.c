@@ -6,8 +6,10 @@
  * tl.rand, tl.randint with a scalar offset and 64-bit seeds, 64-bit
  * offsets (two 32-bit counters), tl.philox's 4x64 path on 64-bit counters
  * and tutorial 04's dropout, all bit for bit as
- * Triton's random.py computes them; tl.randn through the interpreter's
- * math functions (a few ulp from the GPU's libdevice and sqrt.approx).
+ * Triton's random.py computes them; tl.randn and tl.randn4x through the
+ * interpreter's math functions, within 2.5 * 2^-23 of Box-Muller computed
+ * in double, where the GPU's libdevice and 1-ulp sqrt.approx keep within
+ * 4.5 * 2^-23 (docs/LANGUAGE.md: the two differ by a few ulp).
  * Atomics run sequentially in the interpreter, so their results are exact:
  * histograms, every fetch-and-op with its old values (i32, u32, i64,
  * fp32, fp16), float max/min through Triton's integer route (-0.0, NaN,
@@ -268,6 +270,73 @@ static void test_random_streams(void)
 			same_bits("tl.philox on 64-bit counters", got, want, N);
 		}
 	}
+}
+
+/* Box-Muller in double from the float inputs the kernel computes (u1
+ * clamped to 1e-7, th = 2pi * u2 rounded to float): the exact value that
+ * the float results approximate. */
+static double box_muller(float u1, float u2, bool sine)
+{
+	double r = sqrt(-2.0 * log((double)fmaxf(1.0e-7f, u1)));
+	double th = (double)(6.2831853071795862f * u2);
+	return r * (sine ? sin(th) : cos(th));
+}
+
+/* tl.randn's error bound, relative to the exact value, in units of 2^-23
+ * (one ulp of a float is at most 2^-23 of it). The interpreter, on the
+ * host's libm: logf 1 ulp (halved by the square root), sqrtf 0.5, cosf or
+ * sinf 1, the product 0.5: 2.5. The GPU (docs/LANGUAGE.md): libdevice's
+ * logf 1 ulp (0.5), sqrt.approx 1 ulp from the correctly rounded root
+ * (1.5), cosf/sinf 2, the product 0.5: 4.5. Each side within its bound of
+ * the exact value, the two differ by at most 7 units: a few ulp. */
+enum { RANDN_HOST_ULPS2 = 5, RANDN_GPU_ULPS2 = 9 }; /* the bounds doubled */
+
+static bool within(double got, double exact, int ulps2)
+{
+	return fabs(got - exact) <= ldexp(fabs(exact), -23) * ulps2 / 2.0;
+}
+
+/* tl.randn and tl.randn4x in the interpreter against Box-Muller in double,
+ * within the interpreter's bound; and the values a GPU whose square root
+ * is 1 ulp off gives (sqrtf's neighbours, times the host's cosine) within
+ * the GPU's bound, which is what keeps the two a few ulp apart. */
+static void test_randn_bound(void)
+{
+	enum { N = 4096, BLOCK = 256 };
+	static float got[N * 4];
+	static const int64_t seeds[] = {-7, 0x5eed};
+	size_t bad = 0, bad_gpu = 0, first = 0;
+	for (size_t si = 0; si < sizeof seeds / sizeof seeds[0]; si++) {
+		launch l = kl(KDIR "random.py", "randn4x_kernel", "*fp32, i32, i32, 256", N / BLOCK);
+		kl_ptr(&l, got, sizeof got);
+		kl_int(&l, seeds[si]);
+		kl_int(&l, N);
+		float one[N];
+		launch l1 = kl(KDIR "random.py", "randn_kernel", "*fp32, i32, i32, 256", N / BLOCK);
+		kl_ptr(&l1, one, sizeof one);
+		kl_int(&l1, seeds[si]);
+		kl_int(&l1, N);
+		if (!kl_run(&l) || !kl_run(&l1))
+			continue;
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t r[4];
+			randint4x(seeds[si], i, r);
+			for (int j = 0; j < 4; j++) {
+				float u1 = uniform32(r[j & 2]), u2 = uniform32(r[(j & 2) + 1]);
+				double exact = box_muller(u1, u2, j & 1);
+				if (!within(got[i * 4 + j], exact, RANDN_HOST_ULPS2) && !bad++)
+					first = i * 4 + j;
+				/* tl.randn is randn4x's first */
+				bad += j == 0 && !within(one[i], exact, RANDN_HOST_ULPS2);
+				float s = sqrtf(-2.0f * logf(fmaxf(1.0e-7f, u1))), th = 6.2831853071795862f * u2;
+				float c = j & 1 ? sinf(th) : cosf(th);
+				bad_gpu += !within(nextafterf(s, 0.0f) * c, exact, RANDN_GPU_ULPS2) +
+					   !within(nextafterf(s, INFINITY) * c, exact, RANDN_GPU_ULPS2);
+			}
+		}
+	}
+	CHECK_MSG(bad == 0, "randn: %zu values over 2.5 * 2^-23 from Box-Muller in double; first [%zu]", bad, first);
+	CHECK_MSG(bad_gpu == 0, "randn: %zu values of a 1-ulp square root over 4.5 * 2^-23", bad_gpu);
 }
 
 static void test_dropout(void)
@@ -633,6 +702,7 @@ int main(void)
 {
 	test_philox_kat();
 	test_random_streams();
+	test_randn_bound();
 	test_dropout();
 	test_histogram();
 	test_fetch_ops();

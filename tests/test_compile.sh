@@ -475,9 +475,29 @@ check "sm_90 and sm_120: mma.sync fed by TMA, a proxy fence before each refill, 
 	done
 	! grep -q 'bulk.tensor\|mbarrier' '$T/tma9.sm_80.ptx'"
 "$TILEC" inspect "$T/tma9.c" >"$T/tma9.inspect" 2>&1
-check "inspect: sm_90's and sm_120's images read the maps, sm_80's does not" bash -c "
-	grep -q 'sm_90 (reads tensor maps)' '$T/tma9.inspect' && grep -q 'sm_120 (reads tensor maps)' '$T/tma9.inspect' &&
+check "inspect: sm_90a's and sm_120's images read the maps, sm_80's does not" bash -c "
+	grep -q 'cubin sm_90a (reads tensor maps)' '$T/tma9.inspect' && grep -q 'sm_120 (reads tensor maps)' '$T/tma9.inspect' &&
 	! grep -q 'sm_80 (reads' '$T/tma9.inspect'"
+# sm_90 is Hopper: it brings sm_90a, whose wgmma cubin replaces the plain
+# one in the blob (both load on 9.0 only); a kernel without dots keeps sm_90's
+check "inspect: sm_90's mma.sync cubin left out beside sm_90a's" bash -c "
+	grep -q \"cubin sm_90a (reads tensor maps), Hopper's wgmma code\" '$T/tma9.inspect' && ! grep -q 'cubin sm_90 ' '$T/tma9.inspect'"
+check "--arch sm_90 on a matmul" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
+	-D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 --arch sm_90 -o "$T/h90" --keep-ptx "$T/h90.ptx" -v
+cp "$T/out" "$T/h90.log"
+check "-v reports the plain cubin as not kept" grep -q "sm_90: .*(not kept: the arch-specific cubin replaces it)" "$T/h90.log"
+"$TILEC" inspect "$T/h90.c" >"$T/h90.inspect" 2>&1
+check "--arch sm_90: an sm_90a cubin and compute_90 PTX, no sm_90 cubin" bash -c "
+	grep -q 'image 0: group 0, cubin sm_90a, Hopper' '$T/h90.inspect' && grep -q 'image 1: group 0, ptx sm_90,' '$T/h90.inspect' &&
+	! grep -q 'image 2' '$T/h90.inspect' && grep -q wgmma '$T/h90.ptx/h90.sm_90a.ptx' &&
+	grep -q mma.sync '$T/h90.ptx/h90.compute_90.ptx' && ! grep -q wgmma '$T/h90.ptx/h90.compute_90.ptx'"
+check "the same with --arch sm_90a" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
+	-D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 --arch sm_90a -o "$T/h90a" --keep-ptx "$T/h90a.ptx"
+check "--arch sm_90's sm_90a code is --arch sm_90a's" cmp "$T/h90.ptx/h90.sm_90a.ptx" "$T/h90a.ptx/h90a.sm_90a.ptx"
+check "--arch hopper is --arch sm_90" "$TILEC" compile $VA -n add_kernel -s "$VSIG, 1024" --arch hopper -o "$T/hva"
+"$TILEC" inspect "$T/hva.c" >"$T/hva.inspect" 2>&1
+check "a kernel without dots keeps the plain sm_90 cubin" bash -c "
+	grep -q 'cubin sm_90,' '$T/hva.inspect' && ! grep -q 'sm_90a' '$T/hva.inspect'"
 if [ -n "$PTXAS" ]; then
 	"$PTXAS" -arch=sm_90 -v "$T/tma9.sm_90.ptx" -o "$T/tma9.cubin" >"$T/tma9.ptxas" 2>&1
 	check "sm_90 TMA matmul on mma.sync: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/tma9.ptxas"

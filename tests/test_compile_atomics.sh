@@ -6,8 +6,10 @@
 # semantics Triton accepts; then the PTX: `red` for an unused result with
 # relaxed semantics, `atom` with acq_rel by default, the float max/min
 # route through signed max and unsigned min, compare-and-swap (bf16
-# addition's loop of them in the op's scope), 16-bit
-# atomics, the scalar result through shared memory, mul.hi in Philox.
+# addition's loop of them in the op's scope below sm_90, its atom from
+# sm_90 on), fp16 and bf16 pairs in one f16x2/bf16x2 exactly where the
+# pointers and the mask come in aligned pairs, 16-bit atomics, the scalar
+# result through shared memory, randn's sqrt.approx, mul.hi in Philox.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +39,23 @@ has() { # has NAME REGEX: the PTX of NAME matches
 }
 hasnt() {
 	if grep -qE -- "$2" "$T/$1.compute_80.ptx" 2>/dev/null; then fail "$1: '$2' in its PTX"; else ok; fi
+}
+# count NAME ARCH REGEX N: the PTX of NAME for ARCH (compute_80, sm_90)
+# has N lines matching
+count() {
+	local got
+	got=$(grep -cE -- "$3" "$T/$1.$2.ptx" 2>/dev/null)
+	if [ "$got" = "$4" ]; then ok; else fail "$1: $got lines of '$3' in its $2 PTX, not $4"; fi
+}
+# stored_olds NAME ARCH TYPE: the old word of each of NAME's 4 TYPE atoms
+# (f16x2, bf16x2) is stored as it is, in a 16-byte store
+stored_olds() {
+	local f="$T/$1.$2.ptx" r n=0
+	for r in $(grep -oE "$3 %r[0-9]+" "$f" | awk '{print $2}'); do
+		grep -qE "st\.global\.v4\.[bu]32 .*[{ ,]$r[,}]" "$f" || { fail "$1: $3 old value $r not stored as a word"; return; }
+		n=$((n + 1))
+	done
+	if [ "$n" = 4 ]; then ok; else fail "$1: $n $3 atoms with a result"; fi
 }
 
 A=tests/kernels/atomics.py
@@ -89,6 +108,59 @@ has fetch_add_fp16x2 'atom\.acq_rel\.gpu\.global\.add\.noftz\.f16x2'
 hasnt fetch_add_fp16x2 'add\.noftz\.f16 '
 compile fetch_add_bf16 $A fetch_ops '*bf16, *bf16, *bf16, i32, "add", 128'
 has fetch_add_bf16 'atom\.(acq_rel\.gpu\.)?global\.cas\.b32'
+# sm_90 adds bf16 in PTX (compile.c lowers it apart from sm_80): the op's
+# semantics and scope, no loop
+count fetch_add_bf16 sm_90 'atom\.acq_rel\.gpu\.global\.add\.noftz\.bf16 ' 1
+count fetch_add_bf16 sm_90 'cas' 0
+# pairs of 16-bit floats (1024 elements over 128 threads: 8 a thread, in
+# runs of 4 or more): one f16x2 or bf16x2 where the pointers come in 4-byte
+# aligned pairs and the mask with them, else one per element; bf16 pairs
+# from sm_90 on (its loop below)
+for ty in fp16 bf16; do
+	for m in none pair elem; do
+		for sh in 0 1; do
+			compile "pairs_${ty}_${m}_$sh" $A add_pairs "*$ty:16, *$ty:16, i32, \"$m\", $sh, 1024"
+		done
+	done
+done
+for m in none pair; do # no mask, or one mask bit per aligned pair (offs // 2 < n)
+	count "pairs_fp16_${m}_0" compute_80 'red\.relaxed\.gpu\.global\.add\.noftz\.f16x2 ' 4
+	count "pairs_fp16_${m}_0" compute_80 'add\.noftz\.f16 ' 0
+	count "pairs_bf16_${m}_0" sm_90 'red\.relaxed\.gpu\.global\.add\.noftz\.bf16x2 ' 4
+	count "pairs_bf16_${m}_0" sm_90 'add\.noftz\.bf16 |cas' 0
+	count "pairs_bf16_${m}_0" compute_80 'atom\.(relaxed\.gpu\.)?global\.cas\.b32' 8
+	count "pairs_bf16_${m}_0" compute_80 'add\.noftz\.bf16' 0
+done
+# a mask bit per element (n unknown) or pairs across words (SHIFT 1): one
+# atom per element, on every arch
+for p in none_1 pair_1 elem_0 elem_1; do
+	count "pairs_fp16_$p" compute_80 'red\.relaxed\.gpu\.global\.add\.noftz\.f16 ' 8
+	count "pairs_fp16_$p" compute_80 'f16x2' 0
+	count "pairs_bf16_$p" sm_90 'red\.relaxed\.gpu\.global\.add\.noftz\.bf16 ' 8
+	count "pairs_bf16_$p" sm_90 'bf16x2|cas' 0
+done
+# old values read: each pair's old word holds the two old elements, in
+# order, so the store of the old values takes the atoms' words as they are
+compile fetch_add_bf16x2 $A fetch_ops '*bf16:16, *bf16:16, *bf16:16, i32:16, "add", 1024'
+count fetch_add_bf16x2 sm_90 'atom\.acq_rel\.gpu\.global\.add\.noftz\.bf16x2 ' 4
+count fetch_add_bf16x2 compute_80 'atom\.(acq_rel\.gpu\.)?global\.cas\.b32' 8
+stored_olds fetch_add_bf16x2 sm_90 bf16x2
+stored_olds fetch_add_fp16x2 compute_80 f16x2
+# sm_90 first in --arch: the sm_80 code still loops; sm_90a (alone, so
+# that its image is kept) packs as sm_90 does
+if "$TILEC" compile $A -n add_pairs -s '*bf16:16, *bf16:16, i32, "pair", 0, 1024' --arch sm_90,sm_80 \
+	-o "$T/order" --keep-ptx "$T" -on order >"$T/order.log" 2>&1 &&
+	"$TILEC" compile $A -n add_pairs -s '*bf16:16, *bf16:16, i32, "pair", 0, 1024' --arch sm_90a \
+		-o "$T/wg" --keep-ptx "$T" -on wg >"$T/wg.log" 2>&1; then
+	ok
+else
+	fail "add_pairs bf16 for sm_90,sm_80 and sm_90a"
+	head -c 2000 "$T/order.log" "$T/wg.log"
+fi
+count order sm_80 'atom\.(relaxed\.gpu\.)?global\.cas\.b32' 8
+count order sm_80 'bf16x2' 0
+count order sm_90 'bf16x2' 4
+count wg sm_90a 'red\.relaxed\.gpu\.global\.add\.noftz\.bf16x2 ' 4
 # the loop's compare-and-swap in the scope the op asked for, and no other:
 # LLVM 20 and newer write the op's semantics and scope (the C API names the
 # scope from 20 on; LLVM 22 wrote .sys for every scope without it), LLVM 19
@@ -108,6 +180,10 @@ has bf16_relaxed_cta 'atom\.(relaxed\.cta\.)?global\.cas\.b32'
 hasnt bf16_relaxed_cta 'atom\.[a-z_.]*(sys|gpu)\.'
 has bf16_acq_rel_sys 'atom\.(acq_rel\.sys\.)?global\.cas\.b32'
 has bf16_relaxed_sys 'atom\.(relaxed\.sys\.)?global\.cas\.b32'
+for sc in gpu cta sys; do # sm_90: one atom in the scope asked for
+	count "bf16_acq_rel_$sc" sm_90 "^\s*(@%p[0-9]+ )?atom\.acq_rel\.$sc\.global\.add\.noftz\.bf16 " 1
+	count "bf16_relaxed_$sc" sm_90 "^\s*(@%p[0-9]+ )?atom\.relaxed\.$sc\.global\.add\.noftz\.bf16 " 1
+done
 for ty in i16 fp16 i32 fp32 i64 fp64; do
 	compile "cas_$ty" $A cas_block "*$ty, *$ty, *$ty, *$ty, 64"
 done
@@ -118,7 +194,15 @@ compile philox $R philox_block '*u32, *u32, *u32, 32, 10'
 has philox 'mul\.hi\.u32'
 compile rand $R rand_kernel '*fp32:16, i32, i32:16, 1024'
 compile randn $R randn_kernel '*fp32:16, i32, i32:16, 1024'
-has randn 'sqrt\.approx'
+# the square root as Triton's tl.sqrt: sqrt.approx.f32 (docs/LANGUAGE.md:
+# the interpreter's randn differs from it by a few ulp), one per element (8
+# a thread), never the IEEE root; sine and cosine libdevice's, not the
+# special-function unit's
+count randn compute_80 '^\s*sqrt\.approx\.f32 ' 8
+count randn compute_80 'sqrt\.rn|(sin|cos|lg2)\.approx' 0
+compile randn4x $R randn4x_kernel '*fp32:16, i32, i32:16, 1024'
+count randn4x compute_80 '^\s*sqrt\.approx\.f32 ' 16
+count randn4x compute_80 'sqrt\.rn|(sin|cos|lg2)\.approx' 0
 compile randint4x $R randint4x_kernel '*i32, i32, i32, 256'
 compile randint_scalar $R randint_scalar '*i32, i64'
 compile rand_wide $R rand_wide '*fp32, i64, i32, 256'

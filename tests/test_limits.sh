@@ -135,6 +135,20 @@ expect ir-values 1 "the kernel grows past 65536 IR values" -- "$TILEC" ir "$TMP/
 	printf '    tl.store(x_ptr + offs, h0(tl.load(x_ptr + offs)))\n'
 } >"$TMP/doubling.py"
 expect inline-doubling 1 "the kernel grows past 65536 IR values" -- timeout 120 "$TILEC" ir "$TMP/doubling.py" "${IR[@]}"
+# the same of plain functions run at compile time, which grow no IR: 65536
+# calls (15 deep: 65535 calls, accepted)
+hostcalls() {
+	printf 'import triton\nimport triton.language as tl\n\n\n'
+	for ((i = 0; i < $1; i++)); do
+		printf '@tl.constexpr\ndef c%d(n):\n    return c%d(n) + c%d(n)\n\n\n' "$i" $((i + 1)) $((i + 1))
+	done
+	printf '@tl.constexpr\ndef c%d(n):\n    return n\n\n\n' "$1"
+	printf '@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    tl.store(x_ptr, c0(BLOCK))\n'
+}
+hostcalls 40 >"$TMP/hostcalls.py"
+expect host-calls 1 "plain functions run at compile time make more than 65536 calls" -- timeout 120 "$TILEC" ir "$TMP/hostcalls.py" "${IR[@]}"
+hostcalls 15 >"$TMP/hostcalls15.py"
+expect host-calls-at 0 "const 2097152" -- "$TILEC" ir "$TMP/hostcalls15.py" "${IR[@]}"
 
 # helper depth: 64
 printf 'import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef r(v):\n    return r(v)\n\n\n@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n    tl.store(x_ptr, r(n))\n' >"$TMP/recurse.py"

@@ -413,6 +413,80 @@ static void test_decorators(void)
 	done(&p);
 }
 
+/* Kernels a factory function defines in its body: listed apart, each
+ * with the def around it (through compound statements, not classes);
+ * their decorators resolve through the factory's imports first, which are
+ * recorded on the factory by the body statement they are in. Plain defs
+ * marked @tl.constexpr are flagged. A syntax error in such a kernel is
+ * reported. */
+static void test_nested_kernels(void)
+{
+	parsed p;
+	parse_text(&p,
+		   "import functools\n"
+		   "import triton.language as tl\n"
+		   "def factory(flag):\n"
+		   "    import triton as tr\n"
+		   "    if flag:\n"
+		   "        from triton import jit\n"
+		   "    @tr.jit\n"
+		   "    def k(x):\n"
+		   "        pass\n"
+		   "    @functools.cache\n"
+		   "    def host(): pass\n"
+		   "    class C:\n"
+		   "        import triton as tr\n"
+		   "        @tr.jit\n"
+		   "        def method(self): pass\n"
+		   "    def inner():\n"
+		   "        @jit\n"
+		   "        def deep(): pass\n"
+		   "        return deep\n"
+		   "    return k\n"
+		   "@tl.constexpr\n"
+		   "def acc(dtype): return dtype\n"
+		   "def plain(): pass\n");
+	CHECK_EQ_INT(p.st, TILEC_OK);
+	if (p.st == TILEC_OK) {
+		CHECK_EQ_INT(p.m->nfuncs, 0);
+		CHECK_EQ_INT(p.m->nnested, 2);
+		CHECK(ast_find_func(p.m, "k") == NULL);
+		ast_func *k = ast_find_kernel(p.m, "k"), *deep = ast_find_kernel(p.m, "deep");
+		CHECK(k && k->outer && !strcmp(k->outer->name, "factory") && !k->outer->outer);
+		CHECK(deep && deep->outer && !strcmp(deep->outer->name, "inner") && deep->outer->outer == k->outer);
+		CHECK(ast_find_kernel(p.m, "method") == NULL && ast_find_kernel(p.m, "host") == NULL);
+		if (k && k->outer) {
+			const ast_func *f = k->outer;
+			CHECK_EQ_INT(f->nimports, 2);
+			CHECK(f->nimports == 2 && !strcmp(f->imports[0].alias, "tr") && f->imports[0].group == 0);
+			CHECK(f->nimports == 2 && !strcmp(f->imports[1].path, "triton.jit") && f->imports[1].group == 2);
+		}
+		CHECK_EQ_INT(p.m->nhost_funcs, 3);
+		CHECK(p.m->nhost_funcs == 3 && !strcmp(p.m->host_funcs[1]->name, "acc") && p.m->host_funcs[1]->constexpr_fn);
+		CHECK(p.m->nhost_funcs == 3 && !p.m->host_funcs[2]->constexpr_fn);
+		if (p.m->nhost_funcs == 3) {
+			strbuf sb;
+			sb_init(&sb);
+			ast_dump_func(&sb, p.m->host_funcs[1]);
+			CHECK_STR_CONTAINS(sb_str(&sb), "(constexpr ");
+			sb_free(&sb);
+		}
+	}
+	done(&p);
+	char *got = diagnose("import triton\n"
+			     "def factory():\n"
+			     "    @triton.jit\n"
+			     "    def k(x):\n"
+			     "        x = = 1\n");
+	CHECK_STR_CONTAINS(got, "k.py:5:13: error: expected an expression, found '='");
+	free(got);
+	/* host code after it that does not parse: the factory is skipped whole */
+	parse_text(&p, "import triton\ndef factory():\n    @triton.jit\n    def k(x): pass\n    y = = 1\n");
+	CHECK_EQ_INT(p.st, TILEC_OK);
+	CHECK(p.st != TILEC_OK || p.m->nnested == 0);
+	done(&p);
+}
+
 /* Host code is skipped where it cannot be parsed; kernels after it are
  * still found and nothing is reported. */
 static void test_host_recovery(void)
@@ -699,6 +773,7 @@ int main(void)
 	test_host_heavy();
 	test_kernel_dump();
 	test_decorators();
+	test_nested_kernels();
 	test_host_recovery();
 	test_syntax_errors();
 	test_kernel_check();

@@ -164,6 +164,67 @@ static void test_unsupported(void)
 	tilec_ctx_free(ctx);
 }
 
+/* A factory's kernels are among the file's kernels, after the module's;
+ * fe_spec.binds gives a module-level name host code computes, bare or
+ * qualified by the module's file; a value tile cannot resolve is refused. */
+static void test_host_names(void)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	CHECK_EQ_INT(fe_load_text(ctx, a, "pkg/h.py",
+				  "import triton\n"
+				  "import triton.language as tl\n"
+				  "shim = pick_module()\n"
+				  "@triton.jit\n"
+				  "def top(x_ptr):\n"
+				  "    tl.store(x_ptr, shim.exp(tl.load(x_ptr)))\n"
+				  "def factory():\n"
+				  "    import triton.language as tl\n"
+				  "    @triton.jit\n"
+				  "    def inner(x_ptr, B: tl.constexpr):\n"
+				  "        tl.store(x_ptr, B)\n"
+				  "    return inner\n",
+				  &m),
+		     TILEC_OK);
+	if (!m) {
+		arena_free(a);
+		tilec_ctx_free(ctx);
+		return;
+	}
+	CHECK_EQ_INT(fe_kernel_count(m), 2);
+	CHECK(!strcmp(fe_kernel_name(m, 1), "inner"));
+	CHECK_EQ_INT(fe_param_count(m, "inner"), 2);
+	CHECK(fe_param_is_constexpr(m, "inner", 1));
+	fe_spec s = {0};
+	ir_func *f = NULL;
+	s.kernel = "inner";
+	s.signature = "*fp32, 2";
+	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
+	s.kernel = "top";
+	s.signature = "*fp32";
+	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_ERR_SEMANTIC);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "give its value with --bind shim=VALUE");
+	tilec_clear_diagnostics(ctx);
+	static const char *const names[3] = {"shim", "pkg.h.shim", "h.shim"};
+	for (int i = 0; i < 3; i++) {
+		fe_define bind = {names[i], "triton.language.extra.libdevice"};
+		s.binds = &bind;
+		s.nbinds = 1;
+		CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
+	}
+	fe_define elsewhere = {"other.shim", "triton.language.extra.libdevice"};
+	s.binds = &elsewhere;
+	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_ERR_SEMANTIC);
+	tilec_clear_diagnostics(ctx);
+	fe_define bad = {"shim", "triton.language.nope"};
+	s.binds = &bad;
+	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_ERR_INVALID);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), "--bind shim=triton.language.nope: the value is neither");
+	arena_free(a);
+	tilec_ctx_free(ctx);
+}
+
 /* A file of about 200 lines and 14 kernels loads and specializes whole
  * (bench/frontend.sh measures the time). */
 static void test_many_kernels(void)
@@ -208,6 +269,7 @@ int main(void)
 {
 	test_module();
 	test_unsupported();
+	test_host_names();
 	test_many_kernels();
 	return check_report("test_sema");
 }

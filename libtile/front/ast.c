@@ -46,6 +46,15 @@ ast_func *ast_find_func(const ast_module *m, const char *name)
 	return NULL;
 }
 
+ast_func *ast_find_kernel(const ast_module *m, const char *name)
+{
+	ast_func *f = ast_find_func(m, name);
+	for (int i = m->nnested - 1; i >= 0 && !f; i--)
+		if (strcmp(m->nested[i]->name, name) == 0)
+			f = m->nested[i];
+	return f;
+}
+
 ast_node *ast_call_kwarg(const ast_node *call, const char *name)
 {
 	if (!call || call->kind != AST_CALL)
@@ -623,7 +632,7 @@ void ast_dump_func(strbuf *sb, const ast_func *f)
 {
 	sb_printf(sb, "(%sdef %s", f->is_async ? "async " : "", f->name);
 	for (int i = 0; i < f->decorators.n; i++) {
-		static const char *const kinds[] = {"decorator", "jit", "autotune", "heuristics"};
+		static const char *const kinds[] = {"decorator", "jit", "autotune", "heuristics", "constexpr"};
 		sb_printf(sb, "\n  (%s ", kinds[f->deco_kinds ? f->deco_kinds[i] : 0]);
 		ast_dump(sb, f->decorators.items[i]);
 		sb_putc(sb, ')');

@@ -55,6 +55,14 @@ typedef struct fe_spec {
 	                              blocks TMA can copy gets a tensor-map parameter too, and
 	                              a device-side one that the launch arguments determine a
 	                              hidden one (ir_func.maps) */
+	const fe_define *binds;    /* --bind NAME=VALUE: the values of module-level names that
+	                              host code computes. NAME may be qualified by its module
+	                              (flag_gems.utils.tl_extra_shim: the name in a module whose
+	                              file ends in flag_gems/utils.py or flag_gems/utils/__init__.py),
+	                              else it binds the name in every module; VALUE is a Python
+	                              literal, a dtype, or a Triton module or object by its
+	                              dotted path (triton.language.extra.libdevice.rsqrt) */
+	int nbinds;
 } fe_spec;
 
 typedef struct fe_module fe_module;
@@ -63,7 +71,8 @@ typedef struct fe_module fe_module;
 tilec_status fe_load(tilec_ctx *ctx, arena *a, const char *path, fe_module **out);
 /* The same from text already in memory (tests). */
 tilec_status fe_load_text(tilec_ctx *ctx, arena *a, const char *path, const char *text, fe_module **out);
-/* The @jit functions of the file that can be kernels, in source order. */
+/* The @jit functions of the file that can be kernels: the module-level
+ * ones in source order, then those defined in defs' bodies. */
 int fe_kernel_count(const fe_module *m);
 const char *fe_kernel_name(const fe_module *m, int i);
 /* Autotune configs of a kernel (0 when it has none or the kernel does not

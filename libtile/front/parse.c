@@ -20,6 +20,9 @@
  * simple `NAME = expr` assignments and @jit
  * functions, whose decorators are classified through the imports seen so
  * far (a decorator runs when its def does, so later imports do not count).
+ * Inside a def's body (not a class's) it records the imports on the def
+ * and the @jit defs in the module's list of nested ones, each pointing at
+ * its def; their decorators see the imports of the defs around them first.
  */
 #include "front/syntax.h"
 
@@ -50,6 +53,7 @@ typedef struct parser {
 	ast_node scratch;
 	ast_func **defs; /* module-level defs without @jit, for f = triton.jit(f) */
 	int ndefs;
+	ast_func *frame; /* the def whose body is being parsed; NULL at module level and in a class */
 } parser;
 
 /* ---- tokens ---- */
@@ -886,12 +890,13 @@ static ast_node *skipped(parser *p, int from)
 /* A statement, recovered by extent where that is allowed. */
 static void parse_statement_or_skip(parser *p, ast_list *out)
 {
-	int from = p->pos, n = out->n;
+	int from = p->pos, n = out->n, nested = p->m->nnested;
 	parse_statement(p, out);
 	if (p->failed && !p->fatal && recoverable(p)) {
 		p->failed = false;
 		p->pos = from;
 		out->n = n;
+		p->m->nnested = nested; /* kernels of a def that is skipped whole */
 		skip_statement(p);
 		list_push(p, out, skipped(p, from));
 	}
@@ -1169,10 +1174,18 @@ static const char *resolve_decorator(parser *p, const ast_node *d)
 	if (d->kind != AST_NAME)
 		return NULL;
 	const char *root = d->name.id;
-	for (int i = p->m->nimports - 1; i >= 0; i--)
+	bool found = false;
+	/* a def's own imports hide the module's (triton imported in a factory) */
+	for (const ast_func *f = p->frame; f && !found; f = f->outer)
+		for (int i = f->nimports - 1; i >= 0 && !found; i--)
+			if (strcmp(f->imports[i].alias, root) == 0) {
+				root = f->imports[i].path;
+				found = true;
+			}
+	for (int i = p->m->nimports - 1; i >= 0 && !found; i--)
 		if (strcmp(p->m->imports[i].alias, root) == 0) {
 			root = p->m->imports[i].path;
-			break;
+			found = true;
 		}
 	strbuf sb;
 	sb_init(&sb);
@@ -1195,6 +1208,11 @@ static ast_deco_kind decorator_kind(parser *p, const ast_node *d)
 		{"triton.runtime.autotuner.autotune", AST_DECO_AUTOTUNE},
 		{"triton.heuristics", AST_DECO_HEURISTICS}, {"triton.runtime.heuristics", AST_DECO_HEURISTICS},
 		{"triton.runtime.autotuner.heuristics", AST_DECO_HEURISTICS},
+		{"triton.language.constexpr", AST_DECO_CONSTEXPR}, {"triton.language.core.constexpr", AST_DECO_CONSTEXPR},
+		{"triton.constexpr_function", AST_DECO_CONSTEXPR},
+		{"triton.language.constexpr_function", AST_DECO_CONSTEXPR},
+		{"triton.language.core.constexpr_function", AST_DECO_CONSTEXPR},
+		{"triton.runtime.jit.constexpr_function", AST_DECO_CONSTEXPR},
 	};
 	const char *path = resolve_decorator(p, d);
 	if (!path)
@@ -1281,24 +1299,51 @@ static void record(parser *p, ast_node *s)
 		if (grow(p, (void **)&m->globals, m->nglobals, sizeof *m->globals))
 			m->globals[m->nglobals++] = (ast_global){target->loc, target->name.id,
 								  ann ? s->annassign.annotation : NULL,
-								  ann ? s->annassign.value : s->assign.value};
+								  ann ? s->annassign.value : s->assign.value,
+								  p->blocks ? p->top : 0, s};
 	} else if (s->kind == AST_FUNCDEF && s->func->jit) {
 		if (grow(p, (void **)&m->funcs, m->nfuncs, sizeof *m->funcs))
 			m->funcs[m->nfuncs++] = s->func;
 	} else if (s->kind == AST_FUNCDEF && s->func->name) {
 		if (grow(p, (void **)&m->host_funcs, m->nhost_funcs, sizeof *m->host_funcs))
-			m->host_funcs[m->nhost_funcs++] = s->func->name;
+			m->host_funcs[m->nhost_funcs++] = s->func;
 		if (grow(p, (void **)&p->defs, p->ndefs, sizeof *p->defs))
 			p->defs[p->ndefs++] = s->func;
 	}
 }
 
-/* Records the statements of l from index n0 when they are at module level. */
+/* Records what the front end needs from a statement of the body of def
+ * p->frame (l: the list that holds it): its imports, grouped by the
+ * body's statement they are in, and a @jit def. */
+static void record_local(parser *p, const ast_list *l, ast_node *s)
+{
+	ast_func *f = p->frame;
+	if (s->kind == AST_IMPORT || s->kind == AST_IMPORT_FROM) {
+		/* a compound statement is appended to the body once parsed */
+		int group = l == &f->body ? 0 : f->body.n + 1;
+		for (int i = 0; i < s->import_.n; i++)
+			if (grow(p, (void **)&f->imports, f->nimports, sizeof *f->imports)) {
+				f->imports[f->nimports] = s->import_.names[i];
+				f->imports[f->nimports++].group = group;
+			}
+	} else if (s->kind == AST_FUNCDEF && s->func->jit) {
+		ast_module *m = p->m;
+		if (grow(p, (void **)&m->nested, m->nnested, sizeof *m->nested))
+			m->nested[m->nnested++] = s->func;
+	}
+}
+
+/* Records the statements of l from index n0 at module level, or in the
+ * body of a def outside kernels. */
 static void record_from(parser *p, ast_list *l, int n0)
 {
-	if (p->scope == 0 && !p->in_kernel && !p->failed)
-		for (int i = n0; i < l->n; i++)
+	if (p->failed || p->in_kernel)
+		return;
+	for (int i = n0; i < l->n; i++)
+		if (p->scope == 0)
 			record(p, l->items[i]);
+		else if (p->frame)
+			record_local(p, l, l->items[i]);
 }
 
 /* ---- compound statements ---- */
@@ -1320,7 +1365,8 @@ static ast_node *parse_funcdef(parser *p, ast_list *decorators, bool is_async, s
 		return s;
 	}
 	bool outer_kernel = p->in_kernel;
-	for (int i = 0; i < decorators->n && p->scope == 0 && !outer_kernel && !p->failed; i++) {
+	bool classify = (p->scope == 0 || p->frame) && !outer_kernel;
+	for (int i = 0; i < decorators->n && classify && !p->failed; i++) {
 		ast_node *d = decorators->items[i];
 		ast_deco_kind k = f->deco_kinds[i] = decorator_kind(p, d);
 		if (k == AST_DECO_JIT && !f->jit)
@@ -1329,7 +1375,10 @@ static ast_node *parse_funcdef(parser *p, ast_list *decorators, bool is_async, s
 			f->autotune = d;
 		else if (k == AST_DECO_HEURISTICS && !f->heuristics && d->kind == AST_CALL)
 			f->heuristics = d;
+		else if (k == AST_DECO_CONSTEXPR)
+			f->constexpr_fn = true;
 	}
+	f->outer = p->frame;
 	tok *name = expect(p, TOK_NAME);
 	f->loc = name->loc;
 	f->name = name->sval ? name->sval : "";
@@ -1345,9 +1394,12 @@ static ast_node *parse_funcdef(parser *p, ast_list *decorators, bool is_async, s
 	expect(p, TOK_RPAREN);
 	if (accept(p, TOK_ARROW))
 		f->returns = parse_expr(p);
+	ast_func *frame = p->frame;
+	p->frame = f;
 	p->scope++;
 	parse_block(p, &f->body);
 	p->scope--;
+	p->frame = frame;
 	p->in_kernel = outer_kernel;
 	return s;
 }
@@ -1369,9 +1421,13 @@ static ast_node *parse_classdef(parser *p, ast_list *decorators, src_loc loc)
 		s->class_.bases = call.call.args;
 		s->class_.kwargs = call.call.kwargs;
 	}
+	/* a class body is no def's body: nothing in it is recorded */
+	ast_func *frame = p->frame;
+	p->frame = NULL;
 	p->scope++;
 	parse_block(p, &s->class_.body);
 	p->scope--;
+	p->frame = frame;
 	return s;
 }
 

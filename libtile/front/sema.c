@@ -125,20 +125,70 @@ static bool sv_same(sv a, sv b)
 
 /* ---------------------------------------------------------------- names */
 
-/* A module-level assignment, evaluated as a constant where it is used. */
-static bool global_value(sema *s, src_loc loc, const ast_global *g, sv *out)
+void sema_quiet_begin(sema *s, sema_quiet *q)
+{
+	memset(&q->ctx, 0, sizeof q->ctx);
+	q->saved = s->ctx;
+	q->status = s->status;
+	s->ctx = &q->ctx;
+}
+
+void sema_quiet_end(sema *s, sema_quiet *q)
+{
+	tilec_ctx *ctx = q->saved;
+	s->ctx = ctx;
+	s->status = q->status;
+	sb_free(&q->ctx.diags);
+	sb_free(&q->ctx.device_out);
+	/* files read meanwhile are still the compile's inputs (--depfile) */
+	for (int i = 0; i < q->ctx.ninputs; i++) {
+		bool known = false;
+		for (int k = 0; k < ctx->ninputs && !known; k++)
+			known = !strcmp(ctx->inputs[k], q->ctx.inputs[i]);
+		if (!known && ctx->ninputs == ctx->capinputs) {
+			int cap = ctx->capinputs ? ctx->capinputs * 2 : 8;
+			char **p = realloc(ctx->inputs, sizeof(char *) * (size_t)cap);
+			if (p) {
+				ctx->inputs = p;
+				ctx->capinputs = cap;
+			}
+		}
+		if (!known && ctx->ninputs < ctx->capinputs)
+			ctx->inputs[ctx->ninputs++] = q->ctx.inputs[i];
+		else
+			free(q->ctx.inputs[i]);
+	}
+	free(q->ctx.inputs);
+}
+
+/* A module-level assignment, evaluated as a constant where it is used: in
+ * the module's scope, as host code. */
+bool sema_global_value(sema *s, src_loc loc, const ast_global *g, sv *out)
 {
 	if (s->global_depth > 16)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "global `%s` is defined in terms of itself", g->name);
+	return sema_host_value(s, NULL, g->value, out) || sema_host_code_error(s, loc, g->name, NULL);
+}
+
+/* value as host code in the scope of encl's body (NULL: the module's),
+ * away from the kernel's locals; the caller bounds the depth. */
+bool sema_host_value(sema *s, const ast_func *encl, ast_node *value, sv *out)
+{
 	sema_scope empty = {0}, *saved = s->scope;
+	const ast_func *saved_encl = s->encl, *host_fn = s->host_fn;
+	bool host = s->host;
 	s->scope = &empty;
+	s->encl = encl;
+	s->host = true;
+	s->host_fn = NULL;
 	s->global_depth++;
-	bool ok = sema_expr(s, g->value, out);
+	bool ok = sema_expr(s, value, out);
 	s->global_depth--;
 	s->scope = saved;
-	if (!ok)
-		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "global `%s` is not a compile-time constant", g->name);
-	return true;
+	s->encl = saved_encl;
+	s->host = host;
+	s->host_fn = host_fn;
+	return ok;
 }
 
 /* The value an import binds: a module, or an attribute of one. */
@@ -164,68 +214,112 @@ static bool import_value(sema *s, src_loc loc, const ast_import *imp, sv *out)
 }
 
 /* Whether an import names something tile knows, without a diagnostic. */
-static bool import_resolves(sema *s, src_loc loc, const ast_import *imp)
+bool sema_import_resolves(sema *s, src_loc loc, const ast_import *imp)
 {
-	tilec_ctx quiet = {0};
-	tilec_ctx *ctx = s->ctx;
-	tilec_status st = s->status;
-	s->ctx = &quiet;
+	sema_quiet q;
+	sema_quiet_begin(s, &q);
 	sv v;
 	bool ok = import_value(s, loc, imp, &v);
-	s->ctx = ctx;
-	s->status = st;
-	sb_free(&quiet.diags);
-	sb_free(&quiet.device_out);
-	for (int i = 0; i < quiet.ninputs; i++)
-		free(quiet.inputs[i]);
-	free(quiet.inputs);
+	sema_quiet_end(s, &q);
 	/* a plain `import x` binds a module whatever x is: only known roots count */
 	if (ok && v.kind == SV_MODULE && !strchr(imp->path, '.'))
 		ok = !strcmp(imp->path, "triton") || !strcmp(imp->path, "math");
 	return ok;
 }
 
-bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
+bool sema_import_binding(sema *s, src_loc loc, const ast_import *imps, int n, const char *name, sv *out, bool *ok)
 {
-	memset(out, 0, sizeof *out);
-	sema_var *v = var_find(s->scope, name);
-	if (v) {
-		if (v->val.kind == SV_UNDEF && v->val.s)
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "%s, and cannot be used here", v->val.s);
-		if (v->val.kind == SV_UNDEF)
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
-					  "`%s` is defined in only one branch of a runtime `if` (or only inside a loop) and cannot be used here",
-					  name);
-		*out = v->val;
-		return true;
+	for (int i = n - 1; i >= 0; i--)
+		if (!strcmp(imps[i].alias, name)) {
+			int g = imps[i].group;
+			if (!g) {
+				*ok = import_value(s, loc, &imps[i], out);
+				return true;
+			}
+			/* bound inside an if/try: the first binding of the statement
+			 * that resolves, as a current Triton's import would */
+			int first = -1;
+			for (int j = 0; j < n; j++)
+				if (imps[j].group == g && !strcmp(imps[j].alias, name)) {
+					if (first < 0)
+						first = j;
+					if (sema_import_resolves(s, loc, &imps[j])) {
+						*ok = import_value(s, loc, &imps[j], out);
+						return true;
+					}
+				}
+			*ok = import_value(s, loc, &imps[first], out);
+			return true;
+		}
+	return false;
+}
+
+/* The module-level statement that holds statement `stmt`, through the
+ * blocks of compound statements; NULL when stmt is not below `l`. */
+static const ast_node *holder(const ast_list *l, const ast_node *stmt)
+{
+	for (int i = 0; i < l->n; i++) {
+		const ast_node *n = l->items[i];
+		if (n == stmt)
+			return n;
+		const ast_list *blocks[4] = {0};
+		switch (n->kind) {
+		case AST_IF: blocks[0] = &n->if_.body, blocks[1] = &n->if_.orelse; break;
+		case AST_FOR: blocks[0] = &n->for_.body, blocks[1] = &n->for_.orelse; break;
+		case AST_WHILE: blocks[0] = &n->while_.body, blocks[1] = &n->while_.orelse; break;
+		case AST_WITH: blocks[0] = &n->with_.body; break;
+		case AST_TRY:
+			blocks[0] = &n->try_.body, blocks[1] = &n->try_.orelse, blocks[2] = &n->try_.finalbody;
+			for (int h = 0; h < n->try_.handlers.n; h++)
+				if (holder(&n->try_.handlers.items[h]->except_.body, stmt))
+					return n;
+			break;
+		default: break;
+		}
+		for (int b = 0; b < 4 && blocks[b]; b++)
+			if (holder(blocks[b], stmt))
+				return n;
 	}
+	return NULL;
+}
+
+/* A name of module s->m: --bind, @jit functions, imports, globals (those a
+ * module-level `try` binds as Python would run it), builtins, plain defs. */
+static bool module_lookup(sema *s, src_loc loc, const char *name, sv *out)
+{
 	const ast_module *am = s->m->ast;
+	if (sema_bound(s, name, out))
+		return true;
 	ast_func *fn = ast_find_func(am, name);
 	if (fn) {
 		out->kind = SV_FUNC;
 		out->fn = fn;
 		return true;
 	}
-	for (int i = am->nimports - 1; i >= 0; i--)
-		if (!strcmp(am->imports[i].alias, name)) {
-			int g = am->imports[i].group;
-			if (!g)
-				return import_value(s, loc, &am->imports[i], out);
-			/* bound inside a module-level if/try: the first binding of the
-			 * statement that resolves, as a current Triton's import would */
-			int first = -1;
-			for (int j = 0; j < am->nimports; j++)
-				if (am->imports[j].group == g && !strcmp(am->imports[j].alias, name)) {
-					if (first < 0)
-						first = j;
-					if (import_resolves(s, loc, &am->imports[j]))
-						return import_value(s, loc, &am->imports[j], out);
-				}
-			return import_value(s, loc, &am->imports[first], out);
-		}
-	for (int i = am->nglobals - 1; i >= 0; i--)
-		if (!strcmp(am->globals[i].name, name))
-			return global_value(s, loc, &am->globals[i], out);
+	bool ok;
+	if (sema_import_binding(s, loc, am->imports, am->nimports, name, out, &ok))
+		return ok;
+	const ast_node *unrun = NULL; /* a try that binds it only in clauses that do not run */
+	for (int i = am->nglobals - 1; i >= 0; i--) {
+		const ast_global *g = &am->globals[i];
+		if (strcmp(g->name, name))
+			continue;
+		const ast_node *t = g->group ? holder(&am->body, g->stmt) : NULL;
+		if (!t || t->kind != AST_TRY)
+			return sema_global_value(s, loc, g, out);
+		bool outer = false;
+		if (!sema_try_global(s, loc, t, g, out, &outer))
+			return false;
+		if (!outer)
+			return true;
+		unrun = t;
+		while (i > 0 && am->globals[i - 1].group == g->group)
+			i--;
+	}
+	if (unrun)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "global `%s` is bound only in the `except` clauses of the `try` at %s:%d, which do not run "
+				  "(its body does not raise with Triton 3.6)", name, unrun->loc.file->path, unrun->loc.line);
 	static const char *const py[] = {"range", "min", "max", "int", "float", "bool", "len", "abs"};
 	for (size_t i = 0; i < sizeof py / sizeof py[0]; i++)
 		if (!strcmp(py[i], name)) {
@@ -242,10 +336,40 @@ bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
 		if (!strcmp(am->imports[i].alias, "*"))
 			return sema_module_attr(s, loc, am->imports[i].path, name, out);
 	for (int i = am->nhost_funcs - 1; i >= 0; i--)
-		if (!strcmp(am->host_funcs[i], name))
-			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
-					  "`%s` is not a @triton.jit function: a kernel can call only @jit helpers", name);
+		if (!strcmp(am->host_funcs[i]->name, name)) {
+			out->kind = SV_FUNC;
+			out->fn = am->host_funcs[i];
+			return true;
+		}
 	return sema_error(s, loc, TILEC_ERR_SEMANTIC, "name `%s` is not defined", name);
+}
+
+bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out)
+{
+	memset(out, 0, sizeof *out);
+	sema_var *v = var_find(s->scope, name);
+	if (v) {
+		if (v->val.kind == SV_UNDEF && v->val.s)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC, "%s, and cannot be used here", v->val.s);
+		if (v->val.kind == SV_UNDEF)
+			return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+					  "`%s` is defined in only one branch of a runtime `if` (or only inside a loop) and cannot be used here",
+					  name);
+		*out = v->val;
+		return true;
+	}
+	bool found = false;
+	if (s->encl && !sema_encl_lookup(s, loc, name, out, &found))
+		return false;
+	if (!found && !module_lookup(s, loc, name, out))
+		return false;
+	/* Triton reads a global (a factory's name too) that is a plain function
+	 * only when it is marked constexpr; host code calls any */
+	if (out->kind == SV_FUNC && !out->fn->jit && !out->fn->constexpr_fn && !s->host)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC,
+				  "`%s` is not a @triton.jit function: a kernel can call only @jit helpers, and plain functions "
+				  "marked @tl.constexpr (run at compile time)", name);
+	return true;
 }
 
 /* ---------------------------------------------------------------- statements */
@@ -311,6 +435,16 @@ static bool assign(sema *s, ast_node *target, sv v)
 		return sema_error(s, target->loc, TILEC_ERR_UNSUPPORTED, "assignment to `%s` is not supported",
 				  ast_kind_name(target->kind));
 	}
+}
+
+bool sema_set_var(sema *s, src_loc loc, const char *name, sv v)
+{
+	return var_set(s, loc, name, v);
+}
+
+bool sema_assign(sema *s, ast_node *target, sv v)
+{
+	return assign(s, target, v);
 }
 
 static bool is_constexpr_annotation(sema *s, ast_node *ann)
@@ -1171,14 +1305,25 @@ static bool stmts(sema *s, const ast_list *l, const sema_cont *after)
 static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw,
 			     const char *const *kwnames, const sv *kwargs, sv *out);
 
-/* A helper runs with the names of the module that defines it. */
+/* A helper runs with the names of the module that defines it, and of
+ * the defs around it (a helper a factory defines), as Python's closures. */
 bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args, int nkw, const char *const *kwnames,
 		 const sv *kwargs, sv *out)
 {
+	if (!fn->jit)
+		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` is not a @triton.jit function", fn->name);
 	const fe_module *saved = s->m;
+	const ast_func *encl = s->encl, *host_fn = s->host_fn;
+	bool host = s->host;
 	s->m = sema_module_of(s, fn);
+	s->encl = fn->outer;
+	s->host = false;
+	s->host_fn = NULL;
 	bool ok = inline_in_module(s, loc, fn, nargs, args, nkw, kwnames, kwargs, out);
 	s->m = saved;
+	s->encl = encl;
+	s->host = host;
+	s->host_fn = host_fn;
 	return ok;
 }
 
@@ -1223,10 +1368,13 @@ static bool inline_in_module(sema *s, src_loc loc, ast_func *fn, int nargs, cons
 		if (!given[i]) {
 			if (!p->default_value)
 				return sema_error(s, loc, TILEC_ERR_SEMANTIC, "`%s` is missing argument `%s`", fn->name, p->name);
+			/* evaluated by Python where the def runs: host code */
 			sema_scope empty = {0}, *saved = s->scope;
 			s->scope = &empty;
 			s->global_depth++;
+			s->host = true;
 			bool ok = sema_expr(s, p->default_value, &vals[i]);
+			s->host = false;
 			s->global_depth--;
 			s->scope = saved;
 			if (!ok)
@@ -1279,7 +1427,7 @@ static bool parse_dtype(const char *text, ir_type *out)
 }
 
 /* A Python literal as -D and signatures give them; false when it is not one. */
-static bool parse_literal(arena *a, const char *text, size_t len, sv *out)
+bool sema_parse_literal(arena *a, const char *text, size_t len, sv *out)
 {
 	while (len && (*text == ' ' || *text == '\t'))
 		text++, len--;
@@ -1458,7 +1606,7 @@ static bool parse_signature(tilec_ctx *ctx, arena *a, const char *sig, sig_entry
 		}
 		if (bad)
 			return false;
-		if (!parse_literal(a, start, len, &x->value) || x->value.kind == SV_DTYPE) {
+		if (!sema_parse_literal(a, start, len, &x->value) || x->value.kind == SV_DTYPE) {
 			char *t = arena_strdup(a, x->text), *colon = strchr(t, ':');
 			if (colon)
 				*colon = 0;
@@ -1535,35 +1683,38 @@ tilec_status fe_load_text(tilec_ctx *ctx, arena *a, const char *path, const char
 
 int fe_kernel_count(const fe_module *m)
 {
-	return m->ast->nfuncs;
+	return m->ast->nfuncs + m->ast->nnested;
 }
 
 const char *fe_kernel_name(const fe_module *m, int i)
 {
-	return i >= 0 && i < m->ast->nfuncs ? m->ast->funcs[i]->name : NULL;
+	const ast_module *am = m->ast;
+	if (i >= 0 && i < am->nfuncs)
+		return am->funcs[i]->name;
+	return i >= am->nfuncs && i < am->nfuncs + am->nnested ? am->nested[i - am->nfuncs]->name : NULL;
 }
 
 int fe_param_count(const fe_module *m, const char *kernel)
 {
-	const ast_func *f = ast_find_func(m->ast, kernel);
+	const ast_func *f = ast_find_kernel(m->ast, kernel);
 	return f ? f->nparams : -1;
 }
 
 const char *fe_param_name(const fe_module *m, const char *kernel, int i)
 {
-	const ast_func *f = ast_find_func(m->ast, kernel);
+	const ast_func *f = ast_find_kernel(m->ast, kernel);
 	return f && i >= 0 && i < f->nparams ? f->params[i].name : NULL;
 }
 
 bool fe_param_is_constexpr(const fe_module *m, const char *kernel, int i)
 {
-	const ast_func *f = ast_find_func(m->ast, kernel);
+	const ast_func *f = ast_find_kernel(m->ast, kernel);
 	return f && i >= 0 && i < f->nparams && f->params[i].is_constexpr;
 }
 
 static ast_node *autotune_configs(const fe_module *m, const char *kernel)
 {
-	const ast_func *f = ast_find_func(m->ast, kernel);
+	const ast_func *f = ast_find_kernel(m->ast, kernel);
 	if (!f || !f->autotune)
 		return NULL;
 	ast_node *c = ast_call_kwarg(f->autotune, "configs");
@@ -1619,7 +1770,7 @@ static bool autotune_buffers(sema *s, const ast_func *fn, ir_func *f)
 
 int fe_autotune_key(const fe_module *m, const char *kernel, const char **names, int max)
 {
-	const ast_func *f = ast_find_func(m->ast, kernel);
+	const ast_func *f = ast_find_kernel(m->ast, kernel);
 	if (!f || !f->autotune)
 		return 0;
 	ast_node *key = ast_call_kwarg(f->autotune, "key");
@@ -1642,7 +1793,7 @@ int fe_autotune_key(const fe_module *m, const char *kernel, const char **names, 
 
 bool fe_autotune_has(const fe_module *m, const char *kernel, const char *kwarg)
 {
-	const ast_func *f = ast_find_func(m->ast, kernel);
+	const ast_func *f = ast_find_kernel(m->ast, kernel);
 	ast_node *v = f && f->autotune ? ast_call_kwarg(f->autotune, kwarg) : NULL;
 	return v && v->kind != AST_NONE;
 }
@@ -1818,7 +1969,7 @@ static void heur_put(heur_text *h, const ast_node *n)
 
 int fe_runtime_heuristics(tilec_ctx *ctx, const fe_module *m, const char *kernel, fe_heuristic *out, int max)
 {
-	const ast_func *fn = ast_find_func(m->ast, kernel);
+	const ast_func *fn = ast_find_kernel(m->ast, kernel);
 	if (!fn || !fn->heuristics)
 		return 0;
 	ast_node *d = fn->heuristics->call.args.n ? fn->heuristics->call.args.items[0] : ast_call_kwarg(fn->heuristics, "values");
@@ -1909,6 +2060,9 @@ tilec_status fe_config_get(tilec_ctx *ctx, const fe_module *m, const char *kerne
 	sema s;
 	sema_scope scope;
 	sema_init(&s, ctx, m->a, m, &scope);
+	/* host code, where the decorator runs */
+	s.encl = ast_find_kernel(m->ast, kernel)->outer;
+	s.host = true;
 	ast_node *cfg = list->seq.items.items[i];
 	ast_node *dict = NULL;
 	if (cfg->kind == AST_CALL)
@@ -2197,10 +2351,20 @@ static bool prune(sema *s)
 static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 {
 	src_loc none = {0};
-	ast_func *fn = ast_find_func(s->m->ast, spec->kernel ? spec->kernel : "");
+	const ast_module *am = s->m->ast;
+	ast_func *fn = ast_find_kernel(am, spec->kernel ? spec->kernel : "");
 	if (!fn)
 		return sema_error(s, none, TILEC_ERR_INVALID, "no @triton.jit function `%s` in %s", spec->kernel ? spec->kernel : "",
 				  s->m->file->path);
+	/* kernels of one name made by two factories: the program alone knows which one it launches */
+	for (int i = 0; fn->outer && i < am->nnested; i++)
+		if (!strcmp(am->nested[i]->name, fn->name) && am->nested[i]->outer != fn->outer)
+			return sema_error(s, fn->loc, TILEC_ERR_INVALID,
+					  "kernel `%s` is defined in `%s` (line %d) and in `%s` (line %d): tilec cannot tell which "
+					  "one the program launches", fn->name, am->nested[i]->outer->name, am->nested[i]->loc.line,
+					  fn->outer->name, fn->loc.line);
+	/* a kernel a factory defines sees the factory's names */
+	s->encl = fn->outer;
 	if (ast_check_kernel(s->ctx, fn) != TILEC_OK) {
 		s->status = TILEC_ERR_UNSUPPORTED;
 		return false;
@@ -2252,7 +2416,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		if (i == np || !fn->params[i].is_constexpr)
 			return sema_error(s, fn->loc, TILEC_ERR_INVALID, "-D %s: `%s` has no constexpr parameter `%s`", def->name,
 					  fn->name, def->name);
-		if (!def->value || !parse_literal(s->a, def->value, strlen(def->value), &vals[i]))
+		if (!def->value || !sema_parse_literal(s->a, def->value, strlen(def->value), &vals[i]))
 			return sema_error(s, none, TILEC_ERR_INVALID, "-D %s=%s: the value is not a Python literal", def->name,
 					  def->value ? def->value : "");
 		expl[i] = true;
@@ -2327,7 +2491,8 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		if (!ip->name)
 			return sema_error(s, none, TILEC_ERR_NOMEM, "out of memory");
 	}
-	/* defaults, then heuristics, of the constexprs not given */
+	/* defaults, then heuristics, of the constexprs not given: host code */
+	s->host = true;
 	for (int i = 0; i < np; i++) {
 		const ast_param *p = &fn->params[i];
 		if (p->is_constexpr && !expl[i] && p->default_value && !const_expr(s, p->default_value, &vals[i]))
@@ -2340,6 +2505,7 @@ static bool specialize(sema *s, const fe_spec *spec, ir_func **out)
 		known[i] = expl[i] || !fn->params[i].is_constexpr;
 	if (!heuristics(s, fn, vals, known))
 		return false;
+	s->host = false;
 	int nce = 0;
 	for (int i = 0; i < np; i++) {
 		const ast_param *p = &fn->params[i];
@@ -2409,7 +2575,9 @@ tilec_status fe_specialize(tilec_ctx *ctx, arena *a, const fe_module *m, const f
 	s.include_dirs = spec->include_dirs;
 	s.ninclude_dirs = spec->ninclude_dirs;
 	s.tensormaps = spec->tensormaps;
-	if (!specialize(&s, spec, out))
+	s.binds = spec->binds;
+	s.nbinds = spec->nbinds;
+	if (!sema_bind_values(&s) || !specialize(&s, spec, out))
 		return s.status != TILEC_OK ? s.status : TILEC_ERR_SEMANTIC;
 	return TILEC_OK;
 }

@@ -5,7 +5,8 @@
  * sema_call.c (tl.*, libdevice.*, methods, builtins), sema_atomic.c
  * (tl.atomic_*), sema_random.c (random.py's functions), sema_scan.c
  * (scans, tl.reduce and their combine regions), sema_desc.c (tensor
- * descriptors) and sema_blockptr.c (block pointers) call each other
+ * descriptors), sema_blockptr.c (block pointers) and sema_host.c (what
+ * host code binds: a factory's names, plain functions, --bind) call each other
  * freely: an expression contains calls, a call inlines a helper's
  * statements, a statement evaluates expressions. This header is their
  * shared interface, the one place the module's types and cross-file
@@ -87,6 +88,17 @@ typedef struct sema {
 	bool tensormaps;     /* fe_spec.tensormaps: descriptors TMA can copy get maps */
 	ir_derived_map *maps; /* device-side descriptors' maps the launch builds (sema_desc.c); */
 	int nmaps, capmaps;  /* their params are appended when the body is done */
+	const ast_func *encl; /* the innermost def whose names the current code sees after its
+				 own (a factory around a nested kernel); NULL: the module's */
+	bool host;           /* evaluating host code (a module's globals, a factory's names, a
+				plain function): plain functions may be called */
+	const ast_func *host_fn; /* the plain function being run at compile time, or NULL */
+	const fe_define *binds; /* fe_spec.binds, and their values */
+	const sv *bind_vals;
+	int nbinds;
+	const ast_node *tries[8]; /* module-level try statements being evaluated (sema_host.c) */
+	int ntries;
+	int host_calls;      /* plain functions run so far (a bound on compile time) */
 	tilec_status status; /* of the first error */
 } sema;
 
@@ -96,6 +108,27 @@ bool sema_desc_append_maps(sema *s);
 /* sema.c */
 bool sema_error(sema *s, src_loc loc, tilec_status st, const char *fmt, ...) TILE_PRINTF(4, 5);
 bool sema_lookup(sema *s, src_loc loc, const char *name, sv *out);
+/* A name bound by a list of imports (a module's, a def's), grouped as
+ * ast_import says: the last binding, or, inside a compound statement, the
+ * first of that statement's that resolves. false: none binds it. */
+bool sema_import_binding(sema *s, src_loc loc, const ast_import *imps, int n, const char *name, sv *out, bool *ok);
+/* Whether an import names something tile knows, without a diagnostic */
+bool sema_import_resolves(sema *s, src_loc loc, const ast_import *imp);
+/* A Python literal as -D takes it (numbers, strings, True, None, dtypes) */
+bool sema_parse_literal(arena *a, const char *text, size_t len, sv *out);
+bool sema_set_var(sema *s, src_loc loc, const char *name, sv v);
+/* A module-level assignment's value, evaluated as host code in its module */
+bool sema_global_value(sema *s, src_loc loc, const ast_global *g, sv *out);
+bool sema_host_value(sema *s, const ast_func *encl, ast_node *value, sv *out);
+bool sema_assign(sema *s, ast_node *target, sv v); /* to names and tuples of them, as it is */
+/* Diagnostics of what runs between begin and end are dropped (trial
+ * evaluations); end restores the status. */
+typedef struct sema_quiet {
+	tilec_ctx ctx, *saved;
+	tilec_status status;
+} sema_quiet;
+void sema_quiet_begin(sema *s, sema_quiet *q);
+void sema_quiet_end(sema *s, sema_quiet *q);
 bool sema_inline(sema *s, src_loc loc, ast_func *fn, int nargs, const sv *args,
 		 int nkw, const char *const *kwnames, const sv *kwargs, sv *out);
 /* sema_expr.c */
@@ -132,6 +165,7 @@ bool sema_cumulative(sema *s, src_loc loc, int x, int axis, bool reverse, bool p
 bool sema_reduce(sema *s, src_loc loc, int k, const int *ids, int axis, sv combine, bool tuple, sv *out);
 /* sema_call.c */
 bool sema_call(sema *s, ast_node *call, sv fn, sv *out);
+bool sema_is_libdevice(const char *name); /* a libdevice function tile has */
 bool sema_attr(sema *s, src_loc loc, sv v, const char *name, sv *out);
 bool sema_module_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
 /* Calls builtin `name` ("tl.maximum") with positional arguments, as if a
@@ -176,6 +210,24 @@ bool sema_is_user_module(const char *path);
 bool sema_user_attr(sema *s, src_loc loc, const char *path, const char *name, sv *out);
 bool sema_user_module(sema *s, src_loc loc, const char *path, sv *out);
 const fe_module *sema_module_of(const sema *s, const ast_func *fn);
+/* sema_host.c: what host code binds, as far as it can be known without
+ * running it. encl_lookup: `name` in the defs around the current code
+ * (s->encl outward); false after an error, *found false when none binds
+ * it (or one declares it global). host_call: a plain function run at
+ * compile time on compile-time arguments. bind_values: fe_spec.binds'
+ * values (diagnostics for bad ones); bound: `name` of module s->m given
+ * by --bind. try_global: module global g (bound inside module-level
+ * `try` statement try_) as Python on Triton 3.6 would bind it, or an error naming the
+ * host code; *outer: the try binds it only in clauses that do not run, so
+ * an earlier binding outside the try holds. host_code_error: a global
+ * host code computes, with the --bind that gives it. */
+bool sema_encl_lookup(sema *s, src_loc loc, const char *name, sv *out, bool *found);
+bool sema_host_call(sema *s, src_loc loc, ast_func *fn, int npos, const sv *pos, int nkw, const char *const *kwnames,
+		    const sv *kwargs, sv *out);
+bool sema_bind_values(sema *s);
+bool sema_bound(sema *s, const char *name, sv *out);
+bool sema_try_global(sema *s, src_loc loc, const ast_node *try_, const ast_global *g, sv *out, bool *outer);
+bool sema_host_code_error(sema *s, src_loc loc, const char *name, const char *why);
 /* sema_debug.c: device assertions and prints (emitted in debug mode
  * only), static_print (a note) */
 bool sema_device_assert(sema *s, src_loc loc, sv cond, sv msg);

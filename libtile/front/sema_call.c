@@ -1703,6 +1703,11 @@ static const libdevice_fn *libdevice_find(const char *name)
 	return NULL;
 }
 
+bool sema_is_libdevice(const char *name)
+{
+	return libdevice_find(name) != NULL;
+}
+
 static char kind_code(ir_kind k)
 {
 	return k == IR_F32 ? 'f' : k == IR_F64 ? 'd' : k == IR_I32 ? 'i' : k == IR_I64 ? 'l' : '?';
@@ -2187,6 +2192,8 @@ bool sema_call(sema *s, ast_node *n, sv fn, sv *out)
 		return false;
 	int npos = n->call.args.n, nkw = n->call.kwargs.n;
 	memset(out, 0, sizeof *out);
+	if (fn.kind == SV_FUNC && !fn.fn->jit) /* plain Python, run at compile time */
+		return sema_host_call(s, n->loc, fn.fn, npos, pos, nkw, kwn, kwv, out);
 	if (fn.kind == SV_FUNC)
 		return sema_inline(s, n->loc, fn.fn, npos, pos, nkw, kwn, kwv, out);
 	const char *name = NULL;

@@ -1116,6 +1116,10 @@ bool sema_expr(sema *s, ast_node *n, sv *out)
 		out->kind = SV_SLICE;
 		return true;
 	default:
+		if (s->host_fn)
+			return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED,
+					  "`%s` runs at compile time (a plain Python function), where tilec does not evaluate "
+					  "`%s` expressions", s->host_fn->name, ast_kind_name(n->kind));
 		return sema_error(s, n->loc, TILEC_ERR_UNSUPPORTED, "`%s` expressions are not supported in kernels",
 				  ast_kind_name(n->kind));
 	}

@@ -121,16 +121,33 @@ static const fe_module *module_at(sema *s, src_loc loc, const char *file)
 	return m;
 }
 
+/* Whether fn is one of m's module-level or nested @jit functions or
+ * module-level plain defs. */
+static bool defines(const fe_module *m, const ast_func *fn)
+{
+	const ast_module *am = m->ast;
+	for (int i = 0; i < am->nfuncs; i++)
+		if (am->funcs[i] == fn)
+			return true;
+	for (int i = 0; i < am->nnested; i++)
+		if (am->nested[i] == fn)
+			return true;
+	for (int i = 0; i < am->nhost_funcs; i++)
+		if (am->host_funcs[i] == fn)
+			return true;
+	return false;
+}
+
+/* A def found in none (a plain def in a factory's body) is the current
+ * module's, where the factory's names were looked up. */
 const fe_module *sema_module_of(const sema *s, const ast_func *fn)
 {
-	for (int i = 0; i < s->m->ast->nfuncs; i++)
-		if (s->m->ast->funcs[i] == fn)
-			return s->m;
+	if (defines(s->m, fn))
+		return s->m;
 	for (int k = -1; k < s->nmods; k++) {
 		const fe_module *m = k < 0 ? s->root : s->mods[k];
-		for (int i = 0; i < m->ast->nfuncs; i++)
-			if (m->ast->funcs[i] == fn)
-				return m;
+		if (defines(m, fn))
+			return m;
 	}
 	return s->m;
 }
@@ -158,14 +175,21 @@ bool sema_user_attr(sema *s, src_loc loc, const char *path, const char *name, sv
 			return out->s != NULL;
 		}
 	}
-	/* the name as that module sees it */
+	/* the name as that module sees it; a module's attribute may be a
+	 * plain function, which Triton calls at compile time */
 	const fe_module *saved = s->m;
 	sema_scope empty = {0}, *scope = s->scope;
+	const ast_func *encl = s->encl;
+	bool host = s->host;
 	s->m = m;
 	s->scope = &empty;
+	s->encl = NULL;
+	s->host = true;
 	bool ok = sema_lookup(s, loc, name, out);
 	s->m = saved;
 	s->scope = scope;
+	s->encl = encl;
+	s->host = host;
 	if (!ok)
 		diag_note(s->ctx, loc, "looking up `%s` in %s", name, file);
 	return ok;

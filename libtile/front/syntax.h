@@ -22,7 +22,10 @@
  * functions (with their decorators classified), import aliases and simple
  * module-level assignments, collected from the top level and from the
  * blocks of top-level compound statements (`if`, `else`, `try`, `with`...)
- * but never from inside a def or class. Nothing is evaluated here.
+ * but never from inside a def or class; apart, the @jit functions defined
+ * in defs' bodies (a kernel built by a factory function), each with the
+ * def around it, whose imports are listed on that def. Nothing is
+ * evaluated here.
  *
  * Constructs that Python accepts but Triton's kernel language does not
  * (break, continue, chained comparisons, lambda, comprehensions, with,
@@ -208,8 +211,28 @@ typedef struct ast_param {
  * (`@triton.jit`, `@jit` from `from triton import jit`, `@tr.jit` after
  * `import triton as tr`; a bare `@jit` is taken as Triton's). */
 typedef enum ast_deco_kind {
-	AST_DECO_OTHER, AST_DECO_JIT, AST_DECO_AUTOTUNE, AST_DECO_HEURISTICS
+	AST_DECO_OTHER, AST_DECO_JIT, AST_DECO_AUTOTUNE, AST_DECO_HEURISTICS,
+	AST_DECO_CONSTEXPR /* @tl.constexpr, @triton.constexpr_function: a plain function
+			      Triton lets kernels call, run at compile time */
 } ast_deco_kind;
+
+/* One name bound by an import, resolved to the dotted path it names:
+ *   import triton                        -> triton    = "triton"
+ *   import triton.language as tl         -> tl        = "triton.language"
+ *   import triton.language.extra.libdevice -> triton  = "triton"
+ *   from triton import language as tl    -> tl        = "triton.language"
+ *   from triton.language.extra import libdevice
+ *                                        -> libdevice = "triton.language.extra.libdevice"
+ *   from triton.language import *        -> *         = "triton.language"
+ * Relative imports keep their leading dots in `path`. */
+typedef struct ast_import {
+	src_loc loc;
+	const char *alias; /* the name bound in the module */
+	const char *path;  /* the dotted path it refers to */
+	int group;         /* 0: an unconditional module-level import; k: inside the
+	                      k-th module-level statement (an if, try, ...); in a
+	                      def's list, the same of the def's body */
+} ast_import;
 
 typedef struct ast_func {
 	src_loc loc;              /* the name after `def` */
@@ -231,24 +254,16 @@ typedef struct ast_func {
 	ast_node *jit;
 	ast_node *autotune;
 	ast_node *heuristics;
+	bool constexpr_fn;        /* decorated @tl.constexpr or @triton.constexpr_function */
+	/* A def in another def's body (through its compound statements, not
+	 * through a class): that def, whose names this one sees as Python's
+	 * closures do; NULL at module level. */
+	struct ast_func *outer;
+	/* The imports of this def's own body (not of defs or classes inside
+	 * it), in source order, grouped as the module's are. */
+	int nimports;
+	ast_import *imports;
 } ast_func;
-
-/* One name bound by an import, resolved to the dotted path it names:
- *   import triton                        -> triton    = "triton"
- *   import triton.language as tl         -> tl        = "triton.language"
- *   import triton.language.extra.libdevice -> triton  = "triton"
- *   from triton import language as tl    -> tl        = "triton.language"
- *   from triton.language.extra import libdevice
- *                                        -> libdevice = "triton.language.extra.libdevice"
- *   from triton.language import *        -> *         = "triton.language"
- * Relative imports keep their leading dots in `path`. */
-typedef struct ast_import {
-	src_loc loc;
-	const char *alias; /* the name bound in the module */
-	const char *path;  /* the dotted path it refers to */
-	int group;         /* 0: an unconditional module-level import; k: inside the
-	                      k-th module-level statement (an if, try, ...) */
-} ast_import;
 
 /* A module-level `NAME = expr` or `NAME: ann = expr`, unevaluated. */
 typedef struct ast_global {
@@ -256,6 +271,9 @@ typedef struct ast_global {
 	const char *name;
 	ast_node *annotation; /* NULL when none */
 	ast_node *value;
+	int group;            /* as an import's: 0 unconditional, k inside the k-th
+	                         module-level statement */
+	ast_node *stmt;       /* the assignment statement */
 } ast_global;
 
 struct ast_node {
@@ -308,7 +326,9 @@ typedef struct ast_module {
 	int nglobals;
 	ast_global *globals; /* in source order; a later assignment wins */
 	int nhost_funcs;
-	const char **host_funcs; /* names of the module-level defs without @jit */
+	ast_func **host_funcs; /* the module-level defs without @jit */
+	int nnested;
+	ast_func **nested;     /* @jit functions defined in other defs' bodies, in source order */
 } ast_module;
 
 /* Lexes and parses a file. TILEC_ERR_SYNTAX (with a diagnostic) when the
@@ -317,6 +337,9 @@ typedef struct ast_module {
 tilec_status parse_module(tilec_ctx *ctx, arena *a, const src_file *file, ast_module **out);
 /* The last @jit function of that name, NULL when none. */
 ast_func *ast_find_func(const ast_module *m, const char *name);
+/* A kernel by name: the module-level @jit function, else the last @jit
+ * function of that name defined in a def's body. */
+ast_func *ast_find_kernel(const ast_module *m, const char *name);
 /* Refuses what Triton's kernel language does not accept in a @jit
  * function's parameters and body, each with a named diagnostic at its
  * location; TILEC_ERR_UNSUPPORTED when there was one (all are reported). */

@@ -11,9 +11,11 @@
  * the replicas the same way. Masked-off elements give 0 (Triton leaves
  * them undefined). fp16 additions go two at a time (`f16x2`) where the
  * pointers come in aligned pairs (and the mask with them), as Triton packs
- * them. bf16 addition has no atom before sm_90, so it is an
- * LLVM atomicrmw, which the backend turns into a compare-and-swap loop,
- * as Triton does below sm_90.
+ * them; bf16 additions likewise (`bf16x2`) from sm_90 on, where PTX has
+ * bf16 atomics. Below sm_90 a bf16 addition is an LLVM atomicrmw, which
+ * the backend turns into a compare-and-swap loop, as Triton does there;
+ * the lowering picks the tier through __nvvm_reflect (compile.c lowers
+ * sm_90 and older targets apart when a kernel adds bf16).
  */
 #include "nvptx/lower.h"
 
@@ -44,6 +46,8 @@ static const char *ptx_type(const ir_op *op, ir_kind k)
 		return bits == 16 ? "b16" : bits == 32 ? "b32" : "b64";
 	if (k == IR_F16)
 		return "noftz.f16";
+	if (k == IR_BF16)
+		return "noftz.bf16";
 	if (k == IR_F32)
 		return "f32";
 	if (k == IR_F64)
@@ -70,10 +74,10 @@ static LLVMTypeRef word_type(lw *w, ir_kind k, const char **cons, const char **m
 	return bits == 16 ? w->i16 : bits == 32 ? w->i32 : w->i64;
 }
 
-/* One element, or with pair two fp16 elements packed in an i32 (`f16x2`):
- * atom or red through inline PTX; vals are the value (and for CAS the
- * compare value first), pred may be NULL. Returns the old value (the
- * packed i32 for a pair; NULL for red). */
+/* One element, or with pair two 16-bit float elements packed in an i32
+ * (`f16x2`, `bf16x2`): atom or red through inline PTX; vals are the value
+ * (and for CAS the compare value first), pred may be NULL. Returns the old
+ * value (the packed i32 for a pair; NULL for red). */
 static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool pair, bool red, LLVMValueRef ptr,
 			     LLVMValueRef *vals, int nvals, LLVMValueRef pred)
 {
@@ -81,7 +85,7 @@ static LLVMValueRef emit_one(lw *w, const ir_op *op, ir_kind k, bool pair, bool 
 	static const char *const scopes[] = {".gpu", ".cta", ".sys"};
 	const char *c, *mov;
 	LLVMTypeRef wt = word_type(w, pair ? IR_I32 : k, &c, &mov);
-	const char *type = pair ? "noftz.f16x2" : ptx_type(op, k);
+	const char *type = !pair ? ptx_type(op, k) : k == IR_BF16 ? "noftz.bf16x2" : "noftz.f16x2";
 	char text[256], cons[64];
 	LLVMValueRef args[4];
 	int na = 0, pos = 0, cp = 0;
@@ -170,6 +174,68 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
+/* The atomics of every register into old: with pairs, two elements per
+ * instruction; bf16 additions through inline PTX where native, else
+ * through the compare-and-swap loop. */
+static void emit_regs(lw *w, const ir_op *op, ir_kind k, bool pairs, bool native, bool red, const lval *a,
+		      LLVMValueRef own, bool has_mask, LLVMValueRef *old)
+{
+	bool cas = op->code == IR_OP_ATOMIC_CAS;
+	for (int r = 0; r < a[0].n; r += pairs ? 2 : 1) {
+		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
+		if (pairs) {
+			LLVMTypeRef v2 = LLVMVectorType(lw_ltype(w, k), 2);
+			LLVMValueRef x = LLVMGetUndef(v2);
+			for (int i = 0; i < 2; i++)
+				x = LLVMBuildInsertElement(w->b, x, a[1].r[r + i], lw_ci32(w, i), "");
+			x = LLVMBuildBitCast(w->b, x, w->i32, "");
+			LLVMValueRef o = emit_one(w, op, k, true, red, a[0].r[r], &x, 1, pred);
+			o = LLVMBuildBitCast(w->b, o ? o : lw_ci32(w, 0), v2, "");
+			for (int i = 0; i < 2; i++)
+				old[r + i] = LLVMBuildExtractElement(w->b, o, lw_ci32(w, i), "");
+			continue;
+		}
+		LLVMValueRef vals[2] = {a[1].r[r], cas ? a[2].r[r] : NULL}, o;
+		if (!cas && k == IR_BF16 && !native)
+			o = emit_bf16_add(w, op, a[0].r[r], vals[0], pred);
+		else
+			o = emit_one(w, op, k, false, red, a[0].r[r], vals, cas ? 2 : 1, pred);
+		old[r] = o ? o : LLVMConstNull(lw_ltype(w, k));
+	}
+}
+
+/* bf16 addition in both tiers: inline PTX (`bf16x2` pairs where pairs
+ * allows, scalar `bf16` otherwise, in the op's semantics and scope) from
+ * sm_90 on, the compare-and-swap loop below; O3 keeps the target's. */
+static bool emit_bf16_tiers(lw *w, const ir_op *op, bool pairs, bool red, const lval *a, LLVMValueRef own,
+			    bool has_mask, LLVMValueRef *old)
+{
+	int n = a[0].n;
+	LLVMValueRef *nat = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)n);
+	if (!nat)
+		return lw_oom(w);
+	LLVMValueRef sm90 = LLVMBuildICmp(w->b, LLVMIntSGE, lw_cuda_arch(w), lw_ci32(w, 900), "");
+	LLVMBasicBlockRef native = LLVMAppendBasicBlockInContext(w->c, w->fn, "bf16.sm90");
+	LLVMBasicBlockRef older = LLVMAppendBasicBlockInContext(w->c, w->fn, "bf16.cas");
+	LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(w->c, w->fn, "bf16.join");
+	LLVMBuildCondBr(w->b, sm90, native, older);
+	LLVMPositionBuilderAtEnd(w->b, native);
+	emit_regs(w, op, IR_BF16, pairs, true, red, a, own, has_mask, nat);
+	LLVMBasicBlockRef from[2] = {LLVMGetInsertBlock(w->b), NULL};
+	LLVMBuildBr(w->b, join);
+	LLVMPositionBuilderAtEnd(w->b, older);
+	emit_regs(w, op, IR_BF16, false, false, red, a, own, has_mask, old);
+	from[1] = LLVMGetInsertBlock(w->b);
+	LLVMBuildBr(w->b, join);
+	LLVMPositionBuilderAtEnd(w->b, join);
+	for (int r = 0; r < n; r++) {
+		LLVMValueRef phi = LLVMBuildPhi(w->b, w->bf16, ""), in[2] = {nat[r], old[r]};
+		LLVMAddIncoming(phi, in, from, 2);
+		old[r] = phi;
+	}
+	return true;
+}
+
 bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	bool cas = op->code == IR_OP_ATOMIC_CAS, has_mask = !cas && (op->flags & IR_FLAG_HAS_MASK);
@@ -203,32 +269,13 @@ bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	if (!lw_alloc_regs(w, out, a[0].n, l))
 		return false;
-	/* fp16 additions two at a time where the pointers (and the mask) come
-	 * in aligned pairs, as Triton packs them */
-	int vec = !cas && k == IR_F16 && op->sub == IR_ATOMIC_ADD && pt.rank
-			  ? lw_access_width(w, op, l, has_mask ? op->args[2] : -1)
-			  : 1;
-	for (int r = 0; r < a[0].n && vec >= 2; r += 2) {
-		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
-		LLVMTypeRef v2 = LLVMVectorType(w->f16, 2);
-		LLVMValueRef x = LLVMGetUndef(v2);
-		for (int i = 0; i < 2; i++)
-			x = LLVMBuildInsertElement(w->b, x, a[1].r[r + i], lw_ci32(w, i), "");
-		x = LLVMBuildBitCast(w->b, x, w->i32, "");
-		LLVMValueRef old = emit_one(w, op, k, true, red, a[0].r[r], &x, 1, pred);
-		old = LLVMBuildBitCast(w->b, old ? old : lw_ci32(w, 0), v2, "");
-		for (int i = 0; i < 2; i++)
-			out->r[r + i] = LLVMBuildExtractElement(w->b, old, lw_ci32(w, i), "");
-	}
-	for (int r = 0; r < a[0].n && vec < 2; r++) {
-		LLVMValueRef pred = and_pred(w, own, has_mask ? a[2].r[r] : NULL);
-		LLVMValueRef vals[2] = {a[1].r[r], cas ? a[2].r[r] : NULL};
-		LLVMValueRef old;
-		if (!cas && k == IR_BF16)
-			old = emit_bf16_add(w, op, a[0].r[r], vals[0], pred);
-		else
-			old = emit_one(w, op, k, false, red, a[0].r[r], vals, cas ? 2 : 1, pred);
-		out->r[r] = old ? old : LLVMConstNull(lw_ltype(w, k));
+	/* fp16 and bf16 additions two at a time where the pointers (and the
+	 * mask) come in aligned pairs, as Triton packs them */
+	int vec = !cas && bits == 16 && pt.rank ? lw_access_width(w, op, l, has_mask ? op->args[2] : -1) : 1;
+	if (cas || k != IR_BF16) {
+		emit_regs(w, op, k, vec >= 2, true, red, a, own, has_mask, out->r);
+	} else if (!emit_bf16_tiers(w, op, vec >= 2, red, a, own, has_mask, out->r)) {
+		return false;
 	}
 	if (!used || (pt.rank && !own))
 		return true;

@@ -849,7 +849,14 @@ static bool lower_for(lw *w, const ir_op *op)
 			return false;
 	ir_kind ik = (ir_kind)lw_vtype(w, op->args[0]).kind;
 	LLVMValueRef iv = w->v[body->params[0]].r[0];
-	LLVMValueRef more = LLVMBuildICmp(w->b, ir_kind_is_signed(ik) ? LLVMIntSLT : LLVMIntULT, iv, ub.r[0], "");
+	bool sg = ir_kind_is_signed(ik);
+	LLVMValueRef more = LLVMBuildICmp(w->b, sg ? LLVMIntSLT : LLVMIntULT, iv, ub.r[0], "");
+	/* a constant negative step counts down while iv > ub, as Python's range
+	 * and Triton's loops do (kernl's `for k in range(K, 0, -BLOCK_K)`); a
+	 * runtime step is taken as positive, as Triton's scf.for takes it */
+	LLVMValueRef st = step.r[0];
+	if (sg && LLVMIsAConstantInt(st) && LLVMConstIntGetSExtValue(st) < 0)
+		more = LLVMBuildICmp(w->b, LLVMIntSGT, iv, ub.r[0], "");
 	LLVMBuildCondBr(w->b, more, loop, exit);
 	LLVMPositionBuilderAtEnd(w->b, loop);
 	/* a carried value is the older group in flight at the body's start

@@ -187,14 +187,16 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		return false;
 	for (int r = 0; r < a[0].n; r += vec) {
 		LLVMValueRef elems[16] = {0}, fill[16];
-		/* Without `other` masked-off elements are undefined, as in Triton;
-		 * a load moved to its user (IR_FLAG_SUNK) sets them first, to
-		 * `other` or zeros */
+		/* Masked-off elements are `other`, or zeros without it: Triton
+		 * documents them as undefined but its loads zero their registers
+		 * first, and real kernels sum such rows. A load moved to its user
+		 * (IR_FLAG_SUNK) sets them before the load; others select after,
+		 * which leaves ptxas free to predicate the load alone */
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
 		bool set_first = has_mask && (op->flags & IR_FLAG_SUNK);
 		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
-		for (int i = 0; i < vec && has_mask && has_other && !set_first; i++)
+		for (int i = 0; i < vec && has_mask && !set_first; i++)
 			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
 		for (int i = 0; i < vec; i++)
 			out->r[r + i] = lw_from_storage(w, elems[i], k);

@@ -67,7 +67,10 @@ tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMac
 /* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
  * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */
 tilec_status target_link_libdevice(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const char *ptxas);
-/* Verifies m, then runs default<O3>. */
+/* LLVM's verifier on m: TILEC_ERR_LLVM and its message where it refuses
+ * the module. */
+tilec_status target_verify(tilec_ctx *ctx, struct LLVMOpaqueModule *m);
+/* Verifies m (target_verify), then runs default<O3>. */
 tilec_status target_optimize(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct LLVMOpaqueTargetMachine *tm);
 /* PTX text of m (a malloc'd NUL-terminated string in *out). */
 tilec_status target_emit_ptx(tilec_ctx *ctx, struct LLVMOpaqueModule *m, struct LLVMOpaqueTargetMachine *tm,

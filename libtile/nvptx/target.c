@@ -342,7 +342,7 @@ static void drop_repeated_barriers(LLVMModuleRef m)
 			}
 }
 
-tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm)
+tilec_status target_verify(tilec_ctx *ctx, LLVMModuleRef m)
 {
 	char *msg = NULL;
 	if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
@@ -351,6 +351,14 @@ tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineR
 		return TILEC_ERR_LLVM;
 	}
 	LLVMDisposeMessage(msg);
+	return TILEC_OK;
+}
+
+tilec_status target_optimize(tilec_ctx *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm)
+{
+	tilec_status st = target_verify(ctx, m);
+	if (st)
+		return st;
 	LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
 	LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, opts);
 	LLVMDisposePassBuilderOptions(opts);

@@ -349,55 +349,82 @@ static int dim_in(cluster_sets *s, int v, int root)
 	return -1;
 }
 
-/* Why set `root` cannot be cut (NULL: it can); *weight receives the
- * elements of the values it covers either way. */
-static const char *set_refusal(cluster_sets *s, int root, int64_t *weight)
+/* What decides whether each set may be cut, found for all of them at
+ * once: per root, why its own values refuse (its marks, a block too small
+ * to cut, a value it would cut along two dims; NULL: they do not) and the
+ * elements of the values it covers; and the side effects on values every
+ * CTA would hold whole, in program order (whole_effects). Found by passes
+ * over the values and the ops, not per set: a large kernel has thousands
+ * of sets, and asking each of them about every value and op was
+ * quadratic. */
+typedef struct effect {
+	int v;           /* the value a CTA must hold part of; -1: none will do */
+	const char *why;
+} effect;
+
+typedef struct set_facts {
+	const char **own;  /* per root */
+	int64_t *weight;   /* per root */
+	effect *effects;
+	int neffects;
+} set_facts;
+
+static void own_refusals(cluster_sets *s, set_facts *sf)
 {
 	const ir_func *f = s->f;
-	const char *why = s->why[root];
-	int least = s->min_size[root] ? s->min_size[root] : 1;
-	*weight = 0;
+	for (int i = 0; i < s->nnodes; i++) {
+		sf->own[i] = s->why[i];
+		sf->weight[i] = 0;
+	}
 	for (int v = 0; v < s->nvalues; v++) {
 		ir_type t = f->values[v].type;
-		int hits = 0;
+		int roots[IR_MAX_RANK];
+		for (int d = 0; d < t.rank; d++)
+			roots[d] = find(s, node(s, v, d));
 		for (int d = 0; d < t.rank; d++) {
-			if (find(s, node(s, v, d)) != root)
+			int r = roots[d], hits = 0, least = s->min_size[r] ? s->min_size[r] : 1;
+			bool seen = false;
+			for (int e = 0; e < d; e++)
+				seen |= roots[e] == r;
+			if (seen)
 				continue;
-			hits++;
-			if (!why && (t.shape[d] % s->C || t.shape[d] / s->C < least))
-				why = "a block too small to cut";
+			for (int e = d; e < t.rank; e++) {
+				if (roots[e] != r)
+					continue;
+				hits++;
+				if (!sf->own[r] && (t.shape[e] % s->C || t.shape[e] / s->C < least))
+					sf->own[r] = "a block too small to cut";
+			}
+			if (hits > 1 && !sf->own[r])
+				sf->own[r] = "a block that would be cut along two dims";
+			sf->weight[r] += ir_numel(t);
 		}
-		if (hits > 1 && !why)
-			why = "a block that would be cut along two dims";
-		if (hits)
-			*weight += ir_numel(t);
 	}
-	return why;
 }
 
 /* Side effects on values every CTA holds whole: stores and atomics are
- * done by rank 0 alone; what it cannot do for the others refuses. */
-static const char *whole_effects(cluster_sets *s, const ir_region *r, int root, const bool *read)
+ * done by rank 0 alone; what it cannot do for the others refuses every
+ * set that leaves the effect's value whole. Listed (or, with out NULL,
+ * counted) in the order they are to be reported: an op's regions first. */
+static void whole_effects(const ir_region *r, const bool *read, effect *out, int *n)
 {
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
-		for (int k = 0; k < op->nregions; k++) {
-			const char *why = whole_effects(s, &op->regions[k], root, read);
-			if (why)
-				return why;
-		}
-		bool whole = op->nargs && dim_in(s, op->args[0], root) < 0;
-		if (op->code == IR_OP_ATOMIC_CAS && whole)
-			return "an atomic_cas on values every CTA holds";
-		if (op->code == IR_OP_STORE && (op->flags & IR_FLAG_TENSORMAP) && whole) /* TMA stores take no mask */
-			return "a descriptor store every CTA would repeat";
-		if (op->code == IR_OP_ATOMIC_RMW && whole && read[op->results[0]])
-			return "an atomic whose old values are read, on values every CTA holds";
-		if (op->code == IR_OP_INLINE_ASM && (op->flags & IR_FLAG_VOLATILE) &&
-		    (!op->nresults || dim_in(s, op->results[0], root) < 0))
-			return "volatile inline assembly on values every CTA holds";
+		for (int k = 0; k < op->nregions; k++)
+			whole_effects(&op->regions[k], read, out, n);
+		effect e = {0, NULL};
+		if (op->code == IR_OP_ATOMIC_CAS && op->nargs)
+			e = (effect){op->args[0], "an atomic_cas on values every CTA holds"};
+		if (op->code == IR_OP_STORE && (op->flags & IR_FLAG_TENSORMAP) && op->nargs) /* TMA stores take no mask */
+			e = (effect){op->args[0], "a descriptor store every CTA would repeat"};
+		if (op->code == IR_OP_ATOMIC_RMW && op->nargs && read[op->results[0]])
+			e = (effect){op->args[0], "an atomic whose old values are read, on values every CTA holds"};
+		if (op->code == IR_OP_INLINE_ASM && (op->flags & IR_FLAG_VOLATILE))
+			e = (effect){op->nresults ? op->results[0] : -1, "volatile inline assembly on values every CTA holds"};
+		if (e.why && out)
+			out[*n] = e;
+		*n += e.why != NULL;
 	}
-	return NULL;
 }
 
 static void mark_read(const ir_region *r, bool *read)
@@ -411,11 +438,48 @@ static void mark_read(const ir_region *r, bool *read)
 	}
 }
 
-/* Why set `root` cannot be cut, NULL where it can. */
-static const char *refusal(cluster_sets *s, int root, const bool *read, int64_t *weight)
+static bool facts_build(cluster_sets *s, set_facts *sf)
 {
-	const char *why = set_refusal(s, root, weight);
-	return why ? why : whole_effects(s, &s->f->body, root, read);
+	const ir_func *f = s->f;
+	bool *read = calloc((size_t)f->nvalues + 1, sizeof(bool));
+	memset(sf, 0, sizeof *sf);
+	sf->own = malloc(sizeof *sf->own * ((size_t)s->nnodes + 1));
+	sf->weight = malloc(sizeof *sf->weight * ((size_t)s->nnodes + 1));
+	if (read) {
+		mark_read(&f->body, read);
+		whole_effects(&f->body, read, NULL, &sf->neffects);
+		sf->effects = malloc(sizeof *sf->effects * ((size_t)sf->neffects + 1));
+		sf->neffects = 0;
+		if (sf->effects)
+			whole_effects(&f->body, read, sf->effects, &sf->neffects);
+	}
+	free(read);
+	if (!sf->own || !sf->weight || !sf->effects)
+		return false;
+	own_refusals(s, sf);
+	return true;
+}
+
+static void facts_free(set_facts *sf)
+{
+	free(sf->own);
+	free(sf->weight);
+	free(sf->effects);
+}
+
+/* Why set `root` cannot be cut, NULL where it can; *weight receives the
+ * elements of the values it covers either way. Each set reads the
+ * effects only up to the first whose value it leaves whole, so all sets
+ * together read each effect at most once per dim of its value. */
+static const char *refusal(cluster_sets *s, const set_facts *sf, int root, int64_t *weight)
+{
+	*weight = sf->weight[root];
+	if (sf->own[root])
+		return sf->own[root];
+	for (int i = 0; i < sf->neffects; i++)
+		if (sf->effects[i].v < 0 || dim_in(s, sf->effects[i].v, root) < 0)
+			return sf->effects[i].why;
+	return NULL;
 }
 
 /* The set to cut (its root), or -1 with *why: the first dot's M or N,
@@ -423,13 +487,12 @@ static const char *refusal(cluster_sets *s, int root, const bool *read, int64_t 
  * one covering the most cannot. */
 static int choose(cluster_sets *s, const char **why)
 {
-	const ir_func *f = s->f;
-	bool *read = calloc((size_t)f->nvalues + 1, sizeof(bool));
-	if (!read) {
+	set_facts sf;
+	if (!facts_build(s, &sf)) {
+		facts_free(&sf);
 		*why = "out of memory";
 		return -1;
 	}
-	mark_read(&f->body, read);
 	/* M where each CTA keeps 64 rows per warpgroup (wgmma stacks its
 	 * warpgroups along M: 128x256 in 8 warps over 2 CTAs is 128x128 each,
 	 * not 64x256), or where N would keep fewer than 64 columns; else N.
@@ -440,13 +503,13 @@ static int choose(cluster_sets *s, const char **why)
 	int64_t best_weight = 0, no_weight = -1, w;
 	*why = "no blocks";
 	for (int t = 0; t < 2 && best < 0; t++)
-		if (dots[t] >= 0 && !refusal(s, find(s, dots[t]), read, &w))
+		if (dots[t] >= 0 && !refusal(s, &sf, find(s, dots[t]), &w))
 			best = find(s, dots[t]);
 	bool by_dot = best >= 0;
 	for (int i = 0; i < s->nnodes && !by_dot; i++) {
 		if (find(s, i) != i)
 			continue;
-		const char *no = refusal(s, i, read, &w);
+		const char *no = refusal(s, &sf, i, &w);
 		if (!no && w > best_weight) {
 			best = i;
 			best_weight = w;
@@ -455,7 +518,7 @@ static int choose(cluster_sets *s, const char **why)
 			*why = no;
 		}
 	}
-	free(read);
+	facts_free(&sf);
 	return best;
 }
 

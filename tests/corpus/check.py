@@ -3,7 +3,8 @@
 For every corpus case instance (tests/corpus/corpus.py): `tilec compile`
 with the signature Triton's JIT would specialize at the case's first size,
 for every target family at once (sm_80-class mma.sync, sm_87, sm_90,
-sm_90a's wgmma, and sm_100/sm_120 where ptxas knows them), then `tilec run`
+sm_90a's wgmma, and sm_100/sm_120 where ptxas knows them; those a config's
+shared memory or fp8e4nv rules out are left out with a note), then `tilec run`
 in the reference interpreter at the case's CPU size (its cpu_sizes, else the
 smallest of its sizes) on deterministic pseudo-random inputs drawn as the
 case's initializers say. A refusal, a diagnostic, an LLVM verifier failure
@@ -67,6 +68,8 @@ def draw(dtype, init, n, rng):
     elif kind == "uniform":
         lo, hi = (float(x) for x in spec.split(":"))
         vals = [lo + (hi - lo) * rng.random() for _ in range(n)]
+    elif kind == "steps":  # segment starts 0, S, 2S, ...
+        vals = [i * int(spec) for i in range(n)]
     elif kind in ("randint", "nonzero"):
         lo, hi = (int(x) for x in spec.split(":"))
         vals = [rng.randrange(lo, hi) for _ in range(n)]
@@ -127,16 +130,30 @@ def check_instance(tilec, inst, arch, tmp):
     if err:
         return err
     size = cpu_size(inst)
-    common = ["-n", inst["kernel"], "-s", prepare.triton_signature(inst, size)] + prepare.spec_options(inst)
+    common = ["-n", inst["kernel"], "-s", prepare.triton_signature(inst, size)]
+    # the values of names host code computes (--bind) specialize the interpreter's kernel too
+    flags = inst.get("tilec_flags", [])
+    common += [x for i in range(len(flags) - 1) if flags[i] == "--bind" for x in flags[i:i + 2]]
     src = os.path.join(ROOT, inst["file"])
-    cmd = [tilec, "compile", src] + common + ["--arch", arch, "-j", "1", "-o", os.path.join(tmp, inst["id"])]
+    # compiled with the instance's constexprs, interpreted with those of the
+    # CPU size where they follow the size
+    run_cx = dict(inst, constexprs=inst.get("cpu_constexprs") or inst["constexprs"])
+    cmd = [tilec, "compile", src] + common + prepare.spec_options(inst) + \
+        ["--arch", arch, "-j", "1", "-o", os.path.join(tmp, inst["id"])]
     cmd += prepare.compile_options(inst)
     # a config sized for one GPU may not fit another's shared memory (as
-    # Triton's build of it would not): that target is left out and noted
+    # Triton's build of it would not), and fp8e4nv needs sm_89 or newer (as
+    # Triton refuses it below): those targets are left out and noted
     while True:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         m = re.search(r"more than a block may have on (sm_\d+a?)", r.stderr)
         targets = cmd[cmd.index("--arch") + 1].split(",")
+        older = [t for t in targets if int(re.sub(r"\D", "", t)) < 89]
+        if r.returncode != 0 and "fp8e4nv is not supported on CUDA arch < 89" in r.stderr and \
+                0 < len(older) < len(targets):
+            inst.setdefault("notes", []).append("fp8e4nv: %s left out, as Triton refuses them" % ",".join(older))
+            cmd[cmd.index("--arch") + 1] = ",".join(t for t in targets if t not in older)
+            continue
         if r.returncode == 0 or not m or m.group(1) not in targets or len(targets) == 1:
             break
         inst.setdefault("notes", []).append("too large for %s's shared memory" % m.group(1))
@@ -153,7 +170,7 @@ def check_instance(tilec, inst, arch, tmp):
             v = evaluate(p["value"], env)
             v = float(v) if p["dtype"].startswith(("fp", "bf")) else int(v)
             env[p["name"]] = v
-    env.update(inst["constexprs"])
+    env.update(run_cx["constexprs"])
     for i, p in enumerate(inst["params"]):
         if p["kind"] == "scalar":
             args += ["--arg", repr(env[p["name"]])]
@@ -175,7 +192,7 @@ def check_instance(tilec, inst, arch, tmp):
     grid = ",".join(str(int(x)) for x in g)
     if any(int(x) <= 0 for x in g):
         return "the CPU size gives an empty grid (%s)" % grid
-    cmd = [tilec, "run", src] + common + ["-g", grid] + args
+    cmd = [tilec, "run", src] + common + prepare.spec_options(run_cx) + ["-g", grid] + args
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if r.returncode != 0:
         return "tilec run at %s, grid %s (exit %d): %s" % (

@@ -1,12 +1,9 @@
 /* fuzz_sema.c - fuzz target over the front end's specialization and the
  * passes that follow it, up to the layouts: every @jit kernel of the input
- * is specialized (fe_specialize) with a signature made up from its
- * parameters' names and the input's own bytes (pointers named *ptr*, the
- * rest i32; :16, :8, :4 or no hints; fp16 or fp32 pointees; constexprs
- * named in upper case 32 or 64, the others their defaults; 4 or 8 warps;
- * one CTA per program or a cluster of 2), verified, dumped, split over the
- * cluster where cluster_refusal allows (which must then succeed and
- * verify), then pipelined (num_stages 3) and given layouts as tilec
+ * is specialized (fe_specialize) with a spec made up from its parameters'
+ * names and the input's own bytes (kernel_spec.h's first guess), verified, dumped, split
+ * over the cluster where cluster_refusal allows (which must then succeed
+ * and verify), then pipelined (num_stages 3) and given layouts as tilec
  * compile does before it lowers, for mma.sync or for wgmma with TMA.
  * Any input must end in a status with a diagnostic, never a crash, a hang
  * or a leak; IR that the front end or a pass produced and the verifier
@@ -17,6 +14,7 @@
  * fuzz-seeds: tests/kernels tests/gpu/kernels tests/corpus/... */
 #include "analysis/analysis.h"
 #include "front/front.h"
+#include "fuzz/kernel_spec.h"
 #include "fuzz/python_input.h"
 #include "passes/passes.h"
 
@@ -26,17 +24,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static bool all_upper(const char *s)
-{
-	bool letter = false;
-	for (; *s; s++) {
-		if (*s >= 'a' && *s <= 'z')
-			return false;
-		letter |= *s >= 'A' && *s <= 'Z';
-	}
-	return letter;
-}
 
 /* IR that a stage produced and the verifier refuses: a compiler bug. */
 static void must_verify(tilec_ctx *ctx, const ir_func *f, const char *after)
@@ -71,30 +58,11 @@ static void passes(tilec_ctx *ctx, arena *a, ir_func *f, dot_unit unit)
 static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_t bits)
 {
 	for (int k = 0; k < fe_kernel_count(m); k++) {
-		const char *name = fe_kernel_name(m, k);
-		int np = fe_param_count(m, name);
-		fe_define *defs = arena_alloc(a, sizeof *defs * (size_t)(np > 0 ? np : 1));
-		char *sig = arena_alloc(a, 24 * (size_t)(np > 0 ? np : 1) + 1);
-		if (!defs || !sig)
+		fe_spec spec;
+		if (!fuzz_kernel_spec(a, m, fe_kernel_name(m, k), 0, &bits, &spec))
 			return;
-		int nd = 0;
-		size_t at = 0;
-		sig[0] = 0;
-		for (int i = 0; i < np; i++, bits = bits * 1664525u + 1013904223u) {
-			const char *p = fe_param_name(m, name, i);
-			if (fe_param_is_constexpr(m, name, i)) {
-				if (all_upper(p))
-					defs[nd++] = (fe_define){p, bits >> 20 & 1 ? "64" : "32"};
-				continue;
-			}
-			const char *t = strstr(p, "ptr") ? (bits >> 20 & 1 ? "*fp32" : "*fp16") : "i32";
-			static const char *const hints[4] = {"", ":16", ":8", ":4"};
-			at += (size_t)snprintf(sig + at, 24, "%s%s%s", at ? ", " : "", t, hints[bits >> 24 & 3]);
-		}
 		bool wg = bits >> 22 & 1;
-		fe_spec spec = {.kernel = name, .signature = sig, .defines = defs, .ndefines = nd,
-				.num_warps = bits >> 23 & 1 ? 8 : 4, .num_stages = 3, .tensormaps = wg,
-				.num_ctas = bits >> 26 & 1 ? 2 : 1};
+		spec.tensormaps = wg;
 		ir_func *f = NULL;
 		if (fe_specialize(ctx, a, m, &spec, &f) != TILEC_OK || !f)
 			continue;

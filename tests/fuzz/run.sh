@@ -9,13 +9,23 @@
 # target that includes a libtile header ("front/syntax.h", ...) is linked
 # with an archive of the libtile sources that do not use LLVM (all but
 # nvptx/ and compile.c), built by the same compiler (one sanitizer
-# runtime). A target that needs more gives extra compile arguments on a
-# comment line `fuzz-extra: ARGS` (shell words, expanded); one that seeds
-# from more folders than its corpus names them on a line `fuzz-seeds: DIR...`
-# (DIR/...: the .py files of DIR and its subfolders).
+# runtime); one that includes compile.h or an nvptx/ header also with an
+# archive of those (compiled against the headers of $LLVM_CONFIG, default
+# llvm-config-19 as in the Makefile) and LLVM's libraries as the Makefile
+# links its tests (the shared library where LLVM has one: quicker to
+# link; LLVM is not instrumented either way). The archives' sources are
+# compiled as many at a time as there are CPUs. A target that needs more
+# gives extra compile arguments on a comment line `fuzz-extra: ARGS` (shell
+# words, expanded); one that seeds from more folders than its corpus names
+# them on a line `fuzz-seeds: DIR...` (DIR/...: the .py files of DIR and
+# its subfolders).
 # FUZZ_BUILD_ONLY=1 builds the targets (BUILD/fuzz/TARGET, the engine
 # named in BUILD/fuzz/TARGET.engine) without running them
-# (tests/fuzz/campaign.sh runs them). Prints one line per target; exits
+# (tests/fuzz/campaign.sh runs them). FUZZ_FRESH=1 starts libFuzzer from
+# the seeds alone, in a working corpus emptied first
+# (BUILD/fuzz/fresh_TARGET): a bounded run (tests/test_fuzz.sh) then takes
+# as long wherever it runs, whatever corpus earlier runs grew (libFuzzer
+# runs all of it before it mutates). Prints one line per target; exits
 # non-zero when a target fails to build or crashes.
 set -u
 cd "$(dirname "$0")/../.."
@@ -51,24 +61,43 @@ if [ "$engine" = libfuzzer ]; then cc=clang; else cc=${CC:-cc}; fi
 cov=
 [ "$engine" = libfuzzer ] && cov=-fsanitize=fuzzer-no-link
 
-# libtile without its LLVM-using files, rebuilt when a source is newer.
+llvm_config=${LLVM_CONFIG:-llvm-config-19}
+cpus=$(nproc 2>/dev/null || echo 2)
+
+# libtile's sources that use LLVM (KIND llvm: nvptx/ and compile.c) or
+# the others (KIND plain) as an archive, rebuilt when a source is newer;
+# the LLVM one is named for its LLVM's major version.
 libtile_archive() {
-	local lib=$out/libtile-$engine.a obj f
+	local kind=$1 name=$1 lib obj objs f flags='' pids=() failed=0 p
+	[ "$kind" = llvm ] && name=llvm$("$llvm_config" --version | cut -d. -f1)
+	lib=$out/libtile-$name-$engine.a
+	objs=$out/obj-$name-$engine
 	if [ -e "$lib" ] && [ -z "$(find libtile tests/fuzz/run.sh -name '*.[ch]' -newer "$lib" -o -name run.sh -newer "$lib" | head -n 1)" ]; then
 		echo "$lib"
 		return 0
 	fi
-	rm -rf "$out/obj-$engine" "$lib"
-	mkdir -p "$out/obj-$engine"
+	[ "$kind" = llvm ] && flags="-I$("$llvm_config" --includedir)"
+	rm -rf "$objs" "$lib"
+	mkdir -p "$objs"
 	for f in $(find libtile -name '*.c' | sort); do
-		case "$f" in libtile/nvptx/* | libtile/compile.c) continue ;; esac
+		case "$f" in
+		libtile/nvptx/* | libtile/compile.c) [ "$kind" = llvm ] || continue ;;
+		*) [ "$kind" = plain ] || continue ;;
+		esac
 		obj=${f#libtile/}
-		obj=$out/obj-$engine/${obj//\//_}
+		obj=$objs/${obj//\//_}
 		obj=${obj%.c}.o
 		# shellcheck disable=SC2086
-		$cc -std=c11 $common $san $cov -c "$f" -o "$obj" >>"$out/libtile.log" 2>&1 || return 1
+		$cc -std=c11 $common $flags $san $cov -c "$f" -o "$obj" >"$obj.log" 2>&1 &
+		pids+=($!)
+		if [ ${#pids[@]} -ge "$cpus" ]; then
+			wait "${pids[0]}" || failed=1
+			pids=("${pids[@]:1}")
+		fi
 	done
-	ar rcs "$lib" "$out/obj-$engine"/*.o && echo "$lib"
+	for p in "${pids[@]}"; do wait "$p" || failed=1; done
+	cat "$objs"/*.log >>"$out/libtile.log"
+	[ "$failed" = 0 ] && ar rcs "$lib" "$objs"/*.o && echo "$lib"
 }
 
 status=0
@@ -95,15 +124,20 @@ for name in "${targets[@]}"; do
 			;;
 		esac
 	done
-	if grep -qE '#include "(base|ir|front|passes|pack|analysis)/' "$src"; then
-		if ! lib=$(libtile_archive); then
-			echo "$name: building libtile failed"
+	kinds=()
+	grep -qE '#include "(compile\.h|nvptx/)' "$src" && kinds+=(llvm)
+	grep -qE '#include "(compile\.h|(base|ir|front|passes|pack|analysis|nvptx)/)' "$src" && kinds+=(plain)
+	for kind in "${kinds[@]}"; do
+		if ! lib=$(libtile_archive "$kind"); then
+			echo "$name: building libtile ($kind) failed"
 			tail -n 20 "$out/libtile.log"
 			status=1
-			continue
+			continue 2
 		fi
 		extra+=("$lib")
-	fi
+	done
+	# shellcheck disable=SC2207
+	[ "${kinds[0]:-}" = llvm ] && extra+=($("$llvm_config" --ldflags --libs))
 	log=$out/$name.log
 	if [ "$engine" = libfuzzer ]; then
 		# shellcheck disable=SC2086
@@ -124,9 +158,14 @@ for name in "${targets[@]}"; do
 		continue
 	fi
 	if [ "$engine" = libfuzzer ]; then
-		mkdir -p "$out/corpus_$name"
+		work=$out/corpus_$name
+		if [ -n "${FUZZ_FRESH:-}" ]; then
+			work=$out/fresh_$name
+			rm -rf "$work"
+		fi
+		mkdir -p "$work"
 		"$out/$name" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix="$out/$name-" "$out/corpus_$name" "$seeds" "${more_seeds[@]}" >"$log" 2>&1
+			-artifact_prefix="$out/$name-" "$work" "$seeds" "${more_seeds[@]}" >"$log" 2>&1
 	else
 		"$out/$name" -t "$seconds" -o "$out/$name-" "$seeds" "${more_seeds[@]}" >"$log" 2>&1
 	fi

@@ -290,6 +290,14 @@ CASES += [
         [_n("fp32"), _n("fp16", "out"), _n("bf16", "out"), _n("i32", "out"), _n("fp32", "out"), N_]),
     _ew("k_axpy_fp16", K + "casts.py", "axpy_fp16_kernel",
         [_n("fp16"), _n("fp16", "inout"), S("fp32", "1.75"), N_]),
+    case("k_count_down", K + "regress/count_down.py", "count_down",
+         [T("in", "fp32", ["n"]), T("out", "fp32", ["128"]), S("i32", "n")], {"BLOCK": 128}, "1",
+         [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-5, 1e-5)),
+    case("k_rms_rows_masked", K + "regress/masked_sum.py", "rms_rows",
+         [T("in", "fp16", ["M", "N"]), T("out", "fp32", ["M", "N"]), T("out", "fp32", ["M"]),
+          S("i32", "N"), S("fp32", "1e-6")], _rowblock, "M",
+         [{"M": 1, "N": 1}, {"M": 64, "N": 1000}, {"M": 1823, "N": 781}], 2, tol(1e-5, 1e-5),
+         grid_in_blob=False),
     case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
          [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
          [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),
@@ -1257,6 +1265,36 @@ CASES += [
          [_n("fp16", init="randint:-1:2"), _n("fp16", "inout", "randint:-8:8"), _n("fp16", "out"),
           T("inout", "fp16", ["1024"], "zeros"), N_ELEMENTS],
          {"NB": 1024, "BLOCK": 1024}, "cdiv(n, BLOCK)", [{"n": 1}, {"n": 1023}, {"n": 2**20}, {"n": 2**20 + 7}], 4),
+    # bf16: bf16x2 pairs and bf16 atoms on sm_90a and on sm_90's mma.sync
+    # code (compiled apart from sm_80's); the compare-and-swap loop in sm_80's
+    # (compute_80 PTX, compiled by the driver). Small integers keep every
+    # sum exact (at most 1025 terms of -1, 0, 1 per address: far below 256)
+    case("atomic_add_bf16", ATOM, "half_add_kernel",
+         [_n("bf16", init="randint:-1:2"), _n("bf16", "inout", "randint:-8:8"), _n("bf16", "out"),
+          T("inout", "bf16", ["1024"], "zeros"), N_ELEMENTS],
+         {"NB": 1024, "BLOCK": 1024}, "cdiv(n, BLOCK)", [{"n": 1}, {"n": 1023}, {"n": 2**20}, {"n": 2**20 + 7}], 4),
+] + [
+    case("atomic_add_bf16_%s" % _a, ATOM, "half_add_kernel",
+         [_n("bf16", init="randint:-1:2"), _n("bf16", "inout", "randint:-8:8"), _n("bf16", "out"),
+          T("inout", "bf16", ["1024"], "zeros"), N_ELEMENTS],
+         {"NB": 1024, "BLOCK": 1024}, "cdiv(n, BLOCK)", [{"n": 1023}, {"n": 2**20}], 4, arch=_arch)
+    for _a, _arch in (("sm80", "sm_80"), ("sm90", "sm_80,sm_90"))
+] + [
+    # real column sums accumulated in fp16/bf16 by up to 128 programs per
+    # address, in the order the hardware picks on each side: the tolerance is
+    # three times (fp16; bf16 2.6 times) the largest difference between two
+    # random orders of the same additions over 3000 simulated columns of
+    # M = 4096 (fp16 0.17 beyond 1% of the sum, bf16 1.54 beyond 5%).
+    # N a multiple of 16 (64, 1024) takes the packed forms, 257 and 781 one
+    # atom per column
+    case("atomic_col_sum_%s%s" % (_id, _a), ATOM, "half_col_sum_kernel",
+         [T("in", _t, ["M", "N"], "uniform:-1:1"), T("inout", _t, ["N"], "zeros"), S("i32", "M"), S("i32", "N")],
+         {"BLOCK_M": 32, "BLOCK_N": 128}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 1}, {"M": 100, "N": 257}, {"M": 1823, "N": 781}, {"M": 1000, "N": 1024},
+          {"M": 4096, "N": 64}], 4, _tol, arch=_arch)
+    for _t, _id, _tol in (("fp16", "f16", tol(0.5, 1e-2)), ("bf16", "bf16", tol(4.0, 5e-2)))
+    for _a, _arch in (("", None), ("_sm80", "sm_80"))
+] + [
     case("atomic_ticket_i32", ATOM, "ticket_kernel",
          [T("inout", "i32", ["1"], "zeros"), T("inout", "i32", ["32"], "zeros"),
           T("out", "i32", ["P", "128"]), T("out", "i32", ["P", "32"])],
@@ -1359,9 +1397,10 @@ CASES += [
     case("fp8_e5_matmul_kn", K + "matmul.py", "matmul_kernel",
          [T("in", "fp8e5", ["M", "K"]), T("in", "fp8e5", ["K", "N"]), T("out", "fp16", ["M", "N"])]
          + MM_SIZES_PARAMS + MM_STRIDES, _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
-    # sm_90's mma.sync code (what sm_89 runs too), beside sm_90a's
+    # the mma.sync code from sm_90 on (what sm_89 runs too), beside sm_90a's:
+    # compute_90 PTX, which the driver compiles (sm_90 now brings sm_90a)
     case("fp8_e4_matmul_sm90", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
-         _mm_cx(64, 64, 64), MM_GRID, [{"M": 512, "N": 512, "K": 512}], 3, FP8_MM_TOL, arch="sm_90"),
+         _mm_cx(64, 64, 64), MM_GRID, [{"M": 512, "N": 512, "K": 512}], 3, FP8_MM_TOL, arch="compute_90"),
 ]
 BENCH += [
     # tutorial 03's fp8 config on Hopper (B K-major): wgmma e4m3 on sm_90a
@@ -1466,13 +1505,15 @@ def expand(c):
         # parameter dicts are shared between cases; prepare.py names them per instance
         inst.update(id=iid, params=[dict(p) for p in c["params"]], constexprs=cx, num_warps=w,
                     sizes=sizes)
+        if c.get("cpu_sizes"):  # constexprs that follow the size (a GEMM's N and K) follow the CPU's
+            inst["cpu_constexprs"] = _value(c["constexprs"], c["cpu_sizes"][0])
         out.append(inst)
     return out
 
 
 def instances():
     """Every instance: the suite's cases, its benchmarks, then the public
-    corpus (tests/corpus, tier 4)."""
+    corpus (tests/corpus, tier 6)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpus"))
     import corpus
     out = []

@@ -31,6 +31,20 @@ def size_str(s):
     return "x".join("%s=%d" % kv for kv in s.items())
 
 
+def triton_alone(harness, inst, idx):
+    """Triton's verdict on a case tile did not compile, at its first size."""
+    import torch
+    try:
+        kern = harness.triton_kernel(ROOT, inst)
+        harness.launch_triton(kern, inst, harness.Args(inst, inst["sizes"][0], seed=idx))
+        torch.cuda.synchronize()
+        return "accepts it"
+    except Exception as e:
+        cause = e.__cause__ or e.__context__
+        lines = [l for l in str(cause or e).splitlines() if l.strip()]
+        return "refuses it: " + (lines[-1] if lines else type(e).__name__)[:300]
+
+
 def worker(gdir, start, step, only, max_n, results, tile_only=False, tier=None):
     sys.path.insert(0, HERE)
     import torch
@@ -71,10 +85,17 @@ def worker(gdir, start, step, only, max_n, results, tile_only=False, tier=None):
 
     for idx in range(start, len(insts), step):
         inst = insts[idx]
-        if inst.get("bench") or (only and inst["id"] not in only) or (tier and inst["tier"] != tier):
+        if inst.get("bench") or (only and inst["id"] not in only) or (tier and str(inst["tier"]) not in tier.split(",")):
             continue
         if not inst["compiled"]:
-            record(inst, None, False, "not compiled: " + (inst["error"] or "?").strip().splitlines()[0])
+            why = "not compiled: " + (inst["error"] or "?").strip().splitlines()[0]
+            if inst.get("project") and not tile_only:  # does Triton take it? (a refusal Triton shares is no bug)
+                verdict = triton_alone(harness, inst, idx)
+                if inst.get("triton_refuses") and verdict.startswith("refuses"):
+                    record(inst, None, True, "tile and Triton 3.6 refuse it, as recorded: " + verdict)
+                    continue
+                why += "; Triton " + verdict
+            record(inst, None, False, why)
             continue
         fn = harness.tile_fn(lib, inst) if lib else None
         if fn is None:
@@ -84,7 +105,10 @@ def worker(gdir, start, step, only, max_n, results, tile_only=False, tier=None):
         try:
             kern = None if tile_only else harness.triton_kernel(ROOT, inst)
         except Exception as e:  # the test kernel itself is broken
-            record(inst, None, False, "cannot import the kernel for Triton: %s" % e)
+            import traceback
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            record(inst, None, False, "cannot import the kernel for Triton: %s: %s (%s:%d)"
+                   % (type(e).__name__, e, os.path.relpath(where.filename, ROOT), where.lineno))
             continue
         t0 = time.time()
         for size in inst["sizes"]:
@@ -151,7 +175,8 @@ def main():
     ap.add_argument("--results", default=None)
     ap.add_argument("--tile-only", action="store_true",
                     help="in one process, tile's launches alone at each case's first size (for compute-sanitizer)")
-    ap.add_argument("--tier", type=int, default=0, help="only the instances of this tier (4: the corpus)")
+    ap.add_argument("--tier", default="", help="only the instances of these tiers, comma-separated (6: the corpus, "
+                    "5: --extra-cases)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     if a.worker or a.tile_only:
@@ -166,19 +191,20 @@ def main():
             return 1 if any(not r["ok"] for r in rows) else rc
         return rc
     logdir = os.path.join(a.gdir, "logs")
+    tag = a.tier.replace(",", "_") or "all"  # runs over other tiers may share the folder
     os.makedirs(logdir, exist_ok=True)
     t0 = time.time()
     procs, broken = {}, 0
 
     def spawn(k, start):
-        res = os.path.join(logdir, "diff-results.%d.jsonl" % k)
+        res = os.path.join(logdir, "diff-results.%s.%d.jsonl" % (tag, k))
         cmd = [sys.executable, os.path.abspath(__file__), a.gdir, "--worker", "--start", str(start),
                "--step", str(a.jobs), "--results", res, "--only", a.only, "--max-n", str(a.max_n),
-               "--tier", str(a.tier)]
+               "--tier", a.tier]
         procs[k] = subprocess.Popen(cmd)
 
     for k in range(a.jobs):
-        open(os.path.join(logdir, "diff-results.%d.jsonl" % k), "w").close()
+        open(os.path.join(logdir, "diff-results.%s.%d.jsonl" % (tag, k)), "w").close()
         spawn(k, k)
     while procs:
         for k, p in list(procs.items()):
@@ -186,7 +212,7 @@ def main():
             if rc is None:
                 continue
             del procs[k]
-            nxt = os.path.join(logdir, "diff-results.%d.jsonl.next" % k)
+            nxt = os.path.join(logdir, "diff-results.%s.%d.jsonl.next" % (tag, k))
             if rc == STICKY and os.path.exists(nxt):
                 start = int(open(nxt).read())
                 os.remove(nxt)
@@ -197,7 +223,7 @@ def main():
         time.sleep(0.2)
     rows = []
     for k in range(a.jobs):
-        rows += [json.loads(l) for l in open(os.path.join(logdir, "diff-results.%d.jsonl" % k)) if l.strip()]
+        rows += [json.loads(l) for l in open(os.path.join(logdir, "diff-results.%s.%d.jsonl" % (tag, k))) if l.strip()]
     with open(os.path.join(a.gdir, "manifest.json")) as f:
         man = json.load(f)
     tier = {i["id"]: i["tier"] for i in man["instances"]}

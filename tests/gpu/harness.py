@@ -61,6 +61,7 @@ def load_lib(gdir):
 
 
 _modules = {}
+_CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpus") + os.sep
 _tmp = tempfile.mkdtemp(prefix="tile-gpu-")
 
 
@@ -68,7 +69,8 @@ class _Stub(types.ModuleType):
     """What a corpus file imports from its project that the corpus does not
     keep (the project's host modules, compiled extensions): any attribute
     is another stub, calling one gives a stub, and it is false, so that a
-    platform test (`if current_platform.is_rocm():`) takes the plain path.
+    platform test (`if current_platform.is_rocm():`) takes the plain path
+    (but feature probes named HAS_...).
     `tl` and `triton` are Triton's own."""
 
     def __init__(self, name):
@@ -85,12 +87,13 @@ class _Stub(types.ModuleType):
         return _Stub(self.__name__ + "." + name)
 
     def __call__(self, *a, **k):
-        if len(a) == 1 and callable(a[0]) and not k:
-            return a[0]  # a decorator: the function itself
+        if len(a) == 1 and not k and (callable(a[0]) or hasattr(a[0], "run")):
+            return a[0]  # a decorator (FlagGems' libentry() over an autotuner): the kernel itself
         return _Stub(self.__name__ + "()")
 
     def __bool__(self):
-        return False
+        # feature probes (vLLM's HAS_TRITON) hold where Triton runs
+        return self.__name__.rsplit(".", 1)[-1].startswith("HAS_")
 
     # containers read at import (a table of configs, a dict of options): empty
     def __getitem__(self, key):
@@ -108,14 +111,29 @@ class _Stub(types.ModuleType):
     def __contains__(self, item):
         return False
 
+    def __add__(self, other):  # a stubbed config table extended by a list
+        return other if isinstance(other, list) else self
+
+    __radd__ = __add__
+
     def __mro_entries__(self, bases):
         return (object,)  # a class deriving from a stubbed one
 
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Last on sys.meta_path: modules nothing else finds become stubs."""
+    """Last on sys.meta_path: modules nothing else finds become stubs when a
+    corpus file (or the harness for it) imports them; an installed
+    library's probe of an optional dependency (sympy's `import gmpy2`)
+    still gets its ImportError."""
 
     def find_spec(self, name, path, target=None):
+        f = sys._getframe(1)
+        while f is not None and (f.f_code.co_filename.startswith("<frozen") or
+                                 "importlib" in f.f_code.co_filename):
+            f = f.f_back
+        where = os.path.abspath(f.f_code.co_filename) if f is not None else ""
+        if not (where.startswith(_CORPUS) or where == os.path.abspath(__file__)):
+            return None
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):
@@ -125,32 +143,52 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
-def corpus_module(root, inst):
+def corpus_module(root, inst, modname=None):
     """A corpus file imported as its project's module (a/b/c.py under the
     project's folder is a.b.c, so relative imports work), with what the
-    corpus does not keep of the project stubbed."""
-    inc = os.path.join(root, inst["include_dirs"][0])
-    if inc not in sys.path:
-        sys.path.insert(0, inc)
+    corpus does not keep of the project stubbed; or the project's module
+    modname."""
+    incs = [os.path.join(root, d) for d in inst["include_dirs"]]
+    for inc in reversed(incs):
+        if inc not in sys.path:
+            sys.path.insert(0, inc)
     if not any(isinstance(f, _StubFinder) for f in sys.meta_path):
         sys.meta_path.append(_StubFinder())
-    rel = os.path.relpath(os.path.join(root, inst["file"]), inc)
+    if modname:
+        return importlib.import_module(modname)
+    # named from the deepest search path holding it (src/pkg/m.py is pkg.m
+    # where src is one), as the project's own absolute imports name it
+    path = os.path.join(root, inst["file"])
+    inc = max((d for d in incs if path.startswith(d + os.sep)), key=len)
+    rel = os.path.relpath(path, inc)
     return importlib.import_module(rel[:-3].replace(os.sep, "."))
 
 
 def triton_kernel(root, inst):
     """The case's kernel as Triton sees it. A corpus file is imported as
-    its project's module (corpus_module), or, where that fails, as the
-    suite's files are: through cases.clean_source, so its host code
-    (tutorial files run kernels or torch.compile at import) does not run;
-    Triton reads the kernel's source from that cleaned copy."""
+    its project's module (corpus_module; what fails there is reported), the
+    suite's files through cases.clean_source, so their host code (tutorial
+    files run kernels or torch.compile at import) does not run; Triton
+    reads the kernel's source from that cleaned copy."""
     path = os.path.join(root, inst["file"])
-    mod = _modules.get(path)
+    # a corpus module per set of binds: one case's binds must reach names the
+    # module derives at import (FlagGems' `pow = tl_extra_shim.pow`) even
+    # where another case of the file imported it without them
+    key = (path, tuple(inst.get("tilec_flags") or ()))
+    mod = _modules.get(key if inst.get("project") else path)
     if mod is None and inst.get("project"):
-        try:
-            mod = _modules[path] = corpus_module(root, inst)
-        except Exception:
-            mod = None
+        binds = case_binds(inst)
+        for name, value in binds:  # a module's name before the kernel's file reads it
+            if "." in name:
+                bind_in_module(root, inst, name, value)
+        known = any(k[0] == path for k in _modules if isinstance(k, tuple))
+        mod = corpus_module(root, inst)
+        if known and binds:
+            mod = importlib.reload(mod)
+        for name, value in binds:
+            if "." not in name:
+                setattr(mod, name, value)
+        _modules[key] = mod
     if mod is None:
         name = "gpu_case_%d" % len(_modules)
         clean = os.path.join(_tmp, name + ".py")
@@ -163,10 +201,76 @@ def triton_kernel(root, inst):
             sys.path.append(os.path.dirname(path))
         spec.loader.exec_module(mod)
         _modules[path] = mod
-    k = getattr(mod, inst["kernel"])
+    k = getattr(mod, inst["kernel"], None)
+    if k is None:
+        k = nested_kernel(mod, path, inst["kernel"])
+    if isinstance(k, _Stub):
+        raise TypeError("%s is a stub: a decorator of it comes from a module the corpus does not keep"
+                        % inst["kernel"])
     while not isinstance(k, triton.runtime.jit.JITFunction) and hasattr(k, "fn"):
         k = k.fn  # autotune / heuristics wrappers: the case gives the config
     return k
+
+
+def case_binds(inst):
+    """The case's --bind NAME=triton.x.y (tilec_flags): module-level names
+    that the project's host code computes, as (NAME, the object)."""
+    flags, out = inst.get("tilec_flags") or [], []
+    for flag, arg in zip(flags, flags[1:]):
+        if flag == "--bind":
+            name, dotted = arg.split("=", 1)
+            parts = dotted.split(".")
+            for cut in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
+                try:
+                    obj = importlib.import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+                out.append((name, obj))
+                break
+    return out
+
+
+def bind_in_module(root, inst, qualified, value):
+    """module.NAME = value, in that module of the project and in every
+    module that imported the same object under that name (a package's
+    __init__ re-exporting it)."""
+    modname, name = qualified.rsplit(".", 1)
+    corpus_module(root, dict(inst, file=None), modname)
+    old = getattr(sys.modules[modname], name, None)
+    for m in list(sys.modules.values()):
+        if m is not None and name in getattr(m, "__dict__", {}) and (m.__dict__[name] is old or m.__name__ == modname):
+            setattr(m, name, value)
+
+
+def nested_kernel(mod, path, name):
+    """A @triton.jit def nested in a function (torchao builds its kernels
+    inside factories): that def alone, dedented, in a file of its own,
+    executed over the module's globals with its jit decorator (the others,
+    autotune and heuristics, only choose what the case gives)."""
+    import textwrap
+    src = open(path).read()
+    tree = ast.parse(src)
+    for outer in tree.body:
+        for node in ast.walk(outer) if isinstance(outer, ast.FunctionDef) else ():
+            if isinstance(node, ast.FunctionDef) and node.name == name and node is not outer:
+                jit = [d for d in node.decorator_list if "jit" in ast.unparse(d)]
+                lines = src.splitlines(True)[node.lineno - 1:node.end_lineno]
+                body = textwrap.dedent("".join(lines))
+                text = "".join("@%s\n" % ast.unparse(d) for d in jit) + body
+                file = os.path.join(_tmp, "nested_%d_%s.py" % (len(_modules), name))
+                with open(file, "w") as f:
+                    f.write(text)
+                spec = importlib.util.spec_from_file_location("nested_%d" % len(_modules), file)
+                nested = importlib.util.module_from_spec(spec)
+                nested.__dict__.update({k: v for k, v in vars(mod).items() if not k.startswith("__")})
+                nested.__dict__.setdefault("triton", triton)
+                nested.__dict__.setdefault("tl", triton.language)
+                spec.loader.exec_module(nested)
+                _modules[file] = nested
+                return getattr(nested, name)
+    raise AttributeError("%s defines no kernel %s, at module level or nested" % (path, name))
 
 
 class TileTensorDesc(ctypes.Structure):
@@ -211,6 +315,13 @@ def _eval(expr, env):
 SPECIALS = [0x80000000, 0x00000000, 0x7FC00000, 0xFFC00000, 0x7F800000, 0xFF800000, 0x00000001]
 
 
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _init(p, shape, gen):
     kind, _, rng = p["init"].partition(":")
     dt = TORCH[p["dtype"]]
@@ -236,6 +347,8 @@ def _init(p, shape, gen):
                             device="cuda", dtype=torch.int32)
         sp = bits[pick.clamp(max=len(SPECIALS) - 1)].view(torch.float32)
         return torch.where(pick < len(SPECIALS), sp, x).to(dt)
+    if kind == "steps":  # 0, S, 2S, ...: segment starts that cannot overlap
+        return (torch.arange(_numel(shape), device="cuda") * int(rng)).to(dt).reshape(shape)
     if kind == "randn":
         return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dt)
     if kind == "uniform":
@@ -335,17 +448,21 @@ def triton_options(inst):
 def triton_constexpr(v):
     """A constexpr as Triton takes it: cases write strings and dtypes as
     tilec's -D takes them, as source text ("'gelu'", "tl.float32")."""
-    if isinstance(v, str) and v[:1] in "'\"":
-        return ast.literal_eval(v)
     if isinstance(v, str) and v.startswith("tl."):
         return getattr(triton.language, v[3:])
+    if isinstance(v, str):
+        return ast.literal_eval(v)  # 'gelu', None, True, 1e-6 as -D writes them
     return v
 
 
 def launch_triton(kern, inst, args):
     extra = triton_options(inst)
     cx = {k: triton_constexpr(v) for k, v in inst["constexprs"].items()}
-    compiled = kern[args.grid](*args.triton, **cx, num_warps=inst["num_warps"], **extra)
+    # by name: a constexpr may sit between runtime parameters (FlagGems' MoE
+    # alignment kernels take num_experts second)
+    names = [p.name for p in kern.params if not p.is_constexpr]
+    named = dict(zip(names, args.triton))
+    compiled = kern[args.grid](**named, **cx, num_warps=inst["num_warps"], **extra)
     keep = os.environ.get("TILE_TRITON_CUBIN_DIR")
     if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin this launch ran
         _kept_cubins.add(inst["id"])

@@ -36,10 +36,13 @@ import cases  # noqa: E402
 def kernel_params(path, kernel):
     """[(name, is_constexpr)] of a kernel in a .py file, or an error."""
     try:
-        _, found = cases.jit_functions(path)
+        tree, found = cases.jit_functions(path)
     except (OSError, SyntaxError) as e:
         return None, "cannot read %s: %s" % (path, e)
     node = found.get(kernel)
+    if node is None:  # a kernel that a factory function defines in its body
+        node = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel and
+                     any("jit" in ast.unparse(d) for d in n.decorator_list)), None)
     if node is None:
         return None, "%s: no @triton.jit function %s" % (path, kernel)
     return [(a.arg, a.annotation is not None and "constexpr" in ast.unparse(a.annotation))
@@ -58,12 +61,17 @@ def signature(params, hint_ints, constexprs=None):
         if p["kind"] == "desc":
             sig.append(desc_type(p, constexprs or {}))
         elif p["kind"] == "tensor":
-            sig.append("*%s:16" % t)
-        elif hint_ints and t[0] in "iu":
+            sig.append("*%s%s" % (t, ":16" if len(sig) < HINTED else ""))
+        elif hint_ints and t[0] in "iu" and len(sig) < HINTED:
             sig.append("%s:16" % t)
         else:
             sig.append(t)
     return ", ".join(sig)
+
+
+# the loader checks hints on the first 32 parameters (docs/FORMAT.md), so
+# tilec takes none beyond them
+HINTED = 32
 
 
 def triton_signature(inst, size):
@@ -81,13 +89,13 @@ def triton_signature(inst, size):
             sig.append(desc_type(p, inst["constexprs"]) + (":16" if inner % 16 == 0 else ""))
             continue
         if p["kind"] == "tensor":
-            sig.append("*%s:16" % t)
+            sig.append("*%s%s" % (t, ":16" if len(sig) < HINTED else ""))
             continue
         v = eval(p["value"], {"__builtins__": {}, "cdiv": lambda a, b: (a + b - 1) // b,
                               "min": min, "max": max}, env)
         env[p["name"]] = v
         hint = ""
-        if t[0] in "iu":
+        if t[0] in "iu" and len(sig) < HINTED:
             hint = ":1" if v == 1 else ":16" if v % 16 == 0 else ""
         sig.append(t + hint)
     return ", ".join(sig)
@@ -136,10 +144,27 @@ def spec_options(inst):
     return opts
 
 
+def autotuned(path, kernel):
+    """Whether the kernel carries @triton.autotune over a list written out
+    (tilec reads it; configs that host code builds it leaves to -D)."""
+    node = cases.jit_functions(path)[1].get(kernel)
+    for d in node.decorator_list if node is not None else ():
+        if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("autotune"):
+            configs = [k.value for k in d.keywords if k.arg == "configs"] + d.args[:1]
+            return bool(configs) and isinstance(configs[0], ast.List) and \
+                all(isinstance(e, ast.Call) and ast.unparse(e.func).endswith("Config") for e in configs[0].elts)
+    return False
+
+
 def compile_options(inst):
     """What tilec compile takes beyond spec_options: stages, registers, the
-    case's own flags."""
+    case's own flags. A corpus case gives the picked config's values with
+    -D, which override every config of an autotuned kernel alike: one
+    config is compiled, not the list's copies of it."""
     opts = []
+    flags = inst.get("tilec_flags") or []
+    if inst.get("project") and "--config" not in flags and autotuned(os.path.join(ROOT, inst["file"]), inst["kernel"]):
+        opts += ["--config", "0"]
     if inst.get("num_stages"):
         opts += ["-ns", str(inst["num_stages"])]
     if inst.get("maxnreg"):
@@ -235,7 +260,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, ".gpu"))
     ap.add_argument("--build", default=None, help="build dir holding examples/ (generated pairs)")
     ap.add_argument("--arch", default="sm_90a", help="the GPU machine's arch (H100/H200: sm_90a, wgmma; "
-                    "sm_90 for the mma.sync code that sm_80 and sm_87 also run)")
+                    "compute_90 for the mma.sync code that sm_80 and sm_87 also run, as PTX the driver compiles)")
     ap.add_argument("--only", default=None, help="comma-separated instance ids")
     ap.add_argument("--keep-ptx", default=None, help="also write each instance's PTX to DIR/ID/")
     ap.add_argument("--extra-cases", default=None,

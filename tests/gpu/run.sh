@@ -11,7 +11,7 @@
 #  1. every GPU_DIR/cases/*.c with tile.h into GPU_DIR/libtilegpu.so
 #     (a case whose C does not compile is left out and fails in step 2);
 #  2. tests/gpu/diff.py: every case against Triton;
-#  2b. the public corpus (tests/corpus, tier 4): tile's launches alone at each
+#  2b. the public corpus (tests/corpus, tier 6): tile's launches alone at each
 #     case's first size under compute-sanitizer memcheck, racecheck and
 #     initcheck (SKIP_CORPUS_SAN=1 leaves it out);
 #  3. the examples built from examples/NAME/main.c and their generated C,
@@ -93,7 +93,7 @@ elif [ -n "${SKIP_CORPUS_SAN:-}" ]; then
 else
 	for tool in memcheck racecheck initcheck; do
 		timeout 1200 "$SAN" --tool "$tool" --error-exitcode 97 --print-limit 20 \
-			python3 tests/gpu/diff.py "$G" --tile-only --tier 4 --results "$LOG/corpus-$tool.jsonl" \
+			python3 tests/gpu/diff.py "$G" --tile-only --tier 6 --results "$LOG/corpus-$tool.jsonl" \
 			>"$LOG/corpus.$tool.log" 2>&1
 		rc=$?
 		line=$(grep -E '^gpu: [0-9]+ passed, [0-9]+ failed' "$LOG/corpus.$tool.log" | tail -n 1)

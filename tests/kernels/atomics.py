@@ -108,3 +108,19 @@ def bf16_add_scoped(p_ptr, v_ptr, old_ptr, SEM: tl.constexpr, SCOPE: tl.constexp
     offs = tl.arange(0, BLOCK)
     old = tl.atomic_add(p_ptr + offs, tl.load(v_ptr + offs), sem=SEM, scope=SCOPE)
     tl.store(old_ptr + offs, old)
+
+
+@triton.jit
+def add_pairs(p_ptr, v_ptr, n, MASK: tl.constexpr, SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    # relaxed fp16/bf16 additions whose result is unused: without a mask
+    # ("none"), with one bit per element ("elem": offs < n) or one per
+    # aligned pair ("pair": offs // 2 < n); SHIFT 1 puts every pair across
+    # two 4-byte words
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(v_ptr + offs)
+    if MASK == "none":
+        tl.atomic_add(p_ptr + SHIFT + offs, v, sem="relaxed")
+    elif MASK == "pair":
+        tl.atomic_add(p_ptr + SHIFT + offs, v, mask=offs // 2 < n, sem="relaxed")
+    else:
+        tl.atomic_add(p_ptr + SHIFT + offs, v, mask=offs < n, sem="relaxed")

@@ -33,6 +33,18 @@ def randn_kernel(out_ptr, seed, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def randn4x_kernel(out_ptr, seed, n, BLOCK: tl.constexpr):
+    # four normals per offset: cosine and sine halves of two Box-Muller pairs
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a, b, c, d = tl.randn4x(seed, offs)
+    m = offs < n
+    tl.store(out_ptr + offs * 4, a, mask=m)
+    tl.store(out_ptr + offs * 4 + 1, b, mask=m)
+    tl.store(out_ptr + offs * 4 + 2, c, mask=m)
+    tl.store(out_ptr + offs * 4 + 3, d, mask=m)
+
+
+@triton.jit
 def randint4x_kernel(out_ptr, seed, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     a, b, c, d = tl.randint4x(seed, offs)

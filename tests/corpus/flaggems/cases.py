@@ -492,8 +492,7 @@ CASES += [
          [T("in", "fp16", ["M", "N"]), T("out", "fp16", ["M", "N"]), S("i32", "N")],
          lambda s: {"TILE_SIZE": next_pow2(s["N"])}, "(M, 1, 1)",
          [{"M": 16, "N": 4096}, {"M": 7, "N": 1000}], 4, tol=tol(5e-2, 1e-2),
-         num_warps=lambda s: 8 if next_pow2(s["N"]) > 2048 else 4, include_dirs=INC,
-         tile_open='is not a @triton.jit function: a kernel can call only @jit helpers'),
+         num_warps=lambda s: 8 if next_pow2(s["N"]) > 2048 else 4, include_dirs=INC),
     # launcher: src/flag_gems/ops/cumsum.py:276 reduce_then_scan_row() (N > 16384): TILE_SIZE 4096,
     # num_ctas = min(cdiv(N, 4096), 4 * 132), tiles_per_cta = cdiv(num_tiles, num_ctas)
     case("flaggems_cumsum_row_block_sum", P + "ops/cumsum.py", "reduce_then_scan_block_sum_kernel_row",
@@ -501,8 +500,7 @@ CASES += [
           S("i32", "cdiv(cdiv(N, 4096), min(cdiv(N, 4096), 528))")],
          {"TILE_SIZE": 4096}, "(M, min(cdiv(N, 4096), 528), 1)",
          [{"M": 4, "N": 100000}, {"M": 3, "N": 50001}], 4, tol=tol(1e-3, 1e-4), num_warps=8,
-         include_dirs=INC, cpu_sizes=[{"M": 2, "N": 20001}],
-         tile_open='is not a @triton.jit function: a kernel can call only @jit helpers'),
+         include_dirs=INC, cpu_sizes=[{"M": 2, "N": 20001}]),
     # launcher: src/flag_gems/ops/cumsum.py:286 reduce_then_scan_row(), third kernel
     case("flaggems_cumsum_row_block_scan", P + "ops/cumsum.py", "reduce_then_scan_block_scan_kernel_row",
          [T("in", "bf16", ["M", "N"]), T("in", "fp32", ["M", "min(cdiv(N, 4096), 528)"]),
@@ -510,8 +508,7 @@ CASES += [
           S("i32", "cdiv(cdiv(N, 4096), min(cdiv(N, 4096), 528))")],
          {"TILE_SIZE": 4096}, "(M, min(cdiv(N, 4096), 528), 1)",
          [{"M": 4, "N": 100000}, {"M": 3, "N": 50001}], 4, tol=tol(0.5, 1e-2), num_warps=8,
-         include_dirs=INC, cpu_sizes=[{"M": 2, "N": 20001}],
-         tile_open='is not a @triton.jit function: a kernel can call only @jit helpers'),
+         include_dirs=INC, cpu_sizes=[{"M": 2, "N": 20001}]),
     # launcher: src/flag_gems/ops/cumsum.py:184 scan_then_fan_col(): BLOCK_SIZE 1024
     # (next_power_of_2(n) up to 4096)
     case("flaggems_cumsum_scan_part_sum", P + "ops/cumsum.py", "scan_part_sum_kernel",
@@ -547,7 +544,10 @@ CASES += [
 # lines 278-291) and along dim=-1 (lines 304-312, autotune vector_norm: BLOCK_N 1024,
 # 4 warps, pick BLOCK_M 4). ord 3.0 takes the l1_norm/v_norm kernels, whose pow is
 # tl_extra_shim.pow (flag_gems/utils/triton_lang_helper.py: libdevice of the device).
+# Host code picks that module at import (backend.get_tl_extra_backend_module():
+# triton.language.extra.cuda.libdevice on NVIDIA), so it is given with --bind.
 _VN = "ops/vector_norm.py"
+SHIM = ["--bind", "flag_gems.utils.triton_lang_helper.tl_extra_shim=triton.language.extra.cuda.libdevice"]
 CASES += [
     _red1("flaggems_l2_norm_stage1", _VN, "l2_norm_kernel_1", "fp32", "fp32", tol(1e-3, 1e-4)),
     _red2("flaggems_l2_norm_stage2", _VN, "l2_norm_kernel_2", "fp32", "fp32", tol(1e-4, 1e-4)),
@@ -565,14 +565,12 @@ CASES += [
     case("flaggems_l1_norm_stage1", P + _VN, "l1_norm_kernel_1",
          [T("in", "fp32", ["M"]), T("out", "fp32", ["cdiv(M, BS)"]), S("fp32", "3.0"), S("i32", "M")],
          lambda s: {"BLOCK_SIZE": s["BS"]}, "(cdiv(M, BS),)", RED1, 4, tol=tol(1e-3, 1e-4),
-         include_dirs=INC, cpu_sizes=RED1_CPU,
-         tile_open='`tl.libdevice` is not supported yet'),
+         include_dirs=INC, cpu_sizes=RED1_CPU, tilec_flags=SHIM),
     case("flaggems_l1_norm_stage2", P + _VN, "l1_norm_kernel_2",
          [T("in", "fp32", ["mid"], "uniform:0:100"), T("out", "fp32", ["1"]), S("fp32", "3.0"),
           S("i32", "mid")],
          lambda s: {"BLOCK_MID": next_pow2(s["mid"])}, "(1,)", RED2, 4, tol=tol(1e-4, 1e-4),
-         include_dirs=INC,
-         tile_open='`tl.libdevice` is not supported yet'),
+         include_dirs=INC, tilec_flags=SHIM),
 ] + [
     case("flaggems_" + k, P + _VN, k,
          [T("in", dt, ["M", "N"]), T("out", dt, ["M"]), S("i32", "M"), S("i32", "N")],
@@ -584,5 +582,5 @@ CASES += [
          [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "M"), S("i32", "N"),
           S("fp32", "3.0")],
          NAIVE, "(cdiv(M, 4),)", RED_DIM, 4, tol=tol(1e-4, 1e-4), include_dirs=INC,
-         tile_open='`tl.libdevice` is not supported yet'),
+         tilec_flags=SHIM),
 ]

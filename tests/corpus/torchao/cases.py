@@ -10,8 +10,7 @@ CASES = [
          [T("in", "bf16", ["M", "K"]), T("out", "fp8e4nv", ["M", "K"]), T("out", "fp32", ["M", "K // 128"])],
          {"BLOCK_SIZE": 128}, "cdiv(M * K, 128)",
          [{"M": 64, "K": 4096}, {"M": 7, "K": 1408}],
-         4, tol=tol(1e-2, 7e-2), num_warps=4, grid_in_blob=False,
-         tile_open='no @triton.jit function'),
+         4, tol=tol(1e-2, 7e-2), num_warps=4, grid_in_blob=False),
     # launcher: torchao/quantization/quantize_/workflows/float8/kernels.py:125 _blockwise_fp8_gemm_op()
     # (DeepSeek-V3 style 128x128 block-scaled fp8 GEMM; a [M, K], b [N, K], c bf16).
     # Autotuned over BLOCK_SIZE_M/N and stages (8 warps): 64x128, 3 stages taken.
@@ -27,8 +26,7 @@ CASES = [
          "(cdiv(M, 64), cdiv(N, 128))",
          [{"M": 128, "N": 2048, "K": 7168}, {"M": 13, "N": 1536, "K": 896}],
          4, tol=tol(5e-2, 2e-2), num_warps=8, num_stages=3, grid_in_blob=False,
-         cpu_sizes=[{"M": 5, "N": 256, "K": 256}],
-         tile_open='no @triton.jit function'),
+         cpu_sizes=[{"M": 5, "N": 256, "K": 256}]),
     # launcher: torchao/prototype/quantized_training/int8_mm.py:172 scaled_int8_mm_cuda()
     # A int8 [M, K], B int8 [K, N] (column-major as the int8 linear passes W.T), row_scale
     # [M] and col_scale [N] bf16. Autotuned: (128, 128, 128, 4 stages, 4 warps) taken.

@@ -105,3 +105,15 @@ def layer_norm_bwd_dx_fused(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N,
     # every thread's stores before the release
     tl.debug_barrier()
     tl.atomic_xchg(Lock, 0)
+
+
+@triton.jit
+def half_col_sum_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # column sums accumulated in fp16 or bf16 by every row block's atomics
+    # (relaxed and unused: red), two columns per instruction where N keeps
+    # the mask in pairs; each block's rows summed in fp32 first
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=(rows[:, None] < M) & (cols[None, :] < N), other=0.0)
+    s = tl.sum(x.to(tl.float32), axis=0)
+    tl.atomic_add(out_ptr + cols, s.to(out_ptr.type.element_ty), mask=cols < N, sem="relaxed")

@@ -1,0 +1,1 @@
+"""triton.language.extra.libdevice: its functions only appear in kernel bodies."""

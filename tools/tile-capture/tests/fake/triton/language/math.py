@@ -1,0 +1,1 @@
+"""triton.language.math: its functions only appear in kernel bodies."""
