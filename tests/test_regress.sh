@@ -17,7 +17,11 @@
 #  - thousands of unrolled rows split over a cluster (fla's causal conv1d
 #    kernels, mutated by tests/fuzz/fuzz_lower.c, timed out): choosing the
 #    dim to cut asked each set of dims about every value and op, quadratic
-#    (12 s for 8100 rows), now one pass over them for all sets.
+#    (12 s for 8100 rows), now one pass over them for all sets;
+#  - a pointer made from an integer narrower than 64 bits (found by
+#    tests/fuzz/fuzz_lower.c): the front end built a cast its own verifier
+#    refuses (tilec compile took it, tilec ir failed); refused, as Triton's
+#    int_to_ptr refuses it.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -136,6 +140,15 @@ check "its interpreter run" "$TILEC" run $R/count_down.py -n count_down -s '*fp3
 	--arg buf:10:arange --arg buf:4 --arg 10 --print 1:4
 # blocks from K=10 down: offsets 0-3, 4-7, 8-11 (8, 9 kept): 0+4+8, 1+5+9, 2+6, 3+7
 expect_out "its sums" 'elements\): 12 15 8 10$'
+
+# 10. pointers from a table of addresses: 64-bit integers only
+check "a pointer from an i64" \
+	"$TILEC" compile $R/int_to_pointer.py -n pointer_table -s '*i64:16, *fp16:16' -D BLOCK=64 --arch sm_80 -o "$T/itp"
+for ty in i32 u8; do
+	"$TILEC" ir $R/int_to_pointer.py -n pointer_table -s "*$ty:16, *fp16:16" -D BLOCK=64 >"$T/out" 2>&1 &&
+		fail "a pointer from $ty was accepted" || expect_out "a pointer from $ty is refused" \
+		"cannot cast $ty to \*fp16: a pointer is made from a 64-bit integer"
+done
 
 echo "test_regress: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -297,6 +297,12 @@ int sema_cast(sema *s, src_loc loc, int id, ir_type elem)
 	}
 	if (from == IR_PTR && to == IR_PTR)
 		return result(sema_emit(s, loc, IR_OP_BITCAST, 1, &id, reshaped(t, elem)));
+	/* Triton's int_to_ptr takes 64-bit integers only (its verifier refuses the rest) */
+	if (to == IR_PTR && ir_kind_is_int(from) && from != IR_I64 && from != IR_U64) {
+		sema_error(s, loc, TILEC_ERR_SEMANTIC, "cannot cast %s to %s: a pointer is made from a 64-bit integer, "
+			   "as in Triton (.to(tl.int64) first)", sema_type_str(s, t), sema_type_str(s, elem));
+		return -1;
+	}
 	if ((from == IR_PTR && to != IR_I64) || (to == IR_PTR && !ir_kind_is_int(from))) {
 		sema_error(s, loc, TILEC_ERR_SEMANTIC, "cannot cast %s to %s", sema_type_str(s, t), sema_type_str(s, elem));
 		return -1;
