@@ -306,19 +306,22 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 		 * epilogue), then each alone (the spare tile first: it measured
 		 * faster where both do not fit), then neither, while the kernel
 		 * leaves no room (on mma.sync, running on measured slower:
-		 * docs/PERF.md) */
+		 * docs/PERF.md); all that first with the loads dots read through a
+		 * dequantization in rings too, then without them */
 		static const struct {
 			bool spare, run_on;
 		} wgmma_tries[] = {{true, true}, {true, false}, {false, true}, {false, false}};
-		int ntries = unit == DOT_UNIT_WGMMA ? (int)(sizeof wgmma_tries / sizeof wgmma_tries[0]) : 1;
+		int nbase = unit == DOT_UNIT_WGMMA ? (int)(sizeof wgmma_tries / sizeof wgmma_tries[0]) : 1;
+		int ntries = 2 * nbase;
 		for (int t = 0;; t++) {
 			axis_info *ai = NULL;
 			layout_plan plan;
 			bool wg = unit == DOT_UNIT_WGMMA;
+			int bt = t % nbase;
 			pipeline_options po = {.async_copies = unit != DOT_UNIT_FMA,
-					       .spare_budget = wg && wgmma_tries[t].spare ? limit : 0,
+					       .spare_budget = wg && wgmma_tries[bt].spare ? limit : 0,
 					       .sm_smem = sm_smem, .reuse_read_tile = unit == DOT_UNIT_MMA, .tensormaps = tma,
-					       .run_on = wg && wgmma_tries[t].run_on};
+					       .run_on = wg && wgmma_tries[bt].run_on, .operand_prep = t < nbase};
 			f = ir_clone(a, funcs[k]);
 			if (!f)
 				st = TILEC_ERR_NOMEM;
@@ -342,7 +345,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			if (km)
 				st = lower_kernel(ctx, km, f, symbols[k], ai, &plan, &lr);
 			if (km && st == TILEC_OK && t + 1 < ntries && lr.shared_bytes > limit) {
-				LLVMDisposeModule(km); /* the spare tiles or rings kept through an epilogue left no room */
+				LLVMDisposeModule(km); /* the spare tiles, rings kept through an epilogue or a dequantization's rings left no room */
 				continue;
 			}
 			if (km && st == TILEC_OK && LLVMLinkModules2(m, km)) {

@@ -292,6 +292,25 @@ check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f0' --keep-ptx '$T/f0p' &&
 	grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' '$T/f4p/f4.compute_80.ptx' && ! grep -q 'cp.async.ca' '$T/f4p/f4.compute_80.ptx' &&
 	grep -q 'cp.async.ca.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 4' '$T/f0p/f0.compute_80.ptx'"
+# weight-only int8 at decode time, tl.dot(x, tl.trans(w.to(tl.float16))):
+# the int8 tile is pipelined as an operand (cp.async into a ring, converted
+# once read from it) and the transpose folds into the operand's staging
+# (before: 16-byte loads in the loop, the transpose through shared memory
+# element by element, 237 registers on sm_90a)
+DEC=tests/gpu/kernels/decode.py
+W8SIG='*fp16:16, *i8:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16'
+check "int8-weight GEMV compiles" "$TILEC" compile $DEC -n gemv_w8_kernel -s "$W8SIG" -D BLOCK_M=16 -D BLOCK_N=64 \
+	-D BLOCK_K=128 --arch sm_80,sm_90a -o "$T/w8" --keep-ptx "$T/w8p" -v
+cp "$T/out" "$T/w8.log"
+for a in compute_80 sm_90a; do
+	check "int8-weight GEMV ($a): weights by 16-byte cp.async" \
+		grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16" "$T/w8p/w8.$a.ptx"
+	check "int8-weight GEMV ($a): no 16-byte load into registers" bash -c "! grep -q 'ld.global.v4' '$T/w8p/w8.$a.ptx'"
+	check "int8-weight GEMV ($a): no 2-byte shared stores (a transpose through shared memory)" \
+		bash -c "! grep -q 'st.shared.b16' '$T/w8p/w8.$a.ptx'"
+done
+check "int8-weight GEMV: under 128 registers on sm_90a" \
+	bash -c "n=\$(grep -oE 'sm_90a: [0-9]+ registers' '$T/w8.log' | grep -oE '[0-9]+ ' | head -1); [ \"\$n\" -lt 128 ]"
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: no fma chains" bash -c "! grep -q 'fma.rn.f32' '$T/mm.compute_80.ptx'"
 check "fp16 matmul: 16 mma per thread and iteration (4x2 tiles, 2 k-steps)" \
@@ -821,6 +840,24 @@ check "tf32 128x128x32 with --maxnreg 168" "$TILEC" compile $K/matmul.py -n matm
 check "tf32 128x128x32 with --maxnreg 168: .maxnreg 168 and no .minnctapersm" bash -c "
 	grep -qx '.maxnreg 168' '$T/tfr.sm_80.ptx' && ! grep -q 'minnctapersm' '$T/tfr.sm_80.ptx' && cmp -s '$T/tfr.sm_80.ptx' '$T/tfr.compute_80.ptx'"
 check "fp16 matmul, 4 warps (two blocks fit): no .minnctapersm" bash -c "! grep -q 'minnctapersm' '$T/mm.compute_80.ptx'"
+# ptxas giving up on registers: vLLM's lightning attention (a 128x128 fp32
+# accumulator and tf32 operands in 4 warps) came back with 32 registers and
+# 13 KB spilled a thread under .reqntid, 10x slower than Triton's build;
+# with .minnctapersm 1 it takes 255 and spills 2.4 KB
+LA=tests/corpus/vllm/vllm/model_executor/layers/lightning_attn.py
+check "lightning attention's kv_parallel compiles" "$TILEC" compile $LA -n _fwd_kv_parallel \
+	-s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32' -D b=1 -D h=8 -D d=128 -D e=128 -D BLOCK=256 \
+	-D D_FBLOCK=128 -D E_FBLOCK=128 -D NUM_FBLOCK=1 -D CBLOCK=64 -D NUM_CBLOCK=4 -I tests/corpus/vllm \
+	--arch sm_90a,compute_80 -o "$T/la" --keep-ptx "$T/lap" -v
+cp "$T/out" "$T/la.log"
+check "lightning attention: over 128 registers on sm_90a (not ptxas's 32 and kilobytes of spills)" \
+	bash -c "n=\$(grep -oE '_fwd_kv_parallel_0: sm_90a: [0-9]+ registers' '$T/la.log' | grep -oE '[0-9]+ registers' | grep -oE '[0-9]+'); [ \"\$n\" -gt 128 ]"
+check "lightning attention: .minnctapersm 1 on the entry, in the cubin's PTX and the PTX image" \
+	bash -c "grep -qx '.minnctapersm 1' '$T/lap/la.sm_90a.ptx' && grep -qx '.minnctapersm 1' '$T/lap/la.compute_80.ptx'"
+check "lightning attention: without it ptxas takes under 64 registers (the case this guards)" bash -c "
+	sed '/^\.minnctapersm /d' '$T/lap/la.sm_90a.ptx' >'$T/la.plain.ptx' &&
+	n=\$('$PTXAS' -v -arch=sm_90a '$T/la.plain.ptx' -o '$T/la.plain.cubin' 2>&1 | sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' | head -n 1) &&
+	echo \"\$n registers without\" && [ \"\$n\" -lt 64 ]"
 check "fp32 operands at tf32 with an sm_75 target" "$TILEC" compile $K/matmul.py -n matmul_fp32_kernel \
 	-s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=32 -D BLOCK_N=32 -D BLOCK_K=16 \
 	-g 'cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)' --arch sm_75,sm_90 -o "$T/tf75" --keep-ptx "$T"

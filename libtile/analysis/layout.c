@@ -477,6 +477,19 @@ static bool wgmma_fp8(const assigner *s, const ir_op *op)
 	       operand_k_major(s, op, 0) && operand_k_major(s, op, 1);
 }
 
+/* A transpose of registers whose one user is a tensor-core dot reading it
+ * as B (`tl.dot(x, tl.trans(w.to(tl.float16)))`): never lowered, the dot
+ * stages its operand's registers into shared memory in the other order
+ * (lw_operand_regs), instead of a transpose through shared memory and a
+ * second staging. */
+static bool staged_transpose(const assigner *s, const ir_op *op)
+{
+	int res = op->results[0];
+	const ir_op *u = s->user[res];
+	return op->code == IR_OP_PERMUTE && op->ints[0] == 1 && vtype(s, res).rank == 2 && s->uses[res] == 1 && u &&
+	       on_tensor_cores(s, u) && u->args[1] == res && u->args[0] != res && !s->p->view[op->args[0]];
+}
+
 /* Pass 1: the largest shape and the widest access of each rank. */
 /* A transpose of a ring's tile (pipeline.c lets one sit between a load
  * and the dots): read in place as well when only dots read it. */
@@ -1088,6 +1101,9 @@ static void assign_op(assigner *s, const ir_op *op)
 	case IR_OP_PERMUTE:
 		if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
 			p->view[res] = true; /* the ring's tile, read transposed */
+			l = by_rank(s, rt.rank);
+		} else if (staged_transpose(s, op)) {
+			p->folded[res] = true; /* the dot stages its operand's registers, transposed */
 			l = by_rank(s, rt.rank);
 		} else if (!(l = fold_join(s, op))) {
 			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);

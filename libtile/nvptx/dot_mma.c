@@ -243,6 +243,23 @@ static frag_cache *cached_operand(lw *w, int v, int which, const layout *l)
 	return NULL;
 }
 
+bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip)
+{
+	const ir_op *d = w->f->values[v].def;
+	*flip = d && d->code == IR_OP_PERMUTE && w->p->folded[v];
+	if (*flip)
+		v = d->args[0];
+	*t = lw_vtype(w, v);
+	return lw_get(w, v, NULL, x);
+}
+
+void lw_stage_operand(lw *w, const lval *x, ir_type t, bool flip, const smem_layout *sl, int64_t base)
+{
+	smem_layout src = *sl;
+	src.transposed ^= flip; /* the same bytes, seen from the transpose's source */
+	lw_stage_tile(w, x, t, &src, base);
+}
+
 /* The operand `which` (0: A, 1: B) of a tensor-core dot: its ring tile
  * when it is a view, A's chained registers when they sit in the
  * accumulator's warps, else its registers staged into scratch at byte
@@ -280,22 +297,30 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 		}
 	}
 	lval x;
-	if (!lw_get(w, v, NULL, &x))
+	ir_type xt;
+	bool flip;
+	if (!lw_operand_regs(w, v, &x, &xt, &flip))
 		return false;
 	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
 	if (!sl)
 		return lw_oom(w);
 	/* B with K rows for 16-bit elements (ldmatrix.trans) and for a wide
-	 * layout (runs of 4 columns), N rows otherwise (ldmatrix) */
+	 * layout (runs of 4 columns), N rows otherwise (ldmatrix); staged from
+	 * its transpose's registers, with N rows where those run along K */
 	bool wide = mc->blocked->size_per_thread[1] == 8;
+	bool n_rows = which == 1 && !wide && mk->eb != 2;
+	if (flip && !wide) {
+		layout_map m = lw_map_of(x.l, xt);
+		n_rows = layout_contig_regs(&m, 1) >= layout_contig_regs(&m, 0);
+	}
 	/* a 3-D operand: one tile per batch index, smem_tile_stride apart */
 	int r0 = t.rank - 2;
-	*sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], mk->eb, which == 1 && mk->eb != 2 && !wide, false);
+	*sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], mk->eb, n_rows, false);
 	*staged = smem_tile_stride(sl) * (t.rank == 3 ? t.shape[0] : 1);
 	lw_smem_need(w, (uint64_t)(scratch + *staged));
 	if (!scratch)
 		lw_barrier(w); /* the scratch may still be read by the op before */
-	lw_stage_tile(w, &x, t, sl, scratch);
+	lw_stage_operand(w, &x, xt, flip, sl, scratch);
 	o->tile.sl = sl;
 	o->tile.base = lw_ci32(w, (int64_t)w->smem_top + scratch);
 	return true;

@@ -71,22 +71,25 @@ static bool descriptor_tile(const smem_tile *t)
  * be). */
 static bool stage_b(lw *w, const ir_op *op, int64_t scratch, smem_tile *t)
 {
-	ir_type bt = lw_vtype(w, op->args[1]);
+	ir_type bt = lw_vtype(w, op->args[1]), xt;
 	lval x;
-	if (!lw_get(w, op->args[1], NULL, &x))
+	bool flip;
+	if (!lw_operand_regs(w, op->args[1], &x, &xt, &flip))
 		return false;
 	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
 	if (!sl)
 		return lw_oom(w);
 	int eb = ir_kind_bytes((ir_kind)bt.kind);
-	layout_map m = lw_map_of(x.l, bt);
-	bool n_major = eb == 2 && (bt.shape[1] * eb) % 32 == 0 && layout_contig_regs(&m, 1) > layout_contig_regs(&m, 0);
+	layout_map m = lw_map_of(x.l, xt);
+	int n_dim = flip ? 0 : 1; /* B's N in the registers staged */
+	bool n_major = eb == 2 && (bt.shape[1] * eb) % 32 == 0 &&
+		       layout_contig_regs(&m, n_dim) > layout_contig_regs(&m, 1 - n_dim);
 	*sl = smem_layout_make(bt.shape[0], bt.shape[1], eb, !n_major, true);
 	int64_t at = (((int64_t)w->smem_top + scratch + 1023) & ~(int64_t)1023) - w->smem_top;
 	lw_smem_need(w, (uint64_t)(at + sl->tile_bytes));
 	if (!scratch) /* the op before may still read it (A's staging had this barrier) */
 		lw_barrier(w);
-	lw_stage_tile(w, &x, bt, sl, at);
+	lw_stage_operand(w, &x, xt, flip, sl, at);
 	t->sl = sl;
 	t->base = lw_ci32(w, (int64_t)w->smem_top + at);
 	return true;

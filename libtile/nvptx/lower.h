@@ -159,6 +159,7 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
  * id, -1 for none) and the layout's runs. */
 int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask);
 
+
 /* tiles.c: tiles in shared memory (the swizzled smem_layout), rings of
  * them and the asynchronous copies that fill them */
 LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMValueRef row, LLVMValueRef col);
@@ -283,6 +284,12 @@ bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64
 /* Operand `which` (0: A, 1: B) of a dot: its ring tile when it is a view,
  * A's chained registers, fragments loaded before the loop, or its
  * registers staged into scratch at byte `scratch` (*staged bytes). */
+/* The registers a tensor-core dot's operand v is staged from: its own, or
+ * (*flip) those of the transpose's source where layout.c folded a
+ * transpose into the staging (t: their type); lw_stage_operand stores them
+ * into scratch laid out by sl, the operand's layout. */
+bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip);
+void lw_stage_operand(lw *w, const lval *x, ir_type t, bool flip, const smem_layout *sl, int64_t base);
 bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
 		    int64_t scratch, mma_operand *o, int64_t *staged);
 /* A's fragment words (4) of 16-row tile i (first row `row`), K step ks of nks. */

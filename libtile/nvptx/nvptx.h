@@ -92,9 +92,11 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
 /* (occupancy.c) target_ptxas, then again with `.minnctapersm 2` on the
  * entries whose registers alone keep a second block of funcs[k]'s threads
  * off an SM whose shared memory holds two (shared[k] bytes each), kept
- * where ptxas reports no spill: *ptx (malloc'd) is then replaced by the
- * PTX the cubin comes from, *cubin and *log by its cubin and report.
- * Kernels that set their own maxnreg are left as they are. */
+ * where ptxas reports no spill, and `.minnctapersm 1` on entries ptxas gave
+ * few registers and spills (it went for occupancy), kept where the spills
+ * shrink: *ptx (malloc'd) is then replaced by the PTX the cubin comes from,
+ * *cubin and *log by its cubin and report. Kernels that set their own
+ * maxnreg are left as they are. */
 tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
 				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared, int n,
 				    uint8_t **cubin, size_t *size, strbuf *log);

@@ -22,6 +22,8 @@ typedef struct pipeline_options {
 	bool reuse_read_tile;  /* rings of num_stages - 1 tiles (mma.sync) */
 	bool tensormaps;       /* descriptor blocks are copied by TMA */
 	bool run_on;           /* TMA copies run on across a persistent loop */
+	bool operand_prep;     /* loads that dots read through a dequantization (w.to(tl.float16) *
+	                          scale) are pipelined too, the conversion done on the tile read */
 } pipeline_options;
 
 /* With num_stages >= 2, rewrites each qualifying runtime for loop: with

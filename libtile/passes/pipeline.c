@@ -2,7 +2,10 @@
  *
  * In a runtime for loop with a positive constant step whose body stores
  * nothing and has no nested regions, a load whose only users are dots of
- * that body (directly, or through transposes only dots read) is pipelined. What a pipelined load needs (pointer, mask,
+ * that body (directly, or through a transpose or a dequantization such as
+ * w.to(tl.float16) * scale that only dots read) is pipelined; the
+ * operand's preparation then runs on the tile read from the ring. What a
+ * pipelined load needs (pointer, mask,
  * `other`) is recomputed for a later iteration by cloning the cheap,
  * effect-free ops it depends on, with the induction variable and the
  * carried values it reads renamed to their values in that iteration; the
@@ -56,6 +59,7 @@ typedef struct pipe {
 	bool reuse;  /* S-1 tiles per ring, the copies into the tile just read */
 	bool tma;    /* descriptor blocks are copied by their tensor maps */
 	bool run_on; /* TMA copies may run on across a persistent loop */
+	bool prep;   /* loads reaching dots through a dequantization qualify */
 	uint32_t sm_smem; /* shared memory per SM: a spare tile must not cost a block (0: may) */
 	int loops;   /* loops around the region being walked */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
@@ -267,14 +271,28 @@ static int clone_load(pipe *p, ir_op *const *ops, int nops, const bool *in, cons
 	return c->results[0];
 }
 
-static bool is_transpose(const ir_op *op)
+/* Ops that may sit between a pipelined load and the dots reading it: a
+ * transpose, and with `prep` the dequantization of weights stored narrower
+ * than the dot takes them (w.to(tl.float16) * scale, int4 nibbles unpacked
+ * and interleaved), computed after the tile is read from its ring. */
+static bool operand_prep(const ir_op *op, bool prep)
 {
-	return op->code == IR_OP_PERMUTE && op->ints[0] == 1 && op->ints[1] == 0;
+	if (!prep)
+		return op->code == IR_OP_PERMUTE && op->ints[0] == 1 && op->ints[1] == 0;
+	switch (op->code) {
+	case IR_OP_PERMUTE: case IR_OP_CAST: case IR_OP_BITCAST: case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
+	case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR: case IR_OP_MIN:
+	case IR_OP_MAX: case IR_OP_NEG: case IR_OP_NOT: case IR_OP_SELECT: case IR_OP_FMA: case IR_OP_JOIN:
+	case IR_OP_RESHAPE: case IR_OP_BROADCAST: case IR_OP_EXPAND_DIMS:
+		return op->nresults == 1;
+	default:
+		return false;
+	}
 }
 
-/* Are all users of value v dots of body b (as A or B), or, with
- * `through`, transposes whose users all are? */
-static bool only_dots_use(const ir_region *b, int v, bool through)
+/* Are all users of value v dots of body b (as A or B), or ops preparing
+ * an operand (operand_prep, at most `depth` deep) whose users all are? */
+static bool only_dots_use(const ir_region *b, int v, int depth, bool prep)
 {
 	bool used = false;
 	for (int i = 0; i < b->nops; i++) {
@@ -282,7 +300,7 @@ static bool only_dots_use(const ir_region *b, int v, bool through)
 		for (int a = 0; a < op->nargs; a++) {
 			if (op->args[a] != v)
 				continue;
-			if (through && is_transpose(op) && only_dots_use(b, op->results[0], false))
+			if (depth > 0 && operand_prep(op, prep) && only_dots_use(b, op->results[0], depth - 1, prep))
 				;
 			else if (op->code != IR_OP_DOT || a > 1)
 				return false;
@@ -292,11 +310,21 @@ static bool only_dots_use(const ir_region *b, int v, bool through)
 	return used;
 }
 
-/* The load at body index li: are all its users dots of the body, or
- * transposes that only dots read (`tl.dot(a, b.T)`)? */
-static bool feeds_only_dots(const ir_region *b, int li)
+/* The load at body index li: do all its users lead to dots of the body,
+ * directly or through a transpose (`tl.dot(a, b.T)`) or a dequantization
+ * (`tl.dot(x, w.to(tl.float16))`)? */
+static bool feeds_only_dots(const pipe *p, const ir_region *b, int li)
 {
-	return only_dots_use(b, b->ops[li]->results[0], true);
+	return only_dots_use(b, b->ops[li]->results[0], p->prep ? 8 : 1, p->prep);
+}
+
+/* Points the users of value `old` in body b at `now`. */
+static void replace_uses(ir_region *b, int old, int now)
+{
+	for (int i = 0; i < b->nops; i++)
+		for (int a = 0; a < b->ops[i]->nargs; a++)
+			if (b->ops[i]->args[a] == old)
+				b->ops[i]->args[a] = now;
 }
 
 /* Pipelines the load at body index li of loop `loop` (at index pos of
@@ -308,7 +336,7 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	const ir_op *load = b->ops[li];
 	ir_op *yield = b->ops[b->nops - 1];
 	int ncarried = loop->nargs - 3, nops = b->nops;
-	if ((load->flags & IR_FLAG_VOLATILE) || !feeds_only_dots(b, li))
+	if ((load->flags & IR_FLAG_VOLATILE) || !feeds_only_dots(p, b, li))
 		return false;
 	bool *in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
 	bool *next_in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
@@ -379,13 +407,7 @@ static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
 	if (!append_int(p, &loop->args, &loop->nargs, first) || !append_int(p, &loop->results, &loop->nresults, res) ||
 	    !append_int(p, &yield->args, &yield->nargs, following))
 		return false;
-	int old = load->results[0];
-	for (int i = 0; i < b->nops; i++) {
-		ir_op *op = b->ops[i];
-		for (int a = 0; a < op->nargs; a++)
-			if (op->args[a] == old && (op->code == IR_OP_DOT || is_transpose(op)))
-				op->args[a] = carried;
-	}
+	replace_uses(b, load->results[0], carried);
 	for (int i = 0; i < b->nops; i++)
 		if (b->ops[i] == load) {
 			memmove(&b->ops[i], &b->ops[i + 1], sizeof(ir_op *) * (size_t)(b->nops - 1 - i));
@@ -411,12 +433,13 @@ static bool is_zero_const(const ir_func *f, int v)
 
 /* The load at body index li can become an asynchronous copy into a ring:
  * a 2-D tile that only dots read, whose masked-off elements are zero. */
-static bool copy_qualifies(const ir_func *f, const ir_region *b, int li)
+static bool copy_qualifies(const pipe *p, const ir_region *b, int li)
 {
+	const ir_func *f = p->f;
 	const ir_op *load = b->ops[li];
 	return load->code == IR_OP_LOAD && !(load->flags & IR_FLAG_VOLATILE) &&
 	       f->values[load->results[0]].type.rank == 2 &&
-	       (!(load->flags & IR_FLAG_HAS_OTHER) || is_zero_const(f, load->args[2])) && feeds_only_dots(b, li);
+	       (!(load->flags & IR_FLAG_HAS_OTHER) || is_zero_const(f, load->args[2])) && feeds_only_dots(p, b, li);
 }
 
 /* A descriptor block the ring's copies take through its tensor map. */
@@ -810,7 +833,7 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	/* the loads, and the ops their operands need (in) */
 	int nsel = 0;
 	for (int li = 0; li < nops; li++) {
-		if (!copy_qualifies(f, b, li))
+		if (!copy_qualifies(p, b, li))
 			continue;
 		bool *mine = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
 		bool ok = mine != NULL;
@@ -1030,12 +1053,8 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 		ir_op *ld = place(p, b, &bat, ir_op_new(f, IR_OP_LOCAL_LOAD, orig[i]->loc, 2, args, 1, &lt, 0));
 		if (!ld)
 			return false;
-		int old = orig[i]->results[0];
-		f->values[ld->results[0]].name = f->values[old].name;
-		for (int k = 0; k < b->nops; k++)
-			for (int a = 0; a < b->ops[k]->nargs; a++)
-				if (b->ops[k]->args[a] == old && (b->ops[k]->code == IR_OP_DOT || is_transpose(b->ops[k])))
-					b->ops[k]->args[a] = ld->results[0];
+		f->values[ld->results[0]].name = f->values[orig[i]->results[0]].name;
+		replace_uses(b, orig[i]->results[0], ld->results[0]);
 	}
 	/* The body's end, after its dots: the copies of iteration i + S-1
 	 * (their address arithmetic then overlaps the last tensor-core work,
@@ -1187,7 +1206,7 @@ static bool has_narrow_load(const pipe *p, const ir_op *loop)
 	bool narrow = false;
 	int64_t elems = 0;
 	for (int li = 0; p->narrow && li < b->nops; li++)
-		if (copy_qualifies(p->f, b, li) && !tma_load(p, b->ops[li])) {
+		if (copy_qualifies(p, b, li) && !tma_load(p, b->ops[li])) {
 			narrow |= p->narrow[b->ops[li]->results[0]];
 			elems += ir_numel(p->f->values[b->ops[li]->results[0]].type);
 		}
@@ -1241,7 +1260,7 @@ tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *
 	bool async = opt->async_copies;
 	pipe p = {.f = f, .async = async, .spare_budget = async ? opt->spare_budget : 0,
 		  .reuse = async && opt->reuse_read_tile, .tma = async && opt->tensormaps, .run_on = async && opt->run_on,
-		  .sm_smem = opt->sm_smem, .narrow = narrow};
+		  .sm_smem = opt->sm_smem, .prep = opt->operand_prep, .narrow = narrow};
 	walk(&p, &f->body);
 	if (p.oom) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");

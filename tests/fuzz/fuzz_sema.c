@@ -43,7 +43,7 @@ static void passes(tilec_ctx *ctx, arena *a, ir_func *f, dot_unit unit)
 	bool *narrow = NULL;
 	bool wg = unit == DOT_UNIT_WGMMA;
 	pipeline_options po = {.async_copies = true, .spare_budget = wg ? 232448 : 0, .sm_smem = wg ? 233472 : 0,
-			       .reuse_read_tile = !wg, .tensormaps = wg, .run_on = wg};
+			       .reuse_read_tile = !wg, .tensormaps = wg, .run_on = wg, .operand_prep = true};
 	if (axis_analyze(ctx, a, f, &ai) != TILEC_OK || !(narrow = axis_narrow_loads(a, f, ai)))
 		return;
 	if (pipeline_loads(ctx, f, &po, narrow) != TILEC_OK)
