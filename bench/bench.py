@@ -1,7 +1,11 @@
 """bench.py - tile against Triton 3.6 on the GPU, in the same process.
 
 Usage: python3 bench/bench.py GPU_DIR   (GPU_DIR from tests/gpu/prepare.sh)
+       python3 bench/bench.py GPU_DIR --corpus [SECONDS] [--graphs]
 BENCH_ONLY=prefix,prefix... limits the run to the instances whose ids start so.
+--corpus times the public corpus instead (tier 6, corpus_main below): every
+instance Triton runs (BENCH_ONLY applies), at its largest size, for at most
+SECONDS (default 600); --graphs times launches replayed from CUDA graphs.
 For each benchmark instance of GPU_DIR/manifest.json (cases.BENCH): checks
 once that tile's output equals Triton's, then times both launches (and
 cuBLAS's and the sm_80-class builds' where the case has them) with
@@ -25,6 +29,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+# not this folder: bench/profile.py would stand in for the standard library's
+# profile module, which corpus projects import (through cProfile)
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
 
 FIRST_CALL = """
@@ -60,6 +67,21 @@ def first_call_ms(gdir, iid):
         return None
 
 
+def tile_differs(lib, fn, inst, args):
+    """Launches tile's build once and compares its outputs with Triton's
+    (launched before): the first difference, or None; raises on a failed
+    launch."""
+    import torch
+    import harness
+    st = harness.launch_tile(fn, inst, args)
+    torch.cuda.synchronize()
+    if st != 0:
+        raise RuntimeError(harness.tile_error(lib, st))
+    wrong = [p for _, dt, tri, til, flat in args.outputs
+             for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
+    return wrong[0] if wrong else None
+
+
 def sm80_timers(lib, inst, args, row, timers):
     """The sm_80-class code of both sides on this GPU: Triton's kernel
     compiled for sm_80 and tile's compute_80 build, both as PTX that the
@@ -92,14 +114,9 @@ def sm80_timers(lib, inst, args, row, timers):
     sub = dict(inst, launch=inst["sm80_launch"])
     fn = harness.tile_fn(lib, sub)
     try:
-        st = harness.launch_tile(fn, sub, args)
-        torch.cuda.synchronize()
-        if st != 0:
-            raise RuntimeError(harness.tile_error(lib, st))
-        wrong = [p for _, dt, tri, til, flat in args.outputs
-                 for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
+        wrong = tile_differs(lib, fn, sub, args)
         if wrong:
-            row["note"] += "tile compute_80 output differs: %s " % wrong[0][:200]
+            row["note"] += "tile compute_80 output differs: %s " % wrong[:200]
         timers["tile80"] = lambda: harness.launch_tile(fn, sub, args)
     except Exception as e:
         row["note"] += "tile compute_80 failed: %s " % str(e).splitlines()[0][:200]
@@ -134,11 +151,117 @@ def time_interleaved(timers, row):
             row[k] = statistics.median(s)
 
 
+def copy_rate():
+    """GB/s of a device-to-device copy of 1 GiB (bytes read + written): the
+    yardstick of the memory-bound rows."""
+    import torch
+    import triton.testing
+    src = torch.ones(2**29, dtype=torch.float16, device="cuda")
+    dst = torch.empty_like(src)
+    ms = triton.testing.do_bench(lambda: dst.copy_(src), warmup=25, rep=REP_MS)
+    n = 2 * src.numel() * src.element_size()
+    del src, dst
+    torch.cuda.empty_cache()
+    return n / (ms * 1e-3) / 1e9
+
+
+def time_graphs(timers, row):
+    """As time_interleaved, each side's launch replayed from a CUDA graph
+    (triton.testing.do_bench_cudagraph): the GPU's time without the
+    host's, which for kernels of a few microseconds is most of a Python
+    launch (ctypes on tile's side)."""
+    import statistics
+    import triton.testing
+    samples = {k: [] for k in timers}
+    for r in range(ROUNDS):
+        for k in list(timers) if r % 2 == 0 else list(timers)[::-1]:
+            try:
+                samples[k].append(triton.testing.do_bench_cudagraph(timers[k], rep=REP_MS, return_mode="median"))
+            except Exception as e:
+                row["note"] += "%s under a graph failed: %s " % (LABELS[k], str(e).splitlines()[0][:160])
+                del timers[k]
+    for k, v in samples.items():
+        if v:
+            row[k] = statistics.median(v)
+
+
+def corpus_main(gdir, seconds, graphs=False):
+    """The corpus at its sizes: for each tier-6 instance tile compiled and
+    Triton runs, its largest size (the cases' sizes are a launcher's
+    typical ones, smallest first), outputs compared once, then both sides
+    timed in turns (2 rounds of 25 ms: the kernels are small; with
+    `graphs`, replayed from CUDA graphs); the table and the geometric mean
+    of tile/Triton over the rows both timed."""
+    import math
+    import torch
+    import triton
+    import harness
+    global ROUNDS, REP_MS
+    ROUNDS, REP_MS = 2, 25
+    man = harness.load_manifest(gdir)
+    lib = harness.load_lib(gdir)
+    print("bench: corpus, %s, torch %s, triton %s" % (torch.cuda.get_device_name(), torch.__version__,
+                                                     triton.__version__))
+    end = time.time() + seconds
+    rows, left = [], 0
+    only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
+    for inst in man["instances"]:
+        if inst["tier"] != 6 or not inst.get("compiled") or inst.get("triton_refuses"):
+            continue
+        if only and not any(inst["id"].startswith(x) for x in only):
+            continue
+        if time.time() > end:
+            left += 1
+            continue
+        size = inst["sizes"][-1]
+        row = {"id": inst["id"], "size": "x".join("%s=%s" % kv for kv in size.items()), "note": "",
+               "triton": None, "tile": None}
+        rows.append(row)
+        try:
+            kern = harness.triton_kernel(ROOT, inst)
+            args = harness.Args(inst, size)
+            harness.launch_triton(kern, inst, args)
+            fn = harness.tile_fn(lib, inst)
+            wrong = tile_differs(lib, fn, inst, args)
+            if wrong:
+                row["note"] = "outputs differ: " + wrong[:120]
+            timers = {"triton": lambda: harness.launch_triton(kern, inst, args),
+                      "tile": lambda: harness.launch_tile(fn, inst, args)}
+            if graphs:
+                time_graphs(timers, row)
+            else:
+                time_interleaved(timers, row)
+            del args
+        except Exception as e:
+            row["note"] += "failed: %s" % str(e).splitlines()[0][:160]
+        torch.cuda.empty_cache()
+        print("bench: %s: triton %s ms, tile %s ms %s" % (row["id"], row["triton"], row["tile"], row["note"]),
+              flush=True)
+    timed = [r for r in rows if r["triton"] and r["tile"]]
+    print("\n| kernel | size | Triton µs | tile µs | tile/Triton | note |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        ratio = r["triton"] / r["tile"] if r["triton"] and r["tile"] else None
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            r["id"], r["size"], "%.1f" % (r["triton"] * 1000) if r["triton"] else "—",
+            "%.1f" % (r["tile"] * 1000) if r["tile"] else "—", "%.3f" % ratio if ratio else "—", r["note"]))
+    if timed:
+        gm = math.exp(sum(math.log(r["triton"] / r["tile"]) for r in timed) / len(timed))
+        under = [r["id"] for r in timed if r["triton"] / r["tile"] < 0.95]
+        print("\ncorpus: %d instances timed, geometric mean of tile/Triton (speed) %.3f; %d under 0.95: %s; "
+              "%d not reached in %d s" % (len(timed), gm, len(under), ", ".join(under), left, seconds))
+    return 0
+
+
 def main():
     import torch
     import triton.testing
     import harness
 
+    if "--corpus" in sys.argv:
+        i = sys.argv.index("--corpus")
+        secs = int(sys.argv[i + 1]) if len(sys.argv) > i + 1 and sys.argv[i + 1].isdigit() else 600
+        return corpus_main(os.path.abspath(sys.argv[1]), secs, "--graphs" in sys.argv)
     gdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".gpu"))
     man = harness.load_manifest(gdir)
     lib = harness.load_lib(gdir)
@@ -150,7 +273,8 @@ def main():
         if not inst.get("bench") or (only and not any(inst["id"].startswith(x) for x in only)):
             continue
         size = inst["sizes"][0]
-        row = {"name": inst["bench"], "id": inst["id"], "triton": None, "tile": None, "note": ""}
+        row = {"name": inst["bench"], "id": inst["id"], "triton": None, "tile": None, "note": "",
+               "membound": inst.get("membound")}
         rows.append(row)
         args = None
         try:
@@ -171,14 +295,9 @@ def main():
             row["note"] += "tile: " + ((inst.get("error") or "").strip().splitlines() or ["not built"])[0][:200]
         else:
             try:
-                st = harness.launch_tile(fn, inst, args)
-                torch.cuda.synchronize()
-                if st != 0:
-                    raise RuntimeError(harness.tile_error(lib, st))
-                wrong = [p for _, dt, tri, til, flat in args.outputs
-                         for p in [harness.compare(dt, tri, til, flat, inst["tol"])[0]] if p]
+                wrong = tile_differs(lib, fn, inst, args)
                 if wrong:
-                    row["note"] += "tile output differs: %s " % wrong[0][:200]
+                    row["note"] += "tile output differs: %s " % wrong[:200]
             except Exception as e:
                 row["note"] += "tile failed: %s" % str(e).splitlines()[0][:200]
                 fn = None
@@ -240,6 +359,19 @@ def main():
             print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["name"], f(t, "%.1f"), f(i, "%.1f"), f(ratio(i, t), "%.3f"), f(c, "%.1f"), f(t8, "%.1f"),
                 f(i8, "%.1f"), f(ratio(i8, t8), "%.3f")))
+    mb = [r for r in rows if r.get("membound") and r.get("bytes")]
+    if mb:
+        rate = copy_rate()
+        print("\nMemory-bound rows (decode time): GB/s as above, and its fraction of the copy rate, "
+              "%.0f GB/s (torch's device-to-device copy of 1 GiB: read + written)\n" % rate)
+        print("| kernel | Triton µs | tile µs | tile/Triton | Triton of copy | tile of copy |")
+        print("|---|---|---|---|---|---|")
+        for r in mb:
+            tg, ig = gbs(r, "triton"), gbs(r, "tile")
+            print("| %s | %s | %s | %s | %s | %s |" % (
+                r["name"], f(r["triton"] and r["triton"] * 1000, "%.1f"), f(r["tile"] and r["tile"] * 1000, "%.1f"),
+                f(ig / tg if tg and ig else None, "%.3f"), f(tg and 100 * tg / rate, "%.0f%%"),
+                f(ig and 100 * ig / rate, "%.0f%%")))
     ct = {}
     path = os.path.join(gdir, "compile_time.json")
     if os.path.exists(path):

@@ -1410,6 +1410,96 @@ BENCH += [
 ]
 
 
+# `--arch sm_90` as a new user gives it (the rows above use the GPU's sm_90a):
+# the same Hopper code must come out (tests/test_compile.sh checks the PTX is
+# sm_90a's), timed here as built
+BENCH += [dict(c, id=c["id"] + "_sm90", arch="sm_90", bench=c["bench"] + ", --arch sm_90", sm80=False, cublas=None)
+          for c in BENCH if c["id"] in ("bench_mm_bias_gelu", "bench_bmm_bf16", "bench_attn_d64_full")]
+
+# --- decode-time shapes (batch 1 to 16): memory-bound, their figure is the
+# fraction of the copy rate (bench.py measures it); the suite's cases check
+# the same kernels at odd sizes
+DEC = "tests/gpu/kernels/decode.py"
+DEC_TOL = tol(1e-1, 1e-2)  # fp32 sums of 4096 products, in another order
+
+
+def _gemv_params(dt):
+    return [T("in", dt, ["M", "K"]), T("in", dt, ["K", "N"]), T("out", dt, ["M", "N"]),
+            S("i32", "M"), S("i32", "N"), S("i32", "K"), S("i32", "K"), S("i32", "N"), S("i32", "N")]
+
+
+_W8_PARAMS = [T("in", "fp16", ["M", "K"]), T("in", "i8", ["N", "K"], "int:-128:128"),
+              T("in", "fp16", ["N"], "uniform:0.001:0.01"), T("out", "fp16", ["M", "N"]),
+              S("i32", "M"), S("i32", "N"), S("i32", "K"), S("i32", "K"), S("i32", "K"), S("i32", "N")]
+_W4_PARAMS = [T("in", "fp16", ["M", "K"]), T("in", "u8", ["N", "K // 2"], "int:0:256"),
+              T("in", "fp16", ["N", "K // 128"], "uniform:0.01:0.02"), T("out", "fp16", ["M", "N"]),
+              S("i32", "M"), S("i32", "N"), S("i32", "K"), S("i32", "K"), S("i32", "K // 2"), S("i32", "N")]
+_GEMV_CX = {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}
+_ATTN_SPLIT_PARAMS = [T("in", "fp16", ["H", "D"]), T("in", "fp16", ["H", "S", "D"]), T("in", "fp16", ["H", "S", "D"]),
+                      T("out", "fp32", ["H", "NS", "D"]), T("out", "fp32", ["H", "NS"]), S("i32", "S"),
+                      S("fp32", "0.08838834764831845"), S("i32", "S * D"), S("i32", "D"), S("i32", "NS * D"),
+                      S("i32", "D")]
+_ATTN_REDUCE_PARAMS = [T("in", "fp32", ["H", "NS", "D"]), T("in", "fp32", ["H", "NS"]), T("out", "fp16", ["H", "D"]),
+                       S("i32", "NS * D"), S("i32", "D")]
+_PAGED_PARAMS = [T("in", "fp16", ["P", "16", "1024"]), T("in", "i32", ["SEQS", "BPS"], "perm"),
+                 T("out", "fp16", ["SEQS", "BPS * 16", "1024"]), S("i32", "16 * 1024"), S("i32", "BPS * 16 * 1024")]
+
+CASES += [
+    case("decode_gemv_f16", DEC, "gemv_kernel", _gemv_params("fp16"), _GEMV_CX, "cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 64, "K": 128}, {"M": 5, "N": 192, "K": 384}, {"M": 16, "N": 256, "K": 1024}], 3, DEC_TOL),
+    case("decode_gemv_bf16", DEC, "gemv_kernel", _gemv_params("bf16"), _GEMV_CX, "cdiv(N, BLOCK_N)",
+         [{"M": 3, "N": 128, "K": 256}], 3, tol(1e-1, 2e-2)),
+    case("decode_gemv_w8", DEC, "gemv_w8_kernel", _W8_PARAMS, _GEMV_CX, "cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 64, "K": 128}, {"M": 7, "N": 192, "K": 512}, {"M": 16, "N": 256, "K": 1024}], 3, DEC_TOL),
+    case("decode_gemv_w4", DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, GROUP=128), "cdiv(N, BLOCK_N)",
+         [{"M": 1, "N": 64, "K": 128}, {"M": 9, "N": 192, "K": 512}], 3, DEC_TOL),
+    case("decode_attn_split", DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,
+         lambda s: {"HEAD_DIM": 128, "BLOCK_N": 64, "SPLIT_LEN": s["S"] // s["NS"]}, "H, NS",
+         [{"H": 4, "S": 512, "D": 128, "NS": 4}, {"H": 3, "S": 1000, "D": 128, "NS": 4}], 3, tol(1e-3, 1e-3),
+         grid_in_blob=False),
+    case("decode_attn_reduce", DEC, "decode_attn_reduce_kernel", _ATTN_REDUCE_PARAMS,
+         lambda s: {"HEAD_DIM": 128, "NUM_SPLITS": s["NS"]}, "H", [{"H": 4, "D": 128, "NS": 8}], 3,
+         tol(1e-3, 1e-3), grid_in_blob=False),
+    case("decode_paged_gather", DEC, "paged_kv_gather_kernel", _PAGED_PARAMS, lambda s: {"BLOCKS_PER_SEQ": s["BPS"], "PAGE": 16, "ROW": 1024},
+         "SEQS, BPS", [{"P": 12, "SEQS": 3, "BPS": 4}], 3, grid_in_blob=False),
+]
+
+DEC4096 = [dict(N=4096, K=4096, M=m) for m in (1, 8, 16)]
+BENCH += [
+    case("bench_decode_gemv_f16_m%d" % s["M"], DEC, "gemv_kernel", _gemv_params("fp16"), _GEMV_CX,
+         "cdiv(N, BLOCK_N)", [s], 3, DEC_TOL, bench="decode matmul fp16 M=%d N=K=4096 (16x64x128)" % s["M"])
+    for s in DEC4096
+] + [
+    case("bench_decode_gemv_bf16_m%d" % s["M"], DEC, "gemv_kernel", _gemv_params("bf16"), _GEMV_CX,
+         "cdiv(N, BLOCK_N)", [s], 3, tol(1e-1, 2e-2), bench="decode matmul bf16 M=%d N=K=4096 (16x64x128)" % s["M"])
+    for s in DEC4096
+] + [
+    case("bench_decode_w8_m%d" % s["M"], DEC, "gemv_w8_kernel", _W8_PARAMS, _GEMV_CX, "cdiv(N, BLOCK_N)", [s], 3,
+         DEC_TOL, bench="decode matmul int8 weights, fp16 x, M=%d N=K=4096 (16x64x128)" % s["M"])
+    for s in DEC4096
+] + [
+    case("bench_decode_w4_m%d" % s["M"], DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, GROUP=128),
+         "cdiv(N, BLOCK_N)", [s], 3, DEC_TOL,
+         bench="decode matmul int4 weights (groups of 128), fp16 x, M=%d N=K=4096 (16x64x128)" % s["M"])
+    for s in DEC4096
+] + [
+    case("bench_decode_attn_kv%d" % kv, DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,
+         lambda s: {"HEAD_DIM": 128, "BLOCK_N": 64, "SPLIT_LEN": s["S"] // s["NS"]}, "H, NS",
+         [{"H": 32, "S": kv, "D": 128, "NS": ns}], 3, tol(1e-3, 1e-3), grid_in_blob=False,
+         bench="decode attention, split-K part, 32 heads, KV %d, d 128, %d splits" % (kv, ns))
+    for kv, ns in ((4096, 16), (32768, 64))
+] + [
+    case("bench_decode_attn_reduce", DEC, "decode_attn_reduce_kernel", _ATTN_REDUCE_PARAMS,
+         lambda s: {"HEAD_DIM": 128, "NUM_SPLITS": s["NS"]}, "H", [{"H": 32, "D": 128, "NS": 64}], 3,
+         tol(1e-3, 1e-3), grid_in_blob=False, bench="decode attention, reduce of 64 splits, 32 heads, d 128"),
+    case("bench_decode_paged_gather", DEC, "paged_kv_gather_kernel", _PAGED_PARAMS,
+         lambda s: {"BLOCKS_PER_SEQ": s["BPS"], "PAGE": 16, "ROW": 1024}, "SEQS, BPS", [{"P": 8192, "SEQS": 32, "BPS": 256}], 3,
+         grid_in_blob=False, bench="paged KV gather fp16, 32 sequences x 256 pages of 16 x 1024"),
+]
+for _c in BENCH:
+    if _c["file"] == DEC:
+        _c["membound"] = True  # bench.py gives the fraction of the copy rate
+
 def jit_functions(path):
     """{name: ast.FunctionDef} of the @jit/@autotune/@heuristics functions
     of a file, at top level or in top-level if/else/try/with blocks (where

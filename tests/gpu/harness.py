@@ -349,6 +349,8 @@ def _init(p, shape, gen):
         return torch.where(pick < len(SPECIALS), sp, x).to(dt)
     if kind == "steps":  # 0, S, 2S, ...: segment starts that cannot overlap
         return (torch.arange(_numel(shape), device="cuda") * int(rng)).to(dt).reshape(shape)
+    if kind == "perm":  # a random order of 0 .. numel-1 (a block table naming each page once)
+        return torch.randperm(_numel(shape), generator=gen, device="cuda").to(dt).reshape(shape)
     if kind == "randn":
         return torch.randn(shape, generator=gen, device="cuda", dtype=torch.float32).to(dt)
     if kind == "uniform":

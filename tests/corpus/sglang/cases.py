@@ -96,14 +96,15 @@ CASES += [
          include_dirs=INC),
     # launcher: python/sglang/srt/lora/triton_ops/qkv_lora_b.py:160 qkv_lora_b_fwd()
     # (BLOCK_S 16, BLOCK_OUT 64, BLOCK_R 16; output_offset is [0, q, q+kv, q+2kv] there,
-    # drawn in [0, q + 2 kv] here: every slice stays inside, a negative one is empty)
+    # 0, 1024, 2048, 3072 here: increasing, so the q/k/v slices stay apart inside the
+    # output (random offsets overlapped, and two programs added into one element)
     case("sglang_qkv_lora_b", P + "sglang/srt/lora/triton_ops/qkv_lora_b.py", "_qkv_lora_b_kernel",
          [T("in", "bf16", ["S", "3 * R"]), T("in", "bf16", ["L", "H + 2 * KV", "R"]),
           T("inout", "bf16", ["S", "H + 2 * KV"]),
           S("i32", "R"), S("i32", "H"),
           S("i32", "3 * R"), S("i32", "1"), S("i32", "(H + 2 * KV) * R"), S("i32", "R"), S("i32", "1"),
           S("i32", "H + 2 * KV"), S("i32", "1")] + _SEG
-         + [T("in", "i32", ["L"], "randint:0:17"), T("in", "i32", ["4"], "randint:0:5121"),
+         + [T("in", "i32", ["L"], "randint:0:17"), T("in", "i32", ["4"], "steps:1024"),
             T("in", "fp32", ["L"], "uniform:0.5:2")],
          {"BLOCK_S": 16, "BLOCK_N": 64, "BLOCK_K": 16},
          "cdiv(ML, BLOCK_S) * cdiv(H, BLOCK_N), 3, BS",

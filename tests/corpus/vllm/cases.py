@@ -27,7 +27,10 @@ CASES = [
          "B, H, SPLITS",
          [{"B": 4, "H": 32, "KVH": 32, "D": 128, "NP": 64, "PAGE": 16, "MAXP": 16, "SPLITS": 8},
           {"B": 3, "H": 32, "KVH": 32, "D": 128, "NP": 67, "PAGE": 16, "MAXP": 17, "SPLITS": 8}],
-         4, tol=tol(1e-3, 1e-3), num_warps=4, num_stages=2, grid_in_blob=False,
+         # q * k is fp16 and tl.sum adds it in fp16 (no dtype=): sums of 128 products near 10
+         # round at 2^-7, so the order of the additions (each side's layout) moves the scores
+         # by about 1e-3 and the outputs with them (tile 0.0027 off at most)
+         4, tol=F16, num_warps=4, num_stages=2, grid_in_blob=False,
          cpu_sizes=[{"B": 1, "H": 32, "KVH": 32, "D": 128, "NP": 64, "PAGE": 16, "MAXP": 16,
                      "SPLITS": 8}]),
     # launcher: vllm/attention/ops/triton_decode_attention.py:427 _decode_grouped_att_m_fwd()
