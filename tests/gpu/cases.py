@@ -645,6 +645,18 @@ CASES += [
     for name, stage in (("full", 1), ("causal", 3))
 ]
 
+# attention at any N_CTX (query rows and keys past it masked)
+def _attn_ragged_cx(s):
+    return {"HEAD_DIM": s["D"], "BLOCK_M": 128, "BLOCK_N": 64}
+
+
+CASES += [
+    case("p_attn_ragged", ATTN, "attn_fwd_ragged", ATTN_PARAMS, _attn_ragged_cx, ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 1, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 200, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 1000, "D": 128}, {"Z": 1, "H": 1, "N_CTX": 4097, "D": 64}], 3, ATTN_TOL,
+         _attn_warps, grid_in_blob=False),
+]
+
 # the same attention through device-side descriptors (tutorial 06's TMA
 # form): tile builds their maps at launch, Triton on the GPU
 ATTN_DESC_PARAMS = ATTN_PARAMS[:5] + [S("i32", "Z"), S("i32", "H"), S("i32", "N_CTX")]
@@ -1409,6 +1421,46 @@ BENCH += [
          num_stages=3, bench="matmul fp8 e4m3 4096^3 (128x256x128, 8 warps, 3 stages)", flops="2 * M * N * K"),
 ]
 
+
+# odd shapes: every tensor-core row's config also at sizes that are not
+# multiples of 16 (no hints on either side: what a plain signature gives),
+# natively and as sm_80-class code
+ODD3000 = [{"M": 3000, "N": 3000, "K": 3000}]
+ODD4095 = [{"M": 4095, "N": 4095, "K": 4095}]
+BENCH += [
+    case("bench_mm_odd_128x256", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, ODD3000, 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="matmul fp16 3000^3, unaligned rows (128x256x64, 8 warps, 3 stages)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+    case("bench_mm_4095_128x64", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, ODD4095, 3, MM_F16_TOL, num_warps=4, num_stages=4,
+         bench="matmul fp16 4095^3 (128x128x64, 4 warps, 4 stages)", flops="2 * M * N * K", cublas="mm",
+         sm80=True),
+    case("bench_mm_4095_128x256", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 256, 64), MM_GRID, ODD4095, 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="matmul fp16 4095^3 (128x256x64, 8 warps, 3 stages)", flops="2 * M * N * K", cublas="mm",
+         sm80=True),
+    case("bench_mm_1000x4096", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=4,
+         num_stages=4, bench="matmul fp16 1000x4096x4096 (128x128x64, 4 warps, 4 stages)", flops="2 * M * N * K",
+         cublas="mm", sm80=True),
+] + [
+    case("bench_attn_ragged_%d" % n, ATTN, "attn_fwd_ragged", ATTN_PARAMS, _attn_ragged_cx, ATTN_GRID,
+         [{"Z": 4, "H": 32, "N_CTX": n, "D": 64}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False,
+         bench="attention fwd fp16, any N_CTX, Z=4 H=32 N=%d D=64" % n,
+         flops="4 * Z * H * N_CTX * N_CTX * D", sm80=True)
+    for n in (1000, 4097)
+] + [
+    case("bench_softmax_%d" % n, T2, "softmax_row_kernel", SOFTMAX_ROW_PARAMS, _softmax_cx, "M",
+         [{"M": m, "N": n}], 2, SOFTMAX_TOL, _softmax_warps, grid_in_blob=False,
+         bench="softmax fp32 %dx%d (row per program)" % (m, n), sm80=True)
+    for m, n in ((4096, 4095), (1024, 50257))
+] + [
+    case("bench_layer_norm_f16_%d" % n, T2, "layer_norm_fwd_kernel", _ln_params("fp16"), _ln_cx(2), "M",
+         [{"M": m, "N": n}], 2, tol(2e-3, 2e-3), num_warps=_ln_warps(2), grid_in_blob=False,
+         bench="layer norm fwd fp16 %dx%d" % (m, n), sm80=True)
+    for m, n in ((4096, 4095), (1024, 50257))
+]
 
 # `--arch sm_90` as a new user gives it (the rows above use the GPU's sm_90a):
 # the same Hopper code must come out (tests/test_compile.sh checks the PTX is

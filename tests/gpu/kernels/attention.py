@@ -75,6 +75,36 @@ def attn_fwd(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
 
 
 @triton.jit
+def attn_fwd_ragged(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
+                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # attn_fwd (non-causal) for any N_CTX: query rows and keys past it masked
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    q = tl.load(Q + base + offs_m[:, None] * stride_n + offs_d[None, :], mask=offs_m[:, None] < N_CTX, other=0.0)
+    for start_n in range(0, N_CTX, BLOCK_N):
+        kv = start_n + offs_n
+        k = tl.load(K + base + kv[None, :] * stride_n + offs_d[:, None], mask=kv[None, :] < N_CTX, other=0.0)
+        qk = tl.dot(q, k) * qk_scale + tl.where(kv[None, :] < N_CTX, 0, -1.0e6)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + base + kv[:, None] * stride_n + offs_d[None, :], mask=kv[:, None] < N_CTX, other=0.0)
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * stride_n + offs_d[None, :], acc.to(Out.type.element_ty),
+             mask=offs_m[:, None] < N_CTX)
+
+@triton.jit
 def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale, offs_m, offs_n, N_CTX,
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
     if STAGE == 1:
