@@ -21,7 +21,10 @@
 #  - a pointer made from an integer narrower than 64 bits (found by
 #    tests/fuzz/fuzz_lower.c): the front end built a cast its own verifier
 #    refuses (tilec compile took it, tilec ir failed); refused, as Triton's
-#    int_to_ptr refuses it.
+#    int_to_ptr refuses it;
+#  - a combine function making a block only to ask its type (PyTorch
+#    Inductor's max and min reductions): refused as a block in a function
+#    called on scalars; the unused block is dropped now.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -149,6 +152,18 @@ for ty in i32 u8; do
 		fail "a pointer from $ty was accepted" || expect_out "a pointer from $ty is refused" \
 		"cannot cast $ty to \*fp16: a pointer is made from a 64-bit integer"
 done
+
+# 11. a combine function that makes a block only to ask its type (Inductor's
+# max and min reductions: triton_helpers.maximum over promote_to_tensor)
+check "a combine function asking a block's type compiles" "$TILEC" compile $R/combine_promote.py -n row_max \
+	-s '*fp32:16, *fp32:16, 64' -g 2 --arch sm_80,sm_90a -o "$T/cp"
+python3 -c "import struct; v = [float(i) for i in range(128)]; v[70] = float('nan'); open('$T/nan.bin', 'wb').write(struct.pack('<128f', *v))"
+check "its interpreter run" "$TILEC" run $R/combine_promote.py -n row_max -s '*fp32:16, *fp32:16, 64' -g 2 \
+	--arg "buf:file=$T/nan.bin" --arg buf:2 --print 1:2
+expect_out "row maxima, a NaN kept (the float branch taken)" 'elements\): 63 nan$'
+check "on integers (the branch left out)" "$TILEC" run $R/combine_promote.py -n row_max -s '*i32:16, *i32:16, 64' -g 2 \
+	--arg buf:128:arange --arg buf:2 --print 1:2
+expect_out "integer row maxima" 'elements\): 63 127$'
 
 echo "test_regress: $passed passed, $failed failed"
 [ "$failed" = 0 ]

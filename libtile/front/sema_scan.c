@@ -35,6 +35,53 @@ static const ir_op *block_op(const ir_func *f, const ir_region *r)
 	return NULL;
 }
 
+static void mark_args(const ir_region *r, bool *used)
+{
+	for (int i = 0; i < r->nops; i++) {
+		for (int a = 0; a < r->ops[i]->nargs; a++)
+			used[r->ops[i]->args[a]] = true;
+		for (int g = 0; g < r->ops[i]->nregions; g++)
+			mark_args(&r->ops[i]->regions[g], used);
+	}
+}
+
+/* Drops the ops of r that nothing reads and that have no effect: a combine
+ * function may make a block only to ask its type (Inductor's
+ * triton_helpers.maximum tests `promote_to_tensor(a).dtype.is_floating()`,
+ * `a + tl.zeros((1,), tl.int1)`), which leaves that block unused. vals[0..k)
+ * are what the region yields. */
+static bool drop_unused(sema *s, ir_region *r, const int *vals, int k)
+{
+	bool *used = arena_alloc(s->a, sizeof(bool) * (size_t)(s->f->nvalues + 1));
+	if (!used)
+		return false;
+	for (int i = 0; i < k; i++)
+		used[vals[i]] = true;
+	int kept = r->nops;
+	for (int i = r->nops - 1; i >= 0; i--) {
+		ir_op *op = r->ops[i];
+		bool read = op->nregions || ir_op_orders_memory(op) || op->code == IR_OP_DEVICE_ASSERT ||
+			    op->code == IR_OP_DEVICE_PRINT || op->code == IR_OP_INLINE_ASM;
+		for (int j = 0; j < op->nresults && !read; j++)
+			read = used[op->results[j]];
+		if (!read) {
+			r->ops[i] = NULL;
+			kept--;
+			continue;
+		}
+		for (int a = 0; a < op->nargs; a++)
+			used[op->args[a]] = true;
+		for (int g = 0; g < op->nregions; g++)
+			mark_args(&op->regions[g], used);
+	}
+	int n = 0;
+	for (int i = 0; i < r->nops; i++)
+		if (r->ops[i])
+			r->ops[n++] = r->ops[i];
+	r->nops = kept;
+	return true;
+}
+
 /* The scan (or, with `reduce`, the reduction) op over ids[0..k) along
  * axis; `combine` is a @jit function, or NULL with `binop` the op of a
  * one-op region. Results as a tensor or a tuple of them (`tuple`, or k > 1)
@@ -121,6 +168,8 @@ static bool combine_op(sema *s, src_loc loc, int k, const int *ids, int axis, bo
 		}
 		ok = vals[i] >= 0;
 	}
+	if (ok && !drop_unused(s, r, vals, k))
+		ok = sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	const ir_op *blk = ok ? block_op(s->f, r) : NULL;
 	if (blk)
 		ok = sema_error(s, blk->loc, TILEC_ERR_UNSUPPORTED,
