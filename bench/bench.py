@@ -132,8 +132,12 @@ LABELS = {"triton": "Triton", "tile": "tile", "cublas": "cuBLAS", "triton80": "T
           "tile80": "tile compute_80"}
 
 
-def time_interleaved(timers, row):
-    """row[k] = the median of every timed launch of timers[k], in ms."""
+def time_interleaved(timers, row, graphs=False):
+    """row[k] = the median of every timed launch of timers[k], in ms. With
+    `graphs`, each turn replays the launch from a CUDA graph
+    (triton.testing.do_bench_cudagraph, its median): the GPU's time without
+    the host's, which for kernels of a few microseconds is most of a Python
+    launch (ctypes on tile's side, Triton's launcher on its own)."""
     import statistics
     import triton.testing
     samples = {k: [] for k in timers}
@@ -141,14 +145,18 @@ def time_interleaved(timers, row):
         names = list(timers)
         for k in names if r % 2 == 0 else names[::-1]:
             try:
-                samples[k] += triton.testing.do_bench(timers[k], warmup=25, rep=REP_MS, return_mode="all")
+                if graphs:
+                    samples[k].append(triton.testing.do_bench_cudagraph(timers[k], rep=REP_MS, return_mode="median"))
+                else:
+                    samples[k] += triton.testing.do_bench(timers[k], warmup=25, rep=REP_MS, return_mode="all")
             except Exception as e:
-                row["note"] += "%s failed: %s " % (LABELS[k], str(e).splitlines()[0][:200])
+                row["note"] += "%s%s failed: %s " % (LABELS[k], " under a graph" if graphs else "",
+                                                     str(e).splitlines()[0][:200])
                 del timers[k]
                 samples[k] = []
-    for k, s in samples.items():
-        if s:
-            row[k] = statistics.median(s)
+    for k, v in samples.items():
+        if v:
+            row[k] = statistics.median(v)
 
 
 def copy_rate():
@@ -163,26 +171,6 @@ def copy_rate():
     del src, dst
     torch.cuda.empty_cache()
     return n / (ms * 1e-3) / 1e9
-
-
-def time_graphs(timers, row):
-    """As time_interleaved, each side's launch replayed from a CUDA graph
-    (triton.testing.do_bench_cudagraph): the GPU's time without the
-    host's, which for kernels of a few microseconds is most of a Python
-    launch (ctypes on tile's side)."""
-    import statistics
-    import triton.testing
-    samples = {k: [] for k in timers}
-    for r in range(ROUNDS):
-        for k in list(timers) if r % 2 == 0 else list(timers)[::-1]:
-            try:
-                samples[k].append(triton.testing.do_bench_cudagraph(timers[k], rep=REP_MS, return_mode="median"))
-            except Exception as e:
-                row["note"] += "%s under a graph failed: %s " % (LABELS[k], str(e).splitlines()[0][:160])
-                del timers[k]
-    for k, v in samples.items():
-        if v:
-            row[k] = statistics.median(v)
 
 
 def corpus_main(gdir, seconds, graphs=False):
@@ -227,10 +215,7 @@ def corpus_main(gdir, seconds, graphs=False):
                 row["note"] = "outputs differ: " + wrong[:120]
             timers = {"triton": lambda: harness.launch_triton(kern, inst, args),
                       "tile": lambda: harness.launch_tile(fn, inst, args)}
-            if graphs:
-                time_graphs(timers, row)
-            else:
-                time_interleaved(timers, row)
+            time_interleaved(timers, row, graphs)
             del args
         except Exception as e:
             row["note"] += "failed: %s" % str(e).splitlines()[0][:160]

@@ -57,7 +57,6 @@ static bool drop_unused(sema *s, ir_region *r, const int *vals, int k)
 		return false;
 	for (int i = 0; i < k; i++)
 		used[vals[i]] = true;
-	int kept = r->nops;
 	for (int i = r->nops - 1; i >= 0; i--) {
 		ir_op *op = r->ops[i];
 		bool read = op->nregions || ir_op_orders_memory(op) || op->code == IR_OP_DEVICE_ASSERT ||
@@ -66,7 +65,6 @@ static bool drop_unused(sema *s, ir_region *r, const int *vals, int k)
 			read = used[op->results[j]];
 		if (!read) {
 			r->ops[i] = NULL;
-			kept--;
 			continue;
 		}
 		for (int a = 0; a < op->nargs; a++)
@@ -78,7 +76,7 @@ static bool drop_unused(sema *s, ir_region *r, const int *vals, int k)
 	for (int i = 0; i < r->nops; i++)
 		if (r->ops[i])
 			r->ops[n++] = r->ops[i];
-	r->nops = kept;
+	r->nops = n;
 	return true;
 }
 

@@ -85,12 +85,9 @@ static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_
 
 static void load_and_specialize(tilec_ctx *ctx, arena *a, char *text, size_t size)
 {
-	uint32_t bits = 2166136261u;
-	for (size_t i = 0; i < size; i++)
-		bits = (bits ^ (uint8_t)text[i]) * 16777619u;
 	fe_module *m;
 	if (fe_load_text(ctx, a, "fuzz.py", text, &m) == TILEC_OK)
-		specialize_all(ctx, a, m, bits);
+		specialize_all(ctx, a, m, fuzz_input_bits(text, size));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -34,6 +34,17 @@ static void fuzz_python(const uint8_t *data, size_t size, void (*run)(tilec_ctx 
 	tilec_ctx_free(ctx);
 }
 
+/* FNV-1a of the input: the bits the targets that compile draw their
+ * choices from (archs, families, cluster sizes), so an input replays
+ * alike. */
+static inline uint32_t fuzz_input_bits(const char *text, size_t size)
+{
+	uint32_t bits = 2166136261u;
+	for (size_t i = 0; i < size; i++)
+		bits = (bits ^ (uint8_t)text[i]) * 16777619u;
+	return bits;
+}
+
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
