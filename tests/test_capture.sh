@@ -53,6 +53,9 @@ status() { # status DESCRIPTION WANT GOT
 	if [ "$2" = "$3" ]; then ok; else fail "$1: exit status $3, want $2"; cat "$T/err" 2>/dev/null | tail -20; fi
 }
 capture() { "$PY" -m tile_capture "$@" >"$T/out" 2>"$T/err"; }
+# src FILE DIR: FILE as a manifest in DIR names it: relative where the two
+# share more than / (a checkout under /tmp beside mktemp's folder), else as is
+src() { "$PY" -c 'import os, sys; p, d = sys.argv[1:]; print(p if os.path.commonpath([p, d]) == os.sep else os.path.relpath(p, d))' "$1" "$2"; }
 ident() { "$TILEC" inspect "$1" 2>/dev/null | sed -n "/^kernel $2\$/,/^kernel /s/^  configs .*; identity \([0-9a-f]\{16\}\)\$/\1/p"; }
 
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
@@ -83,7 +86,7 @@ A=$T/a
 capture -o "$A/kernels.manifest" --json "$A/record.json" --tuning "$A/tuning.txt" -- "$APPS/launches.py"
 status "launches.py" 0 $?
 M=$A/kernels.manifest
-VA=$ROOT/tests/kernels/vector_add.py
+VA=$(src "$ROOT/tests/kernels/vector_add.py" "$A")
 ADD='-D BLOCK_SIZE=1024 -g "cdiv(n_elements, BLOCK_SIZE)" -w 4 -ns 3'
 line "vector_add, aligned" "$M" "$VA add_kernel \"*fp32:16, *fp32:16, *fp32:16, i32:16\" -on add_kernel_fp32 $ADD"
 line "vector_add, n = 1000" "$M" "$VA add_kernel \"*fp32:16, *fp32:16, *fp32:16, i32\" -on add_kernel_fp32 $ADD"
@@ -95,23 +98,23 @@ has "shapes seen" "$M" "#   n_elements       i32        4096, 1000, 4095"
 has "dtypes and shapes seen" "$M" "#   x_ptr            *fp32      float32[4096], float32[1000], float32[4095]"
 MMSIG='"*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1"'
 MMGRID='-g "cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)"'
-line "matmul, :1 strides" "$M" "$ROOT/tests/kernels/matmul.py matmul_kernel $MMSIG -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 $MMGRID -w 4 -ns 3"
-TM=$ROOT/bench/tune/matmul.py
+line "matmul, :1 strides" "$M" "$(src "$ROOT/tests/kernels/matmul.py" "$A") matmul_kernel $MMSIG -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 $MMGRID -w 4 -ns 3"
+TM=$(src "$ROOT/bench/tune/matmul.py" "$A")
 line "autotuned matmul: configs from the source" "$M" "$TM matmul_kernel $MMSIG -on matmul_kernel_2 $MMGRID"
 line "autotuned matmul, K = 200" "$M" "$TM matmul_kernel \"*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32, i32, i32:1, i32:16, i32:1, i32:16, i32:1\" -on matmul_kernel_2 $MMGRID"
 has "autotune comment" "$M" "#   autotune: 8 configs, key M,N,K: compiled as tilec's autotune list, picks in the tuning file"
-RS=$ROOT/bench/tune/rowsum.py
+RS=$(src "$ROOT/bench/tune/rowsum.py" "$A")
 line "rowsum: heuristic at launch, grid from the caller" "$M" "$RS rowsum_kernel \"*fp32:16, *fp32:16, i32:16\""
 line "rowsum, K = 1000" "$M" "$RS rowsum_kernel \"*fp32:16, *fp32:16, i32\""
 has "heuristic comment" "$M" "#   heuristic EVEN_K: evaluated at launch (tilec compiles both values)"
 has "grid not expressed" "$M" '#   grid: the launch function takes grid_x, grid_y, grid_z: `M` is not passed to the kernel as an integer argument (Triton launched (64, 1, 1))'
-line "smoothing: a float heuristic at launch" "$M" "$ROOT/tests/kernels/smoothing.py smooth_kernel \"*fp32:16, *fp32:16, fp32, i32\" -D BLOCK=1024 -g \"cdiv(n, BLOCK)\" -w 4 -ns 3"
+line "smoothing: a float heuristic at launch" "$M" "$(src "$ROOT/tests/kernels/smoothing.py" "$A") smooth_kernel \"*fp32:16, *fp32:16, fp32, i32\" -D BLOCK=1024 -g \"cdiv(n, BLOCK)\" -w 4 -ns 3"
 hasnt "no -D for heuristics tilec evaluates" "$M" "HAS_SMOOTHING="
 hasnt "no -D for heuristics tilec evaluates" "$M" "EVEN_K="
 has "autotune by host code" "$M" "autotune is applied by host code, not by a decorator in the source, so each config Triton picked is a launch function of its own"
 has "config 0 as a launch function" "$M" "-D BLOCK_SIZE_M=32 -D BLOCK_SIZE_N=32 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 $MMGRID -w 4 -ns 3"
 has "config 1 as a launch function" "$M" "-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 $MMGRID -w 8 -ns 3"
-EX=$APPS/extra_kernels.py
+EX=$(src "$APPS/extra_kernels.py" "$A")
 line "do_not_specialize: n without :16" "$M" "$EX fill_kernel \"*fp32:16, i32, fp32\" -D BLOCK=1024 -g 4 -w 4 -ns 3"
 line "a module global in the grid" "$M" "$EX strided_fill_kernel \"*fp32:16, i32:16\" -D BLOCK=256 -g 8 -w 4 -ns 3"
 has "module global noted" "$M" "#   note: module global extra_kernels.NUM_PROGRAMS written as its value 8"
@@ -220,6 +223,8 @@ E=$T/e
 capture -o "$E/kernels.manifest" --json "$E/record.json" -- "$APPS/errors.py"
 status "a program that raises" 1 $?
 M=$E/kernels.manifest
+VA=$(src "$ROOT/tests/kernels/vector_add.py" "$E")
+EX=$(src "$APPS/extra_kernels.py" "$E")
 has "its traceback" "$T/err" "RuntimeError: the program failed after its launches"
 hasnt "the traceback starts in the program" "$T/err" "tile_capture/__main__.py"
 has "noted in the manifest" "$M" "# the program raised RuntimeError: the program failed after its launches: the launches before it are here"
@@ -259,8 +264,9 @@ fi
 # --- tile_capture.capture() inside a program ---------------------------------
 "$PY" "$APPS/context.py" "$T/x/kernels.manifest" "$T/x/record.json" >"$T/out" 2>"$T/err"
 status "capture() in a program" 0 $?
+VA=$(src "$ROOT/tests/kernels/vector_add.py" "$T/x")
 line "the block's launch" "$T/x/kernels.manifest" "$VA add_kernel \"*fp32:16, *fp32:16, *fp32:16, i32:16\" $ADD"
-n=$(grep -c '^/' "$T/x/kernels.manifest")
+n=$(awk -v p="$VA " 'index($0, p) == 1' "$T/x/kernels.manifest" | wc -l)
 if [ "$n" = 1 ]; then ok; else fail "capture(): $n lines, want the block's one"; fi
 
 echo "test_capture: $passed passed, $failed failed"
