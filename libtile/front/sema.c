@@ -1075,6 +1075,15 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 	}
 	if (b[2].kind == SV_INT && b[2].i == 0)
 		return sema_error(s, loc, TILEC_ERR_SEMANTIC, "range step must not be zero");
+	/* A constant negative step runs up instead, as Triton's front end
+	 * does: range(a, b, -s) is range(b, a, s) with the variable a + b - i,
+	 * so the passes (the load pipeliner above all) see a loop counting
+	 * up. */
+	bool downward = b[2].kind == SV_INT && b[2].i < 0 && b[2].i != INT64_MIN;
+	if (downward) {
+		sv start = b[0];
+		b[0] = b[1], b[1] = start, b[2].i = -b[2].i;
+	}
 	int bounds[3];
 	ir_kind iv = IR_I1;
 	for (int i = 0; i < 3; i++) {
@@ -1114,15 +1123,26 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 	if (!(s->scope = scope_copy(s, before)))
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 	int ivid = ir_region_add_param(s->f, &op->regions[0], ir_scalar(iv));
-	if (ivid < 0 || !var_set(s, loc, target->name.id, sema_tensor(ivid)))
+	if (ivid < 0)
 		return false;
 	s->f->values[ivid].name = target->name.id;
 	for (int i = 0; i < nl; i++)
 		if ((params[i] = ir_region_add_param(s->f, &op->regions[0], types[i])) < 0)
 			return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
-	if (!bind_carried(s, loc, nc, names, tmpl, params))
-		return false;
 	s->cur = &op->regions[0];
+	int user_iv = ivid;
+	if (downward) { /* (upper - i) + lower, in the body */
+		int from_top[2] = {bounds[1], ivid};
+		ir_op *sub = sema_emit(s, loc, IR_OP_SUB, 2, from_top, ir_scalar(iv));
+		int shifted[2] = {sub ? sub->results[0] : -1, bounds[0]};
+		ir_op *add = sub ? sema_emit(s, loc, IR_OP_ADD, 2, shifted, ir_scalar(iv)) : NULL;
+		if (!add)
+			return false;
+		user_iv = add->results[0];
+		s->f->values[user_iv].name = target->name.id;
+	}
+	if (!var_set(s, loc, target->name.id, sema_tensor(user_iv)) || !bind_carried(s, loc, nc, names, tmpl, params))
+		return false;
 	s->loops++;
 	bool ok = stmts(s, &n->for_.body, NULL) && loop_finals(s, loc, before, nc, names, tmpl, types, finals) &&
 		  yield(s, loc, nl, finals);
