@@ -37,9 +37,11 @@
 extern "C" {
 #endif
 
-/* The blob format version this header reads (docs/FORMAT.md); generated
- * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 5
+/* The blob format versions this header reads (docs/FORMAT.md): the newest
+ * and the oldest; generated .c files check at compile time that their
+ * blob's lies between. */
+#define TILE_BLOB_VERSION 6
+#define TILE_BLOB_VERSION_MIN 5
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -259,14 +261,25 @@ typedef struct tile_variant_info {
 	uint16_t cluster[3];
 	int n_regs;              /* 0: unknown */
 	int spill_stores, spill_loads; /* bytes per thread; -1: unknown */
+	/* Bit i: visible parameter i divisible by 16, equal to 1, divisible by
+	 * 8, by 4 (a parameter has at most one predicate), for parameters 0..31;
+	 * n_high_preds more on parameters from 32 on, which tile_variant_predicate
+	 * reads (it reads any parameter's). */
 	uint32_t pred_div16, pred_eq1;
-	uint32_t pred_div8, pred_div4; /* bit i: parameter i divisible by 8, by 4 (a parameter has at most one predicate) */
+	uint32_t pred_div8, pred_div4;
 	int n_constexprs;
 	int has_grid_program;
 	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
 	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
 	int n_recipes;           /* hidden tensor maps built at launch (tile_recipe_get_info) */
+	int n_high_preds;        /* predicates on visible parameters 32 and up */
 } tile_variant_info;
+
+/* The predicate of variant `variant` on visible parameter `param`, in
+ * Triton's spelling of a specialization: 16, 8 or 4 (divisible by it), 1
+ * (equal to 1), 0 (none); -1 when there is no such kernel, variant or
+ * visible parameter. */
+TILEDEF int tile_variant_predicate(const tile_module *module, int kernel, int variant, int param);
 
 /* How a launch of a variant builds one of its kernel's hidden tensor maps
  * (FORMAT.md's recipe): the map of the descriptor with the base pointer
@@ -494,8 +507,8 @@ typedef struct tile__heuristic {
 
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
-	uint32_t pred_mask;  /* parameters any variant has a predicate on */
-	uint32_t div_mask[3]; /* parameters any variant has a :16, :8, :4 predicate on */
+	uint64_t pred_mask;  /* parameters any variant has a predicate on */
+	uint64_t div_mask[3]; /* parameters any variant has a :16, :8, :4 predicate on */
 	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
 	tile__table table;   /* the blob's */
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
@@ -508,7 +521,10 @@ typedef struct tile__kernel {
 
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
-	uint32_t shared_static, shared_dynamic, pred_div16, pred_div8, pred_div4, pred_eq1, grid_offset, grid_size;
+	uint32_t shared_static, shared_dynamic, grid_offset, grid_size;
+	/* bit i: visible parameter i; bits 0..31 from the record, the rest from
+	 * the preds array (version 6) */
+	uint64_t pred_div16, pred_div8, pred_div4, pred_eq1;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
 	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
@@ -574,6 +590,7 @@ struct tile_module {
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
 	uint32_t n_keys, tune_words, n_heuristics, n_recipes;
+	uint32_t n_preds;   /* predicates on parameters 32 and up (0 in a version 5 blob) */
 	uint32_t n_maps;    /* tensor-map parameters of all kernels */
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */
@@ -1462,10 +1479,17 @@ static int tile__grid_limits(const tile_module *m, const tile__kernel *k, const 
  * of its variant's kernel, a visible pointer of the map's dtype, and a
  * program checked as a grid program is, with 2 * rank - 1 results. Their
  * order makes each variant's recipes one range, which the variant records,
- * so that a launch reads its own recipes only. */
+ * so that a launch reads its own recipes only.
+ *
+ * Version 6 adds the preds array: predicates on parameters 32 and up,
+ * which the variant records' 32-bit masks cannot hold. A version 5 blob is
+ * read as one with no preds. Both end up in the variant's 64-bit masks, so
+ * a launch tests every parameter the same way. */
 
 #define TILE__HEADER_SIZE 32u
-#define TILE__META_HEADER_SIZE 48u
+#define TILE__META_HEADER_SIZE_V5 48u
+#define TILE__META_HEADER_SIZE 52u
+#define TILE__PRED_SIZE 8u
 #define TILE__RECIPE_SIZE 36u
 #define TILE__KERNEL_SIZE 52u
 #define TILE__HEURISTIC_SIZE 12u
@@ -1507,6 +1531,12 @@ static void *tile__alloc_zeroed(uint32_t n, size_t size)
 	return p;
 }
 
+/* The metadata header's size: version 6 adds n_preds. */
+static uint32_t tile__meta_header_size(const tile_module *m)
+{
+	return tile__u16(m->blob + 4) == 5 ? TILE__META_HEADER_SIZE_V5 : TILE__META_HEADER_SIZE;
+}
+
 static tile_status tile__check_header(tile_module *m)
 {
 	const uint8_t *b = m->blob;
@@ -1516,9 +1546,9 @@ static tile_status tile__check_header(tile_module *m)
 				  (unsigned long)m->size, TILE__HEADER_SIZE);
 	if (memcmp(b, "TILE", 4) != 0)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: bad magic (not a tile blob)");
-	if (tile__u16(b + 4) != TILE_BLOB_VERSION)
-		return tile__fail(TILE_ERROR_VERSION, "header: blob format version %u, but this tile.h reads version %u only%s",
-				  tile__u16(b + 4), (unsigned)TILE_BLOB_VERSION,
+	if (tile__u16(b + 4) < TILE_BLOB_VERSION_MIN || tile__u16(b + 4) > TILE_BLOB_VERSION)
+		return tile__fail(TILE_ERROR_VERSION, "header: blob format version %u, but this tile.h reads versions %u..%u only%s",
+				  tile__u16(b + 4), (unsigned)TILE_BLOB_VERSION_MIN, (unsigned)TILE_BLOB_VERSION,
 				  tile__u16(b + 4) < TILE_BLOB_VERSION ? ": regenerate the blob with the tilec of this tile.h"
 								      : ": use the tile.h of the tilec that wrote it");
 	if (tile__u16(b + 6) != TILE__HEADER_SIZE)
@@ -1534,20 +1564,26 @@ static tile_status tile__check_header(tile_module *m)
 	meta_size = tile__u32(b + 20);
 	if (meta_offset != TILE__HEADER_SIZE)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: meta_offset %u (expected 32)", meta_offset);
-	if (meta_size < TILE__META_HEADER_SIZE || meta_size % 4 || (uint64_t)meta_offset + meta_size > total)
+	if (meta_size < tile__meta_header_size(m) || meta_size % 4 || (uint64_t)meta_offset + meta_size > total)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "header: meta_size %u does not fit the blob of %u bytes", meta_size, total);
 	if (tile__crc32(b + TILE__HEADER_SIZE, total - TILE__HEADER_SIZE) != tile__u32(b + 12))
 		return tile__fail(TILE_ERROR_CHECKSUM, "header: checksum mismatch (blob corrupted)");
 	return TILE_SUCCESS;
 }
 
+/* The metadata arrays in order (FORMAT.md). */
+enum {
+	TILE__A_KERNELS, TILE__A_PARAMS, TILE__A_VARIANTS, TILE__A_CONSTEXPRS, TILE__A_IMAGES, TILE__A_KEYS, TILE__A_TUNE,
+	TILE__A_HEURISTICS, TILE__A_RECIPES, TILE__A_PREDS, TILE__A_GRID_CODE, TILE__A_STRTAB, TILE__N_ARRAYS
+};
+
 /* Reads the metadata header and places the arrays; the sizes must add up
- * to meta_size exactly. */
+ * to meta_size exactly. A version 5 header ends before n_preds: no preds. */
 static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 {
 	const uint8_t *h = m->blob + TILE__HEADER_SIZE;
 	uint32_t meta_size = tile__u32(m->blob + 20), grid_padded, i;
-	uint64_t sizes[11], offsets[11], want = TILE__META_HEADER_SIZE;
+	uint64_t sizes[TILE__N_ARRAYS], offsets[TILE__N_ARRAYS], want = tile__meta_header_size(m);
 	m->n_kernels = tile__u32(h);
 	m->n_params = tile__u32(h + 4);
 	m->n_variants = tile__u32(h + 8);
@@ -1560,21 +1596,23 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 	m->tune_words = tile__u32(h + 36);
 	m->n_heuristics = tile__u32(h + 40);
 	m->n_recipes = tile__u32(h + 44);
+	m->n_preds = want > TILE__META_HEADER_SIZE_V5 ? tile__u32(h + 48) : 0;
 	if (m->strtab_size % 4)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: strtab_size %u is not a multiple of 4", m->strtab_size);
 	grid_padded = m->grid_code_size + (4 - m->grid_code_size % 4) % 4;
-	sizes[0] = (uint64_t)m->n_kernels * TILE__KERNEL_SIZE;
-	sizes[1] = (uint64_t)m->n_params * TILE__PARAM_SIZE;
-	sizes[2] = (uint64_t)m->n_variants * TILE__VARIANT_SIZE;
-	sizes[3] = (uint64_t)m->n_constexprs * TILE__CONSTEXPR_SIZE;
-	sizes[4] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
-	sizes[5] = (uint64_t)m->n_keys * 4;
-	sizes[6] = (uint64_t)m->tune_words * 8;
-	sizes[7] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
-	sizes[8] = (uint64_t)m->n_recipes * TILE__RECIPE_SIZE;
-	sizes[9] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
-	sizes[10] = m->strtab_size;
-	for (i = 0; i < 11; i++) {
+	sizes[TILE__A_KERNELS] = (uint64_t)m->n_kernels * TILE__KERNEL_SIZE;
+	sizes[TILE__A_PARAMS] = (uint64_t)m->n_params * TILE__PARAM_SIZE;
+	sizes[TILE__A_VARIANTS] = (uint64_t)m->n_variants * TILE__VARIANT_SIZE;
+	sizes[TILE__A_CONSTEXPRS] = (uint64_t)m->n_constexprs * TILE__CONSTEXPR_SIZE;
+	sizes[TILE__A_IMAGES] = (uint64_t)m->n_images * TILE__IMAGE_SIZE;
+	sizes[TILE__A_KEYS] = (uint64_t)m->n_keys * 4;
+	sizes[TILE__A_TUNE] = (uint64_t)m->tune_words * 8;
+	sizes[TILE__A_HEURISTICS] = (uint64_t)m->n_heuristics * TILE__HEURISTIC_SIZE;
+	sizes[TILE__A_RECIPES] = (uint64_t)m->n_recipes * TILE__RECIPE_SIZE;
+	sizes[TILE__A_PREDS] = (uint64_t)m->n_preds * TILE__PRED_SIZE;
+	sizes[TILE__A_GRID_CODE] = m->grid_code_size > 0xfffffffcu ? UINT64_C(1) << 33 : grid_padded;
+	sizes[TILE__A_STRTAB] = m->strtab_size;
+	for (i = 0; i < TILE__N_ARRAYS; i++) {
 		offsets[i] = want;
 		want += sizes[i];
 	}
@@ -1582,16 +1620,16 @@ static tile_status tile__check_layout(tile_module *m, const uint8_t **arrays)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: counts describe %llu bytes but meta_size is %u",
 				  (unsigned long long)want, meta_size);
 	/* Pointers only now: the offsets are known to lie inside the metadata. */
-	for (i = 0; i < 11; i++)
+	for (i = 0; i < TILE__N_ARRAYS; i++)
 		arrays[i] = h + offsets[i];
 	for (i = m->grid_code_size; i < grid_padded; i++)
-		if (arrays[9][i] != 0)
+		if (arrays[TILE__A_GRID_CODE][i] != 0)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: grid_code padding not zero");
 	if (m->n_groups > m->n_images)
 		return tile__fail(TILE_ERROR_BAD_BLOB, "metadata: %u groups but only %u images", m->n_groups, m->n_images);
-	m->grid_code = arrays[9];
-	m->strtab = arrays[10];
-	m->constexprs = arrays[3];
+	m->grid_code = arrays[TILE__A_GRID_CODE];
+	m->strtab = arrays[TILE__A_STRTAB];
+	m->constexprs = arrays[TILE__A_CONSTEXPRS];
 	return TILE_SUCCESS;
 }
 
@@ -1806,7 +1844,7 @@ static tile_status tile__check_kernels(tile_module *m, const uint8_t *p, uint8_t
 	return st;
 }
 
-static int tile__popcount(uint32_t x)
+static int tile__popcount(uint64_t x)
 {
 	int n = 0;
 	for (; x; x &= x - 1)
@@ -1820,7 +1858,8 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 	for (k = 0; k < m->n_kernels; k++) {
 		memset(config_seen, 0, m->kernels[k].n_configs);
 		const tile__kernel *kern = &m->kernels[k];
-		uint32_t div, int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
+		uint64_t div;
+		uint32_t int_mask = 0, visible_mask = kern->n_visible >= 32 ? 0xffffffffu : (1u << kern->n_visible) - 1;
 		for (j = 0; j < kern->n_visible && j < 32; j++)
 			if (m->params[kern->first_param + j].kind == TILE__KIND_INT || m->params[kern->first_param + j].kind == TILE__KIND_UINT)
 				int_mask |= 1u << j;
@@ -1912,6 +1951,66 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 		for (j = 0; j < kern->n_configs; j++)
 			if (!config_seen[j])
 				return tile__fail(TILE_ERROR_BAD_BLOB, "kernel %u: config %u has no variant", k, j);
+	}
+	return TILE_SUCCESS;
+}
+
+/* Predicates on parameters 32 and up (version 6), once the variants are
+ * decoded: each names a visible parameter of its variant's kernel from 32
+ * on (the record's masks hold 0..31) and what it asks of it, by the rules
+ * of the masks. (variant, param) ascends strictly, so a parameter has one
+ * predicate at most. They join the variant's masks and rank and the
+ * kernel's masks. */
+static tile_status tile__check_preds(tile_module *m, const uint8_t *p)
+{
+	uint32_t i, prev_variant = 0, prev_param = 0;
+	for (i = 0; i < m->n_preds; i++, p += TILE__PRED_SIZE) {
+		uint32_t vi = tile__u32(p), j = tile__u16(p + 4), by = p[6];
+		tile__variant *v;
+		tile__kernel *k;
+		const tile__param *q;
+		uint64_t bit;
+		if (vi >= m->n_variants)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "pred %u: variant %u (blob has %u)", i, vi, m->n_variants);
+		if (i && (vi < prev_variant || (vi == prev_variant && j <= prev_param)))
+			return tile__fail(TILE_ERROR_BAD_BLOB,
+					  "pred %u: variant %u, parameter %u after pred %u's variant %u, parameter %u (preds ascend "
+					  "by variant, then parameter; one a parameter)",
+					  i, vi, j, i - 1, prev_variant, prev_param);
+		prev_variant = vi;
+		prev_param = j;
+		v = &m->variants[vi];
+		k = &m->kernels[v->kernel];
+		if (j < 32 || j >= k->n_visible)
+			return tile__fail(TILE_ERROR_BAD_BLOB,
+					  "pred %u: parameter %u of kernel %u (%u visible) is not a visible parameter from 32 on", i,
+					  j, v->kernel, k->n_visible);
+		q = &m->params[k->first_param + j];
+		if (by != 16 && by != 8 && by != 4 && by != 1)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "pred %u: predicate %u (16, 8, 4: divisible by it; 1: equal to 1)", i,
+					  by);
+		if (by != 1 && q->kind >= TILE__KIND_FLOAT)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "pred %u: divisible by %u on %s parameter %u", i, by,
+					  q->kind == TILE__KIND_FLOAT ? "float" : "tensor-map", j);
+		if (by == 1 && q->kind != TILE__KIND_INT && q->kind != TILE__KIND_UINT)
+			return tile__fail(TILE_ERROR_BAD_BLOB, "pred %u: equal to 1 on parameter %u, which is not an integer", i, j);
+		if (p[7])
+			return tile__fail(TILE_ERROR_BAD_BLOB, "pred %u: reserved byte not 0", i);
+		bit = UINT64_C(1) << j;
+		if (by == 16) {
+			v->pred_div16 |= bit;
+			k->div_mask[0] |= bit;
+		} else if (by == 8) {
+			v->pred_div8 |= bit;
+			k->div_mask[1] |= bit;
+		} else if (by == 4) {
+			v->pred_div4 |= bit;
+			k->div_mask[2] |= bit;
+		} else {
+			v->pred_eq1 |= bit;
+		}
+		v->n_preds += by == 8 ? 2 : by == 4 ? 1 : 3; /* the rank, as check_variants weighs the masks */
+		k->pred_mask |= bit;
 	}
 	return TILE_SUCCESS;
 }
@@ -2073,7 +2172,7 @@ static void tile__module_free(tile_module *m)
 
 static tile_status tile__validate(tile_module *m)
 {
-	const uint8_t *arrays[11];
+	const uint8_t *arrays[TILE__N_ARRAYS];
 	uint8_t *marks;
 	uint32_t n_marks;
 	tile_status st = tile__check_header(m);
@@ -2094,21 +2193,23 @@ static tile_status tile__validate(tile_module *m)
 		TILE_FREE(marks);
 		return tile__fail(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
 	}
-	st = tile__check_params(m, arrays[1]);
+	st = tile__check_params(m, arrays[TILE__A_PARAMS]);
 	if (!st)
 		st = tile__check_constexprs(m);
 	if (!st)
-		st = tile__check_kernels(m, arrays[0], marks, marks + m->n_params);
+		st = tile__check_kernels(m, arrays[TILE__A_KERNELS], marks, marks + m->n_params);
 	if (!st)
-		st = tile__check_variants(m, arrays[2], marks + m->n_params + m->n_variants + m->n_groups);
+		st = tile__check_variants(m, arrays[TILE__A_VARIANTS], marks + m->n_params + m->n_variants + m->n_groups);
 	if (!st)
-		st = tile__check_recipes(m, arrays[8]);
+		st = tile__check_preds(m, arrays[TILE__A_PREDS]);
 	if (!st)
-		st = tile__check_images(m, arrays[4], marks + m->n_params + m->n_variants);
+		st = tile__check_recipes(m, arrays[TILE__A_RECIPES]);
 	if (!st)
-		st = tile__check_tables(m, arrays[0], arrays[5], arrays[6]);
+		st = tile__check_images(m, arrays[TILE__A_IMAGES], marks + m->n_params + m->n_variants);
 	if (!st)
-		st = tile__check_heuristics(m, arrays[0], arrays[7]);
+		st = tile__check_tables(m, arrays[TILE__A_KERNELS], arrays[TILE__A_KEYS], arrays[TILE__A_TUNE]);
+	if (!st)
+		st = tile__check_heuristics(m, arrays[TILE__A_KERNELS], arrays[TILE__A_HEURISTICS]);
 	TILE_FREE(marks);
 	return st;
 }
@@ -2218,16 +2319,28 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->n_regs = v->n_regs;
 	out->spill_stores = v->spill_stores == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_stores;
 	out->spill_loads = v->spill_loads == TILE__SPILLS_UNKNOWN ? -1 : (int)v->spill_loads;
-	out->pred_div16 = v->pred_div16;
-	out->pred_div8 = v->pred_div8;
-	out->pred_div4 = v->pred_div4;
-	out->pred_eq1 = v->pred_eq1;
+	/* parameters 0..31; n_high_preds counts the rest */
+	out->pred_div16 = (uint32_t)v->pred_div16;
+	out->pred_div8 = (uint32_t)v->pred_div8;
+	out->pred_div4 = (uint32_t)v->pred_div4;
+	out->pred_eq1 = (uint32_t)v->pred_eq1;
 	out->n_constexprs = (int)v->n_constexprs;
 	out->has_grid_program = v->grid_size != 0;
 	out->config = (int)v->config;
 	out->source_config = v->source_config == TILE__NO_SOURCE_CONFIG ? -1 : (int)v->source_config;
 	out->n_recipes = (int)v->n_recipes;
+	out->n_high_preds = tile__popcount((v->pred_div16 | v->pred_div8 | v->pred_div4 | v->pred_eq1) >> 32);
 	return TILE_SUCCESS;
+}
+
+TILEDEF int tile_variant_predicate(const tile_module *m, int kernel, int variant, int param)
+{
+	const tile__variant *v = tile__variant_at(m, kernel, variant);
+	uint64_t bit;
+	if (!v || param < 0 || (uint32_t)param >= m->kernels[kernel].n_visible)
+		return -1;
+	bit = UINT64_C(1) << param;
+	return v->pred_div16 & bit ? 16 : v->pred_div8 & bit ? 8 : v->pred_div4 & bit ? 4 : v->pred_eq1 & bit ? 1 : 0;
 }
 
 TILEDEF tile_status tile_recipe_get_info(const tile_module *m, int kernel, int variant, int index, tile_recipe_info *out)
@@ -2374,9 +2487,8 @@ static uint32_t tile__key_aligned(const tile__kernel *k, const tile__table *t)
 {
 	uint32_t i, by, aligned = 0;
 	for (i = 0; i < t->n_keys; i++)
-		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
-			for (by = 0; by < 3; by++)
-				aligned |= (k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
+		for (by = 0; by < 3; by++)
+			aligned |= (uint32_t)(k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
 	return aligned;
 }
 
@@ -4017,16 +4129,18 @@ TILEDEF tile_status tile_module_load(tile_module *m)
 /* The most specialized variant of `config` whose predicates hold; -1 when none. */
 static int tile__select_variant(const tile_module *m, const tile__kernel *k, uint32_t config, void *const *args)
 {
-	uint32_t div16 = 0, div8 = 0, div4 = 0, eq1 = 0, i, mask;
+	uint64_t div16 = 0, div8 = 0, div4 = 0, eq1 = 0, mask;
+	uint32_t i;
 	int best = -1, best_preds = -1;
+	/* only the parameters some variant has a predicate on, whichever their index */
 	for (mask = k->pred_mask; mask; mask &= mask - 1) {
 		uint64_t bits;
-		i = (uint32_t)__builtin_ctz(mask);
+		i = (uint32_t)__builtin_ctzll(mask);
 		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
-		div16 |= (uint32_t)(bits % 16 == 0) << i;
-		div8 |= (uint32_t)(bits % 8 == 0) << i;
-		div4 |= (uint32_t)(bits % 4 == 0) << i;
-		eq1 |= (uint32_t)(bits == 1) << i;
+		div16 |= (uint64_t)(bits % 16 == 0) << i;
+		div8 |= (uint64_t)(bits % 8 == 0) << i;
+		div4 |= (uint64_t)(bits % 4 == 0) << i;
+		eq1 |= (uint64_t)(bits == 1) << i;
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];

@@ -171,7 +171,7 @@ typedef struct job {
 	size_t grid_size;
 	const char *symbol;   /* set once the job is placed in a kernel */
 	blob_variant *variant;
-	uint32_t pred_div16, pred_div8, pred_div4, pred_eq1;
+	uint64_t pred_div16, pred_div8, pred_div4, pred_eq1; /* bit i: visible parameter i */
 } job;
 
 typedef struct loaded {
@@ -598,21 +598,10 @@ static bool specialize(compile_cmd *c, job *j)
 			j->params[i].flags |= BLOB_PARAM_RESET_TO_ZERO;
 		if (ptr && i < 64 && (f->restore_value >> i & 1))
 			j->params[i].flags |= BLOB_PARAM_RESTORE_VALUE;
-		if (i >= 32 && (p->div16 || p->div_by || p->equal_one)) {
-			/* compiled on a hint the loader would never check: wrong code for
-			 * a launch that breaks it */
-			diag_error(c->ctx, j->where.file ? j->where : f->loc,
-				   "'%s': parameter %d (%s) has a :%d hint, but the loader checks hints on the first 32 "
-				   "parameters only (docs/FORMAT.md): leave it out of the signature", j->kernel, i, p->name,
-				   p->equal_one ? 1 : p->div16 ? 16 : p->div_by);
-			return false;
-		}
-		if (i < 32) {
-			j->pred_div16 |= (uint32_t)p->div16 << i;
-			j->pred_div8 |= (uint32_t)(p->div_by == 8) << i;
-			j->pred_div4 |= (uint32_t)(p->div_by == 4) << i;
-			j->pred_eq1 |= (uint32_t)p->equal_one << i;
-		}
+		j->pred_div16 |= (uint64_t)p->div16 << i;
+		j->pred_div8 |= (uint64_t)(p->div_by == 8) << i;
+		j->pred_div4 |= (uint64_t)(p->div_by == 4) << i;
+		j->pred_eq1 |= (uint64_t)p->equal_one << i;
 	}
 	if (f->nmaps && !(j->recipes = arena_alloc(c->a, sizeof(blob_recipe) * (size_t)f->nmaps)))
 		return false;

@@ -457,16 +457,16 @@ static bool parse_signature(arena *a, const kspec *k, kbuilt *b)
 		if (colon) {
 			const char *h = colon + 1;
 			size_t hn = tn - ty - 1;
-			uint32_t *div = hn == 2 && !memcmp(h, "16", 2) ? &b->variant.pred_div16
+			uint64_t *div = hn == 2 && !memcmp(h, "16", 2) ? &b->variant.pred_div16
 					: hn == 1 && h[0] == '8' ? &b->variant.pred_div8
 					: hn == 1 && h[0] == '4' ? &b->variant.pred_div4 : NULL;
-			if (div && p.kind != BLOB_PARAM_FLOAT && i < 32)
-				*div |= 1u << i;
-			else if (hn == 1 && h[0] == '1' && p.kind != BLOB_PARAM_PTR && p.kind != BLOB_PARAM_FLOAT && i < 32)
-				b->variant.pred_eq1 |= 1u << i;
+			if (div && p.kind != BLOB_PARAM_FLOAT)
+				*div |= UINT64_C(1) << i;
+			else if (hn == 1 && h[0] == '1' && p.kind != BLOB_PARAM_PTR && p.kind != BLOB_PARAM_FLOAT)
+				b->variant.pred_eq1 |= UINT64_C(1) << i;
 			else {
 				err(where, "bad hint ':%.*s' on '%.*s' (:16, :8 or :4 for a pointer or integer, :1 for an "
-				    "integer; parameters 0..31)", (int)hn, h, (int)ty, s);
+				    "integer)", (int)hn, h, (int)ty, s);
 				return false;
 			}
 		}
@@ -1042,10 +1042,10 @@ static void print_recipe(const tile_recipe_info *r, const char *const *pnames, i
 	sb_free(&sb);
 }
 
-static void list_blob(const char *path, size_t size, tile_module *m)
+static void list_blob(const char *path, const uint8_t *blob, size_t size, tile_module *m)
 {
 	int nk = tile_kernel_count(m), ni = tile_image_count(m);
-	printf("%s: tile blob v%d, %zu bytes, %d kernel%s, %d image%s\n", path, BLOB_VERSION, size, nk, nk == 1 ? "" : "s",
+	printf("%s: tile blob v%d, %zu bytes, %d kernel%s, %d image%s\n", path, blob[4] | blob[5] << 8, size, nk, nk == 1 ? "" : "s",
 	       ni, ni == 1 ? "" : "s");
 	for (int k = 0; k < nk; k++) {
 		int np = tile_param_count(m, k), nv = tile_variant_count(m, k), nvis = 0;
@@ -1127,18 +1127,15 @@ static void list_blob(const char *path, size_t size, tile_module *m)
 			}
 			if (vi.n_constexprs)
 				printf("\n");
-			if (vi.pred_div16 | vi.pred_div8 | vi.pred_div4 | vi.pred_eq1) {
+			if ((vi.pred_div16 | vi.pred_div8 | vi.pred_div4 | vi.pred_eq1) || vi.n_high_preds) {
 				printf("    predicates:");
 				const char *sep = " ";
-				for (int i = 0; i < nvis && i < 32; i++) {
-					if (vi.pred_div16 & (1u << i))
-						printf("%s%s %% 16 == 0", sep, pnames[i]), sep = ", ";
-					if (vi.pred_div8 & (1u << i))
-						printf("%s%s %% 8 == 0", sep, pnames[i]), sep = ", ";
-					if (vi.pred_div4 & (1u << i))
-						printf("%s%s %% 4 == 0", sep, pnames[i]), sep = ", ";
-					if (vi.pred_eq1 & (1u << i))
+				for (int i = 0; i < nvis && i < BLOB_MAX_PARAMS; i++) {
+					int by = tile_variant_predicate(m, k, v, i);
+					if (by == 1)
 						printf("%s%s == 1", sep, pnames[i]), sep = ", ";
+					else if (by > 1)
+						printf("%s%s %% %d == 0", sep, pnames[i], by), sep = ", ";
 				}
 				printf("\n");
 			}
@@ -1202,7 +1199,7 @@ int cmd_inspect(int argc, char **argv)
 		err(argv[0], "bad blob: %s: %s", tile_status_string(st), tile_last_error());
 		goto done;
 	}
-	list_blob(argv[0], size, m);
+	list_blob(argv[0], b, size, m);
 	tile_module_destroy(m);
 	status = 0;
 done:

@@ -22,9 +22,11 @@
 extern "C" {
 #endif
 
-/* The blob format version this header reads (docs/FORMAT.md); generated
- * .c files check it at compile time. */
-#define TILE_BLOB_VERSION 5
+/* The blob format versions this header reads (docs/FORMAT.md): the newest
+ * and the oldest; generated .c files check at compile time that their
+ * blob's lies between. */
+#define TILE_BLOB_VERSION 6
+#define TILE_BLOB_VERSION_MIN 5
 
 /* Fixed values: they are part of the ABI. */
 typedef enum tile_status {
@@ -244,14 +246,25 @@ typedef struct tile_variant_info {
 	uint16_t cluster[3];
 	int n_regs;              /* 0: unknown */
 	int spill_stores, spill_loads; /* bytes per thread; -1: unknown */
+	/* Bit i: visible parameter i divisible by 16, equal to 1, divisible by
+	 * 8, by 4 (a parameter has at most one predicate), for parameters 0..31;
+	 * n_high_preds more on parameters from 32 on, which tile_variant_predicate
+	 * reads (it reads any parameter's). */
 	uint32_t pred_div16, pred_eq1;
-	uint32_t pred_div8, pred_div4; /* bit i: parameter i divisible by 8, by 4 (a parameter has at most one predicate) */
+	uint32_t pred_div8, pred_div4;
 	int n_constexprs;
 	int has_grid_program;
 	int config;              /* the kernel's autotune config it belongs to (0 when not autotuned) */
 	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
 	int n_recipes;           /* hidden tensor maps built at launch (tile_recipe_get_info) */
+	int n_high_preds;        /* predicates on visible parameters 32 and up */
 } tile_variant_info;
+
+/* The predicate of variant `variant` on visible parameter `param`, in
+ * Triton's spelling of a specialization: 16, 8 or 4 (divisible by it), 1
+ * (equal to 1), 0 (none); -1 when there is no such kernel, variant or
+ * visible parameter. */
+TILEDEF int tile_variant_predicate(const tile_module *module, int kernel, int variant, int param);
 
 /* How a launch of a variant builds one of its kernel's hidden tensor maps
  * (FORMAT.md's recipe): the map of the descriptor with the base pointer

@@ -161,8 +161,8 @@ typedef struct tile__heuristic {
 
 typedef struct tile__kernel {
 	uint32_t name, first_param, n_params, n_visible, first_variant, n_variants;
-	uint32_t pred_mask;  /* parameters any variant has a predicate on */
-	uint32_t div_mask[3]; /* parameters any variant has a :16, :8, :4 predicate on */
+	uint64_t pred_mask;  /* parameters any variant has a predicate on */
+	uint64_t div_mask[3]; /* parameters any variant has a :16, :8, :4 predicate on */
 	uint32_t n_configs;  /* autotune configs compiled (1 when not autotuned) */
 	tile__table table;   /* the blob's */
 	tile__table *volatile runtime; /* tile_tuning_apply's, read with an acquire load; NULL: none */
@@ -175,7 +175,10 @@ typedef struct tile__kernel {
 
 typedef struct tile__variant {
 	uint32_t kernel, symbol, group, first_constexpr, n_constexprs;
-	uint32_t shared_static, shared_dynamic, pred_div16, pred_div8, pred_div4, pred_eq1, grid_offset, grid_size;
+	uint32_t shared_static, shared_dynamic, grid_offset, grid_size;
+	/* bit i: visible parameter i; bits 0..31 from the record, the rest from
+	 * the preds array (version 6) */
+	uint64_t pred_div16, pred_div8, pred_div4, pred_eq1;
 	uint32_t spill_stores, spill_loads; /* bytes; TILE__SPILLS_UNKNOWN */
 	uint32_t config, source_config; /* the kernel's config; its index in the source's autotune list */
 	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
@@ -241,6 +244,7 @@ struct tile_module {
 	size_t size;
 	uint32_t n_kernels, n_params, n_variants, n_constexprs, n_images, grid_code_size, strtab_size, n_groups;
 	uint32_t n_keys, tune_words, n_heuristics, n_recipes;
+	uint32_t n_preds;   /* predicates on parameters 32 and up (0 in a version 5 blob) */
 	uint32_t n_maps;    /* tensor-map parameters of all kernels */
 	const uint8_t *constexprs, *grid_code, *strtab; /* inside the blob */
 	int64_t *tune;      /* the tuning tables' words, decoded */

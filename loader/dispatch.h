@@ -63,9 +63,8 @@ static uint32_t tile__key_aligned(const tile__kernel *k, const tile__table *t)
 {
 	uint32_t i, by, aligned = 0;
 	for (i = 0; i < t->n_keys; i++)
-		if (t->keys[i] < 32) /* predicates cover parameters 0..31 */
-			for (by = 0; by < 3; by++)
-				aligned |= (k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
+		for (by = 0; by < 3; by++)
+			aligned |= (uint32_t)(k->div_mask[by] >> t->keys[i] & 1) << (3 * i + by);
 	return aligned;
 }
 

@@ -476,16 +476,18 @@ TILEDEF tile_status tile_module_load(tile_module *m)
 /* The most specialized variant of `config` whose predicates hold; -1 when none. */
 static int tile__select_variant(const tile_module *m, const tile__kernel *k, uint32_t config, void *const *args)
 {
-	uint32_t div16 = 0, div8 = 0, div4 = 0, eq1 = 0, i, mask;
+	uint64_t div16 = 0, div8 = 0, div4 = 0, eq1 = 0, mask;
+	uint32_t i;
 	int best = -1, best_preds = -1;
+	/* only the parameters some variant has a predicate on, whichever their index */
 	for (mask = k->pred_mask; mask; mask &= mask - 1) {
 		uint64_t bits;
-		i = (uint32_t)__builtin_ctz(mask);
+		i = (uint32_t)__builtin_ctzll(mask);
 		bits = tile__param_bits(&m->params[k->first_param + i], args[i]);
-		div16 |= (uint32_t)(bits % 16 == 0) << i;
-		div8 |= (uint32_t)(bits % 8 == 0) << i;
-		div4 |= (uint32_t)(bits % 4 == 0) << i;
-		eq1 |= (uint32_t)(bits == 1) << i;
+		div16 |= (uint64_t)(bits % 16 == 0) << i;
+		div8 |= (uint64_t)(bits % 8 == 0) << i;
+		div4 |= (uint64_t)(bits % 4 == 0) << i;
+		eq1 |= (uint64_t)(bits == 1) << i;
 	}
 	for (i = k->first_variant; i < k->first_variant + k->n_variants; i++) {
 		const tile__variant *v = &m->variants[i];

@@ -3,7 +3,7 @@
  * FORMAT.md (decoded here by hand), images inflate back to their input,
  * any corrupted byte is refused, and bad descriptions are refused by the
  * writer with a diagnostic; TMA tensor-map parameters, written, read and
- * emitted. */
+ * emitted; predicates past parameter 31 (a version 6 blob's preds). */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
@@ -705,6 +705,67 @@ static void check_tensormaps(void)
 	check_refused(d, "image 0: bad group, kind, arch, flags or size");
 }
 
+/* A kernel of 40 visible parameters with predicates past parameter 31:
+ * written as version 6 with one pred record each, in (variant, parameter)
+ * order, read back whole; refused on a float or past the visible ones. */
+static void check_high_preds(void)
+{
+	static blob_param params[41];
+	static char names[41][8];
+	blob_variant v[2];
+	memset(v, 0, sizeof v);
+	for (int i = 0; i < 41; i++) {
+		snprintf(names[i], sizeof names[i], "p%d", i);
+		params[i] = blob_param_make(names[i], i == 33 ? IR_F32 : IR_I32, i == 32);
+	}
+	params[40].flags = BLOB_PARAM_HIDDEN;
+	v[0] = (blob_variant){.symbol = "wide", .num_warps = 4, .source_config = -1};
+	v[1] = v[0];
+	v[1].symbol = "wide_b1";
+	v[1].pred_eq1 = UINT64_C(1) << 35;
+	v[1].pred_div16 = UINT64_C(1) << 32 | 1;
+	v[1].pred_div4 = UINT64_C(1) << 39;
+	blob_kernel k = {.name = "wide", .nparams = 41, .params = params, .nvariants = 2, .variants = v};
+	blob_image im = {0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
+	blob_desc d = {1, &k, 1, &im, 1};
+	tilec_ctx *ctx = tilec_ctx_new();
+	uint8_t *b = NULL;
+	size_t size = 0;
+	CHECK_MSG(blob_write(ctx, &d, &b, &size) == TILEC_OK, "%s", tilec_diagnostics(ctx));
+	if (b) {
+		const uint8_t *m = b + 32;
+		/* the preds array: after the metadata header of 52 bytes and the records */
+		const uint8_t *q = m + 52 + 52 + 41 * 12 + 2 * 80 + 32;
+		static const uint8_t want[3][8] = {{0, 0, 0, 0, 32, 0, 16, 0}, {0, 0, 0, 0, 35, 0, 1, 0}, {0, 0, 0, 0, 39, 0, 4, 0}};
+		CHECK_EQ_INT(b[4] | b[5] << 8, 6);
+		CHECK_EQ_INT(u32(m + 48), 3);
+		CHECK(!memcmp(q, want, sizeof want)); /* wide_b1 is variant 0: the most specialized first */
+		CHECK_EQ_INT(u32(m + 52 + 52 + 41 * 12 + 40), 1); /* its mask keeps parameter 0 */
+		tile_module *mod;
+		if (CHECK(tile_module_create(b, size, &mod) == TILE_SUCCESS)) {
+			tile_variant_info vi;
+			CHECK(tile_variant_get_info(mod, 0, 0, &vi) == TILE_SUCCESS && vi.pred_div16 == 1 && vi.n_high_preds == 3);
+			CHECK_EQ_INT(tile_variant_predicate(mod, 0, 0, 32), 16);
+			CHECK_EQ_INT(tile_variant_predicate(mod, 0, 0, 35), 1);
+			CHECK_EQ_INT(tile_variant_predicate(mod, 0, 0, 39), 4);
+			CHECK_EQ_INT(tile_variant_predicate(mod, 0, 1, 35), 0);
+			tile_module_destroy(mod);
+		}
+	}
+	free(b);
+	tilec_ctx_free(ctx);
+	v[1].pred_div8 = UINT64_C(1) << 33;
+	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
+	v[1].pred_div8 = 0;
+	v[1].pred_eq1 |= UINT64_C(1) << 32;
+	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
+	v[1].pred_eq1 = UINT64_C(1) << 40; /* the hidden one */
+	check_refused(d, "has predicates on parameters that are not visible pointers or integers");
+	v[1].pred_eq1 = UINT64_C(1) << 35;
+	v[1].pred_div8 = UINT64_C(1) << 35;
+	check_refused(d, "gives a parameter more than one of the predicates");
+}
+
 int main(void)
 {
 	check_tuning();
@@ -742,7 +803,7 @@ int main(void)
 		b[12] ^= 1;
 		b[4] = BLOB_VERSION + 1;
 		CHECK(tile_module_create(b, size, &m) == TILE_ERROR_VERSION);
-		b[4] = BLOB_VERSION;
+		b[4] = BLOB_VERSION_NO_PREDS;
 		if (CHECK(tile_module_create(b, size, &m) == TILE_SUCCESS))
 			tile_module_destroy(m);
 	}
@@ -753,6 +814,7 @@ int main(void)
 	check_bad_descriptions();
 	check_tensormaps();
 	check_recipes();
+	check_high_preds();
 	check_cubin_reader();
 	return check_report("test_blob_writer");
 }

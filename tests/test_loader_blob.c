@@ -14,7 +14,10 @@
  * rules refused with the field named; a recipe's descriptor computed from
  * the arguments, and refused where it breaks Triton's rules. Float
  * comparisons in grid programs: each float type read, NaN and -0.0, and
- * each rule of their opcodes refused with the byte named. */
+ * each rule of their opcodes refused with the byte named. Predicates past
+ * parameter 31 (format 6's preds): introspection, selection, each rule
+ * refused with the record named, random mutations; the reference is a
+ * version 5 blob, which loads as before. */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
@@ -207,11 +210,16 @@ static void test_header_fields(void)
 {
 	const size_t meta = 32;
 	EXPECT_PATCH(0, 'X', 1, TILE_ERROR_BAD_BLOB, "header: bad magic");
-	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads version 5 only");
-	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads version 5 only: regenerate");
+	EXPECT_PATCH(4, 1, 2, TILE_ERROR_VERSION, "blob format version 1, but this tile.h reads versions 5..6 only");
+	EXPECT_PATCH(4, 2, 2, TILE_ERROR_VERSION, "blob format version 2, but this tile.h reads versions 5..6 only: regenerate");
 	EXPECT_PATCH(4, 4, 2, TILE_ERROR_VERSION,
-		     "header: blob format version 4, but this tile.h reads version 5 only: regenerate the blob with the tilec of this tile.h");
-	EXPECT_PATCH(4, 6, 2, TILE_ERROR_VERSION, "blob format version 6, but this tile.h reads version 5 only: use the tile.h");
+		     "header: blob format version 4, but this tile.h reads versions 5..6 only: regenerate the blob with the tilec of this "
+		     "tile.h");
+	EXPECT_PATCH(4, 7, 2, TILE_ERROR_VERSION, "blob format version 7, but this tile.h reads versions 5..6 only: use the tile.h");
+	/* the reference is a version 5 blob: as version 6 its metadata header
+	 * would hold n_preds, and the arrays no longer add up */
+	CHECK_EQ_INT(ref_blob[4], 5);
+	EXPECT_PATCH(4, 6, 2, TILE_ERROR_BAD_BLOB, "metadata: counts describe");
 	EXPECT_PATCH(6, 31, 2, TILE_ERROR_BAD_BLOB, "header_size");
 	EXPECT_PATCH(8, ref_size + 4, 4, TILE_ERROR_BAD_BLOB, "total_size");
 	EXPECT_PATCH(16, 36, 4, TILE_ERROR_BAD_BLOB, "meta_offset");
@@ -1247,6 +1255,176 @@ static void *lazy_thread(void *arg)
 	return NULL;
 }
 
+/* wide(p0: *fp32, p1..p31: i32, p32: *fp32, p33: fp32, p34: u64, batch:
+ * i32, a descriptor group (p36: *fp16, p37: i32, p38: i64, p39: its
+ * tensor map), hidden scratch): three variants, two with predicates past
+ * parameter 31 (a version 6 blob). */
+static const char wide_cubin[] = "FAKE cubin sm_80: wide_b1 wide_a8 wide";
+static void wide_blob(tb_blob *d)
+{
+	static const char *names[32] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10",
+					"p11", "p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21",
+					"p22", "p23", "p24", "p25", "p26", "p27", "p28", "p29", "p30", "p31"};
+	tb_kernel *k = &d->kernels[0];
+	tb_variant *v;
+	int i;
+	memset(d, 0, sizeof *d);
+	d->n_kernels = 1;
+	k->name = "wide";
+	k->n_params = 41;
+	k->params[0] = (tb_param){"p0", 0, 8, 12, 0};
+	for (i = 1; i < 32; i++)
+		k->params[i] = (tb_param){names[i], 1, 4, 4, 0};
+	k->params[32] = (tb_param){"p32", 0, 8, 12, 0};
+	k->params[33] = (tb_param){"p33", 3, 4, 12, 0};
+	k->params[34] = (tb_param){"p34", 2, 8, 9, 0};
+	k->params[35] = (tb_param){"batch", 1, 4, 4, 0};
+	k->params[36] = (tb_param){"d_base", 0, 8, 10, 0};
+	k->params[37] = (tb_param){"d_shape0", 1, 4, 4, 0};
+	k->params[38] = (tb_param){"d_stride0", 1, 8, 5, 0};
+	k->params[39] = (tb_param){"d_tmap", 4, 128, 10, 0};
+	k->params[40] = (tb_param){"scratch", 0, 8, 2, 1};
+	k->n_variants = 3;
+	v = &k->variants[0];
+	v->symbol = "wide_b1";
+	v->num_warps = 4;
+	v->div16 = 1;
+	v->n_preds = 2;
+	v->preds[0] = (tb_pred){32, 16, 0};
+	v->preds[1] = (tb_pred){35, 1, 0};
+	v = &k->variants[1];
+	v->symbol = "wide_a8";
+	v->num_warps = 4;
+	v->n_preds = 2;
+	v->preds[0] = (tb_pred){32, 8, 0};
+	v->preds[1] = (tb_pred){34, 4, 0};
+	v = &k->variants[2];
+	v->symbol = "wide";
+	v->num_warps = 4;
+	d->n_groups = 1;
+	d->n_images = 1;
+	d->images[0] = (tb_image){0, 0, 80, 0, wide_cubin, sizeof wide_cubin, 0};
+}
+
+/* Predicates past parameter 31: introspection, selection, each rule of
+ * the preds array refused with the record named, and the version rules:
+ * a version 5 blob (the reference) loads as before, and the same kernel
+ * written as version 5 and 6 without preds is the same kernel. */
+static void test_high_preds(void)
+{
+	tb_blob d;
+	uint8_t *b, *b5, *b6;
+	size_t n, n5, n6;
+	tb_layout l;
+	tile_module *m = NULL;
+	tile_variant_info vi;
+	tile_deviceptr p0 = 0x1000, p32 = 0x2000, p36 = 0x3000;
+	uint64_t p34 = 4;
+	int32_t batch = 1, i32 = 0;
+	int64_t i64 = 0;
+	float p33 = 0;
+	tile_tensordesc desc;
+	void *args[40];
+	int i;
+	wide_blob(&d);
+	n = tb_build(&d, &b);
+	l = tb_layout_of(b);
+	CHECK_EQ_INT(b[4], 6);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	if (m) {
+		CHECK_EQ_INT(tile_variant_get_info(m, 0, 0, &vi), TILE_SUCCESS);
+		CHECK(vi.pred_div16 == 1 && vi.pred_eq1 == 0 && vi.n_high_preds == 2);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 0, 0), 16);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 0, 1), 0);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 0, 32), 16);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 0, 35), 1);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 1, 32), 8);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 1, 34), 4);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 2, 35), 0);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 0, 40), -1); /* hidden */
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 3, 0), -1);
+		CHECK_EQ_INT(tile_variant_predicate(m, 1, 0, 0), -1);
+		CHECK_EQ_INT(tile_variant_predicate(m, 0, 0, -1), -1);
+		for (i = 0; i < 40; i++)
+			args[i] = i < 32 ? (void *)&i32 : (void *)&i64;
+		args[0] = &p0;
+		args[32] = &p32;
+		args[33] = &p33;
+		args[34] = &p34;
+		args[35] = &batch;
+		args[36] = &p36;
+		args[37] = &i32;
+		args[39] = &desc;
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 0);
+		batch = 2;
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 1);
+		p34 = 6;
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 2);
+		p34 = 4;
+		p32 = 0x2008;
+		batch = 1;
+		CHECK_EQ_INT(tile__select_variant(m, &m->kernels[0], 0, args), 1);
+		tile_module_destroy(m);
+	}
+	/* each rule of a pred record */
+	EXPECT_RPATCH(l.preds, 3, 4, "pred 0: variant 3 (blob has 3)");
+	EXPECT_RPATCH(l.preds + 8 + 4, 32, 2, "pred 1: variant 0, parameter 32 after pred 0's variant 0, parameter 32");
+	EXPECT_RPATCH(l.preds + 4, 36, 2, "pred 1: variant 0, parameter 35 after pred 0's variant 0, parameter 36");
+	EXPECT_RPATCH(l.preds + 8, 1, 4, "pred 2: variant 1, parameter 32 after pred 1's variant 1, parameter 35");
+	EXPECT_RPATCH(l.preds + 4, 31, 2, "pred 0: parameter 31 of kernel 0 (40 visible) is not a visible parameter from 32 on");
+	EXPECT_RPATCH(l.preds + 8 + 4, 40, 2, "pred 1: parameter 40 of kernel 0 (40 visible) is not a visible parameter");
+	EXPECT_RPATCH(l.preds + 8 + 4, 0xffff, 2, "pred 1: parameter 65535 of kernel 0");
+	EXPECT_RPATCH(l.preds + 6, 2, 1, "pred 0: predicate 2 (16, 8, 4: divisible by it; 1: equal to 1)");
+	EXPECT_RPATCH(l.preds + 6, 0, 1, "pred 0: predicate 0");
+	EXPECT_RPATCH(l.preds + 8 + 4, 33, 2, "pred 1: equal to 1 on parameter 33, which is not an integer");
+	EXPECT_RPATCH(l.preds + 4, 33, 2, "pred 0: divisible by 16 on float parameter 33");
+	EXPECT_RPATCH(l.preds + 8 + 4, 39, 2, "pred 1: equal to 1 on parameter 39, which is not an integer");
+	EXPECT_RPATCH(l.preds + 3 * 8 + 4, 39, 2, "pred 3: divisible by 4 on tensor-map parameter 39");
+	EXPECT_RPATCH(l.preds + 7, 1, 1, "pred 0: reserved byte not 0");
+	random_mutations(b, n, 32, 5000);
+	free(b);
+	/* the masks' own rules are untouched; a pred on parameter 32 of a
+	 * kernel of 32 visible parameters names one it does not have */
+	wide_blob(&d);
+	d.kernels[0].n_params = 32;
+	d.kernels[0].variants[1].n_preds = 0;
+	d.kernels[0].variants[0].n_preds = 1;
+	n = tb_build(&d, &b);
+	l = tb_layout_of(b);
+	EXPECT_RPATCH(l.preds + 7, 0, 1, "pred 0: parameter 32 of kernel 0 (32 visible) is not a visible parameter from 32 on");
+	free(b);
+	/* the count: one more, or vast */
+	wide_blob(&d);
+	n = tb_build(&d, &b);
+	EXPECT_RPATCH(32 + 48, 5, 4, "metadata: counts describe");
+	EXPECT_RPATCH(32 + 48, 0xffffffffu, 4, "metadata: counts describe");
+	/* as version 5 the header ends before n_preds: the arrays do not add up */
+	EXPECT_RPATCH(4, 5, 2, "metadata: counts describe");
+	free(b);
+	/* version 5 and 6 of one kernel without preds: both load, one identity */
+	wide_blob(&d);
+	d.kernels[0].variants[0].n_preds = 0;
+	d.kernels[0].variants[1].n_preds = 0;
+	n5 = tb_build(&d, &b5);
+	d.version = 6;
+	n6 = tb_build(&d, &b6);
+	CHECK(b5[4] == 5 && b6[4] == 6 && n6 == n5 + 4);
+	{
+		tile_module *m5 = NULL, *m6 = NULL;
+		CHECK_EQ_INT(tile_module_create(b5, n5, &m5), TILE_SUCCESS);
+		CHECK_EQ_INT(tile_module_create(b6, n6, &m6), TILE_SUCCESS);
+		if (m5 && m6) {
+			CHECK(tile_kernel_identity(m5, 0) == tile_kernel_identity(m6, 0));
+			CHECK_EQ_INT(tile_variant_get_info(m6, 0, 0, &vi), TILE_SUCCESS);
+			CHECK(vi.pred_div16 == 1 && vi.n_high_preds == 0);
+		}
+		tile_module_destroy(m5);
+		tile_module_destroy(m6);
+	}
+	free(b5);
+	free(b6);
+}
+
 static void test_lazy(void)
 {
 	pthread_t t[16];
@@ -1280,6 +1458,7 @@ int main(void)
 	test_header_fields();
 	test_record_fields();
 	test_kernel_names();
+	test_high_preds();
 	test_grid_validation();
 	test_grid_arithmetic();
 	test_grid_floats();

@@ -106,6 +106,28 @@ if gcc -std=c99 -I"$T/oldtile" -I"$T" -c "$T/vadd.c" -o "$T/vadd_old.o" 2>"$T/er
 else
 	has "blob version mismatch names the fix" "$T/err" "vadd.c holds a version 5 blob that this tile.h cannot read"
 fi
+# a blob without predicates past parameter 31 is version 5: the tile.h of
+# before version 6 (TILE_BLOB_VERSION 5, no TILE_BLOB_VERSION_MIN) builds it
+mkdir -p "$T/v5tile"
+sed -e "s/^#define TILE_BLOB_VERSION 6$/#define TILE_BLOB_VERSION 5/" -e "/^#define TILE_BLOB_VERSION_MIN /d" "$ROOT/tile.h" >"$T/v5tile/tile.h"
+has "version 5 tile.h" "$T/v5tile/tile.h" "#define TILE_BLOB_VERSION 5"
+check "a version 5 blob's .c against a version 5 tile.h" gcc -std=c99 -I"$T/v5tile" -I"$T" -c "$T/vadd.c" -o "$T/vadd_v5.o"
+# ---- predicates past parameter 31: a version 6 blob (FORMAT.md's preds)
+WIDE_PARAMS=$(for i in $(seq 0 39); do printf '.param .u32 p%d, ' "$i"; done)
+printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry wide(%s)\n{\n\tret;\n}\n' "${WIDE_PARAMS%, }" >"$T/wide.ptx"
+WIDE_SIG=$(for i in $(seq 0 39); do case $i in 0) printf 'i32:16, ' ;; 35) printf 'i32:1, ' ;; 39) printf 'u32:8' ;; *) printf 'i32, ' ;; esac; done)
+check "pack a hint past parameter 31" "$TILEC" pack -o "$T/wide" -n wide -s "$WIDE_SIG" --ptx "$T/wide.ptx"
+check "inspect wide" "$TILEC" inspect "$T/wide.tileblob"
+cp "$T/out" "$T/wide.txt"
+has "wide is version 6" "$T/wide.txt" "tile blob v6,"
+has "wide's predicates" "$T/wide.txt" "predicates: p0 % 16 == 0, p35 == 1, p39 % 8 == 0"
+has "wide header doc" "$T/wide.h" "p0 % 16 == 0, p35 == 1, p39 % 8 == 0"
+check "wide .c, C99" gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$ROOT" -I"$T" -c "$T/wide.c" -o "$T/wide.o"
+if gcc -std=c99 -I"$T/v5tile" -I"$T" -c "$T/wide.c" -o "$T/wide_v5.o" 2>"$T/err"; then
+	bad "a version 6 blob's .c built against a version 5 tile.h"
+else
+	has "version 6 blob, version 5 tile.h" "$T/err" "wide.c holds a version 6 blob that this tile.h cannot read"
+fi
 cat >"$T/main.c" <<'EOF'
 #define TILE_IMPLEMENTATION
 #include "tile.h"

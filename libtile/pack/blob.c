@@ -17,7 +17,8 @@
 #include <zlib.h>
 
 #define HEADER_SIZE 32
-#define META_HEADER_SIZE 48
+#define META_HEADER_SIZE_V5 48 /* version 6 adds n_preds */
+#define META_HEADER_SIZE 52
 #define SPILLS_UNKNOWN 0xffffffffu
 #define MAX_RAW_SIZE (256u << 20)
 /* FORMAT.md's record sizes in bytes */
@@ -28,6 +29,8 @@
 #define BLOB_VARIANT_SIZE 80
 #define BLOB_CONSTEXPR_SIZE 16
 #define BLOB_IMAGE_SIZE 32
+#define BLOB_PRED_SIZE 8
+#define PRED_MASK_BITS 32 /* a variant record's masks hold parameters 0..31; the preds array the rest */
 
 blob_param blob_param_make(const char *name, ir_kind kind, bool pointer)
 {
@@ -129,7 +132,7 @@ tilec_status blob_cubin_read(tilec_ctx *ctx, const char *path, const void *data,
 
 /* ---- checking the description ------------------------------------- */
 
-static int popcount32(uint32_t x)
+static int popcount64(uint64_t x)
 {
 	int n = 0;
 	for (; x; x &= x - 1)
@@ -289,16 +292,15 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 			   k->name, sym, c[0], c[1], c[2]);
 		return false;
 	}
-	uint32_t visible_mask = nvisible >= 32 ? 0xffffffffu : (1u << nvisible) - 1;
-	uint32_t int_mask = 0, div16_mask = 0;
-	for (int i = 0; i < nvisible && i < 32; i++) {
+	uint64_t int_mask = 0, div16_mask = 0; /* visible integers; visible pointers and integers */
+	for (int i = 0; i < nvisible; i++) {
 		if (k->params[i].kind == BLOB_PARAM_INT || k->params[i].kind == BLOB_PARAM_UINT)
-			int_mask |= 1u << i;
+			int_mask |= UINT64_C(1) << i;
 		if (k->params[i].kind != BLOB_PARAM_FLOAT && k->params[i].kind != BLOB_PARAM_TENSORMAP)
-			div16_mask |= 1u << i;
+			div16_mask |= UINT64_C(1) << i;
 	}
-	uint32_t div = v->pred_div16 | v->pred_div8 | v->pred_div4;
-	if ((div & ~(visible_mask & div16_mask)) || (v->pred_eq1 & ~int_mask)) {
+	uint64_t div = v->pred_div16 | v->pred_div8 | v->pred_div4;
+	if ((div & ~div16_mask) || (v->pred_eq1 & ~int_mask)) {
 		diag_error(ctx, none, "kernel '%s': variant '%s' has predicates on parameters that are not "
 			   "visible pointers or integers (divisible by 16, 8, 4) or not integers (== 1)", k->name, sym);
 		return false;
@@ -626,8 +628,8 @@ static tilec_status pack_image(const blob_image *im, packed_image *out)
  * each divisible by 16 or == 1, 2 for each by 8, 1 for each by 4. */
 static int specialization(const blob_variant *v)
 {
-	return 3 * (popcount32(v->pred_div16) + popcount32(v->pred_eq1)) + 2 * popcount32(v->pred_div8) +
-	       popcount32(v->pred_div4);
+	return 3 * (popcount64(v->pred_div16) + popcount64(v->pred_eq1)) + 2 * popcount64(v->pred_div8) +
+	       popcount64(v->pred_div4);
 }
 
 /* The variants of k, most specialized first (stable). */
@@ -656,6 +658,13 @@ static uint32_t place_program(strbuf *grid, const uint8_t *code, size_t size)
 	return at;
 }
 
+/* The predicates of v on parameters from 32 on, which go to the preds
+ * array: one record each. */
+static int high_preds(const blob_variant *v)
+{
+	return popcount64((v->pred_div16 | v->pred_div8 | v->pred_div4 | v->pred_eq1) >> PRED_MASK_BITS);
+}
+
 /* A variant's recipes in order of their maps (insertion sort: a few). */
 static void sort_recipes(const blob_variant *v, const blob_recipe **out)
 {
@@ -675,7 +684,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	if (!check_desc(ctx, d))
 		return TILEC_ERR_INVALID;
 
-	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0, nheur = 0, nrecipes = 0;
+	int nparams = 0, nvariants = 0, nconstexprs = 0, nkeys = 0, ntune = 0, nheur = 0, nrecipes = 0, npreds = 0;
 	for (int ki = 0; ki < d->nkernels; ki++) {
 		nheur += d->kernels[ki].nheuristics;
 		nkeys += d->kernels[ki].nkeys;
@@ -685,8 +694,11 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 		for (int i = 0; i < d->kernels[ki].nvariants; i++) {
 			nconstexprs += d->kernels[ki].variants[i].nconstexprs;
 			nrecipes += d->kernels[ki].variants[i].nrecipes;
+			npreds += high_preds(&d->kernels[ki].variants[i]);
 		}
 	}
+	/* version 5 where it says all: older loaders read it */
+	size_t meta_header = npreds ? META_HEADER_SIZE : META_HEADER_SIZE_V5;
 
 	tilec_status st = TILEC_ERR_NOMEM;
 	packed_image *imgs = calloc((size_t)d->nimages, sizeof *imgs);
@@ -749,11 +761,11 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	if (grid.failed || tab.data.failed)
 		goto done;
 
-	size_t meta_size = META_HEADER_SIZE + (size_t)d->nkernels * BLOB_KERNEL_SIZE + (size_t)nparams * BLOB_PARAM_SIZE +
+	size_t meta_size = meta_header + (size_t)d->nkernels * BLOB_KERNEL_SIZE + (size_t)nparams * BLOB_PARAM_SIZE +
 			   (size_t)nvariants * BLOB_VARIANT_SIZE + (size_t)nconstexprs * BLOB_CONSTEXPR_SIZE +
 			   (size_t)d->nimages * BLOB_IMAGE_SIZE + (size_t)nkeys * 4 + (size_t)ntune * 8 +
-			   (size_t)nheur * BLOB_HEURISTIC_SIZE + (size_t)nrecipes * BLOB_RECIPE_SIZE + align4(grid.len) +
-			   tab.data.len;
+			   (size_t)nheur * BLOB_HEURISTIC_SIZE + (size_t)nrecipes * BLOB_RECIPE_SIZE +
+			   (size_t)npreds * BLOB_PRED_SIZE + align4(grid.len) + tab.data.len;
 	size_t total = HEADER_SIZE + meta_size;
 	for (int i = 0; i < d->nimages; i++)
 		total = align4(total) + imgs[i].size;
@@ -780,7 +792,9 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	put32(m + 36, (uint32_t)ntune);
 	put32(m + 40, (uint32_t)nheur);
 	put32(m + 44, (uint32_t)nrecipes);
-	uint8_t *kp = m + META_HEADER_SIZE;
+	if (npreds)
+		put32(m + 48, (uint32_t)npreds);
+	uint8_t *kp = m + meta_header;
 	uint8_t *pp = kp + (size_t)d->nkernels * BLOB_KERNEL_SIZE;
 	uint8_t *vp = pp + (size_t)nparams * BLOB_PARAM_SIZE;
 	uint8_t *cp = vp + (size_t)nvariants * BLOB_VARIANT_SIZE;
@@ -789,7 +803,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	uint8_t *tp = yp + (size_t)nkeys * 4;
 	uint8_t *hp = tp + (size_t)ntune * 8;
 	uint8_t *rp = hp + (size_t)nheur * BLOB_HEURISTIC_SIZE;
-	uint8_t *gp = rp + (size_t)nrecipes * BLOB_RECIPE_SIZE;
+	uint8_t *qp = rp + (size_t)nrecipes * BLOB_RECIPE_SIZE;
+	uint8_t *gp = qp + (size_t)npreds * BLOB_PRED_SIZE;
 	for (int i = 0, ri = 0; i < nvariants; i++)
 		for (int r = 0; r < vlist[i]->nrecipes; r++, ri++, rp += BLOB_RECIPE_SIZE) {
 			const blob_recipe *x = recipes[ri];
@@ -801,6 +816,19 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			put32(rp + 20, (uint32_t)x->size);
 			for (int k = 0; k < 5; k++)
 				put16(rp + 24 + 2 * k, (uint32_t)x->block[k]);
+		}
+	/* by variant, then parameter */
+	for (int i = 0; i < nvariants; i++)
+		for (int p = PRED_MASK_BITS; p < BLOB_MAX_PARAMS; p++) {
+			const blob_variant *v = vlist[i];
+			uint64_t bit = UINT64_C(1) << p;
+			int by = v->pred_div16 & bit ? 16 : v->pred_div8 & bit ? 8 : v->pred_div4 & bit ? 4 : v->pred_eq1 & bit ? 1 : 0;
+			if (!by)
+				continue;
+			put32(qp + 0, (uint32_t)i);
+			put16(qp + 4, (uint32_t)p);
+			qp[6] = (uint8_t)by;
+			qp += BLOB_PRED_SIZE;
 		}
 	uint8_t *sp = gp + align4(grid.len);
 	if (grid.len)
@@ -861,8 +889,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			for (int c = 0; c < 3; c++)
 				put16(vp + 32 + 2 * c, v->cluster[c]);
 			put16(vp + 38, v->n_regs);
-			put32(vp + 40, v->pred_div16);
-			put32(vp + 44, v->pred_eq1);
+			put32(vp + 40, (uint32_t)v->pred_div16);
+			put32(vp + 44, (uint32_t)v->pred_eq1);
 			put32(vp + 48, grid_off[vi]);
 			put32(vp + 52, (uint32_t)v->grid_size);
 			put32(vp + 56, v->spills_known ? v->spill_stores : SPILLS_UNKNOWN);
@@ -871,8 +899,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			/* a kernel of one config built by a writer that leaves the field 0 has no source config */
 			bool source = v->source_config > 0 || (v->source_config == 0 && k->nconfigs > 1);
 			put32(vp + 68, source ? (uint32_t)v->source_config : 0xffffffffu);
-			put32(vp + 72, v->pred_div8);
-			put32(vp + 76, v->pred_div4);
+			put32(vp + 72, (uint32_t)v->pred_div8);
+			put32(vp + 76, (uint32_t)v->pred_div4);
 			for (int c = 0; c < v->nconstexprs; c++, ci++, cp += BLOB_CONSTEXPR_SIZE) {
 				const ir_constexpr *x = &v->constexprs[c];
 				uint64_t val = (uint64_t)x->ival;
@@ -903,7 +931,7 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 	}
 
 	memcpy(b, "TILE", 4);
-	put16(b + 4, BLOB_VERSION);
+	put16(b + 4, npreds ? BLOB_VERSION : BLOB_VERSION_NO_PREDS);
 	put16(b + 6, HEADER_SIZE);
 	put32(b + 8, (uint32_t)total);
 	put32(b + 16, HEADER_SIZE);

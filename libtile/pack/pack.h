@@ -32,7 +32,8 @@ enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0, /* sm_90a */
        BLOB_IMAGE_TENSORMAPS = 1u << 1 /* reads its tensor-map parameters: the loader encodes them */ };
 #define BLOB_MAX_PARAMS IR_MAX_PARAMS
 #define BLOB_MAX_TENSORMAPS IR_MAX_TENSORMAPS
-#define BLOB_VERSION 5             /* FORMAT.md's version field */
+#define BLOB_VERSION 6             /* FORMAT.md's version field: the newest the writer writes */
+#define BLOB_VERSION_NO_PREDS 5    /* what it writes for a blob with no predicate on a parameter from 32 on */
 #define BLOB_MAX_KEYS 8            /* autotune key parameters a tuning table dispatches on */
 #define BLOB_MAX_SPILL (512u << 10) /* bytes: a thread's local memory */
 #define GRIDEXPR_MAX_CODE 256 /* bytes; larger programs are refused */
@@ -79,7 +80,7 @@ typedef struct blob_variant {
 	uint32_t shared_static, shared_dynamic;
 	uint16_t cluster[3];            /* 0 0 0: none */
 	uint16_t n_regs;                /* 0: unknown */
-	uint32_t pred_div16, pred_eq1;  /* bit i: visible parameter i */
+	uint64_t pred_div16, pred_eq1;  /* bit i: visible parameter i (any of the 64) */
 	const uint8_t *grid_code;       /* from gridexpr_compile; NULL/0: caller passes the grid */
 	size_t grid_size;
 	bool spills_known;              /* false: written as unknown */
@@ -88,7 +89,7 @@ typedef struct blob_variant {
 	int source_config;              /* its index in the source's autotune list; -1: none */
 	int nrecipes;                   /* its hidden tensor maps' recipes, any order */
 	const blob_recipe *recipes;
-	uint32_t pred_div8, pred_div4;  /* as pred_div16, divisible by 8 and by 4; at most one predicate a parameter */
+	uint64_t pred_div8, pred_div4;  /* as pred_div16, divisible by 8 and by 4; at most one predicate a parameter */
 } blob_variant;
 
 /* A heuristic evaluated at launch: the int/bool constexpr it computes
@@ -149,7 +150,9 @@ bool blob_param_parse(const char *s, size_t len, blob_param *out);
 /* Validates the description (unique non-empty kernel names, at most 64
  * parameters, hidden ones last, groups with images, grid programs) with
  * diagnostics, then writes the blob to a malloc'd buffer (*out, the
- * caller frees). Same input, same bytes. */
+ * caller frees). Same input, same bytes. The blob is of version
+ * BLOB_VERSION_NO_PREDS unless a predicate is on a parameter from 32 on,
+ * so that older loaders read every blob that does not need version 6. */
 tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_t *out_size);
 
 /* What a cubin says about itself. Kernel names point into the cubin. */

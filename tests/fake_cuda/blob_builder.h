@@ -1,11 +1,13 @@
 /* blob_builder.h - a small blob writer for the loader's tests.
  *
  * Independent of libtile's writer on purpose: the loader's tests describe a
- * blob as plain structs, get the bytes of docs/FORMAT.md (version
- * TILE_BLOB_VERSION), and corrupt them field by field (tb_fix_crc
+ * blob as plain structs, get the bytes of docs/FORMAT.md (version 5, as
+ * blobs were written before version 6, unless a variant has preds or the
+ * blob asks for 6), and corrupt them field by field (tb_fix_crc
  * recomputes the checksum so that a corruption reaches the check it aims
- * at). Records are written as given, unchecked: a variant's recipes in the
- * order of its list, so that a test can write them out of order or twice.
+ * at). Records are written as given, unchecked: a variant's recipes and
+ * preds in the order of its lists, so that a test can write them out of
+ * order or twice.
  * Uses zlib for compression and CRC-32. */
 #ifndef TILE_TEST_BLOB_BUILDER_H
 #define TILE_TEST_BLOB_BUILDER_H
@@ -30,6 +32,14 @@ typedef struct tb_recipe {
 	uint16_t block[5];
 	uint16_t reserved;
 } tb_recipe;
+
+/* A predicate on a parameter from 32 on (FORMAT.md's preds, version 6);
+ * its variant is the variant that lists it. */
+typedef struct tb_pred {
+	int param;              /* visible parameter index of the kernel */
+	int by;                 /* 16, 8, 4: divisible by it; 1: equal to 1 */
+	int reserved;
+} tb_pred;
 
 typedef struct tb_constexpr {
 	const char *name;
@@ -56,12 +66,14 @@ typedef struct tb_variant {
 	int source_config;   /* written as is; 0 with the rest zeroed */
 	int n_recipes;
 	tb_recipe recipes[4];
+	int n_preds;
+	tb_pred preds[4];
 } tb_variant;
 
 typedef struct tb_kernel {
 	const char *name;
 	int n_params;
-	tb_param params[24];
+	tb_param params[48];
 	int n_variants;
 	tb_variant variants[8];
 	int n_configs;       /* 0: written as 1 */
@@ -91,6 +103,7 @@ typedef struct tb_blob {
 	int n_images;
 	tb_image images[8];
 	int n_groups;
+	int version;         /* 0: 5, or 6 where a variant has preds */
 } tb_blob;
 
 typedef struct tb_buf {
@@ -140,17 +153,21 @@ static inline void tb_fix_crc(uint8_t *blob, size_t size)
 
 /* Offsets of the metadata arrays of a built blob (from its counts). */
 typedef struct tb_layout {
-	size_t kernels, params, variants, constexprs, images, keys, tune, heuristics, recipes, grid_code, strtab, data;
+	size_t kernels, params, variants, constexprs, images, keys, tune, heuristics, recipes, preds, grid_code, strtab, data;
 } tb_layout;
 
-#define TB_META_HEADER_SIZE 48
 #define TB_RECIPE_SIZE 36
+#define TB_PRED_SIZE 8
+
+/* The metadata header's bytes: version 6 adds n_preds. */
+static inline size_t tb_meta_header_size(int version) { return version == 5 ? 48 : 52; }
 
 static inline tb_layout tb_layout_of(const uint8_t *blob)
 {
 	tb_layout l;
 	const uint8_t *h = blob + 32;
-	l.kernels = 32 + TB_META_HEADER_SIZE;
+	size_t meta_header = tb_meta_header_size(blob[4] | blob[5] << 8);
+	l.kernels = 32 + meta_header;
 	l.params = l.kernels + 52 * (size_t)tb_get32(h);
 	l.variants = l.params + 12 * (size_t)tb_get32(h + 4);
 	l.constexprs = l.variants + 80 * (size_t)tb_get32(h + 8);
@@ -159,7 +176,8 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 	l.tune = l.keys + 4 * (size_t)tb_get32(h + 32);
 	l.heuristics = l.tune + 8 * (size_t)tb_get32(h + 36);
 	l.recipes = l.heuristics + 12 * (size_t)tb_get32(h + 40);
-	l.grid_code = l.recipes + TB_RECIPE_SIZE * (size_t)tb_get32(h + 44);
+	l.preds = l.recipes + TB_RECIPE_SIZE * (size_t)tb_get32(h + 44);
+	l.grid_code = l.preds + (meta_header > 48 ? TB_PRED_SIZE * (size_t)tb_get32(h + 48) : 0);
 	l.strtab = l.grid_code + ((tb_get32(h + 20) + 3) & ~3u);
 	l.data = l.strtab + tb_get32(h + 24);
 	return l;
@@ -169,8 +187,10 @@ static inline tb_layout tb_layout_of(const uint8_t *blob)
 static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 {
 	tb_buf kernels = {0}, params = {0}, variants = {0}, cxs = {0}, images = {0}, keys = {0}, tune = {0}, heur = {0}, recipes = {0},
-	       grid = {0}, strtab = {0}, data = {0}, blob = {0};
-	uint32_t n_params = 0, n_variants = 0, n_cx = 0, n_keys = 0, n_words = 0, n_heur = 0, n_recipes = 0, meta_size, data_start;
+	       preds = {0}, grid = {0}, strtab = {0}, data = {0}, blob = {0};
+	uint32_t n_params = 0, n_variants = 0, n_cx = 0, n_keys = 0, n_words = 0, n_heur = 0, n_recipes = 0, n_preds = 0, meta_size,
+		 data_start;
+	int version = d->version;
 	uint32_t img_off[8], img_size[8];
 	int k, i, j, c;
 	tb_u8(&strtab, 0);
@@ -251,6 +271,12 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 				tb_u16(&recipes, r->reserved);
 				tb_put(&grid, r->code, r->size);
 			}
+			for (c = 0; c < v->n_preds; c++, n_preds++) {
+				tb_u32(&preds, n_variants);
+				tb_u16(&preds, (unsigned)v->preds[c].param);
+				tb_u8(&preds, (unsigned)v->preds[c].by);
+				tb_u8(&preds, (unsigned)v->preds[c].reserved);
+			}
 			for (c = 0; c < v->n_constexprs; c++) {
 				const tb_constexpr *x = &v->cx[c];
 				tb_u32(&cxs, tb_str(&strtab, x->name));
@@ -264,8 +290,10 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 		}
 	}
 	tb_pad4(&strtab);
-	meta_size = TB_META_HEADER_SIZE + (uint32_t)(kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images + keys.n +
-						     tune.n + heur.n + recipes.n + ((grid.n + 3) & ~(size_t)3) + strtab.n);
+	if (!version)
+		version = n_preds ? 6 : 5;
+	meta_size = (uint32_t)(tb_meta_header_size(version) + kernels.n + params.n + variants.n + cxs.n + 32 * (size_t)d->n_images +
+			       keys.n + tune.n + heur.n + recipes.n + preds.n + ((grid.n + 3) & ~(size_t)3) + strtab.n);
 	data_start = 32 + meta_size;
 	for (i = 0; i < d->n_images; i++) {
 		const tb_image *im = &d->images[i];
@@ -292,7 +320,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 		tb_u32(&images, (uint32_t)im->compress);
 	}
 	tb_put(&blob, "TILE", 4);
-	tb_u16(&blob, TILE_BLOB_VERSION);
+	tb_u16(&blob, (unsigned)version);
 	tb_u16(&blob, 32);
 	tb_u32(&blob, 32 + meta_size + (uint32_t)data.n);
 	tb_u32(&blob, 0);
@@ -312,6 +340,8 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	tb_u32(&blob, n_words);
 	tb_u32(&blob, n_heur);
 	tb_u32(&blob, n_recipes);
+	if (version > 5)
+		tb_u32(&blob, n_preds);
 	tb_put(&blob, kernels.p, kernels.n);
 	tb_put(&blob, params.p, params.n);
 	tb_put(&blob, variants.p, variants.n);
@@ -321,6 +351,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	tb_put(&blob, tune.p, tune.n);
 	tb_put(&blob, heur.p, heur.n);
 	tb_put(&blob, recipes.p, recipes.n);
+	tb_put(&blob, preds.p, preds.n);
 	tb_put(&blob, grid.p, grid.n);
 	tb_pad4(&blob);
 	tb_put(&blob, strtab.p, strtab.n);
@@ -335,6 +366,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 	free(tune.p);
 	free(heur.p);
 	free(recipes.p);
+	free(preds.p);
 	free(grid.p);
 	free(strtab.p);
 	free(data.p);

@@ -494,6 +494,87 @@ static void test_divisibility_variants(void)
 	free(b);
 }
 
+/* A kernel of 40 visible parameters whose variants have predicates past
+ * parameter 31 (a version 6 blob: FORMAT.md's preds): batch (parameter
+ * 35) == 1 or % 16 == 0, and w (parameter 39) % 8 == 0, pick the variant
+ * launched, each way. */
+static void test_wide_predicates(void)
+{
+	static const char cubin[] = "FAKE cubin sm_80: wide wide_b1 wide_b1_w8 wide_b16";
+	static const struct {
+		const char *symbol;
+		int n_preds;
+		tb_pred preds[2];
+	} vs[] = {{"wide", 0, {{0, 0, 0}}},
+		  {"wide_b1", 1, {{35, 1, 0}}},
+		  {"wide_b1_w8", 2, {{35, 1, 0}, {39, 8, 0}}},
+		  {"wide_b16", 1, {{35, 16, 0}}}};
+	static const struct {
+		int32_t batch;
+		int64_t w;
+		const char *want;
+	} calls[] = {{1, 8, "wide_b1_w8"}, {1, 4, "wide_b1"}, {2, 8, "wide"}, {32, 8, "wide_b16"},
+		     {1, 16, "wide_b1_w8"}, {-16, 3, "wide_b16"}, {0, 0, "wide_b16"}, {3, 0, "wide"}};
+	static const char *names[40] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13",
+					"p14", "p15", "p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23", "p24", "p25", "p26", "p27",
+					"p28", "p29", "p30", "p31", "p32", "p33", "p34", "batch", "p36", "p37", "p38", "w"};
+	tb_blob d;
+	tb_kernel *k;
+	uint8_t *b = NULL;
+	tile_module *m = NULL;
+	uint32_t grid[3] = {1, 1, 1};
+	int64_t values[40];
+	void *args[40];
+	size_t i, n;
+	memset(&d, 0, sizeof d);
+	d.n_kernels = 1;
+	k = &d.kernels[0];
+	k->name = "wide";
+	k->n_params = 40;
+	for (i = 0; i < 40; i++) {
+		k->params[i] = (tb_param){names[i], 1, 4, 4, 0};
+		values[i] = 0;
+		args[i] = &values[i];
+	}
+	k->params[39] = (tb_param){"w", 1, 8, 5, 0};
+	k->n_variants = (int)(sizeof vs / sizeof vs[0]);
+	for (i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		k->variants[i].symbol = vs[i].symbol;
+		k->variants[i].num_warps = 4;
+		k->variants[i].n_preds = vs[i].n_preds;
+		memcpy(k->variants[i].preds, vs[i].preds, sizeof vs[i].preds);
+	}
+	d.n_groups = 1;
+	d.n_images = 1;
+	d.images[0] = (tb_image){0, 0, 80, 0, (const uint8_t *)cubin, sizeof cubin, 1};
+	n = tb_build(&d, &b);
+	CHECK_EQ_INT(b[4], 6);
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	if (!m) {
+		free(b);
+		return;
+	}
+	CHECK_EQ_INT(tile_variant_predicate(m, 0, 2, 35), 1);
+	CHECK_EQ_INT(tile_variant_predicate(m, 0, 2, 39), 8);
+	CHECK_EQ_INT(tile_variant_predicate(m, 0, 3, 35), 16);
+	set_current(fake_ctx_create(1));
+	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		fake_launch l;
+		values[35] = 0;
+		memcpy(&values[35], &calls[i].batch, sizeof calls[i].batch); /* an i32 argument: its 4 bytes */
+		values[39] = calls[i].w;
+		fake_reset();
+		CHECK_EQ_INT(tile_launch(m, 0, grid, NULL, args, 40), TILE_SUCCESS);
+		fake_last_launch(&l);
+		if (strcmp(l.symbol, calls[i].want))
+			CHECK_MSG(0, "batch %d, w %lld: launched %s, not %s", (int)calls[i].batch, (long long)calls[i].w, l.symbol,
+				  calls[i].want);
+	}
+	tile_module_destroy(m);
+	set_current(NULL);
+	free(b);
+}
+
 /* TILE_LAUNCH_PDL: cuLaunchKernelEx with programmatic stream
  * serialization on compute capability 9.0 (device 0), an ordinary launch
  * on 8.0 (device 1); TILE_LAUNCH_COOPERATIVE on both; unknown flags are
@@ -936,6 +1017,7 @@ static int run_main(void)
 	test_thread_without_context();
 	test_cluster_and_shared();
 	test_divisibility_variants();
+	test_wide_predicates();
 	test_programmatic_launch();
 	test_images();
 	test_driver_failures();

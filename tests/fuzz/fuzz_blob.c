@@ -12,7 +12,7 @@
  *
  * LLVMFuzzerCustomMutator knows the format: for a blob it mutates the
  * metadata as records (a field of a kernel, parameter, variant, constexpr,
- * image or recipe record set to a value that matters there: 0, 1, counts and
+ * image, recipe or pred record set to a value that matters there: 0, 1, counts and
  * indices around the tables' sizes, offsets at the edges of the blob, the
  * top of the range), grid program bytes as opcodes and operands, string
  * table terminators, and whole records (duplicated or removed, with the
@@ -20,7 +20,8 @@
  * checksum, so that what it writes (and the corpus keeps) is a blob that
  * reaches the checks past the checksum. One mutation in four is the
  * engine's blind one (LLVMFuzzerMutate), the checksum fixed after it too.
- * Record sizes come from tile.h, so the mutator follows the format. */
+ * Record sizes come from tile.h, so the mutator follows the format, of
+ * either version (5, or 6 with preds). */
 #define TILE_IMPLEMENTATION
 #include "tile.h"
 
@@ -68,6 +69,8 @@ static void exercise(tile_module *m)
 			tile_variant_get_info(m, (int)k, v, &vi);
 			for (j = 0; j < vi.n_constexprs; j++)
 				tile_constexpr_get_info(m, (int)k, v, j, &c);
+			for (j = 0; j <= (int)m->kernels[k].n_visible; j++)
+				tile_variant_predicate(m, (int)k, v, j);
 		}
 	}
 	for (i = 0; i < m->n_images; i++) {
@@ -110,31 +113,33 @@ static void fix_blob(uint8_t *b, size_t n)
 }
 
 /* The tables of the metadata, as the loader lays them out: the record
- * tables kernels params variants constexprs images recipes (T_RECORDS of
- * them), then grid_code (T_GRID) and strtab (T_STRTAB); keys, tune and
- * heuristics are stepped over. */
-enum { T_RECORDS = 6, T_GRID = 6, T_STRTAB = 7, T_N = 8 };
+ * tables kernels params variants constexprs images recipes preds
+ * (T_RECORDS of them; no preds in a version 5 blob), then grid_code
+ * (T_GRID) and strtab (T_STRTAB); keys, tune and heuristics are stepped
+ * over. */
+enum { T_RECORDS = 7, T_PREDS = 6, T_GRID = 7, T_STRTAB = 8, T_N = 9 };
 typedef struct tables {
 	uint32_t off[T_N], count[T_N], size[T_N];
 	int ok;
 } tables;
 
 /* Where each table's count is in the metadata header. */
-static const uint32_t count_at[T_N] = {0, 4, 8, 12, 16, 44, 20, 24};
+static const uint32_t count_at[T_N] = {0, 4, 8, 12, 16, 44, 48, 20, 24};
 
 static tables find_tables(const uint8_t *b, size_t n)
 {
 	static const uint32_t rec[T_RECORDS] = {TILE__KERNEL_SIZE, TILE__PARAM_SIZE, TILE__VARIANT_SIZE, TILE__CONSTEXPR_SIZE,
-						TILE__IMAGE_SIZE, TILE__RECIPE_SIZE};
+						TILE__IMAGE_SIZE, TILE__RECIPE_SIZE, TILE__PRED_SIZE};
 	const uint8_t *h = b + TILE__HEADER_SIZE;
 	tables t;
-	uint64_t at = TILE__HEADER_SIZE + TILE__META_HEADER_SIZE;
+	uint32_t meta_header = n >= 6 && tile__u16(b + 4) == 5 ? TILE__META_HEADER_SIZE_V5 : TILE__META_HEADER_SIZE;
+	uint64_t at = TILE__HEADER_SIZE + meta_header;
 	int i;
 	memset(&t, 0, sizeof t);
-	if (n < TILE__HEADER_SIZE + TILE__META_HEADER_SIZE)
+	if (n < at)
 		return t;
 	for (i = 0; i < T_N; i++) {
-		uint32_t c = tile__u32(h + count_at[i]);
+		uint32_t c = i == T_PREDS && meta_header == TILE__META_HEADER_SIZE_V5 ? 0 : tile__u32(h + count_at[i]);
 		uint64_t bytes;
 		if (i == 5) /* keys (u32), tune (i64), heuristics come before the recipes */
 			at += (uint64_t)tile__u32(h + 32) * 4 + (uint64_t)tile__u32(h + 36) * 8 +
@@ -207,7 +212,10 @@ static size_t mutate_blob(uint8_t *b, size_t n, size_t max)
 		}
 		break;
 	case 5: /* a metadata header count, or the header's meta_size / flags / version */
-		if (mut_rnd() % 2)
+		r = mut_rnd() % 5;
+		if (r == 0) /* version 5 read as 6 and back: the header's n_preds comes and goes */
+			b[4] ^= 5 ^ 6;
+		else if (r < 3)
 			put32(b + TILE__HEADER_SIZE + 4 * (mut_rnd() % (TILE__META_HEADER_SIZE / 4)),
 			      telling_value(&t, n, (int)(mut_rnd() % T_RECORDS)));
 		else

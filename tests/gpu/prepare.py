@@ -61,17 +61,12 @@ def signature(params, hint_ints, constexprs=None):
         if p["kind"] == "desc":
             sig.append(desc_type(p, constexprs or {}))
         elif p["kind"] == "tensor":
-            sig.append("*%s%s" % (t, ":16" if len(sig) < HINTED else ""))
-        elif hint_ints and t[0] in "iu" and len(sig) < HINTED:
+            sig.append("*%s%s" % (t, ":16"))
+        elif hint_ints and t[0] in "iu":
             sig.append("%s:16" % t)
         else:
             sig.append(t)
     return ", ".join(sig)
-
-
-# the loader checks hints on the first 32 parameters (docs/FORMAT.md), so
-# tilec takes none beyond them
-HINTED = 32
 
 
 def triton_signature(inst, size):
@@ -89,13 +84,13 @@ def triton_signature(inst, size):
             sig.append(desc_type(p, inst["constexprs"]) + (":16" if inner % 16 == 0 else ""))
             continue
         if p["kind"] == "tensor":
-            sig.append("*%s%s" % (t, ":16" if len(sig) < HINTED else ""))
+            sig.append("*%s%s" % (t, ":16"))
             continue
         v = eval(p["value"], {"__builtins__": {}, "cdiv": lambda a, b: (a + b - 1) // b,
                               "min": min, "max": max}, env)
         env[p["name"]] = v
         hint = ""
-        if t[0] in "iu" and len(sig) < HINTED:
+        if t[0] in "iu":
             hint = ":1" if v == 1 else ":16" if v % 16 == 0 else ""
         sig.append(t + hint)
     return ", ".join(sig)

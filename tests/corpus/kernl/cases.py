@@ -66,11 +66,7 @@ CASES = [
                     "N_LOAD_MASK_NEEDED": s["N"] % 128 != 0},
          "(cdiv(M, 128), B * H)", [{"B": 1, "H": 4, "M": 256, "N": 256, "D": 64},
                                    {"B": 2, "H": 2, "M": 77, "N": 77, "D": 64}], 4,
-         tol=F16, num_warps=4, num_stages=2, include_dirs=INC,
-         # Triton specializes attention_mask_batch_size (parameter 33) as :1, which folds
-         # `if attention_mask_batch_size == 1` over a tuple; a blob's predicates cover 32
-         # parameters, so tile leaves it a runtime if, where the tuple cannot be yielded
-         tile_open="is bound to different values of a kind that cannot be yielded (a tuple)"),
+         tol=F16, num_warps=4, num_stages=2, include_dirs=INC),
     # launcher: src/kernl/implementations/attention_vec_mat.py:138 vec_mat_wrapper(), first call
     # of AttentionVecMat.forward() (q @ k^T, transpose_mat, scaler 1.0); autotune pick N_SIZE 32
     case("kernl_vec_mat_qk", P + "attention_vec_mat.py", "vec_mat",
