@@ -119,6 +119,11 @@ static const char usage_text[] =
 	"                     message) and tl.device_print/print (vprintf), which are\n"
 	"                     left out otherwise (Triton's TRITON_DEBUG=1)\n"
 	"  --no-ptx           no PTX image for forward compatibility\n"
+	"  --no-hint-variants no variants of tilec's own: by default a variant whose\n"
+	"                     loads or stores :8 or :4 on some of its unhinted integers\n"
+	"                     would widen gets such a variant besides (the loader\n"
+	"                     launches it where those arguments are divisible); not\n"
+	"                     for a kernel given :8 or :4 hints by the user\n"
 	"  --no-tma           on sm_90 and newer, copy the blocks of host-side tensor\n"
 	"                     descriptors with cp.async, as elsewhere, instead of\n"
 	"                     TMA through tensor maps the loader builds at launch\n"
@@ -191,7 +196,7 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose, debug, quiet, no_tma;
+	bool no_ptx, verbose, debug, quiet, no_tma, no_hint_variants;
 	int threads; /* -j */
 	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
 	int nincs;
@@ -962,6 +967,79 @@ static bool same_params(const job *x, const job *y)
 	return true;
 }
 
+/* Whether the loader could tell x and y apart: the same predicates, config
+ * and heuristic values select both. */
+static bool same_selection(const job *x, const job *y)
+{
+	return x->pred_div16 == y->pred_div16 && x->pred_div8 == y->pred_div8 && x->pred_div4 == y->pred_div4 &&
+	       x->pred_eq1 == y->pred_eq1 && x->slot == y->slot &&
+	       !strcmp(x->heur_values ? x->heur_values : "", y->heur_values ? y->heur_values : "");
+}
+
+/* ---- variants tilec adds -------------------------------------------------- */
+
+/* jobs[i] again with `by` (8 or 4) on the parameters h marks: a clone of its
+ * specialized kernel with those hints, as the front end would have
+ * specialized it (hints reach only the axis info). Not added when it
+ * selects as another job does (the user's own, or one added already). */
+static bool add_hinted_variant(compile_cmd *c, int i, const uint8_t *h, int by)
+{
+	ir_func *g = ir_clone(c->a, c->jobs[i].func);
+	job *k = g ? new_job(c) : NULL;
+	if (!k)
+		return false;
+	*k = c->jobs[i]; /* new_job may have moved the jobs: by index */
+	k->func = g;
+	strbuf names;
+	sb_init(&names);
+	for (int p = 0; p < g->nparams; p++)
+		if (h[p]) {
+			g->params[p].div_by = (uint8_t)by;
+			*(by == 8 ? &k->pred_div8 : &k->pred_div4) |= (uint64_t)1 << p;
+			sb_printf(&names, "%s%s", names.len ? ", " : "", g->params[p].name);
+		}
+	bool twice = false;
+	for (int u = 0; u < c->njobs - 1 && !twice; u++)
+		twice = !strcmp(c->jobs[u].name, k->name) && same_selection(&c->jobs[u], k);
+	if (twice)
+		c->njobs--;
+	else if (c->verbose)
+		printf("%s: tilec adds a variant with :%d on %s (wider loads or stores where they divide)\n", k->name, by,
+		       sb_str(&names));
+	sb_free(&names);
+	return true;
+}
+
+/* A signature without hints on a size or stride leaves the accesses through
+ * it narrow (an fp16 row of unknown alignment moves in 2-byte pieces).
+ * Where :8 or :4 on some of a job's unhinted integers would widen a load or
+ * store (axis_hint_params), the job gets that variant besides: the loader
+ * launches it where those arguments divide, the job's own elsewhere. A :8
+ * variant only where it widens beyond the :4 one (for 4-byte elements both
+ * reach 16 bytes); none for a kernel the user gives :8 or :4 hints. */
+static bool add_hint_variants(compile_cmd *c)
+{
+	int n = c->njobs;
+	for (int i = 0; i < n; i++) {
+		bool own = false;
+		for (int u = 0; u < n && !own; u++)
+			own = !strcmp(c->jobs[u].name, c->jobs[i].name) && (c->jobs[u].pred_div8 | c->jobs[u].pred_div4);
+		if (own)
+			continue;
+		const ir_func *f = c->jobs[i].func;
+		uint8_t *h8 = arena_alloc(c->a, (size_t)f->nparams + 1), *h4 = arena_alloc(c->a, (size_t)f->nparams + 1);
+		if (!h8 || !h4)
+			return false;
+		int n8 = axis_hint_params(c->a, f, 8, h8), n4 = axis_hint_params(c->a, f, 4, h4);
+		int same = n8 > 0 && n4 > 0 ? axis_same_widths(c->a, f, h8, h4) : 0;
+		if (n8 < 0 || n4 < 0 || same < 0)
+			return false;
+		if ((n8 > 0 && !same && !add_hinted_variant(c, i, h8, 8)) || (n4 > 0 && !add_hinted_variant(c, i, h4, 4)))
+			return false;
+	}
+	return true;
+}
+
 /* Groups jobs by launch name (first appearance order), checks that each
  * group can share one launch function, and names each job's entry point
  * NAME_N, N its place in the group. */
@@ -999,9 +1077,7 @@ static bool group_variants(compile_cmd *c)
 				const job *o = &c->jobs[u];
 				if (strcmp(o->name, first->name))
 					continue;
-				if (o->pred_div16 == j->pred_div16 && o->pred_div8 == j->pred_div8 && o->pred_div4 == j->pred_div4 &&
-				    o->pred_eq1 == j->pred_eq1 && o->slot == j->slot &&
-				    !strcmp(o->heur_values ? o->heur_values : "", j->heur_values ? j->heur_values : "")) {
+				if (same_selection(o, j)) {
 					diag_error(c->ctx, j->where,
 						   "'%s': variants %d and %d have the same :16/:8/:4/:1 hints and config, so the loader could "
 						   "never choose the second (constexprs are not selected at run time: give each its "
@@ -1463,7 +1539,7 @@ static int compile_all(compile_cmd *c)
 			j->name = j->kernel;
 		ok &= specialize(c, j);
 	}
-	if (!ok || !group_variants(c))
+	if (!ok || (!c->no_hint_variants && !add_hint_variants(c)) || !group_variants(c))
 		return 1;
 	for (int i = 0; i < c->njobs && c->verbose; i++)
 		note_narrow_loads(c, &c->jobs[i]);
@@ -1550,6 +1626,8 @@ int cmd_compile(int argc, char **argv)
 			c.no_ptx = true;
 		} else if (!strcmp(o, "--no-tma")) {
 			c.no_tma = true;
+		} else if (!strcmp(o, "--no-hint-variants")) {
+			c.no_hint_variants = true;
 		} else if (!strcmp(o, "--debug")) {
 			c.debug = true;
 		} else if (!strcmp(o, "-v")) {

@@ -195,7 +195,7 @@ done
 # 2. variants: one launch function, two variants, most specialized first
 VA=examples/vector_add/kernel.py
 VSIG='*fp32:16, *fp32:16, *fp32:16, i32'
-check "vector add, two variants" "$TILEC" compile $VA -n add_kernel -s "$VSIG:16" -s "$VSIG" -D BLOCK_SIZE=1024 \
+check "vector add, two variants" "$TILEC" compile --no-hint-variants $VA -n add_kernel -s "$VSIG:16" -s "$VSIG" -D BLOCK_SIZE=1024 \
 	-g "cdiv(n_elements, BLOCK_SIZE)" --arch sm_80,sm_90 -o "$T/va" --keep-ptx "$T"
 "$TILEC" inspect "$T/va.c" >"$T/inspect" 2>&1
 check "inspect lists variant 0" grep -q "variant 0: add_kernel_0" "$T/inspect"
@@ -289,7 +289,7 @@ check "fp16 matmul, :8: the launcher's comment names them" grep -q "M % 8 == 0" 
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&
-	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f0' --keep-ptx '$T/f0p' &&
+	'$TILEC' compile --no-hint-variants $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f0' --keep-ptx '$T/f0p' &&
 	grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' '$T/f4p/f4.compute_80.ptx' && ! grep -q 'cp.async.ca' '$T/f4p/f4.compute_80.ptx' &&
 	grep -q 'cp.async.ca.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 4' '$T/f0p/f0.compute_80.ptx'"
 # weight-only int8 at decode time, tl.dot(x, tl.trans(w.to(tl.float16))):
@@ -336,7 +336,7 @@ done
 # programmatic dependent launch: griddepcontrol in the sm_90 code only (the
 # fp8-style tiers split the family), a NAME_pdl launcher in the C
 PDLSIG='*fp32:16, *fp32:16, *fp32:16, i32, 1024, True'
-check "gdc_wait kernel compiles for sm_80 and sm_90" "$TILEC" compile tests/gpu/kernels/pdl.py -n pdl_add_kernel -s "$PDLSIG" \
+check "gdc_wait kernel compiles for sm_80 and sm_90" "$TILEC" compile --no-hint-variants tests/gpu/kernels/pdl.py -n pdl_add_kernel -s "$PDLSIG" \
 	-g 'cdiv(n_elements, BLOCK_SIZE)' --arch sm_80,sm_90 -o "$T/pdl" --keep-ptx "$T/pdl.ptx"
 check "gdc_wait: the sm_90 PTX waits before the loads" \
 	bash -c "grep -E 'griddepcontrol|ld.global' '$T/pdl.ptx/pdl.sm_90.ptx' | head -1 | grep -q 'griddepcontrol.wait;'"
@@ -677,7 +677,7 @@ cat >"$T/dd.manifest" <<EOF
 $ROOT/tests/kernels/descriptors.py desc_dot '*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16' -D BM=64 -D BN=64 -D BK=32 -g 'cdiv(M, BM), cdiv(N, BN)'
 $ROOT/tests/kernels/descriptors.py desc_dot '*fp16:16, *fp16:16, *fp32:16, i32, i32, i32' -D BM=512 -D BN=16 -D BK=32 -g 'cdiv(M, BM), cdiv(N, BN)'
 EOF
-check "variants with different device-side maps" "$TILEC" compile -m "$T/dd.manifest" -o "$T/dd" --arch sm_90a
+check "variants with different device-side maps" "$TILEC" compile --no-hint-variants -m "$T/dd.manifest" -o "$T/dd" --arch sm_90a
 "$TILEC" inspect "$T/dd.c" >"$T/dd.inspect" 2>&1
 check "inspect: three maps for the kernel, three recipes in variant 0, b's alone in variant 1" bash -c "
 	grep -q 'param 8 c_ptr_tmap: tensormap fp32 (hidden)' '$T/dd.inspect' &&
@@ -697,7 +697,7 @@ cp "$T/out" "$T/underived.ir"
 check "no derived map where the base depends on the program or the shape on the grid" bash -c "! grep -q 'tensormap\|map=' '$T/underived.ir'"
 # tensordesc<...>:16: the innermost shape a multiple of 16, a variant whose
 # copies are 16 bytes where TMA does not take them (sm_80, --no-tma)
-check "descriptors with :16, for sm_80" "$TILEC" compile tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
+check "descriptors with :16, for sm_80" "$TILEC" compile --no-hint-variants tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
 	-s 'tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 64]>:16, tensordesc<fp16[128, 128]>, i32, i32, i32' -s "$TMASIG" \
 	$TMADEF --arch sm_80 -o "$T/d16" --keep-ptx "$T"
 "$TILEC" inspect "$T/d16.c" >"$T/d16.inspect" 2>&1
@@ -756,10 +756,24 @@ check "unaligned fp16 matmul: tilec ir --pipelined" "$TILEC" ir $K/matmul.py -n 
 	-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 --pipelined
 cp "$T/out" "$T/unaligned.ir"
 check "unaligned fp16 matmul: loads one iteration ahead, no rings" bash -c "grep -q ' = load ' '$T/unaligned.ir' && ! grep -q 'async_copy' '$T/unaligned.ir'"
-check "unaligned fp16 matmul compiles" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$UNALIGNED" -D BLOCK_SIZE_M=64 \
+check "unaligned fp16 matmul compiles" "$TILEC" compile --no-hint-variants $K/matmul.py -n matmul_kernel -s "$UNALIGNED" -D BLOCK_SIZE_M=64 \
 	-D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
 	--arch sm_80 -o "$T/mmu" --keep-ptx "$T"
 check "unaligned fp16 matmul: no cp.async" bash -c "! grep -q 'cp.async' '$T/mmu.compute_80.ptx'"
+# the same signature without --no-hint-variants: tilec adds :8 and :4
+# variants on the sizes and strides the loads need (not M), and the :8 one
+# copies 16 bytes at a time
+check "unaligned fp16 matmul: tilec's own variants" "$TILEC" compile -v $K/matmul.py -n matmul_kernel -s "$UNALIGNED" \
+	-D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -g 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' \
+	--arch sm_80 -o "$T/mmh" --keep-ptx "$T/mmh.ptx"
+cp "$T/out" "$T/mmh.out"
+check "tilec names the :8 variant's parameters" grep -q 'adds a variant with :8 on N, K, stride_am, stride_bk, stride_cm' "$T/mmh.out"
+"$TILEC" inspect "$T/mmh.c" >"$T/mmh.inspect" 2>&1
+check "unaligned fp16 matmul: three variants, :8 first" bash -c "grep -c '^  variant ' '$T/mmh.inspect' | grep -qx 3 &&
+	grep -A2 'variant 0:' '$T/mmh.inspect' | grep -q 'N % 8 == 0, K % 8 == 0' && ! grep -q 'M % 8' '$T/mmh.inspect'"
+check "unaligned fp16 matmul: the :8 variant copies 16 bytes, the user's none" bash -c "
+	sed -n '/entry matmul_kernel_1(/,/entry matmul_kernel_2(/p' '$T/mmh.ptx/mmh.compute_80.ptx' | grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' &&
+	! sed -n '/entry matmul_kernel_0(/,/entry matmul_kernel_1(/p' '$T/mmh.ptx/mmh.compute_80.ptx' | grep -q cp.async"
 check "tilec ir -ns 1 --pipelined" "${MMIR[@]}" -ns 1 --pipelined
 check "num_stages 1: two loads, not pipelined" test "$(grep -c '= load ' "$T/out")" = 2
 T3K=tests/gpu/kernels/tier3.py
@@ -889,7 +903,7 @@ $ROOT/examples/silu/kernel.py silu_kernel '*bf16:16, *bf16:16, i32' -DBLOCK_SIZE
 ../$(basename "$T")/../$(basename "$T")/sm.py softmax_kernel "*fp32:16, *fp32:16, i32, i32, i32, i32" -D BLOCK_SIZE=256 -on softmax_256
 EOF
 cp $K/softmax.py "$T/sm.py"
-check "manifest" "$TILEC" compile -m "$T/k.manifest" -o "$T/many" --arch sm_90
+check "manifest" "$TILEC" compile --no-hint-variants -m "$T/k.manifest" -o "$T/many" --arch sm_90
 "$TILEC" inspect "$T/many.c" >"$T/inspect" 2>&1
 check "manifest: three kernels in one blob" grep -q "3 kernels" "$T/inspect"
 check "manifest: add_kernel has two variants" grep -q "variant 1: add_kernel_1" "$T/inspect"

@@ -55,7 +55,7 @@ def plain(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, 1.0, mask=offs < n)
 PY
-SIG=(-n scale -s "*fp32:16, *fp32:16, i32, i64" -s "*fp32:16, *fp32:16, i32:16, i64" -g "cdiv(n, BLOCK)" --arch sm_80)
+SIG=(--no-hint-variants -n scale -s "*fp32:16, *fp32:16, i32, i64" -s "*fp32:16, *fp32:16, i32:16, i64" -g "cdiv(n, BLOCK)" --arch sm_80)
 
 # all configs, two specializations each
 check "compile all" "$TILEC" compile "$T/k.py" "${SIG[@]}" -o "$T/all"
@@ -85,7 +85,7 @@ has "ir header: the config's num_ctas splits the blocks" "$T/out" "num_warps=8 n
 [ $? = 2 ] && grep -qF -- "--maxnreg wants registers per thread from 24 to 255, not '16'" "$T/err" && ok || bad "--maxnreg 16 is a usage error"
 # on a manifest line, not beside -m
 printf '%s\n' "k.py scale \"*fp32:16, *fp32:16, i32, i64\" -g \"cdiv(n, BLOCK)\" --config 0 --maxnreg 40" >"$T/m.txt"
-check "manifest --maxnreg" "$TILEC" compile -m "$T/m.txt" -o "$T/mm" --arch sm_80 --keep-ptx "$T/mmptx"
+check "manifest --maxnreg" "$TILEC" compile --no-hint-variants -m "$T/m.txt" -o "$T/mm" --arch sm_80 --keep-ptx "$T/mmptx"
 [ "$(grep -c '^\.maxnreg 40$' "$T/mmptx/mm.sm_80.ptx")" = 1 ] && ok || bad "a manifest line's --maxnreg 40"
 "$TILEC" compile -m "$T/m.txt" -o "$T/mm" --arch sm_80 --maxnreg 40 2>"$T/err"
 [ $? = 2 ] && grep -qF -- "kernel options (-D, --bind, -g, -w, -ns, -nc, --maxnreg, -on, --config) go on manifest lines" "$T/err" && ok || bad "--maxnreg beside -m"
@@ -204,7 +204,7 @@ def rowsum(x_ptr, out_ptr, K, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, TWICE
 def cond(x_ptr, n, BIG: tl.constexpr):
     tl.store(x_ptr, BIG)
 PY
-HS=(-n rowsum -s "*fp32:16, *fp32:16, i32" -g "1024" --arch sm_80)
+HS=(--no-hint-variants -n rowsum -s "*fp32:16, *fp32:16, i32" -g "1024" --arch sm_80)
 fails "heuristic values needed" "the heuristic for \`SPLIT\` reads runtime arguments and is not True/False valued" \
 	"$TILEC" compile "$T/h.py" "${HS[@]}" -o "$T/x"
 check "compile heuristics" "$TILEC" compile "$T/h.py" "${HS[@]}" -D SPLIT=1,2,4 -o "$T/heur"
@@ -246,7 +246,7 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexp
         b_ptrs += BLOCK_K * N
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
 PY
-MS=(-n mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16" -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32"
+MS=(--no-hint-variants -n mm -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16" -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32"
 	-g "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)" --arch sm_80)
 check "compile: a config too big is left out" "$TILEC" compile "$T/mm.py" "${MS[@]}" -o "$T/mm"
 has "left-out warning" "$T/err" "mm.py:11:5: warning: 'mm': autotune config 1 (BLOCK_M=256, BLOCK_N=256, BLOCK_K=128, num_warps=8, num_stages=5) needs 524288 bytes of shared memory, more than a block may have on sm_80 (166912): left out of the blob"

@@ -36,6 +36,15 @@ int axis_vector_width_dim(const ir_func *f, const axis_info *ai, int ptr, int ma
  * cp.async could only copy in pieces under 4 bytes (its smallest copy)
  * along either dimension. NULL when out of memory. */
 bool *axis_narrow_loads(arena *a, const ir_func *f, const axis_info *ai);
+/* Which integer parameters without a hint, if divisible by `by` (8 or
+ * 4), would widen some load or store through pointer blocks: chosen[i] =
+ * by for those (the fewest that give all the widening), 0 for the rest.
+ * Returns their number (0: no hint widens anything), -1 when out of
+ * memory. tilec compiles such a variant besides the user's own. */
+int axis_hint_params(arena *a, const ir_func *f, int by, uint8_t *chosen);
+/* Whether hints x and y (as axis_hint_params chooses them) give every
+ * access the same width: 1 yes, 0 no, -1 out of memory. */
+int axis_same_widths(arena *a, const ir_func *f, const uint8_t *x, const uint8_t *y);
 
 /* ======================================================================
  * layout.c - distributed layouts: which thread holds which element

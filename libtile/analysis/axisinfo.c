@@ -438,9 +438,10 @@ static void analyze_region(axis_state *s, const ir_region *r)
 		analyze_op(s, r->ops[i]);
 }
 
-tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info **out)
+/* hint[i], when given and non-zero, is a divisibility assumed of parameter
+ * i beyond its own hints (a :8 or :4 variant tilec considers adding). */
+static tilec_status analyze_hinted(arena *a, const ir_func *f, const uint8_t *hint, axis_info **out)
 {
-	(void)ctx;
 	axis_state s;
 	s.f = f;
 	s.ai = arena_alloc(a, sizeof(axis_info) * (size_t)(f->nvalues + 1));
@@ -455,9 +456,17 @@ tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info 
 			s.ai[i].divisibility[0] = 16;
 		else if (f->params[i].div_by)
 			s.ai[i].divisibility[0] = f->params[i].div_by;
+		else if (hint && hint[i])
+			s.ai[i].divisibility[0] = hint[i];
 	analyze_region(&s, &f->body);
 	*out = s.ai;
 	return TILEC_OK;
+}
+
+tilec_status axis_analyze(tilec_ctx *ctx, arena *a, const ir_func *f, axis_info **out)
+{
+	(void)ctx;
+	return analyze_hinted(a, f, NULL, out);
 }
 
 int axis_vector_width(const ir_func *f, const axis_info *ai, int ptr, int mask)
@@ -511,4 +520,82 @@ bool *axis_narrow_loads(arena *a, const ir_func *f, const axis_info *ai)
 		mark_narrow(f, ai, &f->body, narrow);
 	}
 	return narrow;
+}
+
+/* The widest access (bytes) of every load and store through pointer
+ * blocks, each dimension, in op order: what a hint may widen. */
+static int access_widths(const ir_func *f, const axis_info *ai, const ir_region *r, int *w, int n)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int k = 0; k < op->nregions; k++)
+			n = access_widths(f, ai, &op->regions[k], w, n);
+		if ((op->code != IR_OP_LOAD && op->code != IR_OP_STORE) || (op->flags & IR_FLAG_TENSORMAP))
+			continue;
+		ir_type pt = f->values[op->args[0]].type;
+		if (pt.kind != IR_PTR || pt.rank == 0)
+			continue;
+		int mask = !(op->flags & IR_FLAG_HAS_MASK) ? -1 : op->code == IR_OP_LOAD ? op->args[1] : op->args[2];
+		int bytes = ir_kind_bytes((ir_kind)pt.pointee);
+		for (int d = 0; d < pt.rank; d++, n++)
+			if (w)
+				w[n] = axis_vector_width_dim(f, ai, op->args[0], mask, d) * bytes;
+	}
+	return n;
+}
+
+static tilec_status widths_under(arena *a, const ir_func *f, const uint8_t *hint, int *w)
+{
+	axis_info *ai;
+	tilec_status st = analyze_hinted(a, f, hint, &ai);
+	if (st == TILEC_OK)
+		access_widths(f, ai, &f->body, w, 0);
+	return st;
+}
+
+int axis_hint_params(arena *a, const ir_func *f, int by, uint8_t *chosen)
+{
+	int n = access_widths(f, NULL, &f->body, NULL, 0), np = f->nparams, count = 0;
+	int *base = arena_alloc(a, sizeof(int) * (size_t)(n + 1)), *all = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+	int *w = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+	if (!base || !all || !w)
+		return -1;
+	memset(chosen, 0, (size_t)np);
+	for (int i = 0; i < np; i++) {
+		const ir_param *p = &f->params[i];
+		bool integer = p->type.kind == IR_I32 || p->type.kind == IR_I64;
+		if (integer && p->type.rank == 0 && !p->div16 && !p->div_by && !p->equal_one && !p->tensormap)
+			chosen[i] = (uint8_t)by, count++;
+	}
+	if (!count || !n)
+		return 0;
+	if (widths_under(a, f, NULL, base) != TILEC_OK || widths_under(a, f, chosen, all) != TILEC_OK)
+		return -1;
+	if (!memcmp(base, all, sizeof(int) * (size_t)n)) {
+		memset(chosen, 0, (size_t)np);
+		return 0; /* nothing widens */
+	}
+	/* keep only the parameters some access needs: a hint on a size no
+	 * access depends on would only make the variant apply less often */
+	for (int i = 0; i < np; i++) {
+		if (!chosen[i])
+			continue;
+		chosen[i] = 0;
+		if (widths_under(a, f, chosen, w) != TILEC_OK)
+			return -1;
+		if (memcmp(w, all, sizeof(int) * (size_t)n))
+			chosen[i] = (uint8_t)by;
+		else
+			count--;
+	}
+	return count;
+}
+
+int axis_same_widths(arena *a, const ir_func *f, const uint8_t *x, const uint8_t *y)
+{
+	int n = access_widths(f, NULL, &f->body, NULL, 0);
+	int *wx = arena_alloc(a, sizeof(int) * (size_t)(n + 1)), *wy = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+	if (!wx || !wy || widths_under(a, f, x, wx) != TILEC_OK || widths_under(a, f, y, wy) != TILEC_OK)
+		return -1;
+	return !memcmp(wx, wy, sizeof(int) * (size_t)n);
 }

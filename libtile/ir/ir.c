@@ -244,6 +244,11 @@ ir_func *ir_clone(arena *a, const ir_func *f)
 		return NULL;
 	if (f->nvalues)
 		memcpy(g->values, f->values, sizeof(ir_value) * (size_t)f->nvalues);
+	if (f->nparams) { /* hints are per clone (tilec's own variants) */
+		if (!(g->params = arena_alloc(a, sizeof(ir_param) * (size_t)f->nparams)))
+			return NULL;
+		memcpy(g->params, f->params, sizeof(ir_param) * (size_t)f->nparams);
+	}
 	return clone_region(g, &g->body, &f->body) ? g : NULL;
 }
 
