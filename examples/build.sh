@@ -10,6 +10,13 @@
 # machine without it. An example that does not build is reported and
 # skipped (exit status 0) so that ./build.sh goes on; tests/test_compile.sh
 # fails on the same kernels. EXAMPLES_STRICT=1 makes it an error.
+#
+# examples/llm (a Llama-style decoder) is built from its manifest instead:
+# examples/llm/kernels.tile -> BUILD_DIR/examples/gen/llm/kernels.{c,h} for
+# LLM_ARCH (default sm_80,orin,hopper), then BUILD_DIR/examples/llm with the
+# reference interpreter as its --cpu back end (tests/test_llm.sh runs it).
+# examples/llm/gpu_check.sh builds the same llm.c on a GPU machine from the
+# generated pair, without libtile.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,6 +42,20 @@ example() {
 		-o "$BUILD/examples/$name"
 }
 
+# llm: the manifest's kernels, and llm.c with the interpreter (-DLLM_CPU)
+llm() {
+	local gen=$BUILD/examples/gen/llm
+	mkdir -p "$gen"
+	rm -f "$BUILD/examples/llm"
+	"$TILEC" compile -m examples/llm/kernels.tile -o "$gen/kernels" --arch "${LLM_ARCH:-sm_80,orin,hopper}" -q \
+		--depfile "$gen/kernels.d" || return 1
+	# shellcheck disable=SC2086
+	$CC $CFLAGS -I. -Iexamples/llm -Ilibtile -I"$gen" -DLLM_CPU \
+		-DLLM_MANIFEST="\"$ROOT/examples/llm/kernels.tile\"" \
+		examples/llm/llm.c "$gen/kernels.c" "$BUILD/libtile.a" $LLVM_LIBS -lz -ldl -lpthread -lm \
+		-o "$BUILD/examples/llm"
+}
+
 failed=()
 example vector_add add_kernel 1024 \
 	"*fp32:16, *fp32:16, *fp32:16, i32, 1024" \
@@ -44,9 +65,10 @@ example silu silu_kernel 1024 \
 	"*bf16:16, *bf16:16, i32, 1024" \
 	"*bf16:16, *bf16:16, i32:16, 1024" \
 	"cdiv(n_elements, BLOCK_SIZE)" || failed+=(silu)
+llm || failed+=(llm)
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "examples: warning: not built: ${failed[*]}" >&2
 	[ "${EXAMPLES_STRICT:-0}" = 1 ] && exit 1
 	exit 0
 fi
-echo "examples: built $BUILD/examples/vector_add and $BUILD/examples/silu"
+echo "examples: built $BUILD/examples/vector_add, $BUILD/examples/silu and $BUILD/examples/llm"

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# test_llm.sh - examples/llm without a GPU: the tiny config's weights
+# (make_weights.py --tiny, pure Python), then build/examples/llm --cpu runs
+# every kernel of the model in tile's reference interpreter, exactly the
+# manifest's variants (examples/llm/interp.h), and --check compares each
+# step's logits with llm.c's plain-C fp32 forward pass on the same tokens
+# (largest difference within 2% of the logits' scale, every greedy token
+# the reference's argmax or a near tie). Prompts of 1, 20, 28, 40 and 70
+# tokens (two prefill blocks of 64 rows), decode steps across the
+# attention's 64 splits (fused reduce, and --split-reduce), and the error paths: missing, truncated, foreign and unsupported
+# weight files, bad token ids and options, a context too small. Also: the
+# manifest compiles for sm_90a and sm_80 alone, every kernel without spills.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${TILE_BUILD:-$ROOT/build}
+LLM=$BUILD/examples/llm
+MW=$ROOT/examples/llm/make_weights.py
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect NAME STATUS NEEDLE -- COMMAND...: exit status and a substring of stdout+stderr
+expect() {
+	local name=$1 want=$2 needle=$3
+	shift 4
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		bad "$name: exit $rc, want $want"
+		echo "$out" | tail -n 20
+	elif [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then
+		bad "$name: output lacks '$needle'"
+		echo "$out" | tail -n 20
+	else
+		ok
+	fi
+}
+
+if [ ! -x "$LLM" ]; then
+	bad "$LLM is not built (examples/build.sh)"
+	echo "test_llm: $passed passed, $failed failed"
+	exit 1
+fi
+if ! command -v python3 >/dev/null; then
+	echo "test_llm: python3 not found: make_weights.py cannot run; skipped"
+	echo "test_llm: 0 passed, 0 failed"
+	exit 0
+fi
+# the manifest compiles for sm_90a and for sm_80 (Orin's class) without spills
+nk=$(grep -c '^kernels.py ' "$ROOT/examples/llm/kernels.tile")
+for arch in sm_90a sm_80; do
+	if ! out=$("${TILEC_PLAIN:-$BUILD/tilec}" compile -m "$ROOT/examples/llm/kernels.tile" -o "$TMP/k_$arch" --arch "$arch" -q -v 2>&1); then
+		bad "compile for $arch"
+		echo "$out" | tail -n 20
+	elif [ "$(grep -c "$arch: .* registers" <<<"$out")" != "$nk" ] || grep "$arch: .* registers" <<<"$out" | grep -qv "spills 0 bytes stored + 0 loaded"; then
+		bad "compile for $arch: not $nk kernels without spills"
+		echo "$out" | tail -n 20
+	else
+		ok
+	fi
+done
+
+W=$TMP/tiny.bin
+# std 0.1: logits of about unit scale, so greedy decoding does not repeat one token
+if ! python3 "$MW" --tiny --std 0.1 "$W" >/dev/null; then
+	bad "make_weights.py --tiny"
+	echo "test_llm: $passed passed, $failed failed"
+	exit 1
+fi
+
+# the model against the C reference
+expect check-70 0 "PASS" -- "$LLM" --cpu --weights "$W" --prompt-random 70 --steps 24 --check -q
+expect check-1 0 "PASS" -- "$LLM" --cpu --weights "$W" --prompt 5 --steps 20 --check -q
+# decode attention as split + reduce kernels: the same tokens as the fused reduce
+a=$("$LLM" --cpu --weights "$W" --prompt-random 40 --steps 8 --check -q 2>&1)
+b=$("$LLM" --cpu --weights "$W" --prompt-random 40 --steps 8 --check -q --split-reduce 2>&1)
+if grep -q "PASS" <<<"$b" && [ "$(grep '^tokens:' <<<"$a")" = "$(grep '^tokens:' <<<"$b")" ]; then ok; else
+	bad "split-reduce: '$a' against '$b'"
+fi
+expect check-20 0 "PASS" -- "$LLM" --cpu --weights "$W" --prompt 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20 \
+	--steps 6 --check --dump-logits "$TMP/logits.bin"
+size=$(stat -c %s "$TMP/logits.bin" 2>/dev/null || echo 0)
+if [ "$size" = $((6 * 512 * 4)) ]; then ok; else bad "dump-logits: $size bytes, want $((6 * 512 * 4))"; fi
+# the same prompt from a file gives the same tokens
+printf '1 2 3 4 5 6 7 8 9 10\n11,12,13,14,15,16,17,18,19,20\n' >"$TMP/prompt.txt"
+a=$("$LLM" --cpu --weights "$W" --prompt-file "$TMP/prompt.txt" --steps 6 -q 2>&1 | grep '^tokens:')
+b=$("$LLM" --cpu --weights "$W" --prompt 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20 --steps 6 -q 2>&1 | grep '^tokens:')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "prompt file: '$a' against '$b'"; fi
+# the context exactly full: prompt + steps = ctx
+expect ctx-full 0 "PASS" -- "$LLM" --cpu --weights "$W" --prompt-random 28 --steps 4 --ctx 32 --check -q
+
+# error paths: a message, no crash
+expect no-file 1 "cannot open" -- "$LLM" --cpu --weights "$TMP/none.bin" --prompt 1
+head -c 1000 "$W" >"$TMP/trunc.bin"
+expect truncated 1 "truncated" -- "$LLM" --cpu --weights "$TMP/trunc.bin" --prompt 1
+head -c 20 "$W" >"$TMP/short.bin"
+expect short 1 "header" -- "$LLM" --cpu --weights "$TMP/short.bin" --prompt 1
+printf 'GGUF and then some bytes that are not a weight file at all, padded out to 64 bytes.....' >"$TMP/foreign.bin"
+expect magic 1 "bad magic" -- "$LLM" --cpu --weights "$TMP/foreign.bin" --prompt 1
+python3 - "$W" "$TMP/hd32.bin" "$TMP/v2.bin" <<'EOF'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+hd = bytearray(data); hd[28:32] = struct.pack("<I", 32)      # head_dim 32
+open(sys.argv[2], "wb").write(hd)
+v2 = bytearray(data); v2[8:12] = struct.pack("<I", 2)        # version 2
+open(sys.argv[3], "wb").write(v2)
+EOF
+expect head-dim 1 "the kernels are built for 64" -- "$LLM" --cpu --weights "$TMP/hd32.bin" --prompt 1
+expect version 1 "format version 2" -- "$LLM" --cpu --weights "$TMP/v2.bin" --prompt 1
+expect bad-token 1 "bad token id" -- "$LLM" --cpu --weights "$W" --prompt 1,x,3
+expect vocab-token 1 "past the vocab" -- "$LLM" --cpu --weights "$W" --prompt 1,512
+expect empty-prompt 1 "no token ids" -- "$LLM" --cpu --weights "$W" --prompt ,
+expect over-ctx 1 "exceed the context" -- "$LLM" --cpu --weights "$W" --prompt-random 30 --steps 4 --ctx 32
+expect unknown-opt 2 "unknown option" -- "$LLM" --cpu --weights "$W" --prompt 1 --frobnicate
+expect no-weights 2 "--weights FILE is required" -- "$LLM" --prompt 1
+expect two-prompts 2 "exactly one of" -- "$LLM" --weights "$W" --prompt 1 --prompt-random 3
+expect bad-steps 2 "is not an integer" -- "$LLM" --weights "$W" --prompt 1 --steps 0
+expect missing-value 2 "needs a value" -- "$LLM" --weights "$W" --prompt
+expect dump-path 1 "cannot write" -- "$LLM" --cpu --weights "$W" --prompt 1 --steps 2 --dump-logits "$TMP/no/such/dir/l.bin"
+expect help 0 "usage: llm" -- "$LLM" --help
+
+echo "test_llm: $passed passed, $failed failed"
+[ "$failed" = 0 ]
