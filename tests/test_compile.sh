@@ -416,6 +416,20 @@ check "sm_90a: rings of 5 tiles (4 stages + a spare), 1024-byte aligned" bash -c
 check "sm_90a: no spills" grep -q "matmul_kernel_0: sm_90a: [0-9]* registers, spills 0 bytes stored + 0 loaded" "$T/mm90a.log"
 "$TILEC" inspect "$T/mm90a.c" >"$T/inspect90a" 2>&1
 check "the blob holds an arch-specific sm_90a cubin" grep -q "cubin sm_90a" "$T/inspect90a"
+# int8 x @ w^T (w [N, K]: both operands K-major): wgmma's s32.s8.s8 form
+# (no scale operands) on sm_90a from the rings, mma.sync on sm_80; a row-major
+# w (K x N) stays on mma.sync (wgmma cannot transpose 8-bit operands)
+check "int8 x @ w^T for sm_80 and sm_90a" "$TILEC" compile --no-hint-variants tests/gpu/kernels/dots.py \
+	-n matmul_int8_nt_kernel -s '*i8:16, *i8:16, *i32:16, i32, i32, i32:16' -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=128 \
+	-w 8 -ns 4 --arch sm_80,sm_90a -o "$T/i8nt" --keep-ptx "$T/i8nt.ptx"
+check "int8 x @ w^T sm_90a: wgmma m64n128k32 s32.s8.s8 from descriptors, no mma.sync" bash -c "
+	grep -q 'wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {.*}, %rd[0-9]*, %rd[0-9]*, p;' '$T/i8nt.ptx/i8nt.sm_90a.ptx' &&
+	! grep -q 'mma.sync' '$T/i8nt.ptx/i8nt.sm_90a.ptx' && grep -q 'cp.async' '$T/i8nt.ptx/i8nt.sm_90a.ptx'"
+check "int8 x @ w^T sm_80: mma.sync s8" grep -q 'mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32' "$T/i8nt.ptx/i8nt.sm_80.ptx"
+check "int8 x @ w (row-major w) for sm_90a" "$TILEC" compile --no-hint-variants tests/gpu/kernels/dots.py \
+	-n matmul_int8_kernel -s '*i8:16, *i8:16, *i32:16, i32, i32:16, i32:16' -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=64 \
+	-w 8 -ns 3 --arch sm_90a -o "$T/i8nn" --keep-ptx "$T/i8nn.ptx"
+check "int8 x @ w sm_90a: mma.sync" bash -c "grep -q 'mma.sync.aligned.m16n8k32' '$T/i8nn.ptx/i8nn.sm_90a.ptx' && ! grep -q 'wgmma.mma_async' '$T/i8nn.ptx/i8nn.sm_90a.ptx'"
 # a spare tile only where it costs no block per SM: 128x128x32 in 4 warps
 # (registers allow 3 blocks either way) gets one, 64x64x32 (9 blocks of
 # 24 KB against 6 of 32) does not

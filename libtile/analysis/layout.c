@@ -466,13 +466,15 @@ static bool operand_k_major(const assigner *s, const ir_op *dot, int which)
 	return t == VIEW_NONE || t == (which == 0 ? VIEW_ROWS : VIEW_TRANSPOSED);
 }
 
-/* An fp8 dot wgmma runs: 8-bit operands must be K-major in shared memory
- * (wgmma has no transpose for them). */
-static bool wgmma_fp8(const assigner *s, const ir_op *op)
+/* An 8-bit dot wgmma runs (fp8 into fp32, int8 into int32): its operands
+ * must be K-major in shared memory (wgmma has no transpose for them). */
+static bool wgmma_8bit(const assigner *s, const ir_op *op)
 {
 	ir_type at = vtype(s, op->args[0]), bt = vtype(s, op->args[1]), ct = vtype(s, op->results[0]);
 	int w = s->f->num_warps;
-	return ir_kind_is_fp8((ir_kind)at.kind) && ir_kind_is_fp8((ir_kind)bt.kind) && ct.kind == IR_F32 && at.rank == 2 &&
+	bool fp8 = ir_kind_is_fp8((ir_kind)at.kind) && ir_kind_is_fp8((ir_kind)bt.kind) && ct.kind == IR_F32;
+	bool int8 = at.kind == IR_I8 && bt.kind == IR_I8 && ct.kind == IR_I32;
+	return (fp8 || int8) && at.rank == 2 &&
 	       w % 4 == 0 && at.shape[0] % (16 * w) == 0 && at.shape[1] % 32 == 0 && bt.shape[1] % 8 == 0 &&
 	       operand_k_major(s, op, 0) && operand_k_major(s, op, 1);
 }
@@ -1073,7 +1075,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_DOT:
-		if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_fp8(s, op))) {
+		if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_8bit(s, op))) {
 			/* a warpgroup's four warps take 64 consecutive rows */
 			l = layout_mma(s->a, 2, 1, s->f->num_warps, 1, false);
 			p->wgmma[res] = true;

@@ -3,7 +3,7 @@
  * A dot layout_dot_wgmma accepted keeps its accumulator in layout_mma with
  * every warp along M, so warp w holds rows 16 (w % 4) .. of its
  * warpgroup's 64-row block in exactly the registers of wgmma's m64nNk16
- * (fp16, bf16) or m64nNk32 (fp8) result (per 8-column tile, c0..c3 as in
+ * (fp16, bf16) or m64nNk32 (fp8, int8) result (per 8-column tile, c0..c3 as in
  * mma.sync). Per 64-row block and K step the warpgroup issues one
  * wgmma.mma_async per chunk of up to 256 columns. B always comes from
  * shared memory through a matrix descriptor: its ring tile in place
@@ -149,13 +149,18 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	/* an accumulator of zeros is not read: the first K step's
 	 * instructions scale it by 0 (registers set to zeros after the fence
 	 * would make ptxas wait for the group, C7519 below) */
-	bool czero = true;
+	bool czero = true, int8 = mk.int8;
 	for (int r = 0; r < mc.nregs; r++) {
 		LLVMBool lossy;
 		double x = LLVMIsAConstantFP(c.r[r]) ? LLVMConstRealGetDouble(c.r[r], &lossy) : 1.0;
 		out->r[r] = c.r[r];
-		czero = czero && x == 0.0 && !signbit(x);
+		if (int8)
+			czero = czero && LLVMIsAConstantInt(c.r[r]) && LLVMConstIntGetZExtValue(c.r[r]) == 0;
+		else
+			czero = czero && x == 0.0 && !signbit(x);
 	}
+	/* int8 accumulates in s32 registers; its instruction has no scales */
+	LLVMTypeRef acc_t = int8 ? w->i32 : w->f32;
 
 	/* stored K-major (K contiguous) or transposed (MN-major); 8-bit
 	 * operands are K-major and the instruction names no transpose */
@@ -174,17 +179,18 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	strbuf text, cons;
 	sb_init(&text);
 	sb_init(&cons);
-	sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-		  2 * nd + nin + 1, n, mk.kstep, mk.ab, bty);
+	const char *scales = int8 ? "" : ", 1, 1";
+	sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {",
+		  2 * nd + nin + 1, n, mk.kstep, int8 ? "s32" : "f32", mk.ab, bty);
 	for (int i = 0; i < nd; i++)
 		sb_printf(&text, "%s$%d", i ? "," : "", i);
 	if (a_desc)
-		sb_printf(&text, "}, $%d, $%d, p, 1, 1%s;\n}", 2 * nd, 2 * nd + 1, trans);
+		sb_printf(&text, "}, $%d, $%d, p%s%s;\n}", 2 * nd, 2 * nd + 1, scales, trans);
 	else
-		sb_printf(&text, "}, {$%d,$%d,$%d,$%d}, $%d, p, 1, 1%s;\n}", 2 * nd, 2 * nd + 1, 2 * nd + 2, 2 * nd + 3,
-			  2 * nd + 4, trans);
+		sb_printf(&text, "}, {$%d,$%d,$%d,$%d}, $%d, p%s%s;\n}", 2 * nd, 2 * nd + 1, 2 * nd + 2, 2 * nd + 3,
+			  2 * nd + 4, scales, trans);
 	for (int i = 0; i < nd; i++)
-		sb_printf(&cons, "%s=f", i ? "," : "");
+		sb_printf(&cons, "%s=%s", i ? "," : "", int8 ? "r" : "f");
 	for (int i = 0; i < nd; i++)
 		sb_printf(&cons, ",%d", i);
 	sb_printf(&cons, a_desc ? ",l,l,r" : ",r,r,r,r,l,r");
@@ -196,7 +202,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		return lw_oom(w);
 	}
 	for (int i = 0; i < nd; i++)
-		ft[i] = w->f32;
+		ft[i] = acc_t;
 	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, ft, (unsigned)nd, false);
 	LLVMValueRef one = lw_ci32(w, 1);
 	/* the warpgroup's first row: warps 4g .. 4g + 3 hold rows 64 g .. */
@@ -229,7 +235,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 				bool fresh = czero && ks == 0;
 				for (int jj = 0; jj < n / 8; jj++)
 					for (int q = 0; q < 4; q++)
-						args[na++] = fresh ? LLVMGetUndef(w->f32)
+						args[na++] = fresh ? LLVMGetUndef(acc_t)
 								   : out->r[tl.reg[(i * tl.nt + ch * (n / 8) + jj) * 4 + q]];
 				if (a_desc) {
 					args[na++] = adesc;
@@ -280,10 +286,6 @@ void lw_wgmma_wait_for(lw *w, int v, int groups)
 	sb_init(&text);
 	sb_init(&cons);
 	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned %d;", n, groups);
-	for (int i = 0; i < n; i++)
-		sb_printf(&cons, "%s=f", i ? "," : "");
-	for (int i = 0; i < n; i++)
-		sb_printf(&cons, ",%d", i);
 	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)(n + 1));
 	LLVMValueRef *in = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(n + 1));
 	if (!ft || !in) {
@@ -293,9 +295,12 @@ void lw_wgmma_wait_for(lw *w, int v, int groups)
 	}
 	for (int k = 0, i = 0; k < nx; k++)
 		for (int r = 0; r < x[k]->n; r++, i++) {
-			ft[i] = w->f32;
 			in[i] = x[k]->r[r];
+			ft[i] = LLVMTypeOf(in[i]); /* f32, or an int8 dot's s32 */
+			sb_printf(&cons, "%s=%s", i ? "," : "", ft[i] == w->i32 ? "r" : "f");
 		}
+	for (int i = 0; i < n; i++)
+		sb_printf(&cons, ",%d", i);
 	LLVMTypeRef st = LLVMStructTypeInContext(w->c, ft, (unsigned)n, false);
 	LLVMValueRef d = lw_asm_call(w, st, sb_str(&text), sb_str(&cons), in, n, true);
 	for (int k = 0, i = 0; k < nx; k++)

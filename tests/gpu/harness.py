@@ -693,4 +693,6 @@ def cublas_fn(kind, args):
         return lambda: torch.bmm(a, b)
     if kind == "int_mm":
         return lambda: torch._int_mm(a, b)
+    if kind == "int_mm_nt":  # b is [N, K]: a linear layer's weights
+        return lambda: torch._int_mm(a, b.t())
     raise ValueError(kind)

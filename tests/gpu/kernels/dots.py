@@ -119,6 +119,24 @@ def matmul_int8_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOC
 
 
 @triton.jit
+def matmul_int8_nt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr):
+    # int8 x @ w^T, w [N, K] row-major as a linear layer keeps its weights:
+    # both operands K-major, the form Hopper's int8 wgmma reads.
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0)
+        b = tl.load(b_ptr + rn[None, :] * K + (k0 + rk)[:, None],
+                    mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
 def matmul_f16acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                          BLOCK_K: tl.constexpr):
     # fp16 operands accumulated in fp16 (out_dtype=tl.float16).
