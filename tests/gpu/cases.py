@@ -54,7 +54,7 @@ def next_pow2(x):
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
          sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None, num_ctas=None,
-         triton_refuses=None, include_dirs=None, cpu_sizes=None, tile_open=None):
+         triton_refuses=None, include_dirs=None, cpu_sizes=None, tile_open=None, specialized_only=False):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
@@ -81,14 +81,17 @@ def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num
     (default: the smallest of sizes).
     tile_open: a known open limitation of tile's that keeps a corpus case
     from compiling: a part of the error tilec gives (the case is then not
-    compiled for the GPU)."""
+    compiled for the GPU).
+    specialized_only: compile only the signatures Triton specializes the
+    sizes to (not every int :16, nor none): the kernel compiles only with a
+    :1 Triton's JIT gives (as Triton, it refuses other values)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
                 cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [], maxnreg=maxnreg,
                 triton_extra=triton_extra or {}, num_ctas=num_ctas, triton_refuses=triton_refuses,
                 include_dirs=include_dirs or [], cpu_sizes=cpu_sizes,
-                tile_open=tile_open)
+                tile_open=tile_open, specialized_only=specialized_only)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):

@@ -175,8 +175,9 @@ def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
     # the variants Triton would compile for the case's sizes, then every int
     # :16, then no hints (any launch finds one)
     sigs = [triton_signature(inst, s) for s in inst["sizes"]]
-    sigs += [signature(inst["params"], True, inst["constexprs"]),
-             signature(inst["params"], False, inst["constexprs"])]
+    if not inst.get("specialized_only"):
+        sigs += [signature(inst["params"], True, inst["constexprs"]),
+                 signature(inst["params"], False, inst["constexprs"])]
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
     for s in sorted(set(sigs), key=sigs.index):
         cmd += ["-s", s]
