@@ -79,7 +79,10 @@ CASES = [
           S("i32", "M"), S("i32", "N"), S("i32", "N"), S("i32", "1"), S("i32", "N"), S("i32", "1"),
           S("i32", "N"), S("i32", "1")],
          lambda s: dict(_rows(s), neg=False, log=True), "cdiv(M, BLOCK_SIZE_BATCH)",
-         ROW_SIZES, 4, tol=F32),
+         # the saved output is randn here, not log-probabilities: exp(output) reaches
+         # e^4.5 and scales the row sum of 4096 fp32 terms, which the two sides add in
+         # different orders (5.7e-4 apart at one draw)
+         ROW_SIZES, 4, tol=tol(1e-3, 1e-4)),
     # launcher: attorch/layer_norm_layer.py:78 LayerNormAutoGrad.forward() (weight, bias, stats saved)
     case("attorch_layer_norm_fwd", P + "layer_norm_kernels.py", "layer_norm_forward_kernel",
          [T("in", "fp16", ["M", "N"]), T("in", "fp16", ["N"]), T("in", "fp16", ["N"]),
