@@ -7,7 +7,7 @@
 # (largest difference within 2% of the logits' scale, every greedy token
 # the reference's argmax or a near tie). Prompts of 1, 20, 28, 40 and 70
 # tokens (two prefill blocks of 64 rows), decode steps across the
-# attention's 64 splits (fused reduce, and --split-reduce), and the error paths: missing, truncated, foreign and unsupported
+# attention's splits (fused reduce, and --split-reduce), and the error paths: missing, truncated, foreign and unsupported
 # weight files, bad token ids and options, a context too small. Also: the
 # manifest compiles for sm_90a and sm_80 alone, every kernel without spills.
 set -u
@@ -57,8 +57,8 @@ for arch in sm_90a sm_80; do
 	if ! out=$("${TILEC_PLAIN:-$BUILD/tilec}" compile -m "$ROOT/examples/llm/kernels.tile" -o "$TMP/k_$arch" --arch "$arch" -q -v 2>&1); then
 		bad "compile for $arch"
 		echo "$out" | tail -n 20
-	elif [ "$(grep -c "$arch: .* registers" <<<"$out")" != "$nk" ] || grep "$arch: .* registers" <<<"$out" | grep -qv "spills 0 bytes stored + 0 loaded"; then
-		bad "compile for $arch: not $nk kernels without spills"
+	elif [ "$(grep -c "$arch: .* registers" <<<"$out")" -lt "$nk" ] || grep "$arch: .* registers" <<<"$out" | grep -qv "spills 0 bytes stored + 0 loaded"; then
+		bad "compile for $arch: not $nk kernels (and the variants tilec adds) without spills"
 		echo "$out" | tail -n 20
 	else
 		ok
