@@ -194,9 +194,11 @@ install_tree() {
 	llvm_libs=$(echo $("$LLVM_CONFIG" --ldflags) $("$LLVM_CONFIG" --libs) | tr ' ' ';')
 	local files=(bin/tilec include/tile.h include/tilec.h lib/libtile.a lib/pkgconfig/tile.pc
 		lib/cmake/tile/tileConfig.cmake lib/cmake/tile/tileConfigVersion.cmake lib/cmake/tile/tileKernels.cmake
-		share/doc/tile/README.md share/doc/tile/CHANGELOG share/tile/tile_tune.c)
+		share/doc/tile/README.md share/doc/tile/CHANGELOG share/tile/tile_tune.c bin/tile-capture)
 	for f in docs/*.md; do files+=("share/doc/tile/$(basename "$f")"); done
-	mkdir -p "$dest/bin" "$dest/include" "$dest/lib/pkgconfig" "$dest/lib/cmake/tile" "$dest/share/doc/tile" "$dest/share/tile"
+	for f in tools/tile-capture/tile_capture/*.py; do files+=("share/tile/python/tile_capture/$(basename "$f")"); done
+	mkdir -p "$dest/bin" "$dest/include" "$dest/lib/pkgconfig" "$dest/lib/cmake/tile" "$dest/share/doc/tile" "$dest/share/tile" \
+		"$dest/share/tile/python/tile_capture"
 	install -m 755 "$BUILD/tilec" "$dest/bin/tilec"
 	install -m 644 tile.h "$dest/include/tile.h"
 	install -m 644 libtile/tilec.h "$dest/include/tilec.h"
@@ -207,6 +209,8 @@ install_tree() {
 	install -m 644 cmake/tileKernels.cmake "$dest/lib/cmake/tile/tileKernels.cmake"
 	install -m 644 README.md CHANGELOG docs/*.md "$dest/share/doc/tile/"
 	install -m 644 tools/tile-tune/tile_tune.c "$dest/share/tile/tile_tune.c"
+	install -m 755 tools/tile-capture/tile-capture.sh "$dest/bin/tile-capture"
+	install -m 644 tools/tile-capture/tile_capture/*.py "$dest/share/tile/python/tile_capture/"
 	chmod 644 "$dest"/lib/pkgconfig/tile.pc "$dest"/lib/cmake/tile/*
 	files+=(share/tile/install_manifest.txt)
 	printf '%s\n' "${files[@]}" >"$dest/share/tile/install_manifest.txt"
@@ -226,7 +230,7 @@ uninstall_tree() {
 		case "$f" in ''|/*|*..*) echo "build.sh: uninstall: skipping '$f'" >&2; continue ;; esac
 		rm -f "$dest/$f"
 	done
-	for d in share/tile share/doc/tile lib/cmake/tile lib/cmake lib/pkgconfig share/doc share lib include bin; do
+	for d in share/tile/python/tile_capture share/tile/python share/tile share/doc/tile lib/cmake/tile lib/cmake lib/pkgconfig share/doc share lib include bin; do
 		rmdir "$dest/$d" 2>/dev/null || true
 	done
 	echo "build.sh: removed ${#files[@]} files from $dest"

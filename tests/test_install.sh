@@ -31,7 +31,7 @@ mv "$T/staging" "$T/prefix"
 P=$T/prefix
 for f in bin/tilec include/tile.h include/tilec.h lib/libtile.a lib/pkgconfig/tile.pc lib/cmake/tile/tileConfig.cmake \
 	lib/cmake/tile/tileConfigVersion.cmake lib/cmake/tile/tileKernels.cmake share/doc/tile/README.md \
-	share/tile/install_manifest.txt share/tile/tile_tune.c; do
+	share/tile/install_manifest.txt share/tile/tile_tune.c bin/tile-capture share/tile/python/tile_capture/__main__.py; do
 	[ -f "$P/$f" ] && ok || bad "not installed: $f"
 done
 [ "$(wc -l <"$P/share/tile/install_manifest.txt")" = "$(cd "$P" && find . -type f | wc -l)" ] && ok ||
@@ -42,6 +42,8 @@ grep -rIlF -e "$ROOT" -e "$T/staging" -e "$BUILD_DIR" "$P" >"$T/paths"
 [ ! -s "$T/paths" ] && ok || { bad "absolute build paths in:"; cat "$T/paths"; }
 "$P/bin/tilec" compile --help >"$T/out" 2>&1
 has "the installed tilec runs" "$T/out" "^usage: tilec compile"
+"$P/bin/tile-capture" --help >"$T/out" 2>&1
+has "the installed tile-capture runs" "$T/out" "^usage: python3 -m tile_capture -o MANIFEST"
 
 # 2. CMake + Ninja, examples/cmake copied out of the tree
 cp -r examples/cmake "$T/cm"
