@@ -3,7 +3,8 @@
 # install into a temporary prefix, move the tree (it must be relocatable:
 # no file of the package names this checkout or the prefix), build
 # examples/cmake with CMake and Ninja through find_package(tile) and
-# tile_add_kernels, and examples/make with Make and pkg-config, run both;
+# tile_add_kernels, and examples/make with Make and pkg-config, run both
+# (and examples/llm through CMake for sm_90a; tile-capture from the prefix);
 # touching one kernel file recompiles its blob and not the other (tilec's
 # depfiles); examples/cmake cross-compiles for aarch64; uninstall leaves
 # nothing. Needs cmake, ninja, pkg-config and gcc-aarch64-linux-gnu
@@ -58,6 +59,13 @@ rc=$?
 # the manifests' variants and the :4 one tilec adds to each unhinted n_elements
 has "it lists the kernels" "$T/run" "^add_kernels: kernel add_kernel, 3 variants$"
 has "... of both blobs" "$T/run" "^scale_kernels: kernel scale_kernel, 2 variants$"
+# examples/llm through the installed package too (one arch, to keep the
+# compile short): its manifest's 15 kernels, a program that needs only libcuda
+cp -r examples/llm "$T/llm"
+check "examples/llm: cmake configure" cmake -S "$T/llm" -B "$T/llm/build" -G Ninja -DCMAKE_PREFIX_PATH="$P" -DTILE_ARCHS=sm_90a
+check "examples/llm: cmake build" cmake --build "$T/llm/build"
+"$T/llm/build/llm" --help >"$T/out" 2>&1
+has "examples/llm (CMake) runs" "$T/out" "^usage: llm --weights FILE"
 has "the presets reached tilec (orin, blackwell)" "$T/run" "^add_kernels: image cubin sm_87$"
 has "... sm_120" "$T/run" "^scale_kernels: image cubin sm_120$"
 has "it ran, or said why not" "$T/run" "^(no GPU to run on|out = 2 \* \(x \+ y\) over [0-9]+ elements: all correct)"
