@@ -561,14 +561,14 @@ int axis_hint_params(arena *a, const ir_func *f, int by, uint8_t *chosen)
 	if (!base || !all || !w)
 		return -1;
 	memset(chosen, 0, (size_t)np);
-	for (int i = 0; i < np; i++) {
+	for (int i = 0; i < np && n; i++) {
 		const ir_param *p = &f->params[i];
 		bool integer = p->type.kind == IR_I32 || p->type.kind == IR_I64;
 		if (integer && p->type.rank == 0 && !p->div16 && !p->div_by && !p->equal_one && !p->tensormap)
 			chosen[i] = (uint8_t)by, count++;
 	}
-	if (!count || !n)
-		return 0;
+	if (!count)
+		return 0; /* no access, or no parameter to hint */
 	if (widths_under(a, f, NULL, base) != TILEC_OK || widths_under(a, f, chosen, all) != TILEC_OK)
 		return -1;
 	if (!memcmp(base, all, sizeof(int) * (size_t)n)) {
