@@ -213,7 +213,7 @@ static int interp_constexpr(const char *launch, const char *name)
 		if (strcmp(ip.v[i].launch, launch) == 0) {
 			for (int j = 0; j < ip.v[i].ndefs; j++)
 				if (strcmp(ip.v[i].def_name[j], name) == 0)
-					return atoi(ip.v[i].def_value[j]);
+					return strcmp(ip.v[i].def_value[j], "True") == 0 ? 1 : atoi(ip.v[i].def_value[j]);
 			return 0;
 		}
 	return 0;

@@ -89,56 +89,87 @@ def _rope_rows(ptrs, mask, cos_ptr, sin_ptr, pos, HD: tl.constexpr):
 
 
 @triton.jit
-def _combine(po_ptr, pl_ptr, out_ptr, h, HD: tl.constexpr, SPLITS: tl.constexpr):
-    # head h's output: its SPLITS partials weighted by their log2-sum-exp.
-    # Split 0 is never empty, so the max is finite.
+def _combine(po_ptr, pl_ptr, out_ptr, h0, nheads, HD: tl.constexpr, SPLITS: tl.constexpr, ROWS: tl.constexpr):
+    # the outputs of heads h0 .. h0 + nheads - 1 (nheads <= ROWS), all at
+    # once: each head's SPLITS partials weighted by their log2-sum-exp.
+    # Split 0 is never empty, so each head's max is finite.
+    offs_r = tl.arange(0, ROWS)
     offs_s = tl.arange(0, SPLITS)
     offs_d = tl.arange(0, HD)
-    lse = tl.load(pl_ptr + h * SPLITS + offs_s)
-    w = tl.exp2(lse - tl.max(lse, axis=0))
-    parts = tl.load(po_ptr + (h * SPLITS + offs_s[:, None]) * HD + offs_d[None, :])
-    out = tl.sum(parts * w[:, None], axis=0) / tl.sum(w, axis=0)
-    tl.store(out_ptr + h * HD + offs_d, out.to(tl.float16))
+    rmask = offs_r < nheads
+    rows = (h0 + offs_r)[:, None] * SPLITS + offs_s[None, :]
+    lse = tl.load(pl_ptr + rows, mask=rmask[:, None], other=0.0)
+    w = tl.exp2(lse - tl.max(lse, axis=1)[:, None])
+    # an empty split's partial (weight 0) is not read
+    full = rmask[:, None] & (lse > -float("inf"))
+    parts = tl.load(po_ptr + rows[:, :, None] * HD + offs_d[None, None, :], mask=full[:, :, None], other=0.0)
+    out = tl.sum(parts * w[:, :, None], axis=1) / tl.sum(w, axis=1)[:, None]
+    tl.store(out_ptr + (h0 + offs_r)[:, None] * HD + offs_d[None, :], out.to(tl.float16), mask=rmask[:, None])
 
 
 # ---------------------------------------------------------------- decode
 
 
 @triton.jit
+def _x_whole(x_ptr, nw_ptr, K, eps, NORM: tl.constexpr, BLOCK_K: tl.constexpr):
+    # x (rmsnorm(x) * nw when NORM), all K <= BLOCK_K values as one 1-D fp16
+    # block: each value is loaded and normalized by one thread, then moved
+    # into the weight tile's layout once (x[None, :] at the use), rather
+    # than normalized again for every weight row
+    offs = tl.arange(0, BLOCK_K)
+    kmask = offs < K
+    x = tl.load(x_ptr + offs, mask=kmask, other=0.0)
+    if NORM:
+        xf = x.to(tl.float32)
+        rstd = tl.rsqrt(tl.sum(xf * xf, axis=0) / K + eps)
+        nw = tl.load(nw_ptr + offs, mask=kmask, other=0.0).to(tl.float32)
+        x = ((xf * rstd).to(tl.float16).to(tl.float32) * nw).to(tl.float16)
+    return x
+
+
+@triton.jit
 def gemv_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, pval_ptr, pidx_ptr, N, K, eps,
-                NORM: tl.constexpr, EPI: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                NORM: tl.constexpr, EPI: tl.constexpr, WHOLE_K: tl.constexpr,
+                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # y[n] = sum_k x'[k] * w[n, k] for BLOCK_N rows n; x' = rmsnorm(x) * nw
     # when NORM. EPI: 0 store (out = y, fp16), 1 residual (out += y, fp16, in
     # place), 2 argmax (out = y as fp32 logits, and this program's max and
     # its index into pval/pidx for argmax_step_kernel).
-    # Memory-bound: many programs, 16-byte loads along K, and the next weight
-    # tile loaded before the current one is used (two tiles in flight).
+    # Memory-bound and short, so what counts is how soon each program has
+    # all its bytes in flight: WHOLE_K (K <= BLOCK_K, llm.c checks) reads a
+    # program's rows in one load, issued before waiting on the kernel before
+    # (weights never change), and x once; else the rows go by in BLOCK_K
+    # blocks, the next one loaded before the current one is used.
     pid = tl.program_id(0)
     offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
     nmask = offs_n < N
     offs_k = tl.arange(0, BLOCK_K)
-    w_ptrs = w_ptr + offs_n.to(tl.int64)[:, None] * K + offs_k[None, :]
-    w = tl.load(w_ptrs, mask=nmask[:, None] & (offs_k[None, :] < K), other=0.0)
+    # in the loop, x is read as a [BLOCK_N, BLOCK_K] block (each row the
+    # same K slice, from L1) so that it comes in the weight tile's layout: a
+    # 1-D x broadcast over the rows would be moved between layouts through
+    # shared memory, two barriers per iteration (WHOLE_K pays that once)
+    k2 = offs_k[None, :] + 0 * offs_n[:, None]
+    w_ptrs = w_ptr + offs_n.to(tl.int64)[:, None] * K + k2
+    w = tl.load(w_ptrs, mask=nmask[:, None] & (k2 < K), other=0.0)
     tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
-    if NORM:
-        rstd = _rstd(x_ptr, K, eps, BLOCK_K)
-    # x is read as a [BLOCK_N, BLOCK_K] block (each row the same K slice, from
-    # L1) so that it comes in the weight tile's layout: a 1-D x broadcast
-    # over the rows would be moved between layouts through shared memory,
-    # two barriers per iteration
-    k2 = offs_k[None, :] + 0 * offs_n[:, None]
-    acc = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
-    for k0 in range(BLOCK_K, K + BLOCK_K, BLOCK_K):
-        w_next = tl.load(w_ptrs + k0, mask=nmask[:, None] & (k0 + offs_k[None, :] < K), other=0.0)
-        kc = k0 - BLOCK_K + k2
+    if WHOLE_K:
+        x = _x_whole(x_ptr, nw_ptr, K, eps, NORM, BLOCK_K)
+        y = tl.sum(w.to(tl.float32) * x[None, :].to(tl.float32), axis=1)
+    else:
         if NORM:
-            x = _normed(x_ptr, nw_ptr, kc, kc < K, rstd).to(tl.float32)
-        else:
-            x = tl.load(x_ptr + kc, mask=kc < K, other=0.0).to(tl.float32)
-        acc += w.to(tl.float32) * x
-        w = w_next
-    y = tl.sum(acc, axis=1)
+            rstd = _rstd(x_ptr, K, eps, BLOCK_K)
+        acc = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
+        for k0 in range(BLOCK_K, K + BLOCK_K, BLOCK_K):
+            w_next = tl.load(w_ptrs + k0, mask=nmask[:, None] & (k0 + k2 < K), other=0.0)
+            kc = k0 - BLOCK_K + k2
+            if NORM:
+                x = _normed(x_ptr, nw_ptr, kc, kc < K, rstd).to(tl.float32)
+            else:
+                x = tl.load(x_ptr + kc, mask=kc < K, other=0.0).to(tl.float32)
+            acc += w.to(tl.float32) * x
+            w = w_next
+        y = tl.sum(acc, axis=1)
     if EPI == 0:
         tl.store(out_ptr + offs_n, y.to(tl.float16), mask=nmask)
     elif EPI == 1:
@@ -156,34 +187,23 @@ def gemv_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, pval_ptr, pidx_ptr, N, K, eps,
 def gemv_swiglu_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, F, K, eps,
                        BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # out[n] = silu(g[n]) * u[n], g = x' @ w[n]^T, u = x' @ w[F + n]^T, with
-    # w the fused [2F, K] gate-then-up weight and x' = rmsnorm(x) * nw.
+    # w the fused [2F, K] gate-then-up weight and x' = rmsnorm(x) * nw; the
+    # whole of K in one block (K <= BLOCK_K, llm.c checks), as gemv_kernel's
+    # WHOLE_K
     pid = tl.program_id(0)
     offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
     nmask = offs_n < F
     offs_k = tl.arange(0, BLOCK_K)
-    g_ptrs = w_ptr + offs_n.to(tl.int64)[:, None] * K + offs_k[None, :]
-    u_ptrs = g_ptrs + F.to(tl.int64) * K
-    m0 = nmask[:, None] & (offs_k[None, :] < K)
-    wg = tl.load(g_ptrs, mask=m0, other=0.0)
-    wu = tl.load(u_ptrs, mask=m0, other=0.0)
+    k2 = offs_k[None, :] + 0 * offs_n[:, None]
+    g_ptrs = w_ptr + offs_n.to(tl.int64)[:, None] * K + k2
+    m = nmask[:, None] & (k2 < K)
+    wg = tl.load(g_ptrs, mask=m, other=0.0)
+    wu = tl.load(g_ptrs + F.to(tl.int64) * K, mask=m, other=0.0)
     tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
-    rstd = _rstd(x_ptr, K, eps, BLOCK_K)
-    k2 = offs_k[None, :] + 0 * offs_n[:, None]  # x in the weights' layout, as in gemv_kernel
-    acc_g = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
-    acc_u = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
-    for k0 in range(BLOCK_K, K + BLOCK_K, BLOCK_K):
-        mn = nmask[:, None] & (k0 + offs_k[None, :] < K)
-        wg_next = tl.load(g_ptrs + k0, mask=mn, other=0.0)
-        wu_next = tl.load(u_ptrs + k0, mask=mn, other=0.0)
-        kc = k0 - BLOCK_K + k2
-        x = _normed(x_ptr, nw_ptr, kc, kc < K, rstd).to(tl.float32)
-        acc_g += wg.to(tl.float32) * x
-        acc_u += wu.to(tl.float32) * x
-        wg = wg_next
-        wu = wu_next
-    g = tl.sum(acc_g, axis=1).to(tl.float16).to(tl.float32)
-    u = tl.sum(acc_u, axis=1).to(tl.float16).to(tl.float32)
+    x = _x_whole(x_ptr, nw_ptr, K, eps, True, BLOCK_K)[None, :].to(tl.float32)
+    g = tl.sum(wg.to(tl.float32) * x, axis=1).to(tl.float16).to(tl.float32)
+    u = tl.sum(wu.to(tl.float32) * x, axis=1).to(tl.float16).to(tl.float32)
     s = (g / (1.0 + tl.exp(-g))).to(tl.float16).to(tl.float32)
     tl.store(out_ptr + offs_n, (s * u).to(tl.float16), mask=nmask)
 
@@ -195,20 +215,21 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
                        FUSE_REDUCE: tl.constexpr):
     # Flash-decoding, one program per (KV head, split): the token at position
     # pos = state[0] attends to keys 0..pos; split s covers cdiv(pos + 1,
-    # SPLITS) of them. GQA: the program takes all NH // NKV query heads that
-    # share its KV head as the rows of one [GROUP, HD] block (GROUP >= the
-    # group size, the rows past it masked), so each K/V row is read once and
-    # the scores and the weighted sum are tensor-core dots. Each split writes
-    # its normalized partial output and log2-sum-exp for attn_reduce_kernel.
-    # q and the new k are rotated here (RoPE); key pos comes from registers,
-    # not the cache, and the split holding it writes it (k rotated, and v)
-    # into the cache for later steps, so no program reads a row that another
-    # program of this launch writes. qkv is the fused [q | k | v] row.
+    # SPLITS) of them, rounded up to whole BLOCK_N blocks. GQA: the program
+    # takes all NH // NKV query heads that share its KV head as the rows of one
+    # [GROUP, HD] block (GROUP >= the group size, the rows past it masked), so
+    # each K/V row is read once and the scores and the weighted sum are
+    # tensor-core dots. Each split writes its normalized partial output and
+    # log2-sum-exp for attn_reduce_kernel. q and the new k are rotated here
+    # (RoPE); key pos comes from registers, not the cache, and the split holding
+    # it writes it (k rotated, and v) into the cache for later steps, so no
+    # program reads a row that another program of this launch writes. qkv is the
+    # fused [q | k | v] row.
     # FUSE_REDUCE: the split that finishes last for its KV head (a counter per
     # KV head, cnt_ptr, zero between launches) combines the group's partials
-    # into out itself, as attn_reduce_kernel would, and resets the counter:
-    # one launch a layer fewer. The counter's acq_rel atomic, after a barrier
-    # of the program, orders every split's partial stores before that read.
+    # into out itself, as attn_reduce_kernel would, and resets the counter: one
+    # launch a layer fewer. The counter's acq_rel atomic, after a barrier of the
+    # program, orders every split's partial stores before that read.
     g = tl.program_id(0)
     split = tl.program_id(1)
     tl.extra.cuda.gdc_wait()
@@ -216,7 +237,9 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
     group = NH // NKV
     pos = tl.load(state_ptr)
     seq = pos + 1
-    chunk = tl.cdiv(seq, SPLITS)
+    # whole BLOCK_N blocks a split, so a short context leaves the last
+    # splits empty rather than every split a few keys
+    chunk = tl.cdiv(tl.cdiv(seq, SPLITS), BLOCK_N) * BLOCK_N
     start = split * chunk
     end = tl.minimum(start + chunk, seq)
     offs_r = tl.arange(0, GROUP)
@@ -251,7 +274,7 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
         v = tl.where(new[:, None], v_new[None, :], v)
         acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
         m_i = m_new
-    # an empty split (pos + 1 < SPLITS) leaves l_i == 0: output 0, weight 0
+    # an empty split (start past pos) leaves l_i == 0: output 0, weight 0
     has = l_i > 0.0
     out = acc / tl.where(has, l_i, 1.0)[:, None]
     lse = tl.where(has, m_i + tl.log2(tl.where(has, l_i, 1.0)), -float("inf"))
@@ -262,8 +285,7 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
         tl.debug_barrier()
         done = tl.atomic_add(cnt_ptr + g, 1, sem="acq_rel", scope="gpu")
         if done == SPLITS - 1:
-            for r in range(0, group):
-                _combine(po_ptr, pl_ptr, out_ptr, g * group + r, HD, SPLITS)
+            _combine(po_ptr, pl_ptr, out_ptr, g * group, group, HD, SPLITS, GROUP)
             tl.store(cnt_ptr + g, 0)
 
 
@@ -274,7 +296,7 @@ def attn_reduce_kernel(po_ptr, pl_ptr, out_ptr, NH, HD: tl.constexpr, SPLITS: tl
     h = tl.program_id(0)
     tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
-    _combine(po_ptr, pl_ptr, out_ptr, h, HD, SPLITS)
+    _combine(po_ptr, pl_ptr, out_ptr, h, 1, HD, SPLITS, 1)
 
 
 @triton.jit

@@ -59,6 +59,7 @@ enum kern {
 	K_GEMV_RESIDUAL,
 	K_GEMV_LOGITS,
 	K_GEMV_SWIGLU,
+	K_GEMV_DOWN,
 	K_ATTN_DECODE,
 	K_ATTN_DECODE_SPLIT,
 	K_ATTN_REDUCE,
@@ -73,9 +74,9 @@ enum kern {
 	K_COUNT
 };
 static const char *const kern_name[K_COUNT] = {
-	"gemv_norm", "gemv_residual", "gemv_logits",   "gemv_swiglu", "attn_decode", "attn_decode_split",
-	"attn_reduce", "argmax_step", "embed",         "rmsnorm",     "gemm",        "gemm_residual",
-	"gemm_swiglu", "rope_kv",     "attn_prefill",
+	"gemv_norm",   "gemv_residual", "gemv_logits", "gemv_swiglu", "gemv_down",     "attn_decode",
+	"attn_decode_split", "attn_reduce", "argmax_step", "embed",    "rmsnorm",       "gemm",
+	"gemm_residual", "gemm_swiglu",     "rope_kv",     "attn_prefill",
 };
 /* the decode kernels, which wait (gdc_wait) before reading what an earlier
  * kernel wrote, so --pdl may launch them early */
@@ -89,6 +90,7 @@ typedef struct model {
 	config c;
 	int qkv_dim, ctx, rows, npart;
 	int cpu, pdl, split_reduce;
+	int only; /* >= 0: launch() skips every kernel but this one (--bench-kernels) */
 	size_t payload_bytes;     /* all weights, as in the file after the header */
 	size_t streamed_bytes;    /* weight bytes a decode step reads */
 	uint16_t *host_weights;   /* kept for --check (NULL otherwise on the GPU) */
@@ -262,6 +264,8 @@ typedef struct karg {
 static int launch(model *m, int k, uint32_t gx, uint32_t gy, karg *a, int n)
 {
 	const uint32_t grid[3] = {gx, gy, 1};
+	if (m->only >= 0 && k != m->only)
+		return 0;
 	if (m->cpu) {
 #ifdef LLM_CPU
 		char kinds[32];
@@ -322,7 +326,7 @@ static int decode_step(model *m)
 			   AI(H), AI(attn_dim), AF(c->eps)) ||
 		    LAUNCH(m, K_GEMV_SWIGLU, cdiv(c->ffn, m->bn[K_GEMV_SWIGLU]), 1, AP(m->h), AP(w->mlp_norm), AP(w->wgu), AP(m->act),
 			   AI(c->ffn), AI(H), AF(c->eps)) ||
-		    LAUNCH(m, K_GEMV_RESIDUAL, cdiv(H, m->bn[K_GEMV_RESIDUAL]), 1, AP(m->act), AP(0), AP(w->wdown), AP(m->h), AP(0), AP(0),
+		    LAUNCH(m, K_GEMV_DOWN, cdiv(H, m->bn[K_GEMV_DOWN]), 1, AP(m->act), AP(0), AP(w->wdown), AP(m->h), AP(0), AP(0),
 			   AI(H), AI(c->ffn), AF(c->eps)))
 			return 1;
 	}
@@ -330,6 +334,87 @@ static int decode_step(model *m)
 		      AP(m->pval), AP(m->pidx), AI(c->vocab), AI(H), AF(c->eps)) ||
 	       LAUNCH(m, K_ARGMAX_STEP, 1, 1, AP(m->pval), AP(m->pidx), AI(m->npart), AP(m->emb), AP(m->h),
 		      AP(m->state), AP(m->tokens), AI(H));
+}
+
+/* A graph, its instance and n events, any of them NULL. */
+static void release_timing(cu_handle exec, cu_handle graph, cu_handle *ev, int n)
+{
+	if (exec)
+		cu.cuGraphExecDestroy(exec);
+	if (graph)
+		cu.cuGraphDestroy(graph);
+	for (int i = 0; i < n; i++)
+		if (ev[i])
+			cu.cuEventDestroy_v2(ev[i]);
+}
+
+/* --bench-kernels: each decode kernel alone, its launches of one step (one
+ * a layer) captured in a graph and replayed, so that the time per launch is
+ * what the kernel costs inside a step, launch gaps included. Runs after
+ * everything else: kernels run alone leave h and the cache as no real step
+ * would. step_ms > 0 gives each kernel's share of a step. */
+static int bench_kernels(model *m, double step_ms)
+{
+	const config *c = &m->c;
+	const double H = c->hidden, A = (double)c->heads * c->head_dim;
+	const int ks[] = {K_GEMV_NORM,   m->split_reduce ? K_ATTN_DECODE_SPLIT : K_ATTN_DECODE,
+			  m->split_reduce ? K_ATTN_REDUCE : -1,
+			  K_GEMV_RESIDUAL, K_GEMV_SWIGLU, K_GEMV_DOWN, K_GEMV_LOGITS, K_ARGMAX_STEP};
+	const int reps = 20;
+	cu_handle ev[2] = {0, 0}, graph = 0, exec = 0;
+	int rc = 1;
+	if (cu_fail(cu.cuEventCreate(&ev[0], 0), "cuEventCreate") || cu_fail(cu.cuEventCreate(&ev[1], 0), "cuEventCreate"))
+		goto out;
+	for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+		const int k = ks[i];
+		const int per_step = k == K_GEMV_LOGITS || k == K_ARGMAX_STEP ? 1 : c->layers;
+		/* the weight bytes one launch reads (0: not a GEMV) */
+		const double bytes = k == K_GEMV_NORM ? m->qkv_dim * H * 2
+				     : k == K_GEMV_RESIDUAL ? H * A * 2
+				     : k == K_GEMV_SWIGLU  ? 2.0 * c->ffn * H * 2
+				     : k == K_GEMV_DOWN    ? H * c->ffn * 2
+				     : k == K_GEMV_LOGITS  ? c->vocab * H * 2
+							   : 0;
+		float ms = 0;
+		if (k < 0)
+			continue;
+		m->only = k;
+		if (cu_fail(cu.cuStreamBeginCapture_v2(m->stream, CU_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture"))
+			goto out;
+		if (decode_step(m)) {
+			cu.cuStreamEndCapture(m->stream, &graph);
+			goto out;
+		}
+		if (cu_fail(cu.cuStreamEndCapture(m->stream, &graph), "cuStreamEndCapture") ||
+		    cu_fail(cu.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags") ||
+		    cu_fail(cu.cuGraphLaunch(exec, m->stream), "cuGraphLaunch") ||
+		    cu_fail(cu.cuEventRecord(ev[0], m->stream), "cuEventRecord"))
+			goto out;
+		for (int r = 0; r < reps; r++)
+			if (cu_fail(cu.cuGraphLaunch(exec, m->stream), "cuGraphLaunch"))
+				goto out;
+		if (cu_fail(cu.cuEventRecord(ev[1], m->stream), "cuEventRecord") ||
+		    cu_fail(cu.cuEventSynchronize(ev[1]), "cuEventSynchronize") ||
+		    cu_fail(cu.cuEventElapsedTime(&ms, ev[0], ev[1]), "cuEventElapsedTime"))
+			goto out;
+		cu.cuGraphExecDestroy(exec);
+		cu.cuGraphDestroy(graph);
+		exec = graph = 0;
+		{
+			const double us = ms * 1e3 / reps / per_step;
+			char share[32] = "", rate[48] = "";
+			if (step_ms > 0)
+				snprintf(share, sizeof share, ", %4.1f%% of a step", 100.0 * us * per_step / (step_ms * 1e3));
+			if (bytes > 0)
+				snprintf(rate, sizeof rate, ", %5.0f GB/s of weights", bytes / (us * 1e-6) / 1e9);
+			printf("bench: kernel %-17s x%-2d %7.2f us each%s%s\n", kern_name[k], per_step, us, share, rate);
+		}
+	}
+	rc = 0;
+out:
+	m->only = -1;
+	release_timing(exec, graph, ev, 2);
+	return rc;
 }
 
 /* The prompt (tokens[0..P) already on the device) in one pass; ends as a
@@ -728,7 +813,7 @@ static int check_logits(const model *m, const float *got, const float *want, con
 
 typedef struct options {
 	const char *weights, *prompt, *prompt_file, *dump;
-	int prompt_random, steps, ctx, bench, pdl, graph, check, cpu, quiet, split_reduce;
+	int prompt_random, steps, ctx, bench, bench_kernels, pdl, graph, check, cpu, quiet, split_reduce;
 } options;
 
 static void usage(FILE *f)
@@ -736,7 +821,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: llm --weights FILE [--prompt 1,2,3 | --prompt-file FILE | --prompt-random N]\n"
 		"           [--steps N] [--ctx N] [--dump-logits FILE] [--bench] [--pdl] [--no-graph]\n"
-		"           [--split-reduce] [--check] [--cpu] [-q]\n"
+		"           [--split-reduce] [--bench-kernels] [--check] [--cpu] [-q]\n"
 		"\n"
 		"Runs the prompt (token ids) through the model once (prefill), then generates\n"
 		"greedily: --steps tokens in all (default 16), the first from the prefill,\n"
@@ -746,6 +831,8 @@ static void usage(FILE *f)
 		"  --ctx N            KV-cache positions (default max(2176, prompt + steps))\n"
 		"  --dump-logits F    the fp32 logits of every step, steps x vocab, row-major\n"
 		"  --bench            time the prefill, the decode steps and the first token\n"
+		"  --bench-kernels    last, time each decode kernel alone (graph replays of its\n"
+		"                     launches in a step); leaves the model's state unusable\n"
 		"  --pdl              launch the decode kernels with programmatic dependent launch\n"
 		"  --no-graph         launch each decode step's kernels eagerly\n"
 		"  --split-reduce     decode attention as two kernels (splits, then their reduce)\n"
@@ -808,6 +895,8 @@ static int parse_options(int argc, char **argv, options *o)
 				return 1;
 		} else if (!strcmp(a, "--bench")) {
 			o->bench = 1;
+		} else if (!strcmp(a, "--bench-kernels")) {
+			o->bench_kernels = 1;
 		} else if (!strcmp(a, "--pdl")) {
 			o->pdl = 1;
 		} else if (!strcmp(a, "--no-graph")) {
@@ -840,8 +929,8 @@ static int parse_options(int argc, char **argv, options *o)
 		return 1;
 	}
 #endif
-	if (o->cpu && o->bench) {
-		fprintf(stderr, "llm: --bench times the GPU; not with --cpu\n");
+	if (o->cpu && (o->bench || o->bench_kernels)) {
+		fprintf(stderr, "llm: %s times the GPU; not with --cpu\n", o->bench ? "--bench" : "--bench-kernels");
 		return 1;
 	}
 	return 0;
@@ -990,7 +1079,7 @@ static int setup_kernels(model *m)
 	return 0;
 }
 
-/* Integer constexpr `name` of kernel k as built (the blob's first variant,
+/* Integer (or bool, as 0/1) constexpr `name` of kernel k as built (the blob's first variant,
  * or the manifest's -D under --cpu); 0 when it has none. */
 static int kconst(const model *m, int k, const char *name)
 {
@@ -1006,7 +1095,8 @@ static int kconst(const model *m, int k, const char *name)
 			return 0;
 		for (int i = 0; i < vi.n_constexprs; i++) {
 			tile_constexpr_info ci;
-			if (tile_constexpr_get_info(m->mod, m->kidx[k], 0, i, &ci) == TILE_SUCCESS && ci.kind == 0 &&
+			if (tile_constexpr_get_info(m->mod, m->kidx[k], 0, i, &ci) == TILE_SUCCESS &&
+			    (ci.kind == 0 || ci.kind == 2) &&
 			    strcmp(ci.name, name) == 0)
 				return (int)ci.ival;
 		}
@@ -1029,7 +1119,7 @@ static int read_build(model *m, const char *path)
 	m->group = kconst(m, K_ATTN_DECODE, "GROUP");
 	m->head_dim = kconst(m, K_ATTN_DECODE, "HD");
 	for (int k = 0; k < K_COUNT; k++) {
-		int need_n = k <= K_GEMV_SWIGLU || k == K_GEMM || k == K_GEMM_RESIDUAL || k == K_GEMM_SWIGLU;
+		int need_n = k <= K_GEMV_DOWN || k == K_GEMM || k == K_GEMM_RESIDUAL || k == K_GEMM_SWIGLU;
 		int need_m = k == K_GEMM || k == K_GEMM_RESIDUAL || k == K_GEMM_SWIGLU || k == K_ATTN_PREFILL;
 		if ((need_n && m->bn[k] <= 0) || (need_m && m->bm[k] <= 0)) {
 			fprintf(stderr, "llm: the kernels' build lacks %s's block sizes\n", kern_name[k]);
@@ -1060,6 +1150,18 @@ static int read_build(model *m, const char *path)
 				path, kern_name[k], m->bk[k]);
 			return 1;
 		}
+	/* the GEMVs built to take a whole row of K in one block */
+	{
+		const int gemv_k[] = {[K_GEMV_NORM] = c->hidden, [K_GEMV_RESIDUAL] = attn_dim, [K_GEMV_LOGITS] = c->hidden,
+				      [K_GEMV_SWIGLU] = c->hidden, [K_GEMV_DOWN] = c->ffn};
+		for (int k = 0; k <= K_GEMV_DOWN; k++)
+			if ((k == K_GEMV_SWIGLU || kconst(m, k, "WHOLE_K")) && gemv_k[k] > m->bk[k]) {
+				fprintf(stderr, "llm: %s: %s reads K = %d in one block of BLOCK_K = %d (kernels.tile): "
+						"build it with a larger BLOCK_K, or WHOLE_K=False\n",
+					path, kern_name[k], gemv_k[k], m->bk[k]);
+				return 1;
+			}
+	}
 	m->npart = cdiv(c->vocab, m->bn[K_GEMV_LOGITS]);
 	return 0;
 }
@@ -1144,11 +1246,12 @@ int main(int argc, char **argv)
 	float *all_logits = NULL, *ref_logits = NULL;
 	cu_handle graph = NULL, exec = NULL, ev[4] = {NULL, NULL, NULL, NULL};
 	int P = 0, rc = 1;
-	double t_load = 0, t_first = 0;
+	double t_load = 0, t_first = 0, t_device = 0, t_modules = 0, t_prefill = 0;
 	float prefill_ms = -1, decode_ms = -1;
 	int timed_steps = 0;
 
 	memset(&m, 0, sizeof m);
+	m.only = -1;
 	if (parse_options(argc, argv, &o))
 		return 2;
 	m.cpu = o.cpu;
@@ -1186,8 +1289,15 @@ int main(int argc, char **argv)
 		if (interp_open(LLM_MANIFEST))
 			goto out;
 #endif
-	} else if (open_device(&m, o.quiet) || setup_kernels(&m)) {
-		goto out;
+	} else {
+		double t0 = now_s();
+		if (open_device(&m, o.quiet))
+			goto out;
+		t_device = now_s() - t0;
+		t0 = now_s();
+		if (setup_kernels(&m))
+			goto out;
+		t_modules = now_s() - t0;
 	}
 	if (read_build(&m, o.weights))
 		goto out;
@@ -1217,6 +1327,7 @@ int main(int argc, char **argv)
 			goto out;
 	}
 	/* the prompt, and the first token */
+	t_prefill = now_s();
 	if (prefill(&m, P, prompt[P - 1]))
 		goto out;
 	if (!m.cpu && cu_fail(cu.cuEventRecord(ev[1], m.stream), "cuEventRecord"))
@@ -1228,6 +1339,7 @@ int main(int argc, char **argv)
 		out_tokens[0] = state[1];
 	}
 	t_first = now_s() - t_start;
+	t_prefill = now_s() - t_prefill;
 	if (!m.cpu && cu_fail(cu.cuEventElapsedTime(&prefill_ms, ev[0], ev[1]), "cuEventElapsedTime"))
 		goto out;
 	if (all_logits && dtoh(&m, all_logits, m.logits, sizeof(float) * (size_t)c->vocab))
@@ -1296,6 +1408,11 @@ int main(int argc, char **argv)
 		printf("bench: first token %.1f ms after process start, weight loading (%.1f ms, %.2f GB/s from the "
 		       "file) excluded\n",
 		       (t_first - t_load) * 1e3, t_load * 1e3, m.payload_bytes / t_load / 1e9);
+		printf("bench: of which: driver and context (cuInit, primary context, stream) %.1f ms, kernels' "
+		       "modules (inflate, cuModuleLoadData) %.1f ms, first prefill with its token read back %.1f ms, "
+		       "the rest (buffers, prompt copy) %.1f ms\n",
+		       t_device * 1e3, t_modules * 1e3, t_prefill * 1e3,
+		       (t_first - t_load - t_device - t_modules - t_prefill) * 1e3);
 		if (timed_steps > 0) {
 			double per = decode_ms / timed_steps;
 			printf("bench: decode %.4f ms/token over %d steps at context %d..%d (%s%s%s%s); %.3f GB of weights a "
@@ -1324,17 +1441,13 @@ int main(int argc, char **argv)
 		}
 		free(seq);
 	}
+	if (o.bench_kernels && bench_kernels(&m, timed_steps > 0 ? decode_ms / timed_steps : 0))
+		goto out;
 	rc = 0;
 out:
 	if (fp)
 		fclose(fp);
-	if (exec)
-		cu.cuGraphExecDestroy(exec);
-	if (graph)
-		cu.cuGraphDestroy(graph);
-	for (int i = 0; i < 4; i++)
-		if (ev[i])
-			cu.cuEventDestroy_v2(ev[i]);
+	release_timing(exec, graph, ev, 4);
 	teardown(&m);
 	free(prompt);
 	free(out_tokens);
