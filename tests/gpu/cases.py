@@ -1501,6 +1501,10 @@ _W4_PARAMS = [T("in", "fp16", ["M", "K"]), T("in", "u8", ["N", "K // 2"], "int:0
               T("in", "fp16", ["N", "K // 128"], "uniform:0.01:0.02"), T("out", "fp16", ["M", "N"]),
               S("i32", "M"), S("i32", "N"), S("i32", "K"), S("i32", "K"), S("i32", "K // 2"), S("i32", "N")]
 _GEMV_CX = {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128}
+# a linear layer's [N, K] weights read whole rows at a time (decode.py's
+# gemv_rows_kernel), fp16
+_ROWS_PARAMS = [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"]),
+                S("i32", "M"), S("i32", "N"), S("i32", "K"), S("i32", "K"), S("i32", "K"), S("i32", "N")]
 _ATTN_SPLIT_PARAMS = [T("in", "fp16", ["H", "D"]), T("in", "fp16", ["H", "S", "D"]), T("in", "fp16", ["H", "S", "D"]),
                       T("out", "fp32", ["H", "NS", "D"]), T("out", "fp32", ["H", "NS"]), S("i32", "S"),
                       S("fp32", "0.08838834764831845"), S("i32", "S * D"), S("i32", "D"), S("i32", "NS * D"),
@@ -1519,6 +1523,9 @@ CASES += [
          [{"M": 1, "N": 64, "K": 128}, {"M": 7, "N": 192, "K": 512}, {"M": 16, "N": 256, "K": 1024}], 3, DEC_TOL),
     case("decode_gemv_w4", DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, GROUP=128), "cdiv(N, BLOCK_N)",
          [{"M": 1, "N": 64, "K": 128}, {"M": 9, "N": 192, "K": 512}], 3, DEC_TOL),
+    case("decode_gemv_rows", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 1024},
+         "cdiv(N, BLOCK_N)", [{"M": 1, "N": 100, "K": 1000}, {"M": 3, "N": 129, "K": 640}], 3, DEC_TOL,
+         num_warps=8),
     case("decode_attn_split", DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,
          lambda s: {"HEAD_DIM": 128, "BLOCK_N": 64, "SPLIT_LEN": s["S"] // s["NS"]}, "H, NS",
          [{"H": 4, "S": 512, "D": 128, "NS": 4}, {"H": 3, "S": 1000, "D": 128, "NS": 4}], 3, tol(1e-3, 1e-3),
@@ -1547,6 +1554,11 @@ BENCH += [
     case("bench_decode_w4_m%d" % s["M"], DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, GROUP=128),
          "cdiv(N, BLOCK_N)", [s], 3, DEC_TOL,
          bench="decode matmul int4 weights (groups of 128), fp16 x, M=%d N=K=4096 (16x64x128)" % s["M"])
+    for s in DEC4096
+] + [
+    case("bench_decode_rows_m%d" % s["M"], DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 4096},
+         "cdiv(N, BLOCK_N)", [s], 3, DEC_TOL, num_warps=8,
+         bench="decode matmul fp16 M=%d N=K=4096, [N, K] weights, whole rows (1x4096, 8 warps)" % s["M"])
     for s in DEC4096
 ] + [
     case("bench_decode_attn_kv%d" % kv, DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,

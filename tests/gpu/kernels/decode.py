@@ -29,6 +29,26 @@ def gemv_kernel(x_ptr, w_ptr, out_ptr, M, N, K, stride_xm, stride_wk, stride_om,
 
 
 @triton.jit
+def gemv_rows_kernel(x_ptr, w_ptr, out_ptr, M, N, K, stride_xm, stride_wn, stride_om,
+                     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # out[M, N] = x[M, K] @ w^T with w a linear layer's [N, K] weights (K
+    # contiguous), no tensor cores: each program reads its BLOCK_N rows of w
+    # whole (K <= BLOCK_K) in one load, so thousands of programs have all
+    # their bytes in flight at once, and reuses them for each row of x
+    pid = tl.program_id(0)
+    offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    nmask = offs_n < N
+    kmask = offs_k < K
+    w = tl.load(w_ptr + offs_n.to(tl.int64)[:, None] * stride_wn + offs_k[None, :],
+                mask=nmask[:, None] & kmask[None, :], other=0.0).to(tl.float32)
+    for m in range(0, M):
+        x = tl.load(x_ptr + m * stride_xm + offs_k, mask=kmask, other=0.0).to(tl.float32)
+        y = tl.sum(w * x[None, :], axis=1)
+        tl.store(out_ptr + m * stride_om + offs_n, y.to(out_ptr.dtype.element_ty), mask=nmask)
+
+
+@triton.jit
 def gemv_w8_kernel(x_ptr, w_ptr, scale_ptr, out_ptr, M, N, K, stride_xm, stride_wn, stride_om,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # weight-only int8: w[N, K] int8 (K contiguous), one fp16 scale per
