@@ -122,6 +122,8 @@ expect two-prompts 2 "exactly one of" -- "$LLM" --weights "$W" --prompt 1 --prom
 expect bad-steps 2 "is not an integer" -- "$LLM" --weights "$W" --prompt 1 --steps 0
 expect missing-value 2 "needs a value" -- "$LLM" --weights "$W" --prompt
 expect dump-path 1 "cannot write" -- "$LLM" --cpu --weights "$W" --prompt 1 --steps 2 --dump-logits "$TMP/no/such/dir/l.bin"
+expect cpu-bench 2 "--bench times the GPU; not with --cpu" -- "$LLM" --cpu --weights "$W" --prompt 1 --bench
+expect cpu-bench-kernels 2 "--bench-kernels times the GPU" -- "$LLM" --cpu --weights "$W" --prompt 1 --bench-kernels
 expect help 0 "usage: llm" -- "$LLM" --help
 
 echo "test_llm: $passed passed, $failed failed"

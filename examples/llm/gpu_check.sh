@@ -16,7 +16,8 @@
 #    against reference.py over a 32-token prompt and 128 greedy steps, and
 #    3 steps against the plain-C forward
 # 4. figures: llm --bench at context 128 and 2048 (CUDA graph, with and
-#    without PDL), prefill of 512 tokens, time to first token; then
+#    without PDL), prefill of 512 tokens, time to first token, each decode
+#    kernel alone (--bench-kernels); then
 #    reference.py --bench (PyTorch eager, torch.compile reduce-overhead) and
 #    one table, with the targets (decode >= 1.0x torch.compile and >= 80% of
 #    the copy-rate bound)
@@ -133,6 +134,10 @@ done
 run "$WORK/bench_eager.log" --weights "$BIG" --prompt-random 128 --steps 34 --bench --no-graph &&
 	echo "eager launches: $(grep '^bench: decode' "$WORK/bench_eager.log")"
 run "$WORK/bench_prefill.log" --weights "$BIG" --prompt-random 512 --steps 2 --bench && grep '^bench:' "$WORK/bench_prefill.log"
+# each decode kernel alone (graph replays of its launches in a step), last
+# in its run since it leaves the model's state unusable
+run "$WORK/bench_kernels.log" --weights "$BIG" --prompt-random 128 --steps 34 --bench --bench-kernels &&
+	grep '^bench: kernel' "$WORK/bench_kernels.log"
 prefill=$(sed -n 's/^bench: prefill [0-9]* tokens: [0-9.]* ms (\([0-9]*\) tokens.*/\1/p' "$WORK/bench_prefill.log")
 args=()
 v=$(decode_of "$WORK/bench_128.log"); [ -n "$v" ] && args+=(--c-decode-128 "$v")
