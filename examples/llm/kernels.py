@@ -44,11 +44,17 @@ def _rstd(x_ptr, K, eps, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def _rmsnorm_round(x, w, rstd):
+    # HF's LlamaRMSNorm of fp32 x and weight w: (x * rstd) rounded to fp16,
+    # times the fp16 weight, rounded to fp16
+    return ((x * rstd).to(tl.float16).to(tl.float32) * w).to(tl.float16)
+
+
+@triton.jit
 def _normed(x_ptr, nw_ptr, offs, mask, rstd):
-    # HF's LlamaRMSNorm: (x * rstd) rounded to fp16, times the fp16 weight
     x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     w = tl.load(nw_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    return ((x * rstd).to(tl.float16).to(tl.float32) * w).to(tl.float16)
+    return _rmsnorm_round(x, w, rstd)
 
 
 @triton.jit
@@ -123,7 +129,7 @@ def _x_whole(x_ptr, nw_ptr, K, eps, NORM: tl.constexpr, BLOCK_K: tl.constexpr):
         xf = x.to(tl.float32)
         rstd = tl.rsqrt(tl.sum(xf * xf, axis=0) / K + eps)
         nw = tl.load(nw_ptr + offs, mask=kmask, other=0.0).to(tl.float32)
-        x = ((xf * rstd).to(tl.float16).to(tl.float32) * nw).to(tl.float16)
+        x = _rmsnorm_round(xf, nw, rstd)
     return x
 
 

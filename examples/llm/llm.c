@@ -336,6 +336,21 @@ static int decode_step(model *m)
 		      AP(m->state), AP(m->tokens), AI(H));
 }
 
+/* The decode step (of the kernels m->only lets through) captured into a
+ * graph and instantiated; on failure *graph and *exec are whatever was made,
+ * for the caller to release. */
+static int capture_step(model *m, cu_handle *graph, cu_handle *exec)
+{
+	if (cu_fail(cu.cuStreamBeginCapture_v2(m->stream, CU_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture"))
+		return 1;
+	if (decode_step(m)) {
+		cu.cuStreamEndCapture(m->stream, graph);
+		return 1;
+	}
+	return cu_fail(cu.cuStreamEndCapture(m->stream, graph), "cuStreamEndCapture") ||
+	       cu_fail(cu.cuGraphInstantiateWithFlags(exec, *graph, 0), "cuGraphInstantiateWithFlags");
+}
+
 /* A graph, its instance and n events, any of them NULL. */
 static void release_timing(cu_handle exec, cu_handle graph, cu_handle *ev, int n)
 {
@@ -379,15 +394,7 @@ static int bench_kernels(model *m, double step_ms)
 		if (k < 0)
 			continue;
 		m->only = k;
-		if (cu_fail(cu.cuStreamBeginCapture_v2(m->stream, CU_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture"))
-			goto out;
-		if (decode_step(m)) {
-			cu.cuStreamEndCapture(m->stream, &graph);
-			goto out;
-		}
-		if (cu_fail(cu.cuStreamEndCapture(m->stream, &graph), "cuStreamEndCapture") ||
-		    cu_fail(cu.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags") ||
-		    cu_fail(cu.cuGraphLaunch(exec, m->stream), "cuGraphLaunch") ||
+		if (capture_step(m, &graph, &exec) || cu_fail(cu.cuGraphLaunch(exec, m->stream), "cuGraphLaunch") ||
 		    cu_fail(cu.cuEventRecord(ev[0], m->stream), "cuEventRecord"))
 			goto out;
 		for (int r = 0; r < reps; r++)
@@ -1327,7 +1334,7 @@ int main(int argc, char **argv)
 			goto out;
 	}
 	/* the prompt, and the first token */
-	t_prefill = now_s();
+	const double prefill_start = now_s();
 	if (prefill(&m, P, prompt[P - 1]))
 		goto out;
 	if (!m.cpu && cu_fail(cu.cuEventRecord(ev[1], m.stream), "cuEventRecord"))
@@ -1339,25 +1346,15 @@ int main(int argc, char **argv)
 		out_tokens[0] = state[1];
 	}
 	t_first = now_s() - t_start;
-	t_prefill = now_s() - t_prefill;
+	t_prefill = now_s() - prefill_start;
 	if (!m.cpu && cu_fail(cu.cuEventElapsedTime(&prefill_ms, ev[0], ev[1]), "cuEventElapsedTime"))
 		goto out;
 	if (all_logits && dtoh(&m, all_logits, m.logits, sizeof(float) * (size_t)c->vocab))
 		goto out;
 
 	/* the decode steps: captured once, replayed */
-	if (o.steps > 1 && !m.cpu && o.graph) {
-		if (cu_fail(cu.cuStreamBeginCapture_v2(m.stream, CU_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture")) {
-			goto out;
-		}
-		if (decode_step(&m)) {
-			cu.cuStreamEndCapture(m.stream, &graph);
-			goto out;
-		}
-		if (cu_fail(cu.cuStreamEndCapture(m.stream, &graph), "cuStreamEndCapture") ||
-		    cu_fail(cu.cuGraphInstantiateWithFlags(&exec, graph, 0), "cuGraphInstantiateWithFlags"))
-			goto out;
-	}
+	if (o.steps > 1 && !m.cpu && o.graph && capture_step(&m, &graph, &exec))
+		goto out;
 	for (int s = 1; s < o.steps; s++) {
 		/* the first replay is a warm-up: the timing covers the others */
 		if (!m.cpu && s == 2 && cu_fail(cu.cuEventRecord(ev[2], m.stream), "cuEventRecord"))
