@@ -666,6 +666,19 @@ for arch in sm_90a sm_80; do
 	check "bias + GELU: the bias row is moved, not the block ($arch)" \
 		test "$(grep -cE 'st\.shared\.[bf]32' "$T/bias_$arch.$arch.ptx")" -eq 33
 done
+# a 1-D row broadcast over a [1, K] weight block (decode.py's
+# gemv_rows_kernel): its blocked layout and the block's sliced along dim 0
+# put every element in the same register of the same thread, so the row is
+# renamed, not moved through shared memory (16 fp32 stores a thread and two
+# barriers for each row of x before); what is left in shared memory is the
+# cross-warp sum, one store a warp
+for arch in sm_90a sm_80; do
+	check "whole-row GEMV ($arch)" "$TILEC" compile tests/gpu/kernels/decode.py -n gemv_rows_kernel \
+		-s '*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16' \
+		-D BLOCK_N=1 -D BLOCK_K=4096 -w 8 -g 'cdiv(N, BLOCK_N)' --arch $arch -o "$T/rows_$arch" --keep-ptx "$T"
+	check "whole-row GEMV: x renamed into the block's layout ($arch)" \
+		test "$(grep -c 'st.shared' "$T/rows_$arch.$arch.ptx")" -eq 1
+done
 # a wgmma dot whose B is not a ring tile (num_stages=1) stages B N-major,
 # the way a row-major B loads: two 16-byte stores a thread (16 two-byte
 # stores and a second barrier before), the instruction transposing it

@@ -83,6 +83,7 @@ typedef struct layout_map {
 	int nregs;                 /* registers (elements) per thread */
 	int32_t regs_per_dim[IR_MAX_RANK];
 	int8_t dim_of[IR_MAX_RANK]; /* the map's dim of each dim of the value */
+	int vrank;                 /* the value's rank (rank, less a slice's dims) */
 } layout_map;
 
 /* What dots run on, per target family: fma chains (below sm_80),
@@ -248,7 +249,10 @@ typedef struct layout_field {
 	int32_t lane_scale, warp_scale;
 } layout_field;
 layout_field layout_dim_field(const layout_map *m, int d);
-/* Same mapping of elements to (thread, register) for this shape. */
+/* Same mapping of elements to (thread, register) for this shape: the same
+ * layout, or two that put every element in the same register of the same
+ * threads (a slice and a blocked layout can, such as [1, N]'s blocked
+ * layout sliced along dim 0 and [N]'s). */
 bool layout_map_eq(const layout_map *x, const layout_map *y);
 void layout_str(strbuf *sb, const layout *l);
 

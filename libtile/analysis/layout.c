@@ -265,10 +265,12 @@ layout_map layout_map_of(const layout *l, int rank, const int32_t *shape)
 		memcpy(outer, m.dim_of, sizeof outer);
 		for (int j = 0; j < rank; j++)
 			m.dim_of[j] = outer[j < l->dim ? j : j + 1];
+		m.vrank = rank;
 		return m;
 	}
 	m.blocked = l;
 	m.rank = rank;
+	m.vrank = rank;
 	m.nregs = 1;
 	for (int d = 0; d < rank; d++) {
 		m.dim_of[d] = (int8_t)d;
@@ -336,10 +338,50 @@ layout_field layout_dim_field(const layout_map *m, int d)
 	return f;
 }
 
+static int map_threads(const layout_map *m)
+{
+	int warps = 1;
+	for (int d = 0; d < m->rank; d++)
+		warps *= m->blocked->warps_per_cta[d];
+	return 32 * warps;
+}
+
+/* The value coordinates of thread t's register r in map m, as the lowering
+ * computes them (lw_reg_coords): the thread's part modulo the shape, plus
+ * the register's constant. */
+static void element_of(const layout_map *m, int t, int r, int32_t *c)
+{
+	int32_t rc[IR_MAX_RANK];
+	layout_reg_coords(m, r, rc);
+	for (int j = 0; j < m->vrank; j++) {
+		int d = m->dim_of[j];
+		layout_field f = layout_dim_field(m, d);
+		int32_t raw = ((t & 31) >> f.lane_shift & (f.lanes - 1)) * f.lane_scale +
+			      ((t >> 5) >> f.warp_shift & (f.warps - 1)) * f.warp_scale;
+		c[j] = (raw & (m->shape[d] - 1)) + rc[d];
+	}
+}
+
 bool layout_map_eq(const layout_map *x, const layout_map *y)
 {
-	return x->rank == y->rank && !memcmp(x->shape, y->shape, sizeof(int32_t) * (size_t)x->rank) &&
-	       layout_eq(x->blocked, y->blocked);
+	if (x->rank == y->rank && !memcmp(x->shape, y->shape, sizeof(int32_t) * (size_t)x->rank) &&
+	    !memcmp(x->dim_of, y->dim_of, sizeof x->dim_of) && layout_eq(x->blocked, y->blocked))
+		return true;
+	/* different layouts: every thread's every register compared, where
+	 * that is cheap (one of these is a move saved through shared memory) */
+	int threads = map_threads(x);
+	if (x->vrank != y->vrank || x->nregs != y->nregs || threads != map_threads(y) ||
+	    (int64_t)threads * x->nregs > (1 << 16))
+		return false;
+	for (int t = 0; t < threads; t++)
+		for (int r = 0; r < x->nregs; r++) {
+			int32_t cx[IR_MAX_RANK], cy[IR_MAX_RANK];
+			element_of(x, t, r, cx);
+			element_of(y, t, r, cy);
+			if (memcmp(cx, cy, sizeof(int32_t) * (size_t)x->vrank))
+				return false;
+		}
+	return true;
 }
 
 static void ints_str(strbuf *sb, const char *name, const int32_t *v, int n)
