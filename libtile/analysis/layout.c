@@ -1003,18 +1003,59 @@ static const layout *yielded(const assigner *s, const ir_region *r, int i)
 	return i < t->nargs ? s->p->of[t->args[i]] : NULL;
 }
 
+/* Whether value v (a loop's initial value), where it is not cheap, is
+ * computed in any layout for what its own parts cost there: elementwise
+ * ops, each read once, over cheap values and broadcasts of smaller blocks
+ * (zeros plus a bias row, a dot's accumulator before the K loop). */
+static bool rebuildable(const assigner *s, int v, int depth)
+{
+	const ir_op *d = s->f->values[v].def;
+	if (s->p->remat[v])
+		return true;
+	if (!d || depth > 8 || s->uses[v] != 1 || d->nresults != 1 || !remat_code(d->code))
+		return false;
+	if (d->code == IR_OP_BROADCAST)
+		return true;
+	for (int i = 0; i < d->nargs; i++)
+		if (vtype(s, d->args[i]).rank && !rebuildable(s, d->args[i], depth + 1))
+			return false;
+	return true;
+}
+
+/* Gives such a value, and what it is computed from, layout l: its
+ * broadcasts are built in l from their sources moved (adopt_broadcast). */
+static void rebuild_in(assigner *s, int v, const layout *l)
+{
+	const ir_op *d = s->f->values[v].def;
+	if (s->p->remat[v] || !d)
+		return;
+	if (d->code == IR_OP_BROADCAST) {
+		adopt_broadcast(s, v, l);
+		return;
+	}
+	s->p->of[v] = l;
+	for (int i = 0; i < d->nargs; i++)
+		if (vtype(s, d->args[i]).rank == l->rank)
+			rebuild_in(s, d->args[i], l);
+}
+
 /* Loop-carried values start in their initial values' layouts; those
- * whose initial value is cheap switch to what the loop yields (then the
- * body is assigned again). True when one switched. */
+ * whose initial value is cheap, or rebuilt in any layout for little
+ * (rebuildable), switch to what the loop yields (then the body is
+ * assigned again). True when one switched. */
 static bool retarget(assigner *s, const int *params, const int *inits, int n, const ir_region *yield_region)
 {
 	bool again = false;
 	for (int i = 0; i < n; i++) {
 		const layout *y = yielded(s, yield_region, i);
-		if (y && s->p->remat[inits[i]] && !layout_eq(y, s->p->of[params[i]])) {
-			s->p->of[params[i]] = y;
-			again = true;
-		}
+		if (!y || layout_eq(y, s->p->of[params[i]]) || !rebuildable(s, inits[i], 0))
+			continue;
+		if (!s->p->remat[inits[i]] && y->kind == LAYOUT_BLOCKED && vtype(s, inits[i]).rank == y->rank)
+			rebuild_in(s, inits[i], y);
+		else if (!s->p->remat[inits[i]])
+			continue;
+		s->p->of[params[i]] = y;
+		again = true;
 	}
 	return again;
 }

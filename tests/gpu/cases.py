@@ -577,6 +577,10 @@ CASES += [
          MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 64}], 3,
          MM_F16_TOL, num_warps=8),
+    case("p_matmul_bias_first", DOTS, "matmul_bias_first_kernel",
+         MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 32), MM_GRID, [{"M": 77, "N": 1000, "K": 768}, {"M": 256, "N": 512, "K": 64}], 3,
+         MM_F16_TOL, num_warps=4, num_stages=4),
     case("p_bmm_bf16", DOTS, "bmm_kernel",
          [T("in", "bf16", ["B", "M", "K"]), T("in", "bf16", ["B", "K", "N"]), T("out", "bf16", ["B", "M", "N"])]
          + MM_SIZES_PARAMS + [S("i32", "M * K"), S("i32", "K"), S("i32", "K * N"), S("i32", "N"),
