@@ -308,6 +308,13 @@ for a in compute_80 sm_90a; do
 	check "int8-weight GEMV ($a): no 16-byte load into registers" bash -c "! grep -q 'ld.global.v4' '$T/w8p/w8.$a.ptx'"
 	check "int8-weight GEMV ($a): no 2-byte shared stores (a transpose through shared memory)" \
 		bash -c "! grep -q 'st.shared.b16' '$T/w8p/w8.$a.ptx'"
+	# the mma fragments of B read the ring's bytes in place, two K
+	# elements a 2-byte load, converted in registers: the K loop stores
+	# nothing to shared memory (the converted tile staged back as fp16 took
+	# 64 stores a thread and two more barriers an iteration)
+	awk '/^\$L__BB0_2:/{on=1} on{print} on && /bra[^$]*\$L__BB0_2;/{exit}' "$T/w8p/w8.$a.ptx" >"$T/w8.$a.loop"
+	check "int8-weight GEMV ($a): B's fragments converted from the ring in place (32 2-byte reads, no shared stores in the loop)" \
+		bash -c "[ \$(grep -c 'ld.shared.u16' '$T/w8.$a.loop') = 32 ] && ! grep -q 'st.shared' '$T/w8.$a.loop' && [ \$(grep -c 'mma.sync' '$T/w8.$a.loop') = 16 ]"
 done
 check "int8-weight GEMV: under 128 registers on sm_90a" \
 	bash -c "n=\$(grep -oE 'sm_90a: [0-9]+ registers' '$T/w8.log' | grep -oE '[0-9]+ ' | head -1); [ \"\$n\" -lt 128 ]"

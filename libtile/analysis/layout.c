@@ -492,6 +492,8 @@ static int view_transposed(const assigner *s, int v)
 	bool flipped = d->code == IR_OP_PERMUTE;
 	if (flipped)
 		d = s->f->values[d->args[0]].def;
+	if (d && d->code == IR_OP_CAST)
+		d = s->f->values[d->args[0]].def;
 	const smem_layout *sl = d && d->code == IR_OP_LOCAL_LOAD ? s->p->ring[d->args[0]] : NULL;
 	if (!sl)
 		return VIEW_UNKNOWN;
@@ -534,15 +536,43 @@ static bool staged_transpose(const assigner *s, const ir_op *op)
 	       on_tensor_cores(s, u) && u->args[1] == res && u->args[0] != res && !s->p->view[op->args[0]];
 }
 
-/* Pass 1: the largest shape and the widest access of each rank. */
+/* A ring's 8-bit integer tile converted to fp16 or bf16 for mma.sync dots
+ * (`tl.dot(x, w.to(tl.float16))` with int8 weights): read in place when
+ * only such dots read it (through a transpose or not), each fragment's
+ * bytes converted as they are read (dot_mma.c), as Triton does, instead of
+ * converted in a blocked layout and staged back into shared memory as
+ * fp16. wgmma reads B only from shared memory in its own kind, so not for
+ * a dot it runs. */
+static bool view_cast(const assigner *s, const ir_op *op)
+{
+	const ir_op *d = op->nargs == 1 ? s->f->values[op->args[0]].def : NULL;
+	ir_type st = vtype(s, op->args[0]), rt = vtype(s, op->results[0]);
+	return op->code == IR_OP_CAST && rt.rank == 2 && d && d->code == IR_OP_LOCAL_LOAD &&
+	       (st.kind == IR_I8 || st.kind == IR_U8) && (rt.kind == IR_F16 || rt.kind == IR_BF16);
+}
+
+/* After the survey: whether the one dot reading view_cast's result runs mma.sync. */
+static bool view_cast_dot(const assigner *s, const ir_op *op)
+{
+	if (s->uses[op->results[0]] != 1)
+		return false;
+	const ir_op *u = s->user[op->results[0]];
+	if (u && u->code == IR_OP_PERMUTE && s->uses[u->results[0]] == 1)
+		u = s->user[u->results[0]];
+	return u && on_tensor_cores(s, u) && !(s->unit == DOT_UNIT_WGMMA && layout_dot_wgmma(s->f, u));
+}
+
 /* A transpose of a ring's tile (pipeline.c lets one sit between a load
- * and the dots): read in place as well when only dots read it. */
+ * and the dots), or of its conversion (view_cast): read in place as well
+ * when only dots read it. */
 static bool view_transpose(const assigner *s, const ir_op *op)
 {
 	const ir_op *d = op->nargs == 1 ? s->f->values[op->args[0]].def : NULL;
 	return op->code == IR_OP_PERMUTE && vtype(s, op->results[0]).rank == 2 && op->ints[0] == 1 && d &&
-	       d->code == IR_OP_LOCAL_LOAD;
+	       (d->code == IR_OP_LOCAL_LOAD || (d->code == IR_OP_CAST && view_cast(s, d)));
 }
+
+/* Pass 1: the largest shape and the widest access of each rank. */
 
 static void survey_region(assigner *s, const ir_region *r)
 {
@@ -561,7 +591,8 @@ static void survey_region(assigner *s, const ir_region *r)
 			s->uses[op->args[k]]++;
 			s->user[op->args[k]] = op;
 			int *u = &s->view_uses[op->args[k]];
-			*u = *u >= 0 && ((on_tensor_cores(s, op) && k < 2) || view_transpose(s, op)) ? *u + 1 : -1;
+			*u = *u >= 0 && ((on_tensor_cores(s, op) && k < 2) || view_transpose(s, op) || view_cast(s, op)) ? *u + 1
+											     : -1;
 		}
 		if (op->code == IR_OP_ASYNC_COPY && !s->copy_of[op->args[0]])
 			s->copy_of[op->args[0]] = op;
@@ -1210,6 +1241,16 @@ static void assign_op(assigner *s, const ir_op *op)
 		p->view[res] = s->view_uses[res] > 0;
 		l = by_rank(s, rt.rank);
 		break;
+	case IR_OP_CAST:
+		if (view_cast(s, op) && s->view_uses[res] > 0 && p->view[op->args[0]]) {
+			p->view[res] = true;
+			l = by_rank(s, rt.rank);
+			break;
+		}
+		l = follow_operands(s, op, rt.rank);
+		for (int i = 0; i < op->nargs; i++)
+			adopt_broadcast(s, op->args[i], l);
+		break;
 	default:
 		l = follow_operands(s, op, rt.rank);
 		for (int i = 0; i < op->nargs; i++)
@@ -1277,7 +1318,18 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	survey_region(&s, &f->body);
 	for (int v = 0; v < f->nvalues; v++) {
 		const ir_op *d = f->values[v].def;
+		if (d && view_cast(&s, d) && !view_cast_dot(&s, d))
+			s.view_uses[v] = -1;
+	}
+	/* then back from the dots: a transpose, a conversion, the ring's tile */
+	for (int v = 0; v < f->nvalues; v++) {
+		const ir_op *d = f->values[v].def;
 		if (d && view_transpose(&s, d) && s.view_uses[v] <= 0)
+			s.view_uses[d->args[0]] = -1;
+	}
+	for (int v = 0; v < f->nvalues; v++) {
+		const ir_op *d = f->values[v].def;
+		if (d && view_cast(&s, d) && s.view_uses[v] <= 0)
 			s.view_uses[d->args[0]] = -1;
 	}
 	/* The default 2-D layout must not replicate a dot's operand tiles (their

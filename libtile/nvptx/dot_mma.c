@@ -73,6 +73,43 @@ static LLVMValueRef frag_word(lw *w, const mma_kind *mk, const smem_tile *t, LLV
 	return word;
 }
 
+/* Two 16-bit elements packed into one fragment word. */
+static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
+{
+	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), 2);
+	LLVMValueRef v = LLVMBuildInsertElement(w->b, LLVMGetUndef(vt), x, lw_ci32(w, 0), "");
+	v = LLVMBuildInsertElement(w->b, v, y, lw_ci32(w, 1), "");
+	return LLVMBuildBitCast(w->b, v, w->i32, "");
+}
+
+/* One 16-bit fragment word of a converted view (tiles.c: 8-bit integers
+ * stored, converted as read): elements (row, col) and the next along K
+ * (col + 1 for A, row + 1 for B: k_rows), in operand coordinates. Where K
+ * runs along the stored rows the two bytes are adjacent (a 16-byte chunk
+ * keeps its bytes' order under the swizzle) and one 2-byte load reads
+ * both. */
+static LLVMValueRef cvt_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row, LLVMValueRef col,
+			     bool k_rows)
+{
+	ir_kind to = strcmp(mk->ab, "bf16") ? IR_F16 : IR_BF16;
+	LLVMValueRef e[2];
+	if (k_rows == t->sl->transposed) {
+		LLVMValueRef x = LLVMBuildLoad2(w->b, w->i16, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, row, col)), "");
+		LLVMSetAlignment(x, 2);
+		e[0] = LLVMBuildTrunc(w->b, x, w->i8, "");
+		e[1] = LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, x, LLVMConstInt(w->i16, 8, false), ""), w->i8, "");
+	} else {
+		for (int i = 0; i < 2; i++) {
+			LLVMValueRef r = k_rows ? LLVMBuildAdd(w->b, row, lw_ci32(w, i), "") : row;
+			LLVMValueRef c = k_rows ? col : LLVMBuildAdd(w->b, col, lw_ci32(w, i), "");
+			e[i] = LLVMBuildLoad2(w->b, w->i8, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, r, c)), "");
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		e[i] = lw_cast(w, e[i], t->stored, to);
+	return pack2(w, e[0], e[1]);
+}
+
 /* A's fragment words a0..a3 for the 16-row tile at rows row0.. and K
  * k0..: a_q holds row g + 8 (q & 1), columns (q >> 1) kstep/2 + t (4/eb) ..
  * (g = lane / 4, t = lane % 4). ldmatrix reads stored rows of 16 bytes:
@@ -81,7 +118,15 @@ static LLVMValueRef frag_word(lw *w, const mma_kind *mk, const smem_tile *t, LLV
 static void frag_a(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row0, int64_t k0, LLVMValueRef *a)
 {
 	LLVMValueRef l = w->lane;
-	if (!t->sl->transposed) {
+	if (t->converts) {
+		LLVMValueRef g = LLVMBuildLShr(w->b, l, lw_ci32(w, 2), "");
+		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 2), "");
+		for (int q = 0; q < 4; q++) {
+			LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAdd(w->b, g, lw_ci32(w, 8 * (q & 1)), ""), "");
+			LLVMValueRef col = LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + (q >> 1) * 8), "");
+			a[q] = cvt_word(w, mk, t, row, col, false);
+		}
+	} else if (!t->sl->transposed) {
 		LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAnd(w->b, l, lw_ci32(w, 15), ""), "");
 		LLVMValueRef col = LLVMBuildAdd(w->b, lw_ci32(w, k0),
 						LLVMBuildMul(w->b, LLVMBuildLShr(w->b, l, lw_ci32(w, 4), ""), lw_ci32(w, 16 / mk->eb), ""), "");
@@ -112,6 +157,16 @@ static void frag_b(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef c
 {
 	LLVMValueRef l = w->lane;
 	int n = col1 ? 4 : 2;
+	if (t->converts) {
+		/* b_q: column g, K rows q 8 + 2t and the next */
+		LLVMValueRef g = LLVMBuildLShr(w->b, l, lw_ci32(w, 2), "");
+		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 2), "");
+		for (int j = 0; j < n / 2; j++)
+			for (int q = 0; q < 2; q++)
+				b[2 * j + q] = cvt_word(w, mk, t, LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + 8 * q), ""),
+							LLVMBuildAdd(w->b, j ? col1 : col0, g, ""), true);
+		return;
+	}
 	LLVMValueRef hi = LLVMBuildICmp(w->b, LLVMIntUGE, l, lw_ci32(w, 16), "");
 	LLVMValueRef col = col1 ? LLVMBuildSelect(w->b, hi, col1, col0, "") : col0;
 	if (t->sl->transposed) {
@@ -197,15 +252,6 @@ static void frag_b_wide(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValue
 			out[2 * (2 * q + 1) + h] = lw_asm_call(w, w->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,n", a1, 3, false);
 		}
 	}
-}
-
-/* Two 16-bit elements packed into one fragment word. */
-static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
-{
-	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x), 2);
-	LLVMValueRef v = LLVMBuildInsertElement(w->b, LLVMGetUndef(vt), x, lw_ci32(w, 0), "");
-	v = LLVMBuildInsertElement(w->b, v, y, lw_ci32(w, 1), "");
-	return LLVMBuildBitCast(w->b, v, w->i32, "");
 }
 
 /* A's fragment from a chained dot's result held in the same mma layout:
@@ -599,7 +645,7 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 					else
 						lw_mma_a(w, &mk, &o, tl.row[t], t, ks, nks, f);
 				}
-			w->cached[w->ncached++] = (frag_cache){v, which, l, frags, {NULL, NULL}, false, had != NULL};
+			w->cached[w->ncached++] = (frag_cache){v, which, l, frags, {.base = NULL}, false, had != NULL};
 			if (had)
 				had->loaded = true;
 		}

@@ -420,6 +420,11 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		return lw_emit_dot(w, op, l, out);
 	case IR_OP_LOCAL_LOAD:
 		return lw_emit_local_load(w, op, l, out);
+	case IR_OP_CAST: /* a ring's 8-bit tile that the dots convert as they read it */
+		if (w->p->view[res] && w->v[op->args[0]].view)
+			return lw_view_of(w, out, l, w->v[op->args[0]].view, false, true,
+					  (ir_kind)lw_vtype(w, op->args[0]).kind);
+		break;
 	case IR_OP_ATOMIC_RMW:
 	case IR_OP_ATOMIC_CAS:
 		return lw_emit_atomic(w, op, l, out);
@@ -437,15 +442,8 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		const layout_fold *fold = w->p->fold[op->results[0]];
 		if (fold) /* an interleave of the join's operands' registers */
 			return lw_emit_fold(w, fold, l, 0, lw_map_of(l, rt).nregs, out);
-		if (w->p->view[op->results[0]] && w->v[src].view) {
-			/* a transposed view: the same tile, its rows the other dim */
-			smem_layout *sl = arena_alloc(w->a, sizeof *sl);
-			if (!sl)
-				return lw_oom(w);
-			*sl = *w->v[src].view->sl;
-			sl->transposed = !sl->transposed;
-			return lw_view(w, out, l, w->v[src].view->base, sl);
-		}
+		if (w->p->view[op->results[0]] && w->v[src].view) /* the same tile, its rows the other dim */
+			return lw_view_of(w, out, l, w->v[src].view, true, false, IR_F16);
 		lval x;
 		if (!lw_get(w, src, NULL, &x))
 			return false;

@@ -23,6 +23,8 @@
 typedef struct smem_tile {
 	LLVMValueRef base;        /* i32 byte offset of the tile in shared memory */
 	const smem_layout *sl;
+	bool converts;            /* stored as `stored` (8-bit integers), converted as read */
+	ir_kind stored;
 } smem_tile;
 
 /* A value as the thread holds it: one LLVM value per register. */
@@ -175,6 +177,9 @@ bool lw_emit_async_copy(lw *w, const ir_op *op);
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out);
 /* out: a tile read in place (no registers) at byte `base` laid out by sl */
 bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_layout *sl);
+/* A view of the same bytes as `from`: its transpose (flip), or its
+ * conversion (cast: `from` holds elements of kind `stored`). */
+bool lw_view_of(lw *w, lval *out, const layout *l, const smem_tile *from, bool flip, bool cast, ir_kind stored);
 
 /* tma.c: rings TMA fills: their barriers' bytes (0 for other rings), set
  * up after a ring is pushed and put away before it is popped; TMA_COPY,

@@ -241,6 +241,21 @@ bool lw_view(lw *w, lval *out, const layout *l, LLVMValueRef base, const smem_la
 	return true;
 }
 
+bool lw_view_of(lw *w, lval *out, const layout *l, const smem_tile *from, bool flip, bool cast, ir_kind stored)
+{
+	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+	if (!sl)
+		return lw_oom(w);
+	*sl = *from->sl;
+	sl->transposed ^= flip;
+	if (!lw_view(w, out, l, from->base, sl))
+		return false;
+	smem_tile *t = (smem_tile *)out->view;
+	t->converts = from->converts || cast;
+	t->stored = from->converts ? from->stored : stored;
+	return true;
+}
+
 bool lw_emit_local_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	int ring = op->args[0], res = op->results[0];
