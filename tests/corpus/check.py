@@ -70,6 +70,9 @@ def draw(dtype, init, n, rng):
         vals = [lo + (hi - lo) * rng.random() for _ in range(n)]
     elif kind == "steps":  # segment starts 0, S, 2S, ...
         vals = [i * int(spec) for i in range(n)]
+    elif kind == "perm":  # a random order of 0 .. n-1 (slots or pages named once each)
+        vals = list(range(n))
+        rng.shuffle(vals)
     elif kind in ("randint", "nonzero"):
         lo, hi = (int(x) for x in spec.split(":"))
         vals = [rng.randrange(lo, hi) for _ in range(n)]

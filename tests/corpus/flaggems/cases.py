@@ -37,10 +37,11 @@ CASES = [
          [{"NT": 16, "H": 8, "D": 128, "NB": 256, "BS": 16}, {"NT": 5, "H": 4, "D": 80, "NB": 256, "BS": 16}],
          4, tol=EXACT, include_dirs=INC),
     # launcher: src/flag_gems/fused/concat_and_cache_mla.py:145 ConcatAndCacheMla.forward()
-    # kv_cache_dtype "auto" (kv_dtype 0); BLOCK_SIZE = min(kv_lora_rank, 512)
+    # kv_cache_dtype "auto" (kv_dtype 0); BLOCK_SIZE = min(kv_lora_rank, 512); each token
+    # its own slot, as a cache gives them (two tokens in one slot race, on both sides)
     case("flaggems_concat_and_cache_mla", P + "fused/concat_and_cache_mla.py", "concat_and_cache_mla_kernel",
          [T("in", "bf16", ["NT", "R"]), T("in", "bf16", ["NT", "PE"]),
-          T("inout", "bf16", ["NB", "BS", "R + PE"], "zeros"), T("in", "i64", ["NT"], "randint:0:1024"),
+          T("inout", "bf16", ["NB", "BS", "R + PE"], "zeros"), T("in", "i64", ["NT"], "perm"),
           S("i32", "BS * (R + PE)"), S("i32", "R + PE"), S("i32", "R"), S("i32", "PE"),
           S("i32", "R"), S("i32", "PE"), S("i32", "BS"), T("in", "fp32", ["1"], "uniform:0.5:2")],
          lambda s: {"kv_dtype": 0, "BLOCK_SIZE": min(s["R"], 512)}, "NT",
