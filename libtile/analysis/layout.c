@@ -536,13 +536,14 @@ static bool staged_transpose(const assigner *s, const ir_op *op)
 	       on_tensor_cores(s, u) && u->args[1] == res && u->args[0] != res && !s->p->view[op->args[0]];
 }
 
-/* A ring's 8-bit integer tile converted to fp16 or bf16 for mma.sync dots
- * (`tl.dot(x, w.to(tl.float16))` with int8 weights): read in place when
- * only such dots read it (through a transpose or not), each fragment's
- * bytes converted as they are read (dot_mma.c), as Triton does, instead of
- * converted in a blocked layout and staged back into shared memory as
- * fp16. wgmma reads B only from shared memory in its own kind, so not for
- * a dot it runs. */
+/* A ring's 8-bit integer tile converted to fp16 or bf16 for a mma.sync
+ * dot's B through a transpose (`tl.dot(x, tl.trans(w.to(tl.float16)))`,
+ * a linear layer's int8 weights [N, K] stored along K): read in place,
+ * each fragment's K-adjacent bytes read together and converted as they
+ * are read (dot_mma.c), as Triton does, instead of converted in a blocked
+ * layout and staged back into shared memory as fp16. wgmma reads B only
+ * from shared memory in its own kind, so not for a dot it runs; other
+ * shapes of the pattern (A, or K not contiguous) keep the staging. */
 static bool view_cast(const assigner *s, const ir_op *op)
 {
 	const ir_op *d = op->nargs == 1 ? s->f->values[op->args[0]].def : NULL;
@@ -551,15 +552,25 @@ static bool view_cast(const assigner *s, const ir_op *op)
 	       (st.kind == IR_I8 || st.kind == IR_U8) && (rt.kind == IR_F16 || rt.kind == IR_BF16);
 }
 
-/* After the survey: whether the one dot reading view_cast's result runs mma.sync. */
+/* After the survey: whether view_cast's result is, through a transpose,
+ * the B of one dot mma.sync runs, its ring stored along K (the tile's
+ * last dim, as assign_ring will store it: its copies at least as wide
+ * along that dim). */
 static bool view_cast_dot(const assigner *s, const ir_op *op)
 {
-	if (s->uses[op->results[0]] != 1)
+	const ir_op *t = s->uses[op->results[0]] == 1 ? s->user[op->results[0]] : NULL;
+	if (!t || t->code != IR_OP_PERMUTE || s->uses[t->results[0]] != 1)
 		return false;
-	const ir_op *u = s->user[op->results[0]];
-	if (u && u->code == IR_OP_PERMUTE && s->uses[u->results[0]] == 1)
-		u = s->user[u->results[0]];
-	return u && on_tensor_cores(s, u) && !(s->unit == DOT_UNIT_WGMMA && layout_dot_wgmma(s->f, u));
+	const ir_op *u = s->user[t->results[0]];
+	if (!u || !on_tensor_cores(s, u) || u->args[1] != t->results[0] || u->args[0] == t->results[0] ||
+	    (s->unit == DOT_UNIT_WGMMA && layout_dot_wgmma(s->f, u)))
+		return false;
+	const ir_op *copy = s->copy_of[s->f->values[op->args[0]].def->args[0]];
+	if (!copy)
+		return false;
+	int mask = copy->flags & IR_FLAG_HAS_MASK ? copy->args[3] : -1;
+	return axis_vector_width_dim(s->f, s->ai, copy->args[2], mask, 0) <=
+	       axis_vector_width_dim(s->f, s->ai, copy->args[2], mask, 1);
 }
 
 /* A transpose of a ring's tile (pipeline.c lets one sit between a load

@@ -82,29 +82,17 @@ static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
 	return LLVMBuildBitCast(w->b, v, w->i32, "");
 }
 
-/* One 16-bit fragment word of a converted view (tiles.c: 8-bit integers
- * stored, converted as read): elements (row, col) and the next along K
- * (col + 1 for A, row + 1 for B: k_rows), in operand coordinates. Where K
- * runs along the stored rows the two bytes are adjacent (a 16-byte chunk
- * keeps its bytes' order under the swizzle) and one 2-byte load reads
- * both. */
-static LLVMValueRef cvt_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row, LLVMValueRef col,
-			     bool k_rows)
+/* One 16-bit B fragment word of a converted view (tiles.c: 8-bit
+ * integers stored with K along the stored rows, converted as read): K
+ * rows k and k + 1 of column n, adjacent bytes (a 16-byte chunk keeps its
+ * bytes' order under the swizzle), so one 2-byte load reads both. */
+static LLVMValueRef cvt_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef k, LLVMValueRef n)
 {
 	ir_kind to = strcmp(mk->ab, "bf16") ? IR_F16 : IR_BF16;
-	LLVMValueRef e[2];
-	if (k_rows == t->sl->transposed) {
-		LLVMValueRef x = LLVMBuildLoad2(w->b, w->i16, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, row, col)), "");
-		LLVMSetAlignment(x, 2);
-		e[0] = LLVMBuildTrunc(w->b, x, w->i8, "");
-		e[1] = LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, x, LLVMConstInt(w->i16, 8, false), ""), w->i8, "");
-	} else {
-		for (int i = 0; i < 2; i++) {
-			LLVMValueRef r = k_rows ? LLVMBuildAdd(w->b, row, lw_ci32(w, i), "") : row;
-			LLVMValueRef c = k_rows ? col : LLVMBuildAdd(w->b, col, lw_ci32(w, i), "");
-			e[i] = LLVMBuildLoad2(w->b, w->i8, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, r, c)), "");
-		}
-	}
+	LLVMValueRef x = LLVMBuildLoad2(w->b, w->i16, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, k, n)), "");
+	LLVMSetAlignment(x, 2);
+	LLVMValueRef e[2] = {LLVMBuildTrunc(w->b, x, w->i8, ""),
+			     LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, x, LLVMConstInt(w->i16, 8, false), ""), w->i8, "")};
 	for (int i = 0; i < 2; i++)
 		e[i] = lw_cast(w, e[i], t->stored, to);
 	return pack2(w, e[0], e[1]);
@@ -118,15 +106,7 @@ static LLVMValueRef cvt_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVM
 static void frag_a(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef row0, int64_t k0, LLVMValueRef *a)
 {
 	LLVMValueRef l = w->lane;
-	if (t->converts) {
-		LLVMValueRef g = LLVMBuildLShr(w->b, l, lw_ci32(w, 2), "");
-		LLVMValueRef tk = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, l, lw_ci32(w, 3), ""), lw_ci32(w, 2), "");
-		for (int q = 0; q < 4; q++) {
-			LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAdd(w->b, g, lw_ci32(w, 8 * (q & 1)), ""), "");
-			LLVMValueRef col = LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + (q >> 1) * 8), "");
-			a[q] = cvt_word(w, mk, t, row, col, false);
-		}
-	} else if (!t->sl->transposed) {
+	if (!t->sl->transposed) {
 		LLVMValueRef row = LLVMBuildAdd(w->b, row0, LLVMBuildAnd(w->b, l, lw_ci32(w, 15), ""), "");
 		LLVMValueRef col = LLVMBuildAdd(w->b, lw_ci32(w, k0),
 						LLVMBuildMul(w->b, LLVMBuildLShr(w->b, l, lw_ci32(w, 4), ""), lw_ci32(w, 16 / mk->eb), ""), "");
@@ -164,7 +144,7 @@ static void frag_b(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef c
 		for (int j = 0; j < n / 2; j++)
 			for (int q = 0; q < 2; q++)
 				b[2 * j + q] = cvt_word(w, mk, t, LLVMBuildAdd(w->b, tk, lw_ci32(w, k0 + 8 * q), ""),
-							LLVMBuildAdd(w->b, j ? col1 : col0, g, ""), true);
+							LLVMBuildAdd(w->b, j ? col1 : col0, g, ""));
 		return;
 	}
 	LLVMValueRef hi = LLVMBuildICmp(w->b, LLVMIntUGE, l, lw_ci32(w, 16), "");
