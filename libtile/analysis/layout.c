@@ -602,8 +602,8 @@ static void survey_region(assigner *s, const ir_region *r)
 			s->uses[op->args[k]]++;
 			s->user[op->args[k]] = op;
 			int *u = &s->view_uses[op->args[k]];
-			*u = *u >= 0 && ((on_tensor_cores(s, op) && k < 2) || view_transpose(s, op) || view_cast(s, op)) ? *u + 1
-											     : -1;
+			bool in_place = (on_tensor_cores(s, op) && k < 2) || view_transpose(s, op) || view_cast(s, op);
+			*u = *u >= 0 && in_place ? *u + 1 : -1;
 		}
 		if (op->code == IR_OP_ASYNC_COPY && !s->copy_of[op->args[0]])
 			s->copy_of[op->args[0]] = op;
@@ -1252,17 +1252,12 @@ static void assign_op(assigner *s, const ir_op *op)
 		p->view[res] = s->view_uses[res] > 0;
 		l = by_rank(s, rt.rank);
 		break;
-	case IR_OP_CAST:
+	default:
 		if (view_cast(s, op) && s->view_uses[res] > 0 && p->view[op->args[0]]) {
-			p->view[res] = true;
+			p->view[res] = true; /* a ring's tile the dot converts as it reads it */
 			l = by_rank(s, rt.rank);
 			break;
 		}
-		l = follow_operands(s, op, rt.rank);
-		for (int i = 0; i < op->nargs; i++)
-			adopt_broadcast(s, op->args[i], l);
-		break;
-	default:
 		l = follow_operands(s, op, rt.rank);
 		for (int i = 0; i < op->nargs; i++)
 			adopt_broadcast(s, op->args[i], l);
