@@ -84,6 +84,16 @@ if grep -q barrier "$T/out"; then fail "a barrier where loads and stores touch o
 check "a load at the top of a loop after the last iteration's store" \
 	"$TILEC" ir $R/store_store_other.py -n accumulate_in_place -s '*fp32:16, i32' -D BLOCK=256 --pipelined
 if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected in the loop"; cat "$T/out"; fi
+SC="$R/scalar_counters.py"
+check "a scalar counter an iteration, its address moving with i" \
+	"$TILEC" ir $SC -n running_sum_rows -s '*i32:16' -D E=64 --pipelined
+if grep -q barrier "$T/out"; then fail "a barrier where no iteration reads another's counter"; cat "$T/out"; else ok; fi
+check "one counter read and rewritten every iteration" \
+	"$TILEC" ir $SC -n bump_one_counter -s '*i32:16, i32' --pipelined
+if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
+check "a read of what the last iteration stored one element on" \
+	"$TILEC" ir $SC -n chain_next -s '*fp32:16, i32' --pipelined
+if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
 check "the barrier reaches the PTX" \
 	"$TILEC" compile $R/store_load.py -n rescale_through_scratch -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' \
 	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 -ns 1 --arch sm_90a --keep-ptx "$T/ptx" -o "$T/sl"
@@ -115,6 +125,14 @@ for f in "$T"/msptx/*.ptx; do
 	n=$(grep -cE 'selp\.f32[^;]*0f00000000, %p[0-9]+;' "$f")
 	if [ "$n" -ge 8 ]; then ok; else fail "$(basename "$f"): $n zero selects after the masked loads"; fi
 done
+# with 32 a thread, each sets its register to 0 before the access instead:
+# selected after, 32 live predicates made ptxas wait for each load in turn
+check "a masked load of 32 elements a thread" \
+	bash -c "$TILEC compile $R/masked_sum.py ${MS/BLOCK=1024/BLOCK=4096} --no-hint-variants --arch sm_90a --keep-ptx $T/ms4ptx -o $T/ms4"
+n=$(grep -cE 'mov\.b16 %rs[0-9]+, 0; @%p[0-9]+ ld\.global\.b16' "$T"/ms4ptx/ms4.sm_90a.ptx)
+if [ "$n" -ge 32 ]; then ok; else fail "$n of 32 masked loads zero their registers first"; fi
+if grep -qE 'selp\.f32[^;]*0f00000000, %p[0-9]+;' "$T"/ms4ptx/ms4.sm_90a.ptx; then
+	fail "zero selects after the loads of 32 elements a thread"; else ok; fi
 check "its interpreter run" \
 	bash -c "$TILEC run $R/masked_sum.py -n rms_rows -s '*fp32, *fp32, *fp32, i32, fp32' -D BLOCK=8 -g 1 \
 		--arg buf:5:arange --arg buf:5 --arg buf:1 --arg 5 --arg 0 --print 2:1"

@@ -110,21 +110,6 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
-/* Whether the words of vec storage elements are constants, and their
- * bits (imm untouched otherwise). */
-static bool const_words(lw *w, const LLVMValueRef *elems, int vec, LLVMTypeRef st, int eb, vec_shape vs,
-			unsigned long long *imm)
-{
-	LLVMValueRef words[4] = {0};
-	to_words(w, (LLVMValueRef *)elems, vec, st, eb, vs, words);
-	for (int i = 0; i < vs.nw; i++)
-		if (!words[i] || !LLVMIsAConstantInt(words[i]))
-			return false;
-	for (int i = 0; i < vs.nw; i++)
-		imm[i] = LLVMConstIntGetZExtValue(words[i]);
-	return true;
-}
-
 void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
 		    LLVMValueRef *elems)
 {
@@ -139,24 +124,37 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 		return;
 	}
 	vec_shape vs = vec_words(w, vec * eb);
-	/* With a fill the words are set before the predicated load (to the
-	 * fill where it is constant, else 0, then selected below): unset, they
-	 * are live from the kernel's entry for ptxas. */
-	unsigned long long imm[4] = {0};
-	bool fill_const = fill && const_words(w, fill, vec, st, eb, vs, imm);
-	char text[320], cons[96];
-	int pos = 0;
-	for (int i = 0; i < vs.nw && fill; i++)
-		pos += snprintf(text + pos, sizeof text - (size_t)pos, "mov.%s $%d, %llu; ", vs.ptx[1] == '8' ? "b16" : vs.ptx, i,
-				imm[i]);
-	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
-	int cp = 0;
-	for (int i = 0; i < vs.nw; i++) {
-		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
+	/* With a fill the words are set in the load's own asm before the
+	 * predicated access (constant words as immediates, others moved from
+	 * inputs), as Triton's loads do, and the predicate dies at the load
+	 * (lw_emit_load says when). Unset, they are live from the kernel's
+	 * entry for ptxas. */
+	LLVMValueRef words[4] = {0}, args[2 + 4];
+	int nargs = 2;
+	args[0] = ptr;
+	args[1] = pred;
+	if (fill)
+		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, words);
+	char text[384], cons[128];
+	int pos = 0, cp = 0;
+	for (int i = 0; i < vs.nw; i++)
 		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, fill ? "=&%s," : "=%s,", vs.cons);
+	cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
+	for (int i = 0; i < vs.nw && fill; i++) {
+		const char *mov = vs.ptx[1] == '8' ? "b16" : vs.ptx;
+		if (LLVMIsAConstantInt(words[i])) {
+			pos += snprintf(text + pos, sizeof text - (size_t)pos, "mov.%s $%d, %llu; ", mov, i,
+					LLVMConstIntGetZExtValue(words[i]));
+			continue;
+		}
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "mov.%s $%d, $%d; ", mov, i, vs.nw + nargs);
+		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, ",%s", vs.cons);
+		args[nargs++] = words[i];
 	}
+	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
+	for (int i = 0; i < vs.nw; i++)
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
 	snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
-	snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
 	LLVMTypeRef ret;
 	if (vs.nw == 1) {
 		ret = vs.word;
@@ -164,14 +162,36 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 		LLVMTypeRef fields[4] = {vs.word, vs.word, vs.word, vs.word};
 		ret = LLVMStructTypeInContext(w->c, fields, (unsigned)vs.nw, false);
 	}
-	LLVMValueRef args[2] = {ptr, pred};
-	LLVMValueRef res = lw_asm_call(w, ret, text, cons, args, 2, true);
-	LLVMValueRef words[4];
+	LLVMValueRef res = lw_asm_call(w, ret, text, cons, args, nargs, true);
 	for (int i = 0; i < vs.nw; i++)
 		words[i] = vs.nw == 1 ? res : LLVMBuildExtractValue(w->b, res, (unsigned)i, "");
 	unpack_words(w, words, vs, vec, st, eb, elems);
-	for (int i = 0; i < vec && fill && !fill_const; i++)
-		elems[i] = LLVMBuildSelect(w->b, pred, elems[i], fill[i], "");
+}
+
+/* From how many distinct predicates a thread's accesses of one masked load
+ * set their registers before the access (lw_load_vector) rather than
+ * select `other` after it. Selected after, every predicate stays live
+ * until its data arrive; past the 7 predicate registers ptxas moves them
+ * through general registers and consumes each load before issuing the
+ * next (FlagGems' reductions over [4, 1024] blocks: 32 loads a thread,
+ * 0.19-0.60 of Triton, 1.00-1.03 set first; layer norm over 50257
+ * columns 0.36 -> 1.78). With 8 or fewer, setting first measured slower
+ * (H200: softmax over 4095 columns 0.99 -> 0.94, fla's gated RMS norm
+ * 0.96 -> 0.76), and loads moved to their user (IR_FLAG_SUNK) are set
+ * first whatever their count (passes/sink.c). */
+enum { SET_FIRST_PREDICATES = 9 };
+
+/* How many different predicates the n / vec accesses use. */
+static int distinct_preds(LLVMValueRef *preds, int n, int vec)
+{
+	int d = 0;
+	for (int r = 0; r < n; r += vec) {
+		int s = 0;
+		while (s < r && preds[s] != preds[r])
+			s += vec;
+		d += s == r;
+	}
+	return d;
 }
 
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
@@ -185,16 +205,15 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	int vec = lw_access_width(w, op, l, has_mask ? op->args[1] : -1);
 	if (!lw_alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))
 		return false;
+	bool set_first = has_mask && ((op->flags & IR_FLAG_SUNK) ||
+				      distinct_preds(a[1].r, a[0].n, vec) >= SET_FIRST_PREDICATES);
 	for (int r = 0; r < a[0].n; r += vec) {
 		LLVMValueRef elems[16] = {0}, fill[16];
 		/* Masked-off elements are `other`, or zeros without it: Triton
 		 * documents them as undefined but its loads zero their registers
-		 * first, and real kernels sum such rows. A load moved to its user
-		 * (IR_FLAG_SUNK) sets them before the load; others select after,
-		 * which leaves ptxas free to predicate the load alone */
+		 * first, and real kernels sum such rows */
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
-		bool set_first = has_mask && (op->flags & IR_FLAG_SUNK);
 		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
 		for (int i = 0; i < vec && has_mask && !set_first; i++)
 			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");

@@ -22,6 +22,13 @@
  * (to a fixpoint over the back edge, so a load at the top of a body is
  * ordered after a store at its bottom). TMA copies read through the async
  * proxy, which a barrier does not order: they are not handled.
+ *
+ * Across a for loop's back edge the roots are not the whole story: a scalar
+ * load whose address moves with the induction variable (base + c * iv +
+ * loop-invariant terms, c != 0) never meets a scalar store of the same
+ * form in an earlier iteration, so those stores alone do not order it.
+ * FlagGems' MoE alignment reads and rewrites one counter an iteration;
+ * with a barrier before each read, every iteration waited for memory.
  */
 #include "passes/passes.h"
 
@@ -35,7 +42,20 @@ typedef struct order {
 	uint8_t *state;    /* per value: 0 unknown, 1 being computed, 2 known */
 	const ir_op **def; /* per region param: the op owning the region */
 	int *def_region;   /* ...and which of its regions */
+	uint8_t *inside;   /* per value: defined in the loop being asked about */
+	const ir_op *inside_of;
 } order;
+
+/* A scalar address: base + coef * iv + cst + sum of tcoef[i] * term[i],
+ * the terms values defined outside the loop (offsets in elements). */
+#define AFFINE_TERMS 8
+typedef struct affine {
+	int base;
+	int64_t coef, cst;
+	int nterm;
+	int term[AFFINE_TERMS];
+	int64_t tcoef[AFFINE_TERMS];
+} affine;
 
 static uint64_t roots(order *o, int v);
 
@@ -154,9 +174,154 @@ static bool overlaps(uint64_t a, uint64_t b)
 	return (a & b) || ((a & ROOT_ANY) && b) || ((b & ROOT_ANY) && a);
 }
 
+static void mark_inside(order *o, const ir_region *r)
+{
+	for (int k = 0; k < r->nparams; k++)
+		o->inside[r->params[k]] = 1;
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int k = 0; k < op->nresults; k++)
+			o->inside[op->results[k]] = 1;
+		for (int g = 0; g < op->nregions; g++)
+			mark_inside(o, &op->regions[g]);
+	}
+}
+
+static bool add_term(affine *a, int v, int64_t scale)
+{
+	for (int i = 0; i < a->nterm; i++)
+		if (a->term[i] == v) {
+			a->tcoef[i] += scale;
+			return true;
+		}
+	if (a->nterm == AFFINE_TERMS)
+		return false;
+	a->term[a->nterm] = v;
+	a->tcoef[a->nterm++] = scale;
+	return true;
+}
+
+/* Adds scale * v (a scalar integer) to a; false where v is not affine in
+ * the loop's induction variable. Integers are taken not to wrap, as the
+ * pointer arithmetic they feed does not. */
+static bool affine_int(order *o, const ir_op *loop, int v, int64_t scale, affine *a, int depth)
+{
+	const ir_value *val = &o->f->values[v];
+	if (depth > 16 || val->type.rank || !ir_kind_is_int((ir_kind)val->type.kind) ||
+	    scale > INT64_C(1) << 40 || scale < -(INT64_C(1) << 40))
+		return false;
+	if (v == loop->regions[0].params[0]) {
+		a->coef += scale;
+		return true;
+	}
+	if (!o->inside[v])
+		return add_term(a, v, scale);
+	const ir_op *d = val->def;
+	if (!d)
+		return false;
+	switch (d->code) {
+	case IR_OP_CONST:
+		if (d->ival > INT32_MAX || d->ival < INT32_MIN)
+			return false;
+		a->cst += scale * d->ival;
+		return true;
+	case IR_OP_ADD:
+		return affine_int(o, loop, d->args[0], scale, a, depth + 1) &&
+		       affine_int(o, loop, d->args[1], scale, a, depth + 1);
+	case IR_OP_SUB:
+		return affine_int(o, loop, d->args[0], scale, a, depth + 1) &&
+		       affine_int(o, loop, d->args[1], -scale, a, depth + 1);
+	case IR_OP_MUL:
+		for (int side = 0; side < 2; side++) {
+			const ir_op *c = o->f->values[d->args[side]].def;
+			if (c && c->code == IR_OP_CONST && c->ival <= INT32_MAX && c->ival >= INT32_MIN)
+				return affine_int(o, loop, d->args[!side], scale * c->ival, a, depth + 1);
+		}
+		return false;
+	case IR_OP_CAST:
+		return ir_kind_is_int((ir_kind)o->f->values[d->args[0]].type.kind) &&
+		       affine_int(o, loop, d->args[0], scale, a, depth + 1);
+	default:
+		return false;
+	}
+}
+
+static bool affine_ptr(order *o, const ir_op *loop, int v, affine *a)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		const ir_value *val = &o->f->values[v];
+		if (val->type.rank)
+			return false;
+		if (!o->inside[v]) {
+			a->base = v;
+			return true;
+		}
+		if (!val->def || val->def->code != IR_OP_PTR_ADD || !affine_int(o, loop, val->def->args[1], 1, a, 0))
+			return false;
+		v = val->def->args[0];
+	}
+	return false;
+}
+
+static bool affine_same(const affine *a, const affine *b)
+{
+	if (a->base != b->base || a->coef != b->coef || a->cst != b->cst)
+		return false;
+	int n = 0;
+	for (int i = 0; i < a->nterm; i++) {
+		if (!a->tcoef[i])
+			continue;
+		n++;
+		int j = 0;
+		while (j < b->nterm && b->term[j] != a->term[i])
+			j++;
+		if (j == b->nterm || b->tcoef[j] != a->tcoef[i])
+			return false;
+	}
+	for (int j = 0; j < b->nterm; j++)
+		n -= b->tcoef[j] != 0;
+	return n == 0;
+}
+
+/* Whether every store of r that may reach m's memory writes a scalar at
+ * the address `at` names (in its own iteration). */
+static bool stores_at(order *o, const ir_op *loop, const ir_region *r, uint64_t m, const affine *at)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if ((op->code == IR_OP_STORE || op->code == IR_OP_ATOMIC_RMW || op->code == IR_OP_ATOMIC_CAS) &&
+		    overlaps(roots(o, op->args[0]), m)) {
+			affine b = {.base = -1};
+			if (!affine_ptr(o, loop, op->args[0], &b) || !affine_same(at, &b))
+				return false;
+		}
+		for (int g = 0; g < op->nregions; g++)
+			if (!stores_at(o, loop, &op->regions[g], m, at))
+				return false;
+	}
+	return true;
+}
+
+/* Whether load's address differs in every iteration of loop from those
+ * the loop's stores into its memory wrote in earlier ones. */
+static bool private_to_iteration(order *o, const ir_op *loop, const ir_op *load, uint64_t m)
+{
+	if (load->code != IR_OP_LOAD || (m & ROOT_ANY))
+		return false;
+	if (o->inside_of != loop) {
+		memset(o->inside, 0, (size_t)o->f->nvalues);
+		mark_inside(o, &loop->regions[0]);
+		o->inside_of = loop;
+	}
+	affine a = {.base = -1};
+	return affine_ptr(o, loop, load->args[0], &a) && a.coef && stores_at(o, loop, &loop->regions[0], m, &a);
+}
+
 /* The roots stored since the last barrier, after r, starting from
- * `pending`; marks the loads that need one. */
-static uint64_t walk(order *o, const ir_region *r, uint64_t pending)
+ * `pending`; marks the loads that need one. When r is the body of the for
+ * loop `loop`, `carried` holds what its earlier iterations stored, which a
+ * load of r's own top level private to its iteration does not wait for. */
+static uint64_t walk(order *o, const ir_region *r, uint64_t pending, const ir_op *loop, uint64_t carried)
 {
 	for (int i = 0; i < r->nops; i++) {
 		ir_op *op = r->ops[i];
@@ -166,40 +331,47 @@ static uint64_t walk(order *o, const ir_region *r, uint64_t pending)
 			break;
 		case IR_OP_LOAD: case IR_OP_ASYNC_COPY: {
 			uint64_t m = roots(o, op->args[op->code == IR_OP_LOAD ? 0 : 2]);
-			if (overlaps(m, pending)) {
+			if (overlaps(m, pending) || (overlaps(m, carried) && !private_to_iteration(o, loop, op, m))) {
 				op->flags |= IR_FLAG_AFTER_STORE;
-				pending = 0;
+				pending = carried = 0;
 			}
 			break;
 		}
 		case IR_OP_BARRIER: case IR_OP_ASYNC_WAIT:
-			pending = 0;
+			pending = carried = 0;
 			break;
 		case IR_OP_IF: {
-			uint64_t m = op->nregions > 1 ? walk(o, &op->regions[1], pending) : pending;
-			pending = walk(o, &op->regions[0], pending) | m;
+			pending |= carried;
+			carried = 0;
+			uint64_t m = op->nregions > 1 ? walk(o, &op->regions[1], pending, NULL, 0) : pending;
+			pending = walk(o, &op->regions[0], pending, NULL, 0) | m;
 			break;
 		}
 		case IR_OP_FOR: case IR_OP_WHILE: {
+			pending |= carried;
+			carried = 0;
 			/* what reaches the head: the entry's, and each iteration's end */
-			uint64_t head = pending, out;
+			uint64_t back = 0, out;
 			for (int round = 0; round < 64; round++) {
-				out = walk(o, &op->regions[0], head);
-				if (op->code == IR_OP_WHILE)
-					out = walk(o, &op->regions[1], out);
-				if ((out | head) == head)
+				if (op->code == IR_OP_FOR) {
+					out = walk(o, &op->regions[0], pending, op, back);
+				} else {
+					out = walk(o, &op->regions[0], pending | back, NULL, 0);
+					out = walk(o, &op->regions[1], out, NULL, 0);
+				}
+				if ((out | back) == back)
 					break;
-				head |= out;
+				back |= out;
 			}
 			/* a for may run no iteration; a while leaves after its before region */
-			pending = op->code == IR_OP_FOR ? head : walk(o, &op->regions[0], head);
+			pending = op->code == IR_OP_FOR ? pending | back : walk(o, &op->regions[0], pending | back, NULL, 0);
 			break;
 		}
 		default:
 			break;
 		}
 	}
-	return pending;
+	return pending | carried;
 }
 
 /* Inserts the barriers before the flagged ops of r and its regions. */
@@ -243,14 +415,15 @@ tilec_status order_stores_loads(tilec_ctx *ctx, ir_func *f)
 	o.state = arena_alloc(f->arena, n);
 	o.def = arena_alloc(f->arena, sizeof(ir_op *) * n);
 	o.def_region = arena_alloc(f->arena, sizeof(int) * n);
-	if (!o.root || !o.state || !o.def || !o.def_region) {
+	o.inside = arena_alloc(f->arena, n);
+	if (!o.root || !o.state || !o.def || !o.def_region || !o.inside) {
 		diag_error(ctx, (src_loc){0}, "out of memory while ordering stores and loads");
 		return TILEC_ERR_NOMEM;
 	}
 	memset(o.state, 0, n);
 	memset(o.def, 0, sizeof(ir_op *) * n);
 	note_params(&o, &f->body);
-	walk(&o, &f->body, 0);
+	walk(&o, &f->body, 0, NULL, 0);
 	if (!insert(&o, &f->body)) {
 		diag_error(ctx, (src_loc){0}, "out of memory while ordering stores and loads");
 		return TILEC_ERR_NOMEM;

@@ -12,9 +12,10 @@
  * atomic, a barrier, assembly, a print or assert, or control flow), the
  * load means the same, and flagged IR_FLAG_SUNK, its registers are set
  * before it (the lowering: to `other`, or zeros, as Triton sets every
- * masked load's), so that they live only from there. Setting them for
- * every load is not as good: layer norm, whose loads are in loops, ran
- * 20% slower with it on an H100.
+ * masked load's), so that they live only from there. Other loads are set
+ * first only where a thread's accesses use many predicates
+ * (nvptx/memory.c's SET_FIRST_PREDICATES): with few, setting them first
+ * measured slower.
  * Loads inside loops stay where they are: there an early load is what
  * hides the latency of memory (and the pipeliner places its own).
  */
