@@ -5,9 +5,10 @@ Usage: python3 bench/sass.py GPU_DIR OUT_DIR [ID ...]
 GPU_DIR comes from tests/gpu/prepare.sh run with --keep-ptx GPU_DIR/ptx
 (prepare.sh passes extra arguments on). For each benchmark instance (or the
 ids given): tile's PTX for the GPU's arch is assembled with `ptxas -v` and
-disassembled, and the variant the benchmark runs (ID_0, compiled for
-Triton's specialization) is counted; Triton's cubin is the one bench.py's
-launch ran (TILE_TRITON_CUBIN_DIR/ID.cubin, written when that is set), else
+disassembled, and the variant compiled for Triton's specialization at the
+timed size is counted (ID.tile_all.sass holds every variant: the loader
+may run one of tilec's :8/:4 ones, which Nsight Compute names); Triton's
+cubin is the one bench.py's launch ran (TILE_TRITON_CUBIN_DIR/ID.cubin, written when that is set), else
 the newest of the kernel's name in Triton's cache (TRITON_CACHE_DIR or
 ~/.triton/cache: another instance's when two share a kernel name); and tile's compute_80 PTX and Triton's sm_80 PTX (kept by bench.py in
 TILE_SM80_PTX_DIR) are assembled for this GPU as the driver would. Writes OUT_DIR/ID.*.sass and
@@ -22,6 +23,9 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "gpu"))
+import prepare  # noqa: E402  the -s list an instance was compiled with
 
 CLASSES = [
     ("HMMA", r"^HMMA"), ("HGMMA", r"^HGMMA"), ("IMMA", r"^IMMA"), ("LDSM", r"^LDSM"),
@@ -84,11 +88,29 @@ def ptx_sass(ptx, arch, cubin, function):
     return disasm(cubin, function), " ".join(note)[:200]
 
 
-def tile_sass(gdir, iid, arch, out):
+def benched_entry(inst):
+    """The entry the benchmark's launch runs: the variant compiled for
+    Triton's specialization at the size bench.py times (a bench row's
+    first, a corpus instance's last)."""
+    size = inst["sizes"][-1 if inst["tier"] == 6 else 0]
+    try:
+        return inst["id"] + "_%d" % prepare.signatures(inst).index(prepare.triton_signature(inst, size))
+    except ValueError:
+        return inst["id"] + "_0"
+
+
+def tile_sass(gdir, inst, arch, out):
+    iid = inst["id"]
     ptxs = sorted(glob.glob(os.path.join(gdir, "ptx", iid, "*.ptx")))
     if not ptxs:
         return None, "no PTX (prepare with --keep-ptx GPU_DIR/ptx)"
-    return ptx_sass(ptxs[-1], arch, os.path.join(out, iid + ".tile.cubin"), iid + "_0")
+    entry = benched_entry(inst)
+    cubin = os.path.join(out, iid + ".tile.cubin")
+    sass, note = ptx_sass(ptxs[-1], arch, cubin, entry)
+    # every entry too: the loader may pick one of tilec's :8/:4 variants
+    with open(os.path.join(out, iid + ".tile_all.sass"), "w") as f:
+        f.write(disasm(cubin))
+    return sass, "%s: %s" % (entry, note)
 
 
 def tile80_sass(gdir, iid, arch, out):
@@ -144,7 +166,7 @@ def main():
             continue
         if not want and not inst.get("bench"):
             continue
-        sides = [("tile", tile_sass(gdir, inst["id"], arch, out)),
+        sides = [("tile", tile_sass(gdir, inst, arch, out)),
                  ("triton", triton_sass(inst["kernel"], out, inst["id"]))]
         if inst.get("sm80"):
             sides.append(("tile sm_80", tile80_sass(gdir, inst["id"], arch, out)))

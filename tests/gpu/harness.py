@@ -475,13 +475,14 @@ def launch_triton(kern, inst, args):
     named = dict(zip(names, args.triton))
     compiled = kern[args.grid](**named, **cx, num_warps=inst["num_warps"], **extra)
     keep = os.environ.get("TILE_TRITON_CUBIN_DIR")
-    if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin this launch ran
+    if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin (and PTX) this launch ran
         _kept_cubins.add(inst["id"])
-        cubin = getattr(compiled, "asm", {}).get("cubin")
-        if cubin:
-            os.makedirs(keep, exist_ok=True)
-            with open(os.path.join(keep, inst["id"] + ".cubin"), "wb") as f:
-                f.write(cubin)
+        asm = getattr(compiled, "asm", {})
+        os.makedirs(keep, exist_ok=True)
+        for ext, mode in (("cubin", "wb"), ("ptx", "w")):
+            if asm.get(ext):
+                with open(os.path.join(keep, inst["id"] + "." + ext), mode) as f:
+                    f.write(asm[ext])
 
 
 def launch_tile(fn, inst, args):

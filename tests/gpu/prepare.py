@@ -167,19 +167,25 @@ def compile_options(inst):
     return opts + inst.get("tilec_flags", [])
 
 
+def signatures(inst):
+    """The -s list of an instance (its parameters named): the variants
+    Triton would compile for the case's sizes, then every int :16, then no
+    hints (any launch finds one), each once. tilec names the entry of the
+    i-th LAUNCH_i; the :8/:4 variants it adds itself come after them."""
+    sigs = [triton_signature(inst, s) for s in inst["sizes"]]
+    if not inst.get("specialized_only"):
+        sigs += [signature(inst["params"], True, inst["constexprs"]),
+                 signature(inst["params"], False, inst["constexprs"])]
+    return sorted(set(sigs), key=sigs.index)
+
+
 def compile_one(tilec, inst, outdir, arch, launch, keep_ptx):
     inst["log"] = ""
     err = name_params(inst)
     if err:
         return err
-    # the variants Triton would compile for the case's sizes, then every int
-    # :16, then no hints (any launch finds one)
-    sigs = [triton_signature(inst, s) for s in inst["sizes"]]
-    if not inst.get("specialized_only"):
-        sigs += [signature(inst["params"], True, inst["constexprs"]),
-                 signature(inst["params"], False, inst["constexprs"])]
     cmd = [tilec, "compile", os.path.join(ROOT, inst["file"]), "-n", inst["kernel"]]
-    for s in sorted(set(sigs), key=sigs.index):
+    for s in signatures(inst):
         cmd += ["-s", s]
     cmd += spec_options(inst) + ["--arch", arch, "-o", os.path.join(outdir, "cases", launch), "-on", launch]
     if inst["grid_in_blob"]:
