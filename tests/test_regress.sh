@@ -133,6 +133,18 @@ n=$(grep -cE 'mov\.b16 %rs[0-9]+, 0; @%p[0-9]+ ld\.global\.b16' "$T"/ms4ptx/ms4.
 if [ "$n" -ge 32 ]; then ok; else fail "$n of 32 masked loads zero their registers first"; fi
 if grep -qE 'selp\.f32[^;]*0f00000000, %p[0-9]+;' "$T"/ms4ptx/ms4.sm_90a.ptx; then
 	fail "zero selects after the loads of 32 elements a thread"; else ok; fi
+# a block `other` is moved into the load's registers in its own asm
+check "a masked load of 32 elements a thread, other a loaded block" \
+	"$TILEC" compile $R/masked_sum.py -n masked_other_block -s '*fp16:16, *fp16:16, *fp16:16, i32' -D BLOCK=4096 \
+	--no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/moptx" -o "$T/mo"
+for f in "$T"/moptx/*.ptx; do
+	n=$(grep -cE 'mov\.b16 (%rs[0-9]+), %rs[0-9]+; @%p[0-9]+ ld\.global\.b16 \{\1\}' "$f")
+	if [ "$n" -ge 32 ]; then ok; else fail "$(basename "$f"): $n of 32 loads take other in their asm"; fi
+done
+check "its interpreter run" \
+	"$TILEC" run $R/masked_sum.py -n masked_other_block -s '*fp16, *fp16, *fp16, i32' -D BLOCK=8 -g 1 \
+	--arg buf:8:arange --arg buf:8:random --arg buf:8 --arg 5 --print 2:8
+expect_out "the first 5 from x, the rest from y" ': 0 1 2 3 4 -?0\.[0-9]+ -?0\.[0-9]+ -?0\.[0-9]+$'
 check "its interpreter run" \
 	bash -c "$TILEC run $R/masked_sum.py -n rms_rows -s '*fp32, *fp32, *fp32, i32, fp32' -D BLOCK=8 -g 1 \
 		--arg buf:5:arange --arg buf:5 --arg buf:1 --arg 5 --arg 0 --print 2:1"

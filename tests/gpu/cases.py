@@ -301,6 +301,11 @@ CASES += [
           S("i32", "N"), S("fp32", "1e-6")], _rowblock, "M",
          [{"M": 1, "N": 1}, {"M": 64, "N": 1000}, {"M": 1823, "N": 781}], 2, tol(1e-5, 1e-5),
          grid_in_blob=False),
+    # 32 masked loads a thread at BLOCK 4096: `other` moved into the registers in the load's asm
+    case("k_masked_other_block", K + "regress/masked_sum.py", "masked_other_block",
+         [T("in", "fp16", ["n"]), T("in", "fp16", ["cdiv(n, 4096) * 4096"]),
+          T("out", "fp16", ["cdiv(n, 4096) * 4096"]), S("i32", "n")], {"BLOCK": 4096}, "cdiv(n, 4096)",
+         [{"n": 1}, {"n": 5000}, {"n": 8191}], 2),
     case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
          [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
          [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),

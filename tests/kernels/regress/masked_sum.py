@@ -13,3 +13,12 @@ def rms_rows(x_ptr, out_ptr, inv_ptr, n_cols, eps, BLOCK: tl.constexpr):
     inv = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)
     tl.store(inv_ptr + row, inv)
     tl.store(out_ptr + row * n_cols + cols, x * inv, mask=mask)
+
+
+@triton.jit
+def masked_other_block(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # `other` a loaded block: masked-off elements take y's
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    fill = tl.load(y_ptr + offs)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=fill)
+    tl.store(out_ptr + offs, x)
