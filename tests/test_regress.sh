@@ -94,6 +94,12 @@ if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expect
 check "a read of what the last iteration stored one element on" \
 	"$TILEC" ir $SC -n chain_next -s '*fp32:16, i32' --pipelined
 if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
+check "the moving counter stored under a runtime if" \
+	"$TILEC" ir $SC -n running_sum_rows_when -s '*i32:16' -D E=64 --pipelined
+if grep -q barrier "$T/out"; then fail "a barrier where no iteration reads another's counter"; cat "$T/out"; else ok; fi
+check "a loop-carried pointer read and rewritten" \
+	"$TILEC" ir $SC -n walk_carried_pointer -s '*fp32:16, i32' --pipelined
+if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
 check "the barrier reaches the PTX" \
 	"$TILEC" compile $R/store_load.py -n rescale_through_scratch -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' \
 	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 -ns 1 --arch sm_90a --keep-ptx "$T/ptx" -o "$T/sl"

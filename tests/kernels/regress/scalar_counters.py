@@ -29,3 +29,26 @@ def chain_next(x_ptr, n):
     for i in range(0, n):
         v = tl.load(x_ptr + i)
         tl.store(x_ptr + i + 1, v * 2)
+
+
+@triton.jit
+def running_sum_rows_when(counts_ptr, E: tl.constexpr):
+    # the same counter loop with its store under a runtime if: still no barrier
+    pid = tl.program_id(0)
+    total = 0
+    for i in range(1, E + 1):
+        c = tl.load(counts_ptr + i * E + pid)
+        total = total + c
+        if c > 0:
+            tl.store(counts_ptr + i * E + pid, total)
+
+
+@triton.jit
+def walk_carried_pointer(x_ptr, n):
+    # a loop-carried pointer: its address is no function of i, so each
+    # read waits for the last iteration's store
+    p = x_ptr
+    for i in range(0, n):
+        v = tl.load(p)
+        tl.store(p, v + 1.0)
+        p += 1
