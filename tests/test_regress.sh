@@ -78,28 +78,23 @@ check "store then load through scratch" \
 	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 --pipelined
 if grep -B1 -E 'load( sunk)? %[0-9]+ : <128xfp32>' "$T/out" | grep -q barrier; then ok; else
 	fail "no barrier before the load of what was stored"; grep -n 'barrier\|load\|store' "$T/out"; fi
-check "stores to other parameters" \
-	"$TILEC" ir $R/store_store_other.py -n copy_twice -s '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=256 --pipelined
-if grep -q barrier "$T/out"; then fail "a barrier where loads and stores touch other parameters"; else ok; fi
-check "a load at the top of a loop after the last iteration's store" \
-	"$TILEC" ir $R/store_store_other.py -n accumulate_in_place -s '*fp32:16, i32' -D BLOCK=256 --pipelined
-if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected in the loop"; cat "$T/out"; fi
+# barriers COUNT DESCRIPTION FILE KERNEL SIGNATURE [ARGS...]: tilec ir --pipelined
+# of the kernel holds COUNT barriers
+barriers() {
+	local n=$1 what=$2 file=$3 kernel=$4 sig=$5
+	shift 5
+	check "$what" "$TILEC" ir "$file" -n "$kernel" -s "$sig" "$@" --pipelined
+	if [ "$(grep -c barrier "$T/out")" = "$n" ]; then ok; else fail "$what: $n barriers expected"; cat "$T/out"; fi
+}
+barriers 0 "stores to other parameters" $R/store_store_other.py copy_twice '*fp32:16, *fp32:16, *fp32:16, i32' -D BLOCK=256
+barriers 1 "a load at the top of a loop after the last iteration's store" \
+	$R/store_store_other.py accumulate_in_place '*fp32:16, i32' -D BLOCK=256
 SC="$R/scalar_counters.py"
-check "a scalar counter an iteration, its address moving with i" \
-	"$TILEC" ir $SC -n running_sum_rows -s '*i32:16' -D E=64 --pipelined
-if grep -q barrier "$T/out"; then fail "a barrier where no iteration reads another's counter"; cat "$T/out"; else ok; fi
-check "one counter read and rewritten every iteration" \
-	"$TILEC" ir $SC -n bump_one_counter -s '*i32:16, i32' --pipelined
-if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
-check "a read of what the last iteration stored one element on" \
-	"$TILEC" ir $SC -n chain_next -s '*fp32:16, i32' --pipelined
-if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
-check "the moving counter stored under a runtime if" \
-	"$TILEC" ir $SC -n running_sum_rows_when -s '*i32:16' -D E=64 --pipelined
-if grep -q barrier "$T/out"; then fail "a barrier where no iteration reads another's counter"; cat "$T/out"; else ok; fi
-check "a loop-carried pointer read and rewritten" \
-	"$TILEC" ir $SC -n walk_carried_pointer -s '*fp32:16, i32' --pipelined
-if [ "$(grep -c barrier "$T/out")" = 1 ]; then ok; else fail "one barrier expected before the read"; cat "$T/out"; fi
+barriers 0 "a scalar counter an iteration, its address moving with i" $SC running_sum_rows '*i32:16' -D E=64
+barriers 1 "one counter read and rewritten every iteration" $SC bump_one_counter '*i32:16, i32'
+barriers 1 "a read of what the last iteration stored one element on" $SC chain_next '*fp32:16, i32'
+barriers 0 "the moving counter stored under a runtime if" $SC running_sum_rows_when '*i32:16' -D E=64
+barriers 1 "a loop-carried pointer read and rewritten" $SC walk_carried_pointer '*fp32:16, i32'
 check "the barrier reaches the PTX" \
 	"$TILEC" compile $R/store_load.py -n rescale_through_scratch -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' \
 	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 -ns 1 --arch sm_90a --keep-ptx "$T/ptx" -o "$T/sl"
