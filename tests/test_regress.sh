@@ -152,6 +152,19 @@ check "its interpreter run" \
 # arange 0..4: mean square 6, 1/sqrt(6) = 0.408248...
 expect_out "rsqrt of the mean square of the five loaded elements" '0\.40824'
 
+# 6b. blocks contiguous along dim 0: the default layout runs down that dim
+check "a block contiguous along dim 0" \
+	"$TILEC" compile $R/dim0_contiguous.py -n scale_columns -s '*fp32:16, *fp32:16, i32:16, i32:16' \
+	-D BLOCK_R=1024 -D BLOCK_C=8 --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/d0ptx" -o "$T/d0"
+for f in "$T"/d0ptx/*.ptx; do
+	if [ "$(grep -c 'ld.global.v4' "$f")" = 16 ] && [ "$(grep -c 'st.global.v4' "$f")" = 16 ]; then ok
+	else fail "$(basename "$f"): not 16 16-byte loads and stores a thread"; fi
+done
+check "its interpreter run" \
+	"$TILEC" run $R/dim0_contiguous.py -n scale_columns -s '*fp32, *fp32, i32, i32' -D BLOCK_R=8 -D BLOCK_C=2 -g 1 \
+	--arg buf:16:arange --arg buf:16 --arg 5 --arg 8 --print 1:16
+expect_out "rows 0-4 of both columns doubled, the rest untouched" ': 0 2 4 6 8 0 0 0 16 18 20 22 24 0 0 0$'
+
 # 7. hints past the 32nd parameter: kept, in a version 6 blob; hints on
 # the first 32 alone still make a version 5 blob (older loaders read it)
 MP31=$(printf 'i32, %.0s' $(seq 31))

@@ -450,6 +450,10 @@ typedef struct assigner {
 	layout_plan *p;
 	int32_t max_shape[IR_MAX_RANK + 1][IR_MAX_RANK];
 	int vec[IR_MAX_RANK + 1];
+	/* per rank: the dim the global accesses run along (their pointers'
+	 * most contiguous), -1 before any, -2 once two disagree */
+	int lead[IR_MAX_RANK + 1];
+	int lead_vec[IR_MAX_RANK + 1];
 	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
 	bool fp8_mma;  /* fp8 dots run mma.sync (every target sm_89 or newer) */
@@ -585,6 +589,33 @@ static bool view_transpose(const assigner *s, const ir_op *op)
 
 /* Pass 1: the largest shape and the widest access of each rank. */
 
+/* The dim an access through pointer block ptr runs along: its most
+ * contiguous, the last on ties. Where every access of a rank runs along
+ * one dim other than the last (a block whose dim 0 is the contiguous one:
+ * attorch's batch norm over [H*W, N] tiles), the rank's default layout
+ * puts that dim first, as Triton's coalescing orders each access by its
+ * pointer's contiguity; otherwise a warp's threads would run across the
+ * memory's rows, one element each. */
+static void note_lead(assigner *s, int ptr, int mask, int64_t per_thread)
+{
+	ir_type pt = vtype(s, ptr);
+	int r = pt.rank, d0 = r - 1;
+	for (int d = r - 2; d >= 0; d--)
+		if (s->ai[ptr].contiguity[d] > s->ai[ptr].contiguity[d0])
+			d0 = d;
+	if (s->ai[ptr].contiguity[d0] < 2)
+		d0 = r - 1;
+	if (s->lead[r] == -1)
+		s->lead[r] = d0;
+	else if (s->lead[r] != d0)
+		s->lead[r] = -2;
+	int w = axis_vector_width_dim(s->f, s->ai, ptr, mask, d0);
+	if (w > per_thread)
+		w = per_thread > 1 ? (int)per_thread : 1;
+	if (w > s->lead_vec[r])
+		s->lead_vec[r] = w;
+}
+
 static void survey_region(assigner *s, const ir_region *r)
 {
 	int threads = 32 * (s->f->num_warps > 0 ? s->f->num_warps : 1);
@@ -625,6 +656,7 @@ static void survey_region(assigner *s, const ir_region *r)
 				w = per_thread > 1 ? (int)per_thread : 1;
 			if (w > s->vec[pt.rank])
 				s->vec[pt.rank] = w;
+			note_lead(s, op->args[0], mask, per_thread);
 		}
 	}
 }
@@ -1321,6 +1353,8 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 		for (int d = 0; d < r; d++)
 			s.max_shape[r][d] = 1;
 	s.dot_tile[0] = s.dot_tile[1] = INT32_MAX;
+	for (int r = 0; r <= IR_MAX_RANK; r++)
+		s.lead[r] = -1;
 	survey_region(&s, &f->body);
 	for (int v = 0; v < f->nvalues; v++) {
 		const ir_op *d = f->values[v].def;
@@ -1344,7 +1378,15 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 		if (s.dot_tile[d] < s.max_shape[2][d])
 			s.max_shape[2][d] = s.dot_tile[d];
 	for (int r = 1; r <= IR_MAX_RANK; r++) {
-		out->by_rank[r] = layout_blocked(a, r, s.max_shape[r], f->num_warps, s.vec[r] ? s.vec[r] : 1);
+		int32_t order[IR_MAX_RANK];
+		int lead = s.lead[r] >= 0 ? s.lead[r] : r - 1, k = 0, vec = s.vec[r];
+		order[k++] = lead;
+		for (int d = r - 1; d >= 0; d--)
+			if (d != lead)
+				order[k++] = d;
+		if (lead != r - 1)
+			vec = s.lead_vec[r];
+		out->by_rank[r] = layout_blocked_order(a, r, s.max_shape[r], f->num_warps, vec ? vec : 1, order);
 		if (!out->by_rank[r])
 			return TILEC_ERR_NOMEM;
 	}

@@ -99,9 +99,15 @@ int lw_access_width(lw *w, const ir_op *op, const layout *l, int mask)
 	ir_type pt = lw_vtype(w, op->args[0]);
 	if (pt.rank == 0)
 		return 1;
-	int vec = axis_vector_width(w->f, w->ai, op->args[0], mask);
 	layout_map m = lw_map_of(l, pt);
-	int c = layout_contig_regs(&m, m.dim_of[pt.rank - 1]);
+	/* along the dim whose registers are consecutive: the layout's first
+	 * (the last, but where every access of the rank runs down another) */
+	int t = pt.rank - 1;
+	for (int d = 0; d < pt.rank; d++)
+		if (m.dim_of[d] == m.blocked->order[0])
+			t = d;
+	int vec = axis_vector_width_dim(w->f, w->ai, op->args[0], mask, t);
+	int c = layout_contig_regs(&m, m.dim_of[t]);
 	return vec < c ? vec : c;
 }
 

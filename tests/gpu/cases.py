@@ -306,6 +306,11 @@ CASES += [
          [T("in", "fp16", ["n"]), T("in", "fp16", ["cdiv(n, 4096) * 4096"]),
           T("out", "fp16", ["cdiv(n, 4096) * 4096"]), S("i32", "n")], {"BLOCK": 4096}, "cdiv(n, 4096)",
          [{"n": 1}, {"n": 5000}, {"n": 8191}], 2),
+    # blocks contiguous along dim 0: the default layout runs down that dim (16-byte accesses)
+    case("k_dim0_contiguous", K + "regress/dim0_contiguous.py", "scale_columns",
+         [T("in", "fp32", ["8 * S"]), T("out", "fp32", ["8 * S"], "zeros"), S("i32", "n"), S("i32", "S")],
+         {"BLOCK_R": 1024, "BLOCK_C": 8}, "cdiv(n_rows, BLOCK_R)",
+         [{"n": 1, "S": 16}, {"n": 1000, "S": 1024}, {"n": 3000, "S": 3008}], 2),
     case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
          [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
          [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),
