@@ -165,6 +165,40 @@ check "its interpreter run" \
 	--arg buf:16:arange --arg buf:16 --arg 5 --arg 8 --print 1:16
 expect_out "rows 0-4 of both columns doubled, the rest untouched" ': 0 2 4 6 8 0 0 0 16 18 20 22 24 0 0 0$'
 
+# 6c. tl.interleave of a loaded block (each word repeated eight times) and a
+# reshape of constants (the nibble each element takes) stay in registers
+for ro in False True; do
+	check "unpacking 4-bit values, REORDER=$ro" \
+		"$TILEC" compile $R/unpack_int4.py -n unpack_int4 -s '*i32:16, *i32:16, i32, i32:16' -D BLOCK_R=32 -D BLOCK_C=32 \
+		-D REORDER=$ro --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/u4ptx$ro" -o "$T/u4$ro"
+	for f in "$T"/u4ptx$ro/*.ptx; do
+		if [ "$(grep -c 'st.shared' "$f")" = 0 ] && [ "$(grep -c 'st.global.v4' "$f")" = 16 ]; then ok
+		else fail "$(basename "$f"), REORDER=$ro: shared-memory stores, or not 16 16-byte stores a thread"; fi
+	done
+done
+printf '\x10\x32\x54\x76\xa9\xcb\xed\x0f' > "$T/words.bin"
+check "its interpreter run" \
+	"$TILEC" run $R/unpack_int4.py -n unpack_int4 -s '*i32, *i32, i32, i32' -D BLOCK_R=1 -D BLOCK_C=2 -D REORDER=True -g 2 \
+	--arg buf:2:file="$T/words.bin" --arg buf:16 --arg 2 --arg 1 --print 1:16
+expect_out "0x76543210 and 0x0fedcba9 unpacked in the order 0 4 1 5 2 6 3 7" ': 0 4 1 5 2 6 3 7 9 13 10 14 11 15 12 0$'
+
+# 6d. a tensor-core result plus a block loaded in the epilogue: the sum
+# works in the load's layout, the result moves once (no 2-byte shared stores)
+for cfg in "16 256 16 16" "64 128 32 8"; do
+	set -- $cfg
+	check "a dot plus its loaded output, ${1}x${2}x${3}" \
+		"$TILEC" compile $R/dot_residual.py -n dot_add_residual -s '*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16' \
+		-D BLOCK_M=$1 -D BLOCK_N=$2 -D BLOCK_K=$3 --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/drptx$1" -o "$T/dr$1"
+	for f in "$T"/drptx$1/*.ptx; do
+		if [ "$(grep -c 'st.shared.b16' "$f")" = 0 ] && [ "$(grep -c 'st.global' "$f")" = "$4" ]; then ok
+		else fail "$(basename "$f"), ${1}x${2}x${3}: 2-byte shared-memory stores, or not $4 global stores a thread"; fi
+	done
+done
+check "its interpreter run" \
+	"$TILEC" run $R/dot_residual.py -n dot_add_residual -s '*fp16, *fp16, *fp16, i32, i32, i32' -D BLOCK_M=16 -D BLOCK_N=16 \
+	-D BLOCK_K=16 -g 1,1 --arg buf:2:arange --arg buf:4:arange --arg buf:2:arange --arg 1 --arg 2 --arg 2 --print 2:2
+expect_out "[0 1] @ [[0 1] [2 3]] + [0 1]" ': 2 4$'
+
 # 7. hints past the 32nd parameter: kept, in a version 6 blob; hints on
 # the first 32 alone still make a version 5 blob (older loaders read it)
 MP31=$(printf 'i32, %.0s' $(seq 31))

@@ -18,8 +18,12 @@
  * first operand that is not cheap to rematerialize, and loop-carried values
  * take the layout of what the loop yields when their initial value is cheap
  * (zeros). Cheap values (constants, aranges, splats and elementwise chains
- * of them) are recomputed in whatever layout a use needs, and a broadcast
- * only one op reads takes that op's layout (its smaller source moves).
+ * of them, and small reshapes and permutes of such chains, evaluated
+ * element by element) are recomputed in whatever layout a use needs; a
+ * broadcast only one op reads takes that op's layout (its smaller source
+ * moves), and so does an operand computed from broadcasts and cheap values
+ * alone. A load only an interleave reads gets a layout of its own shape
+ * where the rank's would replicate it, so the join folds in registers.
  *
  * Where such dots exist, the default 2-D layout is built for the smallest
  * of their operand tiles, so that no operand load fetches replicas.
@@ -680,6 +684,78 @@ static const layout *by_rank(const assigner *s, int rank)
 	return s->p->by_rank[rank];
 }
 
+/* Whether a reshape or permute of v is cheap: v is, and its chain,
+ * counted as a tree (an operand read twice counted twice), has at most
+ * *budget ops, so that evaluating it element by element (cheap_at in the
+ * lowering) stays small. */
+static bool cheap_chain(const assigner *s, int v, int *budget)
+{
+	const ir_op *d = s->f->values[v].def;
+	if (!vtype(s, v).rank || !d)
+		return true;
+	if (!s->p->remat[v] || --*budget < 0 || d->nresults != 1)
+		return false;
+	for (int i = 0; i < d->nargs; i++)
+		if (!cheap_chain(s, d->args[i], budget))
+			return false;
+	return true;
+}
+
+/* A load that only a join reads (tl.interleave's), in a layout l that
+ * replicates it (a smaller block than its rank's largest): a blocked
+ * layout of its own shape, as wide as its access allows, so that each
+ * thread loads its elements once and the join folds them into the
+ * registers of its result (fold_join); l where none of this holds, or
+ * where its pointers or mask are not recomputed in any layout for free. */
+static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
+{
+	int v = op->results[0];
+	const ir_op *join = s->user[v];
+	int64_t threads = 32 * (int64_t)s->f->num_warps, numel = ir_numel(t);
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || !join || join->code != IR_OP_JOIN || numel < threads ||
+	    s->uses[v] != (join->args[0] == join->args[1] ? 2 : 1))
+		return l;
+	layout_map m = layout_map_of(l, t.rank, t.shape);
+	if ((int64_t)m.nregs * threads <= numel)
+		return l;
+	int mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
+	if (!s->p->remat[op->args[0]] || (mask >= 0 && !s->p->remat[mask]))
+		return l; /* a pointer or mask carried through a loop would move instead */
+	int vec = axis_vector_width(s->f, s->ai, op->args[0], mask);
+	if (vec > numel / threads)
+		vec = (int)(numel / threads);
+	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
+	if (!own)
+		s->oom = true;
+	return own;
+}
+
+/* An elementwise op after the loops (a kernel's epilogue) that combines a
+ * tensor-core result with a loaded block works in the load's layout: the
+ * result then moves once, through a swizzled tile (convert.c), and the
+ * store that follows is as wide as the load; in the result's fragments
+ * the block would move element by element (SGLang's LoRA B adds the
+ * output it loads). Triton converts the same way. NULL where not so. */
+static const layout *epilogue_load(const assigner *s, const ir_op *op, int rank)
+{
+	const layout *load = NULL;
+	bool fragments = false;
+	if (s->region != &s->f->body)
+		return NULL;
+	for (int i = 0; i < op->nargs; i++) {
+		int v = op->args[i];
+		const layout *l = s->p->of[v];
+		const ir_op *d = s->f->values[v].def;
+		if (vtype(s, v).rank != rank || s->p->remat[v] || !l || !d)
+			continue;
+		if (l->mma)
+			fragments = true;
+		else if (l->kind == LAYOUT_BLOCKED && d->code == IR_OP_LOAD)
+			load = l;
+	}
+	return fragments ? load : NULL;
+}
+
 /* The layout an op works in: its first operand that must stay where it is. */
 static const layout *follow_operands(const assigner *s, const ir_op *op, int rank)
 {
@@ -1258,7 +1334,14 @@ static void assign_op(assigner *s, const ir_op *op)
 			adopt_broadcast(s, op->args[2], l); /* the accumulator */
 		break;
 	case IR_OP_PERMUTE:
-		if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
+	case IR_OP_RESHAPE:
+		if (p->remat[op->args[0]] && cheap_chain(s, op->args[0], &(int){24})) {
+			p->remat[res] = true; /* computed where it is used, element by element */
+			l = by_rank(s, rt.rank);
+		} else if (op->code == IR_OP_RESHAPE) {
+			if (!(l = fold_join(s, op)))
+				l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
+		} else if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
 			p->view[res] = true; /* the ring's tile, read transposed */
 			l = by_rank(s, rt.rank);
 		} else if (staged_transpose(s, op)) {
@@ -1272,12 +1355,13 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (!(l = fold_split(s, op)))
 			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
-	case IR_OP_RESHAPE:
-		if (!(l = fold_join(s, op)))
-			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
-		break;
 	case IR_OP_JOIN:
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
+		break;
+	case IR_OP_LOAD:
+		l = joined_load(s, op, follow_operands(s, op, rt.rank), rt);
+		for (int i = 0; i < op->nargs; i++)
+			adopt_broadcast(s, op->args[i], l);
 		break;
 	case IR_OP_LOCAL_LOAD:
 		/* read where a dot needs it (a view), else into the default layout */
@@ -1290,9 +1374,19 @@ static void assign_op(assigner *s, const ir_op *op)
 			l = by_rank(s, rt.rank);
 			break;
 		}
-		l = follow_operands(s, op, rt.rank);
-		for (int i = 0; i < op->nargs; i++)
-			adopt_broadcast(s, op->args[i], l);
+		if (!(l = epilogue_load(s, op, rt.rank)))
+			l = follow_operands(s, op, rt.rank);
+		for (int i = 0; i < op->nargs; i++) {
+			int v = op->args[i];
+			/* an operand computed for little in l (AWQ's zeros, shifted out
+			 * of a broadcast row) is, and only its broadcasts' rows move */
+			if (l->kind == LAYOUT_BLOCKED && vtype(s, v).rank == rt.rank && p->of[v] && !p->remat[v] &&
+			    !layout_eq(p->of[v], l) && s->f->values[v].def && s->f->values[v].def->code != IR_OP_BROADCAST &&
+			    rebuildable(s, v, 0))
+				rebuild_in(s, v, l);
+			else
+				adopt_broadcast(s, v, l);
+		}
 		break;
 	}
 	if (!l) {

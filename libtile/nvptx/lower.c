@@ -396,6 +396,146 @@ static LLVMValueRef const_of(lw *w, ir_kind k, int64_t iv, double fv)
 
 /* ---- value ops ---- */
 
+/* One element of an elementwise op of result type rt, from one element
+ * of each operand (x; ak: the first operand's kind); NULL where the op is
+ * not supported (lw_fail has said why). */
+static LLVMValueRef elementwise(lw *w, const ir_op *op, ir_type rt, ir_kind ak, LLVMValueRef *x)
+{
+	ir_kind k = (ir_kind)rt.kind;
+	LLVMValueRef y;
+	switch (op->code) {
+	case IR_OP_CAST:
+		return lw_cast(w, x[0], ak, k);
+	case IR_OP_BITCAST:
+		return LLVMBuildBitCast(w->b, x[0], lw_ltype(w, k), "");
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
+	case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR:
+	case IR_OP_MIN: case IR_OP_MAX:
+		return lw_binop(w, op, k, x[0], x[1]);
+	case IR_OP_NEG:
+		return lw_is_f(k) ? LLVMBuildFNeg(w->b, x[0], "") : LLVMBuildNeg(w->b, x[0], "");
+	case IR_OP_NOT:
+		return LLVMBuildNot(w->b, x[0], "");
+	case IR_OP_CMP:
+		return lw_compare(w, op->sub, ak, x[0], x[1]);
+	case IR_OP_SELECT:
+		return LLVMBuildSelect(w->b, x[0], x[1], x[2], "");
+	case IR_OP_MATH:
+		y = lw_math(w, op, k, x[0]);
+		if (!y)
+			lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "%s of %s is not supported by the GPU back end",
+				ir_math_name((ir_math)op->sub), ir_kind_name(k));
+		return y;
+	case IR_OP_FMA:
+		if (lw_is_f(k)) {
+			LLVMValueRef v3[3] = {lw_widen(w, x[0], k), lw_widen(w, x[1], k), lw_widen(w, x[2], k)};
+			return lw_narrow(w, lw_call(w, LLVMTypeOf(v3[0]) == w->f64 ? "llvm.fma.f64" : "llvm.fma.f32",
+						 LLVMTypeOf(v3[0]), v3, 3), k);
+		}
+		return LLVMBuildAdd(w->b, LLVMBuildMul(w->b, x[0], x[1], ""), x[2], "");
+	case IR_OP_PTR_ADD: {
+		ir_kind ok = (ir_kind)lw_vtype(w, op->args[1]).kind;
+		LLVMValueRef off = LLVMBuildIntCast2(w->b, x[1], w->i64, ir_kind_is_signed(ok), "");
+		return LLVMBuildGEP2(w->b, lw_stype(w, (ir_kind)rt.pointee), x[0], &off, 1, "");
+	}
+	case IR_OP_EXTERN: {
+		if (!op->name) {
+			lw_fail(w, op, TILEC_ERR_INVALID, "extern call without a name");
+			return NULL;
+		}
+		if (strncmp(op->name, "__nv_", 5) != 0) {
+			lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "extern function '%s' is not a libdevice function", op->name);
+			return NULL;
+		}
+		LLVMValueRef fn = LLVMGetNamedFunction(w->m, op->name);
+		if (fn && (LLVMCountParams(fn) != (unsigned)op->nargs ||
+			   LLVMGetReturnType(LLVMGlobalGetValueType(fn)) != lw_ltype(w, k))) {
+			lw_fail(w, op, TILEC_ERR_SEMANTIC, "'%s' called with two different signatures", op->name);
+			return NULL;
+		}
+		return lw_libdevice(w, op->name, lw_ltype(w, k), x, op->nargs);
+	}
+	default:
+		lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet", op_name(op));
+		return NULL;
+	}
+}
+
+/* Element c (i32 coordinates; none for a scalar) of a cheap value v: its
+ * chain of constants, aranges, splats, broadcasts, reshapes, permutes and
+ * elementwise ops evaluated for that one element. A reshape or permute of
+ * a cheap value (AWQ's shifts: [K * N / 8, 8] to [K, N]) has no layout
+ * whose registers its operand's match; so evaluated, it is computed in
+ * any layout where it is used instead of moved through shared memory. */
+static LLVMValueRef cheap_at(lw *w, int v, LLVMValueRef *c)
+{
+	ir_type t = lw_vtype(w, v);
+	const ir_op *op = w->f->values[v].def;
+	if (!t.rank || !op) {
+		lval x;
+		return lw_get(w, v, NULL, &x) ? x.r[0] : NULL;
+	}
+	ir_type st = op->nargs ? lw_vtype(w, op->args[0]) : t;
+	LLVMValueRef sc[IR_MAX_RANK], xs[8];
+	switch (op->code) {
+	case IR_OP_CONST:
+		return const_of(w, (ir_kind)t.kind, op->ival, op->fval);
+	case IR_OP_ARANGE:
+		return LLVMBuildAdd(w->b, c[0], lw_ci32(w, op->ival), "");
+	case IR_OP_SPLAT:
+		return cheap_at(w, op->args[0], NULL);
+	case IR_OP_HINT:
+		return cheap_at(w, op->args[0], c);
+	case IR_OP_BROADCAST:
+		for (int d = 0; d < t.rank; d++)
+			sc[d] = st.shape[d] == 1 ? lw_ci32(w, 0) : c[d];
+		return cheap_at(w, op->args[0], sc);
+	case IR_OP_EXPAND_DIMS:
+		for (int d = 0, j = 0; d < t.rank; d++)
+			if (d != op->axis)
+				sc[j++] = c[d];
+		return cheap_at(w, op->args[0], sc);
+	case IR_OP_PERMUTE:
+		for (int d = 0; d < t.rank; d++)
+			sc[op->ints[d]] = c[d];
+		return cheap_at(w, op->args[0], sc);
+	case IR_OP_RESHAPE: {
+		LLVMValueRef lin = lw_ci32(w, 0);
+		for (int d = 0; d < t.rank; d++)
+			lin = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, lin, lw_ci32(w, t.shape[d]), ""), c[d], "");
+		for (int d = st.rank - 1; d >= 0; d--) {
+			sc[d] = LLVMBuildURem(w->b, lin, lw_ci32(w, st.shape[d]), "");
+			lin = LLVMBuildUDiv(w->b, lin, lw_ci32(w, st.shape[d]), "");
+		}
+		return cheap_at(w, op->args[0], sc);
+	}
+	default:
+		if (op->nargs > 8)
+			return NULL;
+		for (int i = 0; i < op->nargs; i++)
+			if (!(xs[i] = cheap_at(w, op->args[i], lw_vtype(w, op->args[i]).rank ? c : NULL)))
+				return NULL;
+		return elementwise(w, op, t, (ir_kind)st.kind, xs);
+	}
+}
+
+/* A cheap reshape or permute (cheap_at) in layout l. */
+static bool cheap_in(lw *w, int v, const layout *l, lval *out)
+{
+	ir_type t = lw_vtype(w, v);
+	layout_map m = lw_map_of(l, t);
+	if (!lw_alloc_regs(w, out, m.nregs, l))
+		return false;
+	for (int r = 0; r < m.nregs; r++) {
+		LLVMValueRef c[IR_MAX_RANK];
+		lw_reg_coords(w, &m, t.rank, r, c);
+		if (!(out->r[r] = cheap_at(w, v, c)))
+			return w->st == TILEC_OK ? lw_fail(w, w->f->values[v].def, TILEC_ERR_INVALID, "internal: %%%d is not cheap", v)
+						 : false;
+	}
+	return true;
+}
+
 static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	int res = op->results[0];
@@ -439,6 +579,8 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	case IR_OP_RESHAPE:
 	case IR_OP_PERMUTE: {
 		int src = op->args[0];
+		if (w->p->remat[res])
+			return cheap_in(w, res, l, out);
 		const layout_fold *fold = w->p->fold[op->results[0]];
 		if (fold) /* an interleave of the join's operands' registers */
 			return lw_emit_fold(w, fold, l, 0, lw_map_of(l, rt).nregs, out);
@@ -517,69 +659,15 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		case IR_OP_HINT:
 			x = a[0].r[r];
 			break;
-		case IR_OP_CAST:
-			x = lw_cast(w, a[0].r[r], ak, k);
-			break;
-		case IR_OP_BITCAST:
-			x = LLVMBuildBitCast(w->b, a[0].r[r], lw_ltype(w, k), "");
-			break;
-		case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:
-		case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR:
-		case IR_OP_MIN: case IR_OP_MAX:
-			x = lw_binop(w, op, k, a[0].r[r], a[1].r[r]);
-			break;
-		case IR_OP_NEG:
-			x = lw_is_f(k) ? LLVMBuildFNeg(w->b, a[0].r[r], "") : LLVMBuildNeg(w->b, a[0].r[r], "");
-			break;
-		case IR_OP_NOT:
-			x = LLVMBuildNot(w->b, a[0].r[r], "");
-			break;
-		case IR_OP_CMP:
-			x = lw_compare(w, op->sub, ak, a[0].r[r], a[1].r[r]);
-			break;
-		case IR_OP_SELECT:
-			x = LLVMBuildSelect(w->b, a[0].r[r], a[1].r[r], a[2].r[r], "");
-			break;
-		case IR_OP_MATH:
-			x = lw_math(w, op, k, a[0].r[r]);
-			if (!x)
-				return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "%s of %s is not supported by the GPU back end",
-					       ir_math_name((ir_math)op->sub), ir_kind_name(k));
-			break;
-		case IR_OP_FMA:
-			if (lw_is_f(k)) {
-				LLVMValueRef v3[3] = {lw_widen(w, a[0].r[r], k), lw_widen(w, a[1].r[r], k), lw_widen(w, a[2].r[r], k)};
-				x = lw_narrow(w, lw_call(w, LLVMTypeOf(v3[0]) == w->f64 ? "llvm.fma.f64" : "llvm.fma.f32",
-							 LLVMTypeOf(v3[0]), v3, 3), k);
-			} else {
-				x = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, a[0].r[r], a[1].r[r], ""), a[2].r[r], "");
-			}
-			break;
-		case IR_OP_PTR_ADD: {
-			ir_kind ok = (ir_kind)lw_vtype(w, op->args[1]).kind;
-			LLVMValueRef off = LLVMBuildIntCast2(w->b, a[1].r[r], w->i64, ir_kind_is_signed(ok), "");
-			x = LLVMBuildGEP2(w->b, lw_stype(w, (ir_kind)rt.pointee), a[0].r[r], &off, 1, "");
-			break;
-		}
-		case IR_OP_EXTERN: {
-			if (!op->name)
-				return lw_fail(w, op, TILEC_ERR_INVALID, "extern call without a name");
-			LLVMValueRef args[8];
+		default: {
+			LLVMValueRef xs[8];
 			for (int i = 0; i < op->nargs; i++)
-				args[i] = a[i].n > 1 ? a[i].r[r] : a[i].r[0];
-			if (strncmp(op->name, "__nv_", 5) != 0)
-				return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "extern function '%s' is not a libdevice function",
-					       op->name);
-			LLVMValueRef fn = LLVMGetNamedFunction(w->m, op->name);
-			if (fn && (LLVMCountParams(fn) != (unsigned)op->nargs ||
-				   LLVMGetReturnType(LLVMGlobalGetValueType(fn)) != lw_ltype(w, k)))
-				return lw_fail(w, op, TILEC_ERR_SEMANTIC, "'%s' called with two different signatures", op->name);
-			x = lw_libdevice(w, op->name, lw_ltype(w, k), args, op->nargs);
+				xs[i] = a[i].n > 1 ? a[i].r[r] : a[i].r[0];
+			x = elementwise(w, op, rt, ak, xs);
+			if (!x && w->st != TILEC_OK)
+				return false;
 			break;
 		}
-		default:
-			return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet",
-				       op_name(op));
 		}
 		if (!x)
 			return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' on %s is not supported by the GPU back end",

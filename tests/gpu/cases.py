@@ -311,6 +311,18 @@ CASES += [
          [T("in", "fp32", ["8 * S"]), T("out", "fp32", ["8 * S"], "zeros"), S("i32", "n"), S("i32", "S")],
          {"BLOCK_R": 1024, "BLOCK_C": 8}, "cdiv(n_rows, BLOCK_R)",
          [{"n": 1, "S": 16}, {"n": 1000, "S": 1024}, {"n": 3000, "S": 3008}], 2),
+    # three interleaves of a loaded block and a reshape of constants, in registers (AWQ's unpacking)
+    case("k_unpack_int4", K + "regress/unpack_int4.py", "unpack_int4",
+         [T("in", "i32", ["rows", "cols"], "randint:-2147483648:2147483647"), T("out", "i32", ["rows", "cols * 8"], "zeros"),
+          S("i32", "rows"), S("i32", "cols")],
+         {"BLOCK_R": 32, "BLOCK_C": 32, "REORDER": True}, "cdiv(rows, 32)",
+         [{"rows": 1, "cols": 1}, {"rows": 100, "cols": 30}, {"rows": 4096, "cols": 32}], 2),
+    # a dot plus the output block it loads, summed in the load's layout (SGLang's LoRA B)
+    case("k_dot_residual", K + "regress/dot_residual.py", "dot_add_residual",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("inout", "fp16", ["M", "N"]),
+          S("i32", "M"), S("i32", "N"), S("i32", "K")],
+         {"BLOCK_M": 16, "BLOCK_N": 256, "BLOCK_K": 16}, "cdiv(M, 16), cdiv(N, 256)",
+         [{"M": 1, "N": 256, "K": 16}, {"M": 100, "N": 1000, "K": 200}], 2, tol(2e-2, 2e-2)),
     case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
          [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
          [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),
