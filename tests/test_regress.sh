@@ -176,6 +176,19 @@ for ro in False True; do
 		else fail "$(basename "$f"), REORDER=$ro: shared-memory stores, or not 16 16-byte stores a thread"; fi
 	done
 done
+check "interleaving two halves the rank's layout holds twice" \
+	"$TILEC" compile $R/unpack_int4.py -n interleave_pairs -s '*u8:16, *fp32:16, *bf16:16, i32:16' -D BLOCK=256 \
+	--no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/ipptx" -o "$T/ip"
+for f in "$T"/ipptx/*.ptx; do
+	if [ "$(grep -c 'st.shared' "$f")" = 0 ] && [ "$(grep -c 'st.global' "$f")" = 1 ]; then ok
+	else fail "$(basename "$f"): shared-memory stores, or not one global store a thread"; fi
+done
+printf '\x12\x34\xff' > "$T/bytes.bin"
+printf '\x00\x00\x00\x40' > "$T/two.bin"
+check "its interpreter run" \
+	"$TILEC" run $R/unpack_int4.py -n interleave_pairs -s '*u8, *fp32, *bf16, i32' -D BLOCK=4 -g 1 \
+	--arg buf:3:file="$T/bytes.bin" --arg buf:1:file="$T/two.bin" --arg buf:8 --arg 3 --print 2:8
+expect_out "0x12, 0x34, 0xff: each nibble times 2" ': 2 4 6 8 30 30 0 0$'
 printf '\x10\x32\x54\x76\xa9\xcb\xed\x0f' > "$T/words.bin"
 check "its interpreter run" \
 	"$TILEC" run $R/unpack_int4.py -n unpack_int4 -s '*i32, *i32, i32, i32' -D BLOCK_R=1 -D BLOCK_C=2 -D REORDER=True -g 2 \

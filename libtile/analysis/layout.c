@@ -804,17 +804,15 @@ static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
 }
 
 /* Thread t's part of its elements' coordinates in map m (FORMAT of
- * layout_dim_field); false where t holds replicas. */
-static bool thread_coords(const layout_map *m, int t, int32_t *c)
+ * layout_dim_field), modulo the shape as the lowering takes them
+ * (lw_thread_coord): a thread holding replicas holds its first owner's. */
+static void thread_coords(const layout_map *m, int t, int32_t *c)
 {
 	for (int d = 0; d < m->rank; d++) {
 		layout_field f = layout_dim_field(m, d);
-		c[d] = ((t & 31) >> f.lane_shift & (f.lanes - 1)) * f.lane_scale +
-		       ((t >> 5) >> f.warp_shift & (f.warps - 1)) * f.warp_scale;
-		if (c[d] >= m->shape[d])
-			return false;
+		c[d] = (((t & 31) >> f.lane_shift & (f.lanes - 1)) * f.lane_scale +
+			((t >> 5) >> f.warp_shift & (f.warps - 1)) * f.warp_scale) & (m->shape[d] - 1);
 	}
-	return true;
 }
 
 static int64_t row_major(int rank, const int32_t *shape, const int32_t *c)
@@ -883,8 +881,8 @@ static int32_t *fold_regs(assigner *s, const layout *ls, const layout *lt, ir_ty
 	}
 	for (int t = 0; t < 32 * s->f->num_warps; t++) {
 		int32_t ts[IR_MAX_RANK], tc[IR_MAX_RANK];
-		if (!thread_coords(&ms, t, ts) || !thread_coords(&mt, t, tc))
-			return NULL;
+		thread_coords(&ms, t, ts);
+		thread_coords(&mt, t, tc);
 		for (int i = 0; i < nt; i++) {
 			int r = i % mt.nregs, h = split ? i / mt.nregs : 0;
 			int32_t c[IR_MAX_RANK + 1], rc[IR_MAX_RANK];

@@ -317,6 +317,10 @@ CASES += [
           S("i32", "rows"), S("i32", "cols")],
          {"BLOCK_R": 32, "BLOCK_C": 32, "REORDER": True}, "cdiv(rows, 32)",
          [{"rows": 1, "cols": 1}, {"rows": 100, "cols": 30}, {"rows": 4096, "cols": 32}], 2),
+    # a join of halves the rank's layout holds twice, folded in registers (bitsandbytes' dequantization)
+    case("k_interleave_pairs", K + "regress/unpack_int4.py", "interleave_pairs",
+         [T("in", "u8", ["n"], "randint:0:256"), T("in", "fp32", ["cdiv(n, 32)"]), T("out", "bf16", ["2 * n"]),
+          S("i32", "n")], {"BLOCK": 256}, "cdiv(n, 256)", [{"n": 1}, {"n": 1000}, {"n": 4096}], 2),
     # a dot plus the output block it loads, summed in the load's layout (SGLang's LoRA B)
     case("k_dot_residual", K + "regress/dot_residual.py", "dot_add_residual",
          [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("inout", "fp16", ["M", "N"]),
