@@ -195,6 +195,21 @@ check "its interpreter run" \
 	--arg buf:2:file="$T/words.bin" --arg buf:16 --arg 2 --arg 1 --print 1:16
 expect_out "0x76543210 and 0x0fedcba9 unpacked in the order 0 4 1 5 2 6 3 7" ': 0 4 1 5 2 6 3 7 9 13 10 14 11 15 12 0$'
 
+# 6e. reshapes along which the runs a thread holds line up ([512] as [8, 64]
+# and back, a blockwise quantization's absmax): renamed registers, no moves
+check "a block reshaped to rows and back" \
+	"$TILEC" compile $R/reshape_rows.py -n scale_blocks -s '*fp32:16, *fp32:16, *fp32:16, i32:16' -D BLOCK=64 -D ROWS=8 \
+	--no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/rrptx" -o "$T/rr"
+for f in "$T"/rrptx/*.ptx; do
+	if [ "$(grep -c 'st.shared' "$f")" = 0 ] && [ "$(grep -c 'bar.sync' "$f")" = 0 ]; then ok
+	else fail "$(basename "$f"): shared-memory stores or barriers"; fi
+done
+printf '\x00\x00\x80\x3f\x00\x00\x80\xc0\x00\x00\x00\x40\x00\x00\x00\x3f\x00\x00\x40\x40\x00\x00\xc0\x40\x00\x00\xc0\xbf\x00\x00\x00\x40' > "$T/vals.bin"
+check "its interpreter run" \
+	"$TILEC" run $R/reshape_rows.py -n scale_blocks -s '*fp32, *fp32, *fp32, i32' -D BLOCK=4 -D ROWS=2 -g 1 \
+	--arg buf:8:file="$T/vals.bin" --arg buf:2 --arg buf:8 --arg 8 --print 2:8
+expect_out "1 -4 2 0.5 / 4 and 3 6 -1.5 2 / 6" ': 0\.25 -1 0\.5 0\.125 0\.5 1 -0\.25 0\.33333'
+
 # 6d. a tensor-core result plus a block loaded in the epilogue: the sum
 # works in the load's layout, the result moves once (no 2-byte shared stores)
 for cfg in "16 256 16 16" "64 128 32 8"; do

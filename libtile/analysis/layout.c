@@ -857,9 +857,12 @@ static void back_through(const assigner *s, const ir_op *const *chain, int n, in
  * split, the half is that value's last coordinate, for a join the last
  * coordinate of the join's result that the chain leads back to. NULL where
  * the fold does not hold. */
+enum fold_kind { FOLD_SPLIT, FOLD_JOIN, FOLD_REORDER };
+
 static int32_t *fold_regs(assigner *s, const layout *ls, const layout *lt, ir_type st, ir_type tt, ir_type top,
-			  const ir_op *const *chain, int n, bool split)
+			  const ir_op *const *chain, int n, enum fold_kind kind)
 {
+	bool split = kind == FOLD_SPLIT;
 	layout_map ms = layout_map_of(ls, st.rank, st.shape), mt = layout_map_of(lt, tt.rank, tt.shape);
 	int64_t numel = ir_numel(st);
 	int nt = split ? 2 * mt.nregs : mt.nregs;
@@ -893,7 +896,7 @@ static int32_t *fold_regs(assigner *s, const layout *ls, const layout *lt, ir_ty
 				c[tt.rank] = h; /* the halves along the operand's last dim */
 			ir_type ct = top;
 			back_through(s, chain, n, c, &ct);
-			if (!split)
+			if (kind == FOLD_JOIN)
 				h = c[st.rank]; /* the join's operand */
 			for (int d = 0; d < st.rank; d++) {
 				c[d] -= ts[d];
@@ -903,7 +906,7 @@ static int32_t *fold_regs(assigner *s, const layout *ls, const layout *lt, ir_ty
 			int32_t q = at[row_major(st.rank, st.shape, c)];
 			if (q < 0)
 				return NULL;
-			q += split ? 0 : h * ms.nregs; /* a join's: which operand */
+			q += kind == FOLD_JOIN ? h * ms.nregs : 0; /* a join's: which operand */
 			if (t && regs[i] != q)
 				return NULL;
 			regs[i] = q;
@@ -960,7 +963,7 @@ static const layout *fold_split(assigner *s, const ir_op *split)
 	int ncand = fold_layouts(s, l, true, cand), c = 0;
 	int32_t *regs = NULL;
 	for (; c < ncand && !regs; c++)
-		regs = fold_regs(s, l, cand[c], xt, ht, vtype(s, split->args[0]), chain, n, true);
+		regs = fold_regs(s, l, cand[c], xt, ht, vtype(s, split->args[0]), chain, n, FOLD_SPLIT);
 	if (!regs)
 		return NULL;
 	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
@@ -1003,7 +1006,7 @@ static const layout *fold_join(assigner *s, const ir_op *op)
 	int ncand = fold_layouts(s, l, false, cand), c = 0;
 	int32_t *regs = NULL;
 	for (; c < ncand && !regs; c++)
-		regs = fold_regs(s, l, cand[c], at, yt, yt, chain, n, false);
+		regs = fold_regs(s, l, cand[c], at, yt, yt, chain, n, FOLD_JOIN);
 	if (!regs)
 		return NULL;
 	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
@@ -1017,6 +1020,57 @@ static const layout *fold_join(assigner *s, const ir_op *op)
 		s->p->folded[chain[k]->results[0]] = true;
 	s->p->fold[y] = fold;
 	return cand[c - 1];
+}
+
+/* A reshape or permute of a value x in a blocked layout, where a blocked
+ * layout of the result puts each element at a register of the thread that
+ * holds it in x, at a register that does not depend on the thread (the
+ * runs a thread holds line up: [512] four a thread as [8, 64] and back),
+ * takes that layout and x's registers, as many as x has: nothing moves.
+ * Tried: the rank's default layout, then layouts of the result's shape
+ * with as many consecutive elements a thread as x has along its fastest
+ * dim, or fewer. The reshapes and permutes before it that only reorder
+ * (each read once) fold with it; where its one user reorders or splits
+ * further, that user folds the whole chain instead. */
+static const layout *fold_reorder(assigner *s, const ir_op *op)
+{
+	int y = op->results[0], x = op->args[0], n = 1;
+	const ir_op *u = s->uses[y] == 1 ? s->user[y] : NULL, *chain[8] = {op};
+	if (u && (u->code == IR_OP_RESHAPE || u->code == IR_OP_PERMUTE || u->code == IR_OP_SPLIT))
+		return NULL;
+	while (n < 8 && reorders(s, x)) {
+		chain[n++] = s->f->values[x].def;
+		x = chain[n - 1]->args[0];
+	}
+	const layout *l = s->p->of[x];
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || s->p->remat[x])
+		return NULL;
+	ir_type xt = vtype(s, x), yt = vtype(s, y);
+	const layout *dflt = by_rank(s, yt.rank);
+	int nregs = layout_map_of(l, xt.rank, xt.shape).nregs;
+	for (int32_t vec = -1; vec == -1 || vec >= 1; vec = vec == -1 ? l->size_per_thread[l->order[0]] : vec / 2) {
+		const layout *c = vec == -1 ? dflt : layout_blocked_order(s->a, yt.rank, yt.shape, s->f->num_warps, vec, dflt->order);
+		if (!c) {
+			s->oom = true;
+			return NULL;
+		}
+		if (layout_map_of(c, yt.rank, yt.shape).nregs != nregs)
+			continue;
+		int32_t *regs = fold_regs(s, l, c, xt, yt, yt, chain, n, FOLD_REORDER);
+		if (!regs)
+			continue;
+		layout_fold *fold = arena_alloc(s->a, sizeof *fold);
+		if (!fold) {
+			s->oom = true;
+			return NULL;
+		}
+		*fold = (layout_fold){{x, x}, regs};
+		for (int k = 1; k < n; k++)
+			s->p->folded[chain[k]->results[0]] = true;
+		s->p->fold[y] = fold;
+		return c;
+	}
+	return NULL;
 }
 
 static void assign_region(assigner *s, const ir_region *r);
@@ -1337,7 +1391,7 @@ static void assign_op(assigner *s, const ir_op *op)
 			p->remat[res] = true; /* computed where it is used, element by element */
 			l = by_rank(s, rt.rank);
 		} else if (op->code == IR_OP_RESHAPE) {
-			if (!(l = fold_join(s, op)))
+			if (!(l = fold_join(s, op)) && !(l = fold_reorder(s, op)))
 				l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		} else if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
 			p->view[res] = true; /* the ring's tile, read transposed */
@@ -1345,7 +1399,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		} else if (staged_transpose(s, op)) {
 			p->folded[res] = true; /* the dot stages its operand's registers, transposed */
 			l = by_rank(s, rt.rank);
-		} else if (!(l = fold_join(s, op))) {
+		} else if (!(l = fold_join(s, op)) && !(l = fold_reorder(s, op))) {
 			l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		}
 		break;

@@ -321,6 +321,11 @@ CASES += [
     case("k_interleave_pairs", K + "regress/unpack_int4.py", "interleave_pairs",
          [T("in", "u8", ["n"], "randint:0:256"), T("in", "fp32", ["cdiv(n, 32)"]), T("out", "bf16", ["2 * n"]),
           S("i32", "n")], {"BLOCK": 256}, "cdiv(n, 256)", [{"n": 1}, {"n": 1000}, {"n": 4096}], 2),
+    # [8 * 64] as [8, 64] and back, the registers renamed (bitsandbytes' blockwise quantization)
+    case("k_reshape_rows", K + "regress/reshape_rows.py", "scale_blocks",
+         [T("in", "fp32", ["n"]), T("out", "fp32", ["cdiv(n, 64)"], "zeros"), T("out", "fp32", ["n"], "zeros"),
+          S("i32", "n")], {"BLOCK": 64, "ROWS": 8}, "cdiv(n, 512)", [{"n": 64}, {"n": 1000}, {"n": 8192}], 2,
+         tol(1e-6, 1e-6)),
     # a dot plus the output block it loads, summed in the load's layout (SGLang's LoRA B)
     case("k_dot_residual", K + "regress/dot_residual.py", "dot_add_residual",
          [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("inout", "fp16", ["M", "N"]),
