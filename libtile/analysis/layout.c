@@ -944,6 +944,24 @@ static bool reorders(const assigner *s, int v)
 	return s->uses[v] == 1 && d && (d->code == IR_OP_RESHAPE || d->code == IR_OP_PERMUTE);
 }
 
+/* Records a fold: value y takes registers regs of a and b (the same value
+ * but for a join's two operands), and the reorders chain[from..n) between
+ * are never lowered. l where recorded, NULL when out of memory. */
+static const layout *record_fold(assigner *s, int y, int a, int b, int32_t *regs, const ir_op *const *chain, int from,
+				 int n, const layout *l)
+{
+	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
+	if (!fold) {
+		s->oom = true;
+		return NULL;
+	}
+	*fold = (layout_fold){{a, b}, regs};
+	for (int k = from; k < n; k++)
+		s->p->folded[chain[k]->results[0]] = true;
+	s->p->fold[y] = fold;
+	return l;
+}
+
 /* A split whose operand only reshapes and permutes of a value x reorder
  * (each used once), x in a blocked layout of the halves' rank, takes x's
  * registers in the first of fold_layouts for which fold_regs holds; the
@@ -964,18 +982,7 @@ static const layout *fold_split(assigner *s, const ir_op *split)
 	int32_t *regs = NULL;
 	for (; c < ncand && !regs; c++)
 		regs = fold_regs(s, l, cand[c], xt, ht, vtype(s, split->args[0]), chain, n, FOLD_SPLIT);
-	if (!regs)
-		return NULL;
-	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
-	if (!fold) {
-		s->oom = true;
-		return NULL;
-	}
-	*fold = (layout_fold){{x, x}, regs};
-	for (int k = 0; k < n; k++)
-		s->p->folded[chain[k]->results[0]] = true;
-	s->p->fold[split->results[0]] = fold;
-	return cand[c - 1];
+	return regs ? record_fold(s, split->results[0], x, x, regs, chain, 0, n, cand[c - 1]) : NULL;
 }
 
 /* The mirror: the last of the reshapes and permutes that only reorder a
@@ -1009,17 +1016,8 @@ static const layout *fold_join(assigner *s, const ir_op *op)
 		regs = fold_regs(s, l, cand[c], at, yt, yt, chain, n, FOLD_JOIN);
 	if (!regs)
 		return NULL;
-	layout_fold *fold = arena_alloc(s->a, sizeof *fold);
-	if (!fold) {
-		s->oom = true;
-		return NULL;
-	}
-	*fold = (layout_fold){{a, b}, regs};
 	s->p->folded[x] = true;
-	for (int k = 1; k < n; k++)
-		s->p->folded[chain[k]->results[0]] = true;
-	s->p->fold[y] = fold;
-	return cand[c - 1];
+	return record_fold(s, y, a, b, regs, chain, 1, n, cand[c - 1]);
 }
 
 /* A reshape or permute of a value x in a blocked layout, where a blocked
@@ -1057,18 +1055,8 @@ static const layout *fold_reorder(assigner *s, const ir_op *op)
 		if (layout_map_of(c, yt.rank, yt.shape).nregs != nregs)
 			continue;
 		int32_t *regs = fold_regs(s, l, c, xt, yt, yt, chain, n, FOLD_REORDER);
-		if (!regs)
-			continue;
-		layout_fold *fold = arena_alloc(s->a, sizeof *fold);
-		if (!fold) {
-			s->oom = true;
-			return NULL;
-		}
-		*fold = (layout_fold){{x, x}, regs};
-		for (int k = 1; k < n; k++)
-			s->p->folded[chain[k]->results[0]] = true;
-		s->p->fold[y] = fold;
-		return c;
+		if (regs)
+			return record_fold(s, y, x, x, regs, chain, 1, n, c);
 	}
 	return NULL;
 }
