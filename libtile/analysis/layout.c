@@ -23,7 +23,9 @@
  * broadcast only one op reads takes that op's layout (its smaller source
  * moves), and so does an operand computed from broadcasts and cheap values
  * alone. A load only an interleave reads gets a layout of its own shape
- * where the rank's would replicate it, so the join folds in registers.
+ * where the rank's would replicate it, so the join folds in registers;
+ * splits, joins and reshapes whose elements each thread already holds
+ * take their source's registers (fold_split, fold_join, fold_reorder).
  *
  * Where such dots exist, the default 2-D layout is built for the smallest
  * of their operand tiles, so that no operand load fetches replicas.
