@@ -595,6 +595,15 @@ static bool view_transpose(const assigner *s, const ir_op *op)
 
 /* Pass 1: the largest shape and the widest access of each rank. */
 
+/* The elements an access through pointer block ptr (with mask, -1 for
+ * none) moves at once along dim, at most the elements a thread gets of a
+ * block of per_thread elements a thread (at least 1). */
+static int access_width(const assigner *s, int ptr, int mask, int dim, int64_t per_thread)
+{
+	int w = axis_vector_width_dim(s->f, s->ai, ptr, mask, dim);
+	return w > per_thread ? (per_thread > 1 ? (int)per_thread : 1) : w;
+}
+
 /* The dim an access through pointer block ptr runs along: its most
  * contiguous, the last on ties. Where every access of a rank runs along
  * one dim other than the last (a block whose dim 0 is the contiguous one:
@@ -615,9 +624,7 @@ static void note_lead(assigner *s, int ptr, int mask, int64_t per_thread)
 		s->lead[r] = d0;
 	else if (s->lead[r] != d0)
 		s->lead[r] = -2;
-	int w = axis_vector_width_dim(s->f, s->ai, ptr, mask, d0);
-	if (w > per_thread)
-		w = per_thread > 1 ? (int)per_thread : 1;
+	int w = access_width(s, ptr, mask, d0, per_thread);
 	if (w > s->lead_vec[r])
 		s->lead_vec[r] = w;
 }
@@ -656,10 +663,8 @@ static void survey_region(assigner *s, const ir_region *r)
 			int mask = -1;
 			if (op->flags & IR_FLAG_HAS_MASK)
 				mask = op->args[op->code == IR_OP_LOAD ? 1 : 2];
-			int w = axis_vector_width(s->f, s->ai, op->args[0], mask);
 			int64_t per_thread = ir_numel(pt) / threads;
-			if (w > per_thread)
-				w = per_thread > 1 ? (int)per_thread : 1;
+			int w = access_width(s, op->args[0], mask, pt.rank - 1, per_thread);
 			if (w > s->vec[pt.rank])
 				s->vec[pt.rank] = w;
 			note_lead(s, op->args[0], mask, per_thread);
@@ -723,9 +728,7 @@ static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, 
 	int mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
 	if (!s->p->remat[op->args[0]] || (mask >= 0 && !s->p->remat[mask]))
 		return l; /* a pointer or mask carried through a loop would move instead */
-	int vec = axis_vector_width(s->f, s->ai, op->args[0], mask);
-	if (vec > numel / threads)
-		vec = (int)(numel / threads);
+	int vec = access_width(s, op->args[0], mask, t.rank - 1, numel / threads);
 	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
 	if (!own)
 		s->oom = true;
@@ -1046,21 +1049,20 @@ static const layout *fold_reorder(assigner *s, const ir_op *op)
 	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || s->p->remat[x])
 		return NULL;
 	ir_type xt = vtype(s, x), yt = vtype(s, y);
-	const layout *dflt = by_rank(s, yt.rank);
+	const layout *c = by_rank(s, yt.rank);
 	int nregs = layout_map_of(l, xt.rank, xt.shape).nregs;
-	for (int32_t vec = -1; vec == -1 || vec >= 1; vec = vec == -1 ? l->size_per_thread[l->order[0]] : vec / 2) {
-		const layout *c = vec == -1 ? dflt : layout_blocked_order(s->a, yt.rank, yt.shape, s->f->num_warps, vec, dflt->order);
-		if (!c) {
+	for (int32_t vec = l->size_per_thread[l->order[0]];; vec /= 2) {
+		int32_t *regs = NULL;
+		if (layout_map_of(c, yt.rank, yt.shape).nregs == nregs &&
+		    (regs = fold_regs(s, l, c, xt, yt, yt, chain, n, FOLD_REORDER)))
+			return record_fold(s, y, x, x, regs, chain, 1, n, c);
+		if (vec < 1)
+			return NULL;
+		if (!(c = layout_blocked_order(s->a, yt.rank, yt.shape, s->f->num_warps, vec, c->order))) {
 			s->oom = true;
 			return NULL;
 		}
-		if (layout_map_of(c, yt.rank, yt.shape).nregs != nregs)
-			continue;
-		int32_t *regs = fold_regs(s, l, c, xt, yt, yt, chain, n, FOLD_REORDER);
-		if (regs)
-			return record_fold(s, y, x, x, regs, chain, 1, n, c);
 	}
-	return NULL;
 }
 
 static void assign_region(assigner *s, const ir_region *r);
@@ -1380,9 +1382,6 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (p->remat[op->args[0]] && cheap_chain(s, op->args[0], &(int){24})) {
 			p->remat[res] = true; /* computed where it is used, element by element */
 			l = by_rank(s, rt.rank);
-		} else if (op->code == IR_OP_RESHAPE) {
-			if (!(l = fold_join(s, op)) && !(l = fold_reorder(s, op)))
-				l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		} else if (view_transpose(s, op) && p->view[op->args[0]] && s->view_uses[res] > 0) {
 			p->view[res] = true; /* the ring's tile, read transposed */
 			l = by_rank(s, rt.rank);
@@ -1422,8 +1421,7 @@ static void assign_op(assigner *s, const ir_op *op)
 			int v = op->args[i];
 			/* an operand computed for little in l (AWQ's zeros, shifted out
 			 * of a broadcast row) is, and only its broadcasts' rows move */
-			if (l->kind == LAYOUT_BLOCKED && vtype(s, v).rank == rt.rank && p->of[v] && !p->remat[v] &&
-			    !layout_eq(p->of[v], l) && s->f->values[v].def && s->f->values[v].def->code != IR_OP_BROADCAST &&
+			if (l->kind == LAYOUT_BLOCKED && vtype(s, v).rank == rt.rank && p->of[v] && !layout_eq(p->of[v], l) &&
 			    rebuildable(s, v, 0))
 				rebuild_in(s, v, l);
 			else

@@ -582,7 +582,7 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		if (w->p->remat[res])
 			return cheap_in(w, res, l, out);
 		const layout_fold *fold = w->p->fold[op->results[0]];
-		if (fold) /* an interleave of the join's operands' registers */
+		if (fold) /* the source's registers (fold_reorder), or an interleave of a join's operands' */
 			return lw_emit_fold(w, fold, l, 0, lw_map_of(l, rt).nregs, out);
 		if (w->p->view[op->results[0]] && w->v[src].view) /* the same tile, its rows the other dim */
 			return lw_view_of(w, out, l, w->v[src].view, true, false, IR_F16);
