@@ -22,9 +22,13 @@ add, silu(gate) rounded before the product), so the PyTorch reference in
 reference.py and these kernels differ only by summation order.
 
 Every kernel is valid Triton 3.6 as well as tile's subset. The decode
-kernels call gdc_wait() before touching anything an earlier kernel writes,
-so llm.c may launch them with programmatic dependent launch (--pdl); the
-GEMVs load their first weight tile before that wait (weights never change).
+kernels call gdc_wait() before touching anything the kernel just before them
+writes, so llm.c may launch them with programmatic dependent launch (--pdl):
+the GEMVs load their weights before that wait (weights never change), and
+attn_decode the position and its first block of cache rows (earlier steps
+wrote them; the QKV GEMV before it, HOLD, lets it start only once every
+earlier kernel has finished). The others call gdc_launch_dependents() first,
+so the next kernel starts streaming its weights as soon as there is room.
 """
 import triton
 import triton.language as tl
@@ -135,7 +139,7 @@ def _x_whole(x_ptr, nw_ptr, K, eps, NORM: tl.constexpr, BLOCK_K: tl.constexpr):
 
 @triton.jit
 def gemv_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, pval_ptr, pidx_ptr, N, K, eps,
-                NORM: tl.constexpr, EPI: tl.constexpr, WHOLE_K: tl.constexpr,
+                NORM: tl.constexpr, EPI: tl.constexpr, WHOLE_K: tl.constexpr, HOLD: tl.constexpr,
                 BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # y[n] = sum_k x'[k] * w[n, k] for BLOCK_N rows n; x' = rmsnorm(x) * nw
     # when NORM. EPI: 0 store (out = y, fp16), 1 residual (out += y, fp16, in
@@ -146,6 +150,12 @@ def gemv_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, pval_ptr, pidx_ptr, N, K, eps,
     # program's rows in one load, issued before waiting on the kernel before
     # (weights never change), and x once; else the rows go by in BLOCK_K
     # blocks, the next one loaded before the current one is used.
+    # HOLD: the kernel after this one starts only once this one's wait has
+    # returned (else at once), so that it may read, before its own wait,
+    # anything the kernels before this one wrote (attn_decode reads the KV
+    # cache and the position so).
+    if not HOLD:
+        tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
     offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
     nmask = offs_n < N
@@ -158,7 +168,8 @@ def gemv_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, pval_ptr, pidx_ptr, N, K, eps,
     w_ptrs = w_ptr + offs_n.to(tl.int64)[:, None] * K + k2
     w = tl.load(w_ptrs, mask=nmask[:, None] & (k2 < K), other=0.0)
     tl.extra.cuda.gdc_wait()
-    tl.extra.cuda.gdc_launch_dependents()
+    if HOLD:
+        tl.extra.cuda.gdc_launch_dependents()
     if WHOLE_K:
         x = _x_whole(x_ptr, nw_ptr, K, eps, NORM, BLOCK_K)
         y = tl.sum(w.to(tl.float32) * x[None, :].to(tl.float32), axis=1)
@@ -195,7 +206,8 @@ def gemv_swiglu_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, F, K, eps,
     # out[n] = silu(g[n]) * u[n], g = x' @ w[n]^T, u = x' @ w[F + n]^T, with
     # w the fused [2F, K] gate-then-up weight and x' = rmsnorm(x) * nw; the
     # whole of K in one block (K <= BLOCK_K, llm.c checks), as gemv_kernel's
-    # WHOLE_K
+    # WHOLE_K. The kernel after it may start at once.
+    tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
     offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
     nmask = offs_n < F
@@ -206,7 +218,6 @@ def gemv_swiglu_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, F, K, eps,
     wg = tl.load(g_ptrs, mask=m, other=0.0)
     wu = tl.load(g_ptrs + F.to(tl.int64) * K, mask=m, other=0.0)
     tl.extra.cuda.gdc_wait()
-    tl.extra.cuda.gdc_launch_dependents()
     x = _x_whole(x_ptr, nw_ptr, K, eps, True, BLOCK_K)[None, :].to(tl.float32)
     g = tl.sum(wg.to(tl.float32) * x, axis=1).to(tl.float16).to(tl.float32)
     u = tl.sum(wu.to(tl.float32) * x, axis=1).to(tl.float16).to(tl.float32)
@@ -218,44 +229,54 @@ def gemv_swiglu_kernel(x_ptr, nw_ptr, w_ptr, out_ptr, F, K, eps,
 def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_ptr, pl_ptr, cnt_ptr, out_ptr,
                        max_ctx, sm_scale, NH, NKV,
                        HD: tl.constexpr, GROUP: tl.constexpr, SPLITS: tl.constexpr, BLOCK_N: tl.constexpr,
-                       FUSE_REDUCE: tl.constexpr):
+                       MIN_BLOCKS: tl.constexpr, FUSE_REDUCE: tl.constexpr):
     # Flash-decoding, one program per (KV head, split): the token at position
     # pos = state[0] attends to keys 0..pos; split s covers cdiv(pos + 1,
-    # SPLITS) of them, rounded up to whole BLOCK_N blocks. GQA: the program
-    # takes all NH // NKV query heads that share its KV head as the rows of one
-    # [GROUP, HD] block (GROUP >= the group size, the rows past it masked), so
-    # each K/V row is read once and the scores and the weighted sum are
-    # tensor-core dots. Each split writes its normalized partial output and
-    # log2-sum-exp for attn_reduce_kernel. q and the new k are rotated here
-    # (RoPE); key pos comes from registers, not the cache, and the split holding
-    # it writes it (k rotated, and v) into the cache for later steps, so no
-    # program reads a row that another program of this launch writes. qkv is the
-    # fused [q | k | v] row.
+    # SPLITS) of them, rounded up to whole BLOCK_N blocks and to at least
+    # MIN_BLOCKS blocks (so a short context leaves the last splits empty).
+    # GQA: the program takes all NH // NKV query heads that share its KV
+    # head as the rows of one [GROUP, HD] block (GROUP >= the group size, the
+    # rows past it masked), so each K/V row is read once and the scores and
+    # the weighted sum are tensor-core dots. Each split writes its normalized
+    # partial output and log2-sum-exp for attn_reduce_kernel. q and the new k
+    # are rotated here (RoPE); key pos comes from registers, not the cache,
+    # and the split holding it writes it (k rotated, and v) into the cache for
+    # later steps, so no program reads a row that another program of this
+    # launch writes. qkv is the fused [q | k | v] row.
+    # The position and the first block of cache rows are read before waiting
+    # on the QKV projection: earlier steps wrote them, and gemv_norm (HOLD)
+    # lets this kernel start only once everything before it has finished.
+    # Each block's successor is loaded before the block is used.
     # FUSE_REDUCE: the split that finishes last for its KV head (a counter per
     # KV head, cnt_ptr, zero between launches) combines the group's partials
     # into out itself, as attn_reduce_kernel would, and resets the counter: one
     # launch a layer fewer. The counter's acq_rel atomic, after a barrier of the
-    # program, orders every split's partial stores before that read.
+    # program, orders every split's partial stores before that read. When one
+    # split holds every key, it writes out directly (no partials, no counter).
     g = tl.program_id(0)
     split = tl.program_id(1)
-    tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
     group = NH // NKV
     pos = tl.load(state_ptr)
     seq = pos + 1
-    # whole BLOCK_N blocks a split, so a short context leaves the last
-    # splits empty rather than every split a few keys
-    chunk = tl.cdiv(tl.cdiv(seq, SPLITS), BLOCK_N) * BLOCK_N
+    chunk = tl.maximum(tl.cdiv(tl.cdiv(seq, SPLITS), BLOCK_N), MIN_BLOCKS) * BLOCK_N
     start = split * chunk
     end = tl.minimum(start + chunk, seq)
+    offs_d = tl.arange(0, HD)
+    offs_b = tl.arange(0, BLOCK_N)
+    cache = g.to(tl.int64) * max_ctx * HD
+    # rows pos and later are not in the cache yet (pos comes from registers)
+    rows = (start + offs_b)[:, None] * HD + offs_d[None, :]
+    old = ((start + offs_b < end) & (start + offs_b < pos))[:, None]
+    k = tl.load(kc_ptr + cache + rows, mask=old, other=0.0)
+    v = tl.load(vc_ptr + cache + rows, mask=old, other=0.0)
+    tl.extra.cuda.gdc_wait()
     offs_r = tl.arange(0, GROUP)
     rmask = offs_r < group
     heads = g * group + offs_r
-    offs_d = tl.arange(0, HD)
     q = _rope_rows(qkv_ptr + heads[:, None] * HD, rmask[:, None], cos_ptr, sin_ptr, pos, HD)
     k_new = _rope(qkv_ptr + (NH + g) * HD, cos_ptr, sin_ptr, pos, HD)
     v_new = tl.load(qkv_ptr + (NH + NKV + g) * HD + offs_d)
-    cache = g.to(tl.int64) * max_ctx * HD
     wmask = (offs_d < HD) & (start <= pos) & (pos < end)
     tl.store(kc_ptr + cache + pos * HD + offs_d, k_new, mask=wmask)
     tl.store(vc_ptr + cache + pos * HD + offs_d, v_new, mask=wmask)
@@ -264,35 +285,54 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
     l_i = tl.zeros((GROUP,), dtype=tl.float32)
     acc = tl.zeros((GROUP, HD), dtype=tl.float32)
     for n0 in range(start, end, BLOCK_N):
-        offs_n = n0 + tl.arange(0, BLOCK_N)
+        offs_n = n0 + offs_b
+        nxt = offs_n + BLOCK_N
+        rows = nxt[:, None] * HD + offs_d[None, :]
+        old = ((nxt < end) & (nxt < pos))[:, None]
+        k_next = tl.load(kc_ptr + cache + rows, mask=old, other=0.0)
+        v_next = tl.load(vc_ptr + cache + rows, mask=old, other=0.0)
         valid = offs_n < end
-        old = valid & (offs_n < pos)
         new = offs_n == pos
-        kt = tl.load(kc_ptr + cache + offs_n[None, :] * HD + offs_d[:, None], mask=old[None, :], other=0.0)
-        kt = tl.where(new[None, :], k_new[:, None], kt)
-        s = tl.dot(q, kt) * qk_scale
+        # [BLOCK_N, HD] rows as stored (16-byte loads); the dot stages k
+        # transposed
+        k = tl.where(new[:, None], k_new[None, :], k)
+        s = tl.dot(q, tl.trans(k)) * qk_scale
         s = tl.where(valid[None, :], s, -float("inf"))
         m_new = tl.maximum(m_i, tl.max(s, axis=1))
         alpha = tl.exp2(m_i - m_new)
         p = tl.exp2(s - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, axis=1)
-        v = tl.load(vc_ptr + cache + offs_n[:, None] * HD + offs_d[None, :], mask=old[:, None], other=0.0)
         v = tl.where(new[:, None], v_new[None, :], v)
         acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
         m_i = m_new
+        k = k_next
+        v = v_next
     # an empty split (start past pos) leaves l_i == 0: output 0, weight 0
     has = l_i > 0.0
     out = acc / tl.where(has, l_i, 1.0)[:, None]
-    lse = tl.where(has, m_i + tl.log2(tl.where(has, l_i, 1.0)), -float("inf"))
-    row = heads * SPLITS + split
-    tl.store(po_ptr + row[:, None] * HD + offs_d[None, :], out, mask=rmask[:, None])
-    tl.store(pl_ptr + row, lse, mask=rmask)
     if FUSE_REDUCE:
-        tl.debug_barrier()
-        done = tl.atomic_add(cnt_ptr + g, 1, sem="acq_rel", scope="gpu")
-        if done == SPLITS - 1:
-            _combine(po_ptr, pl_ptr, out_ptr, g * group, group, HD, SPLITS, GROUP)
-            tl.store(cnt_ptr + g, 0)
+        if chunk >= seq:
+            if split == 0:
+                tl.store(out_ptr + heads[:, None] * HD + offs_d[None, :], out.to(tl.float16), mask=rmask[:, None])
+        else:
+            _store_partial(po_ptr, pl_ptr, heads * SPLITS + split, rmask, out, m_i, l_i, HD)
+            tl.debug_barrier()
+            done = tl.atomic_add(cnt_ptr + g, 1, sem="acq_rel", scope="gpu")
+            if done == SPLITS - 1:
+                _combine(po_ptr, pl_ptr, out_ptr, g * group, group, HD, SPLITS, GROUP)
+                tl.store(cnt_ptr + g, 0)
+    else:
+        _store_partial(po_ptr, pl_ptr, heads * SPLITS + split, rmask, out, m_i, l_i, HD)
+
+
+@triton.jit
+def _store_partial(po_ptr, pl_ptr, row, rmask, out, m_i, l_i, HD: tl.constexpr):
+    # a split's normalized output rows and their log2-sum-exp (-inf where
+    # the split holds no key: l_i == 0)
+    has = l_i > 0.0
+    lse = tl.where(has, m_i + tl.log2(tl.where(has, l_i, 1.0)), -float("inf"))
+    tl.store(po_ptr + row[:, None] * HD + tl.arange(0, HD)[None, :], out, mask=rmask[:, None])
+    tl.store(pl_ptr + row, lse, mask=rmask)
 
 
 @triton.jit
@@ -300,8 +340,8 @@ def attn_reduce_kernel(po_ptr, pl_ptr, out_ptr, NH, HD: tl.constexpr, SPLITS: tl
     # Combines the SPLITS partial outputs of head h (attn_decode_kernel
     # without FUSE_REDUCE).
     h = tl.program_id(0)
-    tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
+    tl.extra.cuda.gdc_wait()
     _combine(po_ptr, pl_ptr, out_ptr, h, 1, HD, SPLITS, 1)
 
 
@@ -311,8 +351,8 @@ def argmax_step_kernel(pval_ptr, pidx_ptr, NPART, emb_ptr, h_ptr, state_ptr, tok
     # One program: the argmax over the GEMV programs' partial maxima (the
     # first index among equal maxima, as torch.argmax), then the next step's
     # input: tokens[pos + 1] = token, state = [pos + 1, token], h = emb[token].
-    tl.extra.cuda.gdc_wait()
     tl.extra.cuda.gdc_launch_dependents()
+    tl.extra.cuda.gdc_wait()
     best_v = -float("inf")
     best_i = 0
     for p0 in range(0, NPART, BLOCK_P):
