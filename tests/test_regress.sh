@@ -227,6 +227,25 @@ check "its interpreter run" \
 	-D BLOCK_K=16 -g 1,1 --arg buf:2:arange --arg buf:4:arange --arg buf:2:arange --arg 1 --arg 2 --arg 2 --print 2:2
 expect_out "[0 1] @ [[0 1] [2 3]] + [0 1]" ': 2 4$'
 
+# 6e. a dot's B loaded through a transposed pointer block (each column one
+# key's contiguous row), through a select: loaded along its contiguous dim
+# in 16-byte pieces and staged with N rows (2-byte loads and stores only
+# for the 1-D row of q that the select takes)
+check "k^T through its pointers into a dot" \
+	"$TILEC" compile $R/kt_operand.py -n scores_kt -s '*fp16:16, *fp16:16, *fp32:16, i32, i32' \
+	-D HD=64 -D ROWS=16 -D BLOCK_N=64 -w 4 -ns 1 --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/ktptx" -o "$T/kt"
+for f in "$T"/ktptx/*.ptx; do
+	if [ "$(grep -c 'ld.global.b16' "$f")" = 1 ] && [ "$(grep -c 'ld.global.v4.b32' "$f")" = 5 ] &&
+		[ "$(grep -c 'st.shared.b16' "$f")" = 1 ]; then ok
+	else fail "$(basename "$f"): k^T not loaded in 16-byte pieces, or staged 2 bytes at a time"; fi
+done
+# q the 16x16 identity: s[r][j] = k[j][r]; key 1 replaced by q's row 0
+python3 -c 'import struct, sys; sys.stdout.buffer.write(b"".join(struct.pack("<e", float(r == c)) for r in range(16) for c in range(16)))' >"$T/eye.bin"
+check "its interpreter run" \
+	"$TILEC" run $R/kt_operand.py -n scores_kt -s '*fp16, *fp16, *fp32, i32, i32' -D HD=16 -D ROWS=16 -D BLOCK_N=16 \
+	-g 1 --arg buf:file="$T/eye.bin" --arg buf:48:arange --arg buf:48 --arg 3 --arg 1 --print 2:6
+expect_out "keys 0 and 2 as stored, key 1 from q" ': 0 1 32 1 0 33$'
+
 # 7. hints past the 32nd parameter: kept, in a version 6 blob; hints on
 # the first 32 alone still make a version 5 blob (older loaders read it)
 MP31=$(printf 'i32, %.0s' $(seq 31))

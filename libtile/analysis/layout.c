@@ -469,6 +469,7 @@ typedef struct assigner {
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
 	int *uses;               /* per value id: operands naming it */
 	const ir_op **user;      /* per value id: the last op naming it */
+	const layout **want;     /* per value id: the layout operand_load chose for it, or NULL */
 	bool oom;
 } assigner;
 
@@ -732,6 +733,60 @@ static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, 
 	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
 	if (!own)
 		s->oom = true;
+	return own;
+}
+
+/* Ops a value may pass through between a load and the dot that reads it
+ * as its operand, each in whatever layout the load takes. */
+static bool operand_path_code(ir_opcode c)
+{
+	switch (c) {
+	case IR_OP_CAST: case IR_OP_BITCAST: case IR_OP_SELECT: case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
+	case IR_OP_DIV: case IR_OP_FMA: case IR_OP_MIN: case IR_OP_MAX: case IR_OP_NEG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A 2-D load that only a tensor-core dot reads, as B, through single-use
+ * elementwise ops, and whose accesses run along a dim its layout l does
+ * not lead with (attention's K read as K^T through a transposed pointer
+ * block: each key's row contiguous along dim 0): a blocked layout of its
+ * own shape led by that dim, so that its accesses are vectors, for it and
+ * the ops on the way (want), since the dot stages its operand through
+ * shared memory from any layout, along K where its registers run so
+ * (dot_mma.c, dot_wgmma.c). l where not so, or where the pointers or
+ * mask are not recomputed in any layout for free. */
+static const layout *operand_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
+{
+	int v = op->results[0], ptr = op->args[0];
+	int mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
+	if (t.rank != 2 || !l || l->kind != LAYOUT_BLOCKED || l->mma || !s->p->remat[ptr] ||
+	    (mask >= 0 && !s->p->remat[mask]))
+		return l;
+	int d0 = s->ai[ptr].contiguity[0] > s->ai[ptr].contiguity[1] ? 0 : 1;
+	int64_t threads = 32 * (int64_t)s->f->num_warps, per_thread = ir_numel(t) / threads;
+	int w = access_width(s, ptr, mask, d0, per_thread);
+	if (l->order[0] == d0 || w < 2 || w <= access_width(s, ptr, mask, l->order[0], per_thread))
+		return l;
+	int x = v, n = 0;
+	const ir_op *u;
+	while ((u = s->uses[x] == 1 ? s->user[x] : NULL) && operand_path_code(u->code) && u->nresults == 1 &&
+	       vtype(s, u->results[0]).rank == 2 && n < 8) {
+		x = u->results[0];
+		n++;
+	}
+	if (!u || !on_tensor_cores(s, u) || u->args[1] != x || u->args[0] == x)
+		return l;
+	const int32_t order[2] = {d0, 1 - d0};
+	const layout *own = layout_blocked_order(s->a, 2, t.shape, s->f->num_warps, w, order);
+	if (!own) {
+		s->oom = true;
+		return l;
+	}
+	for (x = v; x != u->args[1]; x = s->user[x]->results[0])
+		s->want[s->user[x]->results[0]] = own;
 	return own;
 }
 
@@ -1400,7 +1455,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_LOAD:
-		l = joined_load(s, op, follow_operands(s, op, rt.rank), rt);
+		l = operand_load(s, op, joined_load(s, op, follow_operands(s, op, rt.rank), rt), rt);
 		for (int i = 0; i < op->nargs; i++)
 			adopt_broadcast(s, op->args[i], l);
 		break;
@@ -1415,7 +1470,7 @@ static void assign_op(assigner *s, const ir_op *op)
 			l = by_rank(s, rt.rank);
 			break;
 		}
-		if (!(l = epilogue_load(s, op, rt.rank)))
+		if (!(l = s->want[res]) && !(l = epilogue_load(s, op, rt.rank)))
 			l = follow_operands(s, op, rt.rank);
 		for (int i = 0; i < op->nargs; i++) {
 			int v = op->args[i];
@@ -1480,8 +1535,9 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.view_uses = arena_alloc(a, sizeof(int) * nv);
 	s.uses = arena_alloc(a, sizeof(int) * nv);
 	s.user = arena_alloc(a, sizeof(ir_op *) * nv);
+	s.want = arena_alloc(a, sizeof(layout *) * nv);
 	if (!out->of || !out->remat || !out->ring || !out->copy || !out->view || !out->wgmma || !out->folded || !out->fold ||
-	    !s.copy_of || !s.view_uses || !s.uses || !s.user)
+	    !s.copy_of || !s.view_uses || !s.uses || !s.user || !s.want)
 		return TILEC_ERR_NOMEM;
 	for (int r = 1; r <= IR_MAX_RANK; r++)
 		for (int d = 0; d < r; d++)

@@ -331,13 +331,16 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	if (!sl)
 		return lw_oom(w);
 	/* B with K rows for 16-bit elements (ldmatrix.trans) and for a wide
-	 * layout (runs of 4 columns), N rows otherwise (ldmatrix); staged from
-	 * its transpose's registers, with N rows where those run along K */
+	 * layout (runs of 4 columns), N rows otherwise (ldmatrix); with N rows
+	 * too where its registers run along K (a transpose's source, or a load
+	 * along K: layout.c's operand_load), so that each run is one store */
 	bool wide = mc->blocked->size_per_thread[1] == 8;
 	bool n_rows = which == 1 && !wide && mk->eb != 2;
-	if (flip && !wide) {
+	if (which == 1 && !wide && (flip || !n_rows)) {
 		layout_map m = lw_map_of(x.l, xt);
-		n_rows = layout_contig_regs(&m, 1) >= layout_contig_regs(&m, 0);
+		int k = flip ? 1 : 0; /* B's K in the registers staged */
+		n_rows = flip ? layout_contig_regs(&m, k) >= layout_contig_regs(&m, 1 - k)
+			      : layout_contig_regs(&m, k) > layout_contig_regs(&m, 1 - k);
 	}
 	/* a 3-D operand: one tile per batch index, smem_tile_stride apart */
 	int r0 = t.rank - 2;

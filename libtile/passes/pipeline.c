@@ -46,7 +46,9 @@
  * of the loop one iteration ahead into registers instead: a
  * prologue loads the first iteration's tile, the body begins by loading
  * the next iteration's (masked off past the end of the loop) and the dots
- * read the tile carried in from the previous iteration.
+ * read the tile carried in from the previous iteration. A loop that got
+ * rings has its other loads that only dots read, scalars and 1-D rows
+ * (scales), issued one iteration ahead into registers the same way.
  */
 #include "passes/passes.h"
 
@@ -1214,6 +1216,24 @@ static bool has_narrow_load(const pipe *p, const ir_op *loop)
 	return narrow && elems <= 48 * (int64_t)threads;
 }
 
+/* After the rings: the loop's loads that only dots read and rings cannot
+ * take, a scalar or a 1-D row (a scale per column of int4 weights, loaded
+ * each iteration), one iteration ahead into registers, as without
+ * asynchronous copies, so that the iteration does not wait for them. */
+static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
+{
+	for (int li = 0; li < loop->regions[0].nops && !p->oom; li++) {
+		const ir_op *load = loop->regions[0].ops[li];
+		if (load->code != IR_OP_LOAD || p->f->values[load->results[0]].type.rank > 1)
+			continue;
+		int pos = 0;
+		while (pos < r->nops && r->ops[pos] != loop)
+			pos++;
+		if (pos < r->nops && pipeline_load(p, r, pos, loop, li))
+			li = -1; /* the body changed: scan it again */
+	}
+}
+
 static void walk(pipe *p, ir_region *r)
 {
 	for (int i = 0; i < r->nops && !p->oom; i++) {
@@ -1237,8 +1257,10 @@ static void walk(pipe *p, ir_region *r)
 			continue;
 		if (p->async && !has_narrow_load(p, op)) {
 			int before = r->nops;
-			if (pipeline_async(p, r, i, op, p->f->num_stages))
-				i += r->nops - before; /* the prologue and epilogue went in around the loop */
+			if (pipeline_async(p, r, i, op, p->f->num_stages)) {
+				prefetch_rest(p, r, op);
+				i += r->nops - before; /* the prologues and epilogue went in around the loop */
+			}
 			continue;
 		}
 		for (int li = 0; li < op->regions[0].nops && !p->oom; li++) {

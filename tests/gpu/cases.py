@@ -332,6 +332,17 @@ CASES += [
           S("i32", "M"), S("i32", "N"), S("i32", "K")],
          {"BLOCK_M": 16, "BLOCK_N": 256, "BLOCK_K": 16}, "cdiv(M, 16), cdiv(N, 256)",
          [{"M": 1, "N": 256, "K": 16}, {"M": 100, "N": 1000, "K": 200}], 2, tol(2e-2, 2e-2)),
+    # a dot's B read through a transposed pointer block (decode attention's
+    # K^T), through a select: loaded along its rows, staged with N rows
+    # (mma.sync at 16 rows, wgmma at 64 on sm_90a)
+    case("k_kt_operand", K + "regress/kt_operand.py", "scores_kt",
+         [T("in", "fp16", ["16", "64"]), T("in", "fp16", ["n", "64"]), T("out", "fp32", ["16", "n"], "zeros"),
+          S("i32", "n"), S("i32", "new_row")], {"HD": 64, "ROWS": 16, "BLOCK_N": 64}, "cdiv(n, 64)",
+         [{"n": 1, "new_row": 0}, {"n": 100, "new_row": 70}, {"n": 4096, "new_row": 4095}], 1, tol(1e-2, 1e-2)),
+    case("k_kt_operand_64", K + "regress/kt_operand.py", "scores_kt",
+         [T("in", "fp16", ["64", "64"]), T("in", "fp16", ["n", "64"]), T("out", "fp32", ["64", "n"], "zeros"),
+          S("i32", "n"), S("i32", "new_row")], {"HD": 64, "ROWS": 64, "BLOCK_N": 64}, "cdiv(n, 64)",
+         [{"n": 1, "new_row": 0}, {"n": 100, "new_row": 3}, {"n": 1000, "new_row": 999}], 1, tol(1e-2, 1e-2)),
     case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
          [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
          [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),
