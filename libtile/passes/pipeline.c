@@ -47,8 +47,8 @@
  * prologue loads the first iteration's tile, the body begins by loading
  * the next iteration's (masked off past the end of the loop) and the dots
  * read the tile carried in from the previous iteration. A loop that got
- * rings has its other loads that only dots read, scalars and 1-D rows
- * (scales), issued one iteration ahead into registers the same way.
+ * rings has its other loads, scalars and 1-D rows (scales), issued one
+ * iteration ahead into registers the same way where dots alone read them.
  */
 #include "passes/passes.h"
 
@@ -1216,12 +1216,21 @@ static bool has_narrow_load(const pipe *p, const ir_op *loop)
 	return narrow && elems <= 48 * (int64_t)threads;
 }
 
-/* After the rings: the loop's loads that only dots read and rings cannot
- * take, a scalar or a 1-D row (a scale per column of int4 weights, loaded
- * each iteration), one iteration ahead into registers, as without
- * asynchronous copies, so that the iteration does not wait for them. */
+/* After the rings: the loop's loads that rings cannot take, scalars and
+ * 1-D rows (a scale per column of int4 weights, loaded each iteration),
+ * one iteration ahead into registers, as without asynchronous copies, so
+ * that the iteration does not wait for them. Only where every one of them
+ * only dots read: while one load stays in place the iteration waits for
+ * it anyway, and carrying the others cost Mamba's chunk kernels 5% (a
+ * time step's dt carried, its cumulative decay, read through an exp, not). */
 static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
 {
+	const ir_region *b = &loop->regions[0];
+	for (int li = 0; li < b->nops; li++)
+		if (b->ops[li]->code == IR_OP_LOAD &&
+		    (p->f->values[b->ops[li]->results[0]].type.rank > 1 || (b->ops[li]->flags & IR_FLAG_VOLATILE) ||
+		     !feeds_only_dots(p, b, li)))
+			return;
 	for (int li = 0; li < loop->regions[0].nops && !p->oom; li++) {
 		const ir_op *load = loop->regions[0].ops[li];
 		if (load->code != IR_OP_LOAD || p->f->values[load->results[0]].type.rank > 1)
