@@ -25,7 +25,10 @@
 #    int_to_ptr refuses it;
 #  - a combine function making a block only to ask its type (PyTorch
 #    Inductor's max and min reductions): refused as a block in a function
-#    called on scalars; the unused block is dropped now.
+#    called on scalars; the unused block is dropped now;
+#  - K read as K^T through its pointers into a dot (decode attention) was
+#    loaded 2 bytes at a time; a ringed loop's scale rows (int4 GEMV) were
+#    loaded where used, each iteration waiting for them.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -245,6 +248,17 @@ check "its interpreter run" \
 	"$TILEC" run $R/kt_operand.py -n scores_kt -s '*fp16, *fp16, *fp32, i32, i32' -D HD=16 -D ROWS=16 -D BLOCK_N=16 \
 	-g 1 --arg buf:file="$T/eye.bin" --arg buf:48:arange --arg buf:48 --arg 3 --arg 1 --print 2:6
 expect_out "keys 0 and 2 as stored, key 1 from q" ': 0 1 32 1 0 33$'
+
+# 6f. a loop with rings: its 1-D scale load goes one iteration ahead into
+# registers (a loop-carried <32xfp32>) when dots alone read every such
+# load; not when another one reaches the dot through an exp
+for d in False:2 True:0; do
+	check "scales of a ringed loop, DECAY=${d%:*}" \
+		"$TILEC" ir $R/ring_scales.py -n scaled_dot -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, *fp32:16, i32:16' \
+		-D DECAY=${d%:*} -D BLOCK=32 -ns 3 --pipelined
+	n=$(grep ' = for ' "$T/out" | grep -o '<32xfp32>' | wc -l)
+	if [ "$n" = "${d#*:}" ]; then ok; else fail "DECAY=${d%:*}: $n loop-carried <32xfp32> mentions, want ${d#*:}"; fi
+done
 
 # 7. hints past the 32nd parameter: kept, in a version 6 blob; hints on
 # the first 32 alone still make a version 5 blob (older loaders read it)

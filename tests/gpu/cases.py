@@ -343,6 +343,15 @@ CASES += [
          [T("in", "fp16", ["64", "64"]), T("in", "fp16", ["n", "64"]), T("out", "fp32", ["64", "n"], "zeros"),
           S("i32", "n"), S("i32", "new_row")], {"HD": 64, "ROWS": 64, "BLOCK_N": 64}, "cdiv(n, 64)",
          [{"n": 1, "new_row": 0}, {"n": 100, "new_row": 3}, {"n": 1000, "new_row": 999}], 1, tol(1e-2, 1e-2)),
+    # a ringed loop's scale row loaded one iteration ahead (DECAY=False),
+    # and left in place beside a decay read through an exp (True)
+] + [
+    case("k_ring_scales_%s" % d.lower(), K + "regress/ring_scales.py", "scaled_dot",
+         [T("in", "fp16", ["32", "K"]), T("in", "fp16", ["K", "32"]), T("in", "fp32", ["K"], "uniform:0.5:1.5"),
+          T("in", "fp32", ["K"], "uniform:-1:0"), T("out", "fp32", ["32", "32"], "zeros"), S("i32", "K")],
+         {"DECAY": d == "True", "BLOCK": 32}, "1", [{"K": 32}, {"K": 256}, {"K": 1024}], 1, tol(2e-2, 2e-2))
+    for d in ("False", "True")
+] + [
     case("k_sum_fp16", K + "casts.py", "sum_fp16_kernel",
          [_n("fp16"), T("out", "fp32", ["1"]), N_], lambda s: {"BLOCK": next_pow2(s["n"])}, "1",
          [{"n": 1}, {"n": 1000}, {"n": 4096}], 2, tol(1e-4, 1e-5)),
