@@ -8,7 +8,7 @@
 # the reference's argmax or a near tie). Prompts of 1, 20, 28, 40 and 70
 # tokens (two prefill blocks of 64 rows), decode steps across the
 # attention's splits (fused reduce, and --split-reduce), and the error paths: missing, truncated, foreign and unsupported
-# weight files, bad token ids and options, a context too small. Also: the
+# weight files, bad token ids and options (--bench-skip's names), a context too small. Also: the
 # manifest compiles for sm_90a and sm_80 alone, every kernel without spills.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -120,6 +120,13 @@ expect unknown-opt 2 "unknown option" -- "$LLM" --cpu --weights "$W" --prompt 1 
 expect no-weights 2 "--weights FILE is required" -- "$LLM" --prompt 1
 expect two-prompts 2 "exactly one of" -- "$LLM" --weights "$W" --prompt 1 --prompt-random 3
 expect bad-steps 2 "is not an integer" -- "$LLM" --weights "$W" --prompt 1 --steps 0
+expect skip-name 2 "'gemv_qkv' is not a decode kernel (gemv_norm, gemv_residual" -- "$LLM" --weights "$W" --prompt 1 --bench \
+	--bench-skip attn_decode,gemv_qkv
+expect skip-empty 2 "needs at least one kernel" -- "$LLM" --weights "$W" --prompt 1 --bench --bench-skip ""
+expect skip-comma 2 "'' is not a decode kernel" -- "$LLM" --weights "$W" --prompt 1 --bench --bench-skip attn_decode,,gemv_norm
+expect skip-prefill-kernel 2 "'gemm' is not a decode kernel" -- "$LLM" --weights "$W" --prompt 1 --bench --bench-skip gemm
+expect skip-no-bench 2 "it needs --bench" -- "$LLM" --weights "$W" --prompt 1 --bench-skip attn_decode
+expect skip-check 2 "not --check" -- "$LLM" --weights "$W" --prompt 1 --bench --check --bench-skip attn_decode
 expect missing-value 2 "needs a value" -- "$LLM" --weights "$W" --prompt
 expect dump-path 1 "cannot write" -- "$LLM" --cpu --weights "$W" --prompt 1 --steps 2 --dump-logits "$TMP/no/such/dir/l.bin"
 expect cpu-bench 2 "--bench times the GPU; not with --cpu" -- "$LLM" --cpu --weights "$W" --prompt 1 --bench

@@ -91,6 +91,8 @@ typedef struct model {
 	int qkv_dim, ctx, rows, npart;
 	int cpu, pdl, split_reduce;
 	int only; /* >= 0: launch() skips every kernel but this one (--bench-kernels) */
+	unsigned skip;  /* decode kernels a decode step leaves out (--bench-skip), by enum kern bit */
+	int in_decode;  /* decode_step is launching */
 	size_t payload_bytes;     /* all weights, as in the file after the header */
 	size_t streamed_bytes;    /* weight bytes a decode step reads */
 	uint16_t *host_weights;   /* kept for --check (NULL otherwise on the GPU) */
@@ -264,7 +266,7 @@ typedef struct karg {
 static int launch(model *m, int k, uint32_t gx, uint32_t gy, karg *a, int n)
 {
 	const uint32_t grid[3] = {gx, gy, 1};
-	if (m->only >= 0 && k != m->only)
+	if ((m->only >= 0 && k != m->only) || (m->in_decode && (m->skip >> k & 1)))
 		return 0;
 	if (m->cpu) {
 #ifdef LLM_CPU
@@ -304,10 +306,21 @@ static uint64_t kv_layer(const model *m, uint64_t base, int l)
 	return base + (uint64_t)l * (uint64_t)m->c.kv_heads * (uint64_t)m->ctx * (uint64_t)m->c.head_dim * 2;
 }
 
+static int decode_launches(model *m);
+
 /* One decode step for the token in h at position state[0]; ends with the
  * next token chosen and embedded (argmax_step). No host state is read, so
- * the same launches are captured once and replayed. */
+ * the same launches are captured once and replayed. --bench-skip leaves
+ * the kernels it names out of it (timing only). */
 static int decode_step(model *m)
+{
+	m->in_decode = 1;
+	int rc = decode_launches(m);
+	m->in_decode = 0;
+	return rc;
+}
+
+static int decode_launches(model *m)
 {
 	const config *c = &m->c;
 	const float scale = 1.0f / sqrtf((float)c->head_dim);
@@ -819,8 +832,9 @@ static int check_logits(const model *m, const float *got, const float *want, con
 /* ------------------------------------------------------------ options */
 
 typedef struct options {
-	const char *weights, *prompt, *prompt_file, *dump;
+	const char *weights, *prompt, *prompt_file, *dump, *skip;
 	int prompt_random, steps, ctx, bench, bench_kernels, pdl, graph, check, cpu, quiet, split_reduce;
+	unsigned skip_mask; /* --bench-skip's kernels, by enum kern bit */
 } options;
 
 static void usage(FILE *f)
@@ -828,7 +842,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: llm --weights FILE [--prompt 1,2,3 | --prompt-file FILE | --prompt-random N]\n"
 		"           [--steps N] [--ctx N] [--dump-logits FILE] [--bench] [--pdl] [--no-graph]\n"
-		"           [--split-reduce] [--bench-kernels] [--check] [--cpu] [-q]\n"
+		"           [--split-reduce] [--bench-kernels] [--bench-skip K,K] [--check] [--cpu] [-q]\n"
 		"\n"
 		"Runs the prompt (token ids) through the model once (prefill), then generates\n"
 		"greedily: --steps tokens in all (default 16), the first from the prefill,\n"
@@ -840,6 +854,9 @@ static void usage(FILE *f)
 		"  --bench            time the prefill, the decode steps and the first token\n"
 		"  --bench-kernels    last, time each decode kernel alone (graph replays of its\n"
 		"                     launches in a step); leaves the model's state unusable\n"
+		"  --bench-skip K,K   with --bench: decode steps without these decode kernels\n"
+		"                     (gemv_norm, attn_decode, ...), to time what each costs;\n"
+		"                     the tokens then mean nothing\n"
 		"  --pdl              launch the decode kernels with programmatic dependent launch\n"
 		"  --no-graph         launch each decode step's kernels eagerly\n"
 		"  --split-reduce     decode attention as two kernels (splits, then their reduce)\n"
@@ -860,6 +877,33 @@ static int parse_int(const char *s, int lo, int hi, const char *what, int *out)
 		return 1;
 	}
 	*out = (int)v;
+	return 0;
+}
+
+/* --bench-skip's list: decode kernels' names separated by commas. */
+static int parse_skip(const char *list, unsigned *mask)
+{
+	const char *p = list;
+	*mask = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int k = 0;
+		while (k <= K_ARGMAX_STEP && (strlen(kern_name[k]) != n || strncmp(kern_name[k], p, n)))
+			k++;
+		if (k > K_ARGMAX_STEP) {
+			fprintf(stderr, "llm: --bench-skip: '%.*s' is not a decode kernel (", (int)n, p);
+			for (k = 0; k <= K_ARGMAX_STEP; k++)
+				fprintf(stderr, "%s%s", k ? ", " : "", kern_name[k]);
+			fprintf(stderr, ")\n");
+			return 1;
+		}
+		*mask |= 1u << k;
+		p += n + (p[n] == ',');
+	}
+	if (!*mask) {
+		fprintf(stderr, "llm: --bench-skip needs at least one kernel's name\n");
+		return 1;
+	}
 	return 0;
 }
 
@@ -904,6 +948,9 @@ static int parse_options(int argc, char **argv, options *o)
 			o->bench = 1;
 		} else if (!strcmp(a, "--bench-kernels")) {
 			o->bench_kernels = 1;
+		} else if (!strcmp(a, "--bench-skip")) {
+			if (!(o->skip = VALUE()) || parse_skip(o->skip, &o->skip_mask))
+				return 1;
 		} else if (!strcmp(a, "--pdl")) {
 			o->pdl = 1;
 		} else if (!strcmp(a, "--no-graph")) {
@@ -936,6 +983,11 @@ static int parse_options(int argc, char **argv, options *o)
 		return 1;
 	}
 #endif
+	if (o->skip && (!o->bench || o->check || o->dump)) {
+		fprintf(stderr, "llm: --bench-skip only times decode steps: it needs --bench, and not --check or "
+				"--dump-logits\n");
+		return 1;
+	}
 	if (o->cpu && (o->bench || o->bench_kernels)) {
 		fprintf(stderr, "llm: %s times the GPU; not with --cpu\n", o->bench ? "--bench" : "--bench-kernels");
 		return 1;
@@ -1263,6 +1315,7 @@ int main(int argc, char **argv)
 		return 2;
 	m.cpu = o.cpu;
 	m.pdl = o.pdl;
+	m.skip = o.skip_mask;
 	m.split_reduce = o.split_reduce;
 	if (!(fp = fopen(o.weights, "rb"))) {
 		fprintf(stderr, "llm: cannot open %s: %s\n", o.weights, strerror(errno));
@@ -1412,10 +1465,11 @@ int main(int argc, char **argv)
 		       (t_first - t_load - t_device - t_modules - t_prefill) * 1e3);
 		if (timed_steps > 0) {
 			double per = decode_ms / timed_steps;
-			printf("bench: decode %.4f ms/token over %d steps at context %d..%d (%s%s%s%s); %.3f GB of weights a "
+			printf("bench: decode %.4f ms/token over %d steps at context %d..%d (%s%s%s%s%s%s); %.3f GB of weights a "
 			       "token: %.0f GB/s (%.0f GB/s with the KV cache)\n",
 			       per, timed_steps, P + 1, P + o.steps - 1, exec ? "CUDA graph" : "eager launches",
-			       m.pdl ? ", PDL" : "", m.split_reduce ? ", split reduce" : "",
+			       m.pdl ? ", PDL" : "", m.split_reduce ? ", split reduce" : "", o.skip ? ", without " : "",
+			       o.skip ? o.skip : "",
 			       all_logits ? ", with a logits copy after each step" : "", m.streamed_bytes / 1e9, m.streamed_bytes / (per * 1e-3) / 1e9,
 			       (m.streamed_bytes + kv_bytes) / (per * 1e-3) / 1e9);
 		} else {
