@@ -127,6 +127,7 @@ expect skip-comma 2 "'' is not a decode kernel" -- "$LLM" --weights "$W" --promp
 expect skip-prefill-kernel 2 "'gemm' is not a decode kernel" -- "$LLM" --weights "$W" --prompt 1 --bench --bench-skip gemm
 expect skip-no-bench 2 "it needs --bench" -- "$LLM" --weights "$W" --prompt 1 --bench-skip attn_decode
 expect skip-check 2 "not --check" -- "$LLM" --weights "$W" --prompt 1 --bench --check --bench-skip attn_decode
+expect skip-kernels 2 "or --bench-kernels" -- "$LLM" --weights "$W" --prompt 1 --bench --bench-kernels --bench-skip attn_decode
 expect missing-value 2 "needs a value" -- "$LLM" --weights "$W" --prompt
 expect dump-path 1 "cannot write" -- "$LLM" --cpu --weights "$W" --prompt 1 --steps 2 --dump-logits "$TMP/no/such/dir/l.bin"
 expect cpu-bench 2 "--bench times the GPU; not with --cpu" -- "$LLM" --cpu --weights "$W" --prompt 1 --bench

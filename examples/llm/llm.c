@@ -983,9 +983,9 @@ static int parse_options(int argc, char **argv, options *o)
 		return 1;
 	}
 #endif
-	if (o->skip && (!o->bench || o->check || o->dump)) {
-		fprintf(stderr, "llm: --bench-skip only times decode steps: it needs --bench, and not --check or "
-				"--dump-logits\n");
+	if (o->skip && (!o->bench || o->check || o->dump || o->bench_kernels)) {
+		fprintf(stderr, "llm: --bench-skip only times decode steps: it needs --bench, and not --check, "
+				"--dump-logits or --bench-kernels\n");
 		return 1;
 	}
 	if (o->cpu && (o->bench || o->bench_kernels)) {
