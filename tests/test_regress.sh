@@ -242,6 +242,14 @@ for f in "$T"/ktptx/*.ptx; do
 		[ "$(grep -c 'st.shared.b16' "$f")" = 1 ]; then ok
 	else fail "$(basename "$f"): k^T not loaded in 16-byte pieces, or staged 2 bytes at a time"; fi
 done
+# 64 rows: wgmma on sm_90a, B staged K-major from the same 16-byte loads
+check "k^T through its pointers into a wgmma dot" \
+	"$TILEC" compile $R/kt_operand.py -n scores_kt -s '*fp16:16, *fp16:16, *fp32:16, i32, i32' \
+	-D HD=64 -D ROWS=64 -D BLOCK_N=64 -w 4 -ns 1 --no-hint-variants --arch sm_90a --keep-ptx "$T/kt64ptx" -o "$T/kt64"
+f=$T/kt64ptx/kt64.sm_90a.ptx
+if [ "$(grep -c 'wgmma.mma_async' "$f")" -gt 0 ] && [ "$(grep -c 'ld.global.b16' "$f")" = 1 ] &&
+	[ "$(grep -c 'ld.global.v4.b32' "$f")" = 8 ]; then ok
+else fail "kt64.sm_90a.ptx: no wgmma, or k^T not loaded in 16-byte pieces"; fi
 # q the 16x16 identity: s[r][j] = k[j][r]; key 1 replaced by q's row 0
 python3 -c 'import struct, sys; sys.stdout.buffer.write(b"".join(struct.pack("<e", float(r == c)) for r in range(16) for c in range(16)))' >"$T/eye.bin"
 check "its interpreter run" \
