@@ -49,6 +49,17 @@ check() { # check DESCRIPTION COMMAND...: the command must succeed
 expect_out() { # expect_out DESCRIPTION PATTERN: the last command's output matches
 	if grep -qE -- "$2" "$T/out"; then ok; else fail "$1: no '$2' in:"; head -c 2000 "$T/out"; echo; fi
 }
+ptx_counts() { # ptx_counts DIR DESCRIPTION PATTERN=COUNT...: each PTX file of DIR has COUNT lines of each PATTERN
+	local dir=$1 what=$2 f pc good
+	shift 2
+	for f in "$dir"/*.ptx; do
+		good=1
+		for pc in "$@"; do
+			[ "$(grep -c -- "${pc%=*}" "$f")" = "${pc##*=}" ] || good=0
+		done
+		if [ "$good" = 1 ]; then ok; else fail "$(basename "$f"): $what"; fi
+	done
+}
 
 # 1. early return after a loop, every family
 ER="-n early_return_loop -s '*fp32:16, *fp32:16, *i64:16, i32, i32' -D BLOCK=256"
@@ -203,10 +214,7 @@ expect_out "0x76543210 and 0x0fedcba9 unpacked in the order 0 4 1 5 2 6 3 7" ': 
 check "a block reshaped to rows and back" \
 	"$TILEC" compile $R/reshape_rows.py -n scale_blocks -s '*fp32:16, *fp32:16, *fp32:16, i32:16' -D BLOCK=64 -D ROWS=8 \
 	--no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/rrptx" -o "$T/rr"
-for f in "$T"/rrptx/*.ptx; do
-	if [ "$(grep -c 'st.shared' "$f")" = 0 ] && [ "$(grep -c 'bar.sync' "$f")" = 0 ]; then ok
-	else fail "$(basename "$f"): shared-memory stores or barriers"; fi
-done
+ptx_counts "$T/rrptx" "shared-memory stores or barriers" st.shared=0 bar.sync=0
 printf '\x00\x00\x80\x3f\x00\x00\x80\xc0\x00\x00\x00\x40\x00\x00\x00\x3f\x00\x00\x40\x40\x00\x00\xc0\x40\x00\x00\xc0\xbf\x00\x00\x00\x40' > "$T/vals.bin"
 check "its interpreter run" \
 	"$TILEC" run $R/reshape_rows.py -n scale_blocks -s '*fp32, *fp32, *fp32, i32' -D BLOCK=4 -D ROWS=2 -g 1 \
@@ -230,18 +238,15 @@ check "its interpreter run" \
 	-D BLOCK_K=16 -g 1,1 --arg buf:2:arange --arg buf:4:arange --arg buf:2:arange --arg 1 --arg 2 --arg 2 --print 2:2
 expect_out "[0 1] @ [[0 1] [2 3]] + [0 1]" ': 2 4$'
 
-# 6e. a dot's B loaded through a transposed pointer block (each column one
+# 6f. a dot's B loaded through a transposed pointer block (each column one
 # key's contiguous row), through a select: loaded along its contiguous dim
 # in 16-byte pieces and staged with N rows (2-byte loads and stores only
 # for the 1-D row of q that the select takes)
 check "k^T through its pointers into a dot" \
 	"$TILEC" compile $R/kt_operand.py -n scores_kt -s '*fp16:16, *fp16:16, *fp32:16, i32, i32' \
 	-D HD=64 -D ROWS=16 -D BLOCK_N=64 -w 4 -ns 1 --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/ktptx" -o "$T/kt"
-for f in "$T"/ktptx/*.ptx; do
-	if [ "$(grep -c 'ld.global.b16' "$f")" = 1 ] && [ "$(grep -c 'ld.global.v4.b32' "$f")" = 5 ] &&
-		[ "$(grep -c 'st.shared.b16' "$f")" = 1 ]; then ok
-	else fail "$(basename "$f"): k^T not loaded in 16-byte pieces, or staged 2 bytes at a time"; fi
-done
+ptx_counts "$T/ktptx" "k^T not loaded in 16-byte pieces, or staged 2 bytes at a time" \
+	ld.global.b16=1 ld.global.v4.b32=5 st.shared.b16=1
 # 64 rows: wgmma on sm_90a, B staged K-major from the same 16-byte loads
 check "k^T through its pointers into a wgmma dot" \
 	"$TILEC" compile $R/kt_operand.py -n scores_kt -s '*fp16:16, *fp16:16, *fp32:16, i32, i32' \
@@ -257,7 +262,7 @@ check "its interpreter run" \
 	-g 1 --arg buf:file="$T/eye.bin" --arg buf:48:arange --arg buf:48 --arg 3 --arg 1 --print 2:6
 expect_out "keys 0 and 2 as stored, key 1 from q" ': 0 1 32 1 0 33$'
 
-# 6f. a loop with rings: its 1-D scale load goes one iteration ahead into
+# 6g. a loop with rings: its 1-D scale load goes one iteration ahead into
 # registers (a loop-carried <32xfp32>) when dots alone read every such
 # load; not when another one reaches the dot through an exp
 for d in False:2 True:0; do

@@ -265,11 +265,7 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
     offs_d = tl.arange(0, HD)
     offs_b = tl.arange(0, BLOCK_N)
     cache = g.to(tl.int64) * max_ctx * HD
-    # rows pos and later are not in the cache yet (pos comes from registers)
-    rows = (start + offs_b)[:, None] * HD + offs_d[None, :]
-    old = ((start + offs_b < end) & (start + offs_b < pos))[:, None]
-    k = tl.load(kc_ptr + cache + rows, mask=old, other=0.0)
-    v = tl.load(vc_ptr + cache + rows, mask=old, other=0.0)
+    k, v = _kv_block(kc_ptr, vc_ptr, cache, start + offs_b, end, pos, HD)
     tl.extra.cuda.gdc_wait()
     offs_r = tl.arange(0, GROUP)
     rmask = offs_r < group
@@ -286,11 +282,7 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
     acc = tl.zeros((GROUP, HD), dtype=tl.float32)
     for n0 in range(start, end, BLOCK_N):
         offs_n = n0 + offs_b
-        nxt = offs_n + BLOCK_N
-        rows = nxt[:, None] * HD + offs_d[None, :]
-        old = ((nxt < end) & (nxt < pos))[:, None]
-        k_next = tl.load(kc_ptr + cache + rows, mask=old, other=0.0)
-        v_next = tl.load(vc_ptr + cache + rows, mask=old, other=0.0)
+        k_next, v_next = _kv_block(kc_ptr, vc_ptr, cache, offs_n + BLOCK_N, end, pos, HD)
         valid = offs_n < end
         new = offs_n == pos
         # [BLOCK_N, HD] rows as stored (16-byte loads); the dot stages k
@@ -323,6 +315,16 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
                 tl.store(cnt_ptr + g, 0)
     else:
         _store_partial(po_ptr, pl_ptr, heads * SPLITS + split, rmask, out, m_i, l_i, HD)
+
+
+@triton.jit
+def _kv_block(k_ptr, v_ptr, cache, offs_n, end, pos, HD: tl.constexpr):
+    # keys offs_n of one KV head's cache (at element cache), K and V as stored ([BLOCK_N, HD],
+    # 16-byte loads); rows past end, and pos and later (not in the cache
+    # yet: pos comes from registers), read as 0
+    rows = offs_n[:, None] * HD + tl.arange(0, HD)[None, :]
+    old = ((offs_n < end) & (offs_n < pos))[:, None]
+    return tl.load(k_ptr + cache + rows, mask=old, other=0.0), tl.load(v_ptr + cache + rows, mask=old, other=0.0)
 
 
 @triton.jit

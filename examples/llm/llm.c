@@ -306,20 +306,7 @@ static uint64_t kv_layer(const model *m, uint64_t base, int l)
 	return base + (uint64_t)l * (uint64_t)m->c.kv_heads * (uint64_t)m->ctx * (uint64_t)m->c.head_dim * 2;
 }
 
-static int decode_launches(model *m);
-
-/* One decode step for the token in h at position state[0]; ends with the
- * next token chosen and embedded (argmax_step). No host state is read, so
- * the same launches are captured once and replayed. --bench-skip leaves
- * the kernels it names out of it (timing only). */
-static int decode_step(model *m)
-{
-	m->in_decode = 1;
-	int rc = decode_launches(m);
-	m->in_decode = 0;
-	return rc;
-}
-
+/* decode_step's launches, in order */
 static int decode_launches(model *m)
 {
 	const config *c = &m->c;
@@ -347,6 +334,18 @@ static int decode_launches(model *m)
 		      AP(m->pval), AP(m->pidx), AI(c->vocab), AI(H), AF(c->eps)) ||
 	       LAUNCH(m, K_ARGMAX_STEP, 1, 1, AP(m->pval), AP(m->pidx), AI(m->npart), AP(m->emb), AP(m->h),
 		      AP(m->state), AP(m->tokens), AI(H));
+}
+
+/* One decode step for the token in h at position state[0]; ends with the
+ * next token chosen and embedded (argmax_step). No host state is read, so
+ * the same launches are captured once and replayed. --bench-skip leaves
+ * the kernels it names out of it (timing only). */
+static int decode_step(model *m)
+{
+	m->in_decode = 1;
+	int rc = decode_launches(m);
+	m->in_decode = 0;
+	return rc;
 }
 
 /* The decode step (of the kernels m->only lets through) captured into a

@@ -606,21 +606,24 @@ static int access_width(const assigner *s, int ptr, int mask, int dim, int64_t p
 }
 
 /* The dim an access through pointer block ptr runs along: its most
- * contiguous, the last on ties. Where every access of a rank runs along
+ * contiguous, the last on ties (lead_dim). Where every access of a rank runs along
  * one dim other than the last (a block whose dim 0 is the contiguous one:
  * attorch's batch norm over [H*W, N] tiles), the rank's default layout
  * puts that dim first, as Triton's coalescing orders each access by its
  * pointer's contiguity; otherwise a warp's threads would run across the
  * memory's rows, one element each. */
-static void note_lead(assigner *s, int ptr, int mask, int64_t per_thread)
+static int lead_dim(const assigner *s, int ptr)
 {
-	ir_type pt = vtype(s, ptr);
-	int r = pt.rank, d0 = r - 1;
+	int r = vtype(s, ptr).rank, d0 = r - 1;
 	for (int d = r - 2; d >= 0; d--)
 		if (s->ai[ptr].contiguity[d] > s->ai[ptr].contiguity[d0])
 			d0 = d;
-	if (s->ai[ptr].contiguity[d0] < 2)
-		d0 = r - 1;
+	return s->ai[ptr].contiguity[d0] < 2 ? r - 1 : d0;
+}
+
+static void note_lead(assigner *s, int ptr, int mask, int64_t per_thread)
+{
+	int r = vtype(s, ptr).rank, d0 = lead_dim(s, ptr);
 	if (s->lead[r] == -1)
 		s->lead[r] = d0;
 	else if (s->lead[r] != d0)
@@ -715,6 +718,15 @@ static bool cheap_chain(const assigner *s, int v, int *budget)
  * thread loads its elements once and the join folds them into the
  * registers of its result (fold_join); l where none of this holds, or
  * where its pointers or mask are not recomputed in any layout for free. */
+/* Whether a load's pointer block and mask (*mask, -1 for none) are
+ * recomputed in any layout for free: one carried through a loop would
+ * move instead. */
+static bool free_pointers(const assigner *s, const ir_op *load, int *mask)
+{
+	*mask = load->flags & IR_FLAG_HAS_MASK ? load->args[1] : -1;
+	return s->p->remat[load->args[0]] && (*mask < 0 || s->p->remat[*mask]);
+}
+
 static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
 {
 	int v = op->results[0];
@@ -726,9 +738,9 @@ static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, 
 	layout_map m = layout_map_of(l, t.rank, t.shape);
 	if ((int64_t)m.nregs * threads <= numel)
 		return l;
-	int mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
-	if (!s->p->remat[op->args[0]] || (mask >= 0 && !s->p->remat[mask]))
-		return l; /* a pointer or mask carried through a loop would move instead */
+	int mask;
+	if (!free_pointers(s, op, &mask))
+		return l;
 	int vec = access_width(s, op->args[0], mask, t.rank - 1, numel / threads);
 	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
 	if (!own)
@@ -760,12 +772,10 @@ static bool operand_path_code(ir_opcode c)
  * mask are not recomputed in any layout for free. */
 static const layout *operand_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
 {
-	int v = op->results[0], ptr = op->args[0];
-	int mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
-	if (t.rank != 2 || !l || l->kind != LAYOUT_BLOCKED || l->mma || !s->p->remat[ptr] ||
-	    (mask >= 0 && !s->p->remat[mask]))
+	int v = op->results[0], ptr = op->args[0], mask;
+	if (t.rank != 2 || !l || l->kind != LAYOUT_BLOCKED || l->mma || !free_pointers(s, op, &mask))
 		return l;
-	int d0 = s->ai[ptr].contiguity[0] > s->ai[ptr].contiguity[1] ? 0 : 1;
+	int d0 = lead_dim(s, ptr);
 	int64_t threads = 32 * (int64_t)s->f->num_warps, per_thread = ir_numel(t) / threads;
 	int w = access_width(s, ptr, mask, d0, per_thread);
 	if (l->order[0] == d0 || w < 2 || w <= access_width(s, ptr, mask, l->order[0], per_thread))

@@ -336,11 +336,11 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	 * along K: layout.c's operand_load), so that each run is one store */
 	bool wide = mc->blocked->size_per_thread[1] == 8;
 	bool n_rows = which == 1 && !wide && mk->eb != 2;
-	if (which == 1 && !wide && (flip || !n_rows)) {
+	if (which == 1 && !wide && (flip || mk->eb == 2)) {
 		layout_map m = lw_map_of(x.l, xt);
-		int k = flip ? 1 : 0; /* B's K in the registers staged */
-		n_rows = flip ? layout_contig_regs(&m, k) >= layout_contig_regs(&m, 1 - k)
-			      : layout_contig_regs(&m, k) > layout_contig_regs(&m, 1 - k);
+		/* B's K is the registers' dim 0, a transpose's source's dim 1 */
+		int along_k = layout_contig_regs(&m, flip), along_n = layout_contig_regs(&m, !flip);
+		n_rows = along_k > along_n || (flip && along_k == along_n);
 	}
 	/* a 3-D operand: one tile per batch index, smem_tile_stride apart */
 	int r0 = t.rank - 2;

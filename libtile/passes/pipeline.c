@@ -1216,13 +1216,30 @@ static bool has_narrow_load(const pipe *p, const ir_op *loop)
 	return narrow && elems <= 48 * (int64_t)threads;
 }
 
+/* The loads of the loop at index *pos of r that qualify, one iteration
+ * ahead into registers; *pos follows the loop as prologues go in before
+ * it. */
+static void registers_ahead(pipe *p, ir_region *r, int *pos, ir_op *loop)
+{
+	for (int li = 0; li < loop->regions[0].nops && !p->oom; li++) {
+		if (loop->regions[0].ops[li]->code != IR_OP_LOAD)
+			continue;
+		int before = r->nops;
+		if (pipeline_load(p, r, *pos, loop, li)) {
+			*pos += r->nops - before; /* the prologue went in before the loop */
+			li = -1;                  /* the body changed: scan it again */
+		}
+	}
+}
+
 /* After the rings: the loop's loads that rings cannot take, scalars and
  * 1-D rows (a scale per column of int4 weights, loaded each iteration),
  * one iteration ahead into registers, as without asynchronous copies, so
  * that the iteration does not wait for them. Only where every one of them
  * only dots read: while one load stays in place the iteration waits for
  * it anyway, and carrying the others cost Mamba's chunk kernels 5% (a
- * time step's dt carried, its cumulative decay, read through an exp, not). */
+ * time step's dt carried, its cumulative decay, read through an exp, not).
+ * The rings took every 2-D load, so registers_ahead sees these alone. */
 static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
 {
 	const ir_region *b = &loop->regions[0];
@@ -1231,16 +1248,10 @@ static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
 		    (p->f->values[b->ops[li]->results[0]].type.rank > 1 || (b->ops[li]->flags & IR_FLAG_VOLATILE) ||
 		     !feeds_only_dots(p, b, li)))
 			return;
-	for (int li = 0; li < loop->regions[0].nops && !p->oom; li++) {
-		const ir_op *load = loop->regions[0].ops[li];
-		if (load->code != IR_OP_LOAD || p->f->values[load->results[0]].type.rank > 1)
-			continue;
-		int pos = 0;
-		while (pos < r->nops && r->ops[pos] != loop)
-			pos++;
-		if (pos < r->nops && pipeline_load(p, r, pos, loop, li))
-			li = -1; /* the body changed: scan it again */
-	}
+	int pos = 0;
+	while (pos < r->nops && r->ops[pos] != loop)
+		pos++;
+	registers_ahead(p, r, &pos, loop);
 }
 
 static void walk(pipe *p, ir_region *r)
@@ -1272,15 +1283,7 @@ static void walk(pipe *p, ir_region *r)
 			}
 			continue;
 		}
-		for (int li = 0; li < op->regions[0].nops && !p->oom; li++) {
-			if (op->regions[0].ops[li]->code != IR_OP_LOAD)
-				continue;
-			int before = r->nops;
-			if (pipeline_load(p, r, i, op, li)) {
-				i += r->nops - before; /* the prologue went in before the loop */
-				li = -1;               /* the body changed: scan it again */
-			}
-		}
+		registers_ahead(p, r, &i, op);
 	}
 }
 
