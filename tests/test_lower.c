@@ -257,6 +257,49 @@ static void test_banks(arena *a)
 	CHECK_EQ_INT((int)smem_wavefronts(col, tc, &sc, 1, false), 32 * 4);
 }
 
+/* wgmma's warps go along M while there are 64-row blocks for their
+ * warpgroups (Triton's rule), then split N; a split's layout covers its
+ * block once, its warps count along M first (four consecutive warps: one
+ * warpgroup's 64 rows) and each warp's columns are one contiguous block of
+ * N / wn, its 8-column tiles in registers. */
+static void test_wgmma_layout(arena *a)
+{
+	int wm = 0, wn = 0;
+	CHECK(layout_wgmma_warps(64, 128, 8, &wm, &wn) && wm == 4 && wn == 2);
+	CHECK(layout_wgmma_warps(128, 128, 8, &wm, &wn) && wm == 8 && wn == 1);
+	CHECK(layout_wgmma_warps(128, 256, 16, &wm, &wn) && wm == 8 && wn == 2);
+	CHECK(layout_wgmma_warps(64, 64, 4, &wm, &wn) && wm == 4 && wn == 1);
+	CHECK(!layout_wgmma_warps(32, 128, 4, &wm, &wn)); /* no 64-row block */
+	CHECK(!layout_wgmma_warps(64, 8, 8, &wm, &wn));   /* 4 columns a warpgroup */
+	CHECK(!layout_wgmma_warps(64, 64, 2, &wm, &wn));  /* no warpgroup */
+	const int32_t shapes[][2] = {{64, 128}, {64, 16}, {128, 256}};
+	const int grids[][2] = {{4, 2}, {4, 2}, {8, 2}};
+	for (int i = 0; i < 3; i++) {
+		const layout *l = layout_wgmma(a, grids[i][0], grids[i][1]);
+		CHECK(l && l->warp_blocks);
+		CHECK(covers(l, 2, shapes[i], 32 * grids[i][0] * grids[i][1]));
+	}
+	const layout *l = layout_wgmma(a, 4, 2);
+	layout_map m = layout_map_of(l, 2, shapes[0]);
+	layout_field fm = layout_dim_field(&m, 0), fn = layout_dim_field(&m, 1);
+	CHECK_EQ_INT(fm.warp_shift, 0);
+	CHECK_EQ_INT(fm.warps, 4);
+	CHECK_EQ_INT(fn.warp_shift, 2);
+	CHECK_EQ_INT(fn.warp_scale, 64);
+	int32_t idx[2] = {0, 0}, c[2];
+	for (idx[1] = 0; idx[1] < m.regs_per_dim[1]; idx[1]++) {
+		layout_reg_coords(&m, layout_reg_join(&m, idx), c);
+		CHECK_EQ_INT(c[1], 8 * (idx[1] / 2) + idx[1] % 2);
+	}
+	CHECK(!layout_eq(l, layout_mma(a, 2, 1, 4, 2, false)));
+	CHECK(layout_wgmma(a, 8, 1)->warp_blocks == false);
+	strbuf sb;
+	sb_init(&sb);
+	layout_str(&sb, l);
+	CHECK_STR_CONTAINS(sb_str(&sb), "wpc=[4,2], order=[1,0], mma, warp blocks}");
+	sb_free(&sb);
+}
+
 int main(void)
 {
 	test_smem_delta();
@@ -264,6 +307,7 @@ int main(void)
 	tilec_ctx *ctx = tilec_ctx_new();
 	arena *a = arena_new();
 	test_banks(a);
+	test_wgmma_layout(a);
 	const char *ptxas = target_find_ptxas(a, NULL);
 
 	/* Vector add with :16 hints: 16-byte masked loads and stores. */

@@ -28,7 +28,10 @@
 #    called on scalars; the unused block is dropped now;
 #  - K read as K^T through its pointers into a dot (decode attention) was
 #    loaded 2 bytes at a time; a ringed loop's scale rows (int4 GEMV) were
-#    loaded where used, each iteration waiting for them.
+#    loaded where used, each iteration waiting for them;
+#  - torchao's blockwise fp8 GEMM (64 rows in 8 warps) ran mma.sync on
+#    Hopper, and moved its scale rows through shared memory at every
+#    iteration.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -272,6 +275,19 @@ for d in False:2 True:0; do
 	n=$(grep ' = for ' "$T/out" | grep -o '<32xfp32>' | wc -l)
 	if [ "$n" = "${d#*:}" ]; then ok; else fail "DECAY=${d%:*}: $n loop-carried <32xfp32> mentions, want ${d#*:}"; fi
 done
+
+# 6h. blockwise scales (torchao's fp8 GEMM): 1-D scale rows loaded in the
+# loop and multiplied onto each block's product are loaded where the
+# product's fragments are (no moves through shared memory), and 64 rows
+# in 8 warps run wgmma on sm_90a, its two warpgroups splitting N
+check "block scales" \
+	"$TILEC" compile $R/block_scales.py -n block_scaled_mm \
+	-s '*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32:16, i32:16' -D BLOCK_M=64 -D BLOCK_N=128 \
+	-D BLOCK_K=64 -w 8 -ns 3 --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/bsptx" -o "$T/bs"
+ptx_counts "$T/bsptx" "a scale row moved through shared memory" st.shared.f32=0
+f=$T/bsptx/bs.sm_90a.ptx
+if [ "$(grep -c 'wgmma.mma_async.sync.aligned.m64n64k16' "$f")" = 4 ] && [ "$(grep -c 'mma.sync' "$f")" = 0 ]; then ok
+else fail "bs.sm_90a.ptx: not 4 wgmma m64n64k16 (64 columns a warpgroup) without mma.sync"; fi
 
 # 7. hints past the 32nd parameter: kept, in a version 6 blob; hints on
 # the first 32 alone still make a version 5 blob (older loaders read it)

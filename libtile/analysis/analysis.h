@@ -72,6 +72,8 @@ struct layout {
 	int dim;                              /* SLICE: the parent's removed dim */
 	const layout *parent;                 /* SLICE */
 	bool mma;                             /* BLOCKED: mma.sync's accumulator (layout_mma) */
+	bool warp_blocks;                     /* BLOCKED mma: warps count along M first and each holds one
+	                                         contiguous block of N (layout_wgmma) */
 };
 
 /* A layout applied to one shape, flattened to a blocked layout over an
@@ -190,8 +192,8 @@ typedef struct layout_plan {
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on
  * tensor cores (mma.sync, wgmma) the dots layout_dot_mma accepts produce
  * layout_mma (with fp8_mma, every target being sm_89 or newer, also the
- * fp8 dots layout_dot_mma_fp8 accepts), those layout_dot_wgmma accepts too
- * (warps along M, so that four warps cover an instruction's 64 rows) and
+ * fp8 dots layout_dot_mma_fp8 accepts), those layout_dot_wgmma accepts
+ * layout_wgmma (four consecutive warps cover an instruction's 64 rows) and
  * run on wgmma, whose operand rings are cut into panels. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
 			   dot_unit unit, bool fp8_mma, layout_plan *out);
@@ -220,9 +222,20 @@ bool layout_dot_mma(const ir_func *f, const ir_op *op);
  * either kind with an fp32 result, M a multiple of 16, N of 8, K of 32. */
 bool layout_dot_mma_fp8(const ir_func *f, const ir_op *op);
 /* A dot wgmma runs (on sm_90a): fp16 or bf16 operands with an fp32
- * result, num_warps a multiple of 4 (warpgroups) all along M, M a multiple
- * of 16 * num_warps, K of 16, N of 8. */
+ * result, num_warps a multiple of 4 (warpgroups) that layout_wgmma_warps
+ * can place, K a multiple of 16. */
 bool layout_dot_wgmma(const ir_func *f, const ir_op *op);
+/* Triton's warps for an M x N wgmma accumulator: warpgroups go along M
+ * while M has 64-row blocks for them, then split N (wm * wn = num_warps,
+ * wm a multiple of 4); false where that leaves no whole 64-row block per
+ * warpgroup or N not in 8-column tiles per warpgroup. */
+bool layout_wgmma_warps(int64_t m, int64_t n, int num_warps, int *wm, int *wn);
+/* The accumulator layout of wgmma over wm x wn warps: layout_mma's, with
+ * wn > 1 the warps counted along M first (four consecutive warps are a
+ * warpgroup, holding its 64 rows) and each warp's columns one contiguous
+ * block of N / wn (an instruction writes contiguous columns), its 8-column
+ * tiles in registers. */
+layout *layout_wgmma(arena *a, int wm, int wn);
 /* A default blocked layout for a shape: `vec` consecutive elements of the
  * last dim per thread, threads then warps filling dims fastest first. */
 layout *layout_blocked(arena *a, int rank, const int32_t *shape, int num_warps, int vec);

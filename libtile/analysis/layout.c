@@ -195,13 +195,36 @@ bool layout_dot_mma_fp8(const ir_func *f, const ir_op *op)
 	       at.shape[0] % 16 == 0 && at.shape[1] % 32 == 0 && bt.shape[1] % 8 == 0;
 }
 
+bool layout_wgmma_warps(int64_t m, int64_t n, int num_warps, int *wm, int *wn)
+{
+	if (num_warps < 4 || num_warps % 4)
+		return false;
+	*wm = 4;
+	*wn = 1;
+	while (*wm * *wn < num_warps) {
+		if (m > 16 * *wm)
+			*wm *= 2;
+		else
+			*wn *= 2;
+	}
+	return m % (16 * *wm) == 0 && n % (8 * *wn) == 0;
+}
+
+layout *layout_wgmma(arena *a, int wm, int wn)
+{
+	layout *l = layout_mma(a, 2, 1, wm, wn, false);
+	if (l)
+		l->warp_blocks = wn > 1;
+	return l;
+}
+
 bool layout_dot_wgmma(const ir_func *f, const ir_op *op)
 {
 	ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
 	ir_type ct = f->values[op->results[0]].type;
-	int w = f->num_warps;
+	int wm, wn;
 	return (at.kind == IR_F16 || at.kind == IR_BF16) && bt.kind == at.kind && ct.kind == IR_F32 && at.rank == 2 &&
-	       w % 4 == 0 && at.shape[0] % (16 * w) == 0 && at.shape[1] % 16 == 0 && bt.shape[1] % 8 == 0;
+	       layout_wgmma_warps(at.shape[0], bt.shape[1], f->num_warps, &wm, &wn) && at.shape[1] % 16 == 0;
 }
 
 layout *layout_slice(arena *a, const layout *parent, int dim)
@@ -225,7 +248,7 @@ bool layout_eq(const layout *x, const layout *y)
 	if (x->kind == LAYOUT_SLICE)
 		return x->dim == y->dim && layout_eq(x->parent, y->parent);
 	size_t n = sizeof(int32_t) * (size_t)x->rank;
-	return x->mma == y->mma && !memcmp(x->size_per_thread, y->size_per_thread, n) &&
+	return x->mma == y->mma && x->warp_blocks == y->warp_blocks && !memcmp(x->size_per_thread, y->size_per_thread, n) &&
 	       !memcmp(x->threads_per_warp, y->threads_per_warp, n) &&
 	       !memcmp(x->warps_per_cta, y->warps_per_cta, n) && !memcmp(x->order, y->order, n);
 }
@@ -251,11 +274,28 @@ static int32_t spt_stride(const layout *b, int d)
 	return mma_rows(b, d) ? 8 : 1;
 }
 
+/* The CTA tile along dim d: what its warps cover together. */
 static int32_t tile_of(const layout *b, int d)
 {
 	if (mma_rows(b, d))
 		return 16 * b->warps_per_cta[d];
 	return b->size_per_thread[d] * b->threads_per_warp[d] * b->warps_per_cta[d];
+}
+
+/* The coordinate distance between a thread's repetitions along dim d:
+ * the CTA tile, or where each warp holds one block of the dim (N of a
+ * layout_wgmma split along it), one warp's tile. */
+static int32_t rep_stride(const layout *b, int d)
+{
+	if (b->warp_blocks && d == b->rank - 1)
+		return b->size_per_thread[d] * b->threads_per_warp[d];
+	return tile_of(b, d);
+}
+
+/* The i-th dim in the order warps count along (M first for warp_blocks). */
+static int warp_order(const layout *b, int i)
+{
+	return b->warp_blocks ? b->order[b->rank - 1 - i] : b->order[i];
 }
 
 layout_map layout_map_of(const layout *l, int rank, const int32_t *shape)
@@ -313,7 +353,7 @@ void layout_reg_coords(const layout_map *m, int reg, int32_t *coords)
 	layout_reg_split(m, reg, idx);
 	for (int d = 0; d < m->rank; d++) {
 		int32_t s = spt_eff(m, d);
-		coords[d] = (idx[d] / s) * tile_of(m->blocked, d) + (idx[d] % s) * spt_stride(m->blocked, d);
+		coords[d] = (idx[d] / s) * rep_stride(m->blocked, d) + (idx[d] % s) * spt_stride(m->blocked, d);
 	}
 }
 
@@ -333,14 +373,16 @@ layout_field layout_dim_field(const layout_map *m, int d)
 {
 	const layout *b = m->blocked;
 	layout_field f = {0};
-	for (int i = 0; i < m->rank && b->order[i] != d; i++) {
+	for (int i = 0; i < m->rank && b->order[i] != d; i++)
 		f.lane_shift += ilog2(b->threads_per_warp[b->order[i]]);
-		f.warp_shift += ilog2(b->warps_per_cta[b->order[i]]);
-	}
+	for (int i = 0; i < m->rank && warp_order(b, i) != d; i++)
+		f.warp_shift += ilog2(b->warps_per_cta[warp_order(b, i)]);
 	f.lanes = b->threads_per_warp[d];
 	f.warps = b->warps_per_cta[d];
 	f.lane_scale = b->size_per_thread[d];
 	f.warp_scale = tile_of(b, d) / b->warps_per_cta[d];
+	if (rep_stride(b, d) != tile_of(b, d)) /* a warp's block: all its repetitions */
+		f.warp_scale = m->shape[d] > tile_of(b, d) ? m->shape[d] / b->warps_per_cta[d] : f.warp_scale;
 	return f;
 }
 
@@ -415,7 +457,7 @@ void layout_str(strbuf *sb, const layout *l)
 	ints_str(sb, ", tpw", l->threads_per_warp, l->rank);
 	ints_str(sb, ", wpc", l->warps_per_cta, l->rank);
 	ints_str(sb, ", order", l->order, l->rank);
-	sb_puts(sb, l->mma ? ", mma}" : "}");
+	sb_puts(sb, l->warp_blocks ? ", mma, warp blocks}" : l->mma ? ", mma}" : "}");
 }
 
 bool smem_layout_delta(const smem_layout *s, int64_t dr, int64_t dc, int64_t *bytes)
@@ -529,8 +571,9 @@ static bool wgmma_8bit(const assigner *s, const ir_op *op)
 	int w = s->f->num_warps;
 	bool fp8 = ir_kind_is_fp8((ir_kind)at.kind) && ir_kind_is_fp8((ir_kind)bt.kind) && ct.kind == IR_F32;
 	bool int8 = at.kind == IR_I8 && bt.kind == IR_I8 && ct.kind == IR_I32;
-	return (fp8 || int8) && at.rank == 2 &&
-	       w % 4 == 0 && at.shape[0] % (16 * w) == 0 && at.shape[1] % 32 == 0 && bt.shape[1] % 8 == 0 &&
+	int wm, wn;
+	return (fp8 || int8) && at.rank == 2 && layout_wgmma_warps(at.shape[0], bt.shape[1], w, &wm, &wn) &&
+	       at.shape[1] % 32 == 0 &&
 	       operand_k_major(s, op, 0) && operand_k_major(s, op, 1);
 }
 
@@ -1319,6 +1362,95 @@ static bool retarget(assigner *s, const int *params, const int *inits, int n, co
 	return again;
 }
 
+/* The layout of a tensor-core dot's result (of s->region), NULL for a dot
+ * off the tensor cores; *wgmma: whether wgmma computes it. */
+static const layout *tensor_core_layout(assigner *s, const ir_op *op, bool *wgmma)
+{
+	ir_type rt = vtype(s, op->results[0]);
+	*wgmma = false;
+	if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_8bit(s, op))) {
+		/* a warpgroup's four warps take 64 consecutive rows */
+		int wm, wn;
+		layout_wgmma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, &wm, &wn);
+		*wgmma = true;
+		return layout_wgmma(s->a, wm, wn);
+	}
+	if (!on_tensor_cores(s, op))
+		return NULL;
+	int wb = 1, wm, wn;
+	if (rt.rank == 3) {
+		/* batched: warps along the batch dim first (as Triton), so
+		 * that each warp computes whole 2-D dots and no operand
+		 * fragment is read by two warps; those left (batches
+		 * fewer than warps) split each 2-D dot over M and N */
+		while (wb * 2 <= s->f->num_warps && wb * 2 <= rt.shape[0])
+			wb *= 2;
+		layout_mma_warps(rt.shape[1], rt.shape[2], s->f->num_warps / wb, false, &wm, &wn);
+		return layout_mma(s->a, 3, wb, wm, wn, false);
+	}
+	layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
+	return layout_mma(s->a, 2, 1, wm, wn, wide_b(s, op, wn));
+}
+
+/* Ops that combine a tensor-core result with a scale elementwise. */
+static bool scaling_code(ir_opcode c)
+{
+	return c == IR_OP_MUL || c == IR_OP_ADD || c == IR_OP_SUB || c == IR_OP_DIV || c == IR_OP_FMA;
+}
+
+/* A 1-D load of region r that only scales a tensor-core dot's result of
+ * r, through an expand_dims and a broadcast (blockwise fp8's
+ * `tl.dot(a, b) * a_s[:, None] * b_s[None, :]`): the slice of the dot's
+ * layout, in which each thread loads the elements its fragments need, as
+ * Triton does; in the default layout the block would move through shared
+ * memory, with barriers, at every iteration. NULL where not so. */
+static const layout *scale_load(assigner *s, const ir_region *r, const ir_op *load)
+{
+	int v = load->results[0];
+	const ir_op *ex = s->uses[v] == 1 ? s->user[v] : NULL;
+	if (vtype(s, v).rank != 1 || !ex || ex->code != IR_OP_EXPAND_DIMS || s->uses[ex->results[0]] != 1)
+		return NULL;
+	const ir_op *bc = s->user[ex->results[0]];
+	if (!bc || bc->code != IR_OP_BROADCAST || s->uses[bc->results[0]] != 1)
+		return NULL;
+	const ir_op *u = s->user[bc->results[0]];
+	if (!u || !scaling_code(u->code) || u->nresults != 1 || vtype(s, u->results[0]).rank != 2)
+		return NULL;
+	/* the other operand: a dot's result, through such ops */
+	int x = u->args[0] == bc->results[0] ? u->args[1] : u->args[0];
+	const ir_op *d = s->f->values[x].def;
+	for (int n = 0; d && scaling_code(d->code) && n < 4; n++)
+		d = s->f->values[d->args[0]].def;
+	if (!d || d->code != IR_OP_DOT || vtype(s, d->results[0]).rank != 2)
+		return NULL;
+	bool in_r = false, wgmma;
+	for (int i = 0; i < r->nops && !in_r; i++)
+		in_r = r->ops[i] == d;
+	if (!in_r)
+		return NULL;
+	const ir_region *outer = s->region;
+	s->region = r;
+	const layout *dl = tensor_core_layout(s, d, &wgmma);
+	s->region = outer;
+	const layout *l = dl ? layout_slice(s->a, dl, ex->axis) : NULL;
+	if (dl && !l)
+		s->oom = true;
+	return l;
+}
+
+/* The layout a loop's carried pointer block takes from the start: that of
+ * the asynchronous copies reading it, or of a scale_load of it. */
+static const layout *carried_pointer_layout(assigner *s, const ir_region *body, int v)
+{
+	const layout *l = copy_pointer_layout(s, body, v);
+	for (int i = 0; i < body->nops && !l; i++) {
+		const ir_op *op = body->ops[i];
+		if (op->code == IR_OP_LOAD && op->args[0] == v)
+			l = scale_load(s, body, op);
+	}
+	return l;
+}
+
 static void assign_op(assigner *s, const ir_op *op)
 {
 	layout_plan *p = s->p;
@@ -1331,10 +1463,11 @@ static void assign_op(assigner *s, const ir_op *op)
 		/* A value carried from a cheap start (zeros, -inf) is first left
 		 * open, so the body's ops follow their other operands (a
 		 * reduction's slice, a dot's accumulator) and the value then takes
-		 * what the body yields; copies' pointers take the copies' layout. */
+		 * what the body yields; copies' pointers take the copies' layout,
+		 * scales' pointers their loads'. */
 		for (int i = 0; i < n; i++) {
 			int param = body->params[1 + i], init = op->args[3 + i];
-			const layout *want = p->remat[init] ? copy_pointer_layout(s, body, param) : NULL;
+			const layout *want = p->remat[init] ? carried_pointer_layout(s, body, param) : NULL;
 			p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
 		}
 		assign_region(s, body);
@@ -1417,28 +1550,10 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_DOT:
-		if (s->unit == DOT_UNIT_WGMMA && (layout_dot_wgmma(s->f, op) || wgmma_8bit(s, op))) {
-			/* a warpgroup's four warps take 64 consecutive rows */
-			l = layout_mma(s->a, 2, 1, s->f->num_warps, 1, false);
-			p->wgmma[res] = true;
-		} else if (on_tensor_cores(s, op) && rt.rank == 3) {
-			/* batched: warps along the batch dim first (as Triton), so
-			 * that each warp computes whole 2-D dots and no operand
-			 * fragment is read by two warps; those left (batches
-			 * fewer than warps) split each 2-D dot over M and N */
-			int wb = 1, wm, wn;
-			while (wb * 2 <= s->f->num_warps && wb * 2 <= rt.shape[0])
-				wb *= 2;
-			layout_mma_warps(rt.shape[1], rt.shape[2], s->f->num_warps / wb, false, &wm, &wn);
-			l = layout_mma(s->a, 3, wb, wm, wn, false);
-		} else if (on_tensor_cores(s, op)) {
-			int wm, wn;
-			layout_mma_warps(rt.shape[0], rt.shape[1], s->f->num_warps, chained_dot(s, op), &wm, &wn);
-			l = layout_mma(s->a, 2, 1, wm, wn, wide_b(s, op, wn));
+		if ((l = tensor_core_layout(s, op, &p->wgmma[res])))
 			tf32_b_phases(s, op);
-		} else {
+		else
 			l = follow_operands(s, op, rt.rank);
-		}
 		if (op->nargs > 2)
 			adopt_broadcast(s, op->args[2], l); /* the accumulator */
 		break;
@@ -1464,11 +1579,18 @@ static void assign_op(assigner *s, const ir_op *op)
 	case IR_OP_JOIN:
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
-	case IR_OP_LOAD:
-		l = operand_load(s, op, joined_load(s, op, follow_operands(s, op, rt.rank), rt), rt);
+	case IR_OP_LOAD: {
+		const layout *scale = scale_load(s, s->region, op);
+		int mask;
+		if (scale && (free_pointers(s, op, &mask) || (layout_eq(p->of[op->args[0]], scale) &&
+							    (mask < 0 || p->remat[mask] || layout_eq(p->of[mask], scale)))))
+			l = scale;
+		else
+			l = operand_load(s, op, joined_load(s, op, follow_operands(s, op, rt.rank), rt), rt);
 		for (int i = 0; i < op->nargs; i++)
 			adopt_broadcast(s, op->args[i], l);
 		break;
+	}
 	case IR_OP_LOCAL_LOAD:
 		/* read where a dot needs it (a view), else into the default layout */
 		p->view[res] = s->view_uses[res] > 0;

@@ -1,11 +1,14 @@
 /* dot_wgmma.c - tl.dot on Hopper's warpgroup MMA (sm_90a).
  *
- * A dot layout_dot_wgmma accepted keeps its accumulator in layout_mma with
- * every warp along M, so warp w holds rows 16 (w % 4) .. of its
+ * A dot layout_dot_wgmma accepted keeps its accumulator in layout_wgmma:
+ * warps along M while there are 64-row blocks for their warpgroups (as
+ * Triton places them), so warp w holds rows 16 (w % 4) .. of its
  * warpgroup's 64-row block in exactly the registers of wgmma's m64nNk16
  * (fp16, bf16) or m64nNk32 (fp8, int8) result (per 8-column tile, c0..c3 as in
- * mma.sync). Per 64-row block and K step the warpgroup issues one
- * wgmma.mma_async per chunk of up to 256 columns. B always comes from
+ * mma.sync); warpgroups left over split N, each holding one contiguous
+ * block of columns, its B descriptors starting at that block. Per 64-row
+ * block and K step the warpgroup issues one wgmma.mma_async per chunk of
+ * up to 256 of its columns. B always comes from
  * shared memory through a matrix descriptor: its ring tile in place
  * (analysis/layout.c cut the ring into 32-, 64- or 128-byte swizzled
  * panels, the layouts descriptors name), or its registers staged into such
@@ -116,8 +119,9 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	mma_tiles tl;
 	if (!lw_mma_tiles(w, op, &mc, M, N, &tl))
 		return false;
-	if (l->warps_per_cta[1] != 1 || tl.nt != N / 8 || w->f->num_warps % 4)
-		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a wgmma accumulator with warps along N");
+	int wm = l->warps_per_cta[0], wn = l->warps_per_cta[1];
+	if ((wn > 1 && !l->warp_blocks) || wm % 4 || tl.nt != N / (8 * wn) || w->f->num_warps % 4)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a wgmma accumulator of %d x %d warps", wm, wn);
 
 	/* A: a descriptor when its tile is in panels, else fragments */
 	mma_operand A;
@@ -173,7 +177,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		snprintf(trans, sizeof trans, ", %d", tb);
 	ir_kind bk = (ir_kind)lw_vtype(w, op->args[1]).kind;
 	const char *bty = bk == IR_F8E4NV ? "e4m3" : bk == IR_F8E5 ? "e5m2" : mk.ab;
-	int n = instr_n(N), nchunks = (int)(N / n), nd = n / 2;
+	int n = instr_n(N / wn), nchunks = (int)(N / wn / n), nd = n / 2;
 	int nin = a_desc ? 1 : 4;
 	/* {d}, a, b-desc, scale-d */
 	strbuf text, cons;
@@ -205,8 +209,12 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		ft[i] = acc_t;
 	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, ft, (unsigned)nd, false);
 	LLVMValueRef one = lw_ci32(w, 1);
-	/* the warpgroup's first row: warps 4g .. 4g + 3 hold rows 64 g .. */
-	LLVMValueRef wg_row = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, w->warp, lw_ci32(w, ~3), ""), lw_ci32(w, 16), "");
+	/* the warpgroup's first row: warps 4g .. 4g + 3 along M hold rows
+	 * 64 g .. (warps count along M first); its first column: the block of
+	 * N its warps hold (tile 0's column) */
+	LLVMValueRef warp_m = LLVMBuildAnd(w->b, w->warp, lw_ci32(w, wm - 1), "");
+	LLVMValueRef wg_row = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, warp_m, lw_ci32(w, ~3), ""), lw_ci32(w, 16), "");
+	LLVMValueRef wg_col = wn > 1 ? tl.col[0] : lw_ci32(w, 0);
 	int nks = (int)(K / mk.kstep);
 	/* one descriptor per tile; the instructions' operands are offsets from it */
 	LLVMValueRef adesc0 = a_desc ? descriptor(w, A.tile.sl, A.tile.base) : NULL;
@@ -229,8 +237,9 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 			if (a_desc)
 				adesc = descriptor_at(w, adesc0, lw_swizzled(w, A.tile.sl, zero, m0, lw_ci32(w, mk.kstep * ks)));
 			for (int ch = 0; ch < nchunks; ch++) {
-				LLVMValueRef bdesc = descriptor_at(w, bdesc0, lw_swizzled(w, B.sl, zero, lw_ci32(w, mk.kstep * ks),
-										     lw_ci32(w, (int64_t)ch * n)));
+				LLVMValueRef col = LLVMBuildAdd(w->b, wg_col, lw_ci32(w, (int64_t)ch * n), "");
+				LLVMValueRef bdesc =
+					descriptor_at(w, bdesc0, lw_swizzled(w, B.sl, zero, lw_ci32(w, mk.kstep * ks), col));
 				int na = 0;
 				bool fresh = czero && ks == 0;
 				for (int jj = 0; jj < n / 8; jj++)

@@ -346,6 +346,19 @@ CASES += [
     # a ringed loop's scale row loaded one iteration ahead (DECAY=False),
     # and left in place beside a decay read through an exp (True)
 ] + [
+    # blockwise scales applied to each block's product (torchao's fp8 GEMM
+    # shape): scale rows loaded where the product's fragments are; 64 rows
+    # in 8 warps (wgmma's warpgroups split N on sm_90a), and sm_80's code
+    case("k_block_scales%s" % sfx, K + "regress/block_scales.py", "block_scaled_mm",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"]),
+          T("in", "fp32", ["M", "cdiv(K, 64)"], "uniform:0.5:1.5"),
+          T("in", "fp32", ["cdiv(N, 64)", "cdiv(K, 64)"], "uniform:0.5:1.5"),
+          S("i32", "M"), S("i32", "N"), S("i32", "K")],
+         {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, "cdiv(M, 64), cdiv(N, 128)",
+         [{"M": 64, "N": 128, "K": 64}, {"M": 100, "N": 300, "K": 200}, {"M": 512, "N": 1024, "K": 1024}], 1,
+         tol(3e-2, 1e-2), num_warps=8, num_stages=3, arch=arch)
+    for sfx, arch in (("", None), ("_sm80", "sm_80"))
+] + [
     case("k_ring_scales_%s" % d.lower(), K + "regress/ring_scales.py", "scaled_dot",
          [T("in", "fp16", ["32", "K"]), T("in", "fp16", ["K", "32"]), T("in", "fp32", ["K"], "uniform:0.5:1.5"),
           T("in", "fp32", ["K"], "uniform:-1:0"), T("out", "fp32", ["32", "32"], "zeros"), S("i32", "K")],
@@ -608,6 +621,23 @@ CASES += [
                               S("i32", "1")],
          _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 128}],
          3, MM_F16_TOL),
+    # more warps than 64-row blocks: wgmma's warpgroups split N (sm_90a),
+    # B N-major (each group's columns start mid-panel at 64 x 64) and K-major
+    case("p_matmul_f16_64x128_w8", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(64, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 64, "N": 128, "K": 64}], 3,
+         MM_F16_TOL, num_warps=8, num_stages=3),
+    case("p_matmul_f16_64x64_w8", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(64, 64, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 17, "N": 200, "K": 40}], 3,
+         MM_F16_TOL, num_warps=8),
+    case("p_matmul_f16_bt_w8", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"),
+                              S("i32", "1")],
+         _mm_cx(64, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 128}],
+         3, MM_F16_TOL, num_warps=8),
+    case("p_matmul_f16_128x128_w16", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}], 3, MM_F16_TOL, num_warps=16,
+         num_stages=3),
 ] + [
     case("p_matmul_ns%d" % ns, K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(64, 64, 32), MM_GRID, [{"M": 512, "N": 384, "K": 1000}, {"M": 64, "N": 64, "K": 32}], 3,
@@ -669,6 +699,11 @@ CASES += [
           T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64},
          "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
          [{"M": 17, "N": 17, "K": 17}, {"M": 1000, "N": 1000, "K": 1000}, {"M": 512, "N": 384, "K": 1024}], 3),
+    case("p_matmul_int8_nt_w8", DOTS, "matmul_int8_nt_kernel",
+         [T("in", "i8", ["M", "K"], "int:-128:128"), T("in", "i8", ["N", "K"], "int:-128:128"),
+          T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 1000, "N": 1000, "K": 1000}, {"M": 64, "N": 128, "K": 64}], 3,
+         num_warps=8),
     case("p_matmul_f16acc", DOTS, "matmul_f16acc_kernel",
          [T("in", "fp16", ["M", "K"], "uniform:-1:1"), T("in", "fp16", ["K", "N"], "uniform:-1:1"),
           T("out", "fp16", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
@@ -714,6 +749,11 @@ def _attn_ragged_cx(s):
 
 
 CASES += [
+    # 64 query rows in 8 warps: both dots' warpgroups split N, P staged for the second
+    case("p_attn_m64_w8", ATTN, "attn_fwd_ragged", ATTN_PARAMS,
+         lambda s: {"HEAD_DIM": s["D"], "BLOCK_M": 64, "BLOCK_N": 64}, ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 200, "D": 64}, {"Z": 1, "H": 2, "N_CTX": 1000, "D": 128}], 3, ATTN_TOL,
+         num_warps=8, grid_in_blob=False),
     case("p_attn_ragged", ATTN, "attn_fwd_ragged", ATTN_PARAMS, _attn_ragged_cx, ATTN_GRID,
          [{"Z": 1, "H": 2, "N_CTX": 1, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 200, "D": 64},
           {"Z": 1, "H": 2, "N_CTX": 1000, "D": 128}, {"Z": 1, "H": 1, "N_CTX": 4097, "D": 64}], 3, ATTN_TOL,
@@ -1219,6 +1259,10 @@ BENCH += [
          _mm_cx(128, 128, 32), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=4, num_stages=3,
          bench="matmul fp16 4096^3 (128x128x32, 4 warps, 3 stages)", flops="2 * M * N * K",
          cublas="mm", sm80=True),
+    # 64 rows in 8 warps: wgmma's two warpgroups split N (sm_90a)
+    case("bench_mm_64x256_w8", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(64, 256, 64), MM_GRID, MM4096, 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="matmul fp16 4096^3 (64x256x64, 8 warps, 3 stages)", flops="2 * M * N * K", cublas="mm"),
     # thread block clusters (num_ctas=2 on both sides: each program's tile
     # split over the two CTAs of a cluster)
     case("bench_mm_256x64_ctas2", K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
@@ -1471,6 +1515,9 @@ CASES += [
          _mm_cx(32, 32, 32), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, arch="sm_80"),
 ]
 CASES += [
+    # 64 rows in 8 warps: two warpgroups split N (torchao's blockwise fp8 config)
+    case("fp8_e4_matmul_w8", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
+         _mm_cx(64, 128, 128), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, num_warps=8, num_stages=3),
     # the two kinds mixed (.e4m3.e5m2), as Triton allows
     case("fp8_mixed_matmul", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e5"),
          _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL),
