@@ -30,8 +30,9 @@
 #    loaded 2 bytes at a time; a ringed loop's scale rows (int4 GEMV) were
 #    loaded where used, each iteration waiting for them;
 #  - torchao's blockwise fp8 GEMM (64 rows in 8 warps) ran mma.sync on
-#    Hopper, and moved its scale rows through shared memory at every
-#    iteration.
+#    Hopper, moved its scale rows through shared memory at every
+#    iteration, waited for them in the iteration and loaded one scale
+#    address 16 times a thread.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -288,6 +289,19 @@ ptx_counts "$T/bsptx" "a scale row moved through shared memory" st.shared.f32=0
 f=$T/bsptx/bs.sm_90a.ptx
 if [ "$(grep -c 'wgmma.mma_async.sync.aligned.m64n64k16' "$f")" = 4 ] && [ "$(grep -c 'mma.sync' "$f")" = 0 ]; then ok
 else fail "bs.sm_90a.ptx: not 4 wgmma m64n64k16 (64 columns a warpgroup) without mma.sync"; fi
+# the scale rows go one iteration ahead (carried <64xfp32> and <128xfp32>)
+check "block scales, pipelined" \
+	"$TILEC" ir $R/block_scales.py -n block_scaled_mm \
+	-s '*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, i32:16, i32:16' -D BLOCK_M=64 -D BLOCK_N=128 \
+	-D BLOCK_K=64 -w 8 -ns 3 --pipelined=wgmma
+n=$(grep ' = for ' "$T/out" | grep -o '<64xfp32>\|<128xfp32>' | sort -u | wc -l)
+if [ "$n" = 2 ]; then ok; else fail "block scales: $n of the two scale rows carried ahead"; fi
+# a thread's four elements of one group: one load of the scale (the
+# pointers are equal over the block) and one 16-byte load of x
+check "one load an address" \
+	"$TILEC" compile $R/block_scales.py -n group_scaled -s '*fp32:16, *fp32:16, *fp32:16' -D N=1536 -D GROUP=128 \
+	-D BLOCK=128 -w 1 --no-hint-variants --arch sm_80,sm_90a --keep-ptx "$T/gsptx" -o "$T/gs"
+ptx_counts "$T/gsptx" "the scale loaded more than once a thread" ld.global=2 ld.global.v4=1
 
 # 7. hints past the 32nd parameter: kept, in a version 6 blob; hints on
 # the first 32 alone still make a version 5 blob (older loaders read it)

@@ -1408,6 +1408,25 @@ static const layout *scale_load(assigner *s, const ir_region *r, const ir_op *lo
 {
 	int v = load->results[0];
 	const ir_op *ex = s->uses[v] == 1 ? s->user[v] : NULL;
+	/* loaded one iteration ahead (pipeline.c's prefetch_rest): the scale
+	 * is the loop's carried value, which the prologue's load starts and
+	 * the body's load yields */
+	const ir_region *body = NULL;
+	int k = -1;
+	if (ex && ex->code == IR_OP_FOR) {
+		body = &ex->regions[0];
+		for (int i = 3; i < ex->nargs && k < 0; i++)
+			k = ex->args[i] == v ? i - 3 : -1;
+	} else if (ex && ex->code == IR_OP_YIELD && r->nops && ex == r->ops[r->nops - 1] && r->nparams) {
+		body = r; /* the yield of a loop's body */
+		for (int i = 0; i < ex->nargs && k < 0; i++)
+			k = ex->args[i] == v ? i : -1;
+	}
+	if (body && k >= 0 && 1 + k < body->nparams) {
+		v = body->params[1 + k];
+		r = body;
+		ex = s->uses[v] == 1 ? s->user[v] : NULL;
+	}
 	if (vtype(s, v).rank != 1 || !ex || ex->code != IR_OP_EXPAND_DIMS || s->uses[ex->results[0]] != 1)
 		return NULL;
 	const ir_op *bc = s->user[ex->results[0]];
@@ -1439,13 +1458,15 @@ static const layout *scale_load(assigner *s, const ir_region *r, const ir_op *lo
 }
 
 /* The layout a loop's carried pointer block takes from the start: that of
- * the asynchronous copies reading it, or of a scale_load of it. */
+ * the asynchronous copies reading it, or of a scale_load of it (or of it
+ * advanced, the next iteration's). */
 static const layout *carried_pointer_layout(assigner *s, const ir_region *body, int v)
 {
 	const layout *l = copy_pointer_layout(s, body, v);
 	for (int i = 0; i < body->nops && !l; i++) {
 		const ir_op *op = body->ops[i];
-		if (op->code == IR_OP_LOAD && op->args[0] == v)
+		const ir_op *d = op->code == IR_OP_LOAD ? s->f->values[op->args[0]].def : NULL;
+		if (op->code == IR_OP_LOAD && (op->args[0] == v || (d && d->code == IR_OP_PTR_ADD && d->args[0] == v)))
 			l = scale_load(s, body, op);
 	}
 	return l;

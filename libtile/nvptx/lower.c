@@ -872,6 +872,24 @@ static void add_incoming(const lval *phis, const lval *x, LLVMBasicBlockRef from
 	}
 }
 
+/* The n yielded values in their parameters' layouts, into the parameters'
+ * phis from the block the back edge leaves: the last conversion's (one
+ * through shared memory may branch, so the block must be taken after all
+ * of them). */
+static bool yield_back(lw *w, const int *yielded, const int *params, int n)
+{
+	lval *next = arena_alloc(w->a, sizeof(lval) * (size_t)(n + 1));
+	if (!next)
+		return lw_oom(w);
+	for (int i = 0; i < n; i++)
+		if (!get_like(w, yielded[i], params[i], &next[i]))
+			return false;
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
+	for (int i = 0; i < n; i++)
+		add_incoming(&w->v[params[i]], &next[i], from);
+	return true;
+}
+
 /* The thread's index (and lane, warp) and the program ids; `fresh`: by a
  * read LLVM keeps, so that what is derived from them after it is not
  * merged with what was derived before. */
@@ -983,14 +1001,10 @@ static bool lower_for(lw *w, const ir_op *op)
 		if (w->wgmma_pending >= 0 || w->wgmma_older >= 0)
 			lw_wgmma_wait(w);
 	}
-	for (int i = 0; i < n; i++) {
-		lval next;
-		if (!y || i >= y->nargs)
-			return lw_fail(w, op, TILEC_ERR_INVALID, "loop body yields too few values");
-		if (!get_like(w, y->args[i], body->params[1 + i], &next))
-			return false;
-		add_incoming(&w->v[body->params[1 + i]], &next, LLVMGetInsertBlock(w->b));
-	}
+	if (!y || y->nargs < n)
+		return lw_fail(w, op, TILEC_ERR_INVALID, "loop body yields too few values");
+	if (!yield_back(w, y->args, body->params + 1, n))
+		return false;
 	lval ivn = {1, NULL, NULL, NULL};
 	LLVMValueRef next_iv = LLVMBuildAdd(w->b, iv, step.r[0], "");
 	ivn.r = &next_iv;
@@ -1136,12 +1150,8 @@ static bool lower_while(lw *w, const ir_op *op)
 	if (!lower_body(w, after))
 		return false;
 	w->bulk_pending = bulk;
-	for (int i = 0; i < n; i++) {
-		lval next;
-		if (!get_like(w, y->args[i], before->params[i], &next))
-			return false;
-		add_incoming(&w->v[before->params[i]], &next, LLVMGetInsertBlock(w->b));
-	}
+	if (!yield_back(w, y->args, before->params, n))
+		return false;
 	LLVMBuildBr(w->b, head);
 	LLVMPositionBuilderAtEnd(w->b, exit);
 	fresh_after_loop(w);

@@ -200,6 +200,34 @@ static int distinct_preds(LLVMValueRef *preds, int n, int vec)
 	return d;
 }
 
+/* Register r's access where an earlier register of the same load reads
+ * the same address under the same predicate (axis info: along every dim
+ * either the same register coordinate, or runs of equal pointers, and of
+ * equal mask bits, as long as the block: a scale per 128 columns read by a
+ * thread holding 16 of them), else r itself; the loaded value is the
+ * earlier one's. */
+static int same_access(lw *w, const ir_op *op, const layout_map *m, ir_type pt, int r)
+{
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
+	if (op->flags & (IR_FLAG_HAS_OTHER | IR_FLAG_VOLATILE))
+		return r;
+	const axis_info *p = &w->ai[op->args[0]], *k = has_mask ? &w->ai[op->args[1]] : NULL;
+	int32_t cr[IR_MAX_RANK], cq[IR_MAX_RANK];
+	layout_reg_coords(m, r, cr);
+	for (int q = 0; q < r; q++) {
+		layout_reg_coords(m, q, cq);
+		bool same = true;
+		for (int d = 0; d < pt.rank && same; d++) {
+			int md = m->dim_of[d];
+			bool whole = p->constancy[d] >= pt.shape[d] && (!k || k->constancy[d] >= pt.shape[d]);
+			same = whole || cr[md] == cq[md];
+		}
+		if (same)
+			return q;
+	}
+	return r;
+}
+
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type pt = lw_vtype(w, op->args[0]);
@@ -213,8 +241,14 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		return false;
 	bool set_first = has_mask && ((op->flags & IR_FLAG_SUNK) ||
 				      distinct_preds(a[1].r, a[0].n, vec) >= SET_FIRST_PREDICATES);
+	layout_map m = pt.rank ? lw_map_of(l, pt) : (layout_map){0};
 	for (int r = 0; r < a[0].n; r += vec) {
 		LLVMValueRef elems[16] = {0}, fill[16];
+		int q = vec == 1 && pt.rank && a[0].n <= 64 ? same_access(w, op, &m, pt, r) : r;
+		if (q != r) {
+			out->r[r] = out->r[q];
+			continue;
+		}
 		/* Masked-off elements are `other`, or zeros without it: Triton
 		 * documents them as undefined but its loads zero their registers
 		 * first, and real kernels sum such rows */

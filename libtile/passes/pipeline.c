@@ -62,6 +62,7 @@ typedef struct pipe {
 	bool tma;    /* descriptor blocks are copied by their tensor maps */
 	bool run_on; /* TMA copies may run on across a persistent loop */
 	bool prep;   /* loads reaching dots through a dequantization qualify */
+	bool scales; /* so do 1-D loads scaling a dot's result (prefetch_rest) */
 	uint32_t sm_smem; /* shared memory per SM: a spare tile must not cost a block (0: may) */
 	int loops;   /* loops around the region being walked */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
@@ -312,12 +313,55 @@ static bool only_dots_use(const ir_region *b, int v, int depth, bool prep)
 	return used;
 }
 
+/* The one op of body b reading value v, NULL unless exactly one reads it
+ * (once). */
+static const ir_op *sole_user(const ir_region *b, int v)
+{
+	const ir_op *u = NULL;
+	for (int i = 0; i < b->nops; i++)
+		for (int a = 0; a < b->ops[i]->nargs; a++)
+			if (b->ops[i]->args[a] == v) {
+				if (u)
+					return NULL;
+				u = b->ops[i];
+			}
+	return u;
+}
+
+/* Does 1-D value v only scale a dot's result of body b: through an
+ * expand_dims and a broadcast into a product or sum with that result,
+ * itself perhaps through such ops (blockwise fp8's
+ * `tl.dot(a, b) * a_s[:, None] * b_s[None, :]`)? */
+static bool scales_a_dot(const ir_region *b, int v)
+{
+	const ir_op *ex = sole_user(b, v), *bc = ex && ex->code == IR_OP_EXPAND_DIMS ? sole_user(b, ex->results[0]) : NULL;
+	const ir_op *u = bc && bc->code == IR_OP_BROADCAST ? sole_user(b, bc->results[0]) : NULL;
+	if (!u || (u->code != IR_OP_MUL && u->code != IR_OP_ADD) || u->nargs != 2)
+		return false;
+	int x = u->args[0] == bc->results[0] ? u->args[1] : u->args[0];
+	for (int n = 0; n < 4; n++) {
+		const ir_op *d = NULL;
+		for (int i = 0; i < b->nops && !d; i++)
+			if (b->ops[i]->nresults == 1 && b->ops[i]->results[0] == x)
+				d = b->ops[i];
+		if (!d || d->code == IR_OP_DOT)
+			return d != NULL;
+		if (d->code != IR_OP_MUL && d->code != IR_OP_ADD)
+			return false;
+		x = d->args[0];
+	}
+	return false;
+}
+
 /* The load at body index li: do all its users lead to dots of the body,
  * directly or through a transpose (`tl.dot(a, b.T)`) or a dequantization
- * (`tl.dot(x, w.to(tl.float16))`)? */
+ * (`tl.dot(x, w.to(tl.float16))`), or (p->scales) does it scale a dot's
+ * result? */
 static bool feeds_only_dots(const pipe *p, const ir_region *b, int li)
 {
-	return only_dots_use(b, b->ops[li]->results[0], p->prep ? 8 : 1, p->prep);
+	int v = b->ops[li]->results[0];
+	return only_dots_use(b, v, p->prep ? 8 : 1, p->prep) ||
+	       (p->scales && p->f->values[v].type.rank == 1 && scales_a_dot(b, v));
 }
 
 /* Points the users of value `old` in body b at `now`. */
@@ -1233,25 +1277,30 @@ static void registers_ahead(pipe *p, ir_region *r, int *pos, ir_op *loop)
 }
 
 /* After the rings: the loop's loads that rings cannot take, scalars and
- * 1-D rows (a scale per column of int4 weights, loaded each iteration),
- * one iteration ahead into registers, as without asynchronous copies, so
- * that the iteration does not wait for them. Only where every one of them
- * only dots read: while one load stays in place the iteration waits for
- * it anyway, and carrying the others cost Mamba's chunk kernels 5% (a
+ * 1-D rows (a scale per column of int4 weights, loaded each iteration;
+ * blockwise fp8's scales of each block's product), one iteration ahead
+ * into registers, as without asynchronous copies, so that the iteration
+ * does not wait for them. Only where every one of them only dots read, or
+ * scales a dot's result: while one load stays in place the iteration waits
+ * for it anyway, and carrying the others cost Mamba's chunk kernels 5% (a
  * time step's dt carried, its cumulative decay, read through an exp, not).
  * The rings took every 2-D load, so registers_ahead sees these alone. */
 static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
 {
 	const ir_region *b = &loop->regions[0];
+	p->scales = true;
 	for (int li = 0; li < b->nops; li++)
 		if (b->ops[li]->code == IR_OP_LOAD &&
 		    (p->f->values[b->ops[li]->results[0]].type.rank > 1 || (b->ops[li]->flags & IR_FLAG_VOLATILE) ||
-		     !feeds_only_dots(p, b, li)))
+		     !feeds_only_dots(p, b, li))) {
+			p->scales = false;
 			return;
+		}
 	int pos = 0;
 	while (pos < r->nops && r->ops[pos] != loop)
 		pos++;
 	registers_ahead(p, r, &pos, loop);
+	p->scales = false;
 }
 
 static void walk(pipe *p, ir_region *r)

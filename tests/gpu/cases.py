@@ -359,6 +359,11 @@ CASES += [
          tol(3e-2, 1e-2), num_warps=8, num_stages=3, arch=arch)
     for sfx, arch in (("", None), ("_sm80", "sm_80"))
 ] + [
+    # a scale whose pointers are equal over the block, loaded once a thread
+    case("k_group_scaled", K + "regress/block_scales.py", "group_scaled",
+         [T("in", "fp32", ["n"]), T("in", "fp32", ["cdiv(1536, 128)"]), T("out", "fp32", ["n"], "zeros")],
+         {"N": 1536, "GROUP": 128, "BLOCK": 128}, "cdiv(n, 128)", [{"n": 128}, {"n": 4096}], 1, num_warps=1),
+] + [
     case("k_ring_scales_%s" % d.lower(), K + "regress/ring_scales.py", "scaled_dot",
          [T("in", "fp16", ["32", "K"]), T("in", "fp16", ["K", "32"]), T("in", "fp32", ["K"], "uniform:0.5:1.5"),
           T("in", "fp32", ["K"], "uniform:-1:0"), T("out", "fp32", ["32", "32"], "zeros"), S("i32", "K")],

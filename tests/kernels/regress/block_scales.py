@@ -32,3 +32,14 @@ def block_scaled_mm(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K,
         bs_ptrs += 1
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def group_scaled(x_ptr, s_ptr, o_ptr, N: tl.constexpr, GROUP: tl.constexpr, BLOCK: tl.constexpr):
+    # o = x * s[(i % N) // GROUP]: the scale's pointers are equal over each
+    # GROUP elements (through a remainder by a constant that is not a power
+    # of two, which LLVM does not see through), a thread's elements one group
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    s = tl.load(s_ptr + (offs % N) // GROUP)
+    x = tl.load(x_ptr + offs)
+    tl.store(o_ptr + offs, x * s)
