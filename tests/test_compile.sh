@@ -315,6 +315,10 @@ for a in compute_80 sm_90a; do
 	awk '/^\$L__BB0_2:/{on=1} on{print} on && /bra[^$]*\$L__BB0_2;/{exit}' "$T/w8p/w8.$a.ptx" >"$T/w8.$a.loop"
 	check "int8-weight GEMV ($a): B's fragments converted from the ring in place (32 2-byte reads, no shared stores in the loop)" \
 		bash -c "[ \$(grep -cE 'ld.shared.[ub]16' '$T/w8.$a.loop') = 32 ] && ! grep -q 'st.shared' '$T/w8.$a.loop' && [ \$(grep -c 'mma.sync' '$T/w8.$a.loop') = 16 ]"
+	# each 2-byte read converts at once, through fp16's 1024 (one sub.f16x2
+	# a word, no cvt an element)
+	check "int8-weight GEMV ($a): two bytes to fp16 a sub.f16x2, no cvt" \
+		bash -c "[ \$(grep -c 'sub.f16x2' '$T/w8.$a.loop') = 32 ] && ! grep -q 'cvt.rn.f16' '$T/w8.$a.loop'"
 done
 check "int8-weight GEMV: under 128 registers on sm_90a" \
 	bash -c "n=\$(grep -oE 'sm_90a: [0-9]+ registers' '$T/w8.log' | grep -oE '[0-9]+ ' | head -1); [ \"\$n\" -lt 128 ]"

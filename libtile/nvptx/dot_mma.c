@@ -85,12 +85,25 @@ static LLVMValueRef pack2(lw *w, LLVMValueRef x, LLVMValueRef y)
 /* One 16-bit B fragment word of a converted view (tiles.c: 8-bit
  * integers stored with K along the stored rows, converted as read): K
  * rows k and k + 1 of column n, adjacent bytes (a 16-byte chunk keeps its
- * bytes' order under the swizzle), so one 2-byte load reads both. */
+ * bytes' order under the swizzle), so one 2-byte load reads both. To
+ * fp16 both convert at once: each byte (offset by 128 when signed) below
+ * fp16's 1024 (0x64 above it) is 1024 + u exactly, less 1024 (or 1152)
+ * is the value; three instructions where a cvt each took five. */
 static LLVMValueRef cvt_word(lw *w, const mma_kind *mk, const smem_tile *t, LLVMValueRef k, LLVMValueRef n)
 {
 	ir_kind to = strcmp(mk->ab, "bf16") ? IR_F16 : IR_BF16;
 	LLVMValueRef x = LLVMBuildLoad2(w->b, w->i16, lw_smem_at(w, lw_swizzled(w, t->sl, t->base, k, n)), "");
 	LLVMSetAlignment(x, 2);
+	if (to == IR_F16 && (t->stored == IR_I8 || t->stored == IR_U8)) {
+		bool sign = t->stored == IR_I8;
+		char text[256];
+		snprintf(text, sizeof text,
+			 "{\n.reg .b32 t, c;\n%s"
+			 "prmt.b32 t, t, 0x64646464, 0x4140;\nmov.b32 c, %s;\nsub.f16x2 $0, t, c;\n}",
+			 sign ? "xor.b32 t, $1, 0x8080;\n" : "mov.b32 t, $1;\n", sign ? "0x64806480" : "0x64006400");
+		LLVMValueRef arg = LLVMBuildZExt(w->b, x, w->i32, "");
+		return lw_asm_call(w, w->i32, text, "=r,r", &arg, 1, false);
+	}
 	LLVMValueRef e[2] = {LLVMBuildTrunc(w->b, x, w->i8, ""),
 			     LLVMBuildTrunc(w->b, LLVMBuildLShr(w->b, x, LLVMConstInt(w->i16, 8, false), ""), w->i8, "")};
 	for (int i = 0; i < 2; i++)

@@ -362,7 +362,8 @@ CASES += [
     # a scale whose pointers are equal over the block, loaded once a thread
     case("k_group_scaled", K + "regress/block_scales.py", "group_scaled",
          [T("in", "fp32", ["n"]), T("in", "fp32", ["cdiv(1536, 128)"]), T("out", "fp32", ["n"], "zeros")],
-         {"N": 1536, "GROUP": 128, "BLOCK": 128}, "cdiv(n, 128)", [{"n": 128}, {"n": 4096}], 1, num_warps=1),
+         {"N": 1536, "GROUP": 128, "BLOCK": 128}, "cdiv(n, 128)", [{"n": 128}, {"n": 4096}], 1, num_warps=1,
+         grid_in_blob=False),
 ] + [
     case("k_ring_scales_%s" % d.lower(), K + "regress/ring_scales.py", "scaled_dot",
          [T("in", "fp16", ["32", "K"]), T("in", "fp16", ["K", "32"]), T("in", "fp32", ["K"], "uniform:0.5:1.5"),
@@ -1628,6 +1629,10 @@ CASES += [
          [{"M": 3, "N": 128, "K": 256}], 3, tol(1e-1, 2e-2)),
     case("decode_gemv_w8", DEC, "gemv_w8_kernel", _W8_PARAMS, _GEMV_CX, "cdiv(N, BLOCK_N)",
          [{"M": 1, "N": 64, "K": 128}, {"M": 7, "N": 192, "K": 512}, {"M": 16, "N": 256, "K": 1024}], 3, DEC_TOL),
+    # unsigned 8-bit weights: the same kernel, B's bytes converted without the sign's offset
+    case("decode_gemv_u8", DEC, "gemv_w8_kernel", [_W8_PARAMS[0], T("in", "u8", ["N", "K"], "int:0:256")]
+         + _W8_PARAMS[2:], _GEMV_CX, "cdiv(N, BLOCK_N)", [{"M": 1, "N": 64, "K": 128}, {"M": 7, "N": 192, "K": 512}],
+         3, DEC_TOL),
     case("decode_gemv_w4", DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, GROUP=128), "cdiv(N, BLOCK_N)",
          [{"M": 1, "N": 64, "K": 128}, {"M": 9, "N": 192, "K": 512}], 3, DEC_TOL),
     case("decode_gemv_rows", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 1024},
