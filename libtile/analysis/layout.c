@@ -34,7 +34,10 @@
  * layout_mma when every target has mma.sync (sm_80): a blocked layout whose registers are exactly the
  * instruction's accumulator fragments, so the accumulator of a K loop stays
  * in registers across iterations and the rest of the kernel treats it as
- * any blocked value.
+ * any blocked value; on wgmma, layout_wgmma, whose warpgroups may split N
+ * into contiguous blocks. A 1-D load that only scales such a result
+ * (through an expand_dims and a broadcast) is loaded in the result's slice
+ * (scale_load), so that no scale row moves through shared memory.
  */
 #include "analysis/analysis.h"
 

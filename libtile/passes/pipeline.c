@@ -48,7 +48,8 @@
  * the next iteration's (masked off past the end of the loop) and the dots
  * read the tile carried in from the previous iteration. A loop that got
  * rings has its other loads, scalars and 1-D rows (scales), issued one
- * iteration ahead into registers the same way where dots alone read them.
+ * iteration ahead into registers the same way where dots alone read them
+ * or each scales a dot's result (blockwise fp8's a_s[:, None]).
  */
 #include "passes/passes.h"
 
