@@ -758,12 +758,6 @@ static bool cheap_chain(const assigner *s, int v, int *budget)
 	return true;
 }
 
-/* A load that only a join reads (tl.interleave's), in a layout l that
- * replicates it (a smaller block than its rank's largest): a blocked
- * layout of its own shape, as wide as its access allows, so that each
- * thread loads its elements once and the join folds them into the
- * registers of its result (fold_join); l where none of this holds, or
- * where its pointers or mask are not recomputed in any layout for free. */
 /* Whether a load's pointer block and mask (*mask, -1 for none) are
  * recomputed in any layout for free: one carried through a loop would
  * move instead. */
@@ -773,6 +767,21 @@ static bool free_pointers(const assigner *s, const ir_op *load, int *mask)
 	return s->p->remat[load->args[0]] && (*mask < 0 || s->p->remat[*mask]);
 }
 
+/* Whether a load's pointer block and mask are in layout l, or recomputed
+ * there for free. */
+static bool pointers_in(const assigner *s, const ir_op *load, const layout *l)
+{
+	int mask;
+	return free_pointers(s, load, &mask) || (layout_eq(s->p->of[load->args[0]], l) &&
+						   (mask < 0 || s->p->remat[mask] || layout_eq(s->p->of[mask], l)));
+}
+
+/* A load that only a join reads (tl.interleave's), in a layout l that
+ * replicates it (a smaller block than its rank's largest): a blocked
+ * layout of its own shape, as wide as its access allows, so that each
+ * thread loads its elements once and the join folds them into the
+ * registers of its result (fold_join); l where none of this holds, or
+ * where its pointers or mask are not recomputed in any layout for free. */
 static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
 {
 	int v = op->results[0];
@@ -1395,12 +1404,6 @@ static const layout *tensor_core_layout(assigner *s, const ir_op *op, bool *wgmm
 	return layout_mma(s->a, 2, 1, wm, wn, wide_b(s, op, wn));
 }
 
-/* Ops that combine a tensor-core result with a scale elementwise. */
-static bool scaling_code(ir_opcode c)
-{
-	return c == IR_OP_MUL || c == IR_OP_ADD || c == IR_OP_SUB || c == IR_OP_DIV || c == IR_OP_FMA;
-}
-
 /* A 1-D load of region r that only scales a tensor-core dot's result of
  * r, through an expand_dims and a broadcast (blockwise fp8's
  * `tl.dot(a, b) * a_s[:, None] * b_s[None, :]`): the slice of the dot's
@@ -1428,33 +1431,17 @@ static const layout *scale_load(assigner *s, const ir_region *r, const ir_op *lo
 	if (body && k >= 0 && 1 + k < body->nparams) {
 		v = body->params[1 + k];
 		r = body;
-		ex = s->uses[v] == 1 ? s->user[v] : NULL;
 	}
-	if (vtype(s, v).rank != 1 || !ex || ex->code != IR_OP_EXPAND_DIMS || s->uses[ex->results[0]] != 1)
-		return NULL;
-	const ir_op *bc = s->user[ex->results[0]];
-	if (!bc || bc->code != IR_OP_BROADCAST || s->uses[bc->results[0]] != 1)
-		return NULL;
-	const ir_op *u = s->user[bc->results[0]];
-	if (!u || !scaling_code(u->code) || u->nresults != 1 || vtype(s, u->results[0]).rank != 2)
-		return NULL;
-	/* the other operand: a dot's result, through such ops */
-	int x = u->args[0] == bc->results[0] ? u->args[1] : u->args[0];
-	const ir_op *d = s->f->values[x].def;
-	for (int n = 0; d && scaling_code(d->code) && n < 4; n++)
-		d = s->f->values[d->args[0]].def;
-	if (!d || d->code != IR_OP_DOT || vtype(s, d->results[0]).rank != 2)
-		return NULL;
-	bool in_r = false, wgmma;
-	for (int i = 0; i < r->nops && !in_r; i++)
-		in_r = r->ops[i] == d;
-	if (!in_r)
+	int axis;
+	bool wgmma;
+	const ir_op *d = ir_scaled_dot(s->f, r, v, &axis);
+	if (!d)
 		return NULL;
 	const ir_region *outer = s->region;
 	s->region = r;
 	const layout *dl = tensor_core_layout(s, d, &wgmma);
 	s->region = outer;
-	const layout *l = dl ? layout_slice(s->a, dl, ex->axis) : NULL;
+	const layout *l = dl ? layout_slice(s->a, dl, axis) : NULL;
 	if (dl && !l)
 		s->oom = true;
 	return l;
@@ -1605,9 +1592,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	case IR_OP_LOAD: {
 		const layout *scale = scale_load(s, s->region, op);
-		int mask;
-		if (scale && (free_pointers(s, op, &mask) || (layout_eq(p->of[op->args[0]], scale) &&
-							    (mask < 0 || p->remat[mask] || layout_eq(p->of[mask], scale)))))
+		if (scale && pointers_in(s, op, scale))
 			l = scale;
 		else
 			l = operand_load(s, op, joined_load(s, op, follow_operands(s, op, rt.rank), rt), rt);

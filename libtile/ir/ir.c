@@ -337,6 +337,53 @@ bool ir_op_reads(const ir_op *op, int v)
 	return false;
 }
 
+/* The one op of r reading v, NULL unless exactly one takes it, once, and
+ * none inside its regions. */
+static const ir_op *sole_reader(const ir_region *r, int v)
+{
+	const ir_op *u = NULL;
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		int n = 0;
+		for (int a = 0; a < op->nargs; a++)
+			n += op->args[a] == v;
+		if (n > 1 || (n && u) || (!n && ir_op_reads(op, v)))
+			return NULL;
+		if (n)
+			u = op;
+	}
+	return u;
+}
+
+static bool scaling(const ir_op *op)
+{
+	return (op->code == IR_OP_MUL || op->code == IR_OP_ADD || op->code == IR_OP_SUB || op->code == IR_OP_DIV) &&
+	       op->nargs == 2 && op->nresults == 1;
+}
+
+const ir_op *ir_scaled_dot(const ir_func *f, const ir_region *r, int v, int *axis)
+{
+	if (f->values[v].type.rank != 1)
+		return NULL;
+	const ir_op *ex = sole_reader(r, v);
+	const ir_op *bc = ex && ex->code == IR_OP_EXPAND_DIMS ? sole_reader(r, ex->results[0]) : NULL;
+	const ir_op *u = bc && bc->code == IR_OP_BROADCAST ? sole_reader(r, bc->results[0]) : NULL;
+	if (!u || !scaling(u))
+		return NULL;
+	int x = u->args[0] == bc->results[0] ? u->args[1] : u->args[0];
+	const ir_op *d = f->values[x].def;
+	for (int n = 0; d && scaling(d) && n < 4; n++)
+		d = f->values[d->args[0]].def;
+	if (!d || d->code != IR_OP_DOT || f->values[d->results[0]].type.rank != 2)
+		return NULL;
+	for (int i = 0; i < r->nops; i++)
+		if (r->ops[i] == d) {
+			*axis = ex->axis;
+			return d;
+		}
+	return NULL;
+}
+
 bool ir_op_orders_memory(const ir_op *op)
 {
 	switch (op->code) {

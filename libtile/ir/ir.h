@@ -342,6 +342,12 @@ ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *
 bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
 bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its regions' */
 bool ir_op_reads(const ir_op *op, int v); /* op takes value v, itself or in its regions */
+/* The dot of region r whose result 1-D value v only scales: through an
+ * expand_dims (its axis in *axis) and a broadcast into a product, sum,
+ * difference or quotient with the dot's 2-D result, itself perhaps through
+ * such ops (blockwise fp8's `tl.dot(a, b) * a_s[:, None] * b_s[None, :]`);
+ * NULL where not so. */
+const ir_op *ir_scaled_dot(const ir_func *f, const ir_region *r, int v, int *axis);
 /* An op that writes memory or orders accesses to it (stores, atomics,
  * barriers, grid dependency control): no load moves across it. */
 bool ir_op_orders_memory(const ir_op *op);

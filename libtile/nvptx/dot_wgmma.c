@@ -209,11 +209,10 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		ft[i] = acc_t;
 	LLVMTypeRef rt = LLVMStructTypeInContext(w->c, ft, (unsigned)nd, false);
 	LLVMValueRef one = lw_ci32(w, 1);
-	/* the warpgroup's first row: warps 4g .. 4g + 3 along M hold rows
-	 * 64 g .. (warps count along M first); its first column: the block of
-	 * N its warps hold (tile 0's column) */
-	LLVMValueRef warp_m = LLVMBuildAnd(w->b, w->warp, lw_ci32(w, wm - 1), "");
-	LLVMValueRef wg_row = LLVMBuildMul(w->b, LLVMBuildAnd(w->b, warp_m, lw_ci32(w, ~3), ""), lw_ci32(w, 16), "");
+	/* the warpgroup's first row: the 64-row block of the warp's first
+	 * (four warps along M share one); its first column: the block of N
+	 * its warps hold (tile 0's column) */
+	LLVMValueRef wg_row = LLVMBuildAnd(w->b, tl.row[0], lw_ci32(w, ~63), "");
 	LLVMValueRef wg_col = wn > 1 ? tl.col[0] : lw_ci32(w, 0);
 	int nks = (int)(K / mk.kstep);
 	/* one descriptor per tile; the instructions' operands are offsets from it */

@@ -200,28 +200,36 @@ static int distinct_preds(LLVMValueRef *preds, int n, int vec)
 	return d;
 }
 
-/* Register r's access where an earlier register of the same load reads
- * the same address under the same predicate (axis info: along every dim
- * either the same register coordinate, or runs of equal pointers, and of
- * equal mask bits, as long as the block: a scale per 128 columns read by a
- * thread holding 16 of them), else r itself; the loaded value is the
- * earlier one's. */
-static int same_access(lw *w, const ir_op *op, const layout_map *m, ir_type pt, int r)
+/* The dims along which every element of the load's block reads one
+ * address under one predicate (axis info: runs of equal pointers, and of
+ * equal mask bits, as long as the block: a scale per 128 columns), as a
+ * bit mask; 0 where a register's own `other` or a volatile access rules
+ * out sharing. */
+static unsigned whole_dims(lw *w, const ir_op *op, ir_type pt)
 {
-	bool has_mask = op->flags & IR_FLAG_HAS_MASK;
 	if (op->flags & (IR_FLAG_HAS_OTHER | IR_FLAG_VOLATILE))
-		return r;
-	const axis_info *p = &w->ai[op->args[0]], *k = has_mask ? &w->ai[op->args[1]] : NULL;
+		return 0;
+	const axis_info *p = &w->ai[op->args[0]];
+	const axis_info *k = op->flags & IR_FLAG_HAS_MASK ? &w->ai[op->args[1]] : NULL;
+	unsigned whole = 0;
+	for (int d = 0; d < pt.rank; d++)
+		if (p->constancy[d] >= pt.shape[d] && (!k || k->constancy[d] >= pt.shape[d]))
+			whole |= 1u << d;
+	return whole;
+}
+
+/* An earlier register of the load whose element differs from register
+ * r's only along `whole` dims, so reads the same address (its value is
+ * r's too), else r itself. */
+static int same_access(const layout_map *m, ir_type pt, unsigned whole, int r)
+{
 	int32_t cr[IR_MAX_RANK], cq[IR_MAX_RANK];
 	layout_reg_coords(m, r, cr);
 	for (int q = 0; q < r; q++) {
 		layout_reg_coords(m, q, cq);
 		bool same = true;
-		for (int d = 0; d < pt.rank && same; d++) {
-			int md = m->dim_of[d];
-			bool whole = p->constancy[d] >= pt.shape[d] && (!k || k->constancy[d] >= pt.shape[d]);
-			same = whole || cr[md] == cq[md];
-		}
+		for (int d = 0; d < pt.rank && same; d++)
+			same = (whole >> d & 1) || cr[m->dim_of[d]] == cq[m->dim_of[d]];
 		if (same)
 			return q;
 	}
@@ -241,10 +249,11 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		return false;
 	bool set_first = has_mask && ((op->flags & IR_FLAG_SUNK) ||
 				      distinct_preds(a[1].r, a[0].n, vec) >= SET_FIRST_PREDICATES);
-	layout_map m = pt.rank ? lw_map_of(l, pt) : (layout_map){0};
+	unsigned whole = vec == 1 && a[0].n <= 64 ? whole_dims(w, op, pt) : 0;
+	layout_map m = whole ? lw_map_of(l, pt) : (layout_map){0};
 	for (int r = 0; r < a[0].n; r += vec) {
 		LLVMValueRef elems[16] = {0}, fill[16];
-		int q = vec == 1 && pt.rank && a[0].n <= 64 ? same_access(w, op, &m, pt, r) : r;
+		int q = whole ? same_access(&m, pt, whole, r) : r;
 		if (q != r) {
 			out->r[r] = out->r[q];
 			continue;

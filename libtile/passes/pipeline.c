@@ -63,7 +63,6 @@ typedef struct pipe {
 	bool tma;    /* descriptor blocks are copied by their tensor maps */
 	bool run_on; /* TMA copies may run on across a persistent loop */
 	bool prep;   /* loads reaching dots through a dequantization qualify */
-	bool scales; /* so do 1-D loads scaling a dot's result (prefetch_rest) */
 	uint32_t sm_smem; /* shared memory per SM: a spare tile must not cost a block (0: may) */
 	int loops;   /* loops around the region being walked */
 	const bool *narrow; /* by value id: a load cp.async cannot copy (NULL: none) */
@@ -314,55 +313,14 @@ static bool only_dots_use(const ir_region *b, int v, int depth, bool prep)
 	return used;
 }
 
-/* The one op of body b reading value v, NULL unless exactly one reads it
- * (once). */
-static const ir_op *sole_user(const ir_region *b, int v)
-{
-	const ir_op *u = NULL;
-	for (int i = 0; i < b->nops; i++)
-		for (int a = 0; a < b->ops[i]->nargs; a++)
-			if (b->ops[i]->args[a] == v) {
-				if (u)
-					return NULL;
-				u = b->ops[i];
-			}
-	return u;
-}
-
-/* Does 1-D value v only scale a dot's result of body b: through an
- * expand_dims and a broadcast into a product or sum with that result,
- * itself perhaps through such ops (blockwise fp8's
- * `tl.dot(a, b) * a_s[:, None] * b_s[None, :]`)? */
-static bool scales_a_dot(const ir_region *b, int v)
-{
-	const ir_op *ex = sole_user(b, v), *bc = ex && ex->code == IR_OP_EXPAND_DIMS ? sole_user(b, ex->results[0]) : NULL;
-	const ir_op *u = bc && bc->code == IR_OP_BROADCAST ? sole_user(b, bc->results[0]) : NULL;
-	if (!u || (u->code != IR_OP_MUL && u->code != IR_OP_ADD) || u->nargs != 2)
-		return false;
-	int x = u->args[0] == bc->results[0] ? u->args[1] : u->args[0];
-	for (int n = 0; n < 4; n++) {
-		const ir_op *d = NULL;
-		for (int i = 0; i < b->nops && !d; i++)
-			if (b->ops[i]->nresults == 1 && b->ops[i]->results[0] == x)
-				d = b->ops[i];
-		if (!d || d->code == IR_OP_DOT)
-			return d != NULL;
-		if (d->code != IR_OP_MUL && d->code != IR_OP_ADD)
-			return false;
-		x = d->args[0];
-	}
-	return false;
-}
-
 /* The load at body index li: do all its users lead to dots of the body,
  * directly or through a transpose (`tl.dot(a, b.T)`) or a dequantization
- * (`tl.dot(x, w.to(tl.float16))`), or (p->scales) does it scale a dot's
- * result? */
-static bool feeds_only_dots(const pipe *p, const ir_region *b, int li)
+ * (`tl.dot(x, w.to(tl.float16))`), or (with `scales`) does it scale a
+ * dot's result (ir_scaled_dot)? */
+static bool feeds_only_dots(const pipe *p, const ir_region *b, int li, bool scales)
 {
-	int v = b->ops[li]->results[0];
-	return only_dots_use(b, v, p->prep ? 8 : 1, p->prep) ||
-	       (p->scales && p->f->values[v].type.rank == 1 && scales_a_dot(b, v));
+	int v = b->ops[li]->results[0], axis;
+	return only_dots_use(b, v, p->prep ? 8 : 1, p->prep) || (scales && ir_scaled_dot(p->f, b, v, &axis));
 }
 
 /* Points the users of value `old` in body b at `now`. */
@@ -376,14 +334,14 @@ static void replace_uses(ir_region *b, int old, int now)
 
 /* Pipelines the load at body index li of loop `loop` (at index pos of
  * region r): false when it does not qualify or memory ran out. */
-static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li)
+static bool pipeline_load(pipe *p, ir_region *r, int pos, ir_op *loop, int li, bool scales)
 {
 	ir_func *f = p->f;
 	ir_region *b = &loop->regions[0];
 	const ir_op *load = b->ops[li];
 	ir_op *yield = b->ops[b->nops - 1];
 	int ncarried = loop->nargs - 3, nops = b->nops;
-	if ((load->flags & IR_FLAG_VOLATILE) || !feeds_only_dots(p, b, li))
+	if ((load->flags & IR_FLAG_VOLATILE) || !feeds_only_dots(p, b, li, scales))
 		return false;
 	bool *in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
 	bool *next_in = arena_alloc(f->arena, sizeof(bool) * (size_t)nops);
@@ -486,7 +444,7 @@ static bool copy_qualifies(const pipe *p, const ir_region *b, int li)
 	const ir_op *load = b->ops[li];
 	return load->code == IR_OP_LOAD && !(load->flags & IR_FLAG_VOLATILE) &&
 	       f->values[load->results[0]].type.rank == 2 &&
-	       (!(load->flags & IR_FLAG_HAS_OTHER) || is_zero_const(f, load->args[2])) && feeds_only_dots(p, b, li);
+	       (!(load->flags & IR_FLAG_HAS_OTHER) || is_zero_const(f, load->args[2])) && feeds_only_dots(p, b, li, false);
 }
 
 /* A descriptor block the ring's copies take through its tensor map. */
@@ -1261,16 +1219,16 @@ static bool has_narrow_load(const pipe *p, const ir_op *loop)
 	return narrow && elems <= 48 * (int64_t)threads;
 }
 
-/* The loads of the loop at index *pos of r that qualify, one iteration
- * ahead into registers; *pos follows the loop as prologues go in before
- * it. */
-static void registers_ahead(pipe *p, ir_region *r, int *pos, ir_op *loop)
+/* The loads of the loop at index *pos of r that qualify (`scales`:
+ * feeds_only_dots's), one iteration ahead into registers; *pos follows
+ * the loop as prologues go in before it. */
+static void registers_ahead(pipe *p, ir_region *r, int *pos, ir_op *loop, bool scales)
 {
 	for (int li = 0; li < loop->regions[0].nops && !p->oom; li++) {
 		if (loop->regions[0].ops[li]->code != IR_OP_LOAD)
 			continue;
 		int before = r->nops;
-		if (pipeline_load(p, r, *pos, loop, li)) {
+		if (pipeline_load(p, r, *pos, loop, li, scales)) {
 			*pos += r->nops - before; /* the prologue went in before the loop */
 			li = -1;                  /* the body changed: scan it again */
 		}
@@ -1289,19 +1247,15 @@ static void registers_ahead(pipe *p, ir_region *r, int *pos, ir_op *loop)
 static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
 {
 	const ir_region *b = &loop->regions[0];
-	p->scales = true;
 	for (int li = 0; li < b->nops; li++)
 		if (b->ops[li]->code == IR_OP_LOAD &&
 		    (p->f->values[b->ops[li]->results[0]].type.rank > 1 || (b->ops[li]->flags & IR_FLAG_VOLATILE) ||
-		     !feeds_only_dots(p, b, li))) {
-			p->scales = false;
+		     !feeds_only_dots(p, b, li, true)))
 			return;
-		}
 	int pos = 0;
 	while (pos < r->nops && r->ops[pos] != loop)
 		pos++;
-	registers_ahead(p, r, &pos, loop);
-	p->scales = false;
+	registers_ahead(p, r, &pos, loop, true);
 }
 
 static void walk(pipe *p, ir_region *r)
@@ -1333,7 +1287,7 @@ static void walk(pipe *p, ir_region *r)
 			}
 			continue;
 		}
-		registers_ahead(p, r, &i, op);
+		registers_ahead(p, r, &i, op, false);
 	}
 }
 
