@@ -320,6 +320,15 @@ for a in compute_80 sm_90a; do
 	check "int8-weight GEMV ($a): two bytes to fp16 a sub.f16x2, no cvt" \
 		bash -c "[ \$(grep -c 'sub.f16x2' '$T/w8.$a.loop') = 32 ] && ! grep -q 'cvt.rn.f16' '$T/w8.$a.loop'"
 done
+# int4: the nibbles less their offset of 8 are integers fp16 holds exactly
+# ((w & 0xF) - 8 lies in [-8, 7]), converted through their bits (OR under
+# fp16's 1024, one subtraction, which LLVM pairs into add.f16x2) where a
+# cvt.rn.f16.s16 an element took the slow conversion unit
+W4SIG='*fp16:16, *u8:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16'
+check "int4-weight GEMV: nibbles to fp16 through their bits, no integer cvt" bash -c "
+	'$TILEC' compile $DEC -n gemv_w4_kernel -s '$W4SIG' -D BLOCK_M=16 -D BLOCK_N=64 -D BLOCK_K=128 -D GROUP=128 \
+		--arch sm_80,sm_90a -o '$T/w4' --keep-ptx '$T/w4p' &&
+	for f in '$T'/w4p/*.ptx; do ! grep -qE 'cvt.rn.f16.[su]' \$f && grep -q 'add.f16x2' \$f || exit 1; done"
 check "int8-weight GEMV: under 128 registers on sm_90a" \
 	bash -c "n=\$(grep -oE 'sm_90a: [0-9]+ registers' '$T/w8.log' | grep -oE '[0-9]+ ' | head -1); [ \"\$n\" -lt 128 ]"
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"

@@ -300,6 +300,34 @@ static void test_wgmma_layout(arena *a)
 	sb_free(&sb);
 }
 
+/* range_of: the int4 dequantization's nibbles, less their offset, fit
+ * fp16's exact integers (nvptx/math.c converts them through their bits);
+ * what may wrap keeps its kind's whole range. */
+static void test_ranges(arena *a)
+{
+	ir_param params[2] = {{"w", ir_scalar(IR_U8), false, false, false, 0}, {"n", ir_scalar(IR_I32), false, false, false, 0}};
+	irb b = irb_new(a, 2, params);
+	ir_type u8 = irb_vec(ir_scalar(IR_U8), 64), i8 = irb_vec(ir_scalar(IR_I8), 64), i32 = irb_vec(ir_scalar(IR_I32), 64);
+	int w = irb_1(&b, IR_OP_SPLAT, u8, 0);
+	int lo = irb_2(&b, IR_OP_AND, u8, w, irb_c(&b, u8, 15, 0));
+	int lo8 = irb_2(&b, IR_OP_SUB, i8, irb_1(&b, IR_OP_CAST, i8, lo), irb_c(&b, i8, 8, 0));
+	int hi = irb_2(&b, IR_OP_SHR, u8, w, irb_c(&b, u8, 4, 0));
+	int wide = irb_2(&b, IR_OP_MUL, i32, irb_1(&b, IR_OP_CAST, i32, hi), irb_c(&b, i32, -3, 0));
+	int sum = irb_2(&b, IR_OP_ADD, u8, w, lo);                          /* may wrap */
+	int rem = irb_2(&b, IR_OP_REM, i32, irb_1(&b, IR_OP_SPLAT, i32, 1), irb_c(&b, i32, 10, 0));
+	int neg = irb_2(&b, IR_OP_SHR, i8, irb_c(&b, i8, -100, 0), irb_c(&b, i8, 3, 0));
+	int64_t l = 0, h = 0;
+	CHECK(range_of(b.f, lo, &l, &h) && l == 0 && h == 15);
+	CHECK(range_of(b.f, lo8, &l, &h) && l == -8 && h == 7);
+	CHECK(range_of(b.f, hi, &l, &h) && l == 0 && h == 15);
+	CHECK(range_of(b.f, wide, &l, &h) && l == -45 && h == 0);
+	CHECK(range_of(b.f, sum, &l, &h) && l == 0 && h == 255);
+	CHECK(range_of(b.f, rem, &l, &h) && l == -9 && h == 9);
+	CHECK(range_of(b.f, neg, &l, &h) && l == -13 && h == -13);
+	CHECK(range_of(b.f, w, &l, &h) && l == 0 && h == 255);
+	CHECK(!range_of(b.f, irb_1(&b, IR_OP_CAST, irb_vec(ir_scalar(IR_F16), 64), lo), &l, &h));
+}
+
 int main(void)
 {
 	test_smem_delta();
@@ -308,6 +336,7 @@ int main(void)
 	arena *a = arena_new();
 	test_banks(a);
 	test_wgmma_layout(a);
+	test_ranges(a);
 	const char *ptxas = target_find_ptxas(a, NULL);
 
 	/* Vector add with :16 hints: 16-byte masked loads and stores. */

@@ -47,6 +47,15 @@ int axis_hint_params(arena *a, const ir_func *f, int by, uint8_t *chosen);
 int axis_same_widths(arena *a, const ir_func *f, const uint8_t *x, const uint8_t *y);
 
 /* ======================================================================
+ * range.c - the values an integer block can hold
+ * ====================================================================== */
+
+/* Bounds lo <= x <= hi for every element x of integer value v (of at most
+ * 32 bits), conservative: its kind's whole range where nothing narrower
+ * is known. false for other kinds. */
+bool range_of(const ir_func *f, int v, int64_t *lo, int64_t *hi);
+
+/* ======================================================================
  * layout.c - distributed layouts: which thread holds which element
  *
  * A layout maps each element of a block to (thread, register). BLOCKED is

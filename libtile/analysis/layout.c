@@ -514,7 +514,7 @@ typedef struct assigner {
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
 	int *uses;               /* per value id: operands naming it */
 	const ir_op **user;      /* per value id: the last op naming it */
-	const layout **want;     /* per value id: the layout operand_load chose for it, or NULL */
+	const layout **want;     /* per value id: the layout operand_load or carried_row chose for it, or NULL */
 	bool oom;
 } assigner;
 
@@ -1462,6 +1462,32 @@ static const layout *carried_pointer_layout(assigner *s, const ir_region *body, 
 	return l;
 }
 
+/* A row loaded one iteration ahead (pipeline.c's prefetch_rest) that the
+ * body only broadcasts into an op of a blocked layout L (the int4 GEMV's
+ * group scale, `w * s[:, None]` before the dot): the carried value, its
+ * first load and the body's next one take the slice of L, in which each
+ * thread loads the elements its rows need; in their own layout the row
+ * would move through shared memory, with two barriers, every iteration.
+ * NULL where not so. */
+static const layout *carried_row(assigner *s, const ir_region *body, int i, int init)
+{
+	int param = body->params[1 + i];
+	const ir_op *ex = s->uses[param] == 1 ? s->user[param] : NULL;
+	const ir_op *yield = body->nops ? body->ops[body->nops - 1] : NULL;
+	if (!ex || ex->code != IR_OP_EXPAND_DIMS || vtype(s, param).rank != 1 || !yield || i >= yield->nargs)
+		return NULL;
+	const layout *l = s->p->of[ex->results[0]];
+	int next = yield->args[i];
+	const ir_op *first = s->f->values[init].def, *again = s->f->values[next].def;
+	if (!l || l->kind != LAYOUT_BLOCKED || l->rank != 2 || !first || first->code != IR_OP_LOAD ||
+	    s->uses[init] != 1 || !again || again->code != IR_OP_LOAD || s->uses[next] != 1)
+		return NULL;
+	const layout *row = layout_slice(s->a, l, ex->axis);
+	if (!row)
+		s->oom = true;
+	return row && pointers_in(s, first, row) && pointers_in(s, again, row) ? row : NULL;
+}
+
 static void assign_op(assigner *s, const ir_op *op)
 {
 	layout_plan *p = s->p;
@@ -1483,11 +1509,17 @@ static void assign_op(assigner *s, const ir_op *op)
 		}
 		assign_region(s, body);
 		bool again = retarget(s, body->params + 1, op->args + 3, n, body);
-		for (int i = 0; i < n; i++)
-			if (!p->of[body->params[1 + i]] && vtype(s, op->args[3 + i]).rank) {
-				p->of[body->params[1 + i]] = p->of[op->args[3 + i]];
+		for (int i = 0; i < n; i++) {
+			int param = body->params[1 + i], init = op->args[3 + i];
+			const layout *row = carried_row(s, body, i, init);
+			if (row && !layout_eq(row, p->of[param])) {
+				p->of[param] = p->of[init] = s->want[body->ops[body->nops - 1]->args[i]] = row;
+				again = true;
+			} else if (!p->of[param] && vtype(s, init).rank) {
+				p->of[param] = p->of[init];
 				again = true;
 			}
+		}
 		if (again)
 			assign_region(s, body);
 		for (int i = 0; i < op->nresults; i++)
@@ -1591,7 +1623,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		l = unreplicated(s, follow_operands(s, op, rt.rank), rt);
 		break;
 	case IR_OP_LOAD: {
-		const layout *scale = scale_load(s, s->region, op);
+		const layout *scale = s->want[res] ? s->want[res] : scale_load(s, s->region, op);
 		if (scale && pointers_in(s, op, scale))
 			l = scale;
 		else

@@ -404,8 +404,12 @@ static LLVMValueRef elementwise(lw *w, const ir_op *op, ir_type rt, ir_kind ak, 
 	ir_kind k = (ir_kind)rt.kind;
 	LLVMValueRef y;
 	switch (op->code) {
-	case IR_OP_CAST:
+	case IR_OP_CAST: {
+		int64_t lo, hi;
+		if (k == IR_F16 && ir_kind_is_int(ak) && range_of(w->f, op->args[0], &lo, &hi))
+			return lw_cast_ranged(w, x[0], ak, lo, hi);
 		return lw_cast(w, x[0], ak, k);
+	}
 	case IR_OP_BITCAST:
 		return LLVMBuildBitCast(w->b, x[0], lw_ltype(w, k), "");
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM:

@@ -143,6 +143,9 @@ LLVMValueRef lw_compare(lw *w, int sub, ir_kind k, LLVMValueRef x, LLVMValueRef 
 /* NULL when the function has no lowering for kind k */
 LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x);
 LLVMValueRef lw_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
+/* An integer x of kind `from` known to lie in [lo, hi] to fp16: through
+ * its bits where the range allows (see math.c), else lw_cast. */
+LLVMValueRef lw_cast_ranged(lw *w, LLVMValueRef x, ir_kind from, int64_t lo, int64_t hi);
 
 /* fp8.c: casts to and from fp8 (an i8 of its bits), with fp32, fp16 and
  * bf16 on the other side, as Triton converts them on the target's tier */

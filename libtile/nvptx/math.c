@@ -165,6 +165,25 @@ LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x)
 	return lw_narrow(w, r, k);
 }
 
+/* fp16's values 1024 .. 2047 are the integers, one apart: 0x6400 | u is
+ * 1024 + u for u < 1024. So an integer x known to lie in [lo, lo + 1023]
+ * is (0x6400 | (x - lo)) - (1024 - lo): an integer op and an fp16
+ * subtraction, exact (a single rounding where |x| > 2048, as cvt.rn's)
+ * while 1024 - lo is an fp16 integer, where cvt.rn.f16 takes the slow
+ * conversion unit. The int4 dequantization `(w & 0xF) - 8` needs no more
+ * than the mask: LLVM folds the subtraction into x - lo. */
+LLVMValueRef lw_cast_ranged(lw *w, LLVMValueRef x, ir_kind from, int64_t lo, int64_t hi)
+{
+	if (!ir_kind_is_int(from) || hi - lo > 1023 || lo < -1024 || lo > 3072)
+		return lw_cast(w, x, from, IR_F16);
+	LLVMTypeRef xt = LLVMTypeOf(x);
+	/* x - lo wraps to u in x's own width: u < 2^bits (hi - lo fits the kind) */
+	LLVMValueRef u = LLVMBuildSub(w->b, x, LLVMConstInt(xt, (unsigned long long)lo, true), "");
+	u = LLVMBuildZExtOrBitCast(w->b, ir_kind_bits(from) > 16 ? LLVMBuildTrunc(w->b, u, w->i16, "") : u, w->i16, "");
+	LLVMValueRef h = LLVMBuildBitCast(w->b, LLVMBuildOr(w->b, u, LLVMConstInt(w->i16, 0x6400, false), ""), w->f16, "");
+	return LLVMBuildFSub(w->b, h, LLVMConstReal(w->f16, (double)(1024 - lo)), "");
+}
+
 LLVMValueRef lw_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to)
 {
 	LLVMTypeRef tt = lw_ltype(w, to);
