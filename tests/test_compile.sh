@@ -329,6 +329,17 @@ check "int4-weight GEMV: nibbles to fp16 through their bits, no integer cvt" bas
 	'$TILEC' compile $DEC -n gemv_w4_kernel -s '$W4SIG' -D BLOCK_M=16 -D BLOCK_N=64 -D BLOCK_K=128 -D GROUP=128 \
 		--arch sm_80,sm_90a -o '$T/w4' --keep-ptx '$T/w4p' &&
 	for f in '$T'/w4p/*.ptx; do ! grep -qE 'cvt.rn.f16.[su]' \$f && grep -q 'add.f16x2' \$f || exit 1; done"
+# and in the registers of B's fragments (analysis/layout.c's dequant_b):
+# each thread reads the packed bytes its fragments need from the ring and
+# the dot takes its words from the converted registers, so the K loop
+# stores nothing to shared memory (8 16-byte stores of the converted tile
+# and a barrier before) and ldmatrix reads A alone
+check "int4-weight GEMV: B's fragments from registers (32 1-byte reads, no shared stores, 8 ldmatrix for A)" bash -c "
+	for f in '$T'/w4p/*.ptx; do
+		awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop
+		[ \$(grep -c 'ld.shared.u8' \$f.loop) = 32 ] && ! grep -q 'st.shared' \$f.loop &&
+			[ \$(grep -c 'ldmatrix' \$f.loop) = 8 ] && [ \$(grep -c 'mma.sync' \$f.loop) = 16 ] || exit 1
+	done"
 check "int8-weight GEMV: under 128 registers on sm_90a" \
 	bash -c "n=\$(grep -oE 'sm_90a: [0-9]+ registers' '$T/w8.log' | grep -oE '[0-9]+ ' | head -1); [ \"\$n\" -lt 128 ]"
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"

@@ -326,6 +326,12 @@ static void test_ranges(arena *a)
 	CHECK(range_of(b.f, neg, &l, &h) && l == -13 && h == -13);
 	CHECK(range_of(b.f, w, &l, &h) && l == 0 && h == 255);
 	CHECK(!range_of(b.f, irb_1(&b, IR_OP_CAST, irb_vec(ir_scalar(IR_F16), 64), lo), &l, &h));
+	/* a DAG that doubles 40 times would take 2^40 steps walked naively:
+	 * the walk gives up early, with the kind's range */
+	int y = irb_1(&b, IR_OP_CAST, i32, lo);
+	for (int i = 0; i < 40; i++)
+		y = irb_2(&b, IR_OP_ADD, i32, y, y);
+	CHECK(range_of(b.f, y, &l, &h) && l == INT32_MIN && h == INT32_MAX);
 }
 
 int main(void)

@@ -630,6 +630,104 @@ static bool view_cast_dot(const assigner *s, const ir_op *op)
 	       axis_vector_width_dim(s->f, s->ai, copy->args[2], mask, 1);
 }
 
+/* The dequantization of packed 4-bit weights feeding a mma.sync dot's B
+ * through a transpose (`tl.dot(x, tl.trans(tl.interleave(w & 0xF, w >> 4)
+ * .to(tl.float16) * s[:, None]))`, the low nibble first): elementwise ops
+ * with constants from a ring's 8-bit tile to the two halves of an
+ * interleave, elementwise ops with constants and broadcast rows after it.
+ * Each thread then holds the elements of its B fragments (K pairs 2t,
+ * 2t + 1 and 8 on, of columns g, 8 a warp's tile apart) when the tile is
+ * read in blocked {spt [1, 1], tpw [8, 4], wpc [wn, 1]}: the interleave
+ * folds its halves into {spt [1, 2], ...} and the dot reads B's words from
+ * those registers (dot_mma.c), where a blocked layout staged the
+ * converted tile into shared memory for ldmatrix (8 16-byte stores and two
+ * barriers an iteration). Triton converts in the dot operand's layout as
+ * well. The layout of the ring's tile, NULL where not so. */
+static bool chain_step(const assigner *s, const ir_op *d, int *x)
+{
+	static const ir_opcode ok[] = {IR_OP_CAST, IR_OP_BITCAST, IR_OP_AND, IR_OP_OR, IR_OP_XOR, IR_OP_SHL, IR_OP_SHR,
+				       IR_OP_ADD, IR_OP_SUB, IR_OP_MUL};
+	bool known = false;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		known |= d->code == ok[i];
+	if (!known || d->nresults != 1)
+		return false;
+	int chain = -1;
+	for (int i = 0; i < d->nargs; i++) {
+		const ir_op *a = s->f->values[d->args[i]].def;
+		bool side = a && (a->code == IR_OP_CONST || a->code == IR_OP_SPLAT || a->code == IR_OP_BROADCAST);
+		if (!side) {
+			if (chain >= 0)
+				return false;
+			chain = d->args[i];
+		}
+	}
+	*x = chain;
+	return chain >= 0;
+}
+
+/* Whether value x comes from v through single-use chain_step ops. */
+static bool chain_from(const assigner *s, int x, int v)
+{
+	for (int n = 0; x != v && n < 16; n++) {
+		const ir_op *d = s->f->values[x].def;
+		if (!d || s->uses[x] != 1 || !chain_step(s, d, &x))
+			return false;
+	}
+	return x == v;
+}
+
+static const layout *tensor_core_layout(assigner *s, const ir_op *op, bool *wgmma);
+
+static const layout *dequant_b(assigner *s, const ir_op *load)
+{
+	int v = load->results[0];
+	ir_type vt = vtype(s, v);
+	if (s->unit != DOT_UNIT_MMA && s->unit != DOT_UNIT_WGMMA)
+		return NULL;
+	if (vt.rank != 2 || (vt.kind != IR_U8 && vt.kind != IR_I8) || s->uses[v] != 2)
+		return NULL;
+	const ir_region *r = s->region;
+	const ir_op *join = NULL;
+	for (int i = 0; i < r->nops && !join; i++) {
+		const ir_op *op = r->ops[i];
+		if (op->code == IR_OP_JOIN && op->args[0] != op->args[1] && chain_from(s, op->args[0], v) &&
+		    chain_from(s, op->args[1], v))
+			join = op;
+	}
+	int y = join ? join->results[0] : -1;
+	const ir_op *u = y >= 0 && s->uses[y] == 1 ? s->user[y] : NULL;
+	if (!u || u->code != IR_OP_RESHAPE || vtype(s, u->results[0]).rank != 2 ||
+	    vtype(s, u->results[0]).shape[1] != 2 * vt.shape[1])
+		return NULL;
+	/* forward to the transpose the dot reads as B */
+	for (int n = 0; n < 16 && u && u->code != IR_OP_PERMUTE; n++) {
+		y = u->results[0];
+		u = s->uses[y] == 1 ? s->user[y] : NULL;
+		int x;
+		if (u && u->code != IR_OP_PERMUTE && (!chain_step(s, u, &x) || x != y))
+			return NULL;
+	}
+	if (!u || u->code != IR_OP_PERMUTE || u->ints[0] != 1 || s->uses[u->results[0]] != 1)
+		return NULL;
+	const ir_op *dot = s->user[u->results[0]];
+	ir_type bt = vtype(s, u->results[0]);
+	bool wgmma;
+	if (!dot || dot->args[1] != u->results[0] || dot->args[0] == u->results[0] || (bt.kind != IR_F16 && bt.kind != IR_BF16))
+		return NULL;
+	const layout *dl = tensor_core_layout(s, dot, &wgmma);
+	if (!dl || wgmma || dl->rank != 2 || dl->warps_per_cta[0] != 1 || dl->size_per_thread[1] != 2)
+		return NULL;
+	layout *l = arena_alloc(s->a, sizeof *l);
+	if (!l) {
+		s->oom = true;
+		return NULL;
+	}
+	*l = (layout){.kind = LAYOUT_BLOCKED, .rank = 2, .size_per_thread = {1, 1}, .threads_per_warp = {8, 4},
+		      .warps_per_cta = {dl->warps_per_cta[1], 1}, .order = {1, 0}};
+	return l;
+}
+
 /* A transpose of a ring's tile (pipeline.c lets one sit between a load
  * and the dots), or of its conversion (view_cast): read in place as well
  * when only dots read it. */
@@ -1633,9 +1731,11 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	}
 	case IR_OP_LOCAL_LOAD:
-		/* read where a dot needs it (a view), else into the default layout */
+		/* read where a dot needs it (a view, or its B fragments' elements
+		 * for a dequantization), else into the default layout */
 		p->view[res] = s->view_uses[res] > 0;
-		l = by_rank(s, rt.rank);
+		if (p->view[res] || !(l = dequant_b(s, op)))
+			l = by_rank(s, rt.rank);
 		break;
 	default:
 		if (view_cast(s, op) && s->view_uses[res] > 0 && p->view[op->args[0]]) {

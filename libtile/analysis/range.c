@@ -12,7 +12,10 @@
  */
 #include "analysis/analysis.h"
 
-enum { RANGE_DEPTH = 16 };
+/* The walk gives up (its kind's range) past this depth or this many ops
+ * visited, so a query costs little whatever the kernel: the lowering asks
+ * once per element converted. */
+enum { RANGE_DEPTH = 16, RANGE_VISITS = 64 };
 
 typedef struct range {
 	int64_t lo, hi;
@@ -47,26 +50,26 @@ static int64_t floor_shift(int64_t x, int s)
 	return x >= 0 ? x >> s : -((-x + ((int64_t)1 << s) - 1) >> s);
 }
 
-static bool walk(const ir_func *f, int v, int depth, range *out);
+static bool walk(const ir_func *f, int v, int depth, int *visits, range *out);
 
 /* The constant scalar or splat value v, if it is one. */
-static bool constant(const ir_func *f, int v, int64_t *c)
+static bool constant(const ir_func *f, int v, int *visits, int64_t *c)
 {
 	range r;
-	if (!walk(f, v, RANGE_DEPTH - 2, &r) || r.lo != r.hi)
+	if (!walk(f, v, RANGE_DEPTH - 2, visits, &r) || r.lo != r.hi)
 		return false;
 	*c = r.lo;
 	return true;
 }
 
-static bool walk(const ir_func *f, int v, int depth, range *out)
+static bool walk(const ir_func *f, int v, int depth, int *visits, range *out)
 {
 	const ir_value *val = &f->values[v];
 	ir_kind k = (ir_kind)val->type.kind;
 	const ir_op *op = val->def;
 	if (!kind_range(k, out))
 		return false;
-	if (!op || depth >= RANGE_DEPTH)
+	if (!op || depth >= RANGE_DEPTH || ++*visits > RANGE_VISITS)
 		return true;
 	range a, b;
 	int64_t c;
@@ -75,33 +78,33 @@ static bool walk(const ir_func *f, int v, int depth, range *out)
 		return within(k, (range){op->ival, op->ival}, out);
 	case IR_OP_SPLAT: case IR_OP_BROADCAST: case IR_OP_EXPAND_DIMS: case IR_OP_RESHAPE: case IR_OP_PERMUTE:
 	case IR_OP_FLIP: case IR_OP_HINT:
-		return walk(f, op->args[0], depth + 1, out);
+		return walk(f, op->args[0], depth + 1, visits, out);
 	case IR_OP_JOIN: case IR_OP_CAT: case IR_OP_SELECT: {
 		int i = op->code == IR_OP_SELECT;
-		if (walk(f, op->args[i], depth + 1, &a) && walk(f, op->args[i + 1], depth + 1, &b))
+		if (walk(f, op->args[i], depth + 1, visits, &a) && walk(f, op->args[i + 1], depth + 1, visits, &b))
 			*out = (range){a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
 		return true;
 	}
 	case IR_OP_CAST:
-		if (walk(f, op->args[0], depth + 1, &a))
+		if (walk(f, op->args[0], depth + 1, visits, &a))
 			return within(k, a, out);
 		return true;
 	case IR_OP_AND: /* an operand that is not negative bounds the result */
 		for (int i = 0; i < 2; i++)
-			if (walk(f, op->args[i], depth + 1, &a) && a.lo >= 0)
+			if (walk(f, op->args[i], depth + 1, visits, &a) && a.lo >= 0)
 				*out = (range){0, a.hi < out->hi ? a.hi : out->hi};
 		return true;
 	case IR_OP_SHR:
-		if (constant(f, op->args[1], &c) && c >= 0 && c < ir_kind_bits(k) && walk(f, op->args[0], depth + 1, &a))
+		if (constant(f, op->args[1], visits, &c) && c >= 0 && c < ir_kind_bits(k) && walk(f, op->args[0], depth + 1, visits, &a))
 			*out = (range){floor_shift(a.lo, (int)c), floor_shift(a.hi, (int)c)};
 		return true;
 	case IR_OP_REM: /* C's remainder by a positive constant: the dividend's sign, under c */
-		if (constant(f, op->args[1], &c) && c > 0 && walk(f, op->args[0], depth + 1, &a))
+		if (constant(f, op->args[1], visits, &c) && c > 0 && walk(f, op->args[0], depth + 1, visits, &a))
 			*out = (range){a.lo >= 0 ? 0 : (a.lo > -(c - 1) ? a.lo : -(c - 1)),
 				       a.hi <= 0 ? 0 : (a.hi < c - 1 ? a.hi : c - 1)};
 		return true;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_MIN: case IR_OP_MAX: {
-		if (!walk(f, op->args[0], depth + 1, &a) || !walk(f, op->args[1], depth + 1, &b))
+		if (!walk(f, op->args[0], depth + 1, visits, &a) || !walk(f, op->args[1], depth + 1, visits, &b))
 			return true;
 		range r;
 		if (op->code == IR_OP_ADD) {
@@ -133,7 +136,8 @@ static bool walk(const ir_func *f, int v, int depth, range *out)
 bool range_of(const ir_func *f, int v, int64_t *lo, int64_t *hi)
 {
 	range r;
-	if (!walk(f, v, 0, &r))
+	int visits = 0;
+	if (!walk(f, v, 0, &visits, &r))
 		return false;
 	*lo = r.lo;
 	*hi = r.hi;

@@ -299,6 +299,23 @@ void lw_stage_operand(lw *w, const lval *x, ir_type t, bool flip, const smem_lay
 	lw_stage_tile(w, x, t, &src, base);
 }
 
+/* Whether B^T's registers (x, [N, K] of 16-bit elements) hold each
+ * thread's B fragments: blocked {spt [1, 2], tpw [8, 4], wpc [wn, 1]},
+ * order [1, 0], the accumulator's wn warps along N and none along M, so
+ * that lane l holds columns l / 4 of each of its warp's 8-column tiles
+ * (N rep j: tile j) and K pairs 2 (l % 4) and 8 on (K rep 2 ks + q: word
+ * q of K step ks). analysis/layout.c's dequant_b lays a dequantization out
+ * so. */
+static bool b_fragment_regs(const layout *l, ir_type xt, const layout_map *mc, const mma_kind *mk)
+{
+	const layout *c = mc->blocked;
+	return l && l->kind == LAYOUT_BLOCKED && !l->mma && l->rank == 2 && xt.rank == 2 && mk->eb == 2 && !mk->tf32 &&
+	       l->size_per_thread[0] == 1 && l->size_per_thread[1] == 2 && l->threads_per_warp[0] == 8 &&
+	       l->threads_per_warp[1] == 4 && l->warps_per_cta[0] == c->warps_per_cta[1] && l->warps_per_cta[1] == 1 &&
+	       c->warps_per_cta[0] == 1 && c->size_per_thread[1] == 2 && l->order[0] == 1 &&
+	       xt.shape[0] == mc->shape[1] && xt.shape[1] % 16 == 0;
+}
+
 /* The operand `which` (0: A, 1: B) of a tensor-core dot: its ring tile
  * when it is a view, A's chained registers when they sit in the
  * accumulator's warps, else its registers staged into scratch at byte
@@ -340,6 +357,15 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	bool flip;
 	if (!lw_operand_regs(w, v, &x, &xt, &flip))
 		return false;
+	if (which == 1 && flip && b_fragment_regs(x.l, xt, mc, mk)) {
+		lval *keep = arena_alloc(w->a, sizeof *keep);
+		if (!keep)
+			return lw_oom(w);
+		*keep = x;
+		o->regs = keep;
+		o->regm = lw_map_of(x.l, xt);
+		return true;
+	}
 	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
 	if (!sl)
 		return lw_oom(w);
@@ -387,6 +413,15 @@ void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row,
 static void mma_b(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef col0, LLVMValueRef col1, int j,
 		  int ks, int nks, LLVMValueRef *b)
 {
+	if (o->regs) { /* B^T's registers in b_fragment_regs's layout: tile j's columns are N rep j */
+		for (int h = 0; h < (col1 ? 2 : 1); h++)
+			for (int q = 0; q < 2; q++) {
+				int32_t i0[2] = {j + h, 2 * (2 * ks + q)}, i1[2] = {j + h, 2 * (2 * ks + q) + 1};
+				b[2 * h + q] = pack2(w, o->regs->r[layout_reg_join(&o->regm, i0)],
+						     o->regs->r[layout_reg_join(&o->regm, i1)]);
+			}
+		return;
+	}
 	if (o->cache) {
 		for (int h = 0; h < (col1 ? 2 : 1); h++)
 			memcpy(&b[2 * h], &o->cache[((size_t)(j + h) * nks + ks) * 2], sizeof(LLVMValueRef) * 2);

@@ -1635,6 +1635,14 @@ CASES += [
          3, DEC_TOL),
     case("decode_gemv_w4", DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, GROUP=128), "cdiv(N, BLOCK_N)",
          [{"M": 1, "N": 64, "K": 128}, {"M": 9, "N": 192, "K": 512}], 3, DEC_TOL),
+    # B's fragments converted in registers (analysis/layout.c's dequant_b)
+    # over 8 warps along N, and with two 16-row tiles of A
+    case("decode_gemv_w4_w8", DEC, "gemv_w4_kernel", _W4_PARAMS,
+         dict(_GEMV_CX, BLOCK_N=128, GROUP=128), "cdiv(N, BLOCK_N)",
+         [{"M": 3, "N": 128, "K": 256}, {"M": 16, "N": 384, "K": 640}], 3, DEC_TOL, num_warps=8),
+    case("decode_gemv_w4_m32", DEC, "gemv_w4_kernel", _W4_PARAMS,
+         dict(_GEMV_CX, BLOCK_M=32, GROUP=128), "cdiv(N, BLOCK_N)",
+         [{"M": 29, "N": 192, "K": 384}], 3, DEC_TOL),
     case("decode_gemv_rows", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 1024},
          "cdiv(N, BLOCK_N)", [{"M": 1, "N": 100, "K": 1000}, {"M": 3, "N": 129, "K": 640}], 3, DEC_TOL,
          num_warps=8),
