@@ -402,10 +402,13 @@ CASES += [
         extra={"COLS": 7}),
     _ew("k_lcg_hash", K + "int_ops.py", "lcg_hash_kernel",
         [_n("i32", init="randint:-2000000000:2000000000"), _n("i32", "out"), N_]),
+    # sums of 4097 normal values in another order than Triton's: partial
+    # sums near 100 round at 8e-6, so results a few of those apart are both
+    # right (1e-5 failed one row of 300 once the inputs' seed moved)
     case("k_row_sum_loop", K + "loops.py", "row_sum_loop_kernel",
          [T("in", "fp32", ["M", "N"]), T("out", "fp32", ["M"]), S("i32", "N"), S("i32", "N")],
          {"BLOCK": 256}, "M", [{"M": 1, "N": 1}, {"M": 37, "N": 1000}, {"M": 300, "N": 4097}], 2,
-         tol(1e-5, 1e-5), grid_in_blob=False),
+         tol(1e-4, 1e-5), grid_in_blob=False),
     _ew("k_grid_stride", K + "loops.py", "grid_stride_kernel", [_n("fp32"), _n("fp32", "out"), N_],
         grid="min(cdiv(n, BLOCK), 264)"),
     _ew("k_poly", K + "loops.py", "poly_kernel",
