@@ -340,6 +340,12 @@ check "int4-weight GEMV: B's fragments from registers (32 1-byte reads, no share
 		[ \$(grep -c 'ld.shared.u8' \$f.loop) = 32 ] && ! grep -q 'st.shared' \$f.loop &&
 			[ \$(grep -c 'ldmatrix' \$f.loop) = 8 ] && [ \$(grep -c 'mma.sync' \$f.loop) = 16 ] || exit 1
 	done"
+# where B's fragments are not one warp's alone (64 rows: warps along M as
+# well on sm_80, wgmma on sm_90a) the converted tile is staged as before
+check "int4-weight GEMV, 64 rows: compiles, wgmma on sm_90a" bash -c "
+	'$TILEC' compile $DEC -n gemv_w4_kernel -s '$W4SIG' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=128 -D GROUP=128 \
+		--arch sm_80,sm_90a -o '$T/w64' --keep-ptx '$T/w64p' && grep -q 'wgmma.mma_async' '$T/w64p/w64.sm_90a.ptx' &&
+	grep -q 'mma.sync' '$T/w64p/w64.compute_80.ptx'"
 check "int8-weight GEMV: under 128 registers on sm_90a" \
 	bash -c "n=\$(grep -oE 'sm_90a: [0-9]+ registers' '$T/w8.log' | grep -oE '[0-9]+ ' | head -1); [ \"\$n\" -lt 128 ]"
 check "fp16 matmul: no local memory" bash -c "! grep -q '\.local' '$T/mm.compute_80.ptx'"
