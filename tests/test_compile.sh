@@ -337,7 +337,7 @@ check "int4-weight GEMV: nibbles to fp16 through their bits, no integer cvt" bas
 check "int4-weight GEMV: B's fragments from registers (32 1-byte reads, no shared stores, 8 ldmatrix for A)" bash -c "
 	for f in '$T'/w4p/*.ptx; do
 		awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop
-		[ \$(grep -c 'ld.shared.u8' \$f.loop) = 32 ] && ! grep -q 'st.shared' \$f.loop &&
+		[ \$(grep -cE 'ld.shared.[ub]8' \$f.loop) = 32 ] && ! grep -q 'st.shared' \$f.loop &&
 			[ \$(grep -c 'ldmatrix' \$f.loop) = 8 ] && [ \$(grep -c 'mma.sync' \$f.loop) = 16 ] || exit 1
 	done"
 # where B's fragments are not one warp's alone (64 rows: warps along M as
