@@ -645,12 +645,14 @@ static bool view_cast_dot(const assigner *s, const ir_op *op)
  * well. The layout of the ring's tile, NULL where not so. */
 static bool chain_step(const assigner *s, const ir_op *d, int *x)
 {
-	static const ir_opcode ok[] = {IR_OP_CAST, IR_OP_BITCAST, IR_OP_AND, IR_OP_OR, IR_OP_XOR, IR_OP_SHL, IR_OP_SHR,
-				       IR_OP_ADD, IR_OP_SUB, IR_OP_MUL};
-	bool known = false;
-	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-		known |= d->code == ok[i];
-	if (!known || d->nresults != 1)
+	switch (d->code) {
+	case IR_OP_CAST: case IR_OP_BITCAST: case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_SHL:
+	case IR_OP_SHR: case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
+		break;
+	default:
+		return false;
+	}
+	if (d->nresults != 1)
 		return false;
 	int chain = -1;
 	for (int i = 0; i < d->nargs; i++) {
@@ -683,8 +685,6 @@ static const layout *dequant_b(assigner *s, const ir_op *load)
 {
 	int v = load->results[0];
 	ir_type vt = vtype(s, v);
-	if (s->unit != DOT_UNIT_MMA && s->unit != DOT_UNIT_WGMMA)
-		return NULL;
 	if (vt.rank != 2 || (vt.kind != IR_U8 && vt.kind != IR_I8) || s->uses[v] != 2)
 		return NULL;
 	const ir_region *r = s->region;

@@ -45,6 +45,16 @@ static bool within(ir_kind k, range r, range *out)
 	return true;
 }
 
+static int64_t min64(int64_t x, int64_t y)
+{
+	return x < y ? x : y;
+}
+
+static int64_t max64(int64_t x, int64_t y)
+{
+	return x > y ? x : y;
+}
+
 static int64_t floor_shift(int64_t x, int s)
 {
 	return x >= 0 ? x >> s : -((-x + ((int64_t)1 << s) - 1) >> s);
@@ -82,7 +92,7 @@ static bool walk(const ir_func *f, int v, int depth, int *visits, range *out)
 	case IR_OP_JOIN: case IR_OP_CAT: case IR_OP_SELECT: {
 		int i = op->code == IR_OP_SELECT;
 		if (walk(f, op->args[i], depth + 1, visits, &a) && walk(f, op->args[i + 1], depth + 1, visits, &b))
-			*out = (range){a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+			*out = (range){min64(a.lo, b.lo), max64(a.hi, b.hi)};
 		return true;
 	}
 	case IR_OP_CAST:
@@ -92,7 +102,7 @@ static bool walk(const ir_func *f, int v, int depth, int *visits, range *out)
 	case IR_OP_AND: /* an operand that is not negative bounds the result */
 		for (int i = 0; i < 2; i++)
 			if (walk(f, op->args[i], depth + 1, visits, &a) && a.lo >= 0)
-				*out = (range){0, a.hi < out->hi ? a.hi : out->hi};
+				*out = (range){0, min64(a.hi, out->hi)};
 		return true;
 	case IR_OP_SHR:
 		if (constant(f, op->args[1], visits, &c) && c >= 0 && c < ir_kind_bits(k) && walk(f, op->args[0], depth + 1, visits, &a))
@@ -100,8 +110,7 @@ static bool walk(const ir_func *f, int v, int depth, int *visits, range *out)
 		return true;
 	case IR_OP_REM: /* C's remainder by a positive constant: the dividend's sign, under c */
 		if (constant(f, op->args[1], visits, &c) && c > 0 && walk(f, op->args[0], depth + 1, visits, &a))
-			*out = (range){a.lo >= 0 ? 0 : (a.lo > -(c - 1) ? a.lo : -(c - 1)),
-				       a.hi <= 0 ? 0 : (a.hi < c - 1 ? a.hi : c - 1)};
+			*out = (range){min64(0, max64(a.lo, -(c - 1))), max64(0, min64(a.hi, c - 1))};
 		return true;
 	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_MIN: case IR_OP_MAX: {
 		if (!walk(f, op->args[0], depth + 1, visits, &a) || !walk(f, op->args[1], depth + 1, visits, &b))
@@ -112,19 +121,17 @@ static bool walk(const ir_func *f, int v, int depth, int *visits, range *out)
 		} else if (op->code == IR_OP_SUB) {
 			r = (range){a.lo - b.hi, a.hi - b.lo};
 		} else if (op->code == IR_OP_MIN) {
-			r = (range){a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi};
+			r = (range){min64(a.lo, b.lo), min64(a.hi, b.hi)};
 		} else if (op->code == IR_OP_MAX) {
-			r = (range){a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+			r = (range){max64(a.lo, b.lo), max64(a.hi, b.hi)};
 		} else {
 			int64_t big = (int64_t)1 << 31; /* the products fit */
 			if (a.lo < -big || a.hi > big || b.lo < -big || b.hi > big)
 				return true;
 			int64_t p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
 			r = (range){p[0], p[0]};
-			for (int i = 1; i < 4; i++) {
-				r.lo = p[i] < r.lo ? p[i] : r.lo;
-				r.hi = p[i] > r.hi ? p[i] : r.hi;
-			}
+			for (int i = 1; i < 4; i++)
+				r = (range){min64(r.lo, p[i]), max64(r.hi, p[i])};
 		}
 		return within(k, r, out);
 	}

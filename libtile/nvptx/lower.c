@@ -406,7 +406,7 @@ static LLVMValueRef elementwise(lw *w, const ir_op *op, ir_type rt, ir_kind ak, 
 	switch (op->code) {
 	case IR_OP_CAST: {
 		int64_t lo, hi;
-		if (k == IR_F16 && ir_kind_is_int(ak) && range_of(w->f, op->args[0], &lo, &hi))
+		if (k == IR_F16 && range_of(w->f, op->args[0], &lo, &hi)) /* integers of 32 bits or fewer */
 			return lw_cast_ranged(w, x[0], ak, lo, hi);
 		return lw_cast(w, x[0], ak, k);
 	}

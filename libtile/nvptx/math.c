@@ -179,7 +179,7 @@ LLVMValueRef lw_cast_ranged(lw *w, LLVMValueRef x, ir_kind from, int64_t lo, int
 	LLVMTypeRef xt = LLVMTypeOf(x);
 	/* x - lo wraps to u in x's own width: u < 2^bits (hi - lo fits the kind) */
 	LLVMValueRef u = LLVMBuildSub(w->b, x, LLVMConstInt(xt, (unsigned long long)lo, true), "");
-	u = LLVMBuildZExtOrBitCast(w->b, ir_kind_bits(from) > 16 ? LLVMBuildTrunc(w->b, u, w->i16, "") : u, w->i16, "");
+	u = LLVMBuildIntCast2(w->b, u, w->i16, false, "");
 	LLVMValueRef h = LLVMBuildBitCast(w->b, LLVMBuildOr(w->b, u, LLVMConstInt(w->i16, 0x6400, false), ""), w->f16, "");
 	return LLVMBuildFSub(w->b, h, LLVMConstReal(w->f16, (double)(1024 - lo)), "");
 }
