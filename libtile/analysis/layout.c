@@ -1374,8 +1374,21 @@ static void assign_ring(assigner *s, int ring)
 	for (int d = 0; copy && d < 2; d++)
 		w[d] = axis_vector_width_dim(s->f, s->ai, copy->args[2],
 					     copy->flags & IR_FLAG_HAS_MASK ? copy->args[3] : -1, d);
-	bool transposed = w[0] > w[1];
+	/* stored along the dim of wider copies, or where both copy a piece at
+	 * a time, of longer runs */
+	bool transposed = w[0] > w[1] ||
+			  (copy && w[0] == w[1] && s->ai[copy->args[2]].contiguity[0] > s->ai[copy->args[2]].contiguity[1]);
 	int vec = w[transposed ? 0 : 1];
+	/* pieces under 4 bytes are copied one by one: a thread takes up to 16
+	 * bytes of a contiguous run, addressed from the run's first element
+	 * (lw_emit_async_copy), so it keeps one pointer a run, not one an
+	 * element (4095^3 fp16 matmul: 255 registers and KBs of spills) */
+	int bytes = ir_kind_bytes((ir_kind)rt.pointee);
+	if (copy && vec * bytes < 4) {
+		int64_t c = s->ai[copy->args[2]].contiguity[transposed ? 0 : 1];
+		while (vec * 2 <= c && vec * 2 * bytes <= 16)
+			vec *= 2;
+	}
 	int64_t per_thread = (int64_t)tile[0] * tile[1] / (32 * (s->f->num_warps > 0 ? s->f->num_warps : 1));
 	if (vec > per_thread)
 		vec = per_thread > 1 ? (int)per_thread : 1;

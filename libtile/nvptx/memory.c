@@ -116,12 +116,18 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 	return !a ? b : !b ? a : LLVMBuildAnd(w->b, a, b, "");
 }
 
-void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
+void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
 		    LLVMValueRef *elems)
 {
 	LLVMTypeRef st = lw_stype(w, k);
 	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
+	LLVMValueRef ptr = at.ptr;
+	int off = at.off;
+	if (!pred && at.index)
+		pred = LLVMConstInt(w->i1, 1, false);
 	if (!pred) {
+		if (off)
+			ptr = LLVMBuildGEP2(w->b, w->i8, ptr, (LLVMValueRef[]){lw_ci32(w, off)}, 1, "");
 		LLVMTypeRef vt = vec > 1 ? LLVMVectorType(st, (unsigned)vec) : st;
 		LLVMValueRef x = LLVMBuildLoad2(w->b, vt, ptr, "");
 		LLVMSetAlignment(x, (unsigned)(vec * eb));
@@ -135,17 +141,24 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 	 * inputs), as Triton's loads do, and the predicate dies at the load
 	 * (lw_emit_load says when). Unset, they are live from the kernel's
 	 * entry for ptxas. */
-	LLVMValueRef words[4] = {0}, args[2 + 4];
+	LLVMValueRef words[4] = {0}, args[3 + 4];
 	int nargs = 2;
 	args[0] = ptr;
 	args[1] = pred;
+	if (at.index)
+		args[nargs++] = at.index;
 	if (fill)
 		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, words);
 	char text[384], cons[128];
 	int pos = 0, cp = 0;
 	for (int i = 0; i < vs.nw; i++)
 		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, fill ? "=&%s," : "=%s,", vs.cons);
-	cp += snprintf(cons + cp, sizeof cons - (size_t)cp, "l,b");
+	cp += snprintf(cons + cp, sizeof cons - (size_t)cp, at.index ? "l,b,r" : "l,b");
+	/* an index is scaled and added in the asm itself, where LLVM cannot
+	 * turn the sums back into a pointer an element (lw_address) */
+	if (at.index)
+		pos += snprintf(text + pos, sizeof text - (size_t)pos, "{ .reg .b64 ta; mad.wide.s32 ta, $%d, %d, $%d; ",
+				vs.nw + 2, eb, vs.nw);
 	for (int i = 0; i < vs.nw && fill; i++) {
 		const char *mov = vs.ptx[1] == '8' ? "b16" : vs.ptx;
 		if (LLVMIsAConstantInt(words[i])) {
@@ -160,7 +173,11 @@ void lw_load_vector(lw *w, LLVMValueRef ptr, LLVMValueRef pred, int vec, ir_kind
 	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
 	for (int i = 0; i < vs.nw; i++)
 		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
-	snprintf(text + pos, sizeof text - (size_t)pos, "}, [$%d];", vs.nw);
+	/* an offset in the address itself: LLVM would give each one a register */
+	if (at.index)
+		snprintf(text + pos, sizeof text - (size_t)pos, off ? "}, [ta+%d]; }" : "}, [ta]; }", off);
+	else
+		snprintf(text + pos, sizeof text - (size_t)pos, off ? "}, [$%d+%d];" : "}, [$%d];", vs.nw, off);
 	LLVMTypeRef ret;
 	if (vs.nw == 1) {
 		ret = vs.word;
@@ -263,7 +280,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		 * first, and real kernels sum such rows */
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
-		lw_load_vector(w, a[0].r[r], has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
+		lw_load_vector(w, (lw_address){a[0].r[r], NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
 		for (int i = 0; i < vec && has_mask && !set_first; i++)
 			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
 		for (int i = 0; i < vec; i++)

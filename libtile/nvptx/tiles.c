@@ -9,8 +9,10 @@
  * pipelined loop (and popped by LOCAL_DEALLOC after it); ASYNC_COPY fills
  * tile `slot` with cp.async of 16 bytes (.cg) or 4 and 8 (.ca) per group
  * of registers, zero-filling where the mask is off through the ignore-src
- * predicate; elements not contiguous in memory are loaded and stored at
- * once instead. LOCAL_LOAD leaves a tile in place for the tensor-core dots that
+ * predicate; pieces under 4 bytes are loaded and stored at once instead,
+ * addressed so that the loop keeps no pointer an element (a run from its
+ * first element, a carried block from its first element and invariant
+ * offsets: carried_offsets). LOCAL_LOAD leaves a tile in place for the tensor-core dots that
  * read it (a view: dot_mma.c reads its fragments with ldmatrix) or loads
  * it into registers for any other use.
  */
@@ -171,6 +173,66 @@ static LLVMValueRef ring_tile(lw *w, int ring, LLVMValueRef slot)
 	return LLVMBuildAdd(w->b, off, lw_ci32(w, w->ring_at[ring]), "");
 }
 
+/* The FOR op whose body has parameter v, its index in *k; NULL if none. */
+static const ir_op *loop_of_param(const ir_region *r, int v, int *k)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int g = 0; g < op->nregions; g++) {
+			const ir_region *b = &op->regions[g];
+			for (int p = 0; op->code == IR_OP_FOR && p < b->nparams; p++)
+				if (b->params[p] == v) {
+					*k = p;
+					return op;
+				}
+			const ir_op *in = loop_of_param(b, v, k);
+			if (in)
+				return in;
+		}
+	}
+	return NULL;
+}
+
+/* A block whose elements are all equal: a splat, a constant, or one
+ * broadcast from such a block. */
+static bool uniform_block(const ir_func *f, int v)
+{
+	const ir_op *d = f->values[v].def;
+	while (d && (d->code == IR_OP_BROADCAST || d->code == IR_OP_EXPAND_DIMS))
+		d = f->values[d->args[0]].def;
+	return d && (d->code == IR_OP_SPLAT || d->code == IR_OP_CONST);
+}
+
+/* The i32 offsets of a loop-carried pointer block that starts as a
+ * scalar pointer plus those offsets and only ever moves by uniform
+ * amounts, before and in the loop; -1 where it is not one. Each element
+ * is then the block's first plus the difference of their offsets. */
+static int carried_offsets(const ir_func *f, int ptr)
+{
+	int k;
+	const ir_op *loop = loop_of_param(&f->body, ptr, &k);
+	if (!loop || k == 0)
+		return -1;
+	const ir_region *body = &loop->regions[0];
+	const ir_op *yield = body->nops ? body->ops[body->nops - 1] : NULL;
+	const ir_op *next = yield && k - 1 < yield->nargs ? f->values[yield->args[k - 1]].def : NULL;
+	if (!next || next->code != IR_OP_PTR_ADD || next->args[0] != ptr || !uniform_block(f, next->args[1]))
+		return -1;
+	int v = loop->args[3 + k - 1];
+	for (int depth = 0; depth < 64; depth++) {
+		const ir_op *d = f->values[v].def;
+		if (!d || d->code != IR_OP_PTR_ADD)
+			return -1;
+		const ir_op *b = f->values[d->args[0]].def;
+		if (b && b->code == IR_OP_SPLAT)
+			return f->values[d->args[1]].type.kind == IR_I32 ? d->args[1] : -1;
+		if (!uniform_block(f, d->args[1]))
+			return -1;
+		v = d->args[0];
+	}
+	return -1;
+}
+
 /* cp.async of 4, 8 or 16 bytes per register group, zero-filling where the
  * mask is off (source size 0); narrower accesses (elements that are not
  * contiguous in memory) load and store at once instead. */
@@ -195,6 +257,32 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 	if (vec > contig)
 		vec = contig;
 	int bytes = vec * sl->elem_bytes;
+	/* narrow pieces of one contiguous run are addressed from the run's
+	 * first element: the other pointers die, and a loop carries one a run
+	 * instead of one an element */
+	int run = 1;
+	if (bytes < 4) {
+		int64_t c = w->ai[op->args[2]].contiguity[cd];
+		while (run * 2 <= contig && run * 2 <= c)
+			run *= 2;
+	}
+	/* and where the block is carried as carried_offsets says, from its
+	 * first element and invariant offsets: one pointer a loop carries */
+	int offs = bytes < 4 ? carried_offsets(w->f, op->args[2]) : -1;
+	lval ov = {0};
+	LLVMValueRef origin = NULL;
+	if (offs >= 0 && !w->p->remat[offs]) {
+		layout_map mo = w->v[offs].r ? lw_map_of(w->v[offs].l, lw_vtype(w, offs)) : (layout_map){0};
+		if (!w->v[offs].r || !layout_map_eq(&mo, &m))
+			offs = -1; /* not in the copy's layout: moving it would cost more */
+	}
+	if (offs >= 0) {
+		if (!lw_get(w, offs, cl, &ov))
+			return false;
+		LLVMValueRef o = LLVMBuildSExt(w->b, ov.r[0], w->i64, "");
+		o = LLVMBuildNeg(w->b, LLVMBuildMul(w->b, o, LLVMConstInt(w->i64, (unsigned)sl->elem_bytes, false), ""), "");
+		origin = LLVMBuildGEP2(w->b, w->i8, ptr.r[0], &o, 1, "");
+	}
 	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
 	LLVMValueRef own = lw_owner(w, &m);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
@@ -214,7 +302,10 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 			continue;
 		}
 		LLVMValueRef elems[16] = {0};
-		lw_load_vector(w, ptr.r[r], has_mask ? mask.r[r] : NULL, vec, k, NULL, elems);
+		lw_address at = {ptr.r[r - r % run], NULL, r % run * sl->elem_bytes};
+		if (origin)
+			at = (lw_address){origin, ov.r[r - r % run], r % run * sl->elem_bytes};
+		lw_load_vector(w, at, has_mask ? mask.r[r] : NULL, vec, k, NULL, elems);
 		for (int i = 0; i < vec; i++) {
 			LLVMValueRef x = elems[i];
 			if (has_mask)

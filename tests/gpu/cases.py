@@ -1660,6 +1660,24 @@ CASES += [
          "SEQS, BPS", [{"P": 12, "SEQS": 3, "BPS": 4}], 3, grid_in_blob=False),
 ]
 
+# sizes no hint divides (odd strides): the rings copy 2-byte pieces, a
+# thread a run of them from its first element, the loop carrying one
+# pointer a run (A) or the block's first element and invariant offsets (B);
+# B stored N x K is copied along K (the dim of longer runs)
+ODD_MM = [{"M": 333, "N": 257, "K": 1001}, {"M": 129, "N": 95, "K": 77}]
+_MM_BT_STRIDES = [S("i32", "K"), S("i32", "1"), S("i32", "1"), S("i32", "K"), S("i32", "N"), S("i32", "1")]
+CASES += [
+    case("p_matmul_f16_odd" + sfx, K + "matmul.py", "matmul_kernel", MM_PARAMS + MM_SIZES_PARAMS + MM_STRIDES,
+         _mm_cx(128, 128, 64), MM_GRID, ODD_MM, 3, MM_F16_TOL, num_stages=4, **kw)
+    for sfx, kw in (("", {}), ("_sm80", {"arch": "compute_80"}))
+] + [
+    case("p_matmul_f16_bt_odd" + sfx, K + "matmul.py", "matmul_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["N", "K"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + _MM_BT_STRIDES, _mm_cx(128, 128, 64), MM_GRID, ODD_MM, 3, MM_F16_TOL, num_stages=4,
+         **kw)
+    for sfx, kw in (("", {}), ("_sm80", {"arch": "compute_80"}))
+]
+
 DEC4096 = [dict(N=4096, K=4096, M=m) for m in (1, 8, 16)]
 BENCH += [
     case("bench_decode_gemv_f16_m%d" % s["M"], DEC, "gemv_kernel", _gemv_params("fp16"), _GEMV_CX,
