@@ -157,11 +157,12 @@ LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
  * undefined with fill NULL */
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_store(lw *w, const ir_op *op);
-/* Where a load reads: ptr, plus index (an i32, sign-extended and scaled by
- * the element's bytes; NULL for none) and off bytes. */
+/* Where a load reads: ptr, plus index (an i32, with index2 added when not
+ * NULL, the i32 sum sign-extended and scaled by the element's bytes; NULL
+ * for none) and off bytes. */
 typedef struct lw_address {
 	LLVMValueRef ptr;
-	LLVMValueRef index;
+	LLVMValueRef index, index2;
 	int off;
 } lw_address;
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,

@@ -147,16 +147,22 @@ void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k,
 	args[1] = pred;
 	if (at.index)
 		args[nargs++] = at.index;
+	if (at.index && at.index2)
+		args[nargs++] = at.index2;
 	if (fill)
 		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, words);
 	char text[384], cons[128];
 	int pos = 0, cp = 0;
 	for (int i = 0; i < vs.nw; i++)
 		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, fill ? "=&%s," : "=%s,", vs.cons);
-	cp += snprintf(cons + cp, sizeof cons - (size_t)cp, at.index ? "l,b,r" : "l,b");
-	/* an index is scaled and added in the asm itself, where LLVM cannot
-	 * turn the sums back into a pointer an element (lw_address) */
-	if (at.index)
+	cp += snprintf(cons + cp, sizeof cons - (size_t)cp, !at.index ? "l,b" : at.index2 ? "l,b,r,r" : "l,b,r");
+	/* an index is summed, scaled and added in the asm itself, where LLVM
+	 * cannot turn the sums back into a pointer an element (lw_address) */
+	if (at.index && at.index2)
+		pos += snprintf(text + pos, sizeof text - (size_t)pos,
+				"{ .reg .b64 ta; .reg .b32 ti; add.s32 ti, $%d, $%d; mad.wide.s32 ta, ti, %d, $%d; ", vs.nw + 2,
+				vs.nw + 3, eb, vs.nw);
+	else if (at.index)
 		pos += snprintf(text + pos, sizeof text - (size_t)pos, "{ .reg .b64 ta; mad.wide.s32 ta, $%d, %d, $%d; ",
 				vs.nw + 2, eb, vs.nw);
 	for (int i = 0; i < vs.nw && fill; i++) {
@@ -280,7 +286,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		 * first, and real kernels sum such rows */
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
-		lw_load_vector(w, (lw_address){a[0].r[r], NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
+		lw_load_vector(w, (lw_address){a[0].r[r], NULL, NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
 		for (int i = 0; i < vec && has_mask && !set_first; i++)
 			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
 		for (int i = 0; i < vec; i++)

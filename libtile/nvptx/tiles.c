@@ -233,6 +233,17 @@ static int carried_offsets(const ir_func *f, int ptr)
 	return -1;
 }
 
+/* Whether value v is computed again in any layout, or held in m's. */
+static bool in_copy_layout(lw *w, int v, const layout_map *m)
+{
+	if (w->p->remat[v])
+		return true;
+	if (!w->v[v].r)
+		return false;
+	layout_map mv = lw_map_of(w->v[v].l, lw_vtype(w, v));
+	return layout_map_eq(&mv, m);
+}
+
 /* cp.async of 4, 8 or 16 bytes per register group, zero-filling where the
  * mask is off (source size 0); narrower accesses (elements that are not
  * contiguous in memory) load and store at once instead. */
@@ -271,11 +282,21 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 	int offs = bytes < 4 ? carried_offsets(w->f, op->args[2]) : -1;
 	lval ov = {0};
 	LLVMValueRef origin = NULL;
-	if (offs >= 0 && !w->p->remat[offs]) {
-		layout_map mo = w->v[offs].r ? lw_map_of(w->v[offs].l, lw_vtype(w, offs)) : (layout_map){0};
-		if (!w->v[offs].r || !layout_map_eq(&mo, &m))
-			offs = -1; /* not in the copy's layout: moving it would cost more */
+	if (offs >= 0 && !in_copy_layout(w, offs, &m))
+		offs = -1; /* moving it into the copy's layout would cost more */
+	/* offsets that are a row plus a column (`rows[:, None] * stride +
+	 * cols[None, :]`) are kept as those parts, summed at each access: a
+	 * thread holds its rows and its columns, not their products */
+	const ir_op *sum = offs >= 0 ? w->f->values[offs].def : NULL;
+	lval part[2] = {{0}, {0}};
+	bool parts = sum && sum->code == IR_OP_ADD && lw_vtype(w, offs).rank == 2;
+	for (int i = 0; parts && i < 2; i++) {
+		const ir_op *b = w->f->values[sum->args[i]].def;
+		parts = b && b->code == IR_OP_BROADCAST && in_copy_layout(w, sum->args[i], &m);
 	}
+	for (int i = 0; parts && i < 2; i++)
+		if (!lw_get(w, sum->args[i], cl, &part[i]))
+			return false;
 	if (offs >= 0) {
 		if (!lw_get(w, offs, cl, &ov))
 			return false;
@@ -302,9 +323,12 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 			continue;
 		}
 		LLVMValueRef elems[16] = {0};
-		lw_address at = {ptr.r[r - r % run], NULL, r % run * sl->elem_bytes};
-		if (origin)
-			at = (lw_address){origin, ov.r[r - r % run], r % run * sl->elem_bytes};
+		int r0 = r - r % run;
+		lw_address at = {ptr.r[r0], NULL, NULL, r % run * sl->elem_bytes};
+		if (origin && parts)
+			at = (lw_address){origin, part[0].r[r0], part[1].r[r0], r % run * sl->elem_bytes};
+		else if (origin)
+			at = (lw_address){origin, ov.r[r0], NULL, r % run * sl->elem_bytes};
 		lw_load_vector(w, at, has_mask ? mask.r[r] : NULL, vec, k, NULL, elems);
 		for (int i = 0; i < vec; i++) {
 			LLVMValueRef x = elems[i];
