@@ -292,7 +292,8 @@ check "fp16 matmul, :8: the launcher's comment names them" grep -q "M % 8 == 0" 
 # element plus invariant 32-bit offsets added in the load's asm
 # (mad.wide.s32), each offset kept as its row and column parts and summed
 # there (add.s32), so the K loop advances no 64-bit pointer an element (it
-# advanced 128 per thread, with 255 registers and KBs of spills)
+# advanced 128 per thread, with 255 registers and KBs of spills); A's runs
+# go to shared memory 16 bytes a store
 check "odd fp16 matmul 128x128x64: the K loop carries no pointer an element" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1' \
 		-w 4 -ns 4 -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
@@ -301,7 +302,7 @@ check "odd fp16 matmul 128x128x64: the K loop carries no pointer an element" bas
 		awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop
 		[ \$(grep -c 'ld.global.b16' \$f.loop) = 128 ] && [ \$(grep -c 'mad.wide.s32' \$f.loop) -ge 64 ] &&
 			grep -qE 'ld.global.b16 [^;]*\\+14\\]' \$f.loop && [ \$(grep -c 'add.s64' \$f.loop) -lt 16 ] &&
-			[ \$(grep -c 'add.s32 ti, ' \$f.loop) = 128 ] || exit 1
+			[ \$(grep -c 'add.s32 ti, ' \$f.loop) = 128 ] && [ \$(grep -c 'st.shared.v4.b32' \$f.loop) = 8 ] || exit 1
 	done"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "

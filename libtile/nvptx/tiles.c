@@ -9,12 +9,13 @@
  * pipelined loop (and popped by LOCAL_DEALLOC after it); ASYNC_COPY fills
  * tile `slot` with cp.async of 16 bytes (.cg) or 4 and 8 (.ca) per group
  * of registers, zero-filling where the mask is off through the ignore-src
- * predicate; pieces under 4 bytes are loaded and stored at once instead,
- * addressed so that the loop keeps no pointer an element (a run from its
- * first element, a carried block from its first element and invariant
- * offsets: carried_offsets). LOCAL_LOAD leaves a tile in place for the tensor-core dots that
- * read it (a view: dot_mma.c reads its fragments with ldmatrix) or loads
- * it into registers for any other use.
+ * predicate; pieces under 4 bytes are loaded at once instead, addressed
+ * so that the loop keeps no pointer an element (a run from its first
+ * element, a carried block from its first element and invariant offsets:
+ * carried_offsets), and stored up to 16 bytes at a time. LOCAL_LOAD
+ * leaves a tile in place for the tensor-core dots that read it (a view:
+ * dot_mma.c reads its fragments with ldmatrix) or loads it into registers
+ * for any other use.
  */
 #include "nvptx/lower.h"
 
@@ -244,9 +245,64 @@ static bool in_copy_layout(lw *w, int v, const layout_map *m)
 	return layout_map_eq(&mv, m);
 }
 
+/* How a copy addresses its pieces under 4 bytes: registers of one
+ * contiguous run (`run` long) from the run's first element, so the other
+ * pointers die and a loop carries one a run, not one an element; and
+ * where the block is carried as carried_offsets says, from `origin` (its
+ * first element less that element's offset) plus each run's offset, or
+ * plus the offset's row and column parts where it is their sum
+ * (`rows[:, None] * stride + cols[None, :]`: a thread then holds its rows
+ * and its columns, not their sums). */
+typedef struct piece_addresses {
+	int run;
+	LLVMValueRef origin;
+	lval offs, part[2];
+	bool parts;
+} piece_addresses;
+
+static bool address_pieces(lw *w, const ir_op *op, const layout *cl, const layout_map *m, int cd, int contig,
+			   const lval *ptr, piece_addresses *pa)
+{
+	*pa = (piece_addresses){.run = 1};
+	int64_t c = w->ai[op->args[2]].contiguity[cd];
+	while (pa->run * 2 <= contig && pa->run * 2 <= c)
+		pa->run *= 2;
+	int offs = carried_offsets(w->f, op->args[2]);
+	if (offs < 0 || !in_copy_layout(w, offs, m))
+		return true; /* moving the offsets into the copy's layout would cost more */
+	const ir_op *sum = w->f->values[offs].def;
+	pa->parts = sum && sum->code == IR_OP_ADD && lw_vtype(w, offs).rank == 2;
+	for (int i = 0; pa->parts && i < 2; i++) {
+		const ir_op *b = w->f->values[sum->args[i]].def;
+		pa->parts = b && b->code == IR_OP_BROADCAST && in_copy_layout(w, sum->args[i], m);
+	}
+	for (int i = 0; pa->parts && i < 2; i++)
+		if (!lw_get(w, sum->args[i], cl, &pa->part[i]))
+			return false;
+	if (!lw_get(w, offs, cl, &pa->offs))
+		return false;
+	int eb = ir_kind_bytes((ir_kind)lw_vtype(w, op->args[2]).pointee);
+	LLVMValueRef o = LLVMBuildSExt(w->b, pa->offs.r[0], w->i64, "");
+	o = LLVMBuildNeg(w->b, LLVMBuildMul(w->b, o, LLVMConstInt(w->i64, (unsigned)eb, false), ""), "");
+	pa->origin = LLVMBuildGEP2(w->b, w->i8, ptr->r[0], &o, 1, "");
+	return true;
+}
+
+static lw_address piece_at(const piece_addresses *pa, const lval *ptr, int q, int eb)
+{
+	int r0 = q - q % pa->run, off = q % pa->run * eb;
+	if (pa->origin && pa->parts)
+		return (lw_address){pa->origin, pa->part[0].r[r0], pa->part[1].r[r0], off};
+	if (pa->origin)
+		return (lw_address){pa->origin, pa->offs.r[r0], NULL, off};
+	return (lw_address){ptr->r[r0], NULL, NULL, off};
+}
+
 /* cp.async of 4, 8 or 16 bytes per register group, zero-filling where the
- * mask is off (source size 0); narrower accesses (elements that are not
- * contiguous in memory) load and store at once instead. */
+ * mask is off (source size 0); pieces under 4 bytes (elements that are not
+ * contiguous in memory, or not aligned) are loaded at once (address_pieces)
+ * and stored together: the layout's consecutive registers along the stored
+ * rows, up to 16 bytes, lie side by side in one swizzled chunk. */
 bool lw_emit_async_copy(lw *w, const ir_op *op)
 {
 	int ring = op->args[0];
@@ -267,49 +323,19 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 	int contig = layout_contig_regs(&m, m.dim_of[cd]);
 	if (vec > contig)
 		vec = contig;
-	int bytes = vec * sl->elem_bytes;
-	/* narrow pieces of one contiguous run are addressed from the run's
-	 * first element: the other pointers die, and a loop carries one a run
-	 * instead of one an element */
-	int run = 1;
-	if (bytes < 4) {
-		int64_t c = w->ai[op->args[2]].contiguity[cd];
-		while (run * 2 <= contig && run * 2 <= c)
-			run *= 2;
-	}
-	/* and where the block is carried as carried_offsets says, from its
-	 * first element and invariant offsets: one pointer a loop carries */
-	int offs = bytes < 4 ? carried_offsets(w->f, op->args[2]) : -1;
-	lval ov = {0};
-	LLVMValueRef origin = NULL;
-	if (offs >= 0 && !in_copy_layout(w, offs, &m))
-		offs = -1; /* moving it into the copy's layout would cost more */
-	/* offsets that are a row plus a column (`rows[:, None] * stride +
-	 * cols[None, :]`) are kept as those parts, summed at each access: a
-	 * thread holds its rows and its columns, not their products */
-	const ir_op *sum = offs >= 0 ? w->f->values[offs].def : NULL;
-	lval part[2] = {{0}, {0}};
-	bool parts = sum && sum->code == IR_OP_ADD && lw_vtype(w, offs).rank == 2;
-	for (int i = 0; parts && i < 2; i++) {
-		const ir_op *b = w->f->values[sum->args[i]].def;
-		parts = b && b->code == IR_OP_BROADCAST && in_copy_layout(w, sum->args[i], &m);
-	}
-	for (int i = 0; parts && i < 2; i++)
-		if (!lw_get(w, sum->args[i], cl, &part[i]))
-			return false;
-	if (offs >= 0) {
-		if (!lw_get(w, offs, cl, &ov))
-			return false;
-		LLVMValueRef o = LLVMBuildSExt(w->b, ov.r[0], w->i64, "");
-		o = LLVMBuildNeg(w->b, LLVMBuildMul(w->b, o, LLVMConstInt(w->i64, (unsigned)sl->elem_bytes, false), ""), "");
-		origin = LLVMBuildGEP2(w->b, w->i8, ptr.r[0], &o, 1, "");
-	}
+	int eb = sl->elem_bytes, bytes = vec * eb;
+	piece_addresses pa = {.run = 1};
+	if (bytes < 4 && !address_pieces(w, op, cl, &m, cd, contig, &ptr, &pa))
+		return false;
+	int group = vec; /* registers a store of pieces covers */
+	while (bytes < 4 && group * 2 <= contig && group * 2 * eb <= 16)
+		group *= 2;
 	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
 	LLVMValueRef own = lw_owner(w, &m);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	LLVMValueRef first = NULL;
-	for (int r = 0; r < ptr.n; r += vec) {
-		/* registers r .. r+vec-1 run along the stored rows */
+	for (int r = 0; r < ptr.n; r += group) {
+		/* registers r .. r+group-1 run along the stored rows */
 		LLVMValueRef dst = lw_smem_at(w, tile_offset(w, &m, pt, sl, base, r, &first));
 		if (bytes >= 4) {
 			/* inline PTX (LLVM 19 has no intrinsic for 32-bit shared
@@ -323,20 +349,19 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 			continue;
 		}
 		LLVMValueRef elems[16] = {0};
-		int r0 = r - r % run;
-		lw_address at = {ptr.r[r0], NULL, NULL, r % run * sl->elem_bytes};
-		if (origin && parts)
-			at = (lw_address){origin, part[0].r[r0], part[1].r[r0], r % run * sl->elem_bytes};
-		else if (origin)
-			at = (lw_address){origin, ov.r[r0], NULL, r % run * sl->elem_bytes};
-		lw_load_vector(w, at, has_mask ? mask.r[r] : NULL, vec, k, NULL, elems);
-		for (int i = 0; i < vec; i++) {
-			LLVMValueRef x = elems[i];
-			if (has_mask)
-				x = LLVMBuildSelect(w->b, mask.r[r], x, LLVMConstNull(LLVMTypeOf(x)), "");
-			LLVMValueRef at = i ? LLVMBuildGEP2(w->b, lw_stype(w, k), dst, (LLVMValueRef[]){lw_ci32(w, i)}, 1, "") : dst;
-			LLVMSetAlignment(LLVMBuildStore(w->b, x, at), (unsigned)sl->elem_bytes);
+		for (int q = r; q < r + group; q += vec) {
+			LLVMValueRef *e = elems + (q - r);
+			lw_load_vector(w, piece_at(&pa, &ptr, q, eb), has_mask ? mask.r[q] : NULL, vec, k, NULL, e);
+			for (int i = 0; has_mask && i < vec; i++)
+				e[i] = LLVMBuildSelect(w->b, mask.r[q], e[i], LLVMConstNull(LLVMTypeOf(e[i])), "");
 		}
+		LLVMValueRef x = elems[0];
+		if (group > 1) {
+			x = LLVMGetUndef(LLVMVectorType(lw_stype(w, k), (unsigned)group));
+			for (int i = 0; i < group; i++)
+				x = LLVMBuildInsertElement(w->b, x, elems[i], lw_ci32(w, i), "");
+		}
+		LLVMSetAlignment(LLVMBuildStore(w->b, x, dst), (unsigned)(group * eb));
 	}
 	if (join)
 		lw_end_if(w, join);
