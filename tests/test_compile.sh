@@ -304,6 +304,39 @@ check "odd fp16 matmul 128x128x64: the K loop carries no pointer an element" bas
 			grep -qE 'ld.global.b16 [^;]*\\+14\\]' \$f.loop && [ \$(grep -c 'add.s64' \$f.loop) -lt 16 ] &&
 			[ \$(grep -c 'add.s32 ti, ' \$f.loop) = 128 ] && [ \$(grep -c 'st.shared.v4.b32' \$f.loop) = 8 ] || exit 1
 	done"
+# a pointer block moved by amounts that differ between its rows keeps its
+# pointers (one a run): only B, moved by a scalar, is read from its first
+# element plus offsets (a pointer plus one offset block: `p + a + b`,
+# two ptr_adds, keeps its pointers as well)
+cat > "$T/skew.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def skew_kernel(a_ptr, b_ptr, c_ptr, K, stride_am, stride_bk, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + (rm[:, None] * stride_am + rk[None, :])
+    b_ptrs = b_ptr + (rk[:, None] * stride_bk + rn[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k, other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BK + (rm[:, None] % 2) * stride_am
+        b_ptrs += BK * stride_bk
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
+EOF
+check "a pointer block moved unevenly keeps its run pointers; B's pieces from offsets" bash -c "
+	'$TILEC' compile '$T/skew.py' -n skew_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, 128, 128, 64' \
+		-ns 4 --arch sm_80 -o '$T/skew' --keep-ptx '$T/skew' &&
+	f='$T/skew/skew.sm_80.ptx' &&
+	awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop &&
+	[ \$(grep -c 'ld.global.b16' \$f.loop) = 128 ] && [ \$(grep -c 'mad.wide.s32' \$f.loop) = 64 ] &&
+		[ \$(grep -c 'add.s64' \$f.loop) -ge 8 ]"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&
