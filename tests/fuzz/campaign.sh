@@ -18,6 +18,7 @@
 # folder, default build.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/fuzz/seeds.sh
 [ $# -ge 1 ] || { echo "usage: campaign.sh HOURS [JOBS] [TARGET...]" >&2; exit 2; }
 hours=$1
 jobs=${2:-$(nproc 2>/dev/null || echo 2)}
@@ -42,8 +43,7 @@ for name in "${targets[@]}"; do
 	d=$work/$name
 	rm -rf "$d/logs" "$d/artifacts"
 	mkdir -p "$d/corpus" "$d/artifacts" "$d/logs"
-	words=$(grep -m 1 -o 'fuzz-seeds:.*' "tests/fuzz/$name.c" | sed -e 's/^fuzz-seeds://' -e 's|\*/.*||' || true)
-	eval "more_seeds=($words)"
+	more_seed_dirs "$name" "$d"
 	for ((k = 0; k < per; k++)); do
 		seed=$((($(date +%s) + 7919 * k + ${#name}) % 2147483647))
 		if [ "$engine" = libfuzzer ]; then
@@ -88,6 +88,11 @@ for name in "${targets[@]}"; do
 	fi
 	echo "campaign: $name ($engine): $execs executions, coverage $coverage, $findings finding(s)"
 	[ "$findings" -gt 0 ] && find "$d/artifacts" -type f | head -n 5 | sed 's/^/  /'
+	# a target that ran no input tested nothing (a seed folder it could not read)
+	if [ "$execs" = 0 ]; then
+		echo "campaign: $name ran no input:" && grep -h -v '^INFO' "$d"/logs/job*.log | head -n 3 | sed 's/^/  /'
+		idle=1
+	fi
 done
 echo "campaign: $total_findings finding(s)"
-[ "$total_findings" = 0 ]
+[ "$total_findings" = 0 ] && [ -z "${idle:-}" ]

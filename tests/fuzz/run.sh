@@ -29,6 +29,7 @@
 # non-zero when a target fails to build or crashes.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/fuzz/seeds.sh
 build=${1:-build}
 seconds=${2:-60}
 shift 2 2>/dev/null || shift $#
@@ -108,22 +109,7 @@ for name in "${targets[@]}"; do
 	words=$(grep -m 1 -o 'fuzz-extra:.*' "$src" | sed -e 's/^fuzz-extra://' -e 's|\*/.*||' || true)
 	eval "extra=($words)"
 	# more seed folders, read where they are (tests/kernels for the parser)
-	words=$(grep -m 1 -o 'fuzz-seeds:.*' "$src" | sed -e 's/^fuzz-seeds://' -e 's|\*/.*||' || true)
-	eval "more_seeds=($words)"
-	# a seed folder written DIR/... is read with its subfolders: its .py
-	# files are copied flat into one folder (the engines read one level)
-	for i in "${!more_seeds[@]}"; do
-		case "${more_seeds[$i]}" in
-		*/...)
-			flat=$out/seeds-$name-$i
-			rm -rf "$flat" && mkdir -p "$flat"
-			find "${more_seeds[$i]%/...}" -name '*.py' | while read -r f; do
-				cp "$f" "$flat/$(echo "$f" | tr '/' '_')"
-			done
-			more_seeds[$i]=$flat
-			;;
-		esac
-	done
+	more_seed_dirs "$name" "$out"
 	kinds=()
 	grep -qE '#include "(compile\.h|nvptx/)' "$src" && kinds+=(llvm)
 	grep -qE '#include "(compile\.h|(base|ir|front|passes|pack|analysis|nvptx)/)' "$src" && kinds+=(plain)
