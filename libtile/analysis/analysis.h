@@ -12,6 +12,17 @@
 
 #include "ir/ir.h"
 
+/* bounds arithmetic the analyses share */
+static inline int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 /* ======================================================================
  * axisinfo.c - contiguity, divisibility and constancy of integer and
  * pointer values, per dimension (Triton's AxisInfo); it decides how wide

@@ -41,16 +41,6 @@ static int64_t gcd64(int64_t a, int64_t b)
 	return a;
 }
 
-static int64_t min64(int64_t a, int64_t b)
-{
-	return a < b ? a : b;
-}
-
-static int64_t max64(int64_t a, int64_t b)
-{
-	return a > b ? a : b;
-}
-
 static int64_t pow2_divisor(int64_t v)
 {
 	if (v == 0)

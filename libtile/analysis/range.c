@@ -45,16 +45,6 @@ static bool within(ir_kind k, range r, range *out)
 	return true;
 }
 
-static int64_t min64(int64_t x, int64_t y)
-{
-	return x < y ? x : y;
-}
-
-static int64_t max64(int64_t x, int64_t y)
-{
-	return x > y ? x : y;
-}
-
 static int64_t floor_shift(int64_t x, int s)
 {
 	return x >= 0 ? x >> s : -((-x + ((int64_t)1 << s) - 1) >> s);

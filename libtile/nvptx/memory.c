@@ -286,7 +286,8 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		 * first, and real kernels sum such rows */
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
-		lw_load_vector(w, (lw_address){a[0].r[r], NULL, NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k, set_first ? fill : NULL, elems);
+		lw_load_vector(w, (lw_address){a[0].r[r], NULL, NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k,
+			       set_first ? fill : NULL, elems);
 		for (int i = 0; i < vec && has_mask && !set_first; i++)
 			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
 		for (int i = 0; i < vec; i++)

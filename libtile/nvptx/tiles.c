@@ -261,7 +261,7 @@ typedef struct piece_addresses {
 } piece_addresses;
 
 static bool address_pieces(lw *w, const ir_op *op, const layout *cl, const layout_map *m, int cd, int contig,
-			   const lval *ptr, piece_addresses *pa)
+			   int eb, const lval *ptr, piece_addresses *pa)
 {
 	*pa = (piece_addresses){.run = 1};
 	int64_t c = w->ai[op->args[2]].contiguity[cd];
@@ -281,7 +281,6 @@ static bool address_pieces(lw *w, const ir_op *op, const layout *cl, const layou
 			return false;
 	if (!lw_get(w, offs, cl, &pa->offs))
 		return false;
-	int eb = ir_kind_bytes((ir_kind)lw_vtype(w, op->args[2]).pointee);
 	LLVMValueRef o = LLVMBuildSExt(w->b, pa->offs.r[0], w->i64, "");
 	o = LLVMBuildNeg(w->b, LLVMBuildMul(w->b, o, LLVMConstInt(w->i64, (unsigned)eb, false), ""), "");
 	pa->origin = LLVMBuildGEP2(w->b, w->i8, ptr->r[0], &o, 1, "");
@@ -325,7 +324,7 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 		vec = contig;
 	int eb = sl->elem_bytes, bytes = vec * eb;
 	piece_addresses pa = {.run = 1};
-	if (bytes < 4 && !address_pieces(w, op, cl, &m, cd, contig, &ptr, &pa))
+	if (bytes < 4 && !address_pieces(w, op, cl, &m, cd, contig, eb, &ptr, &pa))
 		return false;
 	int group = vec; /* registers a store of pieces covers */
 	while (bytes < 4 && group * 2 <= contig && group * 2 * eb <= 16)
