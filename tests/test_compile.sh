@@ -337,6 +337,37 @@ check "a pointer block moved unevenly keeps its run pointers; B's pieces from of
 	awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop &&
 	[ \$(grep -c 'ld.global.b16' \$f.loop) = 128 ] && [ \$(grep -c 'mad.wide.s32' \$f.loop) = 64 ] &&
 		[ \$(grep -c 'add.s64' \$f.loop) -ge 8 ]"
+# tl.where between pointers and between strides specialized to 1
+# (xformers' tiled matmul picks its operands per program so): the two
+# strides are one constant, so A's rows stay contiguous and are copied 16
+# bytes at a time (a select of the two kept 2-byte pieces)
+cat > "$T/where.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def where_stride_kernel(a1_ptr, a2_ptr, b_ptr, c_ptr, K, split, stride_am, stride_ak1, stride_ak2, stride_bk,
+                        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid = tl.program_id(0)
+    a_ptr = tl.where(pid < split, a1_ptr, a2_ptr)
+    stride_ak = tl.where(pid < split, stride_ak1, stride_ak2)
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + (rm[:, None] * stride_am + rk[None, :] * stride_ak))
+        b = tl.load(b_ptr + (rk[:, None] * stride_bk + rn[None, :]))
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
+EOF
+check "tl.where between equal strides: 16-byte copies, no 2-byte pieces" bash -c "
+	'$TILEC' compile '$T/where.py' -n where_stride_kernel \
+		-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:1, i32:1, i32:16, 64, 64, 32' \
+		--arch sm_80 -o '$T/where' --keep-ptx '$T/where' &&
+	grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' '$T/where/where.compute_80.ptx' &&
+	! grep -q 'ld.global.b16\|cp.async.ca' '$T/where/where.compute_80.ptx'"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&

@@ -367,6 +367,18 @@ static bool b_store(call *c, sv *out)
 
 /* ---------------------------------------------------------------- elementwise */
 
+/* Whether values x and y are equal wherever they are read: one value, or
+ * constants of one type and bits. */
+static bool same_value(const sema *s, int x, int y)
+{
+	if (x == y)
+		return true;
+	const ir_op *a = s->f->values[x].def, *b = s->f->values[y].def;
+	return a && b && a->code == IR_OP_CONST && b->code == IR_OP_CONST &&
+	       ir_type_eq(s->f->values[x].type, s->f->values[y].type) && a->ival == b->ival &&
+	       !memcmp(&a->fval, &b->fval, sizeof a->fval);
+}
+
 static bool b_where(call *c, sv *out)
 {
 	src_loc loc = cloc(c);
@@ -377,6 +389,11 @@ static bool b_where(call *c, sv *out)
 	    !sema_broadcast(c->s, loc, &cond, &x) || !sema_broadcast(c->s, loc, &x, &y) ||
 	    (cond = sema_splat_to(c->s, loc, cond, ty(c, x))) < 0)
 		return false;
+	/* Both sides the same value: so is the result. Choosing between equal
+	 * strides (xformers' `tl.where(c, stride_ak1, tl.where(..))` over
+	 * strides specialized to 1) keeps what axis info proves of them. */
+	if (same_value(c->s, x, y))
+		return out_tensor(c, x, out);
 	int args[3] = {cond, x, y};
 	ir_op *op = emit1(c, IR_OP_SELECT, 3, args, ty(c, x));
 	return op && out_tensor(c, op->results[0], out);
