@@ -368,6 +368,34 @@ check "tl.where between equal strides: 16-byte copies, no 2-byte pieces" bash -c
 		--arch sm_80 -o '$T/where' --keep-ptx '$T/where' &&
 	grep -q 'cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16' '$T/where/where.compute_80.ptx' &&
 	! grep -q 'ld.global.b16\|cp.async.ca' '$T/where/where.compute_80.ptx'"
+# a dot's accumulator carried through a nest of loops (a convolution's
+# kernel rows around its channel blocks) stays in the dot's layout: before,
+# the inner loop converted it from the rows' blocked layout and back
+# through shared memory every iteration
+cat > "$T/nest.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def nest_kernel(x_ptr, w_ptr, y_ptr, C, stride_xm, stride_wk, KH: tl.constexpr, BM: tl.constexpr,
+                BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for h in range(KH):
+        for c in range(0, C, BK):
+            rk = c + tl.arange(0, BK)
+            x = tl.load(x_ptr + (rm[:, None] + h) * stride_xm + rk[None, :], mask=rk[None, :] < C, other=0.0)
+            w = tl.load(w_ptr + (h * C + rk[:, None]) * stride_wk + rn[None, :], mask=rk[:, None] < C, other=0.0)
+            acc += tl.dot(x, w)
+    tl.store(y_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))
+EOF
+check "a nest of loops keeps the accumulator in the dot's layout (no fp32 through shared memory)" bash -c "
+	'$TILEC' compile '$T/nest.py' -n nest_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, 3, 128, 64, 32' \
+		--arch sm_80,sm_90a -o '$T/nest' --keep-ptx '$T/nest' &&
+	grep -q 'mma.sync' '$T/nest/nest.compute_80.ptx' && grep -q 'wgmma.mma_async' '$T/nest/nest.sm_90a.ptx' &&
+	! grep -q 'st.shared[.a-z0-9]*f32' '$T/nest/nest.compute_80.ptx' '$T/nest/nest.sm_90a.ptx'"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&

@@ -1467,13 +1467,25 @@ static void rebuild_in(assigner *s, int v, const layout *l)
 /* Loop-carried values start in their initial values' layouts; those
  * whose initial value is cheap, or rebuilt in any layout for little
  * (rebuildable), switch to what the loop yields (then the body is
- * assigned again). True when one switched. */
+ * assigned again). So does one whose initial value is an enclosing loop's
+ * carried value still left open (a dot's accumulator through a nest of
+ * loops, as a convolution's kernel rows, columns and channels): that loop
+ * then takes the same layout from what it yields, instead of the inner
+ * loop's accumulator moving through shared memory every iteration. True
+ * when one switched. */
 static bool retarget(assigner *s, const int *params, const int *inits, int n, const ir_region *yield_region)
 {
 	bool again = false;
 	for (int i = 0; i < n; i++) {
 		const layout *y = yielded(s, yield_region, i);
-		if (!y || layout_eq(y, s->p->of[params[i]]) || !rebuildable(s, inits[i], 0))
+		if (!y || layout_eq(y, s->p->of[params[i]]))
+			continue;
+		if (!s->p->of[inits[i]] && !s->f->values[inits[i]].def && vtype(s, inits[i]).rank) {
+			s->p->of[params[i]] = y;
+			again = true;
+			continue;
+		}
+		if (!rebuildable(s, inits[i], 0))
 			continue;
 		if (!s->p->remat[inits[i]] && y->kind == LAYOUT_BLOCKED && vtype(s, inits[i]).rank == y->rank)
 			rebuild_in(s, inits[i], y);
