@@ -396,6 +396,23 @@ check "a nest of loops keeps the accumulator in the dot's layout (no fp32 throug
 		--arch sm_80,sm_90a -o '$T/nest' --keep-ptx '$T/nest' &&
 	grep -q 'mma.sync' '$T/nest/nest.compute_80.ptx' && grep -q 'wgmma.mma_async' '$T/nest/nest.sm_90a.ptx' &&
 	! grep -q 'st.shared[.a-z0-9]*f32' '$T/nest/nest.compute_80.ptx' '$T/nest/nest.sm_90a.ptx'"
+# the same nest with rows no hint aligns (2-byte pieces, small tiles): the
+# inner loop is not pipelined through registers, whose prologue would load
+# every outer iteration's first tile ahead and the body a masked-off one
+# more (the loads appeared twice)
+check "a nested loop of 2-byte pieces loads each tile once (no registers-ahead prologue)" bash -c "
+	'$TILEC' compile '$T/nest.py' -n nest_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, 3, 64, 32, 32' \
+		--arch sm_90a -o '$T/nest2' --keep-ptx '$T/nest2' &&
+	[ \$(grep -c 'ld.global.b16' '$T/nest2/nest2.sm_90a.ptx') = 24 ]"
+# rings copied in 2-byte pieces (fp16 rows at an odd stride) keep two
+# stages on wgmma: the copies wait for their loads at any distance, and
+# four stages' five tiles (160 KB) left room for one block an SM
+check "wgmma rings of 2-byte pieces keep two stages (64 KB, not 160)" bash -c "
+	'$TILEC' compile $K/matmul.py -n matmul_kernel \
+		-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1' -w 4 \
+		-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 --arch sm_90a,sm_80 -ns 4 \
+		--no-hint-variants -o '$T/ring2' -v > '$T/ring2.log' 2>&1 &&
+	grep -q 'sm_90a: .* 65536 dynamic' '$T/ring2.log' && grep -q 'sm_80: .* 98304 dynamic' '$T/ring2.log'"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&

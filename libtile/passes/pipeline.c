@@ -46,7 +46,10 @@
  * of the loop one iteration ahead into registers instead: a
  * prologue loads the first iteration's tile, the body begins by loading
  * the next iteration's (masked off past the end of the loop) and the dots
- * read the tile carried in from the previous iteration. A loop that got
+ * read the tile carried in from the previous iteration (not in a loop
+ * inside one of constant bounds where the target has cp.async: the
+ * prologue would run every outer iteration). Rings copied in such pieces keep two
+ * stages on wgmma (ring_stages). A loop that got
  * rings has its other loads, scalars and 1-D rows (scales), issued one
  * iteration ahead into registers the same way where dots alone read them
  * or each scales a dot's result (blockwise fp8's a_s[:, None]).
@@ -1198,25 +1201,51 @@ static bool loop_qualifies(const ir_func *f, const ir_op *loop)
 	return true;
 }
 
-/* A load the rings would take that cp.async cannot copy (pieces under 4
- * bytes), in a loop whose loads hold at most 48 elements per thread: it
- * is pipelined through registers instead, the loads' latency hidden behind
- * an iteration of work. Larger tiles held in registers a second time spill
- * (tutorial 03's 128x256x64 config ran 1.9x slower so on an H100, its
- * 128x32x32 config 1.3x faster), so they keep the rings, the narrow
- * pieces copied synchronously. */
-static bool has_narrow_load(const pipe *p, const ir_op *loop)
+/* Whether a load the rings would take in `loop` is one cp.async cannot
+ * copy (pieces under 4 bytes, copied synchronously); *elems: the elements
+ * of the loop's ring loads. */
+static bool ring_narrow(const pipe *p, const ir_op *loop, int64_t *elems)
 {
 	const ir_region *b = &loop->regions[0];
 	bool narrow = false;
-	int64_t elems = 0;
+	*elems = 0;
 	for (int li = 0; p->narrow && li < b->nops; li++)
 		if (copy_qualifies(p, b, li) && !tma_load(p, b->ops[li])) {
 			narrow |= p->narrow[b->ops[li]->results[0]];
-			elems += ir_numel(p->f->values[b->ops[li]->results[0]].type);
+			*elems += ir_numel(p->f->values[b->ops[li]->results[0]].type);
 		}
+	return narrow;
+}
+
+/* A load the rings would take that cp.async cannot copy, in a loop whose
+ * loads hold at most 48 elements per thread: it is pipelined through
+ * registers instead, the loads' latency hidden behind an iteration of
+ * work. Larger tiles held in registers a second time spill (tutorial 03's
+ * 128x256x64 config ran 1.9x slower so on an H100, its 128x32x32 config
+ * 1.3x faster), so they keep the rings, the narrow pieces copied
+ * synchronously. */
+static bool has_narrow_load(const pipe *p, const ir_op *loop)
+{
+	int64_t elems;
 	int threads = 32 * (p->f->num_warps > 0 ? p->f->num_warps : 4);
-	return narrow && elems <= 48 * (int64_t)threads;
+	return ring_narrow(p, loop, &elems) && elems <= 48 * (int64_t)threads;
+}
+
+/* The stages of a loop's rings. A ring copied in synchronous pieces gains
+ * nothing from tiles further ahead: its copies wait for their loads
+ * whatever the distance, and what overlaps them is the asynchronous wgmma
+ * of the iteration before, which one tile ahead already gives. Deeper
+ * rings only cost shared memory and the registers of the addresses
+ * carried ahead, so on wgmma they keep two stages (fp16 4095^3 on an
+ * H200: 128x128x64 from 32 to 65 TFLOP/s, two blocks an SM where the five
+ * tiles of four stages left room for one; 128x256x64 from 77 to 86). On
+ * mma.sync, whose dots wait, the two configs measured 6% faster and 7%
+ * slower so: its stages stay. */
+static int ring_stages(const pipe *p, const ir_op *loop)
+{
+	int64_t elems;
+	int stages = p->f->num_stages;
+	return !p->reuse && stages > 2 && ring_narrow(p, loop, &elems) ? 2 : stages;
 }
 
 /* The loads of the loop at index *pos of r that qualify (`scales`:
@@ -1258,6 +1287,17 @@ static void prefetch_rest(pipe *p, ir_region *r, ir_op *loop)
 	registers_ahead(p, r, &pos, loop, true);
 }
 
+/* Whether a for loop's start, end and step are constants. */
+static bool constant_bounds(const ir_func *f, const ir_op *loop)
+{
+	for (int i = 0; i < 3; i++) {
+		const ir_op *d = f->values[loop->args[i]].def;
+		if (!d || d->code != IR_OP_CONST)
+			return false;
+	}
+	return true;
+}
+
 static void walk(pipe *p, ir_region *r)
 {
 	for (int i = 0; i < r->nops && !p->oom; i++) {
@@ -1281,12 +1321,22 @@ static void walk(pipe *p, ir_region *r)
 			continue;
 		if (p->async && !has_narrow_load(p, op)) {
 			int before = r->nops;
-			if (pipeline_async(p, r, i, op, p->f->num_stages)) {
+			if (pipeline_async(p, r, i, op, ring_stages(p, op))) {
 				prefetch_rest(p, r, op);
 				i += r->nops - before; /* the prologues and epilogue went in around the loop */
 			}
 			continue;
 		}
+		/* Inside a loop of constant bounds (a convolution's kernel rows
+		 * and columns), the loop splits a reduction whose parts may be a
+		 * single iteration: the prologue that loads the first iteration
+		 * ahead runs every outer iteration, and the body computes the
+		 * addresses and masks of one more, masked off. attorch's conv2d,
+		 * its channel loop one or two iterations long, ran 2.2x slower
+		 * so on an H200 (67 against 31 us, 4x the spills). A persistent
+		 * kernel's loop over tiles has runtime bounds and keeps them. */
+		if (p->async && p->outer && constant_bounds(p->f, p->outer))
+			continue;
 		registers_ahead(p, r, &i, op, false);
 	}
 }
