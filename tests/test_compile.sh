@@ -413,6 +413,35 @@ check "wgmma rings of 2-byte pieces keep two stages (64 KB, not 160)" bash -c "
 		-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 --arch sm_90a,sm_80 -ns 4 \
 		--no-hint-variants -o '$T/ring2' -v > '$T/ring2.log' 2>&1 &&
 	grep -q 'sm_90a: .* 65536 dynamic' '$T/ring2.log' && grep -q 'sm_80: .* 98304 dynamic' '$T/ring2.log'"
+# no 2-D access proven contiguous, pixels `% W` apart along dim 0 (a
+# convolution's input): the layout runs its threads along the pixels, one
+# row a thread, so each thread divides once where it divided for each of
+# its 32 rows
+cat > "$T/pix.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def pix_kernel(x_ptr, w_ptr, y_ptr, C, H, W, stride_c, stride_wk, stride_wn, BM: tl.constexpr, BK: tl.constexpr,
+               BN: tl.constexpr):
+    offs = tl.program_id(0) * BM + tl.arange(0, BM)
+    row = offs // W
+    col = offs % W
+    rk = tl.arange(0, BK)
+    rn = tl.arange(0, BN)
+    x = tl.load(x_ptr + (row * W + col)[:, None] + rk[None, :] * stride_c,
+                mask=(row < H)[:, None] & (rk < C)[None, :], other=0.0)
+    w = tl.load(w_ptr + rk[:, None] * stride_wk + rn[None, :] * stride_wn, mask=(rk < C)[:, None], other=0.0)
+    y = tl.dot(x, w)
+    tl.store(y_ptr + (row * W + col)[:, None] + rn[None, :] * stride_c, y.to(tl.float16),
+             mask=(row < H)[:, None])
+EOF
+check "pixels % W apart: one row a thread (4 divisions, not 32)" bash -c "
+	'$TILEC' compile '$T/pix.py' -n pix_kernel \
+		-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, 128, 32, 64' \
+		--arch sm_80,sm_90a -o '$T/pix' --keep-ptx '$T/pix' &&
+	[ \$(grep -c 'div.s32' '$T/pix/pix.compute_80.ptx') -le 4 ] && [ \$(grep -c 'div.s32' '$T/pix/pix.sm_90a.ptx') -le 4 ]"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&
@@ -735,7 +764,9 @@ check "--pipelined: rings per tile, inside the loop over tiles" bash -c "grep -q
 	! grep -q '^  %[0-9]* = local_alloc ' '$T/persist80.ir'"
 # the tutorial's plain persistent matmul (pointers): its cp.async copies run
 # on as well, the tile's rows, tensors of the loop over tiles, computed again
-# with each copy from the scalars the if carries
+# with each copy from the scalars the if carries (K unaligned here, so its
+# masks cut the copies into 2-byte pieces and the rings keep two stages on
+# wgmma: one copy a ring before the loop)
 PTRSIG='*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1'
 PTRDEF=(-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D NUM_SMS=132 -w 8)
 check "tilec ir --pipelined=wgmma: the pointer persistent matmul" "$TILEC" ir tests/gpu/kernels/descriptors.py \
@@ -746,7 +777,7 @@ check "pointer persistent: cp.async rings and the first copies before the loop o
 	/^  async_copy / && !outer { first++ }
 	/^  %.* = for / { outer = 1 }
 	/^    %[0-9]+ = local_alloc/ { inside = 1 }
-	END { exit !(rings == 2 && first == 4 && !inside) }' "$T/persistptr.ir"
+	END { exit !(rings == 2 && first == 2 && !inside) }' "$T/persistptr.ir"
 check "pointer persistent: the K loop copies the rows of a tile ahead, carrying scalars only" bash -c "
 	grep -q '^      async_copy ' '$T/persistptr.ir' && grep -q '^      %[0-9]* = arange 0, 128 ' '$T/persistptr.ir' &&
 	grep -q '^      %[0-9]*, %[0-9]* = if %[0-9]* : i32, i32 {' '$T/persistptr.ir'"

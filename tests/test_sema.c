@@ -265,8 +265,55 @@ static void test_many_kernels(void)
 	sb_free(&sb);
 }
 
+/* Axis info's likely facts: a contiguous block modulo a runtime width is
+ * proven contiguous nowhere but runs on between its wraps, its quotient
+ * steady; modulo and divided by a known 8 they are the proven facts. */
+static void test_likely_runs(void)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	fe_module *m = NULL;
+	CHECK_EQ_INT(fe_load_text(ctx, a, "r.py",
+				  "import triton\nimport triton.language as tl\n@triton.jit\n"
+				  "def k(x_ptr, W):\n"
+				  "    offs = tl.program_id(0) * 128 + tl.arange(0, 128)\n"
+				  "    tl.store(x_ptr + offs % W, offs // W)\n"
+				  "    tl.store(x_ptr + offs % 8, offs // 8)\n",
+				  &m),
+		     TILEC_OK);
+	fe_spec s = {0};
+	s.kernel = "k";
+	s.signature = "*i32:16, i32";
+	ir_func *f = NULL;
+	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
+	axis_info *ai = NULL;
+	if (f)
+		CHECK_EQ_INT(axis_analyze(ctx, a, f, &ai), TILEC_OK);
+	int rems = 0, divs = 0;
+	for (int i = 0; ai && i < f->body.nops; i++) {
+		const ir_op *op = f->body.ops[i];
+		if (op->code != IR_OP_REM && op->code != IR_OP_DIV)
+			continue;
+		const axis_info *x = &ai[op->results[0]];
+		bool by8 = rems + divs >= 2; /* the second store's */
+		if (op->code == IR_OP_REM) {
+			rems++;
+			CHECK_EQ_INT((int)x->contiguity[0], by8 ? 8 : 1);
+			CHECK_EQ_INT((int)x->runs[0], by8 ? 8 : 128);
+		} else {
+			divs++;
+			CHECK_EQ_INT((int)x->constancy[0], by8 ? 8 : 1);
+			CHECK_EQ_INT((int)x->steady[0], by8 ? 8 : 128);
+		}
+	}
+	CHECK(rems == 2 && divs == 2);
+	arena_free(a);
+	tilec_ctx_free(ctx);
+}
+
 int main(void)
 {
+	test_likely_runs();
 	test_module();
 	test_unsupported();
 	test_host_names();

@@ -33,6 +33,13 @@ typedef struct axis_info {
 	int64_t contiguity[IR_MAX_RANK];   /* runs of values increasing by one */
 	int64_t divisibility[IR_MAX_RANK]; /* power of two dividing each run's first value (bytes for pointers) */
 	int64_t constancy[IR_MAX_RANK];    /* runs of equal values */
+	/* The same two where a remainder or quotient by a value that is equal
+	 * along the dim is taken not to wrap (`x % width` of a contiguous x
+	 * runs on but for its wraps): likely, not proven, so they only choose
+	 * which dim a layout's threads run along when no access has a proven
+	 * contiguous one (layout.c), never how wide an access is. */
+	int64_t runs[IR_MAX_RANK];
+	int64_t steady[IR_MAX_RANK];
 } axis_info;
 
 /* One entry per value id (scalars use index 0), allocated in `a`. */

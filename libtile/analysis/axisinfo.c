@@ -11,8 +11,12 @@
  * constant scalars are tracked too (multiplying by one keeps contiguity).
  * Loop-carried values get what holds for their initial value and for all
  * the values the body yields (a fixpoint of gcds), an if's results what
- * holds for both branches' values. The only consumer is
+ * holds for both branches' values. The main consumer is
  * the width of memory accesses, so facts are conservative where unsure.
+ * Beside them, runs and steadiness are the contiguity and constancy a
+ * remainder or quotient by a value equal along the dim would keep if it
+ * did not wrap (a convolution's `offs % width`, `offs // width`): the
+ * layout's order where no access is provably contiguous (likely_facts).
  */
 #include "analysis/analysis.h"
 
@@ -65,7 +69,7 @@ static int dims_of(const axis_state *s, int v)
 static void set_unknown(axis_info *x)
 {
 	for (int d = 0; d < IR_MAX_RANK; d++)
-		x->contiguity[d] = x->divisibility[d] = x->constancy[d] = 1;
+		x->contiguity[d] = x->divisibility[d] = x->constancy[d] = x->runs[d] = x->steady[d] = 1;
 }
 
 static void set_constant(axis_state *s, int v, int64_t value)
@@ -75,7 +79,8 @@ static void set_constant(axis_state *s, int v, int64_t value)
 	for (int d = 0; d < IR_MAX_RANK; d++) {
 		x->contiguity[d] = 1;
 		x->divisibility[d] = pow2_divisor(value);
-		x->constancy[d] = d < t.rank ? t.shape[d] : 1;
+		x->constancy[d] = x->steady[d] = d < t.rank ? t.shape[d] : 1;
+		x->runs[d] = 1;
 	}
 	s->known[v] = true;
 	s->value[v] = value;
@@ -201,10 +206,14 @@ static bool join(axis_info *x, const axis_info *y)
 	for (int d = 0; d < IR_MAX_RANK; d++) {
 		int64_t c = gcd64(x->contiguity[d], y->contiguity[d]), v = gcd64(x->divisibility[d], y->divisibility[d]);
 		int64_t k = gcd64(x->constancy[d], y->constancy[d]);
-		changed |= c != x->contiguity[d] || v != x->divisibility[d] || k != x->constancy[d];
+		int64_t u = gcd64(x->runs[d], y->runs[d]), e = gcd64(x->steady[d], y->steady[d]);
+		changed |= c != x->contiguity[d] || v != x->divisibility[d] || k != x->constancy[d] || u != x->runs[d] ||
+			   e != x->steady[d];
 		x->contiguity[d] = c;
 		x->divisibility[d] = v;
 		x->constancy[d] = k;
+		x->runs[d] = u;
+		x->steady[d] = e;
 	}
 	return changed;
 }
@@ -269,6 +278,82 @@ static void analyze_loop(axis_state *s, const ir_region *body, const int *params
 	analyze_region(s, body);
 	if (second)
 		analyze_second(s, body, second);
+}
+
+/* Runs and steadiness of op's result o, its proven facts already set:
+ * where a remainder by a value equal along the dim would not wrap, a
+ * contiguous run stays one, and its quotient stays equal. */
+static void likely_facts(const axis_state *s, const ir_op *op, axis_info *o)
+{
+	ir_type rt = s->f->values[op->results[0]].type;
+	const axis_info *x = op->nargs > 0 ? &s->ai[op->args[0]] : NULL, *y = op->nargs > 1 ? &s->ai[op->args[1]] : NULL;
+	ir_type xt = x ? s->f->values[op->args[0]].type : rt;
+	bool ints = !ir_kind_is_float((ir_kind)rt.kind);
+	for (int d = 0, j = 0; d < (rt.rank ? rt.rank : 1); d++) {
+		int64_t run = o->contiguity[d], steady = o->constancy[d];
+		switch (op->code) {
+		case IR_OP_BROADCAST:
+			if (!(xt.shape[d] == 1 && rt.shape[d] > 1)) {
+				run = x->runs[d];
+				steady = x->steady[d];
+			}
+			break;
+		case IR_OP_EXPAND_DIMS:
+			if (d != op->axis) {
+				run = x->runs[j];
+				steady = x->steady[j];
+				j++;
+			}
+			break;
+		case IR_OP_CAST: case IR_OP_HINT:
+			run = x->runs[d];
+			steady = x->steady[d];
+			break;
+		case IR_OP_SELECT: {
+			const axis_info *c = x, *a = y, *b = &s->ai[op->args[2]];
+			run = gcd64(min64(a->runs[d], b->runs[d]), c->steady[d]);
+			steady = gcd64(c->steady[d], gcd64(a->steady[d], b->steady[d]));
+			break;
+		}
+		case IR_OP_ADD: case IR_OP_PTR_ADD:
+			if (ints) {
+				run = max64(gcd64(x->runs[d], y->steady[d]), gcd64(x->steady[d], y->runs[d]));
+				steady = gcd64(x->steady[d], y->steady[d]);
+			}
+			break;
+		case IR_OP_SUB:
+			if (ints) {
+				run = gcd64(x->runs[d], y->steady[d]);
+				steady = gcd64(x->steady[d], y->steady[d]);
+			}
+			break;
+		case IR_OP_MUL:
+			if (ints) {
+				if (s->known[op->args[1]] && s->value[op->args[1]] == 1)
+					run = x->runs[d];
+				else if (s->known[op->args[0]] && s->value[op->args[0]] == 1)
+					run = y->runs[d];
+				steady = gcd64(x->steady[d], y->steady[d]);
+			}
+			break;
+		case IR_OP_DIV: case IR_OP_REM: {
+			/* by a runtime value equal along d (a known one's facts are
+			 * exact): taken to be larger than the runs it cuts */
+			bool wide = ints && !s->known[op->args[1]] && (y->steady[d] > 1 || !rt.rank);
+			if (ints)
+				steady = gcd64(x->steady[d], y->steady[d]);
+			if (wide && op->code == IR_OP_DIV)
+				steady = max64(steady, x->runs[d]);
+			else if (wide)
+				run = x->runs[d];
+			break;
+		}
+		default:
+			break;
+		}
+		o->runs[d] = max64(run, o->contiguity[d]);
+		o->steady[d] = max64(steady, o->constancy[d]);
+	}
 }
 
 static void analyze_op(axis_state *s, const ir_op *op)
@@ -418,6 +503,8 @@ static void analyze_op(axis_state *s, const ir_op *op)
 	default:
 		break;
 	}
+	if (o)
+		likely_facts(s, op, o);
 	for (int g = 0; g < op->nregions; g++)
 		analyze_region(s, &op->regions[g]);
 }

@@ -505,6 +505,11 @@ typedef struct assigner {
 	 * most contiguous), -1 before any, -2 once two disagree */
 	int lead[IR_MAX_RANK + 1];
 	int lead_vec[IR_MAX_RANK + 1];
+	/* where no access of a rank runs along a proven contiguous dim
+	 * (proven), the dim their likely runs agree on (likely; -1 none, -2
+	 * several): a convolution's pixels, `% width` apart, one a thread */
+	bool proven[IR_MAX_RANK + 1];
+	int likely[IR_MAX_RANK + 1];
 	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
 	bool fp8_mma;  /* fp8 dots run mma.sync (every target sm_89 or newer) */
@@ -765,13 +770,30 @@ static int lead_dim(const assigner *s, int ptr)
 	return s->ai[ptr].contiguity[d0] < 2 ? r - 1 : d0;
 }
 
+/* The dim pointer block ptr likely runs along where no dim is proven
+ * contiguous: its longest runs (axis info's `runs`, a remainder by a
+ * runtime width taken not to wrap), the last on ties; -1 for none. */
+static int likely_lead(const assigner *s, int ptr)
+{
+	int r = vtype(s, ptr).rank, d0 = r - 1;
+	for (int d = r - 2; d >= 0; d--)
+		if (s->ai[ptr].runs[d] > s->ai[ptr].runs[d0])
+			d0 = d;
+	return s->ai[ptr].runs[d0] < 2 ? -1 : d0;
+}
+
+static void vote(int *lead, int d)
+{
+	*lead = *lead == -1 || *lead == d ? d : -2;
+}
+
 static void note_lead(assigner *s, int ptr, int mask, int64_t per_thread)
 {
-	int r = vtype(s, ptr).rank, d0 = lead_dim(s, ptr);
-	if (s->lead[r] == -1)
-		s->lead[r] = d0;
-	else if (s->lead[r] != d0)
-		s->lead[r] = -2;
+	int r = vtype(s, ptr).rank, d0 = lead_dim(s, ptr), likely = likely_lead(s, ptr);
+	vote(&s->lead[r], d0);
+	s->proven[r] |= s->ai[ptr].contiguity[d0] > 1;
+	if (likely >= 0)
+		vote(&s->likely[r], likely);
 	int w = access_width(s, ptr, mask, d0, per_thread);
 	if (w > s->lead_vec[r])
 		s->lead_vec[r] = w;
@@ -1842,7 +1864,7 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 			s.max_shape[r][d] = 1;
 	s.dot_tile[0] = s.dot_tile[1] = INT32_MAX;
 	for (int r = 0; r <= IR_MAX_RANK; r++)
-		s.lead[r] = -1;
+		s.lead[r] = s.likely[r] = -1;
 	survey_region(&s, &f->body);
 	for (int v = 0; v < f->nvalues; v++) {
 		const ir_op *d = f->values[v].def;
@@ -1868,6 +1890,8 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	for (int r = 1; r <= IR_MAX_RANK; r++) {
 		int32_t order[IR_MAX_RANK];
 		int lead = s.lead[r] >= 0 ? s.lead[r] : r - 1, k = 0, vec = s.vec[r];
+		if (!s.proven[r] && s.likely[r] >= 0)
+			lead = s.likely[r];
 		order[k++] = lead;
 		for (int d = r - 1; d >= 0; d--)
 			if (d != lead)
