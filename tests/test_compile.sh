@@ -442,6 +442,35 @@ check "pixels % W apart: one row a thread (4 divisions, not 32)" bash -c "
 		-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, 128, 32, 64' \
 		--arch sm_80,sm_90a -o '$T/pix' --keep-ptx '$T/pix' &&
 	[ \$(grep -c 'div.s32' '$T/pix/pix.compute_80.ptx') -le 4 ] && [ \$(grep -c 'div.s32' '$T/pix/pix.sm_90a.ptx') -le 4 ]"
+# K^T read through a loop-carried transposed pointer block (each key's row
+# contiguous along dim 0), scaled by a row and read by a dot as A
+# (lightning attention's kv_parallel): the load and the carried pointers
+# take a layout led by dim 0, 16-byte loads (4-byte ones before)
+cat > "$T/kt_scaled.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kt_scaled_kernel(k_ptr, v_ptr, s_ptr, o_ptr, n, D: tl.constexpr, C: tl.constexpr):
+    kt_ptrs = k_ptr + tl.arange(0, C)[None, :] * D + tl.arange(0, D)[:, None]
+    v_ptrs = v_ptr + tl.arange(0, C)[:, None] * D + tl.arange(0, D)[None, :]
+    s_ptrs = s_ptr + tl.arange(0, C)[None, :]
+    acc = tl.zeros([D, D], dtype=tl.float32)
+    for j in range(0, n, C):
+        kt = tl.load(kt_ptrs, mask=j + tl.arange(0, C)[None, :] < n, other=0.0)
+        v = tl.load(v_ptrs, mask=j + tl.arange(0, C)[:, None] < n, other=0.0)
+        s = tl.load(s_ptrs, mask=j + tl.arange(0, C)[None, :] < n, other=0.0)
+        acc += tl.dot(kt * s, v)
+        kt_ptrs += C * D
+        v_ptrs += C * D
+        s_ptrs += C
+    tl.store(o_ptr + tl.arange(0, D)[:, None] * D + tl.arange(0, D)[None, :], acc)
+EOF
+check "K^T carried, scaled, as a dot's A: 16-byte loads" bash -c "
+	'$TILEC' compile '$T/kt_scaled.py' -n kt_scaled_kernel -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 128, 64' \
+		--arch sm_80,sm_90a -ns 1 -o '$T/kts' --keep-ptx '$T/kts' &&
+	[ \$(grep -c 'ld.global.b32' '$T/kts/kts.compute_80.ptx') -le 4 ] && [ \$(grep -c 'ld.global.b32' '$T/kts/kts.sm_90a.ptx') -le 4 ]"
 check "a :8 hint on a float is refused" bash -c "! '$TILEC' compile $K/matmul.py -n matmul_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, fp32:8' -D BLOCK_SIZE_M=64 -D BLOCK_SIZE_N=64 -D BLOCK_SIZE_K=32 -D GROUP_SIZE_M=8 -o '$T/mm8f' 2>'$T/mm8f.err' && grep -q 'floats take no hint' '$T/mm8f.err'"
 check "fp32 matmul with :4 hints: 16-byte cp.async (4-byte copies without)" bash -c "
 	'$TILEC' compile $K/matmul.py -n matmul_fp32_kernel -s '*fp32:16, *fp32:16, *fp32:16, i32:4, i32:4, i32:4' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_80 -o '$T/f4' --keep-ptx '$T/f4p' &&

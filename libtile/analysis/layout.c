@@ -936,41 +936,77 @@ static bool operand_path_code(ir_opcode c)
 	}
 }
 
-/* A 2-D load that only a tensor-core dot reads, as B, through single-use
- * elementwise ops, and whose accesses run along a dim its layout l does
- * not lead with (attention's K read as K^T through a transposed pointer
- * block: each key's row contiguous along dim 0): a blocked layout of its
- * own shape led by that dim, so that its accesses are vectors, for it and
- * the ops on the way (want), since the dot stages its operand through
- * shared memory from any layout, along K where its registers run so
- * (dot_mma.c, dot_wgmma.c). l where not so, or where the pointers or
- * mask are not recomputed in any layout for free. */
-static const layout *operand_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
+/* Whether value v is computed from scalars, constants and aranges by ops
+ * that are recomputed in any layout (remat_code): what the assignment
+ * will find cheap, asked before it has visited v (a loop's carried
+ * pointers take their layout before the body is assigned). */
+static bool cheap_def(const assigner *s, int v, int depth)
 {
-	int v = op->results[0], ptr = op->args[0], mask;
-	if (t.rank != 2 || !l || l->kind != LAYOUT_BLOCKED || l->mma || !free_pointers(s, op, &mask))
-		return l;
+	const ir_op *d = s->f->values[v].def;
+	if (!vtype(s, v).rank || s->p->remat[v])
+		return true;
+	if (!d || depth > 12 || d->nresults != 1)
+		return false;
+	if (d->code == IR_OP_ARANGE || d->code == IR_OP_CONST || d->code == IR_OP_SPLAT)
+		return true;
+	if (!remat_code(d->code))
+		return false;
+	for (int i = 0; i < d->nargs; i++)
+		if (!cheap_def(s, d->args[i], depth + 1))
+			return false;
+	return true;
+}
+
+/* A 2-D load that only a tensor-core dot reads, as one operand, through
+ * single-use elementwise ops, and whose accesses run along a dim its
+ * layout l does not lead with (attention's K read as K^T through a
+ * transposed pointer block: each key's row contiguous along dim 0;
+ * lightning attention's K^T as A, scaled by a decay row): a blocked layout
+ * of its own shape led by that dim, so that its accesses are vectors, since
+ * the dot stages its operands through shared memory from any layout, along
+ * K where its registers run so (dot_mma.c, dot_wgmma.c). NULL where not so
+ * or where its mask is not recomputed in any layout for free; *dot: the
+ * dot, *x its operand. */
+static const layout *operand_own(assigner *s, const ir_op *op, const layout *l, ir_type t, const ir_op **dot, int *x)
+{
+	int ptr = op->args[0], mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
+	if (t.rank != 2 || !l || l->kind != LAYOUT_BLOCKED || l->mma || (mask >= 0 && !cheap_def(s, mask, 0)))
+		return NULL;
 	int d0 = lead_dim(s, ptr);
 	int64_t threads = 32 * (int64_t)s->f->num_warps, per_thread = ir_numel(t) / threads;
 	int w = access_width(s, ptr, mask, d0, per_thread);
 	if (l->order[0] == d0 || w < 2 || w <= access_width(s, ptr, mask, l->order[0], per_thread))
-		return l;
-	int x = v, n = 0;
+		return NULL;
+	int n = 0;
 	const ir_op *u;
-	while ((u = s->uses[x] == 1 ? s->user[x] : NULL) && operand_path_code(u->code) && u->nresults == 1 &&
+	*x = op->results[0];
+	while ((u = s->uses[*x] == 1 ? s->user[*x] : NULL) && operand_path_code(u->code) && u->nresults == 1 &&
 	       vtype(s, u->results[0]).rank == 2 && n < 8) {
-		x = u->results[0];
+		*x = u->results[0];
 		n++;
 	}
-	if (!u || !on_tensor_cores(s, u) || u->args[1] != x || u->args[0] == x)
-		return l;
+	if (!u || !on_tensor_cores(s, u) || (u->args[0] == *x) == (u->args[1] == *x))
+		return NULL;
+	*dot = u;
 	const int32_t order[2] = {d0, 1 - d0};
 	const layout *own = layout_blocked_order(s->a, 2, t.shape, s->f->num_warps, w, order);
-	if (!own) {
+	if (!own)
 		s->oom = true;
+	return own;
+}
+
+/* operand_own's layout for such a load whose pointers are recomputed there
+ * for free or already in it (a loop-carried pointer block that took it,
+ * carried_pointer_layout), for it and the ops on the way (want); l where
+ * not so. */
+static const layout *operand_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
+{
+	const ir_op *dot;
+	int operand;
+	const layout *own = operand_own(s, op, l, t, &dot, &operand);
+	if (!own || !pointers_in(s, op, own))
 		return l;
-	}
-	for (x = v; x != u->args[1]; x = s->user[x]->results[0])
+	for (int x = op->results[0]; x != operand; x = s->user[x]->results[0])
 		s->want[s->user[x]->results[0]] = own;
 	return own;
 }
@@ -1600,9 +1636,14 @@ static const layout *carried_pointer_layout(assigner *s, const ir_region *body, 
 	const layout *l = copy_pointer_layout(s, body, v);
 	for (int i = 0; i < body->nops && !l; i++) {
 		const ir_op *op = body->ops[i];
-		const ir_op *d = op->code == IR_OP_LOAD ? s->f->values[op->args[0]].def : NULL;
-		if (op->code == IR_OP_LOAD && (op->args[0] == v || (d && d->code == IR_OP_PTR_ADD && d->args[0] == v)))
+		const ir_op *d = op->code == IR_OP_LOAD ? s->f->values[op->args[0]].def : NULL, *dot;
+		int operand;
+		if (op->code == IR_OP_LOAD && (op->args[0] == v || (d && d->code == IR_OP_PTR_ADD && d->args[0] == v))) {
+			ir_type t = vtype(s, op->results[0]);
 			l = scale_load(s, body, op);
+			if (!l && t.rank == 2)
+				l = operand_own(s, op, by_rank(s, 2), t, &dot, &operand);
+		}
 	}
 	return l;
 }
@@ -1650,7 +1691,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		for (int i = 0; i < n; i++) {
 			int param = body->params[1 + i], init = op->args[3 + i];
 			const layout *want = p->remat[init] ? carried_pointer_layout(s, body, param) : NULL;
-			p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
+					p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
 		}
 		assign_region(s, body);
 		bool again = retarget(s, body->params + 1, op->args + 3, n, body);
