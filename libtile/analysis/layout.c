@@ -965,9 +965,9 @@ static bool cheap_def(const assigner *s, int v, int depth)
  * of its own shape led by that dim, so that its accesses are vectors, since
  * the dot stages its operands through shared memory from any layout, along
  * K where its registers run so (dot_mma.c, dot_wgmma.c). NULL where not so
- * or where its mask is not recomputed in any layout for free; *dot: the
- * dot, *x its operand. */
-static const layout *operand_own(assigner *s, const ir_op *op, const layout *l, ir_type t, const ir_op **dot, int *x)
+ * or where its mask is not recomputed in any layout for free; *x: the
+ * value the dot reads. */
+static const layout *operand_own(assigner *s, const ir_op *op, const layout *l, ir_type t, int *x)
 {
 	int ptr = op->args[0], mask = op->flags & IR_FLAG_HAS_MASK ? op->args[1] : -1;
 	if (t.rank != 2 || !l || l->kind != LAYOUT_BLOCKED || l->mma || (mask >= 0 && !cheap_def(s, mask, 0)))
@@ -987,7 +987,6 @@ static const layout *operand_own(assigner *s, const ir_op *op, const layout *l, 
 	}
 	if (!u || !on_tensor_cores(s, u) || (u->args[0] == *x) == (u->args[1] == *x))
 		return NULL;
-	*dot = u;
 	const int32_t order[2] = {d0, 1 - d0};
 	const layout *own = layout_blocked_order(s->a, 2, t.shape, s->f->num_warps, w, order);
 	if (!own)
@@ -1001,9 +1000,8 @@ static const layout *operand_own(assigner *s, const ir_op *op, const layout *l, 
  * not so. */
 static const layout *operand_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
 {
-	const ir_op *dot;
 	int operand;
-	const layout *own = operand_own(s, op, l, t, &dot, &operand);
+	const layout *own = operand_own(s, op, l, t, &operand);
 	if (!own || !pointers_in(s, op, own))
 		return l;
 	for (int x = op->results[0]; x != operand; x = s->user[x]->results[0])
@@ -1636,13 +1634,13 @@ static const layout *carried_pointer_layout(assigner *s, const ir_region *body, 
 	const layout *l = copy_pointer_layout(s, body, v);
 	for (int i = 0; i < body->nops && !l; i++) {
 		const ir_op *op = body->ops[i];
-		const ir_op *d = op->code == IR_OP_LOAD ? s->f->values[op->args[0]].def : NULL, *dot;
+		const ir_op *d = op->code == IR_OP_LOAD ? s->f->values[op->args[0]].def : NULL;
 		int operand;
 		if (op->code == IR_OP_LOAD && (op->args[0] == v || (d && d->code == IR_OP_PTR_ADD && d->args[0] == v))) {
 			ir_type t = vtype(s, op->results[0]);
 			l = scale_load(s, body, op);
 			if (!l && t.rank == 2)
-				l = operand_own(s, op, by_rank(s, 2), t, &dot, &operand);
+				l = operand_own(s, op, by_rank(s, 2), t, &operand);
 		}
 	}
 	return l;

@@ -1217,35 +1217,32 @@ static bool ring_narrow(const pipe *p, const ir_op *loop, int64_t *elems)
 	return narrow;
 }
 
-/* A load the rings would take that cp.async cannot copy, in a loop whose
- * loads hold at most 48 elements per thread: it is pipelined through
- * registers instead, the loads' latency hidden behind an iteration of
- * work. Larger tiles held in registers a second time spill (tutorial 03's
- * 128x256x64 config ran 1.9x slower so on an H100, its 128x32x32 config
- * 1.3x faster), so they keep the rings, the narrow pieces copied
- * synchronously. */
-static bool has_narrow_load(const pipe *p, const ir_op *loop)
+/* A loop with such a load (narrow) whose loads hold at most 48 elements
+ * (elems) per thread: it is pipelined through registers instead, the
+ * loads' latency hidden behind an iteration of work. Larger tiles held in
+ * registers a second time spill (tutorial 03's 128x256x64 config ran 1.9x
+ * slower so on an H100, its 128x32x32 config 1.3x faster), so they keep
+ * the rings, the narrow pieces copied synchronously. */
+static bool has_narrow_load(const pipe *p, bool narrow, int64_t elems)
 {
-	int64_t elems;
 	int threads = 32 * (p->f->num_warps > 0 ? p->f->num_warps : 4);
-	return ring_narrow(p, loop, &elems) && elems <= 48 * (int64_t)threads;
+	return narrow && elems <= 48 * (int64_t)threads;
 }
 
-/* The stages of a loop's rings. A ring copied in synchronous pieces gains
- * nothing from tiles further ahead: its copies wait for their loads
- * whatever the distance, and what overlaps them is the asynchronous wgmma
- * of the iteration before, which one tile ahead already gives. Deeper
- * rings only cost shared memory and the registers of the addresses
- * carried ahead, so on wgmma they keep two stages (fp16 4095^3 on an
- * H200: 128x128x64 from 32 to 65 TFLOP/s, two blocks an SM where the five
- * tiles of four stages left room for one; 128x256x64 from 77 to 86). On
- * mma.sync, whose dots wait, the two configs measured 6% faster and 7%
- * slower so: its stages stay. */
-static int ring_stages(const pipe *p, const ir_op *loop)
+/* The stages of a loop's rings (narrow: ring_narrow's). A ring copied in
+ * synchronous pieces gains nothing from tiles further ahead: its copies
+ * wait for their loads whatever the distance, and what overlaps them is
+ * the asynchronous wgmma of the iteration before, which one tile ahead
+ * already gives. Deeper rings only cost shared memory and the registers of
+ * the addresses carried ahead, so on wgmma they keep two stages (fp16
+ * 4095^3 on an H200: 128x128x64 from 32 to 65 TFLOP/s, two blocks an SM
+ * where the five tiles of four stages left room for one; 128x256x64 from
+ * 77 to 86). On mma.sync, whose dots wait, the two configs measured 6%
+ * faster and 7% slower so: its stages stay. */
+static int ring_stages(const pipe *p, bool narrow)
 {
-	int64_t elems;
 	int stages = p->f->num_stages;
-	return !p->reuse && stages > 2 && ring_narrow(p, loop, &elems) ? 2 : stages;
+	return !p->reuse && stages > 2 && narrow ? 2 : stages;
 }
 
 /* The loads of the loop at index *pos of r that qualify (`scales`:
@@ -1319,9 +1316,11 @@ static void walk(pipe *p, ir_region *r)
 		p->outer_pos = outer_pos;
 		if (op->code != IR_OP_FOR || !loop_qualifies(p->f, op))
 			continue;
-		if (p->async && !has_narrow_load(p, op)) {
+		int64_t elems;
+		bool narrow = ring_narrow(p, op, &elems);
+		if (p->async && !has_narrow_load(p, narrow, elems)) {
 			int before = r->nops;
-			if (pipeline_async(p, r, i, op, ring_stages(p, op))) {
+			if (pipeline_async(p, r, i, op, ring_stages(p, narrow))) {
 				prefetch_rest(p, r, op);
 				i += r->nops - before; /* the prologues and epilogue went in around the loop */
 			}
