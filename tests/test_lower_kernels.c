@@ -81,6 +81,8 @@ static const kcase cases[] = {
 	{KDIR "lang.py", "gather_hist_kernel", "*fp32:16, *i32:16, *fp32:16, *fp32:16, *i32:16, *i32:16, i32, 32, 32", 4, NULL, "shared.add", NULL},
 	/* inline assembly: the documented example (bytes packed 4 to a register) and f16x2 pairs */
 	{KDIR "lang.py", "inline_asm_kernel", "*u8:16, *fp32:16, *i32:16, *fp32:16, *fp16:16, 1024", 4, NULL, "add.f16x2", NULL},
+	/* pointer operands pass their addresses (was an invalid bitcast) */
+	{KDIR "lang.py", "inline_asm_ptr_kernel", "*i32:16, *i32:16, i32, 256", 4, NULL, "prefetch.global.L2 [%rd", NULL},
 	{KDIR "lang.py", "cuda_helpers_kernel", "*i32:16", 4, NULL, "%globaltimer", NULL},
 	/* block pointers: the K loop's advanced pointers keep their alignment and
 	 * strides, so the loads become 16-byte cp.async rings, none left scalar */

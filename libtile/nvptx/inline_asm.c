@@ -62,6 +62,15 @@ static LLVMValueRef convert(lw *w, LLVMValueRef x, LLVMTypeRef to)
 	LLVMTypeRef from = LLVMTypeOf(x);
 	if (from == to)
 		return x;
+	/* a pointer goes in as its address (an "l" operand) */
+	if (LLVMGetTypeKind(from) == LLVMPointerTypeKind) {
+		x = LLVMBuildPtrToInt(w->b, x, w->i64, "");
+		from = w->i64;
+		if (from == to)
+			return x;
+	}
+	if (LLVMGetTypeKind(to) == LLVMPointerTypeKind)
+		return LLVMBuildIntToPtr(w->b, convert(w, x, w->i64), to, "");
 	unsigned fb = type_bits(w, from), tb = type_bits(w, to);
 	if (!fb || !tb)
 		return LLVMBuildBitCast(w->b, x, to, "");

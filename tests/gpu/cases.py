@@ -995,12 +995,14 @@ CASES += [
 ]
 
 # tl.inline_asm_elementwise: Triton's documented example (uint8 packed four
-# to a register, two results) and f16x2 pairs; triton.language.extra.cuda's
-# helpers (values that hold on any GPU)
+# to a register, two results) and f16x2 pairs; pointers as operands;
+# triton.language.extra.cuda's helpers (values that hold on any GPU)
 CASES += [
     case("inline_asm_doc_example", LANG, "inline_asm_kernel",
          [_n("u8", init="randint:0:256"), _n("fp32", init="uniform:-50:300"), _n("i32", "out"), _n("fp32", "out"),
           _n("fp16", "out"), N_], {"BLOCK": 1024}, "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
+    case("inline_asm_pointers", K + "lang.py", "inline_asm_ptr_kernel",
+         [_n("i32", init="randint:-1000:1000"), _n("i32", "out"), N_], {"BLOCK": 256}, "cdiv(n, BLOCK)", SIZES_1D[:3], 2),
     case("cuda_helpers", LANG, "cuda_helpers_kernel", [T("out", "i32", ["4"])], {}, "1", [{}], 2,
          num_warps=8),
 ]

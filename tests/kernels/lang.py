@@ -379,6 +379,20 @@ def inline_asm_kernel(a_ptr, b_ptr, c_ptr, d_ptr, h_ptr, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def inline_asm_ptr_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # pointers as operands ("l": their 64-bit addresses): an L2 prefetch
+    # whose result is unused, and a load through the assembly
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    safe = tl.where(mask, offs, 0)
+    tl.inline_asm_elementwise("prefetch.global.L2 [$1];\n\tmov.u32 $0, 0;", "=r,l", [x_ptr + safe],
+                              dtype=tl.int32, is_pure=False, pack=1)
+    x = tl.inline_asm_elementwise("ld.global.b32 $0, [$1];", "=r,l", [x_ptr + safe], dtype=tl.int32,
+                                  is_pure=False, pack=1)
+    tl.store(out_ptr + offs, x * 3 + 1, mask=mask)
+
+
+@triton.jit
 def cuda_helpers_kernel(out_ptr):
     # triton.language.extra.cuda: special registers and constexprs
     t0 = cuda.globaltimer()
