@@ -286,6 +286,33 @@ check "-v: not the :8 variant's" bash -c "! grep -q 'matmul_kernel_0: the 2-D lo
 check "fp16 matmul, :8: 16-byte cp.async (the unhinted variant has none)" grep -q "cp.async.cg.shared.global \[%r[0-9]*\], \[%rd[0-9]*\], 16, %p" "$T/mm8p/mm8.compute_80.ptx"
 check "fp16 matmul, :8: inspect shows the predicates" bash -c "'$TILEC' inspect '$T/mm8.c' | grep -q 'predicates: a_ptr % 16 == 0, b_ptr % 16 == 0, c_ptr % 16 == 0, M % 8 == 0, N % 8 == 0, K % 8 == 0, stride_am % 8 == 0, stride_ak == 1'"
 check "fp16 matmul, :8: the launcher's comment names them" grep -q "M % 8 == 0" "$T/mm8.h"
+# The lines of the first kernel's tensor-core loop in a PTX file: the
+# smallest span from a label to a later branch back to it that holds an
+# mma.sync or wgmma.
+mma_loop() {
+	awk '/^\.visible \.entry/{n++} n==1' "$1" | awk '
+		{ line[NR] = $0 }
+		/^\$L__BB[0-9_]+:/ { name = $1; sub(":", "", name); at[name] = NR }
+		/bra/ && match($0, /\$L__BB[0-9_]+;/) {
+			t = substr($0, RSTART, RLENGTH - 1)
+			if ((t in at) && at[t] < NR) { n++; s[n] = at[t]; e[n] = NR }
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				has = 0
+				for (j = s[i]; j <= e[i] && !has; j++) has = line[j] ~ /mma\.sync|wgmma\.mma_async/
+				if (has && (!best || e[i] - s[i] < e[best] - s[best])) best = i
+			}
+			for (j = s[best]; best && j <= e[best]; j++) print line[j]
+		}'
+}
+# Per basic block of a PTX excerpt: its 2-byte global loads, and its
+# selects and compares.
+block_counts() {
+	awk '/^\$L__BB[0-9_]+:/ { if (nb) print ld, sp; nb++; ld = sp = 0; next }
+		/ld\.global\.b16/ { ld++ } /selp|setp/ { sp++ } END { if (nb) print ld, sp }' "$1"
+}
+export -f mma_loop block_counts
 # the unhinted variant at a size no hint divides (4095^3): each thread
 # copies a run of 8 2-byte pieces of A from its first element (immediate
 # offsets), and B's pieces (N % 64 leaves no runs) from the block's first
@@ -299,14 +326,22 @@ check "odd fp16 matmul 128x128x64: the K loop carries no pointer an element" bas
 		-w 4 -ns 4 -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
 		--arch sm_80,sm_90a -o '$T/mmo' --keep-ptx '$T/mmo' &&
 	for f in '$T'/mmo/*.ptx; do
-		awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop
-		[ \$(grep -c 'ld.global.b16' \$f.loop) = 128 ] && [ \$(grep -c 'mad.wide.s32' \$f.loop) -ge 64 ] &&
+		mma_loop \$f > \$f.loop
+		[ \$(grep -c 'mad.wide.s32' \$f.loop) -ge 64 ] &&
 			grep -qE 'ld.global.b16 [^;]*\\+14\\]' \$f.loop && [ \$(grep -c 'add.s64' \$f.loop) -lt 16 ] &&
-			[ \$(grep -c 'add.s32 ti, ' \$f.loop) = 128 ] && [ \$(grep -c 'st.shared.v4.b32' \$f.loop) = 8 ] || exit 1
+			[ \$(grep -c 'add.s32 ti, ' \$f.loop) -ge 128 ] && [ \$(grep -c 'st.shared.v4.b32' \$f.loop) -ge 8 ] || exit 1
+	done"
+# each of its copies of 64 pieces under the K mask has an unmasked path,
+# taken for full tiles: blocks of the loop with their 64 loads and none of
+# the masked path's 64 compares and selects (the loop's own two aside)
+check "odd fp16 matmul 128x128x64: full K tiles copy their pieces unmasked" bash -c "
+	for f in '$T'/mmo/*.ptx; do
+		[ \$(block_counts \$f.loop | awk '\$1 >= 64 && \$2 <= 2' | wc -l) -ge 2 ] || exit 1
 	done"
 # a pointer block moved by amounts that differ between its rows keeps its
 # pointers (one a run): only B, moved by a scalar, is read from its first
-# element plus offsets (a pointer plus one offset block: `p + a + b`,
+# element plus offsets (blocks of the loop: A's 64 pieces without
+# mad.wide, B's 64 with one each) (a pointer plus one offset block: `p + a + b`,
 # two ptr_adds, keeps its pointers as well)
 cat > "$T/skew.py" <<'EOF'
 import triton
@@ -333,10 +368,10 @@ EOF
 check "a pointer block moved unevenly keeps its run pointers; B's pieces from offsets" bash -c "
 	'$TILEC' compile '$T/skew.py' -n skew_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, 128, 128, 64' \
 		-ns 4 --arch sm_80 -o '$T/skew' --keep-ptx '$T/skew' &&
-	f='$T/skew/skew.sm_80.ptx' &&
-	awk '/^\\\$L__BB0_2:/{on=1} on{print} on && /bra[^\$]*\\\$L__BB0_2;/{exit}' \$f > \$f.loop &&
-	[ \$(grep -c 'ld.global.b16' \$f.loop) = 128 ] && [ \$(grep -c 'mad.wide.s32' \$f.loop) = 64 ] &&
-		[ \$(grep -c 'add.s64' \$f.loop) -ge 8 ]"
+	f='$T/skew/skew.sm_80.ptx' && mma_loop \$f > \$f.loop &&
+	awk '/^\\\$L__BB[0-9_]+:/ { if (nb) print ld, md; nb++; ld = md = 0; next }
+		/ld\.global\.b16/ { ld++ } /mad\.wide\.s32/ { md++ } END { print ld, md }' \$f.loop > \$f.blocks &&
+	grep -qx '64 0' \$f.blocks && grep -qx '64 64' \$f.blocks && [ \$(grep -c 'add.s64' \$f.loop) -ge 8 ]"
 # tl.where between pointers and between strides specialized to 1
 # (xformers' tiled matmul picks its operands per program so): the two
 # strides are one constant, so A's rows stay contiguous and are copied 16

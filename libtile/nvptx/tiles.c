@@ -12,7 +12,9 @@
  * predicate; pieces under 4 bytes are loaded at once instead, addressed
  * so that the loop keeps no pointer an element (a run from its first
  * element, a carried block from its first element and invariant offsets:
- * carried_offsets), and stored up to 16 bytes at a time. LOCAL_LOAD
+ * carried_offsets), and stored up to 16 bytes at a time; under a mask
+ * of many predicates they are copied unmasked when all of them hold (a K
+ * loop's full tiles), under their predicates otherwise. LOCAL_LOAD
  * leaves a tile in place for the tensor-core dots that read it (a view:
  * dot_mma.c reads its fragments with ldmatrix) or loads it into registers
  * for any other use.
@@ -69,31 +71,46 @@ LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMVa
 	return LLVMBuildAdd(w->b, base, off, "");
 }
 
+/* Offsets computed in full, for tile_offset to derive others from: up to
+ * `max` of them. Copies of pieces under 4 bytes keep OFFSET_ANCHORS (one a
+ * row phase: 16 times fewer swizzles for B's 2-byte stores in the 4095³
+ * matmul); the other accesses register 0's alone, as measured before. */
+enum { OFFSET_ANCHORS = 16 };
+typedef struct offset_anchors {
+	int n, max;
+	int reg[OFFSET_ANCHORS];
+	LLVMValueRef off[OFFSET_ANCHORS];
+} offset_anchors;
+
 /* The byte offset of register r's element in a tile laid out by sl at
  * byte `base` (a 3-D value: one tile per index of its dim 0, smem_tile_stride
- * apart): register 0's (kept in *first) plus a constant where the swizzle
- * allows, one register and constants instead of the swizzle's arithmetic
- * per access. */
+ * apart): an earlier register's in *an plus a constant where the swizzle
+ * allows (registers a whole swizzle period of rows apart), so a thread
+ * computes the swizzle's arithmetic once per row phase, not per access. */
 static LLVMValueRef tile_offset(lw *w, const layout_map *m, ir_type t, const smem_layout *sl, LLVMValueRef base, int r,
-				LLVMValueRef *first)
+				offset_anchors *an)
 {
 	int rr = t.rank - 2, rc = t.rank - 1; /* the tile's rows and columns in the value */
-	int32_t c0[IR_MAX_RANK], cr[IR_MAX_RANK];
-	layout_reg_coords(m, 0, c0);
+	int32_t ca[IR_MAX_RANK], cr[IR_MAX_RANK];
 	layout_reg_coords(m, r, cr);
-	int64_t delta;
-	if (*first && smem_layout_delta(sl, cr[m->dim_of[rr]] - c0[m->dim_of[rr]], cr[m->dim_of[rc]] - c0[m->dim_of[rc]], &delta)) {
+	for (int i = 0; i < an->n; i++) {
+		int64_t delta;
+		layout_reg_coords(m, an->reg[i], ca);
+		if (!smem_layout_delta(sl, cr[m->dim_of[rr]] - ca[m->dim_of[rr]], cr[m->dim_of[rc]] - ca[m->dim_of[rc]], &delta))
+			continue;
 		if (t.rank == 3)
-			delta += (int64_t)(cr[m->dim_of[0]] - c0[m->dim_of[0]]) * smem_tile_stride(sl);
-		return LLVMBuildAdd(w->b, *first, lw_ci32(w, delta), "");
+			delta += (int64_t)(cr[m->dim_of[0]] - ca[m->dim_of[0]]) * smem_tile_stride(sl);
+		return LLVMBuildAdd(w->b, an->off[i], lw_ci32(w, delta), "");
 	}
 	LLVMValueRef cc[IR_MAX_RANK];
 	lw_reg_coords(w, m, t.rank, r, cc);
 	if (t.rank == 3)
 		base = LLVMBuildAdd(w->b, base, LLVMBuildMul(w->b, cc[0], lw_ci32(w, smem_tile_stride(sl)), ""), "");
 	LLVMValueRef off = lw_swizzled(w, sl, base, cc[rr], cc[rc]);
-	if (!r)
-		*first = off;
+	if (an->n < an->max) {
+		an->reg[an->n] = r;
+		an->off[an->n++] = off;
+	}
 	return off;
 }
 
@@ -123,10 +140,11 @@ void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64
 	layout_map m = lw_map_of(x->l, t);
 	ir_kind k = (ir_kind)t.kind;
 	int vec = smem_access_run(&m, t, sl, x->n);
-	LLVMValueRef own = lw_owner(w, &m), first = NULL, b = lw_ci32(w, (int64_t)w->smem_top + base);
+	offset_anchors an = {.max = 1};
+	LLVMValueRef own = lw_owner(w, &m), b = lw_ci32(w, (int64_t)w->smem_top + base);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	for (int r = 0; r < x->n; r += vec)
-		store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &first)), vec * sl->elem_bytes);
+		store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &an)), vec * sl->elem_bytes);
 	if (join)
 		lw_end_if(w, join);
 }
@@ -138,9 +156,9 @@ bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layou
 	if (!lw_alloc_regs(w, out, m.nregs, l))
 		return false;
 	int vec = smem_access_run(&m, t, sl, m.nregs);
-	LLVMValueRef first = NULL;
+	offset_anchors an = {.max = 1};
 	for (int r = 0; r < m.nregs; r += vec)
-		load_run(w, out, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, base, r, &first)), vec * sl->elem_bytes);
+		load_run(w, out, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, base, r, &an)), vec * sl->elem_bytes);
 	return true;
 }
 
@@ -297,6 +315,54 @@ static lw_address piece_at(const piece_addresses *pa, const lval *ptr, int q, in
 	return (lw_address){ptr->r[r0], NULL, NULL, off};
 }
 
+/* The copy of one ring tile's registers to its slot at base: cp.async per
+ * register group of 4 bytes or more, else pieces loaded and stored
+ * `group` registers at a time; under mask's predicates unless NULL.
+ * `held`: the unmasked path of a masked copy, whose pieces are still
+ * loaded one by one in asm (under a true predicate): as plain loads LLVM
+ * merges a run's pieces into one wide load, which their addresses do not
+ * allow (fp8 rows 70 bytes apart: misaligned 16-byte loads). */
+static void copy_pieces(lw *w, const layout_map *m, ir_type pt, const smem_layout *sl, LLVMValueRef base,
+			const lval *ptr, const lval *mask, bool held, const piece_addresses *pa, int group, int vec,
+			int bytes, ir_kind k)
+{
+	LLVMValueRef always = held ? LLVMConstInt(w->i1, 1, false) : NULL;
+	int eb = sl->elem_bytes;
+	offset_anchors an = {.max = bytes < 4 ? OFFSET_ANCHORS : 1};
+	for (int r = 0; r < ptr->n; r += group) {
+		/* registers r .. r+group-1 run along the stored rows */
+		LLVMValueRef dst = lw_smem_at(w, tile_offset(w, m, pt, sl, base, r, &an));
+		if (bytes >= 4) {
+			/* inline PTX (LLVM 19 has no intrinsic for 32-bit shared
+			 * pointers); masked off, the ignore-src predicate zero-fills */
+			char text[96];
+			snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d%s;", bytes == 16 ? "cg" : "ca", bytes,
+				 mask ? ", $2" : "");
+			LLVMValueRef args[3] = {LLVMBuildPtrToInt(w->b, dst, w->i32, ""), ptr->r[r],
+						mask ? LLVMBuildNot(w->b, mask->r[r], "") : NULL};
+			lw_asm_call(w, w->vd, text, mask ? "r,l,b" : "r,l", args, mask ? 3 : 2, true);
+			continue;
+		}
+		LLVMValueRef elems[16] = {0};
+		for (int q = r; q < r + group; q += vec) {
+			LLVMValueRef *e = elems + (q - r);
+			lw_load_vector(w, piece_at(pa, ptr, q, eb), mask ? mask->r[q] : always, vec, k, NULL, e);
+			for (int i = 0; mask && i < vec; i++)
+				e[i] = LLVMBuildSelect(w->b, mask->r[q], e[i], LLVMConstNull(LLVMTypeOf(e[i])), "");
+		}
+		LLVMValueRef x = elems[0];
+		if (group > 1) {
+			x = LLVMGetUndef(LLVMVectorType(lw_stype(w, k), (unsigned)group));
+			for (int i = 0; i < group; i++)
+				x = LLVMBuildInsertElement(w->b, x, elems[i], lw_ci32(w, i), "");
+		}
+		LLVMSetAlignment(LLVMBuildStore(w->b, x, dst), (unsigned)(group * eb));
+	}
+}
+
+/* A copy of at least this many pieces under a mask gets an unmasked path */
+enum { PIECES_TWO_PATHS = 16 };
+
 /* cp.async of 4, 8 or 16 bytes per register group, zero-filling where the
  * mask is off (source size 0); pieces under 4 bytes (elements that are not
  * contiguous in memory, or not aligned) are loaded at once (address_pieces)
@@ -332,35 +398,22 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 	LLVMValueRef base = ring_tile(w, ring, slot.r[0]);
 	LLVMValueRef own = lw_owner(w, &m);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
-	LLVMValueRef first = NULL;
-	for (int r = 0; r < ptr.n; r += group) {
-		/* registers r .. r+group-1 run along the stored rows */
-		LLVMValueRef dst = lw_smem_at(w, tile_offset(w, &m, pt, sl, base, r, &first));
-		if (bytes >= 4) {
-			/* inline PTX (LLVM 19 has no intrinsic for 32-bit shared
-			 * pointers); masked off, the ignore-src predicate zero-fills */
-			char text[96];
-			snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d%s;", bytes == 16 ? "cg" : "ca", bytes,
-				 has_mask ? ", $2" : "");
-			LLVMValueRef args[3] = {LLVMBuildPtrToInt(w->b, dst, w->i32, ""), ptr.r[r],
-						has_mask ? LLVMBuildNot(w->b, mask.r[r], "") : NULL};
-			lw_asm_call(w, w->vd, text, has_mask ? "r,l,b" : "r,l", args, has_mask ? 3 : 2, true);
-			continue;
-		}
-		LLVMValueRef elems[16] = {0};
-		for (int q = r; q < r + group; q += vec) {
-			LLVMValueRef *e = elems + (q - r);
-			lw_load_vector(w, piece_at(&pa, &ptr, q, eb), has_mask ? mask.r[q] : NULL, vec, k, NULL, e);
-			for (int i = 0; has_mask && i < vec; i++)
-				e[i] = LLVMBuildSelect(w->b, mask.r[q], e[i], LLVMConstNull(LLVMTypeOf(e[i])), "");
-		}
-		LLVMValueRef x = elems[0];
-		if (group > 1) {
-			x = LLVMGetUndef(LLVMVectorType(lw_stype(w, k), (unsigned)group));
-			for (int i = 0; i < group; i++)
-				x = LLVMBuildInsertElement(w->b, x, elems[i], lw_ci32(w, i), "");
-		}
-		LLVMSetAlignment(LLVMBuildStore(w->b, x, dst), (unsigned)(group * eb));
+	/* Pieces under a mask of many predicates are copied twice over: once
+	 * unmasked, taken when every predicate of the thread holds (a K loop's
+	 * full tiles: the bound checks of constant offsets against one bound
+	 * fold into one), else under their predicates. The loop then runs
+	 * neither the per-piece checks nor the selects of zeros. */
+	LLVMValueRef all = NULL;
+	if (has_mask && bytes < 4 && ptr.n / vec >= PIECES_TWO_PATHS)
+		for (int q = 0; q < ptr.n; q += vec)
+			all = !all ? mask.r[q] : mask.r[q] == mask.r[q - vec] ? all : LLVMBuildAnd(w->b, all, mask.r[q], "");
+	LLVMBasicBlockRef unmasked = all ? lw_begin_if(w, all) : NULL;
+	copy_pieces(w, &m, pt, sl, base, &ptr, has_mask && !all ? &mask : NULL, all != NULL, &pa, group, vec, bytes, k);
+	if (unmasked) {
+		lw_end_if(w, unmasked);
+		unmasked = lw_begin_if(w, LLVMBuildNot(w->b, all, ""));
+		copy_pieces(w, &m, pt, sl, base, &ptr, &mask, false, &pa, group, vec, bytes, k);
+		lw_end_if(w, unmasked);
 	}
 	if (join)
 		lw_end_if(w, join);
