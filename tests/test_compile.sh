@@ -338,6 +338,13 @@ check "odd fp16 matmul 128x128x64: full K tiles copy their pieces unmasked" bash
 	for f in '$T'/mmo/*.ptx; do
 		[ \$(block_counts \$f.loop | awk '\$1 >= 64 && \$2 <= 2' | wc -l) -ge 2 ] || exit 1
 	done"
+# B's pieces (N % 64 proves no runs, but likely runs of them) are laid out
+# 8 along N a thread, side by side in the stored row: one 16-byte store
+# to shared memory for 8 2-byte loads (64 2-byte stores an iteration before)
+check "odd fp16 matmul 128x128x64: no 2-byte shared stores in the K loop" bash -c "
+	for f in '$T'/mmo/*.ptx; do
+		! grep -qE 'st\.shared\.(b16|u16)' \$f.loop && [ \$(grep -c 'st.shared.v4.b32' \$f.loop) -ge 16 ] || exit 1
+	done"
 # a pointer block moved by amounts that differ between its rows keeps its
 # pointers (one a run): only B, moved by a scalar, is read from its first
 # element plus offsets (blocks of the loop: A's 64 pieces without

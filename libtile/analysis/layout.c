@@ -1441,7 +1441,13 @@ static void assign_ring(assigner *s, int ring)
 	 * element (4095^3 fp16 matmul: 255 registers and KBs of spills) */
 	int bytes = ir_kind_bytes((ir_kind)rt.pointee);
 	if (copy && vec * bytes < 4) {
-		int64_t c = s->ai[copy->args[2]].contiguity[transposed ? 0 : 1];
+		const axis_info *ai = &s->ai[copy->args[2]];
+		int64_t c = ai->contiguity[transposed ? 0 : 1];
+		/* with no run proven, a likely one (`% N`): each piece is still
+		 * loaded on its own, but a thread's pieces lie side by side in
+		 * the stored row and go to shared memory in one store */
+		if (c < 2)
+			c = ai->runs[transposed ? 0 : 1];
 		while (vec * 2 <= c && vec * 2 * bytes <= 16)
 			vec *= 2;
 	}

@@ -1704,6 +1704,12 @@ BENCH += [
          bench="decode matmul fp16 M=%d N=K=4096, [N, K] weights, whole rows (1x4096, 8 warps)" % s["M"])
     for s in DEC4096
 ] + [
+    # a layer large enough that a launch's fixed costs do not hide its
+    # weights' reading: an 8B-class model's MLP up projection (117 MB)
+    case("bench_decode_rows_mlp_m1", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 4096},
+         "cdiv(N, BLOCK_N)", [{"M": 1, "N": 14336, "K": 4096}], 3, DEC_TOL, num_warps=8,
+         bench="decode matmul fp16 M=1 N=14336 K=4096 (an MLP up projection), whole rows (1x4096, 8 warps)"),
+] + [
     case("bench_decode_attn_kv%d" % kv, DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,
          lambda s: {"HEAD_DIM": 128, "BLOCK_N": 64, "SPLIT_LEN": s["S"] // s["NS"]}, "H, NS",
          [{"H": 32, "S": kv, "D": 128, "NS": ns}], 3, tol(1e-3, 1e-3), grid_in_blob=False,
