@@ -318,15 +318,15 @@ static lw_address piece_at(const piece_addresses *pa, const lval *ptr, int q, in
 /* The copy of one ring tile's registers to its slot at base: cp.async per
  * register group of 4 bytes or more, else pieces loaded and stored
  * `group` registers at a time; under mask's predicates unless NULL.
- * `held`: the unmasked path of a masked copy, whose pieces are still
- * loaded one by one in asm (under a true predicate): as plain loads LLVM
- * merges a run's pieces into one wide load, which their addresses do not
+ * `asm_loads` (the unmasked path of a masked copy): its pieces are still
+ * loaded one by one in asm, under a true predicate, since as plain loads
+ * LLVM merges a run's pieces into one wide load their addresses do not
  * allow (fp8 rows 70 bytes apart: misaligned 16-byte loads). */
-static void copy_pieces(lw *w, const layout_map *m, ir_type pt, const smem_layout *sl, LLVMValueRef base,
-			const lval *ptr, const lval *mask, bool held, const piece_addresses *pa, int group, int vec,
-			int bytes, ir_kind k)
+static void copy_to_slot(lw *w, const layout_map *m, ir_type pt, const smem_layout *sl, LLVMValueRef base,
+			 const lval *ptr, const lval *mask, bool asm_loads, const piece_addresses *pa, int group,
+			 int vec, int bytes, ir_kind k)
 {
-	LLVMValueRef always = held ? LLVMConstInt(w->i1, 1, false) : NULL;
+	LLVMValueRef always = asm_loads ? LLVMConstInt(w->i1, 1, false) : NULL;
 	int eb = sl->elem_bytes;
 	offset_anchors an = {.max = bytes < 4 ? OFFSET_ANCHORS : 1};
 	for (int r = 0; r < ptr->n; r += group) {
@@ -408,11 +408,11 @@ bool lw_emit_async_copy(lw *w, const ir_op *op)
 		for (int q = 0; q < ptr.n; q += vec)
 			all = !all ? mask.r[q] : mask.r[q] == mask.r[q - vec] ? all : LLVMBuildAnd(w->b, all, mask.r[q], "");
 	LLVMBasicBlockRef unmasked = all ? lw_begin_if(w, all) : NULL;
-	copy_pieces(w, &m, pt, sl, base, &ptr, has_mask && !all ? &mask : NULL, all != NULL, &pa, group, vec, bytes, k);
+	copy_to_slot(w, &m, pt, sl, base, &ptr, has_mask && !all ? &mask : NULL, all != NULL, &pa, group, vec, bytes, k);
 	if (unmasked) {
 		lw_end_if(w, unmasked);
 		unmasked = lw_begin_if(w, LLVMBuildNot(w->b, all, ""));
-		copy_pieces(w, &m, pt, sl, base, &ptr, &mask, false, &pa, group, vec, bytes, k);
+		copy_to_slot(w, &m, pt, sl, base, &ptr, &mask, false, &pa, group, vec, bytes, k);
 		lw_end_if(w, unmasked);
 	}
 	if (join)
