@@ -318,16 +318,17 @@ static lw_address piece_at(const piece_addresses *pa, const lval *ptr, int q, in
 /* The copy of one ring tile's registers to its slot at base: cp.async per
  * register group of 4 bytes or more, else pieces loaded and stored
  * `group` registers at a time; under mask's predicates unless NULL.
- * `asm_loads` (the unmasked path of a masked copy): its pieces are still
- * loaded one by one in asm, under a true predicate, since as plain loads
- * LLVM merges a run's pieces into one wide load their addresses do not
- * allow (fp8 rows 70 bytes apart: misaligned 16-byte loads). */
+ * `asm_loads` (the unmasked path of a masked copy) and 1-byte pieces are
+ * still loaded one by one in asm, under a true predicate: as plain loads,
+ * LLVM merges a run of 16 into one `load <16 x i8>, align 1`, which LLVM
+ * 19's NVPTX back end emits as `ld.global.v4.u32` whatever the alignment
+ * (fp8 rows 70 bytes apart: misaligned 16-byte loads on the GPU). */
 static void copy_to_slot(lw *w, const layout_map *m, ir_type pt, const smem_layout *sl, LLVMValueRef base,
 			 const lval *ptr, const lval *mask, bool asm_loads, const piece_addresses *pa, int group,
 			 int vec, int bytes, ir_kind k)
 {
-	LLVMValueRef always = asm_loads ? LLVMConstInt(w->i1, 1, false) : NULL;
 	int eb = sl->elem_bytes;
+	LLVMValueRef always = asm_loads || eb == 1 ? LLVMConstInt(w->i1, 1, false) : NULL;
 	offset_anchors an = {.max = bytes < 4 ? OFFSET_ANCHORS : 1};
 	for (int r = 0; r < ptr->n; r += group) {
 		/* registers r .. r+group-1 run along the stored rows */

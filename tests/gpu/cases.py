@@ -703,6 +703,13 @@ CASES += [
           T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64},
          "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 17, "N": 17, "K": 17}, {"M": 1000, "N": 1000, "K": 1000}],
          3),
+    # A's rows 257 bytes apart and no masks: ring copies of 1-byte pieces
+    # (runs of 16 from each run's first byte), each loaded on its own
+    case("p_matmul_int8_strided", DOTS, "matmul_int8_strided_kernel",
+         [T("in", "i8", ["M", "K + 1"], "int:-128:128"), T("in", "i8", ["K", "N"], "int:-128:128"),
+          T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS + [S("i32", "K + 1")],
+         {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 128, "N": 64, "K": 256}], 3),
     case("p_matmul_int8_nt", DOTS, "matmul_int8_nt_kernel",
          [T("in", "i8", ["M", "K"], "int:-128:128"), T("in", "i8", ["N", "K"], "int:-128:128"),
           T("out", "i32", ["M", "N"])] + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64},
