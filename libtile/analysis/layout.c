@@ -1695,7 +1695,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		for (int i = 0; i < n; i++) {
 			int param = body->params[1 + i], init = op->args[3 + i];
 			const layout *want = p->remat[init] ? carried_pointer_layout(s, body, param) : NULL;
-					p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
+			p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
 		}
 		assign_region(s, body);
 		bool again = retarget(s, body->params + 1, op->args + 3, n, body);
