@@ -932,18 +932,30 @@ for arch in sm_90a sm_80; do
 	check "bias + GELU: the bias row is moved, not the block ($arch)" \
 		test "$(grep -cE 'st\.shared\.[bf]32' "$T/bias_$arch.$arch.ptx")" -eq 33
 done
-# a 1-D row broadcast over a [1, K] weight block (decode.py's
-# gemv_rows_kernel): its blocked layout and the block's sliced along dim 0
-# put every element in the same register of the same thread, so the row is
-# renamed, not moved through shared memory (16 fp32 stores a thread and two
-# barriers for each row of x before); what is left in shared memory is the
-# cross-warp sum, one store a warp
+# whole-row GEMVs (decode.py's gemv_rows_kernel, gemv_rows_w8_kernel): x's
+# row, broadcast over the weight block, reaches it without shared memory;
+# what is left there is the cross-warp sum, one store a warp.
+# rows_gemv NAME KERNEL SIGNATURE BLOCK_N ARCH
+rows_gemv() {
+	check "$1 ($5)" "$TILEC" compile tests/gpu/kernels/decode.py -n "$2" -s "$3" \
+		-D BLOCK_N="$4" -D BLOCK_K=4096 -w 8 -g 'cdiv(N, BLOCK_N)' --arch "$5" -o "$T/$2_$5" --keep-ptx "$T"
+	check "$1: x's row not moved through shared memory ($5)" \
+		test "$(grep -c 'st.shared' "$T/$2_$5.$5.ptx")" -eq 1
+}
 for arch in sm_90a sm_80; do
-	check "whole-row GEMV ($arch)" "$TILEC" compile tests/gpu/kernels/decode.py -n gemv_rows_kernel \
-		-s '*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16' \
-		-D BLOCK_N=1 -D BLOCK_K=4096 -w 8 -g 'cdiv(N, BLOCK_N)' --arch $arch -o "$T/rows_$arch" --keep-ptx "$T"
-	check "whole-row GEMV: x renamed into the block's layout ($arch)" \
-		test "$(grep -c 'st.shared' "$T/rows_$arch.$arch.ptx")" -eq 1
+	# fp16 rows: the row's blocked layout and the block's sliced along dim
+	# 0 put every element in the same register of the same thread, so the
+	# row is renamed (16 fp32 stores a thread and two barriers for each
+	# row of x before)
+	rows_gemv "whole-row GEMV" gemv_rows_kernel \
+		'*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16' 1 $arch
+	# int8 rows hold 16 elements a thread, x's fp16 row 8 in its own layout:
+	# x is loaded in the block's slice (broadcast_row), two 16-byte loads a
+	# thread, where it was moved into it (16 fp32 stores, two barriers)
+	rows_gemv "int8 whole-row GEMV" gemv_rows_w8_kernel \
+		'*fp16:16, *i8:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16' 2 $arch
+	check "int8 whole-row GEMV: x's row in 16-byte loads ($arch)" \
+		test "$(grep -c 'ld.global.v4' "$T/gemv_rows_w8_kernel_$arch.$arch.ptx")" -eq 4
 done
 # fits_64k LOG: tilec -v's first line of registers says no spills and at
 # most 64 KB of shared memory, static and dynamic together

@@ -37,7 +37,9 @@
  * any blocked value; on wgmma, layout_wgmma, whose warpgroups may split N
  * into contiguous blocks. A 1-D load that only scales such a result
  * (through an expand_dims and a broadcast) is loaded in the result's slice
- * (scale_load), so that no scale row moves through shared memory.
+ * (scale_load), so that no scale row moves through shared memory; a row
+ * that is only broadcast against an operand already placed is loaded in
+ * that operand's slice (broadcast_row).
  */
 #include "analysis/analysis.h"
 
@@ -1064,6 +1066,16 @@ static void adopt_broadcast(assigner *s, int v, const layout *l)
 		p->of[src] = l;
 }
 
+/* Whether l holds the elements of a value of type t more times over than
+ * its threads need (each element once, or once a thread where there are
+ * fewer elements than threads). */
+static bool replicates(const assigner *s, const layout *l, ir_type t)
+{
+	int64_t threads = 32 * (int64_t)s->f->num_warps, numel = ir_numel(t);
+	layout_map m = layout_map_of(l, t.rank, t.shape);
+	return (int64_t)m.nregs * threads > (numel > threads ? numel : threads);
+}
+
 /* l for a value of type t, unless l would hold its elements several times
  * over: a rank's default layout is cut for the largest shape of that rank,
  * and a reshape, permute, split or join to another shape of the rank
@@ -1073,11 +1085,7 @@ static void adopt_broadcast(assigner *s, int v, const layout *l)
  * their data through shared memory whatever the layouts). */
 static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
 {
-	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank == 0)
-		return l;
-	int64_t threads = 32 * (int64_t)s->f->num_warps, numel = ir_numel(t);
-	layout_map m = layout_map_of(l, t.rank, t.shape);
-	if ((int64_t)m.nregs * threads <= (numel > threads ? numel : threads))
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank == 0 || !replicates(s, l, t))
 		return l;
 	return layout_blocked(s->a, t.rank, t.shape, s->f->num_warps, 1);
 }
@@ -1678,6 +1686,45 @@ static const layout *carried_row(assigner *s, const ir_region *body, int i, int 
 	return row && pointers_in(s, first, row) && pointers_in(s, again, row) ? row : NULL;
 }
 
+/* A row loaded for one broadcast (through casts and an expand_dims) into
+ * an elementwise op whose other operand already holds a blocked layout L
+ * (`w * x[None, :]`, x loaded after the weights w): the slice of L, where
+ * it gives each thread at least as many consecutive elements as the rank's
+ * own layout, so that each thread loads the elements its rows need as wide
+ * as before. In the rank's layout the row moves through shared memory,
+ * with barriers, at each use (int8 weights hold 16 elements a thread, x's
+ * fp16 row 8). NULL where not so, or where the slice would hold the row
+ * several times over (threads of L along the broadcast dim each loading
+ * it). */
+static const layout *broadcast_row(assigner *s, const ir_op *load)
+{
+	int v = load->results[0];
+	const ir_op *u = s->uses[v] == 1 ? s->user[v] : NULL;
+	if (vtype(s, v).rank != 1)
+		return NULL;
+	while (u && u->code == IR_OP_CAST && s->uses[u->results[0]] == 1)
+		u = s->user[v = u->results[0]];
+	if (!u || u->code != IR_OP_EXPAND_DIMS || s->uses[u->results[0]] != 1)
+		return NULL;
+	int axis = u->axis, e = u->results[0];
+	const ir_op *c = s->user[e];
+	if (c && c->code == IR_OP_BROADCAST && s->uses[c->results[0]] == 1)
+		c = s->user[e = c->results[0]];
+	if (!c || !remat_code(c->code) || c->nresults != 1 || vtype(s, c->results[0]).rank != 2)
+		return NULL;
+	const layout *l = NULL;
+	for (int i = 0; i < c->nargs && !l; i++)
+		if (c->args[i] != e && vtype(s, c->args[i]).rank == 2 && !s->p->remat[c->args[i]])
+			l = s->p->of[c->args[i]];
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || l->rank != 2 ||
+	    l->size_per_thread[1 - axis] < by_rank(s, 1)->size_per_thread[0])
+		return NULL;
+	const layout *row = layout_slice(s->a, l, axis);
+	if (!row)
+		s->oom = true;
+	return row && !replicates(s, row, vtype(s, load->results[0])) ? row : NULL;
+}
+
 static void assign_op(assigner *s, const ir_op *op)
 {
 	layout_plan *p = s->p;
@@ -1814,6 +1861,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		break;
 	case IR_OP_LOAD: {
 		const layout *scale = s->want[res] ? s->want[res] : scale_load(s, s->region, op);
+		if (!scale)
+			scale = broadcast_row(s, op);
 		if (scale && pointers_in(s, op, scale))
 			l = scale;
 		else

@@ -1658,6 +1658,9 @@ CASES += [
     case("decode_gemv_rows", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 1024},
          "cdiv(N, BLOCK_N)", [{"M": 1, "N": 100, "K": 1000}, {"M": 3, "N": 129, "K": 640}], 3, DEC_TOL,
          num_warps=8),
+    case("decode_gemv_rows_w8", DEC, "gemv_rows_w8_kernel", _W8_PARAMS, {"BLOCK_N": 2, "BLOCK_K": 4096},
+         "cdiv(N, BLOCK_N)", [{"M": 1, "N": 100, "K": 1000}, {"M": 3, "N": 129, "K": 640}], 3, DEC_TOL,
+         num_warps=8),
     case("decode_attn_split", DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,
          lambda s: {"HEAD_DIM": 128, "BLOCK_N": 64, "SPLIT_LEN": s["S"] // s["NS"]}, "H, NS",
          [{"H": 4, "S": 512, "D": 128, "NS": 4}, {"H": 3, "S": 1000, "D": 128, "NS": 4}], 3, tol(1e-3, 1e-3),
@@ -1716,6 +1719,22 @@ BENCH += [
     case("bench_decode_rows_mlp_m1", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 4096},
          "cdiv(N, BLOCK_N)", [{"M": 1, "N": 14336, "K": 4096}], 3, DEC_TOL, num_warps=8,
          bench="decode matmul fp16 M=1 N=14336 K=4096 (an MLP up projection), whole rows (1x4096, 8 warps)"),
+] + [
+    # 16 columns a program, 256 programs: each streams 128 KB through its ring
+    case("bench_decode_gemv_f16_m%d_n16" % m, DEC, "gemv_kernel", _gemv_params("fp16"),
+         dict(_GEMV_CX, BLOCK_N=16, BLOCK_K=256), "cdiv(N, BLOCK_N)", [dict(N=4096, K=4096, M=m)], 3, DEC_TOL,
+         num_stages=4, bench="decode matmul fp16 M=%d N=K=4096 (16x16x256, 4 stages)" % m)
+    for m in (1, 16)
+] + [
+    # two rows a program: half the programs, 16 KB each in flight
+    case("bench_decode_rows2_m1", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 2, "BLOCK_K": 4096},
+         "cdiv(N, BLOCK_N)", [{"M": 1, "N": 4096, "K": 4096}], 3, DEC_TOL, num_warps=8,
+         bench="decode matmul fp16 M=1 N=K=4096, [N, K] weights, whole rows (2x4096, 8 warps)"),
+] + [
+    case("bench_decode_rows_w8_%s" % name, DEC, "gemv_rows_w8_kernel", _W8_PARAMS, {"BLOCK_N": 2, "BLOCK_K": 4096},
+         "cdiv(N, BLOCK_N)", [{"M": 1, "N": n, "K": 4096}], 3, DEC_TOL, num_warps=8,
+         bench="decode matmul int8 weights, fp16 x, M=1 N=%d K=4096, whole rows (2x4096, 8 warps)" % n)
+    for name, n in (("m1", 4096), ("mlp_m1", 14336))
 ] + [
     case("bench_decode_attn_kv%d" % kv, DEC, "decode_attn_split_kernel", _ATTN_SPLIT_PARAMS,
          lambda s: {"HEAD_DIM": 128, "BLOCK_N": 64, "SPLIT_LEN": s["S"] // s["NS"]}, "H, NS",

@@ -29,6 +29,16 @@ def gemv_kernel(x_ptr, w_ptr, out_ptr, M, N, K, stride_xm, stride_wk, stride_om,
 
 
 @triton.jit
+def _rows_times_x(w, scale, x_ptr, out_ptr, M, N, K, offs_n, offs_k, stride_xm, stride_om):
+    # out[m, offs_n] = (w @ x[m]) * scale for each of the M rows of x, w a
+    # program's whole rows of weights as fp32
+    for m in range(0, M):
+        x = tl.load(x_ptr + m * stride_xm + offs_k, mask=offs_k < K, other=0.0).to(tl.float32)
+        y = tl.sum(w * x[None, :], axis=1) * scale
+        tl.store(out_ptr + m * stride_om + offs_n, y.to(out_ptr.dtype.element_ty), mask=offs_n < N)
+
+
+@triton.jit
 def gemv_rows_kernel(x_ptr, w_ptr, out_ptr, M, N, K, stride_xm, stride_wn, stride_om,
                      BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     # out[M, N] = x[M, K] @ w^T with w a linear layer's [N, K] weights (K
@@ -38,14 +48,23 @@ def gemv_rows_kernel(x_ptr, w_ptr, out_ptr, M, N, K, stride_xm, stride_wn, strid
     pid = tl.program_id(0)
     offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
-    nmask = offs_n < N
-    kmask = offs_k < K
     w = tl.load(w_ptr + offs_n.to(tl.int64)[:, None] * stride_wn + offs_k[None, :],
-                mask=nmask[:, None] & kmask[None, :], other=0.0).to(tl.float32)
-    for m in range(0, M):
-        x = tl.load(x_ptr + m * stride_xm + offs_k, mask=kmask, other=0.0).to(tl.float32)
-        y = tl.sum(w * x[None, :], axis=1)
-        tl.store(out_ptr + m * stride_om + offs_n, y.to(out_ptr.dtype.element_ty), mask=nmask)
+                mask=(offs_n < N)[:, None] & (offs_k < K)[None, :], other=0.0).to(tl.float32)
+    _rows_times_x(w, 1.0, x_ptr, out_ptr, M, N, K, offs_n, offs_k, stride_xm, stride_om)
+
+
+@triton.jit
+def gemv_rows_w8_kernel(x_ptr, w_ptr, scale_ptr, out_ptr, M, N, K, stride_xm, stride_wn, stride_om,
+                        BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # gemv_rows_kernel over weight-only int8 rows, an fp16 scale per row
+    # (per output channel): out = (x @ w^T) * scale
+    pid = tl.program_id(0)
+    offs_n = pid * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    w = tl.load(w_ptr + offs_n.to(tl.int64)[:, None] * stride_wn + offs_k[None, :],
+                mask=(offs_n < N)[:, None] & (offs_k < K)[None, :], other=0).to(tl.float32)
+    scale = tl.load(scale_ptr + offs_n, mask=offs_n < N, other=0.0).to(tl.float32)
+    _rows_times_x(w, scale, x_ptr, out_ptr, M, N, K, offs_n, offs_k, stride_xm, stride_om)
 
 
 @triton.jit
