@@ -547,6 +547,15 @@ for a in compute_80 sm_90a; do
 	check "int8-weight GEMV ($a): two bytes to fp16 a sub.f16x2, no cvt" \
 		bash -c "[ \$(grep -c 'sub.f16x2' '$T/w8.$a.loop') = 32 ] && ! grep -q 'cvt.rn.f16' '$T/w8.$a.loop'"
 done
+# a decode GEMV's loop (one 16-row tile of M) waits on its copies: on
+# sm_90a its rings (num_stages tiles) are refilled before its dots, two
+# iterations in flight through them (copies_first in compile.c); mma.sync
+# targets keep num_stages - 1 tiles, refilled after the dots
+first_line() { grep -n -m1 "$1" "$2" | cut -d: -f1; }
+check "int8-weight GEMV (sm_90a): the copies before the dots" \
+	test "$(first_line cp.async.cg "$T/w8.sm_90a.loop")" -lt "$(first_line mma.sync "$T/w8.sm_90a.loop")"
+check "int8-weight GEMV (compute_80): the copies after the dots" \
+	test "$(first_line cp.async.cg "$T/w8.compute_80.loop")" -gt "$(first_line mma.sync "$T/w8.compute_80.loop")"
 # int4: the nibbles less their offset of 8 are integers fp16 holds exactly
 # ((w & 0xF) - 8 lies in [-8, 7]), converted through their bits (OR under
 # fp16's 1024, one subtraction, which LLVM pairs into add.f16x2) where a

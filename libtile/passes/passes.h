@@ -20,6 +20,8 @@ typedef struct pipeline_options {
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile (wgmma) */
 	uint32_t sm_smem;      /* shared memory per SM (0: not known) */
 	bool reuse_read_tile;  /* rings of num_stages - 1 tiles (mma.sync) */
+	bool copies_first;     /* rings of num_stages tiles: the copies of iteration i + num_stages-1 go
+	                          before the dots (which must read their tiles synchronously: mma.sync) */
 	bool tensormaps;       /* descriptor blocks are copied by TMA */
 	bool run_on;           /* TMA copies run on across a persistent loop */
 	bool operand_prep;     /* loads that dots read through a dequantization (w.to(tl.float16) *
@@ -38,7 +40,9 @@ typedef struct pipeline_options {
  * that spare tile (for wgmma, which reads tiles asynchronously) and the
  * flag IR_FLAG_SPARE_TILE; with reuse_read_tile (mma.sync, which reads
  * tiles synchronously) and num_stages >= 3 the rings have num_stages - 1
- * tiles and the copies go into the tile just read, behind a barrier. narrow (indexed by value id, may be NULL) marks
+ * tiles and the copies go into the tile just read, behind a barrier; with
+ * copies_first, rings of num_stages tiles are refilled at the top of the
+ * body, before its dots. narrow (indexed by value id, may be NULL) marks
  * the loads whose tiles cp.async could only copy in pieces under 4 bytes
  * (its smallest; unaligned fp16 rows, axis_narrow_loads): a loop with such
  * a load, whose loads hold at most 48 elements per thread, is pipelined

@@ -63,6 +63,7 @@ typedef struct pipe {
 	bool async;  /* multi-stage rings of asynchronous copies */
 	uint32_t spare_budget; /* rings up to this many bytes get a spare tile */
 	bool reuse;  /* S-1 tiles per ring, the copies into the tile just read */
+	bool first;  /* S tiles: the copies before the dots */
 	bool tma;    /* descriptor blocks are copied by their tensor maps */
 	bool run_on; /* TMA copies may run on across a persistent loop */
 	bool prep;   /* loads reaching dots through a dequantization qualify */
@@ -1066,32 +1067,40 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	}
 	/* The body's end, after its dots: the copies of iteration i + S-1
 	 * (their address arithmetic then overlaps the last tensor-core work,
-	 * and nothing makes ldmatrix wait for the copies' issue). */
+	 * and nothing makes ldmatrix wait for the copies' issue). With S tiles
+	 * and dots that read theirs synchronously (copies_first), the tile they
+	 * refill was read in iteration i-1, which the wait's barrier retired:
+	 * they go right after it, S-1 iterations in flight through the dots
+	 * instead of S-2 (a loop of a few iterations, a decode GEMV's, waits on
+	 * its copies more than on its dots). */
 	int eat = b->nops - 1;
-	int c0 = emit_const(p, b, &eat, loc, i32, 0), c1 = emit_const(p, b, &eat, loc, i32, 1);
-	int cS = emit_const(p, b, &eat, loc, i32, N), cL = emit_const(p, b, &eat, loc, i32, S - 1);
+	bool early = p->first && N == S && !ntma && !cont;
+	int *cat = early ? &bat : &eat;
+	int before = b->nops;
+	int c0 = emit_const(p, b, cat, loc, i32, 0), c1 = emit_const(p, b, cat, loc, i32, 1);
+	int cS = emit_const(p, b, cat, loc, i32, N), cL = emit_const(p, b, cat, loc, i32, S - 1);
 	if (c0 < 0 || c1 < 0 || cS < 0 || cL < 0)
 		return false;
 	int a2[2] = {slot, c0}, wslot;
 	if (N == S - 1) {
 		/* every warp is done reading this iteration's tile */
-		wslot = emit_effect(p, b, &eat, IR_OP_BARRIER, loc, 0, NULL) ? slot : -1;
+		wslot = emit_effect(p, b, cat, IR_OP_BARRIER, loc, 0, NULL) ? slot : -1;
 	} else if (N == S) {
 		/* slot - 1, wrapped */
-		int first = emit(p, b, &eat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
+		int first = emit(p, b, cat, IR_OP_CMP, loc, 2, a2, ir_scalar(IR_I1), IR_CMP_EQ);
 		a2[1] = c1;
-		int prev = emit(p, b, &eat, IR_OP_SUB, loc, 2, a2, i32, 0);
+		int prev = emit(p, b, cat, IR_OP_SUB, loc, 2, a2, i32, 0);
 		int a3[3] = {first, cL, prev};
-		wslot = first < 0 || prev < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+		wslot = first < 0 || prev < 0 ? -1 : emit(p, b, cat, IR_OP_SELECT, loc, 3, a3, i32, 0);
 	} else {
 		/* slot + S-1, wrapped at N */
 		a2[1] = cL;
-		int sum = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, i32, 0);
+		int sum = emit(p, b, cat, IR_OP_ADD, loc, 2, a2, i32, 0);
 		int a[2] = {sum, cS};
-		int ge = sum < 0 ? -1 : emit(p, b, &eat, IR_OP_CMP, loc, 2, a, ir_scalar(IR_I1), IR_CMP_GE);
-		int less = sum < 0 ? -1 : emit(p, b, &eat, IR_OP_SUB, loc, 2, a, i32, 0);
+		int ge = sum < 0 ? -1 : emit(p, b, cat, IR_OP_CMP, loc, 2, a, ir_scalar(IR_I1), IR_CMP_GE);
+		int less = sum < 0 ? -1 : emit(p, b, cat, IR_OP_SUB, loc, 2, a, i32, 0);
 		int a3[3] = {ge, less, sum};
-		wslot = ge < 0 || less < 0 ? -1 : emit(p, b, &eat, IR_OP_SELECT, loc, 3, a3, i32, 0);
+		wslot = ge < 0 || less < 0 ? -1 : emit(p, b, cat, IR_OP_SELECT, loc, 3, a3, i32, 0);
 	}
 	if (wslot < 0)
 		return false;
@@ -1100,14 +1109,14 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 	 * on) the outer iteration the ahead state names */
 	int lo, hi;
 	if (cont) {
-		if (!cont_map(p, &cp, loop, &is, &map, b, &eat))
+		if (!cont_map(p, &cp, loop, &is, &map, b, cat))
 			return false;
 		lo = is.o;
 		hi = cp.outer->args[1];
 	} else {
 		a2[0] = iv;
-		a2[1] = emit_const(p, b, &eat, loc, ivt, (int64_t)(S - 1) * step_v);
-		lo = a2[1] < 0 ? -1 : emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, ivt, 0);
+		a2[1] = emit_const(p, b, cat, loc, ivt, (int64_t)(S - 1) * step_v);
+		lo = a2[1] < 0 ? -1 : emit(p, b, cat, IR_OP_ADD, loc, 2, a2, ivt, 0);
 		hi = ub;
 		if (lo < 0 || !rename_init(p, &map))
 			return false;
@@ -1116,13 +1125,15 @@ static bool pipeline_async(pipe *p, ir_region *r, int pos, ir_op *loop, int S)
 			if (needs[c])
 				rename_set(&map, b->params[1 + c], ahead[c]);
 	}
-	if (!clone_marked(p, orig, nops, in, &map, b, &eat))
+	if (!clone_marked(p, orig, nops, in, &map, b, cat))
 		return false;
 	for (int i = 0; i < nops; i++)
-		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, less_than(p, b, &eat, orig[i]->loc, lo, hi), b, &eat))
+		if (sel[i] && !emit_copy(p, orig[i], ring[i], wslot, &map, less_than(p, b, cat, orig[i]->loc, lo, hi), b, cat))
 			return false;
-	if (!emit_effect(p, b, &eat, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
+	if (!emit_effect(p, b, cat, IR_OP_ASYNC_COMMIT, loc, 0, NULL))
 		return false;
+	if (early)
+		eat += b->nops - before; /* the ops placed before it */
 	a2[0] = slot;
 	a2[1] = c1;
 	int inc = emit(p, b, &eat, IR_OP_ADD, loc, 2, a2, i32, 0);
@@ -1346,7 +1357,7 @@ tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *
 		return TILEC_OK;
 	bool async = opt->async_copies;
 	pipe p = {.f = f, .async = async, .spare_budget = async ? opt->spare_budget : 0,
-		  .reuse = async && opt->reuse_read_tile, .tma = async && opt->tensormaps, .run_on = async && opt->run_on,
+		  .reuse = async && opt->reuse_read_tile, .first = async && opt->copies_first, .tma = async && opt->tensormaps, .run_on = async && opt->run_on,
 		  .sm_smem = opt->sm_smem, .prep = opt->operand_prep, .narrow = narrow};
 	walk(&p, &f->body);
 	if (p.oom) {
