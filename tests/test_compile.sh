@@ -966,6 +966,13 @@ for arch in sm_90a sm_80; do
 	check "int8 whole-row GEMV: x's row in 16-byte loads ($arch)" \
 		test "$(grep -c 'ld.global.v4' "$T/gemv_rows_w8_kernel_$arch.$arch.ptx")" -eq 4
 done
+# tl.max(..., return_indices=True) is one index reduction that yields the
+# value as well (a max reduction beside it before: 120 max.f32 and half
+# the shuffles again)
+check "max with indices: one reduction (no max.f32)" bash -c "
+	'$TILEC' compile tests/gpu/kernels/tier2.py -n max_indices_kernel -s '*fp32:16, *fp32:16, *i32:16, i32, i32, i32' \
+		-D MIN=False -D KEEP=False -D BLOCK_M=4 -D BLOCK_N=1024 -w 4 -g 'cdiv(M, BLOCK_M)' --arch sm_80,sm_90a \
+		-o '$T/maxi' --keep-ptx '$T' && ! grep -q 'max.f32' '$T/maxi.compute_80.ptx' && ! grep -q 'max.f32' '$T/maxi.sm_90a.ptx'"
 # fits_64k LOG: tilec -v's first line of registers says no spills and at
 # most 64 KB of shared memory, static and dynamic together
 fits_64k() {

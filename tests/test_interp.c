@@ -284,13 +284,15 @@ static void test_casts(void)
 }
 
 /* 2-D: x[4x8] loaded with broadcast offsets, reduced over each axis;
- * argmax with ties takes the first index; permute. */
+ * argmax with ties takes the first index, and its second result is the
+ * value there (tl.max's with return_indices); permute. */
 static void test_reduce_2d(void)
 {
 	arena *a = arena_new();
-	ir_param ps[4] = {{"x", ir_ptr(IR_F32), false, false, false, 0}, {"rows", ir_ptr(IR_F32), false, false, false, 0},
-			  {"cols", ir_ptr(IR_I32), false, false, false, 0}, {"t", ir_ptr(IR_F32), false, false, false, 0}};
-	irb b = irb_new(a, 4, ps);
+	ir_param ps[5] = {{"x", ir_ptr(IR_F32), false, false, false, 0}, {"rows", ir_ptr(IR_F32), false, false, false, 0},
+			  {"cols", ir_ptr(IR_I32), false, false, false, 0}, {"t", ir_ptr(IR_F32), false, false, false, 0},
+			  {"vals", ir_ptr(IR_F32), false, false, false, 0}};
+	irb b = irb_new(a, 5, ps);
 	ir_type m = irb_mat(I32, 4, 8), m41 = irb_mat(I32, 4, 1), m18 = irb_mat(I32, 1, 8), mp = irb_mat(ir_ptr(IR_F32), 4, 8);
 	int r4 = irb_arange(&b, 4), r8 = irb_arange(&b, 8);
 	ir_op *e0 = irb_op(&b, IR_OP_EXPAND_DIMS, m41, 1, &r4);
@@ -305,10 +307,13 @@ static void test_reduce_2d(void)
 	s1->axis = 1;
 	ir_type vp4 = irb_vec(ir_ptr(IR_F32), 4), vp8 = irb_vec(ir_ptr(IR_I32), 8);
 	irb_store(&b, irb_2(&b, IR_OP_PTR_ADD, vp4, irb_1(&b, IR_OP_SPLAT, vp4, 1), r4), s1->results[0], -1);
-	ir_op *am = irb_op(&b, IR_OP_REDUCE, irb_vec(I32, 8), 1, &x);
+	ir_type amt[2] = {irb_vec(I32, 8), irb_vec(F32, 8)}, vf8 = irb_vec(ir_ptr(IR_F32), 8);
+	ir_op *am = ir_op_new(b.f, IR_OP_REDUCE, (src_loc){&irb_file, 1, 1}, 1, &x, 2, amt, 0);
+	CHECK(am && ir_region_append(b.f, b.cur, am));
 	am->sub = IR_REDUCE_ARGMAX;
 	am->axis = 0;
 	irb_store(&b, irb_2(&b, IR_OP_PTR_ADD, vp8, irb_1(&b, IR_OP_SPLAT, vp8, 2), r8), am->results[0], -1);
+	irb_store(&b, irb_2(&b, IR_OP_PTR_ADD, vf8, irb_1(&b, IR_OP_SPLAT, vf8, 4), r8), am->results[1], -1);
 	ir_op *tr = irb_op(&b, IR_OP_PERMUTE, irb_mat(F32, 8, 4), 1, &x);
 	tr->ints[0] = 1;
 	tr->ints[1] = 0;
@@ -317,13 +322,13 @@ static void test_reduce_2d(void)
 		  tr->results[0], -1);
 	tilec_ctx *ctx = tilec_ctx_new();
 	CHECK_EQ_INT(ir_verify(ctx, b.f), TILEC_OK);
-	float xs[32], rs[4], ts[32];
+	float xs[32], rs[4], ts[32], vs[8];
 	int32_t cs[8];
 	for (int i = 0; i < 32; i++)
 		xs[i] = (float)((i * 7) % 5); /* values 0..4 with ties in each column */
-	interp_buffer bufs[4] = {{xs, sizeof xs}, {rs, sizeof rs}, {cs, sizeof cs}, {ts, sizeof ts}};
-	interp_arg args[4] = {{0, 0, {0}}, {1, 0, {0}}, {2, 0, {0}}, {3, 0, {0}}};
-	CHECK_EQ_INT(run(ctx, b.f, 1, bufs, 4, args), TILEC_OK);
+	interp_buffer bufs[5] = {{xs, sizeof xs}, {rs, sizeof rs}, {cs, sizeof cs}, {ts, sizeof ts}, {vs, sizeof vs}};
+	interp_arg args[5] = {{0, 0, {0}}, {1, 0, {0}}, {2, 0, {0}}, {3, 0, {0}}, {4, 0, {0}}};
+	CHECK_EQ_INT(run(ctx, b.f, 1, bufs, 5, args), TILEC_OK);
 	fputs(tilec_diagnostics(ctx), stderr);
 	int bad = 0;
 	for (int i = 0; i < 4; i++) {
@@ -337,7 +342,7 @@ static void test_reduce_2d(void)
 		for (int i = 1; i < 4; i++)
 			if (xs[i * 8 + j] > xs[best * 8 + j])
 				best = i;
-		bad += cs[j] != best;
+		bad += cs[j] != best || vs[j] != xs[best * 8 + j];
 	}
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 8; j++)

@@ -229,6 +229,35 @@ static void test_reduce_and_dot(void)
 	expect_error(&fx, 8, "shapes <16x32xfp32> x <16x32xfp32> + <16x16xfp32> do not chain");
 }
 
+/* An index reduction's second result is the value at the index: of the
+ * operand's kind; a sum has none. */
+static void test_reduce_value(void)
+{
+	fixture fx = setup();
+	irb *b = &fx.b;
+	int m = irb_c(b, irb_mat(F32, 16, 32), 0, 1.0);
+	ir_type good[2] = {irb_vec(I32, 16), irb_vec(F32, 16)}, bad[2] = {irb_vec(I32, 16), irb_vec(I32, 16)};
+	ir_op *r = ir_op_new(b->f, IR_OP_REDUCE, (src_loc){&irb_file, 4, 1}, 1, &m, 2, good, 0);
+	CHECK(r && ir_region_append(b->f, b->cur, r));
+	r->sub = IR_REDUCE_ARGMAX;
+	r->axis = 1;
+	CHECK_EQ_INT(ir_verify(fx.ctx, b->f), TILEC_OK);
+	ir_op *w = ir_op_new(b->f, IR_OP_REDUCE, (src_loc){&irb_file, 5, 1}, 1, &m, 2, bad, 0);
+	CHECK(w && ir_region_append(b->f, b->cur, w));
+	w->sub = IR_REDUCE_ARGMIN;
+	w->axis = 1;
+	expect_error(&fx, 5, "the value of an index reduction of <16x32xfp32> is <16xi32>");
+	fx = setup();
+	b = &fx.b;
+	m = irb_c(b, irb_mat(F32, 16, 32), 0, 1.0);
+	ir_type two[2] = {irb_vec(F32, 16), irb_vec(F32, 16)};
+	ir_op *s = ir_op_new(b->f, IR_OP_REDUCE, (src_loc){&irb_file, 6, 1}, 1, &m, 2, two, 0);
+	CHECK(s && ir_region_append(b->f, b->cur, s));
+	s->sub = IR_REDUCE_SUM;
+	s->axis = 1;
+	expect_error(&fx, 6, "expects 1 result(s), has 2");
+}
+
 /* A 16x8 by 8x16 dot of `operand` elements into a `acc` accumulator:
  * verifies, or fails with `error`. */
 static void check_dot_kinds(ir_kind operand, ir_kind acc, const char *error)
@@ -317,6 +346,7 @@ int main(void)
 	test_load_mask_shape();
 	test_ptr_add_and_broadcast();
 	test_reduce_and_dot();
+	test_reduce_value();
 	test_dot_fp64();
 	test_double_definition();
 	test_tma();

@@ -1042,7 +1042,21 @@ static bool b_broadcast(call *c, sv *out)
 
 /* ---------------------------------------------------------------- reductions */
 
-static int reduce(call *c, int x, ir_reduce kind, sv axis_v, bool keep)
+/* A reduction's result r, with keep_dims its axis (every axis, for a
+ * reduction of the whole block of rank orig_rank) put back as size 1. */
+static int kept(call *c, int r, sv axis_v, int axis, int orig_rank, bool keep)
+{
+	if (!keep)
+		return r;
+	if (axis_v.kind == SV_INT)
+		return sema_expand_dims(c->s, cloc(c), r, axis);
+	int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+	return sema_splat_to(c->s, cloc(c), r, shape_type(ty(c, r), orig_rank, ones));
+}
+
+/* The reduction of x along axis_v (None: the whole block); with value, an
+ * index reduction also yields, in *value, the value at the index. */
+static int reduce_with(call *c, int x, ir_reduce kind, sv axis_v, bool keep, int *value)
 {
 	src_loc loc = cloc(c);
 	ir_type t = ty(c, x);
@@ -1077,20 +1091,28 @@ static int reduce(call *c, int x, ir_reduce kind, sv axis_v, bool keep)
 	for (int i = axis; i + 1 < t.rank; i++)
 		rt.shape[i] = t.shape[i + 1];
 	rt.rank = (uint8_t)(t.rank - 1);
+	ir_type rts[2] = {rt, rt};
 	if (kind == IR_REDUCE_ARGMAX || kind == IR_REDUCE_ARGMIN)
-		rt = like(rt, IR_I32);
-	ir_op *op = sema_emit(c->s, loc, IR_OP_REDUCE, 1, &x, rt);
-	if (!op)
+		rts[0] = like(rt, IR_I32);
+	if (!c->s->f || c->s->global_depth) {
+		sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "this expression is not a compile-time constant");
 		return -1;
+	}
+	ir_op *op = ir_op_new(c->s->f, IR_OP_REDUCE, loc, 1, &x, value ? 2 : 1, rts, 0);
+	if (!op || !ir_region_append(c->s->f, c->s->cur, op)) {
+		sema_error(c->s, loc, TILEC_ERR_NOMEM, "out of memory");
+		return -1;
+	}
 	op->sub = kind;
 	op->axis = axis;
-	int r = op->results[0];
-	if (!keep)
-		return r;
-	if (axis_v.kind == SV_INT)
-		return sema_expand_dims(c->s, loc, r, axis);
-	int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
-	return sema_splat_to(c->s, loc, r, shape_type(ty(c, r), orig_rank, ones));
+	if (value && (*value = kept(c, op->results[1], axis_v, axis, orig_rank, keep)) < 0)
+		return -1;
+	return kept(c, op->results[0], axis_v, axis, orig_rank, keep);
+}
+
+static int reduce(call *c, int x, ir_reduce kind, sv axis_v, bool keep)
+{
+	return reduce_with(c, x, kind, axis_v, keep, NULL);
 }
 
 static bool keep_dims(call *c, int i, bool *keep)
@@ -1137,10 +1159,11 @@ static bool b_max(call *c, sv *out)
 		k = ir_kind_is_float(k) ? IR_F32 : IR_I32;
 	if ((x = sema_cast(c->s, cloc(c), x, ir_scalar(k))) < 0)
 		return false;
-	int v = reduce(c, x, (ir_reduce)c->sub, c->v[1], keep);
-	if (v < 0 || !indices)
-		return out_tensor(c, v, out);
-	int i = reduce(c, x, c->sub == IR_REDUCE_MAX ? IR_REDUCE_ARGMAX : IR_REDUCE_ARGMIN, c->v[1], keep);
+	if (!indices)
+		return out_tensor(c, reduce(c, x, (ir_reduce)c->sub, c->v[1], keep), out);
+	/* one index reduction yields both, as Triton's combine of (value,
+	 * index) pairs does: the value is the one at the index */
+	int v = -1, i = reduce_with(c, x, c->sub == IR_REDUCE_MAX ? IR_REDUCE_ARGMAX : IR_REDUCE_ARGMIN, c->v[1], keep, &v);
 	if (i < 0)
 		return false;
 	return out_pair(c, sema_tensor(v), sema_tensor(i), out);

@@ -928,7 +928,7 @@ static tilec_status exec_reduce(interp *in, const ir_op *op)
 	for (int d = op->axis + 1; d < at.rank; d++)
 		inner *= at.shape[d];
 	const slot *a = V(in, op->args[0]);
-	slot *r = V(in, op->results[0]);
+	slot *r = V(in, op->results[0]), *rv = op->nresults > 1 ? V(in, op->results[1]) : NULL;
 	slot *tmp = malloc(sizeof(slot) * (size_t)len);
 	if (!tmp)
 		return TILEC_ERR_NOMEM;
@@ -945,6 +945,8 @@ static tilec_status exec_reduce(interp *in, const ir_op *op)
 						best = t;
 				}
 				out->i = best;
+				if (rv)
+					rv[o * inner + j] = x[best * inner];
 				continue;
 			}
 			/* pairwise, like the GPU's tree, keeps fp16/fp32 sums accurate */

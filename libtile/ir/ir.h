@@ -105,7 +105,8 @@ void ir_type_str(strbuf *sb, ir_type t);
 	                                   its coordinates (i32 each), ival = the tensor-map parameter */ \
 	X(STORE, "store")               /* ptr, value [, mask]; with IR_FLAG_TENSORMAP a host descriptor's \
 	                                   block: mask, then its coordinates, ival = the tensor-map parameter */ \
-	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed */ \
+	X(REDUCE, "reduce")             /* sub = ir_reduce, axis; the axis is removed; argmax/argmin may \
+	                                   have a second result, the value at the index (tl.max's) */ \
 	X(SCAN, "scan")                 /* k inputs of one shape -> k results; axis; ival: reverse; \
 	                                   region: 2k scalar params (accumulated, next), yields k */ \
 	X(REDUCE_FN, "reduce_fn")       /* tl.reduce: k inputs of one shape -> k results without the axis; axis; \

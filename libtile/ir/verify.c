@@ -437,9 +437,12 @@ static void check_atomic(verifier *v, const ir_op *op)
 
 static void check_reduce(verifier *v, const ir_op *op)
 {
-	if (!arity(v, op, 1, false, 1, 0))
+	bool arg_index = op->sub == IR_REDUCE_ARGMAX || op->sub == IR_REDUCE_ARGMIN;
+	if (!arity(v, op, 1, false, arg_index && op->nresults == 2 ? 2 : 1, 0))
 		return;
 	ir_type a = arg(v, op, 0), r = res(v, op, 0);
+	if (op->nresults == 2 && !ir_type_eq(res(v, op, 1), ir_block(ir_scalar((ir_kind)a.kind), r.rank, r.shape)))
+		fail(v, op, "the value of an index reduction of %s is %s", tstr(v, a), tstr(v, res(v, op, 1)));
 	bool ok = a.rank >= 1 && op->axis >= 0 && op->axis < a.rank && r.rank == a.rank - 1;
 	for (int i = 0, j = 0; ok && i < a.rank; i++)
 		if (i != op->axis)

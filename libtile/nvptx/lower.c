@@ -1244,7 +1244,8 @@ static bool lower_op(lw *w, const ir_op *op)
 	default:
 		break;
 	}
-	if (op->nresults != 1)
+	/* an index reduction's second result, its value, comes with the first */
+	if (op->nresults != 1 && !(op->code == IR_OP_REDUCE && op->nresults == 2))
 		return lw_fail(w, op, TILEC_ERR_UNSUPPORTED, "'%s' is not supported by the GPU back end yet", op_name(op));
 	int res = op->results[0];
 	return emit_value(w, op, w->p->of[res], &w->v[res]);

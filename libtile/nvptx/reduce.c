@@ -46,8 +46,11 @@ LLVMValueRef lw_shfl(lw *w, lw_shfl_mode mode, LLVMValueRef x, LLVMValueRef by)
 }
 
 /* acc = combine(acc, x); index reductions carry (value, index) and keep
- * the smaller index on ties, as Triton's argmax/argmin combine does. */
-static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *acci, LLVMValueRef x, LLVMValueRef xi)
+ * the smaller index on ties, as Triton's argmax/argmin combine does;
+ * `ordered`: acc's index is known to be the smaller (a thread's registers
+ * in order), so a tie keeps acc without comparing the indices. */
+static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *acci, LLVMValueRef x, LLVMValueRef xi,
+		    bool ordered)
 {
 	bool f = lw_is_f(k), sg = ir_kind_is_signed(k);
 	switch (sub) {
@@ -72,8 +75,9 @@ static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *
 		int better = sub == IR_REDUCE_ARGMAX ? IR_CMP_GT : IR_CMP_LT;
 		LLVMValueRef a = lw_widen(w, *acc, k), b = lw_widen(w, x, k);
 		ir_kind wk = lw_narrow_f(k) ? IR_F32 : k;
-		LLVMValueRef tie = LLVMBuildAnd(w->b, lw_compare(w, IR_CMP_EQ, wk, a, b),
-						LLVMBuildICmp(w->b, LLVMIntSLT, *acci, xi, ""), "");
+		LLVMValueRef tie = lw_compare(w, IR_CMP_EQ, wk, a, b);
+		if (!ordered)
+			tie = LLVMBuildAnd(w->b, tie, LLVMBuildICmp(w->b, LLVMIntSLT, *acci, xi, ""), "");
 		LLVMValueRef keep = LLVMBuildOr(w->b, lw_compare(w, better, wk, a, b), tie, "");
 		*acc = LLVMBuildSelect(w->b, keep, *acc, x, "");
 		*acci = LLVMBuildSelect(w->b, keep, *acci, xi, "");
@@ -127,22 +131,21 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 	LLVMValueRef *acci = acc + nq;
 	LLVMValueRef tk = arg ? lw_thread_coord(w, &ms, k) : NULL;
 	for (int q = 0; q < nq; q++) {
-		int32_t idx[IR_MAX_RANK], cc[IR_MAX_RANK];
+		int32_t idx[IR_MAX_RANK], cc[IR_MAX_RANK], last = 0;
 		layout_reg_split(&mr, q, idx);
 		for (int j = 0; j < ms.regs_per_dim[k]; j++) {
 			idx[k] = j;
 			int r = layout_reg_join(&ms, idx);
 			LLVMValueRef xi = NULL;
-			if (arg) {
-				layout_reg_coords(&ms, r, cc);
+			layout_reg_coords(&ms, r, cc);
+			if (arg)
 				xi = LLVMBuildAdd(w->b, tk, lw_ci32(w, cc[k]), "");
-			}
-			if (j == 0) {
-				acc[q] = x.r[r];
-				acci[q] = xi;
-			} else {
-				combine(w, sub, ek, &acc[q], &acci[q], x.r[r], xi);
-			}
+			if (j == 0)
+				acc[q] = x.r[r], acci[q] = xi;
+			else
+				combine(w, sub, ek, &acc[q], &acci[q], x.r[r], xi, cc[k] > last);
+			if (j == 0 || cc[k] > last)
+				last = cc[k];
 		}
 	}
 	layout_field fl = layout_dim_field(&ms, k);
@@ -153,7 +156,7 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef y = lw_shfl(w, LW_SHFL_BFLY, acc[q], lw_ci32(w, off << fl.lane_shift));
 			LLVMValueRef yi = arg ? lw_shfl(w, LW_SHFL_BFLY, acci[q], lw_ci32(w, off << fl.lane_shift)) : NULL;
-			combine(w, sub, ek, &acc[q], &acci[q], y, yi);
+			combine(w, sub, ek, &acc[q], &acci[q], y, yi, false);
 		}
 	int warps = fl.warps, wspan = st.shape[k] / fl.warp_scale;
 	if (wspan < warps)
@@ -197,13 +200,20 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 					acc[q] = y;
 					acci[q] = yi;
 				} else {
-					combine(w, sub, ek, &acc[q], &acci[q], y, yi);
+					combine(w, sub, ek, &acc[q], &acci[q], y, yi, false);
 				}
 			}
 		}
 	}
 	for (int q = 0; q < nq; q++)
 		out->r[q] = arg ? acci[q] : acc[q];
+	if (op->nresults > 1) { /* the value at the index (tl.max's with return_indices) */
+		lval *v = &w->v[op->results[1]];
+		if (!lw_alloc_regs(w, v, nq, rt.rank ? sl : NULL))
+			return lw_oom(w);
+		for (int q = 0; q < nq; q++)
+			v->r[q] = acc[q];
+	}
 	return true;
 }
 

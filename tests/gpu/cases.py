@@ -228,6 +228,18 @@ def _rows_cx(op):
     return f
 
 
+# tl.max/tl.min with return_indices: one index reduction yields both
+MAX_IDX_SIZES = [{"M": 1, "N": 1}, {"M": 37, "N": 1000}, {"M": 130, "N": 4099}]
+for _name, _dt, _min, _keep, _bm, _bn, _w in (("max_indices_f32", "fp32", False, False, 4, 1024, 4),
+                                              ("min_indices_f32_keep", "fp32", True, True, 4, 256, 4),
+                                              ("max_indices_f16", "fp16", False, False, 8, 512, 8)):
+    CASES.append(case(_name, T2, "max_indices_kernel",
+                      [T("in", _dt, ["M", "N"], "ties:0:4"), T("out", "fp32", ["M"]), T("out", "i32", ["M"]),
+                       S("i32", "M"), S("i32", "N"), S("i32", "N")],
+                      {"MIN": _min, "KEEP": _keep, "BLOCK_M": _bm, "BLOCK_N": _bn}, "cdiv(M, BLOCK_M)",
+                      MAX_IDX_SIZES, 2, EXACT, num_warps=_w))
+
+
 def _cols_cx(op):
     def f(s):
         bm = next_pow2(s["M"])

@@ -110,6 +110,35 @@ def reduce_cols_kernel(x_ptr, out_ptr, M, N, stride_m, OP: tl.constexpr,
 
 
 @triton.jit
+def max_indices_kernel(x_ptr, val_ptr, idx_ptr, M, N, stride_m, MIN: tl.constexpr, KEEP: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # val[m], idx[m] = the max (min with MIN) of row m and its first index:
+    # tl.max/tl.min with return_indices over BLOCK_N columns at a time, the
+    # blocks folded in a loop as FlagGems' argmax does; KEEP takes each
+    # block's with keep_dims
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    worst = float("inf") if MIN else -float("inf")
+    best = tl.full([BLOCK_M], worst, tl.float32)
+    at = tl.zeros([BLOCK_M], tl.int32)
+    for start in range(0, N, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        x = tl.load(x_ptr + rows[:, None] * stride_m + cols[None, :], mask=mask, other=worst)
+        if MIN:
+            v, i = tl.min(x, axis=1, return_indices=True, return_indices_tie_break_left=True, keep_dims=KEEP)
+        else:
+            v, i = tl.max(x, axis=1, return_indices=True, return_indices_tie_break_left=True, keep_dims=KEEP)
+        if KEEP:
+            v = tl.reshape(v, [BLOCK_M])
+            i = tl.reshape(i, [BLOCK_M])
+        better = v.to(tl.float32) < best if MIN else v.to(tl.float32) > best
+        best = tl.where(better, v.to(tl.float32), best)
+        at = tl.where(better, start + i, at)
+    tl.store(val_ptr + rows, best, mask=rows < M)
+    tl.store(idx_ptr + rows, at, mask=rows < M)
+
+
+@triton.jit
 def col_sum_loop_kernel(x_ptr, out_ptr, M, N, stride_m, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # out[n] = sum over m, looping over M in BLOCK_M chunks with a carried block
     cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
