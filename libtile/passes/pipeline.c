@@ -21,9 +21,10 @@
  * tile has landed) with one barrier, reads its tile from slot i % S
  * (LOCAL_LOAD, which the dots take straight from shared memory), then
  * issues the copies of iteration i + S-1 into the slot that iteration i-1
- * read, the barrier having retired those reads. Copies past the end are
- * masked off (they zero-fill), so the group count stays the same on every
- * path. The carried values the copies' addresses read are carried S-1
+ * read, the barrier having retired those reads (at the body's end, after
+ * its dots; with copies_first, decode GEMVs' loops, right after the wait).
+ * Copies past the end are masked off (they zero-fill), so the group count
+ * stays the same on every path. The carried values the copies' addresses read are carried S-1
  * iterations ahead as extra loop values; after the loop all copies are
  * waited for and the rings freed. For mma.sync (reuse_read_tile) and S >= 3
  * the rings have S-1 tiles, as Triton's: the copies of iteration i + S-1
