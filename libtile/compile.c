@@ -174,34 +174,32 @@ static void scan_fp8(const ir_func *f, const ir_region *r, fp8_use *u)
 	}
 }
 
-/* Whether the dots of r are all decode-shaped: one 16-row tile of M (the
+/* How many dots r has, -1 unless all are decode-shaped: one 16-row tile of M (the
  * batch; mma.sync's, wgmma takes 64 rows) against B tiles wide enough to
  * give each warp columns of its own. Such a loop does little tensor-core
  * work per byte and waits on its copies, so on sm_90a its rings are
  * refilled before its dots (copies_first). Measured on an H200: such
  * GEMVs 20-45% faster; 128x128 tf32 tiles 4-7% slower, and 16x16 tiles,
  * whose 4 warps compute the same columns twice, 2.5-5% slower. */
-static bool decode_dots(const ir_func *f, const ir_region *r, int *ndots)
+static int decode_dots(const ir_func *f, const ir_region *r)
 {
+	int n = 0;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
-		for (int j = 0; j < op->nregions; j++)
-			if (!decode_dots(f, &op->regions[j], ndots))
-				return false;
+		for (int j = 0; j < op->nregions; j++) {
+			int inner = decode_dots(f, &op->regions[j]);
+			if (inner < 0)
+				return -1;
+			n += inner;
+		}
 		if (op->code != IR_OP_DOT)
 			continue;
 		ir_type at = f->values[op->args[0]].type, bt = f->values[op->args[1]].type;
 		if (at.rank != 2 || at.shape[0] > 16 || bt.shape[1] < 8 * (int64_t)f->num_warps)
-			return false;
-		++*ndots;
+			return -1;
+		n++;
 	}
-	return true;
-}
-
-static bool copies_first(const ir_func *f)
-{
-	int ndots = 0;
-	return decode_dots(f, &f->body, &ndots) && ndots > 0;
+	return n;
 }
 
 /* A bf16 atomic addition: `atom.add.bf16(x2)` from sm_90 on, a
@@ -343,15 +341,15 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 		} wgmma_tries[] = {{true, true}, {true, false}, {false, true}, {false, false}};
 		int nbase = unit == DOT_UNIT_WGMMA ? (int)(sizeof wgmma_tries / sizeof wgmma_tries[0]) : 1;
 		int ntries = 2 * nbase;
+		bool wg = unit == DOT_UNIT_WGMMA, decode = wg && decode_dots(funcs[k], &funcs[k]->body) > 0;
 		for (int t = 0;; t++) {
 			axis_info *ai = NULL;
 			layout_plan plan;
-			bool wg = unit == DOT_UNIT_WGMMA;
 			int bt = t % nbase;
 			pipeline_options po = {.async_copies = unit != DOT_UNIT_FMA,
 					       .spare_budget = wg && wgmma_tries[bt].spare ? limit : 0,
 					       .sm_smem = sm_smem, .reuse_read_tile = unit == DOT_UNIT_MMA,
-					       .copies_first = wg && copies_first(funcs[k]), .tensormaps = tma,
+					       .copies_first = decode, .tensormaps = tma,
 					       .run_on = wg && wgmma_tries[bt].run_on, .operand_prep = t < nbase};
 			f = ir_clone(a, funcs[k]);
 			if (!f)

@@ -146,6 +146,8 @@ ir_type sema_type(const sema *s, int id);
 const char *sema_type_str(sema *s, ir_type t);
 const char *sema_sv_str(sema *s, sv v);                 /* for messages */
 ir_op *sema_emit(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, ir_type rt);
+/* sema_emit of an op with nresults results of types rts */
+ir_op *sema_emit_n(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, int nresults, const ir_type *rts);
 int sema_const(sema *s, src_loc loc, ir_type t, int64_t ival, double fval);
 int sema_number(sema *s, src_loc loc, sv v, ir_type t); /* a number as a CONST of type t */
 int sema_to_tensor(sema *s, src_loc loc, sv v);         /* -1 after an error */

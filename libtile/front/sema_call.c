@@ -746,13 +746,11 @@ static bool b_split(call *c, sv *out)
 	ir_type t = ty(c, x);
 	if (t.rank == 0 || t.shape[t.rank - 1] != 2)
 		return err(c, "`%s` needs a block whose last dimension is 2, got %s", c->name, sema_type_str(c->s, t));
-	if (!c->s->f || c->s->global_depth)
-		return err(c, "this expression is not a compile-time constant");
 	ir_type rt[2] = {t, t};
 	rt[0].rank = rt[1].rank = (uint8_t)(t.rank - 1);
-	ir_op *op = ir_op_new(c->s->f, IR_OP_SPLIT, cloc(c), 1, &x, 2, rt, 0);
-	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
-		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	ir_op *op = sema_emit_n(c->s, cloc(c), IR_OP_SPLIT, 1, &x, 2, rt);
+	if (!op)
+		return false;
 	return out_pair(c, sema_tensor(op->results[0]), sema_tensor(op->results[1]), out) ||
 	       sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
 }
@@ -850,11 +848,9 @@ static bool b_inline_asm(call *c, sv *out)
 				   sema_sv_str(c->s, dts[i]));
 		rt[i] = like(shape, (ir_kind)dts[i].t.kind);
 	}
-	if (!c->s->f || c->s->global_depth)
-		return err(c, "this expression is not a compile-time constant");
-	ir_op *op = ir_op_new(c->s->f, IR_OP_INLINE_ASM, cloc(c), n, ids, nd, rt, 0);
-	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
-		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	ir_op *op = sema_emit_n(c->s, cloc(c), IR_OP_INLINE_ASM, n, ids, nd, rt);
+	if (!op)
+		return false;
 	op->name = arena_printf(c->s->a, "%.*s", (int)a.slen, a.s);
 	op->text = arena_printf(c->s->a, "%.*s", (int)k.slen, k.s);
 	op->ival = pack;
@@ -884,12 +880,10 @@ static bool b_cuda(call *c, sv *out)
 		*out = sema_int(c->sub == 2 ? 32 * warps : warps);
 		return true;
 	}
-	if (!c->s->f || c->s->global_depth)
-		return err(c, "this expression is not a compile-time constant");
 	ir_type rt = ir_scalar(c->sub ? IR_I32 : IR_I64);
-	ir_op *op = ir_op_new(c->s->f, IR_OP_INLINE_ASM, cloc(c), 0, NULL, 1, &rt, 0);
-	if (!op || !ir_region_append(c->s->f, c->s->cur, op))
-		return sema_error(c->s, cloc(c), TILEC_ERR_NOMEM, "out of memory");
+	ir_op *op = sema_emit_n(c->s, cloc(c), IR_OP_INLINE_ASM, 0, NULL, 1, &rt);
+	if (!op)
+		return false;
 	op->name = c->sub ? "mov.u32 $0, %smid;" : "mov.u64 $0, %globaltimer;";
 	op->text = c->sub ? "=r" : "=l";
 	op->ival = 1;
@@ -1094,15 +1088,9 @@ static int reduce_with(call *c, int x, ir_reduce kind, sv axis_v, bool keep, int
 	ir_type rts[2] = {rt, rt};
 	if (kind == IR_REDUCE_ARGMAX || kind == IR_REDUCE_ARGMIN)
 		rts[0] = like(rt, IR_I32);
-	if (!c->s->f || c->s->global_depth) {
-		sema_error(c->s, loc, TILEC_ERR_SEMANTIC, "this expression is not a compile-time constant");
+	ir_op *op = sema_emit_n(c->s, loc, IR_OP_REDUCE, 1, &x, value ? 2 : 1, rts);
+	if (!op)
 		return -1;
-	}
-	ir_op *op = ir_op_new(c->s->f, IR_OP_REDUCE, loc, 1, &x, value ? 2 : 1, rts, 0);
-	if (!op || !ir_region_append(c->s->f, c->s->cur, op)) {
-		sema_error(c->s, loc, TILEC_ERR_NOMEM, "out of memory");
-		return -1;
-	}
 	op->sub = kind;
 	op->axis = axis;
 	if (value && (*value = kept(c, op->results[1], axis_v, axis, orig_rank, keep)) < 0)

@@ -100,19 +100,23 @@ const char *sema_sv_str(sema *s, sv v)
 
 /* ---------------------------------------------------------------- emit */
 
-ir_op *sema_emit(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, ir_type rt)
+ir_op *sema_emit_n(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, int nresults, const ir_type *rts)
 {
-	bool has_result = rt.kind != IR_VOID;
 	if (!s->f || s->global_depth) {
 		sema_error(s, loc, TILEC_ERR_SEMANTIC, "this expression is not a compile-time constant");
 		return NULL;
 	}
-	ir_op *op = ir_op_new(s->f, code, loc, nargs, args, has_result ? 1 : 0, &rt, 0);
+	ir_op *op = ir_op_new(s->f, code, loc, nargs, args, nresults, rts, 0);
 	if (!op || !ir_region_append(s->f, s->cur, op)) {
 		sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	return op;
+}
+
+ir_op *sema_emit(sema *s, src_loc loc, ir_opcode code, int nargs, const int *args, ir_type rt)
+{
+	return sema_emit_n(s, loc, code, nargs, args, rt.kind != IR_VOID ? 1 : 0, &rt);
 }
 
 static int result(ir_op *op)
