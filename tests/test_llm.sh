@@ -9,7 +9,10 @@
 # tokens (two prefill blocks of 64 rows), decode steps across the
 # attention's splits (fused reduce, and --split-reduce), and the error paths: missing, truncated, foreign and unsupported
 # weight files, bad token ids and options (--bench-skip's names), a context too small. Also: the
-# manifest compiles for sm_90a and sm_80 alone, every kernel without spills.
+# manifest compiles for sm_90a and sm_80 alone, every kernel without spills;
+# and the GPU path's start-up (the driver in a thread during the weight
+# file's read) against a fake libcuda.so.1: the driver's failures reported,
+# the thread always joined, the weights uploaded intact, nothing left behind.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${TILE_BUILD:-$ROOT/build}
@@ -23,6 +26,20 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
+# judge NAME STATUS NEEDLE RC OUTPUT: whether a run exited with STATUS and
+# printed NEEDLE (bad() says which not, with the output's end)
+judge() {
+	if [ "$4" != "$2" ]; then
+		bad "$1: exit $4, want $2"
+	elif [ -n "$3" ] && ! grep -qF -- "$3" <<<"$5"; then
+		bad "$1: output lacks '$3'"
+	else
+		return 0
+	fi
+	echo "$5" | tail -n 20
+	return 1
+}
+
 # expect NAME STATUS NEEDLE -- COMMAND...: exit status and a substring of stdout+stderr
 expect() {
 	local name=$1 want=$2 needle=$3
@@ -30,15 +47,7 @@ expect() {
 	local out rc
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ "$rc" != "$want" ]; then
-		bad "$name: exit $rc, want $want"
-		echo "$out" | tail -n 20
-	elif [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then
-		bad "$name: output lacks '$needle'"
-		echo "$out" | tail -n 20
-	else
-		ok
-	fi
+	judge "$name" "$want" "$needle" "$rc" "$out" && ok
 }
 
 if [ ! -x "$LLM" ]; then
@@ -133,6 +142,325 @@ expect dump-path 1 "cannot write" -- "$LLM" --cpu --weights "$W" --prompt 1 --st
 expect cpu-bench 2 "--bench times the GPU; not with --cpu" -- "$LLM" --cpu --weights "$W" --prompt 1 --bench
 expect cpu-bench-kernels 2 "--bench-kernels times the GPU" -- "$LLM" --cpu --weights "$W" --prompt 1 --bench-kernels
 expect help 0 "usage: llm" -- "$LLM" --help
+
+# the GPU path's start-up (the driver in a thread while the weights are
+# read) against a fake libcuda.so.1: every entry point llm.c and tile.h
+# resolve, "device" memory in host memory, launches that do nothing. The
+# program is built as on a GPU machine (no libtile, no --cpu), with ASan and
+# UBSan where the compiler has them.
+if ! python3 -c "import ctypes; ctypes.CDLL('libcuda.so.1')" 2>/dev/null; then
+	expect no-gpu 1 "llm: no GPU: libcuda.so.1 not found (--cpu runs the kernels" -- "$LLM" --weights "$W" --prompt 1
+fi
+CC=${CC:-cc}
+GEN=$BUILD/examples/gen/llm
+mkdir -p "$TMP/fake"
+cat >"$TMP/fake.c" <<'FAKE'
+/* a stand-in for libcuda.so.1: every entry point llm.c and tile.h resolve;
+ * "device" memory is host memory, launches do nothing. FAKE_LLM_INIT_MS
+ * delays cuInit, FAKE_LLM_INIT_ERROR makes it fail, FAKE_LLM_DEVICES sets
+ * the device count, FAKE_LLM_MODULE_ERROR fails cuModuleLoadData,
+ * FAKE_LLM_DUMP names a file for the weights' device copy (the first
+ * allocation), written when freed; with FAKE_LLM_ONE_COPY it says so when
+ * their uploads did not read one host copy of them. Calls that need a context fail without
+ * one current on the calling thread, as the driver's do; what is left at
+ * exit is printed. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef unsigned long long ptr_t;
+static char obj[8]; /* handles: context, stream, event, graph, exec, module, function */
+static __thread void *current;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int initialized, refs, allocs, streams, events, graphs, execs, modules;
+static ptr_t first; /* the first allocation: the weights */
+static size_t first_size;
+static const char *source; /* where the weights came from in host memory, as one copy */
+static int scattered;      /* not from one copy */
+
+static int env(const char *name) { return getenv(name) ? atoi(getenv(name)) : 0; }
+static int count(int *n, int d)
+{
+	pthread_mutex_lock(&lock);
+	*n += d;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+static int need_ctx(void) { return current == &obj[0] ? 0 : 201; /* CUDA_ERROR_INVALID_CONTEXT */ }
+
+__attribute__((destructor)) static void left(void)
+{
+	if (refs || allocs || streams || events || graphs || execs || modules)
+		fprintf(stderr, "fake libcuda: left at exit: %d context references, %d allocations, %d streams, %d events, "
+			"%d graphs, %d graph instances, %d modules\n", refs, allocs, streams, events, graphs, execs, modules);
+	if (scattered && env("FAKE_LLM_ONE_COPY"))
+		fprintf(stderr, "fake libcuda: the weights did not come from one host copy\n");
+}
+
+int cuInit(unsigned flags)
+{
+	struct timespec ts = {env("FAKE_LLM_INIT_MS") / 1000, env("FAKE_LLM_INIT_MS") % 1000 * 1000000L};
+	if (!initialized) /* tile.h's own cuInit comes second */
+		nanosleep(&ts, NULL);
+	if (flags || env("FAKE_LLM_INIT_ERROR"))
+		return flags ? 1 : env("FAKE_LLM_INIT_ERROR");
+	initialized = 1;
+	return 0;
+}
+int cuGetErrorName(int e, const char **name)
+{
+	*name = e == 100 ? "CUDA_ERROR_NO_DEVICE" : e == 200 ? "CUDA_ERROR_INVALID_IMAGE"
+		: e == 201 ? "CUDA_ERROR_INVALID_CONTEXT" : e == 3 ? "CUDA_ERROR_NOT_INITIALIZED" : "CUDA_ERROR_UNKNOWN";
+	return 0;
+}
+int cuDeviceGetCount(int *n)
+{
+	*n = getenv("FAKE_LLM_DEVICES") ? env("FAKE_LLM_DEVICES") : 1;
+	return initialized ? 0 : 3;
+}
+int cuDeviceGet(int *d, int ordinal)
+{
+	*d = ordinal;
+	return initialized ? 0 : 3;
+}
+int cuDeviceGetName(char *name, int len, int d)
+{
+	snprintf(name, (size_t)len, "Fake GPU %d", d);
+	return 0;
+}
+int cuDeviceGetAttribute(int *v, int attr, int d)
+{
+	*v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : attr == 97 ? 232448 : 0;
+	return d == 0 ? 0 : 101;
+}
+int cuDevicePrimaryCtxRetain(void **ctx, int d)
+{
+	*ctx = &obj[0];
+	return !initialized ? 3 : d != 0 ? 101 : count(&refs, 1);
+}
+int cuDevicePrimaryCtxRelease_v2(int d) { return count(&refs, -1); }
+int cuCtxSetCurrent(void *ctx)
+{
+	current = ctx;
+	return 0;
+}
+int cuCtxGetCurrent(void **ctx)
+{
+	*ctx = current;
+	return 0;
+}
+int cuCtxGetDevice(int *d)
+{
+	*d = 0;
+	return need_ctx();
+}
+int cuMemAlloc_v2(ptr_t *p, size_t n)
+{
+	void *q;
+	if (need_ctx() || !(q = calloc(1, n)))
+		return need_ctx() ? need_ctx() : 2;
+	*p = (ptr_t)(size_t)q;
+	if (!first) {
+		first = *p;
+		first_size = n;
+	}
+	return count(&allocs, 1);
+}
+int cuMemFree_v2(ptr_t p)
+{
+	const char *dump = getenv("FAKE_LLM_DUMP");
+	FILE *f;
+	if (p == first && dump && (f = fopen(dump, "wb"))) {
+		fwrite((void *)(size_t)p, 1, first_size, f);
+		fclose(f);
+	}
+	free((void *)(size_t)p);
+	return count(&allocs, -1);
+}
+int cuMemsetD8Async(ptr_t p, unsigned char v, size_t n, void *s)
+{
+	memset((void *)(size_t)p, v, n);
+	return need_ctx();
+}
+int cuMemcpyHtoDAsync_v2(ptr_t dst, const void *src, size_t n, void *s)
+{
+	if (dst >= first && dst < first + first_size) {
+		if (!source)
+			source = (const char *)src - (dst - first);
+		scattered |= source != (const char *)src - (dst - first);
+	}
+	memcpy((void *)(size_t)dst, src, n);
+	return need_ctx();
+}
+int cuMemcpyDtoHAsync_v2(void *dst, ptr_t src, size_t n, void *s)
+{
+	memcpy(dst, (const void *)(size_t)src, n);
+	return need_ctx();
+}
+int cuStreamCreate(void **s, unsigned flags)
+{
+	*s = &obj[1];
+	return need_ctx() ? need_ctx() : count(&streams, 1);
+}
+int cuStreamDestroy_v2(void *s) { return count(&streams, -(s == &obj[1])); }
+int cuStreamSynchronize(void *s) { return s == &obj[1] ? 0 : 400; /* CUDA_ERROR_INVALID_HANDLE */ }
+int cuStreamBeginCapture_v2(void *s, int mode) { return s == &obj[1] && mode == 1 ? 0 : 1; }
+int cuStreamEndCapture(void *s, void **g)
+{
+	*g = &obj[3];
+	return s == &obj[1] ? count(&graphs, 1) : 400;
+}
+int cuGraphInstantiateWithFlags(void **e, void *g, unsigned long long flags)
+{
+	*e = &obj[4];
+	return g == &obj[3] && !flags ? count(&execs, 1) : 400;
+}
+int cuGraphLaunch(void *e, void *s) { return e == &obj[4] && s == &obj[1] ? 0 : 400; }
+int cuGraphExecDestroy(void *e) { return count(&execs, -(e == &obj[4])); }
+int cuGraphDestroy(void *g) { return count(&graphs, -(g == &obj[3])); }
+int cuEventCreate(void **e, unsigned flags)
+{
+	*e = &obj[2];
+	return need_ctx() ? need_ctx() : count(&events, 1);
+}
+int cuEventRecord(void *e, void *s) { return e == &obj[2] && s == &obj[1] ? 0 : 400; }
+int cuEventSynchronize(void *e) { return e == &obj[2] ? 0 : 400; }
+int cuEventElapsedTime(float *ms, void *a, void *b)
+{
+	*ms = 1.0f;
+	return a == &obj[2] && b == &obj[2] ? 0 : 400;
+}
+int cuEventDestroy_v2(void *e) { return count(&events, -(e == &obj[2])); }
+int cuModuleLoadData(void **mod, const void *image)
+{
+	*mod = &obj[5];
+	if (need_ctx() || env("FAKE_LLM_MODULE_ERROR") || !image)
+		return need_ctx() ? need_ctx() : env("FAKE_LLM_MODULE_ERROR") ? env("FAKE_LLM_MODULE_ERROR") : 1;
+	return count(&modules, 1);
+}
+int cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *options, void **values)
+{
+	return n && (!options || !values) ? 1 : cuModuleLoadData(mod, image);
+}
+int cuModuleUnload(void *mod) { return count(&modules, -(mod == &obj[5])); }
+int cuModuleGetFunction(void **f, void *mod, const char *name)
+{
+	*f = &obj[6];
+	return mod == &obj[5] && name ? 0 : 400;
+}
+int cuFuncGetAttribute(int *v, int attr, void *f)
+{
+	*v = 0;
+	return f == &obj[6] ? 0 : 400;
+}
+int cuFuncSetAttribute(void *f, int attr, int v) { return f == &obj[6] && attr >= 0 && v >= 0 ? 0 : 1; }
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+		   unsigned shared, void *s, void **params, void **extra)
+{
+	return f == &obj[6] && gx && gy && gz && bx && by && bz && s == &obj[1] ? need_ctx() : 1;
+}
+int cuLaunchKernelEx(const void *config, void *f, void **params, void **extra)
+{
+	return config && f == &obj[6] && params && !extra ? need_ctx() : 1;
+}
+FAKE
+san="-fsanitize=address,undefined -fno-omit-frame-pointer"
+gpu_build() { # FLAGS...: llm.c as gpu_check.sh builds it, into $TMP/llm_gpu
+	$CC -std=c99 -O1 -g -Wall -Wextra -Werror "$@" -I"$ROOT" -I"$ROOT/examples/llm" -I"$GEN" "$ROOT/examples/llm/llm.c" \
+		"$GEN/kernels.c" -ldl -lpthread -lm -o "$TMP/llm_gpu"
+}
+if ! command -v "$CC" >/dev/null || [ ! -f "$GEN/kernels.c" ]; then
+	echo "test_llm: no $CC or no $GEN/kernels.c: the fake-driver tests skipped"
+elif ! $CC -std=c99 -O1 -Wall -Wextra -Wno-unused-parameter -Werror -fPIC -shared -o "$TMP/fake/libcuda.so.1" \
+	"$TMP/fake.c" -lpthread; then
+	bad "building the fake libcuda.so.1"
+elif ! { gpu_build $san 2>/dev/null || gpu_build; }; then
+	bad "building llm.c for the GPU (gcc -std=c99 -Wall -Wextra -Werror)"
+else
+	# fake NAME STATUS NEEDLE [VAR=VALUE...] -- ARGS...: as expect, on the fake
+	# driver; and no complaint from it (left at exit: contexts, memory,
+	# streams, modules) nor a sanitizer's report. The output stays in
+	# FAKE_OUT.
+	fake() {
+		local name=$1 want=$2 needle=$3 vars=() rc
+		shift 3
+		while [ "$1" != -- ]; do
+			vars+=("$1")
+			shift
+		done
+		shift
+		FAKE_OUT=$(env LD_LIBRARY_PATH="$TMP/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "${vars[@]}" \
+			timeout 120 "$TMP/llm_gpu" "$@" 2>&1)
+		rc=$?
+		judge "fake driver, $name" "$want" "$needle" "$rc" "$FAKE_OUT" || return 0
+		if grep -q "fake libcuda:\|Sanitizer\|runtime error" <<<"$FAKE_OUT"; then
+			bad "fake driver, $name: the fake driver's complaint or a sanitizer's report"
+			echo "$FAKE_OUT" | tail -n 20
+		else
+			ok
+		fi
+	}
+	# a start-up of 300 ms, a read of the tiny file of far less: the main
+	# thread waits for the rest, and --bench says so
+	fake start 0 "tokens: " FAKE_LLM_INIT_MS=300 -- --weights "$W" --prompt-random 20 --steps 4 --bench
+	t=$(sed -n 's/.*waiting for the driver after the file read \([0-9.]*\) ms.*in a thread during the file read: driver and context (cuInit, primary context, stream) \([0-9.]*\) ms.*/\1 \2/p' <<<"$FAKE_OUT")
+	if [ -n "$t" ] && awk -v w="${t% *}" -v d="${t#* }" 'BEGIN { exit !(w >= 200 && d >= 300) }'; then ok; else
+		bad "fake driver, start: --bench's wait and start-up '$t' ms (want at least 200 and 300)"
+		grep '^bench:' <<<"$FAKE_OUT"
+	fi
+	fake cuinit 1 "llm: cuInit failed: CUDA_ERROR_NO_DEVICE (100)" FAKE_LLM_INIT_ERROR=100 -- --weights "$W" --prompt 1
+	fake no-device 1 "llm: no CUDA device" FAKE_LLM_DEVICES=0 -- --weights "$W" --prompt 1
+	fake modules 1 "llm: loading the kernels: CUDA driver call failed: cuModuleLoadData" FAKE_LLM_MODULE_ERROR=200 -- \
+		--weights "$W" --prompt 1
+	# the file's error while the start-up still runs: reported, the thread
+	# joined (the exit waits for the start-up's 500 ms)
+	t0=$(date +%s%N)
+	fake truncated 1 "truncated" FAKE_LLM_INIT_MS=500 -- --weights "$TMP/trunc.bin" --prompt 1
+	if [ $(($(date +%s%N) - t0)) -ge 500000000 ]; then ok; else bad "fake driver, truncated: exited before the start-up ended"; fi
+	fake head-dim 1 "the kernels are built for 64" -- --weights "$TMP/hd32.bin" --prompt 1
+	# TinyLlama's width, 2 layers, a vocab of 4096: 4 pieces of the read
+	# (64 MB), no two bytes 64 MB apart alike. The device's copy must be the
+	# file's payload with start-ups of 0, 100 and 2000 ms, so that the driver
+	# is up before the read, comes up during it (what was read goes up at
+	# once, the rest piece by piece) or after it, as the read's speed has
+	# it; and with --check's host copy.
+	python3 - "$TMP/big.bin" <<'EOF'
+import struct, sys
+H, L, NH, KV, HD, F, V = 2048, 2, 32, 4, 64, 5632, 4096
+per = H + (NH + 2 * KV) * HD * H + H * NH * HD + H + 3 * F * H
+n = 2 * (2 * V * H + L * per + H)
+pattern = bytes(range(251)) * 4096
+with open(sys.argv[1], "wb") as f:
+    f.write(b"TILELLM\0" + struct.pack("<8I2f", 1, H, L, NH, KV, HD, F, V, 1e-5, 10000.0) + bytes(16))
+    while n > 0:
+        f.write(pattern[:n])
+        n -= len(pattern)
+EOF
+	tail -c +65 "$TMP/big.bin" >"$TMP/big.payload"
+	payload=$(stat -c %s "$TMP/big.payload")
+	for init in 0 100 2000; do
+		rm -f "$TMP/dev.bin"
+		fake "upload, start-up of $init ms" 0 "tokens: " FAKE_LLM_INIT_MS=$init FAKE_LLM_DUMP="$TMP/dev.bin" -- \
+			--weights "$TMP/big.bin" --prompt 1,2,3 --steps 2 -q
+		if cmp -s -n "$payload" "$TMP/big.payload" "$TMP/dev.bin"; then ok; else
+			bad "fake driver, upload with a start-up of $init ms: the device's weights differ from the file's"
+		fi
+	done
+	rm -f "$TMP/dev.bin"
+	# the fake's logits are zeros: --check fails, after the upload; the
+	# uploads read one host copy, the one --check's reference reads
+	fake "upload, --check" 1 "check: " FAKE_LLM_DUMP="$TMP/dev.bin" FAKE_LLM_ONE_COPY=1 -- --weights "$TMP/big.bin" \
+		--prompt 1,2,3 --steps 2 -q --check
+	if cmp -s -n "$payload" "$TMP/big.payload" "$TMP/dev.bin"; then ok; else
+		bad "fake driver, upload with --check: the device's weights differ from the file's"
+	fi
+	# the start-up fails during the read: reported, the thread joined
+	fake "cuInit during the read" 1 "llm: cuInit failed: CUDA_ERROR_NO_DEVICE (100)" FAKE_LLM_INIT_MS=100 \
+		FAKE_LLM_INIT_ERROR=100 -- --weights "$TMP/big.bin" --prompt 1
+fi
 
 echo "test_llm: $passed passed, $failed failed"
 [ "$failed" = 0 ]
