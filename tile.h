@@ -273,6 +273,8 @@ typedef struct tile_variant_info {
 	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
 	int n_recipes;           /* hidden tensor maps built at launch (tile_recipe_get_info) */
 	int n_high_preds;        /* predicates on visible parameters 32 and up */
+	int producer_warps;      /* warps launched beyond num_warps where the image loaded is
+	                            warp-specialized (a producer warp: 1), else 0 */
 } tile_variant_info;
 
 /* The predicate of variant `variant` on visible parameter `param`, in
@@ -530,10 +532,11 @@ typedef struct tile__variant {
 	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
 	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
 	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
-	uint32_t block;     /* 32 * num_warps */
+	uint32_t block;     /* 32 * num_warps; a group with TILE__GROUP_PRODUCER adds 32 * producer_warps */
 	int n_preds;        /* the specialization rank: 3 a predicate by 16 or == 1, 2 by 8, 1 by 4 */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
 	uint16_t num_warps, num_stages, cluster_dim[3], n_regs;
+	uint16_t producer_warps; /* warps beyond num_warps where the image loaded has TILE__IMAGE_PRODUCER */
 } tile__variant;
 
 typedef struct tile__image {
@@ -542,11 +545,11 @@ typedef struct tile__image {
 
 enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3, TILE__KIND_TENSORMAP = 4 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
-enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2 };
+enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2, TILE__IMAGE_PRODUCER = 4 };
 /* A loaded image reads tensor maps; it is for compute capability 9.0 or
  * newer, so its code runs in the variants' clusters (tilec compiles the
  * images of older archs one CTA per program). */
-enum { TILE__GROUP_MAPS = 1, TILE__GROUP_CLUSTERS = 2 };
+enum { TILE__GROUP_MAPS = 1, TILE__GROUP_CLUSTERS = 2, TILE__GROUP_PRODUCER = 4 };
 #define TILE__TENSORMAP_SIZE 128u /* bytes of a CUtensorMap */
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 
@@ -1872,7 +1875,8 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->group = tile__u32(r + 8);
 			v->first_constexpr = tile__u32(r + 12);
 			v->n_constexprs = tile__u32(r + 16);
-			v->num_warps = (uint16_t)tile__u16(r + 20);
+			v->num_warps = r[20];
+			v->producer_warps = r[21];
 			v->num_stages = (uint16_t)tile__u16(r + 22);
 			v->shared_static = tile__u32(r + 24);
 			v->shared_dynamic = tile__u32(r + 28);
@@ -1905,6 +1909,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 						  v->first_constexpr, v->n_constexprs, m->n_constexprs);
 			if (v->num_warps < 1 || v->num_warps > 32)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: num_warps %u (1..32)", i, v->num_warps);
+			if (v->num_warps + v->producer_warps > 32)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: num_warps %u and %u producer warps (at most 32)", i,
+						  v->num_warps, v->producer_warps);
 			if (c0 == 0 && c1 == 0 && c2 == 0)
 				c0 = c1 = c2 = 1;
 			if (c0 == 0 || c1 == 0 || c2 == 0)
@@ -2119,8 +2126,8 @@ static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: kind %u (0 cubin, 1 PTX)", i, im->kind);
 		if (im->arch < 10 || im->arch > 9999)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: arch %u", i, im->arch);
-		if (im->flags & ~(uint32_t)(TILE__IMAGE_ARCH_SPECIFIC | TILE__IMAGE_TENSORMAPS))
-			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bits 0 and 1 defined)", i, im->flags);
+		if (im->flags & ~(uint32_t)(TILE__IMAGE_ARCH_SPECIFIC | TILE__IMAGE_TENSORMAPS | TILE__IMAGE_PRODUCER))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bits 0 to 2 defined)", i, im->flags);
 		if (im->offset % 4 || im->offset < data_start || (uint64_t)im->offset + im->size > m->size)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: data %u+%u outside the image area %u..%lu", i,
 					  im->offset, im->size, data_start, (unsigned long)m->size);
@@ -2312,6 +2319,7 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->symbol = tile__str(m, v->symbol);
 	out->group = (int)v->group;
 	out->num_warps = v->num_warps;
+	out->producer_warps = v->producer_warps;
 	out->num_stages = v->num_stages;
 	out->shared_static = v->shared_static;
 	out->shared_dynamic = v->shared_dynamic;
@@ -3776,7 +3784,8 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 		slot->modules[group] = mod;
 		__atomic_store_n(&slot->group_flags[group],
 				 (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS ? TILE__GROUP_MAPS : 0) |
-					   (im->arch >= 90 ? TILE__GROUP_CLUSTERS : 0)),
+					   (im->arch >= 90 ? TILE__GROUP_CLUSTERS : 0) |
+					   (im->flags & TILE__IMAGE_PRODUCER ? TILE__GROUP_PRODUCER : 0)),
 				 __ATOMIC_RELAXED);
 	}
 	return st;
@@ -4171,6 +4180,8 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	tile__CUresult r;
 	tile_status st;
 	int vi, i, pdl, cluster;
+	uint8_t group_flags;
+	uint32_t block;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
 	if (flags & ~TILE__LAUNCH_FLAGS)
@@ -4221,8 +4232,11 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		launch_args = params;
 	}
 	pdl = (flags & TILE_LAUNCH_PDL) && slot->arch >= 90;
+	group_flags = __atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED);
+	/* a warp-specialized image runs the variant's producer warps too */
+	block = v->block + (group_flags & TILE__GROUP_PRODUCER ? 32u * v->producer_warps : 0u);
 	/* an image for an arch below 9.0 runs one CTA per program */
-	cluster = v->cluster && (__atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED) & TILE__GROUP_CLUSTERS);
+	cluster = v->cluster && (group_flags & TILE__GROUP_CLUSTERS);
 	if (cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];
@@ -4257,7 +4271,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		config.gridDimX = (unsigned int)gx;
 		config.gridDimY = (unsigned int)gy;
 		config.gridDimZ = (unsigned int)gz;
-		config.blockDimX = v->block;
+		config.blockDimX = block;
 		config.blockDimY = config.blockDimZ = 1;
 		config.sharedMemBytes = v->shared_dynamic;
 		config.hStream = stream;
@@ -4267,7 +4281,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 			return tile__cuda_fail("cuLaunchKernelEx", r);
 		return TILE_SUCCESS;
 	}
-	r = tile__cu.cuLaunchKernel(f, (unsigned int)dims[0], (unsigned int)dims[1], (unsigned int)dims[2], v->block, 1, 1,
+	r = tile__cu.cuLaunchKernel(f, (unsigned int)dims[0], (unsigned int)dims[1], (unsigned int)dims[2], block, 1, 1,
 				    v->shared_dynamic, stream, launch_args, NULL);
 	if (r)
 		return tile__cuda_fail("cuLaunchKernel", r);

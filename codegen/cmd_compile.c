@@ -1348,6 +1348,8 @@ static void fill_resources(compile_cmd *c, const compile_result *r)
 				v->spill_loads = info->spill_loads;
 			if (info->n_regs > v->n_regs)
 				v->n_regs = (uint16_t)info->n_regs;
+			if (info->producer_warps > v->producer_warps)
+				v->producer_warps = info->producer_warps;
 			if (info->shared_static > v->shared_static)
 				v->shared_static = info->shared_static;
 			if (info->shared_dynamic > v->shared_dynamic)

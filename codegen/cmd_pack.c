@@ -1105,6 +1105,9 @@ static void list_blob(const char *path, const uint8_t *blob, size_t size, tile_m
 			       v, vi.symbol, vi.group, vi.num_warps, vi.num_stages, vi.shared_static, vi.shared_dynamic);
 			if (vi.cluster[0] * vi.cluster[1] * vi.cluster[2] > 1)
 				printf(", cluster %ux%ux%u", vi.cluster[0], vi.cluster[1], vi.cluster[2]);
+			if (vi.producer_warps)
+				printf(", %d producer warp%s where the image is warp-specialized", vi.producer_warps,
+				       vi.producer_warps == 1 ? "" : "s");
 			if (vi.n_regs)
 				printf(", %d registers", vi.n_regs);
 			if (vi.spill_stores >= 0)
@@ -1160,10 +1163,11 @@ static void list_blob(const char *path, const uint8_t *blob, size_t size, tile_m
 		stored += ii.size;
 		raw += ii.raw_size;
 		/* tilec keeps an arch-specific image only for code of its own */
-		printf("image %d: group %d, %s sm_%d%s%s%s, %u bytes %s, %u raw\n", i, ii.group, ii.kind ? "ptx" : "cubin",
+		printf("image %d: group %d, %s sm_%d%s%s%s%s, %u bytes %s, %u raw\n", i, ii.group, ii.kind ? "ptx" : "cubin",
 		       ii.arch, ii.flags & BLOB_IMAGE_ARCH_SPECIFIC ? "a" : "",
 		       ii.flags & BLOB_IMAGE_TENSORMAPS ? " (reads tensor maps)" : "",
-		       ii.flags & BLOB_IMAGE_ARCH_SPECIFIC ? ", Hopper's wgmma code" : "", ii.size,
+		       ii.flags & BLOB_IMAGE_ARCH_SPECIFIC ? ", Hopper's wgmma code" : "",
+		       ii.flags & BLOB_IMAGE_PRODUCER ? ", warp-specialized (producer warps)" : "", ii.size,
 		       ii.compression ? "zlib" : "stored", ii.raw_size);
 	}
 	printf("total: %zu bytes; images %llu bytes stored, %llu raw\n", size, (unsigned long long)stored,

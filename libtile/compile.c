@@ -249,6 +249,7 @@ typedef struct family {
 	int nmisfits;
 	bool arch_specific; /* a kernel uses what only the arch-specific target runs */
 	bool tensormaps;    /* a kernel copies through its tensor maps: the loader encodes them */
+	int *producer;      /* per kernel: warps beyond num_warps (a producer warp: nvptx/warpspec.c) */
 } family;
 
 enum { NFAM = (DOT_UNIT_WGMMA + 1) * 3 };
@@ -391,6 +392,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 		fam->tensormaps |= lr.uses_tensormaps;
 		if (st == TILEC_OK) {
 			fam->shared[k] = lr.shared_bytes;
+			fam->producer[k] = lr.producer_warps;
 			fam->dynamic[k] = lr.shared_dynamic;
 			st = check_smem(ctx, a, f, symbols[k], lr.shared_bytes, opt, unit,
 					opt->may_leave_out && opt->may_leave_out[k] ? &fam->misfits[k] : NULL);
@@ -529,7 +531,7 @@ static tilec_status ptxas_task(compile_run *r, task *t)
 	strbuf log;
 	sb_init(&log);
 	tilec_status st = target_ptxas_occupancy(image ? scratch : t->diags, r->ptxas, target_at(opt, t->target), &t->text,
-						 r->symbols, r->funcs, r->fams[t->key].shared, r->n, &t->cubin,
+						 r->symbols, r->funcs, r->fams[t->key].shared, r->fams[t->key].producer, r->n, &t->cubin,
 						 &t->cubin_size, &log);
 	t->text_len = strlen(t->text);
 	if (image) {
@@ -674,8 +676,12 @@ static tilec_status keep_image(arena *a, const compile_run *r, int i, compile_im
 	int arch = target_at(r->opt, i);
 	img->arch = TARGET_ARCH(arch);
 	img->flags = arch & TARGET_ARCH_SPECIFIC ? BLOB_IMAGE_ARCH_SPECIFIC : 0;
-	if (r->fams[family_of(arch, r->tiers)].tensormaps)
+	const family *fm = &r->fams[family_of(arch, r->tiers)];
+	if (fm->tensormaps)
 		img->flags |= BLOB_IMAGE_TENSORMAPS;
+	for (int k = 0; k < r->n; k++)
+		if (fm->producer[k])
+			img->flags |= BLOB_IMAGE_PRODUCER;
 	img->left_out = p->left_out;
 	if (p->left_out)
 		return TILEC_OK;
@@ -771,8 +777,10 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 	for (int u = 0; u < NFAM; u++) {
 		r.fams[u].shared = arena_alloc(a, sizeof(uint32_t) * (size_t)n);
 		r.fams[u].dynamic = arena_alloc(a, sizeof(bool) * (size_t)n);
+		r.fams[u].producer = arena_alloc(a, sizeof(int) * (size_t)n);
 		r.fams[u].misfits = opt->may_leave_out ? arena_alloc(a, sizeof(compile_misfit) * (size_t)n) : NULL;
-		if (!r.fams[u].shared || !r.fams[u].dynamic || (opt->may_leave_out && !r.fams[u].misfits))
+		if (!r.fams[u].shared || !r.fams[u].dynamic || !r.fams[u].producer ||
+		    (opt->may_leave_out && !r.fams[u].misfits))
 			return TILEC_ERR_NOMEM;
 	}
 	if (!out->images || !out->kernels)
@@ -847,6 +855,7 @@ tilec_status compile_module(tilec_ctx *ctx, arena *a, ir_func *const *funcs, con
 			const family *fm = &r.fams[family_of(arch, r.tiers)];
 			ki->symbol = symbols[k];
 			ki->arch = arch;
+			ki->producer_warps = fm->producer[k];
 			if (!cubins)
 				ki->shared_static = fm->shared[k];
 			if (fm->dynamic[k]) {

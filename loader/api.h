@@ -258,6 +258,8 @@ typedef struct tile_variant_info {
 	int source_config;       /* that config's index in the source's @triton.autotune list; -1: none */
 	int n_recipes;           /* hidden tensor maps built at launch (tile_recipe_get_info) */
 	int n_high_preds;        /* predicates on visible parameters 32 and up */
+	int producer_warps;      /* warps launched beyond num_warps where the image loaded is
+	                            warp-specialized (a producer warp: 1), else 0 */
 } tile_variant_info;
 
 /* The predicate of variant `variant` on visible parameter `param`, in

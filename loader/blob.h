@@ -410,7 +410,8 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 			v->group = tile__u32(r + 8);
 			v->first_constexpr = tile__u32(r + 12);
 			v->n_constexprs = tile__u32(r + 16);
-			v->num_warps = (uint16_t)tile__u16(r + 20);
+			v->num_warps = r[20];
+			v->producer_warps = r[21];
 			v->num_stages = (uint16_t)tile__u16(r + 22);
 			v->shared_static = tile__u32(r + 24);
 			v->shared_dynamic = tile__u32(r + 28);
@@ -443,6 +444,9 @@ static tile_status tile__check_variants(tile_module *m, const uint8_t *p, uint8_
 						  v->first_constexpr, v->n_constexprs, m->n_constexprs);
 			if (v->num_warps < 1 || v->num_warps > 32)
 				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: num_warps %u (1..32)", i, v->num_warps);
+			if (v->num_warps + v->producer_warps > 32)
+				return tile__fail(TILE_ERROR_BAD_BLOB, "variant %u: num_warps %u and %u producer warps (at most 32)", i,
+						  v->num_warps, v->producer_warps);
 			if (c0 == 0 && c1 == 0 && c2 == 0)
 				c0 = c1 = c2 = 1;
 			if (c0 == 0 || c1 == 0 || c2 == 0)
@@ -657,8 +661,8 @@ static tile_status tile__check_images(tile_module *m, const uint8_t *p, uint8_t 
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: kind %u (0 cubin, 1 PTX)", i, im->kind);
 		if (im->arch < 10 || im->arch > 9999)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: arch %u", i, im->arch);
-		if (im->flags & ~(uint32_t)(TILE__IMAGE_ARCH_SPECIFIC | TILE__IMAGE_TENSORMAPS))
-			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bits 0 and 1 defined)", i, im->flags);
+		if (im->flags & ~(uint32_t)(TILE__IMAGE_ARCH_SPECIFIC | TILE__IMAGE_TENSORMAPS | TILE__IMAGE_PRODUCER))
+			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: flags 0x%x (only bits 0 to 2 defined)", i, im->flags);
 		if (im->offset % 4 || im->offset < data_start || (uint64_t)im->offset + im->size > m->size)
 			return tile__fail(TILE_ERROR_BAD_BLOB, "image %u: data %u+%u outside the image area %u..%lu", i,
 					  im->offset, im->size, data_start, (unsigned long)m->size);
@@ -850,6 +854,7 @@ TILEDEF tile_status tile_variant_get_info(const tile_module *m, int kernel, int 
 	out->symbol = tile__str(m, v->symbol);
 	out->group = (int)v->group;
 	out->num_warps = v->num_warps;
+	out->producer_warps = v->producer_warps;
 	out->num_stages = v->num_stages;
 	out->shared_static = v->shared_static;
 	out->shared_dynamic = v->shared_dynamic;

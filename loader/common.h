@@ -184,10 +184,11 @@ typedef struct tile__variant {
 	uint32_t first_recipe, n_recipes; /* its recipes: a range of tile_module.recipes, by parameter */
 	int64_t heuristic_values[TILE__MAX_HEURISTICS]; /* its constexprs the kernel's heuristics compute */
 	uint32_t heuristic_bools;  /* bit h: heuristic h's constexpr is a bool */
-	uint32_t block;     /* 32 * num_warps */
+	uint32_t block;     /* 32 * num_warps; a group with TILE__GROUP_PRODUCER adds 32 * producer_warps */
 	int n_preds;        /* the specialization rank: 3 a predicate by 16 or == 1, 2 by 8, 1 by 4 */
 	int cluster;        /* cluster dims other than 1 1 1: launch with cuLaunchKernelEx */
 	uint16_t num_warps, num_stages, cluster_dim[3], n_regs;
+	uint16_t producer_warps; /* warps beyond num_warps where the image loaded has TILE__IMAGE_PRODUCER */
 } tile__variant;
 
 typedef struct tile__image {
@@ -196,11 +197,11 @@ typedef struct tile__image {
 
 enum { TILE__KIND_PTR = 0, TILE__KIND_INT = 1, TILE__KIND_UINT = 2, TILE__KIND_FLOAT = 3, TILE__KIND_TENSORMAP = 4 };
 enum { TILE__IMAGE_CUBIN = 0, TILE__IMAGE_PTX = 1 };
-enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2 };
+enum { TILE__IMAGE_ARCH_SPECIFIC = 1, TILE__IMAGE_TENSORMAPS = 2, TILE__IMAGE_PRODUCER = 4 };
 /* A loaded image reads tensor maps; it is for compute capability 9.0 or
  * newer, so its code runs in the variants' clusters (tilec compiles the
  * images of older archs one CTA per program). */
-enum { TILE__GROUP_MAPS = 1, TILE__GROUP_CLUSTERS = 2 };
+enum { TILE__GROUP_MAPS = 1, TILE__GROUP_CLUSTERS = 2, TILE__GROUP_PRODUCER = 4 };
 #define TILE__TENSORMAP_SIZE 128u /* bytes of a CUtensorMap */
 #define TILE__CONSTEXPR_SIZE 16u /* bytes of a constexpr record (FORMAT.md) */
 

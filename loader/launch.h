@@ -123,7 +123,8 @@ static tile_status tile__load_group(tile_module *m, tile__slot *slot, uint32_t g
 		slot->modules[group] = mod;
 		__atomic_store_n(&slot->group_flags[group],
 				 (uint8_t)((im->flags & TILE__IMAGE_TENSORMAPS ? TILE__GROUP_MAPS : 0) |
-					   (im->arch >= 90 ? TILE__GROUP_CLUSTERS : 0)),
+					   (im->arch >= 90 ? TILE__GROUP_CLUSTERS : 0) |
+					   (im->flags & TILE__IMAGE_PRODUCER ? TILE__GROUP_PRODUCER : 0)),
 				 __ATOMIC_RELAXED);
 	}
 	return st;
@@ -518,6 +519,8 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 	tile__CUresult r;
 	tile_status st;
 	int vi, i, pdl, cluster;
+	uint8_t group_flags;
+	uint32_t block;
 	if (!k)
 		return tile__fail(TILE_ERROR_INVALID_ARGUMENT, "tile_launch: no kernel %d in the module", kernel);
 	if (flags & ~TILE__LAUNCH_FLAGS)
@@ -568,8 +571,11 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		launch_args = params;
 	}
 	pdl = (flags & TILE_LAUNCH_PDL) && slot->arch >= 90;
+	group_flags = __atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED);
+	/* a warp-specialized image runs the variant's producer warps too */
+	block = v->block + (group_flags & TILE__GROUP_PRODUCER ? 32u * v->producer_warps : 0u);
 	/* an image for an arch below 9.0 runs one CTA per program */
-	cluster = v->cluster && (__atomic_load_n(&slot->group_flags[v->group], __ATOMIC_RELAXED) & TILE__GROUP_CLUSTERS);
+	cluster = v->cluster && (group_flags & TILE__GROUP_CLUSTERS);
 	if (cluster || pdl || (flags & TILE_LAUNCH_COOPERATIVE)) {
 		tile__CUlaunchConfig config;
 		tile__CUlaunchAttribute attr[4];
@@ -604,7 +610,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 		config.gridDimX = (unsigned int)gx;
 		config.gridDimY = (unsigned int)gy;
 		config.gridDimZ = (unsigned int)gz;
-		config.blockDimX = v->block;
+		config.blockDimX = block;
 		config.blockDimY = config.blockDimZ = 1;
 		config.sharedMemBytes = v->shared_dynamic;
 		config.hStream = stream;
@@ -614,7 +620,7 @@ static tile_status tile__launch(tile_module *m, int kernel, int which, const uin
 			return tile__cuda_fail("cuLaunchKernelEx", r);
 		return TILE_SUCCESS;
 	}
-	r = tile__cu.cuLaunchKernel(f, (unsigned int)dims[0], (unsigned int)dims[1], (unsigned int)dims[2], v->block, 1, 1,
+	r = tile__cu.cuLaunchKernel(f, (unsigned int)dims[0], (unsigned int)dims[1], (unsigned int)dims[2], block, 1, 1,
 				    v->shared_dynamic, stream, launch_args, NULL);
 	if (r)
 		return tile__cuda_fail("cuLaunchKernel", r);

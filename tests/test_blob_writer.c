@@ -58,17 +58,19 @@ static blob_desc make_desc(void)
 	}
 	/* given least specialized first: the writer reorders */
 	add_variants[0] = (blob_variant){"add_kernel_plain", 0, 5, cx, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, grid1, grid1_len, false, 0, 0, 0, -1, 0, NULL,
-					 0x2, 0};
+					 0x2, 0, 0};
 	add_variants[1] = (blob_variant){"add_kernel_x16", 0, 1, cx, 8, 2, 256, 1024, {0, 0, 0}, 40, 0x1, 0, grid2, grid2_len,
-					 true, 16, 24, 0, -1, 0, NULL, 0, 0};
+					 true, 16, 24, 0, -1, 0, NULL, 0, 0, 0};
 	add_variants[2] = (blob_variant){"add_kernel_all", 0, 0, NULL, 2, 1, 0, 0, {1, 1, 1}, 0, 0x3, 0x10, NULL, 0, true, 0, 0, 0, -1, 0, NULL,
-					 0, 0x4};
-	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL, 0, 0};
+					 0, 0x4, 0};
+	scale_variant = (blob_variant){"scale", 1, 0, NULL, 1, 0, 0, 100000, {2, 1, 1}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL, 0, 0, 0};
 	kernels[0] = (blob_kernel){"add_kernel", 6, add_params, 3, add_variants, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	kernels[1] = (blob_kernel){"scale", 1, scale_params, 1, &scale_variant, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	images[0] = (blob_image){0, BLOB_IMAGE_CUBIN, 80, 0, cubin80, sizeof cubin80};
 	images[1] = (blob_image){0, BLOB_IMAGE_PTX, 90, 0, ptx, strlen(ptx)};
-	images[2] = (blob_image){1, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC, cubin90, sizeof cubin90};
+	images[2] = (blob_image){1, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_PRODUCER, cubin90,
+				 sizeof cubin90};
+	add_variants[1].producer_warps = 1; /* warp-specialized where an image says so */
 	return (blob_desc){2, kernels, 3, images, 2};
 }
 
@@ -165,6 +167,7 @@ static void check_introspection(const uint8_t *b, size_t size)
 		CHECK(!strcmp(v.symbol, w->symbol));
 		CHECK_EQ_INT(v.group, w->group);
 		CHECK_EQ_INT(v.num_warps, w->num_warps);
+		CHECK_EQ_INT(v.producer_warps, w->producer_warps);
 		CHECK_EQ_INT(v.num_stages, w->num_stages);
 		CHECK_EQ_INT(v.shared_static, w->shared_static);
 		CHECK_EQ_INT(v.shared_dynamic, w->shared_dynamic);
@@ -276,6 +279,12 @@ static void check_bad_descriptions(void)
 	memcpy(v, add_variants, sizeof v);
 	v[0].num_warps = 0;
 	check_refused(d, "num_warps 0");
+
+	memcpy(v, add_variants, sizeof v);
+	v[1].producer_warps = 25;
+	check_refused(d, "has 25 producer warps (num_warps and they at most 32)");
+	v[1].producer_warps = -1;
+	check_refused(d, "has -1 producer warps");
 
 	memcpy(v, add_variants, sizeof v);
 	v[1].spill_loads = (512u << 10) + 1;
@@ -538,7 +547,7 @@ static void check_recipes(void)
 	/* given in reverse: the writer orders them by map */
 	blob_recipe r[2] = {{4, 0, 2, {64, 32}, code, len}, {3, 0, 2, {128, 64}, code, len}};
 	static const char cubin[] = "not really a cubin";
-	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 2, r, 0, 0};
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0, 0, NULL, 0, false, 0, 0, 0, -1, 2, r, 0, 0, 0};
 	blob_kernel k = {"mm", 5, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -622,7 +631,7 @@ static void check_tensormaps(void)
 		{"n", BLOB_PARAM_INT, 4, IR_I32, 0, NULL, 0, {0}},
 	};
 	static const char cubin[] = "not really a cubin";
-	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL, 0, 0};
+	blob_variant v = {"mm_k", 0, 0, NULL, 4, 3, 0, 0, {0, 0, 0}, 0, 0x1, 0, NULL, 0, false, 0, 0, 0, -1, 0, NULL, 0, 0, 0};
 	blob_kernel k = {"mm", 7, p, 1, &v, 0, 0, NULL, 0, NULL, 0, 0, NULL, false};
 	blob_image im = {0, BLOB_IMAGE_CUBIN, 90, BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS, cubin, sizeof cubin};
 	blob_desc d = {1, &k, 1, &im, 1};
@@ -701,7 +710,7 @@ static void check_tensormaps(void)
 	v.pred_div16 = 1;
 	check_refused(d, "gives a parameter more than one of the predicates divisible by 16, by 8, by 4 and == 1");
 	v.pred_div8 = 0;
-	im.flags = 4;
+	im.flags = 8;
 	check_refused(d, "image 0: bad group, kind, arch, flags or size");
 }
 

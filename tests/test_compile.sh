@@ -788,6 +788,74 @@ check "inspect: sm_90a's and sm_120's images read the maps, sm_80's does not" ba
 # one in the blob (both load on 9.0 only); a kernel without dots keeps sm_90's
 check "inspect: sm_90's mma.sync cubin left out beside sm_90a's" bash -c "
 	grep -q \"cubin sm_90a (reads tensor maps), Hopper's wgmma code\" '$T/tma9.inspect' && ! grep -q 'cubin sm_90 ' '$T/tma9.inspect'"
+# tl.range(..., warp_specialize=True) on sm_90a: a producer warp (the
+# block's last, 288 threads) issues the TMA copies and waits on each slot's
+# second barrier; the consumers release slots by warp and sync on named
+# barrier 1; every thread sets the rings up before the split, and both
+# sides meet at barrier 0 where they are put away. sm_80 runs the loop as
+# written.
+TMAWS='-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D WARP_SPECIALIZE=True -w 8'
+check "tutorial 09's matmul with warp_specialize=True for sm_80 and sm_90a" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_tma -s "$TMASIG" $TMAWS --arch sm_80,sm_90a -o "$T/ws" --keep-ptx "$T"
+check "sm_90a: 288 threads; full and empty barriers (2 rings x 3 tiles each); the consumers release by warp" bash -c "
+	grep -q '.reqntid 288, 1, 1' '$T/ws.sm_90a.ptx' && test \$(grep -c 'mbarrier.init.shared::cta.b64 \[%r[0-9]*\], 1;' '$T/ws.sm_90a.ptx') -ge 6 &&
+	test \$(grep -c 'mbarrier.init.shared::cta.b64 \[%r[0-9]*\], 8;' '$T/ws.sm_90a.ptx') -ge 6 &&
+	test \$(grep -c 'mbarrier.arrive.shared::cta.b64 _' '$T/ws.sm_90a.ptx') -ge 2 &&
+	test \$(grep -c 'mbarrier.try_wait.parity' '$T/ws.sm_90a.ptx') -ge 4"
+check "sm_90a: the rings set up before the split, then named barrier 1 over the 256 consumer threads" awk '
+	/bar\.sync/ { last_block = NR }
+	/barrier\.sync[ \t]+1, 256;/ && !first_named { first_named = NR }
+	/barrier\.sync[ \t]+0;/ { teardown++ }
+	/mbarrier\.init/ { last_init = NR }
+	END { exit !(first_named && last_block < first_named && last_init < last_block && teardown >= 2) }' "$T/ws.sm_90a.ptx"
+check "sm_80: the loop as written" bash -c "grep -q '.reqntid 256, 1, 1' '$T/ws.sm_80.ptx' && ! grep -q 'mbarrier' '$T/ws.sm_80.ptx'"
+"$TILEC" inspect "$T/ws.c" >"$T/ws.inspect" 2>&1
+check "inspect: one producer warp, run where the image is warp-specialized (sm_90a's)" bash -c "
+	grep -q '1 producer warp where the image is warp-specialized' '$T/ws.inspect' &&
+	grep -q 'cubin sm_90a (reads tensor maps), Hopper.s wgmma code, warp-specialized (producer warps)' '$T/ws.inspect' &&
+	! grep -q 'sm_80.*warp-specialized' '$T/ws.inspect' && grep -q '(+1 producer warp on sm_90a)' '$T/ws.h'"
+if [ -n "$PTXAS" ]; then
+	"$PTXAS" -arch=sm_90a -v "$T/ws.sm_90a.ptx" -o "$T/ws.cubin" >"$T/ws.ptxas" 2>&1
+	check "warp-specialized matmul: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/ws.ptxas"
+fi
+check "tilec ir shows the loop's warp_specialize" bash -c "'$TILEC' ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
+	-s \"$TMASIG\" $TMAWS | grep -q '= for warp_specialize '"
+# where it cannot: a warning says why, and the loop runs as written
+check "warp_specialize on a persistent loop over tiles: a warning, no producer" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_tma_persistent -s "$TMASIG" -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \
+	-D EPILOGUE_SUBTILE=False -D NUM_SMS=132 -D WARP_SPECIALIZE=True -w 8 --arch sm_90a -o "$T/wsp" --keep-ptx "$T"
+cp "$T/out" "$T/wsp.log"
+check "... which names the reason" bash -c "grep -q 'warp_specialize=True: the loop runs without a producer warp: its copies are issued in a loop inside it' '$T/wsp.log' &&
+	grep -q '.reqntid 256, 1, 1' '$T/wsp.sm_90a.ptx'"
+check "warp_specialize under --no-tma: a warning" "$TILEC" compile tests/gpu/kernels/descriptors.py \
+	-n matmul_kernel_tma -s "$TMASIG" $TMAWS --arch sm_90a --no-tma -o "$T/wsn" --keep-ptx "$T"
+cp "$T/out" "$T/wsn.log"
+check "... its loads are copied by cp.async" bash -c "grep -q 'warp_specialize=True: the loop runs without a producer warp: a load is copied by cp.async, not TMA' '$T/wsn.log' &&
+	grep -q '.reqntid 256, 1, 1' '$T/wsn.sm_90a.ptx'"
+cat >"$T/wsbad.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x, n):
+    for i in tl.range(0, n, warp_specialize=n):
+        tl.store(x + i, i)
+
+
+@triton.jit
+def nested(x, n):
+    for j in range(2):
+        for i in tl.range(0, n, warp_specialize=True):
+            tl.store(x + j * n + i, i)
+PY
+expect_error "warp_specialize given a runtime value" "warp_specialize. must be a constexpr bool" \
+	"$TILEC" compile "$T/wsbad.py" -n k -s '*i32, i32' --arch sm_80 -o "$T/wsbad"
+check "warp_specialize on a nested loop for sm_90a" "$TILEC" compile "$T/wsbad.py" -n nested -s '*i32, i32' --arch sm_90a \
+	-o "$T/wsnest"
+cp "$T/out" "$T/wsnest.log"
+check "... a warning at that loop: not at the kernel's top level" \
+	grep -q "wsbad.py:14:.*warning: warp_specialize=True: the loop runs without a producer warp: the loop is not at the kernel.s top level" "$T/wsnest.log"
 check "--arch sm_90 on a matmul" "$TILEC" compile $K/matmul.py -n matmul_kernel -s "$MMSIG" -D BLOCK_SIZE_M=128 \
 	-D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -w 8 --arch sm_90 -o "$T/h90" --keep-ptx "$T/h90.ptx" -v
 cp "$T/out" "$T/h90.log"

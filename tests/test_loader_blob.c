@@ -292,6 +292,8 @@ static void test_record_fields(void)
 	EXPECT_PATCH(l->variants + 16, 7, 4, TILE_ERROR_BAD_BLOB, "variant 0: constexpr range");
 	EXPECT_PATCH(l->variants + 20, 0, 2, TILE_ERROR_BAD_BLOB, "variant 0: num_warps 0");
 	EXPECT_PATCH(l->variants + 20, 33, 2, TILE_ERROR_BAD_BLOB, "variant 0: num_warps 33");
+	/* byte 21: producer warps, launched beside num_warps where the image is warp-specialized */
+	EXPECT_PATCH(l->variants + 21, 29, 1, TILE_ERROR_BAD_BLOB, "variant 0: num_warps 4 and 29 producer warps (at most 32)");
 	EXPECT_PATCH(v2 + 34, 0, 2, TILE_ERROR_BAD_BLOB, "variant 2: cluster 2 x 0 x 1");
 	EXPECT_PATCH(l->variants + 40, 0x10, 4, TILE_ERROR_BAD_BLOB, "variant 0: predicate on a parameter");
 	EXPECT_PATCH(l->variants + 44, 1, 4, TILE_ERROR_BAD_BLOB, "variant 0: pred_eq1 on a parameter that is not an integer");
@@ -329,7 +331,7 @@ static void test_record_fields(void)
 	EXPECT_PATCH(i1, 1, 4, TILE_ERROR_BAD_BLOB, "image 1: group 1");
 	EXPECT_PATCH(i1 + 4, 2, 4, TILE_ERROR_BAD_BLOB, "image 1: kind 2");
 	EXPECT_PATCH(i1 + 8, 0, 4, TILE_ERROR_BAD_BLOB, "image 1: arch 0");
-	EXPECT_PATCH(i1 + 12, 4, 4, TILE_ERROR_BAD_BLOB, "image 1: flags 0x4 (only bits 0 and 1 defined)");
+	EXPECT_PATCH(i1 + 12, 8, 4, TILE_ERROR_BAD_BLOB, "image 1: flags 0x8 (only bits 0 to 2 defined)");
 	EXPECT_PATCH(i1 + 16, tb_get32(ref_blob + i1 + 16) + 2, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
 	EXPECT_PATCH(i1 + 16, l->strtab, 4, TILE_ERROR_BAD_BLOB, "image 1: data");
 	EXPECT_PATCH(i1 + 20, ref_size, 4, TILE_ERROR_BAD_BLOB, "image 1: data");

@@ -981,10 +981,11 @@ static bool loop_exit(sema *s, src_loc loc, bool ok, ir_region *saved, sema_scop
 	return bind_carried(s, loc, nc, names, tmpl, op->results);
 }
 
-static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
+static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb, bool *warp_specialize)
 {
 	sv fn;
 	*nb = 0;
+	*warp_specialize = false;
 	if (it->kind != AST_CALL || !sema_expr(s, it->call.func, &fn) || fn.kind != SV_BUILTIN ||
 	    (strcmp(fn.s, "range") && strcmp(fn.s, "tl.range") && strcmp(fn.s, "tl.static_range")))
 		return s->status != TILEC_OK && s->ctx->errors ? false
@@ -1004,8 +1005,18 @@ static bool range_args(sema *s, ast_node *it, const char **kind, sv *b, int *nb)
 		for (int j = 0; j < 6; j++)
 			if (k->keyword.name && !strcmp(k->keyword.name, kw[j]))
 				slot = j % 3;
+		if (slot < 0 && k->keyword.name && !strcmp(k->keyword.name, "warp_specialize")) {
+			sv ws;
+			if (!sema_expr(s, k->keyword.value, &ws))
+				return false;
+			if (ws.kind != SV_BOOL && ws.kind != SV_INT && ws.kind != SV_NONE)
+				return sema_error(s, k->loc, TILEC_ERR_SEMANTIC, "`warp_specialize` must be a constexpr bool, got %s",
+						  sema_sv_str(s, ws));
+			*warp_specialize = ws.kind != SV_NONE && ws.i != 0;
+			continue;
+		}
 		if (slot < 0)
-			continue; /* num_stages, loop_unroll_factor, ...: scheduling hints */
+			continue; /* num_stages, loop_unroll_factor, flatten, ...: scheduling hints */
 		if (!sema_expr(s, k->keyword.value, &b[slot]))
 			return false;
 		if (slot >= *nb)
@@ -1041,7 +1052,8 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 	const char *kind = NULL;
 	sv b[3];
 	int nb;
-	if (!range_args(s, n->for_.iter, &kind, b, &nb))
+	bool warp_specialize;
+	if (!range_args(s, n->for_.iter, &kind, b, &nb, &warp_specialize))
 		return false;
 	if (n->for_.orelse.n)
 		return sema_error(s, loc, TILEC_ERR_UNSUPPORTED, "`for ... else` is not supported");
@@ -1118,6 +1130,8 @@ static bool for_stmt(sema *s, ast_node *n, const sema_cont *after)
 	ir_op *op = ir_op_new(s->f, IR_OP_FOR, loc, 3 + nl, args, 0, NULL, 1);
 	if (!op)
 		return sema_error(s, loc, TILEC_ERR_NOMEM, "out of memory");
+	if (warp_specialize)
+		op->flags |= IR_FLAG_WARP_SPECIALIZE;
 	sema_scope *before = s->scope;
 	ir_region *saved = s->cur;
 	if (!(s->scope = scope_copy(s, before)))

@@ -156,7 +156,22 @@ LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *c
 
 void lw_barrier(lw *w)
 {
-	lw_call(w, "llvm.nvvm.barrier0", w->vd, NULL, 0);
+	if (w->ws_role == LW_WS_CONSUMER) {
+		/* named barrier 1 over the consumers (convergent, as barrier0:
+		 * LLVM never splits one between the paths of a branch) */
+		LLVMValueRef args[2] = {lw_ci32(w, 1), lw_ci32(w, 32 * w->f->num_warps)};
+		lw_call(w, "llvm.nvvm.barrier.sync.cnt", w->vd, args, 2);
+	} else if (w->ws_role == LW_WS_NONE) {
+		lw_call(w, "llvm.nvvm.barrier0", w->vd, NULL, 0);
+	} /* the producer shares no scratch */
+}
+
+void lw_barrier_all(lw *w)
+{
+	/* not barrier0, which target.c merges where two meet: the producer's
+	 * and the consumers' counts must stay equal */
+	LLVMValueRef id = lw_ci32(w, 0);
+	lw_call(w, "llvm.nvvm.barrier.sync", w->vd, &id, 1);
 }
 
 bool lw_alloc_regs(lw *w, lval *out, int n, const layout *l)
@@ -722,6 +737,20 @@ static bool reads_pending(const lw *w, const ir_op *op)
 	       ir_op_reads(op, older);
 }
 
+/* What a side of a warp-specialized kernel (warpspec.c) does not lower:
+ * the rings' set-up, done before the split (lower_split); and in the
+ * producer everything but its loop, its copies, what those read and the
+ * rings' put-away. */
+static bool split_skips(const lw *w, const ir_op *op)
+{
+	if (w->ws_role != LW_WS_NONE && op->code == IR_OP_LOCAL_ALLOC)
+		return true;
+	if (w->ws_role != LW_WS_PRODUCER || op == w->ws_loop || op->code == IR_OP_TMA_COPY ||
+	    op->code == IR_OP_LOCAL_DEALLOC)
+		return false;
+	return !(op->nresults == 1 && w->ws_needed[op->results[0]]);
+}
+
 /* The ops of a region; the terminator is its owner's. A wgmma group in
  * flight is waited for before the first op that reads its result, and at
  * the end (the terminator may). Fragments hoisted before a loop
@@ -739,7 +768,7 @@ static bool lower_body(lw *w, const ir_region *r)
 		return false;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
-		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION)
+		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION || split_skips(w, op))
 			continue;
 		if (reads_pending(w, op))
 			lw_wgmma_wait(w);
@@ -854,6 +883,12 @@ static bool get_like(lw *w, int v, int like, lval *out)
 	return lw_get(w, v, w->p->of[like], out);
 }
 
+/* A loop value the producer of a warp-specialized kernel does not carry. */
+static bool unused_by_producer(const lw *w, int v)
+{
+	return w->ws_role == LW_WS_PRODUCER && !w->ws_needed[v];
+}
+
 /* One phi per register of `init` (in `from`), bound to value id `id`. */
 static bool make_phis(lw *w, int id, const lval *init, LLVMBasicBlockRef from)
 {
@@ -886,11 +921,12 @@ static bool yield_back(lw *w, const int *yielded, const int *params, int n)
 	if (!next)
 		return lw_oom(w);
 	for (int i = 0; i < n; i++)
-		if (!get_like(w, yielded[i], params[i], &next[i]))
+		if (!unused_by_producer(w, params[i]) && !get_like(w, yielded[i], params[i], &next[i]))
 			return false;
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(w->b);
 	for (int i = 0; i < n; i++)
-		add_incoming(&w->v[params[i]], &next[i], from);
+		if (!unused_by_producer(w, params[i]))
+			add_incoming(&w->v[params[i]], &next[i], from);
 	return true;
 }
 
@@ -939,10 +975,10 @@ static bool lower_for(lw *w, const ir_op *op)
 	if (!init)
 		return lw_oom(w);
 	for (int i = 0; i < n; i++)
-		if (!get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
+		if (!unused_by_producer(w, body->params[1 + i]) && !get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
 			return false;
 	int hoisted = w->ncached;
-	if (!lw_hoist_fragments(w, body))
+	if (w->ws_role != LW_WS_PRODUCER && !lw_hoist_fragments(w, body))
 		return false;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
 	new_block(w, "for.head", &head);
@@ -953,7 +989,7 @@ static bool lower_for(lw *w, const ir_op *op)
 	if (!make_phis(w, body->params[0], &lb, pre))
 		return false;
 	for (int i = 0; i < n; i++)
-		if (!make_phis(w, body->params[1 + i], &init[i], pre))
+		if (!unused_by_producer(w, body->params[1 + i]) && !make_phis(w, body->params[1 + i], &init[i], pre))
 			return false;
 	ir_kind ik = (ir_kind)lw_vtype(w, op->args[0]).kind;
 	LLVMValueRef iv = w->v[body->params[0]].r[0];
@@ -967,6 +1003,8 @@ static bool lower_for(lw *w, const ir_op *op)
 		more = LLVMBuildICmp(w->b, LLVMIntSGT, iv, ub.r[0], "");
 	LLVMBuildCondBr(w->b, more, loop, exit);
 	LLVMPositionBuilderAtEnd(w->b, loop);
+	if (op == w->ws_loop) /* the iteration's index: the step is a positive constant (lw_ws_plan) */
+		w->ws_iter = LLVMBuildUDiv(w->b, LLVMBuildSub(w->b, iv, lb.r[0], ""), st, "");
 	/* a carried value is the older group in flight at the body's start
 	 * (none in the first iteration: its wait then waits for nothing); the
 	 * wait ties registers of their own, the phis stay for the back edge */
@@ -990,6 +1028,7 @@ static bool lower_for(lw *w, const ir_op *op)
 	bool ok = lower_body(w, body);
 	w->bulk_pending = bulk;
 	w->in_flight_body = outer_flight;
+	w->ws_iter = NULL;
 	if (!ok)
 		return false;
 	if (carried >= 0)
@@ -1238,7 +1277,9 @@ static bool lower_op(lw *w, const ir_op *op)
 		 * has none after cp.async either (a MEMBAR.ALL.CTA per iteration) */
 		if (w->cp_async)
 			lw_call(w, "llvm.nvvm.cp.async.wait.group", w->vd, &n, 1);
-		lw_barrier(w);
+		/* a warp-specialized loop's slots change hands on their barriers */
+		if (!w->ws_iter)
+			lw_barrier(w);
 		return true;
 	}
 	default:
@@ -1328,7 +1369,7 @@ static bool build_entry(lw *w, const char *symbol)
 	if (!tensormap_params(w))
 		return false;
 	annotate(w, "kernel", 1);
-	annotate(w, "reqntidx", 32 * f->num_warps); /* as Triton: ptxas may rely on the exact block size */
+	annotate(w, "reqntidx", (int)lw_ws_threads(w)); /* as Triton: ptxas may rely on the exact block size */
 	if (f->maxnreg)
 		annotate(w, "maxnreg", f->maxnreg);
 	LLVMBasicBlockRef entry;
@@ -1373,6 +1414,42 @@ static void finish_smem(lw *w, const char *symbol)
 	w->smem_bytes = size;
 }
 
+/* A warp-specialized kernel (warpspec.c): the last warp is the
+ * producer, the others run the program; each side is lowered from the
+ * whole function, the producer's ops filtered (split_skips). The rings
+ * are pushed first, their barriers set up with every thread at the same
+ * block barriers: set up by the consumers after the split, with the sides
+ * meeting at barrier 0 from different places, racecheck reported the
+ * producer's first arrivals against the set-up. */
+static bool lower_split(lw *w)
+{
+	for (int i = 0; i < w->f->body.nops; i++)
+		if (w->f->body.ops[i]->code == IR_OP_LOCAL_ALLOC && !lower_op(w, w->f->body.ops[i]))
+			return false;
+	uint32_t smem_top = w->smem_top, smem_kept = w->smem_kept;
+	LLVMValueRef producer = LLVMBuildICmp(w->b, LLVMIntUGE, w->tid, lw_ci32(w, 32 * w->f->num_warps), "");
+	LLVMBasicBlockRef prod, cons;
+	new_block(w, "producer", &prod);
+	new_block(w, "consumers", &cons);
+	LLVMBuildCondBr(w->b, producer, prod, cons);
+	coordinates at_entry = save_coordinates(w);
+	LLVMPositionBuilderAtEnd(w->b, prod);
+	w->ws_role = LW_WS_PRODUCER;
+	w->ws_popped = 0;
+	if (!lower_body(w, &w->f->body))
+		return false;
+	LLVMBuildRetVoid(w->b);
+	/* the consumers start from the entry's state: coordinates, shared memory */
+	restore_coordinates(w, &at_entry);
+	w->smem_top = smem_top;
+	w->smem_kept = smem_kept;
+	w->epoch++;
+	LLVMPositionBuilderAtEnd(w->b, cons);
+	w->ws_role = LW_WS_CONSUMER;
+	w->ws_popped = 0;
+	return lower_body(w, &w->f->body);
+}
+
 tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, const char *symbol,
 			  const axis_info *ai, const layout_plan *plan, lower_result *out)
 {
@@ -1400,7 +1477,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 	w.wgmma_pending = w.wgmma_older = -1;
 	w.cp_async = ir_region_has(&f->body, IR_OP_ASYNC_COPY);
 	w.b = LLVMCreateBuilderInContext(w.c);
-	if (build_entry(&w, symbol) && lower_body(&w, &f->body)) {
+	if (lw_ws_plan(&w) && build_entry(&w, symbol) && (w.ws_loop ? lower_split(&w) : lower_body(&w, &f->body))) {
 		if (w.bulk_pending) /* the block's shared memory outlives the engine's reads */
 			lw_bulk_wait(&w, false);
 		LLVMBuildRetVoid(w.b);
@@ -1419,6 +1496,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 		out->uses_tensormaps = w.tensormaps;
 		out->shared_bytes = w.smem_bytes;
 		out->shared_dynamic = w.smem_dynamic;
+		out->producer_warps = w.ws_loop ? LW_WS_PRODUCER_WARPS : 0;
 	}
 	return w.st;
 }

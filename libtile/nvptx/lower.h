@@ -82,6 +82,16 @@ typedef struct lw {
 	bool tensormaps;    /* emitted TMA copies */
 	bool bulk_pending;  /* a bulk store may still read scratch (tma.c) */
 	bool cp_async;      /* the kernel holds cp.async copies (their groups are committed and waited for) */
+	/* warp specialization (warpspec.c): the loop whose copies a producer
+	 * warp group issues (NULL: none), what the producer computes (per
+	 * value id), how many iterations ahead the loop copies, which side is
+	 * being lowered, and in the loop's body the iteration's index from 0 */
+	const ir_op *ws_loop;
+	bool *ws_needed;
+	int ws_ahead;
+	int ws_popped;       /* rings popped so far by the side being lowered */
+	enum { LW_WS_NONE, LW_WS_PRODUCER, LW_WS_CONSUMER } ws_role;
+	LLVMValueRef ws_iter;
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;
@@ -99,7 +109,11 @@ LLVMValueRef lw_ci32(const lw *w, int64_t v);
 LLVMValueRef lw_call(lw *w, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
 			 int n, bool side_effects);
+/* The program's threads wait for one another (the consumers' named
+ * barrier in a warp-specialized kernel); lw_barrier_all: every thread of
+ * the block, the producer too. */
 void lw_barrier(lw *w);
+void lw_barrier_all(lw *w);
 /* __nvvm_reflect("__CUDA_ARCH"): 10 x the target's sm number once O3 ran */
 LLVMValueRef lw_cuda_arch(lw *w);
 bool lw_alloc_regs(lw *w, lval *out, int n, const layout *l);
@@ -320,5 +334,15 @@ void lw_wgmma_wait(lw *w);
 /* wait_group `groups` with value v's registers tied through it (v -1:
  * none), and those of the older group in flight, which it completes */
 void lw_wgmma_wait_for(lw *w, int v, int groups);
+
+/* warpspec.c: whether the kernel's marked loop gets a producer warp
+ * (w->ws_loop; a warning says why not); the block's threads; in the
+ * loop's body, whether copy j of ring
+ * `ring` (this iteration's) refills a slot used before, with `use` (may be
+ * NULL) set to j / tiles, the refill's count from 1 */
+enum { LW_WS_PRODUCER_WARPS = 1 };
+bool lw_ws_plan(lw *w);
+uint32_t lw_ws_threads(const lw *w);
+LLVMValueRef lw_ws_refill(lw *w, int ring, LLVMValueRef *use);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct lower_result {
 	bool uses_tensormaps;     /* copies through its tensor-map parameters (TMA) */
 	uint32_t shared_bytes;    /* shared memory of the kernel */
 	bool shared_dynamic;      /* over 48 KB: dynamic (extern) shared memory, the launch passes it */
+	int producer_warps;       /* warps the block runs beyond num_warps: a producer warp (1), or 0 */
 } lower_result;
 
 /* Adds the kernel `symbol` (PTX entry, 32 * num_warps threads) to m. */
@@ -96,10 +97,11 @@ tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, in
  * few registers and spills (it went for occupancy), kept where the spills
  * shrink: *ptx (malloc'd) is then replaced by the PTX the cubin comes from,
  * *cubin and *log by its cubin and report. Kernels that set their own
- * maxnreg are left as they are. */
+ * maxnreg are left as they are. A block has 32 * (num_warps +
+ * producer_warps[k]) threads (producer_warps may be NULL: none). */
 tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
-				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared, int n,
-				    uint8_t **cubin, size_t *size, strbuf *log);
+				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared,
+				    const int *producer_warps, int n, uint8_t **cubin, size_t *size, strbuf *log);
 
 /* What ptxas -v reports on one kernel for one arch; compile_result lists
  * one per (kernel, cubin arch). */
@@ -110,6 +112,7 @@ typedef struct compile_kernel_info {
 	bool spills_known;       /* ptxas reported on the entry */
 	uint32_t spill_stores, spill_loads; /* bytes per thread */
 	uint32_t shared_static, shared_dynamic;
+	int producer_warps;      /* warps the block runs beyond num_warps on this arch (lower_result) */
 } compile_kernel_info;
 
 /* (target.c) Registers, spill stores and loads (bytes) and static shared

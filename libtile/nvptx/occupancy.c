@@ -96,8 +96,8 @@ static int64_t spill_bytes(const char *log, const char *symbol)
 }
 
 tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch, char **ptx,
-				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared, int n,
-				    uint8_t **cubin, size_t *size, strbuf *log)
+				    const char *const *symbols, ir_func *const *funcs, const uint32_t *shared,
+				    const int *producer_warps, int n, uint8_t **cubin, size_t *size, strbuf *log)
 {
 	tilec_status st = target_ptxas(ctx, ptxas, *ptx, arch, cubin, size, log);
 	if (st != TILEC_OK)
@@ -112,7 +112,7 @@ tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch,
 	int nwant = 0;
 	for (int k = 0; k < n; k++) {
 		compile_kernel_info ki = {0};
-		int threads = 32 * (funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4);
+		int threads = 32 * ((funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4) + (producer_warps ? producer_warps[k] : 0));
 		int budget = SM_REGISTERS / (2 * threads), cap = SM_REGISTERS / threads > 255 ? 255 : SM_REGISTERS / threads;
 		if (funcs[k]->maxnreg || !target_ptxas_info(sb_str(log), symbols[k], &ki) || !ki.spills_known)
 			continue;

@@ -32,10 +32,13 @@ static bool is_tma_ring(const lw *w, int ring)
 	return d && d->code == IR_OP_LOCAL_ALLOC && d->flags & IR_FLAG_TENSORMAP;
 }
 
-/* The byte offset of the barrier of tile `slot` (NULL: of tile 0). */
-static LLVMValueRef barrier_at(lw *w, int ring, LLVMValueRef slot)
+/* The byte offset of the barrier of tile `slot` (NULL: of tile 0); with
+ * `empty`, of its second barrier, on which a warp-specialized kernel's
+ * consumers release the tile (warpspec.c). */
+static LLVMValueRef barrier_at(lw *w, int ring, LLVMValueRef slot, bool empty)
 {
-	uint32_t first = w->ring_at[ring] + (uint32_t)lw_vtype(w, ring).shape[0] * w->p->ring[ring]->tile_bytes;
+	uint32_t tiles = (uint32_t)lw_vtype(w, ring).shape[0];
+	uint32_t first = w->ring_at[ring] + tiles * w->p->ring[ring]->tile_bytes + (empty ? 8 * tiles : 0);
 	LLVMValueRef off = lw_ci32(w, first);
 	if (slot)
 		off = LLVMBuildAdd(w->b, off, LLVMBuildMul(w->b, slot, lw_ci32(w, 8), ""), "");
@@ -53,9 +56,16 @@ static LLVMValueRef thread_zero(lw *w)
 	return LLVMBuildICmp(w->b, LLVMIntEQ, w->tid, lw_ci32(w, 0), "");
 }
 
+/* The thread that issues the copies: the producer's first, or thread 0. */
+static LLVMValueRef copier(lw *w)
+{
+	int first = w->ws_role == LW_WS_PRODUCER ? 32 * w->f->num_warps : 0;
+	return LLVMBuildICmp(w->b, LLVMIntEQ, w->tid, lw_ci32(w, first), "");
+}
+
 uint32_t lw_tma_barrier_bytes(const lw *w, int ring)
 {
-	return is_tma_ring(w, ring) ? 8u * (uint32_t)lw_vtype(w, ring).shape[0] : 0;
+	return is_tma_ring(w, ring) ? (w->ws_loop ? 16u : 8u) * (uint32_t)lw_vtype(w, ring).shape[0] : 0;
 }
 
 void lw_tma_ring_pushed(lw *w, int ring)
@@ -66,9 +76,16 @@ void lw_tma_ring_pushed(lw *w, int ring)
 	 * earlier tile's epilogue): each thread hands its stores over first */
 	lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
 	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
+	char empty[64];
+	snprintf(empty, sizeof empty, "mbarrier.init.shared::cta.b64 [$0], %d;", w->f->num_warps);
 	for (int s = 0; s < lw_vtype(w, ring).shape[0]; s++) {
-		LLVMValueRef bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s)));
+		LLVMValueRef bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s), false));
 		lw_asm_call(w, w->vd, "mbarrier.init.shared::cta.b64 [$0], 1;", "r", &bar, 1, true);
+		/* a slot is released by each consumer warp */
+		if (w->ws_loop) {
+			bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s), true));
+			lw_asm_call(w, w->vd, empty, "r", &bar, 1, true);
+		}
 	}
 	/* the copy engine completes bytes on them: the inits must reach it */
 	lw_asm_call(w, w->vd, "fence.mbarrier_init.release.cluster;", "", NULL, 0, true);
@@ -80,15 +97,45 @@ void lw_tma_ring_popped(lw *w, int ring)
 {
 	if (!is_tma_ring(w, ring))
 		return;
+	/* a warp-specialized kernel's two sides meet again as the first ring
+	 * is popped (they set the rings up together before they split): the
+	 * producer's last accesses to the barriers come before they are put
+	 * away and their memory is used again */
+	if (w->ws_loop && w->ws_popped++ == 0)
+		lw_barrier_all(w);
+	if (w->ws_role == LW_WS_PRODUCER)
+		return;
 	/* every thread waited for every copy before (ASYNC_WAIT 0's barrier);
 	 * the memory serves other uses only once the objects are invalid */
 	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
-	for (int s = 0; s < lw_vtype(w, ring).shape[0]; s++) {
-		LLVMValueRef bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s)));
-		lw_asm_call(w, w->vd, "mbarrier.inval.shared::cta.b64 [$0];", "r", &bar, 1, true);
-	}
+	for (int s = 0; s < lw_vtype(w, ring).shape[0]; s++)
+		for (int e = 0; e <= (w->ws_loop != NULL); e++) {
+			LLVMValueRef bar = smem_address(w, barrier_at(w, ring, lw_ci32(w, s), e));
+			lw_asm_call(w, w->vd, "mbarrier.inval.shared::cta.b64 [$0];", "r", &bar, 1, true);
+		}
 	lw_end_if(w, join);
 	lw_barrier(w);
+}
+
+/* Each warp arrives once on the empty barrier of tile `slot`: a
+ * warp-specialized kernel's consumers release the tile. */
+static void release(lw *w, int ring, LLVMValueRef slot)
+{
+	LLVMBasicBlockRef join = lw_begin_if(w, LLVMBuildICmp(w->b, LLVMIntEQ, w->lane, lw_ci32(w, 0), ""));
+	LLVMValueRef bar = smem_address(w, barrier_at(w, ring, slot, true));
+	lw_asm_call(w, w->vd, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &bar, 1, true);
+	lw_end_if(w, join);
+}
+
+/* Polls barrier args[0] until its phase of parity args[1] is over. */
+static void wait_parity(lw *w, LLVMValueRef *args)
+{
+	/* the label is local to the braces, so copies of the loop do not clash */
+	lw_asm_call(w, w->vd,
+		    "{\n\t.reg .pred done;\n\twait:\n\t"
+		    "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+		    "@!done bra.uni wait;\n\t}",
+		    "r,r", args, 2, true);
 }
 
 bool lw_emit_tma_copy(lw *w, const ir_op *op)
@@ -106,13 +153,34 @@ bool lw_emit_tma_copy(lw *w, const ir_op *op)
 	if (!lw_get(w, op->args[1], NULL, &slot) || !lw_get(w, op->args[2], NULL, &pred) ||
 	    !lw_get(w, op->args[3], NULL, &row) || !lw_get(w, op->args[4], NULL, &col))
 		return false;
+	if (w->ws_role == LW_WS_CONSUMER) {
+		/* where the plain code refills the slot the consumers release it:
+		 * each warp once the dots that read it are waited for (lower.c
+		 * waits for them before this point), while this iteration's run */
+		if (w->ws_iter) {
+			LLVMBasicBlockRef join = lw_begin_if(w, lw_ws_refill(w, ring, NULL));
+			release(w, ring, slot.r[0]);
+			lw_end_if(w, join);
+		}
+		return true;
+	}
 	LLVMValueRef map = LLVMBuildPtrToInt(w->b, w->v[op->ival].r[0], w->i64, "");
-	LLVMBasicBlockRef join = lw_begin_if(w, LLVMBuildAnd(w->b, pred.r[0], thread_zero(w), ""));
+	LLVMBasicBlockRef join = lw_begin_if(w, LLVMBuildAnd(w->b, pred.r[0], copier(w), ""));
+	if (w->ws_role == LW_WS_PRODUCER && w->ws_iter) {
+		/* a slot used before: wait until the consumers released it */
+		LLVMValueRef use;
+		LLVMValueRef refill = lw_ws_refill(w, ring, &use);
+		LLVMBasicBlockRef wait_join = lw_begin_if(w, refill);
+		LLVMValueRef parity = LLVMBuildAnd(w->b, LLVMBuildSub(w->b, use, lw_ci32(w, 1), ""), lw_ci32(w, 1), "");
+		LLVMValueRef args[2] = {smem_address(w, barrier_at(w, ring, slot.r[0], true)), parity};
+		wait_parity(w, args);
+		lw_end_if(w, wait_join);
+	}
 	/* mma.sync's ldmatrix read the tile (the generic proxy) before the
 	 * barrier that lets it be refilled; wgmma reads through the async proxy */
 	if (w->p->unit != DOT_UNIT_WGMMA)
 		lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
-	LLVMValueRef bar = smem_address(w, barrier_at(w, ring, slot.r[0]));
+	LLVMValueRef bar = smem_address(w, barrier_at(w, ring, slot.r[0], false));
 	LLVMValueRef expect[2] = {bar, lw_ci32(w, sl->tile_bytes)};
 	lw_asm_call(w, w->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r", expect, 2, true);
 	LLVMValueRef tile = LLVMBuildAdd(w->b, LLVMBuildMul(w->b, slot.r[0], lw_ci32(w, sl->tile_bytes), ""),
@@ -137,13 +205,8 @@ bool lw_emit_tma_wait(lw *w, const ir_op *op)
 	lval slot, phase;
 	if (!lw_get(w, op->args[1], NULL, &slot) || !lw_get(w, op->args[2], NULL, &phase))
 		return false;
-	LLVMValueRef args[2] = {smem_address(w, barrier_at(w, op->args[0], slot.r[0])), phase.r[0]};
-	/* the label is local to the braces, so copies of the loop do not clash */
-	lw_asm_call(w, w->vd,
-		    "{\n\t.reg .pred done;\n\twait:\n\t"
-		    "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
-		    "@!done bra.uni wait;\n\t}",
-		    "r,r", args, 2, true);
+	LLVMValueRef args[2] = {smem_address(w, barrier_at(w, op->args[0], slot.r[0], false)), phase.r[0]};
+	wait_parity(w, args);
 	return true;
 }
 

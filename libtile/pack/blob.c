@@ -281,6 +281,11 @@ static bool check_variant(tilec_ctx *ctx, const blob_desc *d, const blob_kernel 
 			   k->name, sym, v->num_warps, v->num_stages);
 		return false;
 	}
+	if (v->producer_warps < 0 || v->num_warps + v->producer_warps > 32) {
+		diag_error(ctx, none, "kernel '%s': variant '%s' has %d producer warps (num_warps and they at most 32)",
+			   k->name, sym, v->producer_warps);
+		return false;
+	}
 	if (v->spills_known && (v->spill_stores > BLOB_MAX_SPILL || v->spill_loads > BLOB_MAX_SPILL)) {
 		diag_error(ctx, none, "kernel '%s': variant '%s' has %u bytes of spill stores and %u of loads (at most %u)",
 			   k->name, sym, v->spill_stores, v->spill_loads, BLOB_MAX_SPILL);
@@ -508,7 +513,8 @@ static bool check_desc(tilec_ctx *ctx, const blob_desc *d)
 	for (int i = 0; i < d->nimages; i++) {
 		const blob_image *im = &d->images[i];
 		if (im->group < 0 || im->group >= d->ngroups || (im->kind != BLOB_IMAGE_CUBIN && im->kind != BLOB_IMAGE_PTX) ||
-		    im->arch <= 0 || (im->flags & ~(BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS)) || !im->data || im->size == 0 ||
+		    im->arch <= 0 || (im->flags & ~(BLOB_IMAGE_ARCH_SPECIFIC | BLOB_IMAGE_TENSORMAPS | BLOB_IMAGE_PRODUCER)) ||
+		    !im->data || im->size == 0 ||
 		    im->size >= MAX_RAW_SIZE) {
 			diag_error(ctx, none, "image %d: bad group, kind, arch, flags or size", i);
 			return false;
@@ -882,7 +888,8 @@ tilec_status blob_write(tilec_ctx *ctx, const blob_desc *d, uint8_t **out, size_
 			put32(vp + 8, (uint32_t)v->group);
 			put32(vp + 12, ci);
 			put32(vp + 16, (uint32_t)v->nconstexprs);
-			put16(vp + 20, (uint32_t)v->num_warps);
+			vp[20] = (uint8_t)v->num_warps;
+			vp[21] = (uint8_t)v->producer_warps;
 			put16(vp + 22, (uint32_t)v->num_stages);
 			put32(vp + 24, v->shared_static);
 			put32(vp + 28, v->shared_dynamic);

@@ -363,6 +363,8 @@ static void put_kernel_doc(strbuf *h, const blob_kernel *k, const c_names *cn)
 			sb_printf(h, ": config %d, num_warps=%d", v->config, v->num_warps);
 		else
 			sb_printf(h, ": num_warps=%d", v->num_warps);
+		if (v->producer_warps)
+			sb_printf(h, " (+%d producer warp%s on sm_90a)", v->producer_warps, v->producer_warps == 1 ? "" : "s");
 		if (v->cluster[0] * v->cluster[1] * v->cluster[2] > 1) /* the grid counts clusters */
 			sb_printf(h, ", clusters of %ux%ux%u from sm_90 on", v->cluster[0], v->cluster[1], v->cluster[2]);
 		if (v->nconstexprs) {

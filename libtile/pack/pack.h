@@ -29,7 +29,8 @@ enum { BLOB_PARAM_PTR = 0, BLOB_PARAM_INT = 1, BLOB_PARAM_UINT = 2, BLOB_PARAM_F
 enum { BLOB_PARAM_HIDDEN = 1u << 0, BLOB_PARAM_RESET_TO_ZERO = 1u << 1, BLOB_PARAM_RESTORE_VALUE = 1u << 2 };
 enum { BLOB_IMAGE_CUBIN = 0, BLOB_IMAGE_PTX = 1 };
 enum { BLOB_IMAGE_ARCH_SPECIFIC = 1u << 0, /* sm_90a */
-       BLOB_IMAGE_TENSORMAPS = 1u << 1 /* reads its tensor-map parameters: the loader encodes them */ };
+       BLOB_IMAGE_TENSORMAPS = 1u << 1, /* reads its tensor-map parameters: the loader encodes them */
+       BLOB_IMAGE_PRODUCER = 1u << 2 /* variants' producer warps run here (nvptx/warpspec.c) */ };
 #define BLOB_MAX_PARAMS IR_MAX_PARAMS
 #define BLOB_MAX_TENSORMAPS IR_MAX_TENSORMAPS
 #define BLOB_VERSION 6             /* FORMAT.md's version field: the newest the writer writes */
@@ -90,6 +91,7 @@ typedef struct blob_variant {
 	int nrecipes;                   /* its hidden tensor maps' recipes, any order */
 	const blob_recipe *recipes;
 	uint64_t pred_div8, pred_div4;  /* as pred_div16, divisible by 8 and by 4; at most one predicate a parameter */
+	int producer_warps;             /* warps launched beyond num_warps on BLOB_IMAGE_PRODUCER images */
 } blob_variant;
 
 /* A heuristic evaluated at launch: the int/bool constexpr it computes

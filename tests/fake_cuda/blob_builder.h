@@ -68,6 +68,7 @@ typedef struct tb_variant {
 	tb_recipe recipes[4];
 	int n_preds;
 	tb_pred preds[4];
+	int producer_warps;  /* byte 21, beside num_warps */
 } tb_variant;
 
 typedef struct tb_kernel {
@@ -237,7 +238,7 @@ static inline size_t tb_build(const tb_blob *d, uint8_t **out)
 			tb_u32(&variants, (uint32_t)v->group);
 			tb_u32(&variants, n_cx);
 			tb_u32(&variants, (uint32_t)v->n_constexprs);
-			tb_u16(&variants, (unsigned)v->num_warps);
+			tb_u16(&variants, (unsigned)v->num_warps | (unsigned)v->producer_warps << 8);
 			tb_u16(&variants, (unsigned)v->num_stages);
 			tb_u32(&variants, v->shared_static);
 			tb_u32(&variants, v->shared_dynamic);

@@ -125,6 +125,9 @@ static const char ptx_bad[] = "// FAKE ptx compute_80: JITFAIL add_div16 add_gen
 /* cdiv(n, BLOCK) */
 static const uint8_t grid_cdiv[] = {1, 0x01, 3, 0x03, 0, 0x14};
 
+/* add_generic's producer warps (test_producer_warps) */
+static int generic_producer_warps;
+
 /* add(x, y, out, n, hidden scratch): add_div16 (BLOCK 1024) and
  * add_generic (BLOCK 256); big(p): 100000 bytes of dynamic shared memory,
  * cluster 2x1x1, caller-given grid. Images as given. */
@@ -153,6 +156,7 @@ static size_t make_blob(uint8_t **out, int n_images, const tb_image *images)
 	k->variants[0].cx[0] = (tb_constexpr){"BLOCK", 0, 1024, NULL};
 	k->variants[1].symbol = "add_generic";
 	k->variants[1].num_warps = 8;
+	k->variants[1].producer_warps = generic_producer_warps;
 	k->variants[1].grid = grid_cdiv;
 	k->variants[1].grid_size = sizeof grid_cdiv;
 	k->variants[1].n_constexprs = 1;
@@ -617,6 +621,44 @@ static void test_programmatic_launch(void)
 }
 
 /* Image choice: exact cubin, compatible cubin, PTX, none. */
+/* A variant with a producer warp runs it where the image loaded is
+ * warp-specialized (flag bit 2: sm_90's here) and not elsewhere; a
+ * variant without one launches num_warps everywhere. */
+static void test_producer_warps(void)
+{
+	static const tb_image images[] = {
+		{0, 0, 80, 0, cubin80, sizeof cubin80, 1},
+		{0, 0, 90, 4, cubin90, sizeof cubin90, 1},
+	};
+	uint8_t *b;
+	size_t n;
+	tile_module *m = NULL;
+	tile_variant_info vi;
+	fake_launch l;
+	generic_producer_warps = 1;
+	n = make_blob(&b, 2, images);
+	generic_producer_warps = 0;
+	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_SUCCESS);
+	CHECK_EQ_INT(tile_variant_get_info(m, 0, 1, &vi), TILE_SUCCESS);
+	CHECK(vi.num_warps == 8 && vi.producer_warps == 1);
+	CHECK_EQ_INT(tile_variant_get_info(m, 0, 0, &vi), TILE_SUCCESS);
+	CHECK(vi.num_warps == 4 && vi.producer_warps == 0);
+	set_current(fake_ctx_create(0)); /* sm_90 */
+	CHECK_EQ_INT(launch_add(m, 0x10004, 4097), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "add_generic") == 0 && l.block[0] == 288 && l.block[1] == 1);
+	CHECK_EQ_INT(launch_add(m, 0x10000, 4096), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "add_div16") == 0 && l.block[0] == 128);
+	set_current(fake_ctx_create(1)); /* sm_80: the plain image */
+	CHECK_EQ_INT(launch_add(m, 0x10004, 4097), TILE_SUCCESS);
+	fake_last_launch(&l);
+	CHECK(strcmp(l.symbol, "add_generic") == 0 && l.block[0] == 256 && strstr(l.image, "sm_80") != NULL);
+	tile_module_destroy(m);
+	free(b);
+	set_current(NULL);
+}
+
 static void test_images(void)
 {
 	static const tb_image ptx_only[] = {{0, 1, 80, 0, ptx80, sizeof ptx80, 1}};
@@ -1020,6 +1062,7 @@ static int run_main(void)
 	test_wide_predicates();
 	test_programmatic_launch();
 	test_images();
+	test_producer_warps();
 	test_driver_failures();
 	test_error_per_thread();
 	test_lazy_module();

@@ -333,10 +333,10 @@ static void test_blob_rules(void)
 	CHECK_STR_CONTAINS(tile_last_error(), "pred_div16 on tensor-map parameter 5");
 	free(b);
 	make_desc(&d);
-	d.images[0].flags = 7;
+	d.images[0].flags = 11;
 	n = tb_build(&d, &b);
 	CHECK_EQ_INT(tile_module_create(b, n, &m), TILE_ERROR_BAD_BLOB);
-	CHECK_STR_CONTAINS(tile_last_error(), "flags 0x7 (only bits 0 and 1 defined)");
+	CHECK_STR_CONTAINS(tile_last_error(), "flags 0xb (only bits 0 to 2 defined)");
 	free(b);
 }
 

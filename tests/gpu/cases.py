@@ -1142,6 +1142,20 @@ CASES += [
     case("desc_mm_host_persistent", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
          DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    # warp_specialize=True: on sm_90a a producer warp issues the TMA copies
+    # (nvptx/warpspec.c); 2, 3 and 4 stages, one and two consumer warp
+    # groups; inside a persistent loop it is refused with a warning
+    case("desc_mm_host_ws", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, WARP_SPECIALIZE=True), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_host_ws_256_ns4", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 256, 64, WARP_SPECIALIZE=True), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8,
+         num_stages=4),
+    case("desc_mm_host_ws_w4_ns2", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(64, 128, 64, WARP_SPECIALIZE=True), MM_GRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=4,
+         num_stages=2),
+    case("desc_mm_host_persistent_ws", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=True),
+         DESC_PGRID, DESC_SHAPES, 3, MM_F16_TOL, num_warps=8),
     case("desc_axpy_host_f32", DESC, "host_desc_axpy",
          [D("in", "fp32", ["M", "N"], [32, 64]), D("in", "fp32", ["M", "N"], [32, 64]),
           D("out", "fp32", ["M", "N"], [32, 64]), S("fp32", "0.5")],
@@ -1152,6 +1166,18 @@ CASES += [
 
 # --- benchmarks: one size each, same kernels; softmax with the tutorial's 8 warps
 
+
+def _desc_mm_bench(iid, bn, ws, num_stages=None):
+    """Tutorial 09's host-descriptor matmul at 4096^3, 128 x bn x 64 in 8
+    warps, WARP_SPECIALIZE as given."""
+    return case(iid, DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
+                _desc_cx(128, bn, 64, WARP_SPECIALIZE=ws), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
+                MM_F16_TOL, num_warps=8, num_stages=num_stages,
+                bench="matmul fp16 4096^3, host-side descriptors, TMA%s (128x%dx64, 8 warps, %d stages)"
+                      % (", warp_specialize" if ws else "", bn, num_stages or 3),
+                flops="2 * M * N * K", cublas="mm_desc_nt")
+
+
 BENCH = [
     # tutorial 09's matmuls with host-side descriptors at 4096^3: tile copies
     # their blocks with TMA on sm_90a, and with cp.async under --no-tma
@@ -1160,6 +1186,12 @@ BENCH = [
          MM_F16_TOL, num_warps=8,
          bench="matmul fp16 4096^3, host-side descriptors, TMA (128x128x64, 8 warps)", flops="2 * M * N * K",
          sm80=True),
+    # the same with warp_specialize=True (a producer warp on sm_90a), and at
+    # 128x256; cuBLAS on the descriptors' tensors alongside
+    _desc_mm_bench("bench_desc_mm_host_ws", 128, True),
+    _desc_mm_bench("bench_desc_mm_host_256", 256, False),
+    _desc_mm_bench("bench_desc_mm_host_256_ws", 256, True),
+    _desc_mm_bench("bench_desc_mm_host_256_ws_ns4", 256, True, num_stages=4),
     case("bench_desc_mm_host_cpasync", DESC, "matmul_kernel_tma", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, WARP_SPECIALIZE=False), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3,
          MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"],

@@ -706,3 +706,10 @@ def cublas_fn(kind, args):
     if kind == "int_mm_nt":  # b is [N, K]: a linear layer's weights
         return lambda: torch._int_mm(a, b.t())
     raise ValueError(kind)
+
+
+def cublas_desc_fn(args):
+    """torch.matmul on the tensors of a benchmark's first two host-side
+    descriptors, A [M, K] and B [N, K] (tutorial 09's layout)."""
+    a, b = [t.base for t in args.triton if hasattr(t, "base") and isinstance(t.base, torch.Tensor)][:2]
+    return lambda: torch.matmul(a, b.t())
