@@ -186,7 +186,8 @@ int cmd_ir(int argc, char **argv)
 	if (st == TILEC_OK && pipelined) {
 		pipeline_options po = {.async_copies = async_copies, .spare_budget = spare,
 				       .sm_smem = spare ? target_smem_per_sm(90) : 0, .reuse_read_tile = !spare,
-				       .tensormaps = spare != 0, .run_on = true, .operand_prep = true};
+				       .tensormaps = spare != 0, .run_on = true, .operand_prep = true,
+				       .warp_specialize = spare != 0};
 		st = compile_pipeline(ctx, ar, f, &po);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);

@@ -231,6 +231,8 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeli
 		sink_loads(f);
 	if (!st)
 		st = order_stores_loads(ctx, f);
+	if (!st && opt->warp_specialize)
+		st = partition_warps(ctx, f);
 	return st;
 }
 
@@ -351,7 +353,8 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 					       .spare_budget = wg && wgmma_tries[bt].spare ? limit : 0,
 					       .sm_smem = sm_smem, .reuse_read_tile = unit == DOT_UNIT_MMA,
 					       .copies_first = decode, .tensormaps = tma,
-					       .run_on = wg && wgmma_tries[bt].run_on, .operand_prep = t < nbase};
+					       .run_on = wg && wgmma_tries[bt].run_on, .operand_prep = t < nbase,
+					       .warp_specialize = wg};
 			f = ir_clone(a, funcs[k]);
 			if (!f)
 				st = TILEC_ERR_NOMEM;

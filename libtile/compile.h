@@ -73,8 +73,9 @@ typedef struct compile_result {
 
 /* The IR passes of the pass pipeline on their own (tilec ir --pipelined
  * shows their result): the loads cp.async cannot copy are found from the
- * axis info first (axis_narrow_loads), then pipeline_loads, then
- * sink_loads. */
+ * axis info first (axis_narrow_loads), then pipeline_loads, sink_loads,
+ * order_stores_loads and, for wgmma (opt->warp_specialize),
+ * partition_warps. */
 tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeline_options *opt);
 
 /* Whether a target's code copies descriptor blocks with TMA (tensor-core

@@ -820,6 +820,13 @@ if [ -n "$PTXAS" ]; then
 fi
 check "tilec ir shows the loop's warp_specialize" bash -c "'$TILEC' ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
 	-s \"$TMASIG\" $TMAWS | grep -q '= for warp_specialize '"
+# the partition (passes/partition.c): the producer's loop, its four
+# copies and their scalars marked; the dots, tiles and accumulator not
+"$TILEC" ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma -s "$TMASIG" $TMAWS --pipelined=wgmma >"$T/ws.ir" 2>&1
+check "tilec ir --pipelined=wgmma marks the producer's program" bash -c "
+	grep -q '= for warp_specialize producer ' '$T/ws.ir' && test \$(grep -c 'tma_copy map=%[0-9]* producer' '$T/ws.ir') = 6 &&
+	grep -q '= program_id axis=0 producer : i32' '$T/ws.ir' && ! grep producer '$T/ws.ir' | grep -v ' = for ' | grep -q ': <' &&
+	! grep -q 'dot.*producer\|local_load.*producer\|tma_wait.*producer' '$T/ws.ir'"
 # where it cannot: a warning says why, and the loop runs as written
 check "warp_specialize on a persistent loop over tiles: a warning, no producer" "$TILEC" compile tests/gpu/kernels/descriptors.py \
 	-n matmul_kernel_tma_persistent -s "$TMASIG" -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 \

@@ -83,6 +83,35 @@ static void test_non_power_of_two(void)
 	expect_error(&fx, 2, "invalid type <100xi32> (shapes must be powers of two)");
 }
 
+/* IR_FLAG_PRODUCER (passes/partition.c): on a scalar op and a
+ * warp_specialize loop, not on a block or an unmarked loop. */
+static void test_producer_marks(void)
+{
+	fixture fx = setup();
+	fx.b.line = 5;
+	fx.b.f->values[irb_2(&fx.b, IR_OP_ADD, I32, 1, 1)].def->flags |= IR_FLAG_PRODUCER;
+	expect_ok(&fx);
+	fx = setup();
+	fx.b.line = 6;
+	ir_op *op = irb_op(&fx.b, IR_OP_ARANGE, irb_vec(I32, 128), 0, NULL);
+	op->ival2 = 128;
+	op->flags |= IR_FLAG_PRODUCER;
+	expect_error(&fx, 6, "marked as the producer's but not a warp_specialize loop, a TMA copy or a scalar op");
+	fx = setup();
+	irb *b = &fx.b;
+	b->line = 7;
+	ir_op *loop = irb_for(b, irb_c(b, I32, 0, 0), 1, irb_c(b, I32, 1, 0), 0, NULL);
+	irb_end(b, IR_OP_YIELD, 0, NULL, &b->f->body);
+	loop->flags |= IR_FLAG_PRODUCER;
+	expect_error(&fx, 7, "marked as the producer's");
+	fx = setup();
+	b = &fx.b;
+	loop = irb_for(b, irb_c(b, I32, 0, 0), 1, irb_c(b, I32, 1, 0), 0, NULL);
+	irb_end(b, IR_OP_YIELD, 0, NULL, &b->f->body);
+	loop->flags |= IR_FLAG_PRODUCER | IR_FLAG_WARP_SPECIALIZE;
+	expect_ok(&fx);
+}
+
 static void test_arity(void)
 {
 	fixture fx = setup();
@@ -351,5 +380,6 @@ int main(void)
 	test_double_definition();
 	test_tma();
 	test_maxnreg();
+	test_producer_marks();
 	return check_report("test_verify");
 }

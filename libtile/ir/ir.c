@@ -572,6 +572,8 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_puts(sb, " spare_tile");
 	if (op->flags & IR_FLAG_WARP_SPECIALIZE)
 		sb_puts(sb, " warp_specialize");
+	if (op->flags & IR_FLAG_PRODUCER)
+		sb_puts(sb, " producer");
 	if (op->flags & IR_FLAG_SUNK)
 		sb_puts(sb, " sunk");
 	if (op->code == IR_OP_LOCAL_ALLOC && op->flags & IR_FLAG_TENSORMAP)

@@ -946,6 +946,13 @@ static void check_op(verifier *v, const ir_op *op, const ir_region *r, int index
 	}
 	if (!check_ids(v, op))
 		return;
+	/* the producer warp's program (passes/partition.c): its loop, its
+	 * copies and scalars */
+	if (op->flags & IR_FLAG_PRODUCER &&
+	    !(op->code == IR_OP_FOR ? op->flags & IR_FLAG_WARP_SPECIALIZE
+				    : op->code == IR_OP_TMA_COPY ||
+					      (op->nresults == 1 && !op->nregions && v->f->values[op->results[0]].type.rank == 0)))
+		fail(v, op, "marked as the producer's but not a warp_specialize loop, a TMA copy or a scalar op");
 	bool last = index == r->nops - 1;
 	switch (op->code) {
 	case IR_OP_YIELD:

@@ -335,9 +335,9 @@ void lw_wgmma_wait(lw *w);
  * none), and those of the older group in flight, which it completes */
 void lw_wgmma_wait_for(lw *w, int v, int groups);
 
-/* warpspec.c: whether the kernel's marked loop gets a producer warp
- * (w->ws_loop; a warning says why not); the block's threads; in the
- * loop's body, whether copy j of ring
+/* warpspec.c: the loop passes/partition.c gave a producer warp
+ * (w->ws_loop, what the producer computes, how far ahead it copies); the
+ * block's threads; in the loop's body, whether copy j of ring
  * `ring` (this iteration's) refills a slot used before, with `use` (may be
  * NULL) set to j / tiles, the refill's count from 1 */
 enum { LW_WS_PRODUCER_WARPS = 1 };

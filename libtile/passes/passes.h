@@ -26,6 +26,7 @@ typedef struct pipeline_options {
 	bool run_on;           /* TMA copies run on across a persistent loop */
 	bool operand_prep;     /* loads that dots read through a dequantization (w.to(tl.float16) *
 	                          scale) are pipelined too, the conversion done on the tile read */
+	bool warp_specialize;  /* then partition_warps (wgmma targets) */
 } pipeline_options;
 
 /* With num_stages >= 2, rewrites each qualifying runtime for loop: with
@@ -57,6 +58,22 @@ typedef struct pipeline_options {
  * kernel) keeps copying into the next tile instead of starting again for
  * each: its rings then live around the outer loop, through the epilogue. */
 tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt, const bool *narrow);
+
+/* ======================================================================
+ * partition.c - a warp_specialize loop split between a producer warp and
+ * the consumers (wgmma targets)
+ * ====================================================================== */
+
+/* Marks IR_FLAG_PRODUCER on a top-level loop marked warp_specialize that
+ * qualifies, its TMA copies and the pure scalar ops they read (the
+ * producer warp's program); a warning says why a marked loop does not. */
+tilec_status partition_warps(tilec_ctx *ctx, ir_func *f);
+/* need (per value id, zeroed) gets what the copies before and in `loop`
+ * read, through its carried values; false, with *why, where one of those
+ * is not a pure scalar. */
+bool partition_slice(const ir_func *f, const ir_op *loop, bool *need, const char **why);
+/* The copies of a ring issued before `loop`: how far ahead it copies. */
+int partition_ahead(const ir_func *f, const ir_op *loop);
 
 /* ======================================================================
  * cluster.c - a program's blocks split over the CTAs of a thread block

@@ -1,0 +1,203 @@
+/* partition.c - a warp_specialize loop's program split between a producer
+ * warp and the consumers (sm_90a's wgmma family).
+ *
+ * A loop the kernel marks `tl.range(..., warp_specialize=True)` whose
+ * loads pipeline.c made TMA rings is split in two: the producer warp runs
+ * the copies (the prologue's and the loop's) and the slice of the program
+ * they read, scalars of pure ops (slots, predicates, coordinates, and the
+ * loop values carrying them); the consumers run everything else. This pass
+ * decides whether the loop qualifies and marks the producer's program,
+ * the loop, its copies and that slice, IR_FLAG_PRODUCER (`tilec ir
+ * --pipelined=wgmma` shows them as `producer`); nothing else changes, so
+ * the interpreter runs the same program. nvptx/warpspec.c lowers the two
+ * sides from the marks. A marked loop that does not qualify gets a
+ * warning that says why and runs as written: not at the kernel's top
+ * level, a persistent kernel's loop over tiles (its copies in the loop
+ * inside), a copy by cp.async rather than TMA, a ring another loop reads,
+ * a programmatic dependent launch's wait (the producer would read before
+ * the grid before it completed), a cluster, num_warps not whole warp
+ * groups with room for one warp more, a step not a positive constant, no
+ * copies ahead (num_stages < 2), or a copy reading more than scalar
+ * arithmetic.
+ */
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* An op the producer may compute on its own: a pure scalar op. */
+static bool pure_scalar(const ir_func *f, const ir_op *op)
+{
+	if (op->nresults != 1 || f->values[op->results[0]].type.rank || op->nregions)
+		return false;
+	switch (op->code) {
+	case IR_OP_CONST: case IR_OP_PROGRAM_ID: case IR_OP_NUM_PROGRAMS: case IR_OP_CAST: case IR_OP_BITCAST:
+	case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_REM: case IR_OP_AND: case IR_OP_OR:
+	case IR_OP_XOR: case IR_OP_SHL: case IR_OP_SHR: case IR_OP_MIN: case IR_OP_MAX: case IR_OP_NEG: case IR_OP_NOT:
+	case IR_OP_CMP: case IR_OP_SELECT: case IR_OP_PTR_ADD: case IR_OP_HINT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The first loop marked warp_specialize (a top-level one first), or NULL;
+ * *top: whether it is at the kernel's top level. */
+static ir_op *find_marked(const ir_region *r, bool *top)
+{
+	for (int i = 0; i < r->nops; i++)
+		if (r->ops[i]->code == IR_OP_FOR && r->ops[i]->flags & IR_FLAG_WARP_SPECIALIZE)
+			return *top = true, r->ops[i];
+	for (int i = 0; i < r->nops; i++)
+		for (int g = 0; g < r->ops[i]->nregions; g++) {
+			ir_op *in = find_marked(&r->ops[i]->regions[g], top);
+			if (in)
+				return *top = false, in;
+		}
+	return NULL;
+}
+
+/* Whether a loop nested in r issues TMA copies. */
+static bool inner_copies(const ir_region *r)
+{
+	for (int i = 0; i < r->nops; i++)
+		if (r->ops[i]->code == IR_OP_FOR && ir_region_has(&r->ops[i]->regions[0], IR_OP_TMA_COPY))
+			return true;
+	return false;
+}
+
+int partition_ahead(const ir_func *f, const ir_op *loop)
+{
+	int first_ring = -1, ahead = 0;
+	for (int i = 0; i < f->body.nops && f->body.ops[i] != loop; i++) {
+		const ir_op *op = f->body.ops[i];
+		if (op->code == IR_OP_TMA_COPY) {
+			if (first_ring < 0)
+				first_ring = op->args[0];
+			ahead += op->args[0] == first_ring;
+		}
+	}
+	return ahead;
+}
+
+bool partition_slice(const ir_func *f, const ir_op *loop, bool *need, const char **why)
+{
+	const ir_region *body = &loop->regions[0];
+	const ir_op *y = NULL;
+	for (int i = 0; i < body->nops; i++)
+		if (body->ops[i]->code == IR_OP_YIELD)
+			y = body->ops[i];
+	for (int i = 0; i < 3; i++)
+		need[loop->args[i]] = true;
+	const ir_region *rs[2] = {&f->body, body};
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < rs[k]->nops; i++) {
+			const ir_op *op = rs[k]->ops[i];
+			if (op->code == IR_OP_TMA_COPY)
+				for (int a = 1; a < op->nargs; a++)
+					need[op->args[a]] = true;
+		}
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (int v = f->nvalues - 1; v >= f->nparams; v--) {
+			if (!need[v])
+				continue;
+			const ir_op *d = f->values[v].def;
+			if (!d) { /* a region parameter: the loop's iv or a carried value */
+				int p = -1;
+				for (int i = 0; i < body->nparams; i++)
+					if (body->params[i] == v)
+						p = i;
+				if (p < 0) {
+					*why = "its copies read a value of another region";
+					return false;
+				}
+				if (p > 0 && y && p - 1 < y->nargs) {
+					int from[2] = {loop->args[3 + p - 1], y->args[p - 1]};
+					for (int j = 0; j < 2; j++)
+						if (!need[from[j]])
+							need[from[j]] = changed = true;
+				}
+				continue;
+			}
+			if (d->code == IR_OP_LOCAL_ALLOC)
+				continue;
+			if (!pure_scalar(f, d)) {
+				*why = "its copies' coordinates or predicates come from more than scalar arithmetic";
+				return false;
+			}
+			for (int a = 0; a < d->nargs; a++)
+				if (!need[d->args[a]])
+					need[d->args[a]] = changed = true;
+		}
+	}
+	return true;
+}
+
+/* NULL where the loop qualifies, else why not. */
+static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
+{
+	const ir_op *step = f->values[loop->args[2]].def;
+	if (!top)
+		return "the loop is not at the kernel's top level";
+	if (f->num_warps % 4 || f->num_warps + 1 > 32)
+		return "num_warps is not a multiple of 4 with room for a warp more";
+	if (f->num_ctas > 1)
+		return "its program is split over a cluster";
+	if (ir_region_has(&f->body, IR_OP_GRID_DEP))
+		return "the kernel waits for the grid before it (programmatic dependent launch)";
+	if (ir_region_has(&f->body, IR_OP_ASYNC_COPY))
+		return "a load is copied by cp.async, not TMA";
+	if (inner_copies(&loop->regions[0]))
+		return "its copies are issued in a loop inside it (a persistent kernel's; not warp-specialized yet)";
+	if (!ir_region_has(&loop->regions[0], IR_OP_TMA_COPY))
+		return "its loads are not copied by TMA (no descriptor block a dot reads alone)";
+	if (!step || step->code != IR_OP_CONST || step->ival <= 0)
+		return "its step is not a positive constant";
+	/* every ring is the loop's, filled only by TMA before it or in it */
+	bool after = false;
+	for (int i = 0; i < f->body.nops; i++) {
+		const ir_op *op = f->body.ops[i];
+		after |= op == loop;
+		if (op->code == IR_OP_LOCAL_ALLOC && !(op->flags & IR_FLAG_TENSORMAP))
+			return "a ring is not filled by TMA";
+		if (op->code == IR_OP_TMA_COPY && after)
+			return "TMA copies follow the loop";
+		if (op->code == IR_OP_FOR && op != loop &&
+		    (ir_region_has(&op->regions[0], IR_OP_LOCAL_LOAD) || ir_region_has(&op->regions[0], IR_OP_TMA_COPY)))
+			return "another loop of the kernel reads rings";
+	}
+	if (partition_ahead(f, loop) < 1)
+		return "no copies before the loop (num_stages < 2)";
+	return NULL;
+}
+
+tilec_status partition_warps(tilec_ctx *ctx, ir_func *f)
+{
+	bool top = false;
+	ir_op *loop = find_marked(&f->body, &top);
+	if (!loop)
+		return TILEC_OK;
+	const char *why = refusal(f, loop, top);
+	bool *need = why ? NULL : calloc((size_t)f->nvalues + 1, sizeof(bool));
+	if (!why && !need) {
+		diag_error(ctx, loop->loc, "out of memory");
+		return TILEC_ERR_NOMEM;
+	}
+	if (!why && partition_slice(f, loop, need, &why)) {
+		loop->flags |= IR_FLAG_PRODUCER;
+		const ir_region *rs[2] = {&f->body, &loop->regions[0]};
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < rs[k]->nops; i++) {
+				ir_op *op = rs[k]->ops[i];
+				if (op->code == IR_OP_TMA_COPY || (op->nresults == 1 && need[op->results[0]] &&
+								   op->code != IR_OP_LOCAL_ALLOC))
+					op->flags |= IR_FLAG_PRODUCER;
+			}
+	}
+	free(need);
+	if (why)
+		diag_warning(ctx, loop->loc, "warp_specialize=True: the loop runs without a producer warp: %s", why);
+	return TILEC_OK;
+}
