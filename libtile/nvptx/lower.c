@@ -1496,7 +1496,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 		out->uses_tensormaps = w.tensormaps;
 		out->shared_bytes = w.smem_bytes;
 		out->shared_dynamic = w.smem_dynamic;
-		out->producer_warps = w.ws_loop ? LW_WS_PRODUCER_WARPS : 0;
+		out->producer_warps = (int)(lw_ws_threads(&w) / 32u) - f->num_warps;
 	}
 	return w.st;
 }

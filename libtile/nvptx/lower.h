@@ -340,7 +340,6 @@ void lw_wgmma_wait_for(lw *w, int v, int groups);
  * block's threads; in the loop's body, whether copy j of ring
  * `ring` (this iteration's) refills a slot used before, with `use` (may be
  * NULL) set to j / tiles, the refill's count from 1 */
-enum { LW_WS_PRODUCER_WARPS = 1 };
 bool lw_ws_plan(lw *w);
 uint32_t lw_ws_threads(const lw *w);
 LLVMValueRef lw_ws_refill(lw *w, int ring, LLVMValueRef *use);

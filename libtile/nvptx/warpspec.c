@@ -52,7 +52,7 @@ bool lw_ws_plan(lw *w)
 
 uint32_t lw_ws_threads(const lw *w)
 {
-	return 32u * (uint32_t)(w->f->num_warps + (w->ws_loop ? LW_WS_PRODUCER_WARPS : 0));
+	return 32u * (uint32_t)(w->f->num_warps + (w->ws_loop ? PARTITION_PRODUCER_WARPS : 0));
 }
 
 LLVMValueRef lw_ws_refill(lw *w, int ring, LLVMValueRef *use)

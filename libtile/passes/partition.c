@@ -141,7 +141,7 @@ static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
 	const ir_op *step = f->values[loop->args[2]].def;
 	if (!top)
 		return "the loop is not at the kernel's top level";
-	if (f->num_warps % 4 || f->num_warps + 1 > 32)
+	if (f->num_warps % 4 || f->num_warps + PARTITION_PRODUCER_WARPS > 32)
 		return "num_warps is not a multiple of 4 with room for a warp more";
 	if (f->num_ctas > 1)
 		return "its program is split over a cluster";

@@ -64,6 +64,8 @@ tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *
  * the consumers (wgmma targets)
  * ====================================================================== */
 
+/* The producer's warps: one, the block's last. */
+enum { PARTITION_PRODUCER_WARPS = 1 };
 /* Marks IR_FLAG_PRODUCER on a top-level loop marked warp_specialize that
  * qualifies, its TMA copies and the pure scalar ops they read (the
  * producer warp's program); a warning says why a marked loop does not. */
