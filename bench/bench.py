@@ -350,9 +350,7 @@ def main():
             timers["triton"] = lambda: harness.launch_triton(kern, inst, args)
             if fn is not None:
                 timers["tile"] = lambda: harness.launch_tile(fn, inst, args)
-            if inst.get("cublas") == "mm_desc_nt":
-                timers["cublas"] = harness.cublas_desc_fn(args)
-            elif inst.get("cublas"):
+            if inst.get("cublas"):
                 timers["cublas"] = harness.cublas_fn(inst["cublas"], args)
             if inst.get("sm80"):
                 sm80_timers(lib, inst, args, row, timers)

@@ -83,9 +83,9 @@ typedef struct lw {
 	bool bulk_pending;  /* a bulk store may still read scratch (tma.c) */
 	bool cp_async;      /* the kernel holds cp.async copies (their groups are committed and waited for) */
 	/* warp specialization (warpspec.c): the loop whose copies a producer
-	 * warp group issues (NULL: none), what the producer computes (per
-	 * value id), how many iterations ahead the loop copies, which side is
-	 * being lowered, and in the loop's body the iteration's index from 0 */
+	 * warp issues (NULL: none), what the producer computes (per value
+	 * id), how many iterations ahead the loop copies, which side is being
+	 * lowered, and in the loop's body the iteration's index from 0 */
 	const ir_op *ws_loop;
 	bool *ws_needed;
 	int ws_ahead;

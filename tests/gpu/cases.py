@@ -1175,7 +1175,7 @@ def _desc_mm_bench(iid, bn, ws, num_stages=None):
                 MM_F16_TOL, num_warps=8, num_stages=num_stages,
                 bench="matmul fp16 4096^3, host-side descriptors, TMA%s (128x%dx64, 8 warps, %d stages)"
                       % (", warp_specialize" if ws else "", bn, num_stages or 3),
-                flops="2 * M * N * K", cublas="mm_desc_nt")
+                flops="2 * M * N * K", cublas="mm_nt")
 
 
 BENCH = [

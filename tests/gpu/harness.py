@@ -693,8 +693,9 @@ def match_ptx_args(rt, types):
 
 def cublas_fn(kind, args):
     """The library call computing the same product as a benchmark case, on
-    its first two tensor arguments."""
-    a, b = [t for t in args.triton if isinstance(t, torch.Tensor)][:2]
+    its first two tensor arguments (a host-side descriptor's tensor counts)."""
+    tensors = [getattr(t, "base", t) for t in args.triton]  # a TensorDescriptor's tensor
+    a, b = [t for t in tensors if isinstance(t, torch.Tensor)][:2]
     if kind == "mm":
         if a.dtype == torch.float32:
             torch.backends.cuda.matmul.allow_tf32 = True
@@ -703,13 +704,8 @@ def cublas_fn(kind, args):
         return lambda: torch.bmm(a, b)
     if kind == "int_mm":
         return lambda: torch._int_mm(a, b)
+    if kind == "mm_nt":  # b is [N, K] (tutorial 09's descriptors)
+        return lambda: torch.matmul(a, b.t())
     if kind == "int_mm_nt":  # b is [N, K]: a linear layer's weights
         return lambda: torch._int_mm(a, b.t())
     raise ValueError(kind)
-
-
-def cublas_desc_fn(args):
-    """torch.matmul on the tensors of a benchmark's first two host-side
-    descriptors, A [M, K] and B [N, K] (tutorial 09's layout)."""
-    a, b = [t.base for t in args.triton if hasattr(t, "base") and isinstance(t.base, torch.Tensor)][:2]
-    return lambda: torch.matmul(a, b.t())
