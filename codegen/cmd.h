@@ -11,6 +11,11 @@ int cmd_inspect(int argc, char **argv); /* cmd_pack.c: list a blob's contents */
 int cmd_ir(int argc, char **argv);      /* cmd_ir.c: dump the tile IR of a kernel */
 int cmd_run(int argc, char **argv);     /* cmd_run.c: run a kernel in the reference interpreter */
 
+/* cmd_ir.c: whether `a` is --pipelined[=registers|=wgmma] (tilec ir and
+ * tilec run take it), and then *po: the pass options it stands for */
+struct pipeline_options;
+int cmd_pipelined(const char *a, struct pipeline_options *po);
+
 /* tile_impl.c: the grid program of a variant of a module tile_module_create
  * validated (the public API does not expose the code); *size bytes. */
 struct tile_module;

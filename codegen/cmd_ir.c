@@ -59,14 +59,26 @@ static bool parse_int(const char *s, int *out)
 	return true;
 }
 
+int cmd_pipelined(const char *a, pipeline_options *po)
+{
+	if (strcmp(a, "--pipelined") && strcmp(a, "--pipelined=registers") && strcmp(a, "--pipelined=wgmma"))
+		return 0;
+	bool wgmma = !strcmp(a, "--pipelined=wgmma");
+	*po = (pipeline_options){.async_copies = strcmp(a, "--pipelined=registers") != 0,
+				 .spare_budget = wgmma ? UINT32_MAX : 0, .sm_smem = wgmma ? target_smem_per_sm(90) : 0,
+				 .reuse_read_tile = !wgmma, .tensormaps = wgmma, .run_on = true, .operand_prep = true,
+				 .warp_specialize = wgmma};
+	return 1;
+}
+
 int cmd_ir(int argc, char **argv)
 {
 	const char *file = NULL, *kernel = NULL, *sig = NULL;
 	int warps = 0, stages = 0, ctas = 0, config = -1, ndef = 0, nbind = 0;
-	bool pipelined = false, async_copies = true, debug = false;
+	bool pipelined = false, debug = false;
+	pipeline_options po;
 	const char **incs = calloc((size_t)argc + 1, sizeof *incs);
 	int nincs = 0;
-	uint32_t spare = 0;
 	fe_define *defs = calloc((size_t)argc + 1, sizeof *defs), *binds = calloc((size_t)argc + 1, sizeof *binds);
 	if (!defs || !incs || !binds) {
 		free(defs);
@@ -84,10 +96,8 @@ int cmd_ir(int argc, char **argv)
 			free(incs);
 			return 0;
 		}
-		if (!strcmp(a, "--pipelined") || !strcmp(a, "--pipelined=registers") || !strcmp(a, "--pipelined=wgmma")) {
+		if (cmd_pipelined(a, &po)) {
 			pipelined = true;
-			async_copies = strcmp(a, "--pipelined=registers") != 0;
-			spare = !strcmp(a, "--pipelined=wgmma") ? UINT32_MAX : 0;
 			continue;
 		}
 		if (!strcmp(a, "--debug")) {
@@ -147,7 +157,7 @@ int cmd_ir(int argc, char **argv)
 	spec.ninclude_dirs = nincs;
 	spec.binds = binds;
 	spec.nbinds = nbind;
-	spec.tensormaps = pipelined && spare; /* --pipelined=wgmma: sm_90a's code path */
+	spec.tensormaps = pipelined && po.tensormaps; /* --pipelined=wgmma: sm_90a's code path */
 	tilec_status st = ctx && ar ? fe_load(ctx, ar, file, &m) : TILEC_ERR_NOMEM;
 	if (st == TILEC_OK && config >= 0)
 		st = fe_config_get(ctx, m, kernel, config, &spec);
@@ -184,10 +194,6 @@ int cmd_ir(int argc, char **argv)
 		st = ir_verify(ctx, f);
 	}
 	if (st == TILEC_OK && pipelined) {
-		pipeline_options po = {.async_copies = async_copies, .spare_budget = spare,
-				       .sm_smem = spare ? target_smem_per_sm(90) : 0, .reuse_read_tile = !spare,
-				       .tensormaps = spare != 0, .run_on = true, .operand_prep = true,
-				       .warp_specialize = spare != 0};
 		st = compile_pipeline(ctx, ar, f, &po);
 		if (st == TILEC_OK)
 			st = ir_verify(ctx, f);

@@ -19,6 +19,7 @@
 
 #include "cmd.h"
 #include "front/front.h"
+#include "compile.h"
 #include "passes/passes.h"
 
 static const char usage_text[] =
@@ -42,6 +43,16 @@ static const char usage_text[] =
 	"                         the CTAs one after another (a warning and one CTA per\n"
 	"                         program where the blocks cannot be split)\n"
 	"  -g, --grid X[,Y[,Z]]   the launch grid (programs per axis)\n"
+	"  --pipelined[=registers|=wgmma]\n"
+	"                         run the program the passes make of the loads that feed\n"
+	"                         dots (tilec ir --help), with -ns NUM_STAGES (default 3).\n"
+	"                         With =wgmma a loop of tl.range(..., warp_specialize=True)\n"
+	"                         runs as its two sides do: the producer's copies and the\n"
+	"                         scalars they read apart from the consumers' program, the\n"
+	"                         rings shared, each copy's slot and phase checked\n"
+	"  --producer-lag N       with =wgmma: the producer's iteration j runs before the\n"
+	"                         consumers' iteration j + N (default 0: as far ahead as\n"
+	"                         its rings let it; up to the copies issued before the loop)\n"
 	"  -I DIR                 look for imported Python modules (from mypkg.ops import\n"
 	"                         helper) in DIR too, after the kernel's directory\n"
 	"  --debug                run tl.device_assert/assert (a false one stops the run\n"
@@ -87,6 +98,9 @@ typedef struct run_opts {
 	bool debug;
 	const char *incs[MAX_LIST]; /* -I DIR: where imported modules are looked for */
 	int nincs;
+	bool pipelined; /* --pipelined: the passes' program, with these options */
+	pipeline_options po;
+	int num_stages, producer_lag;
 } run_opts;
 
 static int bad_usage(const char *fmt, ...) TILE_PRINTF(1, 2);
@@ -191,6 +205,22 @@ static int parse_args(int argc, char **argv, run_opts *o)
 			if (!parse_u64(v, &c) || c > 1024)
 				return bad_usage("bad autotune config '%s' (a non-negative index)", v);
 			o->config = (int)c;
+		} else if (cmd_pipelined(a, &o->po)) {
+			o->pipelined = true;
+		} else if (!strcmp(a, "-ns")) {
+			TAKES_VALUE();
+			uint64_t n;
+			if (!parse_u64(v, &n) || n == 0 || n > 8)
+				return bad_usage("bad num_stages '%s' (1 to 8)", v);
+			o->num_stages = (int)n;
+		} else if (!strcmp(a, "--producer-lag")) {
+			TAKES_VALUE();
+			char *end;
+			errno = 0;
+			long n = strtol(v, &end, 10);
+			if (errno || end == v || *end || n < -64 || n > 64)
+				return bad_usage("bad --producer-lag '%s' (an integer)", v);
+			o->producer_lag = (int)n;
 		} else if (!strcmp(a, "--debug")) {
 			o->debug = true;
 		} else if (!strcmp(a, "-I")) {
@@ -446,6 +476,9 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 	}
 	if (o->num_ctas)
 		spec.num_ctas = o->num_ctas;
+	if (o->num_stages)
+		spec.num_stages = o->num_stages;
+	spec.tensormaps = o->pipelined && o->po.tensormaps; /* =wgmma: sm_90a's code path */
 	if (fe_specialize(ctx, a, m, &spec, &f))
 		return 1;
 	const char *why = f->num_ctas > 1 ? cluster_refusal(f, f->num_ctas) : NULL;
@@ -455,6 +488,8 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 	} else if (f->num_ctas > 1 && cluster_split(ctx, f)) {
 		return 1;
 	}
+	if (o->pipelined && compile_pipeline(ctx, a, f, &o->po))
+		return 1;
 	if (o->nargs != f->nparams) {
 		fprintf(stderr, "tilec run: error: kernel '%s' has %d runtime parameter(s), %d --arg given\n", o->kernel,
 			f->nparams, o->nargs);
@@ -484,7 +519,8 @@ static int run_kernel(const run_opts *o, tilec_ctx *ctx, arena *a)
 			rc = make_scalar(o->args[i], name, (ir_kind)f->params[i].type.kind, &args[i].value);
 		}
 	}
-	if (!rc && interp_run(ctx, f, o->grid, bufs, nbufs, args))
+	if (!rc && (o->pipelined ? interp_run_split(ctx, f, o->grid, bufs, nbufs, args, o->producer_lag)
+				 : interp_run(ctx, f, o->grid, bufs, nbufs, args)))
 		rc = 1;
 	fputs(tilec_device_output(ctx), stdout); /* device prints, also those before a failed assertion */
 	if (!rc)

@@ -427,6 +427,51 @@ static void test_control_flow(void)
 	arena_free(a);
 }
 
+/* A split program (passes/partition.c's marks) runs its producer's side
+ * apart: that side reads only what its own ops computed. Here the marked
+ * add reads a constant the marks leave to the consumers, and the split run
+ * says so; marked too, the run gives the plain program's result. */
+static void test_split_closure(void)
+{
+	arena *a = arena_new();
+	ir_param ps[2] = {{"o", ir_ptr(IR_F32), false, false, false, 0}, {"n", I32, false, false, false, 0}};
+	irb b = irb_new(a, 2, ps);
+	int lb = irb_c(&b, I32, 0, 0), step = irb_c(&b, I32, 1, 0), five = irb_c(&b, I32, 5, 0);
+	int zero = irb_c(&b, F32, 0, 0.0);
+	ir_op *loop = irb_for(&b, lb, 1, step, 1, &zero);
+	int iv = loop->regions[0].params[0], acc = loop->regions[0].params[1];
+	int t = irb_2(&b, IR_OP_ADD, I32, iv, five);
+	int nacc = irb_2(&b, IR_OP_ADD, F32, acc, irb_1(&b, IR_OP_CAST, F32, t));
+	irb_end(&b, IR_OP_YIELD, 1, &nacc, &b.f->body);
+	irb_store(&b, 0, loop->results[0], -1);
+	loop->flags |= IR_FLAG_WARP_SPECIALIZE | IR_FLAG_PRODUCER;
+	b.f->values[lb].def->flags |= IR_FLAG_PRODUCER;
+	b.f->values[step].def->flags |= IR_FLAG_PRODUCER;
+	b.f->values[t].def->flags |= IR_FLAG_PRODUCER;
+
+	tilec_ctx *ctx = tilec_ctx_new();
+	CHECK_EQ_INT(ir_verify(ctx, b.f), TILEC_OK);
+	float o = 0;
+	interp_buffer buf = {&o, sizeof o};
+	interp_arg args[2] = {{0, 0, {0}}, {-1, 0, {.i = 4}}};
+	const uint32_t grid[3] = {1, 1, 1};
+	CHECK_EQ_INT(interp_run(ctx, b.f, grid, &buf, 1, args), TILEC_OK);
+	CHECK(o == 26.0f); /* 5 + 6 + 7 + 8 */
+	o = 0;
+	CHECK_EQ_INT(interp_run_split(ctx, b.f, grid, &buf, 1, args, 0), TILEC_ERR_RUNTIME);
+	char want[64];
+	snprintf(want, sizeof want, "the producer reads %%%d, which only the consumers compute", five);
+	CHECK_STR_CONTAINS(tilec_diagnostics(ctx), want);
+	b.f->values[five].def->flags |= IR_FLAG_PRODUCER;
+	for (int lag = 0; lag < 3; lag++) {
+		o = 0;
+		CHECK_EQ_INT(interp_run_split(ctx, b.f, grid, &buf, 1, args, lag), TILEC_OK);
+		CHECK(o == 26.0f);
+	}
+	tilec_ctx_free(ctx);
+	arena_free(a);
+}
+
 /* dot: fp16 operands with fp32 accumulation; fp32 with tf32 rounding. */
 static void test_dot(void)
 {
@@ -519,6 +564,7 @@ int main(void)
 	test_casts();
 	test_reduce_2d();
 	test_control_flow();
+	test_split_closure();
 	test_dot();
 	test_refuses_invalid();
 	return check_report("test_interp");

@@ -137,5 +137,42 @@ expect nc-refused 0 "warning: num_ctas=2 is run as one CTA per program: a reduct
 	--arg buf:200 --arg buf:200:random --arg 100 --arg 100 --arg 2 --arg 100
 expect nc-bad 2 "bad num_ctas '3' (1, 2, 4 or 8)" -- "$TILEC" "${ADD[@]}" -g 1 -nc 3
 
+# --pipelined: the program the passes make runs as the plain one does; with
+# =wgmma a warp_specialize loop runs split (passes/partition.c): the
+# producer's copies and scalars apart from the consumers, the rings shared,
+# at every lag the copies issued before the loop allow, bit for bit the
+# plain program's result; a lag outside that range breaks the rings' order,
+# and the run names the slot
+expect mm-pipelined 0 "" -- "$TILEC" "${MM[@]}" --pipelined --out "c_ptr=$TMP/c1p"
+expect mm-pipelined-registers 0 "" -- "$TILEC" "${MM[@]}" --pipelined=registers -ns 4 --out "c_ptr=$TMP/c1r"
+if cmp -s "$TMP/c1" "$TMP/c1p" && cmp -s "$TMP/c1" "$TMP/c1r"; then ok; else bad "--pipelined changes the matmul's result"; fi
+ws() { # ws OUT [options]: tutorial 09's matmul through host descriptors, warp_specialize=True, 5 K tiles
+	local out=$1 tm=()
+	shift
+	case " $* " in *" --pipelined=wgmma "*) tm=(--arg buf:128) ;; esac # the tensor maps the loader encodes
+	"$TILEC" run tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
+		-s 'tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32, i32, i32' \
+		-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=128 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D WARP_SPECIALIZE=True -w 8 -g 4 \
+		--arg buf:60000:random --arg 200 --arg 300 --arg 300 --arg 1 "${tm[@]}" \
+		--arg buf:76800:random --arg 256 --arg 300 --arg 300 --arg 1 "${tm[@]}" \
+		--arg buf:51200 --arg 200 --arg 256 --arg 256 --arg 1 "${tm[@]}" --arg 200 --arg 256 --arg 300 \
+		--out "c_desc_base=$out" "$@"
+}
+expect ws-plain 0 "" -- ws "$TMP/w"
+head -c 102400 /dev/zero >"$TMP/zero"
+if [ -s "$TMP/w" ] && ! cmp -s "$TMP/w" "$TMP/zero"; then ok; else bad "the warp-specialized matmul wrote nothing"; fi
+for lag in 0 1 2; do
+	expect "ws-split-lag$lag" 0 "" -- ws "$TMP/w$lag" --pipelined=wgmma --producer-lag $lag
+	if cmp -s "$TMP/w" "$TMP/w$lag"; then ok; else bad "the split run at lag $lag differs from the plain one"; fi
+done
+for lag in 0 3; do # 4 stages: three copies ahead
+	expect "ws-split-ns4-lag$lag" 0 "" -- ws "$TMP/v$lag" --pipelined=wgmma -ns 4 --producer-lag $lag
+	if cmp -s "$TMP/w" "$TMP/v$lag"; then ok; else bad "the split run of 4 stages at lag $lag differs from the plain one"; fi
+done
+expect ws-split-ahead 1 "the producer copies into slot 0 of ring" -- ws "$TMP/x" --pipelined=wgmma --producer-lag -1
+expect ws-split-behind 1 "the consumers wait for slot 2 of ring" -- ws "$TMP/x" --pipelined=wgmma --producer-lag 3
+expect ws-lag-bad 2 "bad --producer-lag 'x'" -- "$TILEC" "${ADD[@]}" -g 1 --producer-lag x
+expect ns-bad 2 "bad num_stages '0'" -- "$TILEC" "${ADD[@]}" -g 1 -ns 0
+
 echo "test_run: $passed passed, $failed failed"
 [ "$failed" = 0 ]

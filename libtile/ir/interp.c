@@ -24,6 +24,19 @@
  * Asynchronous copies into shared-memory rings (the pipelined form of a
  * loop) complete when they are issued; commits, waits and barriers have
  * nothing to wait for. A ring is its value's slots.
+ *
+ * A program passes/partition.c split (a top-level loop marked
+ * IR_FLAG_PRODUCER) runs as its two sides do on the GPU, each over values
+ * of its own and sharing the rings: the producer runs only the marked ops
+ * (its copies and the scalars they read), the consumers everything but
+ * the copies, and the loop's iterations of the two interleave, the
+ * producer's iteration j before the consumers' iteration j + lag. The
+ * producer may read only what it computed itself; a copy may land only in
+ * a slot whose last copy the consumers waited for, and a consumer's wait
+ * (TMA_WAIT) must find exactly one copy it has not waited for, completing
+ * the phase it names. Any other order is a runtime error naming the slot,
+ * so a run that ends compares the partition's results with the plain
+ * program's.
  */
 #include "ir/ir.h"
 
@@ -48,7 +61,14 @@ typedef struct interp {
 	slot *store; /* backing storage of vals */
 	uint32_t grid[3], pid[3];
 	uint32_t rank; /* CTA_RANK: the CTA of the program's cluster being run */
+	/* a split program's run (run_split): this side, and the rings' copies
+	 * made (fills) and waited for (waits) per slot, from ring_at[value] */
+	int side;
+	bool *known; /* the producer's side: the values it has computed */
+	int *ring_at, *fills, *waits, nslots;
 } interp;
+
+enum { SIDE_ALL, SIDE_PRODUCER, SIDE_CONSUMERS };
 
 /* ---------------------------------------------------------------------
  * Numeric formats
@@ -1074,6 +1094,14 @@ static tilec_status exec_tma_copy(interp *in, const ir_op *op)
 	slot *r = ring_tile(in, op, &st);
 	if (!r || !V(in, op->args[2])[0].i)
 		return st;
+	if (in->side != SIDE_ALL) {
+		int64_t slot_i = V(in, op->args[1])[0].i, at = in->ring_at[op->args[0]] + slot_i;
+		if (in->fills[at] > in->waits[at])
+			return runtime_error(in, op, "the producer copies into slot %lld of ring %%%d before the consumers "
+						     "waited for the copy it holds",
+					     (long long)slot_i, op->args[0]);
+		in->fills[at]++;
+	}
 	const ir_desc_param *dp = ir_tensormap_desc(in->f, (int)op->ival);
 	const ir_derived_map *dm = ir_derived_map_at(in->f, (int)op->ival);
 	ir_type t = vtype(in, op->args[0]);
@@ -1105,7 +1133,33 @@ static tilec_status exec_local_load(interp *in, const ir_op *op)
 	const slot *t = ring_tile(in, op, &st);
 	if (!t)
 		return st;
+	int at = in->side != SIDE_ALL ? in->ring_at[op->args[0]] : -1;
+	if (at >= 0 && in->fills[at + V(in, op->args[1])[0].i] != in->waits[at + V(in, op->args[1])[0].i])
+		return runtime_error(in, op, "the consumers read slot %lld of ring %%%d before waiting for its copy",
+				     (long long)V(in, op->args[1])[0].i, op->args[0]);
 	memcpy(V(in, op->results[0]), t, sizeof(slot) * (size_t)rnumel(in, op));
+	return TILEC_OK;
+}
+
+/* A split program's wait: the slot holds exactly one copy the consumers
+ * have not waited for, and that copy (the slot's n-th, from 0) completes
+ * phase n % 2 of the slot's barrier. Elsewhere copies have landed. */
+static tilec_status exec_tma_wait(interp *in, const ir_op *op)
+{
+	tilec_status st = TILEC_OK;
+	if (in->side == SIDE_ALL || !ring_tile(in, op, &st))
+		return st;
+	int64_t slot_i = V(in, op->args[1])[0].i, phase = V(in, op->args[2])[0].i;
+	int at = in->ring_at[op->args[0]] + (int)slot_i;
+	if (in->fills[at] != in->waits[at] + 1)
+		return runtime_error(in, op, "the consumers wait for slot %lld of ring %%%d, which holds %s", (long long)slot_i,
+				     op->args[0], in->fills[at] == in->waits[at] ? "no copy they have not waited for" :
+										   "two copies they have not waited for");
+	if (phase != (in->waits[at] & 1))
+		return runtime_error(in, op, "the consumers wait for phase %lld of slot %lld of ring %%%d, which its copy %d "
+					     "completes phase %d of",
+				     (long long)phase, (long long)slot_i, op->args[0], in->waits[at], in->waits[at] & 1);
+	in->waits[at]++;
 	return TILEC_OK;
 }
 
@@ -1152,33 +1206,103 @@ static tilec_status parallel_copy(interp *in, const int *dst, const int *src, in
 	return TILEC_OK;
 }
 
-static tilec_status exec_for(interp *in, const ir_op *op)
+/* A loop being run one iteration at a time (exec_for; run_split steps
+ * the two sides of a split loop in turns). carry[i]: whether this side
+ * carries loop value i (the producer's side those its own ops yield). */
+typedef struct loop_run {
+	const ir_op *op;
+	slot iv, ub, step;
+	bool sgn, *carry;
+	int n, iter;
+	int *dst, *src; /* the carried values' parameters and yields */
+} loop_run;
+
+static bool loop_more(const loop_run *lr)
+{
+	return lr->sgn ? (lr->step.i > 0 ? lr->iv.i < lr->ub.i : lr->iv.i > lr->ub.i) : lr->iv.u < lr->ub.u;
+}
+
+static void loop_free(loop_run *lr)
+{
+	free(lr->carry);
+	free(lr->dst);
+}
+
+static tilec_status loop_begin(interp *in, const ir_op *op, loop_run *lr)
 {
 	const ir_region *body = &op->regions[0];
 	ir_kind k = (ir_kind)vtype(in, op->args[0]).kind;
-	bool sgn = ir_kind_is_signed(k);
-	slot lb = V(in, op->args[0])[0], ub = V(in, op->args[1])[0], step = V(in, op->args[2])[0];
-	int n = op->nargs - 3;
-	const ir_op *y = terminator_of(body, IR_OP_YIELD);
-	if (sgn ? step.i == 0 : step.u == 0)
+	*lr = (loop_run){op, V(in, op->args[0])[0], V(in, op->args[1])[0], V(in, op->args[2])[0],
+			 ir_kind_is_signed(k), NULL, op->nargs - 3, 0, NULL, NULL};
+	if (lr->sgn ? lr->step.i == 0 : lr->step.u == 0)
 		return runtime_error(in, op, "loop step is zero");
-	for (int i = 0; i < n; i++)
-		copy_value(in, body->params[i + 1], op->args[i + 3]);
-	slot iv = lb;
-	/* The bounds are compared in 64 bits, so the iv cannot wrap around. */
-	while (sgn ? (step.i > 0 ? iv.i < ub.i : iv.i > ub.i) : iv.u < ub.u) {
-		V(in, body->params[0])[0] = iv;
-		tilec_status st = exec_region(in, body);
-		if (st)
-			return st;
-		if (n && (st = parallel_copy(in, body->params + 1, y->args, n)))
-			return st;
-		if (sgn ? __builtin_add_overflow(iv.i, step.i, &iv.i) : __builtin_add_overflow(iv.u, step.u, &iv.u))
-			break;
+	lr->carry = malloc(sizeof(bool) * (size_t)(lr->n + 1));
+	lr->dst = malloc(sizeof(int) * (size_t)(2 * lr->n + 1));
+	if (!lr->carry || !lr->dst) {
+		loop_free(lr);
+		return TILEC_ERR_NOMEM;
 	}
-	for (int i = 0; i < n; i++)
-		copy_value(in, op->results[i], body->params[i + 1]);
+	lr->src = lr->dst + lr->n;
+	const ir_op *y = terminator_of(body, IR_OP_YIELD);
+	for (int i = 0; i < lr->n; i++) {
+		/* the producer's: what it starts from and yields its own ops compute */
+		const ir_op *d = in->known ? in->f->values[y->args[i]].def : NULL;
+		lr->carry[i] = !in->known || (in->known[op->args[i + 3]] && (!d || d->flags & IR_FLAG_PRODUCER));
+		if (lr->carry[i])
+			copy_value(in, body->params[i + 1], op->args[i + 3]);
+		if (in->known)
+			in->known[body->params[i + 1]] = lr->carry[i];
+	}
+	if (in->known)
+		in->known[body->params[0]] = true;
 	return TILEC_OK;
+}
+
+/* One iteration, then its yields into the carried values. */
+static tilec_status loop_step(interp *in, loop_run *lr)
+{
+	const ir_region *body = &lr->op->regions[0];
+	const ir_op *y = terminator_of(body, IR_OP_YIELD);
+	V(in, body->params[0])[0] = lr->iv;
+	tilec_status st = exec_region(in, body);
+	if (st)
+		return st;
+	int m = 0;
+	for (int i = 0; i < lr->n; i++)
+		if (lr->carry[i]) {
+			if (in->known && !in->known[y->args[i]])
+				return runtime_error(in, y, "the producer carries %%%d, which only the consumers compute",
+						     y->args[i]);
+			lr->dst[m] = body->params[i + 1];
+			lr->src[m++] = y->args[i];
+		}
+	if (m && (st = parallel_copy(in, lr->dst, lr->src, m)))
+		return st;
+	lr->iter++;
+	/* The bounds are compared in 64 bits, so the iv cannot wrap around. */
+	if (lr->sgn ? __builtin_add_overflow(lr->iv.i, lr->step.i, &lr->iv.i)
+		    : __builtin_add_overflow(lr->iv.u, lr->step.u, &lr->iv.u))
+		lr->ub = lr->iv; /* no further iteration */
+	return TILEC_OK;
+}
+
+static void loop_end(interp *in, const loop_run *lr)
+{
+	for (int i = 0; i < lr->n; i++)
+		if (lr->carry[i])
+			copy_value(in, lr->op->results[i], lr->op->regions[0].params[i + 1]);
+}
+
+static tilec_status exec_for(interp *in, const ir_op *op)
+{
+	loop_run lr;
+	tilec_status st = loop_begin(in, op, &lr);
+	while (!st && loop_more(&lr))
+		st = loop_step(in, &lr);
+	if (!st)
+		loop_end(in, &lr);
+	loop_free(&lr);
+	return st;
 }
 
 static tilec_status exec_if(interp *in, const ir_op *op)
@@ -1534,20 +1658,41 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	case IR_OP_LOCAL_ALLOC: /* the ring is the value's slots */
 	case IR_OP_LOCAL_DEALLOC:
 	case IR_OP_ASYNC_COMMIT:
-	case IR_OP_ASYNC_WAIT:
-	case IR_OP_TMA_WAIT: return TILEC_OK; /* copies complete when issued */
+	case IR_OP_ASYNC_WAIT: return TILEC_OK; /* copies complete when issued */
+	case IR_OP_TMA_WAIT: return exec_tma_wait(in, op);
 	default: return runtime_error(in, op, "cannot interpret '%s'", ir_opcode_name(op->code));
 	}
 }
 
-static tilec_status exec_region(interp *in, const ir_region *r)
+/* Ops from..to of r on this side: the producer's runs the marked ones,
+ * reading only what it computed; the consumers' all but the copies. */
+static tilec_status exec_ops(interp *in, const ir_region *r, int from, int to)
 {
-	for (int i = 0; i < r->nops; i++) {
-		tilec_status st = exec_op(in, r->ops[i]);
+	for (int i = from; i < to; i++) {
+		const ir_op *op = r->ops[i];
+		if (in->side == SIDE_CONSUMERS && op->code == IR_OP_TMA_COPY)
+			continue;
+		if (in->side == SIDE_PRODUCER) {
+			if (!(op->flags & IR_FLAG_PRODUCER))
+				continue;
+			/* a copy's ring was allocated before the split */
+			for (int a = op->code == IR_OP_TMA_COPY; a < op->nargs; a++)
+				if (!in->known[op->args[a]])
+					return runtime_error(in, op, "the producer reads %%%d, which only the consumers compute",
+							     op->args[a]);
+		}
+		tilec_status st = exec_op(in, op);
 		if (st)
 			return st;
+		for (int j = 0; in->known && j < op->nresults; j++)
+			in->known[op->results[j]] = true;
 	}
 	return TILEC_OK;
+}
+
+static tilec_status exec_region(interp *in, const ir_region *r)
+{
+	return exec_ops(in, r, 0, r->nops);
 }
 
 /* ---------------------------------------------------------------------
@@ -1594,8 +1739,110 @@ static tilec_status bind_args(interp *in, const interp_arg *args)
 	return TILEC_OK;
 }
 
-tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
-			int nbuffers, const interp_arg *args)
+/* The top-level loop passes/partition.c split, or -1. */
+static int split_loop(const ir_func *f)
+{
+	for (int i = 0; i < f->body.nops; i++)
+		if (f->body.ops[i]->code == IR_OP_FOR && f->body.ops[i]->flags & IR_FLAG_PRODUCER)
+			return i;
+	return -1;
+}
+
+/* One program of a split function: the ops before the loop on each side
+ * (the producer's first: the prologue's copies), the loop's iterations
+ * interleaved (the producer's iteration j before the consumers' j + lag),
+ * the rest on the consumers' side. */
+static tilec_status run_split(interp *p, interp *c, int at, int lag)
+{
+	const ir_func *f = p->f;
+	const ir_op *loop = f->body.ops[at];
+	for (int i = 0; i < f->nvalues; i++)
+		p->known[i] = i < f->nparams;
+	memset(p->fills, 0, sizeof(int) * (size_t)(p->nslots + 1));
+	memset(p->waits, 0, sizeof(int) * (size_t)(p->nslots + 1));
+	tilec_status st = exec_ops(p, &f->body, 0, at);
+	if (!st)
+		st = exec_ops(c, &f->body, 0, at);
+	for (int a = 0; !st && a < 3; a++)
+		if (!p->known[loop->args[a]])
+			st = runtime_error(p, loop, "the producer reads %%%d, which only the consumers compute", loop->args[a]);
+	if (st)
+		return st;
+	loop_run pl, cl;
+	if ((st = loop_begin(p, loop, &pl)))
+		return st;
+	if ((st = loop_begin(c, loop, &cl))) {
+		loop_free(&pl);
+		return st;
+	}
+	while (!st && (loop_more(&cl) || loop_more(&pl))) {
+		if (loop_more(&pl) && (!loop_more(&cl) || pl.iter + lag <= cl.iter))
+			st = loop_step(p, &pl);
+		else
+			st = loop_step(c, &cl);
+	}
+	if (!st) {
+		loop_end(c, &cl);
+		st = exec_ops(c, &f->body, at + 1, f->body.nops);
+	}
+	loop_free(&pl);
+	loop_free(&cl);
+	return st;
+}
+
+/* The values' slots, one block of storage. */
+static tilec_status alloc_values(interp *in)
+{
+	const ir_func *f = in->f;
+	size_t total = 0;
+	for (int i = 0; i < f->nvalues; i++)
+		total += (size_t)ir_numel(f->values[i].type);
+	in->vals = malloc(sizeof(slot *) * (size_t)(f->nvalues + 1));
+	in->store = calloc(total ? total : 1, sizeof(slot));
+	if (!in->vals || !in->store)
+		return TILEC_ERR_NOMEM;
+	size_t at = 0;
+	for (int i = 0; i < f->nvalues; i++) {
+		in->vals[i] = in->store + at;
+		at += (size_t)ir_numel(f->values[i].type);
+	}
+	return TILEC_OK;
+}
+
+/* The consumers' side of a split run: values of its own, the producer's
+ * rings, and the bookkeeping of their copies. */
+static tilec_status alloc_split(interp *p, interp *c)
+{
+	const ir_func *f = p->f;
+	tilec_status st = alloc_values(c);
+	int nslots = 0;
+	p->known = calloc((size_t)f->nvalues + 1, sizeof(bool));
+	p->ring_at = malloc(sizeof(int) * (size_t)(f->nvalues + 1));
+	if (st || !p->known || !p->ring_at)
+		return TILEC_ERR_NOMEM;
+	for (int i = 0; i < f->nvalues; i++) {
+		const ir_op *d = f->values[i].def;
+		p->ring_at[i] = d && d->code == IR_OP_LOCAL_ALLOC ? nslots : -1;
+		if (p->ring_at[i] >= 0) {
+			nslots += (int)f->values[i].type.shape[0];
+			c->vals[i] = p->vals[i];
+		}
+	}
+	p->fills = calloc((size_t)nslots + 1, sizeof(int));
+	p->waits = calloc((size_t)nslots + 1, sizeof(int));
+	if (!p->fills || !p->waits)
+		return TILEC_ERR_NOMEM;
+	p->nslots = nslots;
+	c->ring_at = p->ring_at;
+	c->fills = p->fills;
+	c->waits = p->waits;
+	p->side = SIDE_PRODUCER;
+	c->side = SIDE_CONSUMERS;
+	return TILEC_OK;
+}
+
+static tilec_status run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers, int nbuffers,
+		       const interp_arg *args, bool split_run, int lag)
 {
 	if (!ctx || !f || !grid || nbuffers < 0 || (nbuffers && !buffers) || (f->nparams && !args))
 		return TILEC_ERR_INVALID;
@@ -1604,23 +1851,17 @@ tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3]
 	tilec_status st = ir_verify(ctx, f);
 	if (st)
 		return st;
-	interp in = {ctx, f, buffers, nbuffers, NULL, NULL, {grid[0], grid[1], grid[2]}, {0, 0, 0}, 0};
-	size_t total = 0;
-	for (int i = 0; i < f->nvalues; i++)
-		total += (size_t)ir_numel(f->values[i].type);
-	in.vals = malloc(sizeof(slot *) * (size_t)(f->nvalues + 1));
-	in.store = calloc(total ? total : 1, sizeof(slot));
-	if (!in.vals || !in.store) {
-		free(in.vals);
-		free(in.store);
-		return TILEC_ERR_NOMEM;
-	}
-	size_t at = 0;
-	for (int i = 0; i < f->nvalues; i++) {
-		in.vals[i] = in.store + at;
-		at += (size_t)ir_numel(f->values[i].type);
-	}
-	st = bind_args(&in, args);
+	int split = split_run ? split_loop(f) : -1;
+	interp in = {ctx, f, buffers, nbuffers, NULL, NULL, {grid[0], grid[1], grid[2]}, {0, 0, 0}, 0,
+		     SIDE_ALL, NULL, NULL, NULL, NULL, 0};
+	interp cons = in;
+	st = alloc_values(&in);
+	if (!st && split >= 0)
+		st = alloc_split(&in, &cons);
+	if (!st)
+		st = bind_args(&in, args);
+	for (int i = 0; !st && split >= 0 && i < f->nparams; i++) /* the consumers' parameters */
+		memcpy(cons.vals[i], in.vals[i], sizeof(slot) * (size_t)ir_numel(f->values[i].type));
 	/* a program split over a cluster (passes/cluster.c) runs its CTAs one
 	 * after another */
 	uint32_t ctas = f->num_ctas > 1 && ir_region_has(&f->body, IR_OP_CTA_RANK) ? (uint32_t)f->num_ctas : 1;
@@ -1628,12 +1869,31 @@ tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3]
 		for (uint32_t y = 0; !st && y < grid[1]; y++)
 			for (uint32_t x = 0; !st && x < grid[0]; x++)
 				for (in.rank = 0; !st && in.rank < ctas; in.rank++) {
-					in.pid[0] = x;
-					in.pid[1] = y;
-					in.pid[2] = z;
-					st = exec_region(&in, &f->body);
+					in.pid[0] = cons.pid[0] = x;
+					in.pid[1] = cons.pid[1] = y;
+					in.pid[2] = cons.pid[2] = z;
+					cons.rank = in.rank;
+					st = split >= 0 ? run_split(&in, &cons, split, lag) : exec_region(&in, &f->body);
 				}
 	free(in.vals);
 	free(in.store);
+	free(cons.vals);
+	free(cons.store);
+	free(in.known);
+	free(in.ring_at);
+	free(in.fills);
+	free(in.waits);
 	return st;
+}
+
+tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
+			int nbuffers, const interp_arg *args)
+{
+	return run(ctx, f, grid, buffers, nbuffers, args, false, 0);
+}
+
+tilec_status interp_run_split(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
+			      int nbuffers, const interp_arg *args, int lag)
+{
+	return run(ctx, f, grid, buffers, nbuffers, args, true, lag);
 }

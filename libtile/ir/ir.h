@@ -411,6 +411,13 @@ typedef struct interp_arg {
 
 tilec_status interp_run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
 			int nbuffers, const interp_arg *args);
+/* interp_run for a program passes/partition.c split between a producer
+ * warp and the consumers: its sides run apart, sharing the rings, the
+ * producer's iteration j of the split loop before the consumers' j + lag,
+ * and the partition and the rings' order are checked (interp.c); a
+ * program without such a loop runs as interp_run runs it. */
+tilec_status interp_run_split(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3], interp_buffer *buffers,
+			      int nbuffers, const interp_arg *args, int lag);
 
 /* Round-to-nearest-even conversions between fp32 and fp16/bf16 bits. */
 uint16_t interp_f32_to_f16(float f);

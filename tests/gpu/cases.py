@@ -786,6 +786,10 @@ CASES += [
          [{"Z": 1, "H": 2, "N_CTX": 1, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 200, "D": 64},
           {"Z": 1, "H": 2, "N_CTX": 1000, "D": 128}, {"Z": 1, "H": 1, "N_CTX": 4097, "D": 64}], 3, ATTN_TOL,
          _attn_warps, grid_in_blob=False),
+    # the next block's scores before this block's softmax (N_CTX a multiple of BLOCK_N)
+    case("p_attn_ahead", ATTN, "attn_fwd_ahead", ATTN_PARAMS, _attn_ragged_cx, ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False),
 ]
 
 # the same attention through device-side descriptors (tutorial 06's TMA

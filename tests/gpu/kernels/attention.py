@@ -173,3 +173,45 @@ def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
                                              offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2)
     acc = acc / l_i[:, None]
     o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
+
+
+@triton.jit
+def attn_fwd_ahead(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
+                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # attn_fwd (non-causal) with the scores of the next key block computed
+    # before this block's softmax, so that the two can overlap: the scores
+    # dot of block j + 1 is issued at the top of iteration j (its keys
+    # masked past N_CTX on the last), and the softmax of block j reads the
+    # scores the iteration before computed.
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    q = tl.load(Q + base + offs_m[:, None] * stride_n + offs_d[None, :])
+    k_base = K + base
+    v_base = V + base
+    k = tl.load(k_base + offs_d[:, None] + offs_n[None, :] * stride_n)
+    qk = tl.dot(q, k)
+    for start_n in tl.range(0, N_CTX, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        nxt = start_n + BLOCK_N + offs_n
+        kn = tl.load(k_base + offs_d[:, None] + nxt[None, :] * stride_n, mask=nxt[None, :] < N_CTX, other=0.0)
+        qk_next = tl.dot(q, kn)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(v_base + (start_n + offs_n)[:, None] * stride_n + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+        qk = qk_next
+    acc = acc / l_i[:, None]
+    tl.store(Out + base + offs_m[:, None] * stride_n + offs_d[None, :], acc.to(Out.type.element_ty))
