@@ -1538,5 +1538,30 @@ check "-nc 2: without TMA the same store is rank 0's, split" bash -c "
 	'$TILEC' compile $RD --no-tma -o '$T/rd2' 2>'$T/rd2.err' && ! grep -q warning '$T/rd2.err' && '$TILEC' inspect '$T/rd2.c' | grep -q 'cluster 2x1x1'"
 expect_error "-nc 3 is refused" "-nc wants 1, 2, 4 or 8 CTAs per program, not '3'" "$TILEC" compile $K/clusters.py -n ticket -nc 3
 
+# elementwise ops compute each distinct element of a thread once: a row
+# mask over the 4 rows a thread holds (`rows < M`, M a multiple of 16) is
+# one compare where axis info proves it equal over them, and the load's
+# masks are as many as the thread's columns (8), not rows times columns
+cat >"$T/rowmask.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_max(x, out, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    m = (rows[:, None] < M) & (cols[None, :] < N)
+    v = tl.load(x + rows[:, None] * N + cols[None, :], mask=m, other=-float("inf"))
+    tl.store(out + rows, tl.max(v, 1), mask=rows < M)
+PY
+"$TILEC" compile "$T/rowmask.py" -n rows_max -s "*fp32:16, *fp32:16, i32:16, i32, 4, 1024" --arch sm_80 \
+	-o "$T/rowmask16" --keep-ptx "$T/rowmask16" >/dev/null 2>&1
+"$TILEC" compile "$T/rowmask.py" -n rows_max -s "*fp32:16, *fp32:16, i32, i32, 4, 1024" --arch sm_80 \
+	-o "$T/rowmask0" --keep-ptx "$T/rowmask0" >/dev/null 2>&1
+check "a row mask proven equal over a thread's rows: one compare, a mask a column" bash -c "
+	test \$(grep -c 'and.pred' '$T/rowmask16/rowmask16.sm_80.ptx') -le 12 &&
+	test \$(grep -c 'and.pred' '$T/rowmask0/rowmask0.sm_80.ptx') -ge 32"
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

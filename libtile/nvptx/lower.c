@@ -480,6 +480,60 @@ static LLVMValueRef elementwise(lw *w, const ir_op *op, ir_type rt, ir_kind ak, 
 	}
 }
 
+/* For each register of a block value in map m: an earlier register
+ * holding an equal element (axis info's constancy: runs of c equal
+ * elements starting at multiples of c), or itself. Along a dim the
+ * thread's coordinate is a multiple of A (the power of two dividing its
+ * lanes' and warps' scales and the shape), so two registers whose offsets
+ * lie in one aligned block of min(A, c) hold equal elements in every
+ * thread. A row mask over rows a thread holds several of (`rows < M`
+ * with M a multiple of the block) is then one compare, and the masks it
+ * is ANDed into are as many as the columns, not rows times columns.
+ * NULL where no register shares (the common case) or out of memory. */
+static int *equal_registers(lw *w, int v, const layout_map *m)
+{
+	ir_type t = lw_vtype(w, v);
+	const axis_info *ai = w->ai ? &w->ai[v] : NULL;
+	int64_t q[IR_MAX_RANK];
+	bool any = false;
+	for (int d = 0; d < m->rank; d++)
+		q[d] = 1;
+	for (int j = 0; ai && j < t.rank; j++) {
+		int d = m->dim_of[j];
+		int64_t c = ai->constancy[j];
+		if (c < 2 || m->regs_per_dim[d] < 2)
+			continue;
+		/* the largest power of two dividing the thread's coordinate */
+		layout_field fl = layout_dim_field(m, d);
+		int64_t bits = m->shape[d] | (fl.lanes > 1 ? fl.lane_scale : 0) | (fl.warps > 1 ? fl.warp_scale : 0);
+		int64_t align = bits & -bits;
+		if (c >= m->shape[d])
+			q[d] = m->shape[d];
+		else if (!(c & (c - 1)))
+			q[d] = c < align ? c : align;
+		any |= q[d] > 1;
+	}
+	if (!any || m->nregs > 1024)
+		return NULL;
+	int *same = arena_alloc(w->a, sizeof(int) * (size_t)m->nregs);
+	int32_t (*key)[IR_MAX_RANK] = arena_alloc(w->a, sizeof *key * (size_t)m->nregs);
+	if (!same || !key)
+		return NULL;
+	bool shared = false;
+	for (int r = 0; r < m->nregs; r++) {
+		int32_t cc[IR_MAX_RANK];
+		layout_reg_coords(m, r, cc);
+		for (int d = 0; d < m->rank; d++)
+			key[r][d] = (int32_t)(cc[d] / q[d]);
+		same[r] = r;
+		for (int e = 0; e < r && same[r] == r; e++)
+			if (same[e] == e && !memcmp(key[e], key[r], sizeof(int32_t) * (size_t)m->rank))
+				same[r] = e;
+		shared |= same[r] != r;
+	}
+	return shared ? same : NULL;
+}
+
 /* Element c (i32 coordinates; none for a scalar) of a cheap value v: its
  * chain of constants, aranges, splats, broadcasts, reshapes, permutes and
  * elementwise ops evaluated for that one element. A reshape or permute of
@@ -632,8 +686,17 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_alloc_regs(w, out, n, l))
 		return false;
 	ir_kind ak = op->nargs ? (ir_kind)lw_vtype(w, op->args[0]).kind : k;
+	/* elementwise ops compute each distinct element of the thread once */
+	const int *same = rt.rank && op->nregions == 0 && (op->code == IR_OP_CMP || op->code == IR_OP_AND ||
+							     op->code == IR_OP_OR || op->code == IR_OP_SELECT)
+				  ? equal_registers(w, res, &m)
+				  : NULL;
 	for (int r = 0; r < n; r++) {
 		LLVMValueRef x = NULL;
+		if (same && same[r] != r) {
+			out->r[r] = out->r[same[r]];
+			continue;
+		}
 		switch (op->code) {
 		case IR_OP_CONST:
 			x = const_of(w, k, op->ival, op->fval);
