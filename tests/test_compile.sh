@@ -1563,5 +1563,40 @@ check "a row mask proven equal over a thread's rows: one compare, a mask a colum
 	test \$(grep -c 'and.pred' '$T/rowmask16/rowmask16.sm_80.ptx') -le 12 &&
 	test \$(grep -c 'and.pred' '$T/rowmask0/rowmask0.sm_80.ptx') -ge 32"
 
+# short rows loaded, combined with carried rows and broadcast into a block
+# (a split-attention reduce) take the block's slice: nothing moves through
+# shared memory (2 stores and 4 barriers an iteration before)
+cat >"$T/rowchain.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_combine(x, m, s, out, n, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_D)
+    acc = tl.zeros((BLOCK_M, BLOCK_D), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32) - float("inf")
+    d_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    for j in range(0, n):
+        v = tl.load(x + (j * 1024 + rows[:, None]) * BLOCK_D + cols[None, :])
+        l_j = tl.load(m + j * 1024 + rows)
+        d_j = tl.load(s + j * 1024 + rows)
+        l_new = tl.maximum(l_i, l_j)
+        alpha = tl.exp(l_i - l_new)
+        beta = tl.exp(l_j - l_new)
+        d_new = alpha * d_i + beta * d_j
+        acc = acc * (d_i / d_new * alpha)[:, None] + v * (beta / d_new)[:, None]
+        d_i = d_new
+        l_i = l_new
+    tl.store(out + rows[:, None] * BLOCK_D + cols[None, :], acc)
+PY
+for a in sm_80 sm_90a; do
+	check "short rows broadcast into a block through a chain and a loop: no shared memory ($a)" bash -c "
+		'$TILEC' compile '$T/rowchain.py' -n rows_combine -s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 16, 64' \
+			--arch $a -o '$T/rowchain_$a' --keep-ptx '$T/rowchain_$a' >/dev/null 2>&1 &&
+		! grep -q 'st.shared\|bar.sync' '$T/rowchain_$a/rowchain_$a.$a.ptx'"
+done
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

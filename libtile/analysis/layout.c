@@ -1725,6 +1725,120 @@ static const layout *broadcast_row(assigner *s, const ir_op *load)
 	return row && !replicates(s, row, vtype(s, load->results[0])) ? row : NULL;
 }
 
+/* The FOR whose body is r, or NULL. */
+static const ir_op *loop_of(const ir_region *in, const ir_region *r)
+{
+	for (int i = 0; i < in->nops; i++)
+		for (int g = 0; g < in->ops[i]->nregions; g++) {
+			const ir_region *sub = &in->ops[i]->regions[g];
+			if (sub == r)
+				return in->ops[i]->code == IR_OP_FOR ? in->ops[i] : NULL;
+			const ir_op *l = loop_of(sub, r);
+			if (l)
+				return l;
+		}
+	return NULL;
+}
+
+/* Whether each op of r reading the rank-2 value e (an expand_dims of a
+ * row) is an elementwise op, through a broadcast at most, whose other
+ * rank-2 operand holds a blocked layout (*l: all that hold one agree;
+ * operands not assigned yet, a loop's accumulator, are passed over). */
+static bool expand_into(assigner *s, const ir_region *r, int e, const layout **l, int depth)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if (!ir_op_reads(op, e))
+			continue;
+		if (op->nregions || !remat_code(op->code) || op->nresults != 1 || vtype(s, op->results[0]).rank != 2)
+			return false;
+		if (op->code == IR_OP_BROADCAST) {
+			if (depth || !expand_into(s, r, op->results[0], l, 1))
+				return false;
+			continue;
+		}
+		for (int a = 0; a < op->nargs; a++) {
+			const layout *o = op->args[a] != e && vtype(s, op->args[a]).rank == 2 && !s->p->remat[op->args[a]]
+						  ? s->p->of[op->args[a]]
+						  : NULL;
+			if (!o)
+				continue;
+			if (o->kind != LAYOUT_BLOCKED || o->mma || o->rank != 2 || (*l && !layout_eq(*l, o)))
+				return false;
+			*l = o;
+		}
+	}
+	return true;
+}
+
+/* Whether every use of the row v in r, through elementwise ops of rank 1
+ * and the values r's loop carries, is an expand_dims along one axis
+ * (*axis) into ops expand_into accepts. */
+static bool row_uses(assigner *s, const ir_region *r, const ir_op *loop, int v, bool *seen, const layout **l,
+		     int *axis)
+{
+	if (seen[v])
+		return true;
+	seen[v] = true;
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if (!ir_op_reads(op, v))
+			continue;
+		if (op->code == IR_OP_YIELD && loop) {
+			for (int a = 0; a < op->nargs; a++)
+				if (op->args[a] == v && !row_uses(s, r, loop, r->params[1 + a], seen, l, axis))
+					return false;
+			continue;
+		}
+		if (op->code == IR_OP_EXPAND_DIMS && !op->nregions) {
+			if ((*axis >= 0 && *axis != op->axis) || !expand_into(s, r, op->results[0], l, 0))
+				return false;
+			*axis = op->axis;
+			continue;
+		}
+		if (op->nregions || !(remat_code(op->code) || op->code == IR_OP_MATH) || op->nresults != 1 ||
+		    vtype(s, op->results[0]).rank != 1 || !row_uses(s, r, loop, op->results[0], seen, l, axis))
+			return false;
+	}
+	return true;
+}
+
+/* A short row (no more elements than threads) loaded in a loop whose
+ * every use, through elementwise ops of its rank and the loop's carried
+ * values, is a broadcast into an op of a blocked layout L (kernl's
+ * split-attention reduce: maxima and sums loaded per row, combined with
+ * the carried ones, the results scaling the accumulator and the block
+ * loaded beside it): the slice of L, which the chain of its uses then
+ * takes. In the rank's own layout each of those broadcasts moves through
+ * shared memory, with two barriers, every iteration. Outside loops that
+ * move happens once, and the slice's loads (a row a thread of L holds
+ * several of) measured slower (FLA's l2norm backward). NULL where not so. */
+static const layout *broadcast_chain(assigner *s, const ir_op *load)
+{
+	int v = load->results[0];
+	ir_type t = vtype(s, v);
+	if (t.rank != 1 || ir_numel(t) > 32 * (int64_t)s->f->num_warps)
+		return NULL;
+	bool *seen = arena_alloc(s->a, sizeof(bool) * (size_t)(s->f->nvalues + 1));
+	if (!seen) {
+		s->oom = true;
+		return NULL;
+	}
+	const layout *l = NULL;
+	int axis = -1;
+	const ir_op *loop = loop_of(&s->f->body, s->region);
+	if (!loop || !row_uses(s, s->region, loop, v, seen, &l, &axis) || !l || axis < 0)
+		return NULL;
+	const layout *row = layout_slice(s->a, l, axis);
+	if (!row) {
+		s->oom = true;
+		return NULL;
+	}
+	/* threads of L along the broadcast dim load the row too: for a row
+	 * this short, a few lines of L1 against a trip through shared memory */
+	return layout_map_of(row, t.rank, t.shape).nregs <= 8 ? row : NULL;
+}
+
 static void assign_op(assigner *s, const ir_op *op)
 {
 	layout_plan *p = s->p;
@@ -1863,6 +1977,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		const layout *scale = s->want[res] ? s->want[res] : scale_load(s, s->region, op);
 		if (!scale)
 			scale = broadcast_row(s, op);
+		if (!scale)
+			scale = broadcast_chain(s, op);
 		if (scale && pointers_in(s, op, scale))
 			l = scale;
 		else
