@@ -1598,5 +1598,34 @@ for a in sm_80 sm_90a; do
 		! grep -q 'st.shared\|bar.sync' '$T/rowchain_$a/rowchain_$a.$a.ptx'"
 done
 
+# a carried row of column offsets (`cols < N` ANDed into each block's mask,
+# `cols += BLOCK` yielded) takes the block's slice: its mask is computed
+# where the loads read it, not moved through shared memory a byte an
+# element every iteration (the reduction's fp32 stores stay)
+cat >"$T/colloop.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_dot(x, y, out, M, N, TILE_M: tl.constexpr, TILE_N: tl.constexpr):
+    rows = tl.program_id(0) * TILE_M + tl.arange(0, TILE_M)
+    cols = tl.arange(0, TILE_N)
+    acc = tl.zeros([TILE_M, TILE_N], dtype=tl.float32)
+    for _ in range(0, N, TILE_N):
+        mask = (rows[:, None] < M) & (cols < N)
+        a = tl.load(x + rows[:, None] * N + cols, mask=mask).to(tl.float32)
+        b = tl.load(y + rows[:, None] * N + cols, mask=mask).to(tl.float32)
+        acc += a * b
+        cols += TILE_N
+    tl.store(out + rows, tl.sum(acc, 1), mask=rows < M)
+PY
+for a in sm_80 sm_90a; do
+	check "carried column offsets masking a block's loads: only the reduction's shared memory ($a)" bash -c "
+		'$TILEC' compile '$T/colloop.py' -n row_dot -s '*fp16:16, *fp16:16, *fp32:16, i32, i32, 1, 1024' \
+			--arch $a -o '$T/colloop_$a' --keep-ptx '$T/colloop_$a' >/dev/null 2>&1 &&
+		grep -q 'st.shared.f32' '$T/colloop_$a/colloop_$a.$a.ptx' && ! grep -q 'st.shared.u8' '$T/colloop_$a/colloop_$a.$a.ptx'"
+done
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

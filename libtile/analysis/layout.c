@@ -1742,8 +1742,9 @@ static const ir_op *loop_of(const ir_region *in, const ir_region *r)
 
 /* Whether each op of r reading the rank-2 value e (an expand_dims of a
  * row) is an elementwise op, through a broadcast at most, whose other
- * rank-2 operand holds a blocked layout (*l: all that hold one agree;
- * operands not assigned yet, a loop's accumulator, are passed over). */
+ * rank-2 operand holds a blocked layout, or which holds one itself where
+ * no operand does (a mask ANDed from two broadcast rows): *l, all agree.
+ * Operands not assigned yet (a loop's accumulator) are passed over. */
 static bool expand_into(assigner *s, const ir_region *r, int e, const layout **l, int depth)
 {
 	for (int i = 0; i < r->nops; i++) {
@@ -1757,16 +1758,17 @@ static bool expand_into(assigner *s, const ir_region *r, int e, const layout **l
 				return false;
 			continue;
 		}
-		for (int a = 0; a < op->nargs; a++) {
-			const layout *o = op->args[a] != e && vtype(s, op->args[a]).rank == 2 && !s->p->remat[op->args[a]]
-						  ? s->p->of[op->args[a]]
-						  : NULL;
-			if (!o)
-				continue;
-			if (o->kind != LAYOUT_BLOCKED || o->mma || o->rank != 2 || (*l && !layout_eq(*l, o)))
-				return false;
-			*l = o;
-		}
+		const layout *o = NULL;
+		for (int a = 0; a < op->nargs && !o; a++)
+			if (op->args[a] != e && vtype(s, op->args[a]).rank == 2 && !s->p->remat[op->args[a]])
+				o = s->p->of[op->args[a]];
+		if (!o && op->code != IR_OP_BROADCAST)
+			o = s->p->of[op->results[0]];
+		if (!o)
+			continue;
+		if (o->kind != LAYOUT_BLOCKED || o->mma || o->rank != 2 || (*l && !layout_eq(*l, o)))
+			return false;
+		*l = o;
 	}
 	return true;
 }
@@ -1803,6 +1805,25 @@ static bool row_uses(assigner *s, const ir_region *r, const ir_op *loop, int v, 
 	return true;
 }
 
+/* The slice of the one blocked layout every use of the row v in r
+ * broadcasts into (row_uses; loop: r's loop, whose carried values it
+ * follows), or NULL. */
+static const layout *uses_slice(assigner *s, const ir_region *r, const ir_op *loop, int v)
+{
+	bool *seen = arena_alloc(s->a, sizeof(bool) * (size_t)(s->f->nvalues + 1));
+	const layout *l = NULL, *row;
+	int axis = -1;
+	if (!seen) {
+		s->oom = true;
+		return NULL;
+	}
+	if (!row_uses(s, r, loop, v, seen, &l, &axis) || !l || axis < 0)
+		return NULL;
+	if (!(row = layout_slice(s->a, l, axis)))
+		s->oom = true;
+	return row;
+}
+
 /* A short row (no more elements than threads) loaded in a loop whose
  * every use, through elementwise ops of its rank and the loop's carried
  * values, is a broadcast into an op of a blocked layout L (kernl's
@@ -1817,26 +1838,30 @@ static const layout *broadcast_chain(assigner *s, const ir_op *load)
 {
 	int v = load->results[0];
 	ir_type t = vtype(s, v);
-	if (t.rank != 1 || ir_numel(t) > 32 * (int64_t)s->f->num_warps)
-		return NULL;
-	bool *seen = arena_alloc(s->a, sizeof(bool) * (size_t)(s->f->nvalues + 1));
-	if (!seen) {
-		s->oom = true;
-		return NULL;
-	}
-	const layout *l = NULL;
-	int axis = -1;
 	const ir_op *loop = loop_of(&s->f->body, s->region);
-	if (!loop || !row_uses(s, s->region, loop, v, seen, &l, &axis) || !l || axis < 0)
+	if (t.rank != 1 || ir_numel(t) > 32 * (int64_t)s->f->num_warps || !loop)
 		return NULL;
-	const layout *row = layout_slice(s->a, l, axis);
-	if (!row) {
-		s->oom = true;
-		return NULL;
-	}
+	const layout *row = uses_slice(s, s->region, loop, v);
 	/* threads of L along the broadcast dim load the row too: for a row
 	 * this short, a few lines of L1 against a trip through shared memory */
-	return layout_map_of(row, t.rank, t.shape).nregs <= 8 ? row : NULL;
+	return row && layout_map_of(row, t.rank, t.shape).nregs <= 8 ? row : NULL;
+}
+
+/* Loop value i of `loop`, started from a cheap value (an arange), a short
+ * row whose every use in the body, through elementwise ops and its own
+ * update, is a broadcast into one blocked layout L (FlagGems' column
+ * offsets, `cols < N` ANDed into each block's mask and `cols += BLOCK`
+ * yielded): the slice of L, so that its mask is computed where the loads
+ * read it; in the rank's own layout the mask moves through shared memory
+ * every iteration. NULL where not so. */
+static const layout *carried_chain(assigner *s, const ir_op *loop, int i)
+{
+	int param = loop->regions[0].params[1 + i];
+	ir_type t = vtype(s, param);
+	if (t.rank != 1 || ir_numel(t) > 32 * (int64_t)s->f->num_warps * 16)
+		return NULL;
+	const layout *row = uses_slice(s, &loop->regions[0], loop, param);
+	return row && !replicates(s, row, t) ? row : NULL;
 }
 
 static void assign_op(assigner *s, const ir_op *op)
@@ -1863,6 +1888,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		for (int i = 0; i < n; i++) {
 			int param = body->params[1 + i], init = op->args[3 + i];
 			const layout *row = carried_row(s, body, i, init);
+			if (!row && p->remat[init])
+				row = carried_chain(s, op, i);
 			if (row && !layout_eq(row, p->of[param])) {
 				p->of[param] = p->of[init] = s->want[body->ops[body->nops - 1]->args[i]] = row;
 				again = true;
