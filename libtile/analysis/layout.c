@@ -517,6 +517,7 @@ typedef struct assigner {
 	bool fp8_mma;  /* fp8 dots run mma.sync (every target sm_89 or newer) */
 	dot_unit unit;
 	const ir_region *region; /* being assigned */
+	const ir_op *loop;       /* the innermost FOR whose body is being assigned */
 	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
 	int *uses;               /* per value id: operands naming it */
@@ -1725,21 +1726,6 @@ static const layout *broadcast_row(assigner *s, const ir_op *load)
 	return row && !replicates(s, row, vtype(s, load->results[0])) ? row : NULL;
 }
 
-/* The FOR whose body is r, or NULL. */
-static const ir_op *loop_of(const ir_region *in, const ir_region *r)
-{
-	for (int i = 0; i < in->nops; i++)
-		for (int g = 0; g < in->ops[i]->nregions; g++) {
-			const ir_region *sub = &in->ops[i]->regions[g];
-			if (sub == r)
-				return in->ops[i]->code == IR_OP_FOR ? in->ops[i] : NULL;
-			const ir_op *l = loop_of(sub, r);
-			if (l)
-				return l;
-		}
-	return NULL;
-}
-
 /* Whether each op of r reading the rank-2 value e (an expand_dims of a
  * row) is an elementwise op, through a broadcast at most, whose other
  * rank-2 operand holds a blocked layout, or which holds one itself where
@@ -1762,7 +1748,7 @@ static bool expand_into(assigner *s, const ir_region *r, int e, const layout **l
 		for (int a = 0; a < op->nargs && !o; a++)
 			if (op->args[a] != e && vtype(s, op->args[a]).rank == 2 && !s->p->remat[op->args[a]])
 				o = s->p->of[op->args[a]];
-		if (!o && op->code != IR_OP_BROADCAST)
+		if (!o)
 			o = s->p->of[op->results[0]];
 		if (!o)
 			continue;
@@ -1792,7 +1778,7 @@ static bool row_uses(assigner *s, const ir_region *r, const ir_op *loop, int v, 
 					return false;
 			continue;
 		}
-		if (op->code == IR_OP_EXPAND_DIMS && !op->nregions) {
+		if (op->code == IR_OP_EXPAND_DIMS) {
 			if ((*axis >= 0 && *axis != op->axis) || !expand_into(s, r, op->results[0], l, 0))
 				return false;
 			*axis = op->axis;
@@ -1838,7 +1824,7 @@ static const layout *broadcast_chain(assigner *s, const ir_op *load)
 {
 	int v = load->results[0];
 	ir_type t = vtype(s, v);
-	const ir_op *loop = loop_of(&s->f->body, s->region);
+	const ir_op *loop = s->loop && s->region == &s->loop->regions[0] ? s->loop : NULL;
 	if (t.rank != 1 || ir_numel(t) > 32 * (int64_t)s->f->num_warps || !loop)
 		return NULL;
 	const layout *row = uses_slice(s, s->region, loop, v);
@@ -1883,6 +1869,8 @@ static void assign_op(assigner *s, const ir_op *op)
 			const layout *want = p->remat[init] ? carried_pointer_layout(s, body, param) : NULL;
 			p->of[param] = want ? want : p->remat[init] && vtype(s, init).rank ? NULL : p->of[init];
 		}
+		const ir_op *outer_loop = s->loop;
+		s->loop = op;
 		assign_region(s, body);
 		bool again = retarget(s, body->params + 1, op->args + 3, n, body);
 		for (int i = 0; i < n; i++) {
@@ -1900,6 +1888,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		}
 		if (again)
 			assign_region(s, body);
+		s->loop = outer_loop;
 		for (int i = 0; i < op->nresults; i++)
 			p->of[op->results[i]] = p->of[body->params[1 + i]];
 		return;

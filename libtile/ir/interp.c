@@ -1086,6 +1086,13 @@ static tilec_status exec_async_copy(interp *in, const ir_op *op)
 	return TILEC_OK;
 }
 
+/* A split run's counters of the slot (ring, slot: op's first two
+ * operands, ring_tile checked) an op names. */
+static int slot_at(const interp *in, const ir_op *op)
+{
+	return in->ring_at[op->args[0]] + (int)V(in, op->args[1])[0].i;
+}
+
 /* A tensor map's copy: the block at the coordinates of the descriptor the
  * map was built from, zero outside its shape, as the copy engine fills it. */
 static tilec_status exec_tma_copy(interp *in, const ir_op *op)
@@ -1095,11 +1102,11 @@ static tilec_status exec_tma_copy(interp *in, const ir_op *op)
 	if (!r || !V(in, op->args[2])[0].i)
 		return st;
 	if (in->side != SIDE_ALL) {
-		int64_t slot_i = V(in, op->args[1])[0].i, at = in->ring_at[op->args[0]] + slot_i;
+		int at = slot_at(in, op);
 		if (in->fills[at] > in->waits[at])
 			return runtime_error(in, op, "the producer copies into slot %lld of ring %%%d before the consumers "
 						     "waited for the copy it holds",
-					     (long long)slot_i, op->args[0]);
+					     (long long)V(in, op->args[1])[0].i, op->args[0]);
 		in->fills[at]++;
 	}
 	const ir_desc_param *dp = ir_tensormap_desc(in->f, (int)op->ival);
@@ -1133,8 +1140,7 @@ static tilec_status exec_local_load(interp *in, const ir_op *op)
 	const slot *t = ring_tile(in, op, &st);
 	if (!t)
 		return st;
-	int at = in->side != SIDE_ALL ? in->ring_at[op->args[0]] : -1;
-	if (at >= 0 && in->fills[at + V(in, op->args[1])[0].i] != in->waits[at + V(in, op->args[1])[0].i])
+	if (in->side != SIDE_ALL && in->fills[slot_at(in, op)] != in->waits[slot_at(in, op)])
 		return runtime_error(in, op, "the consumers read slot %lld of ring %%%d before waiting for its copy",
 				     (long long)V(in, op->args[1])[0].i, op->args[0]);
 	memcpy(V(in, op->results[0]), t, sizeof(slot) * (size_t)rnumel(in, op));
@@ -1150,7 +1156,7 @@ static tilec_status exec_tma_wait(interp *in, const ir_op *op)
 	if (in->side == SIDE_ALL || !ring_tile(in, op, &st))
 		return st;
 	int64_t slot_i = V(in, op->args[1])[0].i, phase = V(in, op->args[2])[0].i;
-	int at = in->ring_at[op->args[0]] + (int)slot_i;
+	int at = slot_at(in, op);
 	if (in->fills[at] != in->waits[at] + 1)
 		return runtime_error(in, op, "the consumers wait for slot %lld of ring %%%d, which holds %s", (long long)slot_i,
 				     op->args[0], in->fills[at] == in->waits[at] ? "no copy they have not waited for" :
@@ -1664,6 +1670,13 @@ static tilec_status exec_op(interp *in, const ir_op *op)
 	}
 }
 
+/* The producer's side reads v: an error where its own ops did not compute it. */
+static tilec_status producer_reads(interp *in, const ir_op *op, int v)
+{
+	return in->known[v] ? TILEC_OK
+			    : runtime_error(in, op, "the producer reads %%%d, which only the consumers compute", v);
+}
+
 /* Ops from..to of r on this side: the producer's runs the marked ones,
  * reading only what it computed; the consumers' all but the copies. */
 static tilec_status exec_ops(interp *in, const ir_region *r, int from, int to)
@@ -1677,9 +1690,8 @@ static tilec_status exec_ops(interp *in, const ir_region *r, int from, int to)
 				continue;
 			/* a copy's ring was allocated before the split */
 			for (int a = op->code == IR_OP_TMA_COPY; a < op->nargs; a++)
-				if (!in->known[op->args[a]])
-					return runtime_error(in, op, "the producer reads %%%d, which only the consumers compute",
-							     op->args[a]);
+				if (producer_reads(in, op, op->args[a]))
+					return TILEC_ERR_RUNTIME;
 		}
 		tilec_status st = exec_op(in, op);
 		if (st)
@@ -1739,15 +1751,6 @@ static tilec_status bind_args(interp *in, const interp_arg *args)
 	return TILEC_OK;
 }
 
-/* The top-level loop passes/partition.c split, or -1. */
-static int split_loop(const ir_func *f)
-{
-	for (int i = 0; i < f->body.nops; i++)
-		if (f->body.ops[i]->code == IR_OP_FOR && f->body.ops[i]->flags & IR_FLAG_PRODUCER)
-			return i;
-	return -1;
-}
-
 /* One program of a split function: the ops before the loop on each side
  * (the producer's first: the prologue's copies), the loop's iterations
  * interleaved (the producer's iteration j before the consumers' j + lag),
@@ -1764,8 +1767,7 @@ static tilec_status run_split(interp *p, interp *c, int at, int lag)
 	if (!st)
 		st = exec_ops(c, &f->body, 0, at);
 	for (int a = 0; !st && a < 3; a++)
-		if (!p->known[loop->args[a]])
-			st = runtime_error(p, loop, "the producer reads %%%d, which only the consumers compute", loop->args[a]);
+		st = producer_reads(p, loop, loop->args[a]);
 	if (st)
 		return st;
 	loop_run pl, cl;
@@ -1851,7 +1853,7 @@ static tilec_status run(tilec_ctx *ctx, const ir_func *f, const uint32_t grid[3]
 	tilec_status st = ir_verify(ctx, f);
 	if (st)
 		return st;
-	int split = split_run ? split_loop(f) : -1;
+	int split = split_run ? ir_producer_loop(f) : -1;
 	interp in = {ctx, f, buffers, nbuffers, NULL, NULL, {grid[0], grid[1], grid[2]}, {0, 0, 0}, 0,
 		     SIDE_ALL, NULL, NULL, NULL, NULL, 0};
 	interp cons = in;

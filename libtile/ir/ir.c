@@ -325,6 +325,14 @@ bool ir_region_has(const ir_region *r, ir_opcode code)
 	return false;
 }
 
+int ir_producer_loop(const ir_func *f)
+{
+	for (int i = 0; i < f->body.nops; i++)
+		if (f->body.ops[i]->code == IR_OP_FOR && f->body.ops[i]->flags & IR_FLAG_PRODUCER)
+			return i;
+	return -1;
+}
+
 bool ir_op_reads(const ir_op *op, int v)
 {
 	for (int i = 0; i < op->nargs; i++)

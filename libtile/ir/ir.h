@@ -345,6 +345,9 @@ ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *
 /* Appends op to region; false when out of memory. */
 bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
 bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its regions' */
+/* The index in f's body of the loop passes/partition.c split for a producer
+ * warp (IR_FLAG_PRODUCER), or -1. */
+int ir_producer_loop(const ir_func *f);
 bool ir_op_reads(const ir_op *op, int v); /* op takes value v, itself or in its regions */
 /* The dot of region r whose result 1-D value v only scales: through an
  * expand_dims (its axis in *axis) and a broadcast into a product, sum,

@@ -687,8 +687,8 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 		return false;
 	ir_kind ak = op->nargs ? (ir_kind)lw_vtype(w, op->args[0]).kind : k;
 	/* elementwise ops compute each distinct element of the thread once */
-	const int *same = rt.rank && op->nregions == 0 && (op->code == IR_OP_CMP || op->code == IR_OP_AND ||
-							     op->code == IR_OP_OR || op->code == IR_OP_SELECT)
+	const int *same = rt.rank && (op->code == IR_OP_CMP || op->code == IR_OP_AND || op->code == IR_OP_OR ||
+				      op->code == IR_OP_SELECT)
 				  ? equal_registers(w, res, &m)
 				  : NULL;
 	for (int r = 0; r < n; r++) {

@@ -32,10 +32,8 @@
 bool lw_ws_plan(lw *w)
 {
 	const ir_func *f = w->f;
-	const ir_op *loop = NULL;
-	for (int i = 0; i < f->body.nops && !loop; i++)
-		if (f->body.ops[i]->code == IR_OP_FOR && f->body.ops[i]->flags & IR_FLAG_PRODUCER)
-			loop = f->body.ops[i];
+	int at = ir_producer_loop(f);
+	const ir_op *loop = at >= 0 ? f->body.ops[at] : NULL;
 	if (!loop || w->p->unit != DOT_UNIT_WGMMA)
 		return true;
 	const char *why = NULL;

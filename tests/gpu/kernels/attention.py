@@ -75,9 +75,10 @@ def attn_fwd(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
 
 
 @triton.jit
-def attn_fwd_ragged(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
-                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    # attn_fwd (non-causal) for any N_CTX: query rows and keys past it masked
+def _attn_program(sm_scale, stride_z, stride_h, H, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr):
+    # a (query block, batch and head) program's base offset, index blocks,
+    # online-softmax state and log2-scaled softmax scale
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
     base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
@@ -87,7 +88,15 @@ def attn_fwd_ragged(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_C
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    return base, offs_m, offs_n, offs_d, m_i, l_i, acc, sm_scale * 1.44269504  # 1/log(2)
+
+
+@triton.jit
+def attn_fwd_ragged(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
+                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # attn_fwd (non-causal) for any N_CTX: query rows and keys past it masked
+    base, offs_m, offs_n, offs_d, m_i, l_i, acc, qk_scale = _attn_program(sm_scale, stride_z, stride_h, H, HEAD_DIM,
+                                                                          BLOCK_M, BLOCK_N)
     q = tl.load(Q + base + offs_m[:, None] * stride_n + offs_d[None, :], mask=offs_m[:, None] < N_CTX, other=0.0)
     for start_n in range(0, N_CTX, BLOCK_N):
         kv = start_n + offs_n
@@ -183,16 +192,8 @@ def attn_fwd_ahead(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CT
     # dot of block j + 1 is issued at the top of iteration j (its keys
     # masked past N_CTX on the last), and the softmax of block j reads the
     # scores the iteration before computed.
-    start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    base = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    base, offs_m, offs_n, offs_d, m_i, l_i, acc, qk_scale = _attn_program(sm_scale, stride_z, stride_h, H, HEAD_DIM,
+                                                                          BLOCK_M, BLOCK_N)
     q = tl.load(Q + base + offs_m[:, None] * stride_n + offs_d[None, :])
     k_base = K + base
     v_base = V + base
