@@ -9,7 +9,8 @@
 # addition's loop of them in the op's scope below sm_90, its atom from
 # sm_90 on), fp16 and bf16 pairs in one f16x2/bf16x2 exactly where the
 # pointers and the mask come in aligned pairs, 16-bit atomics, the scalar
-# result through shared memory, randn's sqrt.approx, mul.hi in Philox.
+# result through shared memory, randn's sqrt.approx, mul.hi in Philox,
+# volatile loads (ld.volatile) read again on every turn of a spin loop.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -221,6 +222,22 @@ if [ -f $G/atomics.py ]; then
 	compile g_lnbwd $G/atomics.py layer_norm_bwd_dx_fused '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *i32:16, i32, i32, 32, 256'
 	has g_lnbwd 'atom\.acq_rel\.gpu\.global\.cas\.b32'
 	has g_lnbwd 'bar\.sync'
+	# tl.load(..., volatile=True) spinning on a turn: ld.volatile inside the
+	# loop (the label before it is a later branch's target), for the scalar
+	# load (an LLVM load) and the masked one (inline PTX)
+	for m in False True; do
+		compile "g_chain_$m" $G/atomics.py ticket_chain_kernel "*i32:16, *i32:16, *i32:16, *i32:16, $m"
+		for a in compute_80 sm_90; do
+			if awk '/^\$L__BB[0-9_]+:/ { sub(":", "", $1); label = $1 }
+				/ld\.volatile\.global/ && label != "" { spin = label }
+				/bra(\.uni)?[ \t]/ && spin != "" && index($0, spin ";") { found = 1 }
+				END { exit !found }' "$T/g_chain_$m.$a.ptx"; then
+				ok
+			else
+				fail "g_chain_$m: no ld.volatile.global inside a loop in its $a PTX"
+			fi
+		done
+	done
 fi
 if [ -f $G/random.py ]; then
 	compile g_randn $G/random.py randn_kernel '*fp32:16, i32, i32, 1024'

@@ -168,7 +168,8 @@ LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
 /* memory.c; load_vector: vec consecutive elements at a global pointer as
  * storage elements, with pred one predicated access: where it is off, the
  * elements are `fill` (vec storage elements, set before the access), or
- * undefined with fill NULL */
+ * undefined with fill NULL; is_volatile reads with ld.volatile (tl.load's
+ * volatile=True) */
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_store(lw *w, const ir_op *op);
 /* Where a load reads: ptr, plus index (an i32, with index2 added when not
@@ -180,7 +181,7 @@ typedef struct lw_address {
 	int off;
 } lw_address;
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
-		    LLVMValueRef *elems);
+		    bool is_volatile, LLVMValueRef *elems);
 /* How many consecutive registers of op's pointer (args[0]) one access
  * covers: contiguity and alignment, the mask's constancy (mask: its value
  * id, -1 for none) and the layout's runs. */

@@ -117,7 +117,7 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 }
 
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
-		    LLVMValueRef *elems)
+		    bool is_volatile, LLVMValueRef *elems)
 {
 	LLVMTypeRef st = lw_stype(w, k);
 	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
@@ -131,6 +131,8 @@ void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k,
 		LLVMTypeRef vt = vec > 1 ? LLVMVectorType(st, (unsigned)vec) : st;
 		LLVMValueRef x = LLVMBuildLoad2(w->b, vt, ptr, "");
 		LLVMSetAlignment(x, (unsigned)(vec * eb));
+		/* ld.volatile: read again each time, never hoisted out of a spin loop */
+		LLVMSetVolatile(x, is_volatile);
 		for (int i = 0; i < vec; i++)
 			elems[i] = vec > 1 ? LLVMBuildExtractElement(w->b, x, lw_ci32(w, i), "") : x;
 		return;
@@ -176,7 +178,8 @@ void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k,
 		cp += snprintf(cons + cp, sizeof cons - (size_t)cp, ",%s", vs.cons);
 		args[nargs++] = words[i];
 	}
-	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld.global%s.%s {", vs.nw + 1, vsuffix(vs.nw), vs.ptx);
+	pos += snprintf(text + pos, sizeof text - (size_t)pos, "@$%d ld%s.global%s.%s {", vs.nw + 1,
+			is_volatile ? ".volatile" : "", vsuffix(vs.nw), vs.ptx);
 	for (int i = 0; i < vs.nw; i++)
 		pos += snprintf(text + pos, sizeof text - (size_t)pos, "%s$%d", i ? ", " : "", i);
 	/* an offset in the address itself: LLVM would give each one a register */
@@ -287,7 +290,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
 		lw_load_vector(w, (lw_address){a[0].r[r], NULL, NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k,
-			       set_first ? fill : NULL, elems);
+			       set_first ? fill : NULL, (op->flags & IR_FLAG_VOLATILE) != 0, elems);
 		for (int i = 0; i < vec && has_mask && !set_first; i++)
 			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
 		for (int i = 0; i < vec; i++)

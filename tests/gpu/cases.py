@@ -1490,6 +1490,13 @@ CASES += [
          [T("inout", "i32", ["1"], "zeros"), T("inout", "i32", ["32"], "zeros"),
           T("out", "i32", ["P", "128"]), T("out", "i32", ["P", "32"])],
          {"SLOTS": 32}, "P", [{"P": 1}, {"P": 300}], 4, grid_in_blob=False),
+] + [
+    case("atomic_ticket_chain%s" % _id, ATOM, "ticket_chain_kernel",
+         [T("inout", "i32", ["1"], "zeros"), T("inout", "i32", ["2"], "zeros"),
+          T("inout", "i32", ["1"], "zeros"), T("out", "i32", ["P"])],
+         {"MASKED": _masked}, "P", [{"P": 1}, {"P": 300}, {"P": 5000}], 4, grid_in_blob=False)
+    for _id, _masked in (("", False), ("_masked", True))
+] + [
     case("atomic_lock_ln_bwd", ATOM, "layer_norm_bwd_dx_fused",
          [T("out", "fp32", ["M", "N"]), T("in", "fp32", ["M", "N"]),
           T("inout", "fp32", ["32", "N"], "zeros"), T("inout", "fp32", ["32", "N"], "zeros"),

@@ -64,6 +64,28 @@ def ticket_kernel(count_ptr, slots_ptr, seen_ptr, hits_ptr, SLOTS: tl.constexpr)
 
 
 @triton.jit
+def ticket_chain_kernel(ticket_ptr, turn_ptr, acc_ptr, out_ptr, MASKED: tl.constexpr):
+    # the programs run their middle part one at a time, in the order of the
+    # tickets they take, each spinning on volatile loads of the turn until
+    # the one before passes it on: a load hoisted out of the loop, or one
+    # that a stale L1 line answers, never sees the turn change. Each turn
+    # folds its ticket into acc and stores the value it found, so a race
+    # shows in the output (a scalar load, or a masked 2-element one)
+    t = tl.atomic_add(ticket_ptr, 1, sem="relaxed")
+    if MASKED:
+        offs = tl.arange(0, 2)
+        while tl.max(tl.load(turn_ptr + offs, mask=offs < 1, other=0, volatile=True), axis=0) < t:
+            pass
+    else:
+        while tl.load(turn_ptr, volatile=True) < t:
+            pass
+    old = tl.atomic_add(acc_ptr, 0, sem="acquire")
+    tl.atomic_xchg(acc_ptr, (old * 3 + t + 1) % 1000003, sem="relaxed")
+    tl.store(out_ptr + t, old)
+    tl.atomic_xchg(turn_ptr, t + 1, sem="release")
+
+
+@triton.jit
 def layer_norm_bwd_dx_fused(DX, DY, DW, DB, X, W, Mean, Rstd, Lock, stride, N,
                             GROUP_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
     # the layer norm backward of Triton's tutorial 05: dx per row, and the
