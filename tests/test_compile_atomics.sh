@@ -10,7 +10,8 @@
 # sm_90 on), fp16 and bf16 pairs in one f16x2/bf16x2 exactly where the
 # pointers and the mask come in aligned pairs, 16-bit atomics, the scalar
 # result through shared memory, randn's sqrt.approx, mul.hi in Philox,
-# volatile loads (ld.volatile) read again on every turn of a spin loop.
+# volatile loads (ld.volatile) read again on every turn of a spin loop, a
+# scalar one by one thread and shared.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +78,13 @@ has counter 'bar\.sync'
 compile lock $A cas_ticket '*i32, *i32'
 has lock 'atom\.acq_rel\.gpu\.global\.cas\.b32'
 has lock 'atom\.acq_rel\.gpu\.global\.exch\.b32'
+# a scalar volatile load spinning on a flag: thread 0 reads it (ld.volatile
+# under its predicate) and shares it through shared memory, so that every
+# thread runs the loop's turns alike
+compile spin $A spin_flag '*i32:16, *i32:16, i32'
+has spin '@%p[0-9]+ ld\.volatile\.global\.b32'
+has spin 'st\.shared\.[ub]32'
+has spin 'ld\.shared\.[ub]32'
 compile ln_dwdb $A layer_norm_bwd_dwdb '*fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32, 32, 128'
 for op in add max min and or xor xchg; do
 	for ty in i32 u32 i64 u64; do
@@ -223,15 +231,14 @@ if [ -f $G/atomics.py ]; then
 	has g_lnbwd 'atom\.acq_rel\.gpu\.global\.cas\.b32'
 	has g_lnbwd 'bar\.sync'
 	# tl.load(..., volatile=True) spinning on a turn: ld.volatile inside the
-	# loop (the label before it is a later branch's target), for the scalar
-	# load (an LLVM load) and the masked one (inline PTX)
+	# loop (its block the target of a conditional branch), for the scalar
+	# load and the masked one
 	for m in False True; do
 		compile "g_chain_$m" $G/atomics.py ticket_chain_kernel "*i32:16, *i32:16, *i32:16, *i32:16, $m"
 		for a in compute_80 sm_90; do
-			if awk '/^\$L__BB[0-9_]+:/ { sub(":", "", $1); label = $1 }
-				/ld\.volatile\.global/ && label != "" { spin = label }
-				/bra(\.uni)?[ \t]/ && spin != "" && index($0, spin ";") { found = 1 }
-				END { exit !found }' "$T/g_chain_$m.$a.ptx"; then
+			f=$T/g_chain_$m.$a.ptx
+			spin=$(awk '/^\$L__BB[0-9_]+:/ { sub(":", "", $1); label = $1 } /ld\.volatile\.global/ { print label; exit }' "$f")
+			if [ -n "$spin" ] && grep -qE "@%p[0-9]+ bra(\.uni)?[[:space:]]+\\$spin;" "$f"; then
 				ok
 			else
 				fail "g_chain_$m: no ld.volatile.global inside a loop in its $a PTX"

@@ -279,21 +279,6 @@ bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out)
 	}
 	if (!used || (pt.rank && !own))
 		return true;
-	/* the owners' old values to every thread: through shared memory */
-	LLVMTypeRef st = lw_ltype(w, k);
-	int eb = ir_kind_bytes(k);
-	lw_smem_need(w, (uint64_t)eb * (uint64_t)ir_numel(pt));
-	lw_barrier(w); /* the scratch may still be read by the op before */
-	LLVMBasicBlockRef join = lw_begin_if(w, own);
-	for (int r = 0; r < out->n; r++) {
-		LLVMValueRef idx = pt.rank ? lw_linear_index(w, &m, pt, r) : lw_ci32(w, 0);
-		LLVMBuildStore(w->b, out->r[r], lw_smem_addr(w, LLVMBuildMul(w->b, idx, lw_ci32(w, eb), "")));
-	}
-	lw_end_if(w, join);
-	lw_barrier(w);
-	for (int r = 0; r < out->n; r++) {
-		LLVMValueRef idx = pt.rank ? lw_linear_index(w, &m, pt, r) : lw_ci32(w, 0);
-		out->r[r] = LLVMBuildLoad2(w->b, st, lw_smem_addr(w, LLVMBuildMul(w->b, idx, lw_ci32(w, eb), "")), "");
-	}
+	lw_share_owned(w, out, pt.rank ? &m : NULL, pt, own, k);
 	return true;
 }

@@ -262,6 +262,45 @@ static int same_access(const layout_map *m, ir_type pt, unsigned whole, int r)
 	return r;
 }
 
+void lw_share_owned(lw *w, lval *out, const layout_map *m, ir_type t, LLVMValueRef own, ir_kind k)
+{
+	LLVMTypeRef st = lw_ltype(w, k);
+	int eb = ir_kind_bytes(k);
+	lw_smem_need(w, (uint64_t)eb * (uint64_t)ir_numel(t));
+	lw_barrier(w); /* the scratch may still be read by the op before */
+	LLVMBasicBlockRef join = lw_begin_if(w, own);
+	for (int r = 0; r < out->n; r++) {
+		LLVMValueRef idx = m ? lw_linear_index(w, m, t, r) : lw_ci32(w, 0);
+		LLVMBuildStore(w->b, out->r[r], lw_smem_addr(w, LLVMBuildMul(w->b, idx, lw_ci32(w, eb), "")));
+	}
+	lw_end_if(w, join);
+	lw_barrier(w);
+	for (int r = 0; r < out->n; r++) {
+		LLVMValueRef idx = m ? lw_linear_index(w, m, t, r) : lw_ci32(w, 0);
+		out->r[r] = LLVMBuildLoad2(w->b, st, lw_smem_addr(w, LLVMBuildMul(w->b, idx, lw_ci32(w, eb), "")), "");
+	}
+}
+
+/* A scalar volatile load (a flag another program sets) is read by thread 0
+ * alone and shared: every thread may read it at another moment and see
+ * another value, and a loop or branch on it would then diverge within the
+ * program, its barriers (shared-memory scratch, memorder.c's) reached a
+ * different number of times by different warps. */
+static bool emit_volatile_scalar(lw *w, const ir_op *op, const lval *a, lval *out)
+{
+	ir_kind k = (ir_kind)lw_vtype(w, op->args[0]).pointee;
+	bool has_mask = op->flags & IR_FLAG_HAS_MASK, has_other = op->flags & IR_FLAG_HAS_OTHER;
+	LLVMValueRef own = LLVMBuildICmp(w->b, LLVMIntEQ, w->tid, lw_ci32(w, 0), "");
+	LLVMValueRef fill = has_other ? lw_to_storage(w, a[2].r[0], k) : LLVMConstNull(lw_stype(w, k)), elem;
+	if (!lw_alloc_regs(w, out, 1, NULL))
+		return false;
+	lw_load_vector(w, (lw_address){a[0].r[0], NULL, NULL, 0}, has_mask ? LLVMBuildAnd(w->b, own, a[1].r[0], "") : own,
+		       1, k, &fill, true, &elem);
+	out->r[0] = lw_from_storage(w, elem, k);
+	lw_share_owned(w, out, NULL, (ir_type){0}, own, k);
+	return true;
+}
+
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type pt = lw_vtype(w, op->args[0]);
@@ -269,6 +308,8 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	lval a[3 + IR_MAX_RANK]; /* and a descriptor block's coordinates */
 	if (!lw_get_args(w, op, l, a))
 		return false;
+	if (!pt.rank && (op->flags & IR_FLAG_VOLATILE))
+		return emit_volatile_scalar(w, op, a, out);
 	bool has_mask = op->flags & IR_FLAG_HAS_MASK, has_other = op->flags & IR_FLAG_HAS_OTHER;
 	int vec = lw_access_width(w, op, l, has_mask ? op->args[1] : -1);
 	if (!lw_alloc_regs(w, out, a[0].n, pt.rank ? l : NULL))

@@ -124,3 +124,13 @@ def add_pairs(p_ptr, v_ptr, n, MASK: tl.constexpr, SHIFT: tl.constexpr, BLOCK: t
         tl.atomic_add(p_ptr + SHIFT + offs, v, mask=offs // 2 < n, sem="relaxed")
     else:
         tl.atomic_add(p_ptr + SHIFT + offs, v, mask=offs < n, sem="relaxed")
+
+
+@triton.jit
+def spin_flag(flag_ptr, out_ptr, target):
+    # turns spent waiting for a flag another program raises: the scalar
+    # volatile load is one value for the whole program
+    n = 0
+    while tl.load(flag_ptr, volatile=True) < target:
+        n += 1
+    tl.store(out_ptr, n)
