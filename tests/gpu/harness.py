@@ -473,7 +473,9 @@ def launch_triton(kern, inst, args):
     # alignment kernels take num_experts second)
     names = [p.name for p in kern.params if not p.is_constexpr]
     named = dict(zip(names, args.triton))
-    compiled = kern[args.grid](**named, **cx, num_warps=inst["num_warps"], **extra)
+    # a kernel may name a constexpr num_warps (Liger's sparsemax): Triton then
+    # takes the one keyword as both, so it is passed once
+    compiled = kern[args.grid](**named, **dict(cx, num_warps=inst["num_warps"]), **extra)
     keep = os.environ.get("TILE_TRITON_CUBIN_DIR")
     if keep and inst["id"] not in _kept_cubins:  # for bench/sass.py: the cubin (and PTX) this launch ran
         _kept_cubins.add(inst["id"])
@@ -621,7 +623,7 @@ def triton_sm80(root, inst, args):
     active.get_current_target = lambda: GPUTarget("cuda", 80, 32)
     try:
         extra = triton_options(inst)
-        ck = k.warmup(*args.triton, grid=args.grid, **inst["constexprs"], num_warps=inst["num_warps"], **extra)
+        ck = k.warmup(*args.triton, grid=args.grid, **dict(inst["constexprs"], num_warps=inst["num_warps"]), **extra)
     finally:
         active.get_current_target = real
     ptx = ck.asm["ptx"]
