@@ -1140,7 +1140,8 @@ static tilec_status exec_local_load(interp *in, const ir_op *op)
 	const slot *t = ring_tile(in, op, &st);
 	if (!t)
 		return st;
-	if (in->side != SIDE_ALL && in->fills[slot_at(in, op)] != in->waits[slot_at(in, op)])
+	int at = in->side != SIDE_ALL ? slot_at(in, op) : -1;
+	if (at >= 0 && in->fills[at] != in->waits[at])
 		return runtime_error(in, op, "the consumers read slot %lld of ring %%%d before waiting for its copy",
 				     (long long)V(in, op->args[1])[0].i, op->args[0]);
 	memcpy(V(in, op->results[0]), t, sizeof(slot) * (size_t)rnumel(in, op));
@@ -1689,9 +1690,11 @@ static tilec_status exec_ops(interp *in, const ir_region *r, int from, int to)
 			if (!(op->flags & IR_FLAG_PRODUCER))
 				continue;
 			/* a copy's ring was allocated before the split */
-			for (int a = op->code == IR_OP_TMA_COPY; a < op->nargs; a++)
-				if (producer_reads(in, op, op->args[a]))
-					return TILEC_ERR_RUNTIME;
+			tilec_status st = TILEC_OK;
+			for (int a = op->code == IR_OP_TMA_COPY; a < op->nargs && !st; a++)
+				st = producer_reads(in, op, op->args[a]);
+			if (st)
+				return st;
 		}
 		tilec_status st = exec_op(in, op);
 		if (st)

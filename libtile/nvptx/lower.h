@@ -171,11 +171,11 @@ LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
  * undefined with fill NULL; is_volatile reads with ld.volatile (tl.load's
  * volatile=True) */
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
+bool lw_emit_store(lw *w, const ir_op *op);
 /* The values the `own` threads hold in out (a block's registers in map m,
  * or a scalar, m NULL) to every thread, through shared memory: a scalar
  * atomic's old value, a scalar volatile load */
 void lw_share_owned(lw *w, lval *out, const layout_map *m, ir_type t, LLVMValueRef own, ir_kind k);
-bool lw_emit_store(lw *w, const ir_op *op);
 /* Where a load reads: ptr, plus index (an i32, with index2 added when not
  * NULL, the i32 sum sign-extended and scaled by the element's bytes; NULL
  * for none) and off bytes. */
