@@ -565,6 +565,18 @@ check "int4-weight GEMV: nibbles to fp16 through their bits, no integer cvt" bas
 	'$TILEC' compile $DEC -n gemv_w4_kernel -s '$W4SIG' -D BLOCK_M=16 -D BLOCK_N=64 -D BLOCK_K=128 -D GROUP=128 \
 		--arch sm_80,sm_90a -o '$T/w4' --keep-ptx '$T/w4p' &&
 	for f in '$T'/w4p/*.ptx; do ! grep -qE 'cvt.rn.f16.[su]' \$f && grep -q 'add.f16x2' \$f || exit 1; done"
+# fp16 maxima (and sums, products) of two of a thread's elements are one
+# max.f16x2: left to ptxas to pair, the loads of a loop into a running
+# maximum were packed and their registers reused as they came, so the
+# loop waited on every few loads (FlagGems' amax over rows, 2x slower)
+check "fp16 running maximum: compiles" "$TILEC" compile "$K/reductions.py" -n row_max_fp16_kernel \
+	-s '*fp16, *fp16, i32, i32' -D BLOCK_M=4 -D BLOCK_N=1024 -g 'cdiv(M, BLOCK_M)' --arch sm_80,sm_90a \
+	-o "$T/rmax" --keep-ptx "$T/rmaxp"
+for a in compute_80 sm_90a; do
+	awk '/^\$L__BB0_[0-9]*:/{n++} n==1{print} n==1 && /bra[^$]*\$L__BB0_/{exit}' "$T/rmaxp/rmax.$a.ptx" >"$T/rmax.$a.loop"
+	check "fp16 running maximum ($a): 16 max.f16x2 in the loop, no scalar max.f16" \
+		bash -c "[ \$(grep -c 'max.f16x2' '$T/rmax.$a.loop') = 16 ] && ! grep -q 'max.f16 ' '$T/rmax.$a.loop'"
+done
 # and in the registers of B's fragments (analysis/layout.c's dequant_b):
 # each thread reads the packed bytes its fragments need from the ring and
 # the dot takes its words from the converted registers, so the K loop

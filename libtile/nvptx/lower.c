@@ -743,6 +743,18 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 			break;
 		default: {
 			LLVMValueRef xs[8];
+			if (op->nargs == 2 && r + 1 < n && rt.rank) {
+				LLVMValueRef px[2], py[2], po[2];
+				for (int i = 0; i < 2; i++) {
+					px[i] = a[0].n > 1 ? a[0].r[r + i] : a[0].r[0];
+					py[i] = a[1].n > 1 ? a[1].r[r + i] : a[1].r[0];
+				}
+				if (lw_binop_pair(w, op, k, px, py, po)) {
+					out->r[r] = po[0];
+					out->r[++r] = po[1];
+					continue;
+				}
+			}
 			for (int i = 0; i < op->nargs; i++)
 				xs[i] = a[i].n > 1 ? a[i].r[r] : a[i].r[0];
 			x = elementwise(w, op, rt, ak, xs);

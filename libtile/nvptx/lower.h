@@ -153,6 +153,7 @@ LLVMValueRef lw_narrow(lw *w, LLVMValueRef x, ir_kind k);
 LLVMValueRef lw_intrinsic2(lw *w, const char *base, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef lw_libdevice(lw *w, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n);
 LLVMValueRef lw_binop(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x, LLVMValueRef y);
+bool lw_binop_pair(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x[2], LLVMValueRef y[2], LLVMValueRef out[2]);
 LLVMValueRef lw_compare(lw *w, int sub, ir_kind k, LLVMValueRef x, LLVMValueRef y);
 /* NULL when the function has no lowering for kind k */
 LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x);

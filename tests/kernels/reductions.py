@@ -36,3 +36,17 @@ def min_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     hi = tl.max(tl.load(x_ptr + offs, mask=mask, other=-2147483648))
     tl.store(out_ptr, lo)
     tl.store(out_ptr + 1, hi)
+
+
+@triton.jit
+def row_max_fp16_kernel(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Row maxima of an fp16 [M, N] matrix, BLOCK_M rows a program, the row
+    # read BLOCK_N at a time into a running maximum in fp16 (as FlagGems'
+    # amax over the last dim).
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    acc = tl.full([BLOCK_M, BLOCK_N], float("-inf"), tl.float16)
+    for off in range(0, N, BLOCK_N):
+        cols = off + tl.arange(0, BLOCK_N)[None, :]
+        x = tl.load(x_ptr + rows * N + cols, mask=(rows < M) & (cols < N), other=float("-inf"))
+        acc = tl.maximum(acc, x)
+    tl.store(out_ptr + rows, tl.max(acc, axis=1)[:, None], mask=rows < M)
