@@ -99,22 +99,31 @@ def _rope_rows(ptrs, mask, cos_ptr, sin_ptr, pos, HD: tl.constexpr):
 
 
 @triton.jit
-def _combine(po_ptr, pl_ptr, out_ptr, h0, nheads, HD: tl.constexpr, SPLITS: tl.constexpr, ROWS: tl.constexpr):
+def _combine(po_ptr, pl_ptr, out_ptr, h0, nheads, nused, HD: tl.constexpr, SPLITS: tl.constexpr, ROWS: tl.constexpr):
     # the outputs of heads h0 .. h0 + nheads - 1 (nheads <= ROWS), all at
-    # once: each head's SPLITS partials weighted by their log2-sum-exp.
-    # Split 0 is never empty, so each head's max is finite.
-    offs_r = tl.arange(0, ROWS)
+    # once: each head's partials of splits 0 .. nused - 1 (those holding
+    # keys) weighted by their log2-sum-exp. Split 0 is never empty, so each
+    # head's max is finite. Every value is a [ROWS, 1] or [ROWS, HD] block of
+    # one layout, a split at a time (its loads all issued at once), so
+    # nothing moves between layouts: as one [ROWS, SPLITS, HD] block summed
+    # over the splits, the weights went through shared memory and the sum
+    # across warps (240 shared loads a thread), and the combining program
+    # took longer than the rest of the attention.
     offs_s = tl.arange(0, SPLITS)
-    offs_d = tl.arange(0, HD)
-    rmask = offs_r < nheads
-    rows = (h0 + offs_r)[:, None] * SPLITS + offs_s[None, :]
-    lse = tl.load(pl_ptr + rows, mask=rmask[:, None], other=0.0)
-    w = tl.exp2(lse - tl.max(lse, axis=1)[:, None])
-    # an empty split's partial (weight 0) is not read
-    full = rmask[:, None] & (lse > -float("inf"))
-    parts = tl.load(po_ptr + rows[:, :, None] * HD + offs_d[None, None, :], mask=full[:, :, None], other=0.0)
-    out = tl.sum(parts * w[:, :, None], axis=1) / tl.sum(w, axis=1)[:, None]
-    tl.store(out_ptr + (h0 + offs_r)[:, None] * HD + offs_d[None, :], out.to(tl.float16), mask=rmask[:, None])
+    offs_d = tl.arange(0, HD)[None, :]
+    heads = h0 + tl.arange(0, ROWS)[:, None]
+    rmask = heads < h0 + nheads
+    lse = tl.load(pl_ptr + heads * SPLITS + offs_s[None, :], mask=rmask & (offs_s[None, :] < nused),
+                  other=-float("inf"))
+    m = tl.max(lse, axis=1, keep_dims=True)
+    acc = tl.zeros((ROWS, HD), dtype=tl.float32)
+    total = tl.zeros((ROWS, 1), dtype=tl.float32)
+    for s in tl.static_range(SPLITS):
+        used = rmask & (s < nused)
+        w = tl.exp2(tl.load(pl_ptr + heads * SPLITS + s, mask=used, other=-float("inf")) - m)
+        acc += tl.load(po_ptr + (heads * SPLITS + s) * HD + offs_d, mask=used, other=0.0) * w
+        total += w
+    tl.store(out_ptr + heads * HD + offs_d, (acc / total).to(tl.float16), mask=rmask)
 
 
 # ---------------------------------------------------------------- decode
@@ -251,8 +260,10 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
     # KV head, cnt_ptr, zero between launches) combines the group's partials
     # into out itself, as attn_reduce_kernel would, and resets the counter: one
     # launch a layer fewer. The counter's acq_rel atomic, after a barrier of the
-    # program, orders every split's partial stores before that read. When one
-    # split holds every key, it writes out directly (no partials, no counter).
+    # program, orders every split's partial stores before that read; the
+    # combine reads the splits that hold keys, cdiv(pos + 1, chunk) of them.
+    # When one split holds every key, it writes out directly (no partials, no
+    # counter).
     g = tl.program_id(0)
     split = tl.program_id(1)
     tl.extra.cuda.gdc_launch_dependents()
@@ -311,7 +322,7 @@ def attn_decode_kernel(qkv_ptr, kc_ptr, vc_ptr, cos_ptr, sin_ptr, state_ptr, po_
             tl.debug_barrier()
             done = tl.atomic_add(cnt_ptr + g, 1, sem="acq_rel", scope="gpu")
             if done == SPLITS - 1:
-                _combine(po_ptr, pl_ptr, out_ptr, g * group, group, HD, SPLITS, GROUP)
+                _combine(po_ptr, pl_ptr, out_ptr, g * group, group, tl.cdiv(seq, chunk), HD, SPLITS, GROUP)
                 tl.store(cnt_ptr + g, 0)
     else:
         _store_partial(po_ptr, pl_ptr, heads * SPLITS + split, rmask, out, m_i, l_i, HD)
@@ -344,7 +355,7 @@ def attn_reduce_kernel(po_ptr, pl_ptr, out_ptr, NH, HD: tl.constexpr, SPLITS: tl
     h = tl.program_id(0)
     tl.extra.cuda.gdc_launch_dependents()
     tl.extra.cuda.gdc_wait()
-    _combine(po_ptr, pl_ptr, out_ptr, h, 1, HD, SPLITS, 1)
+    _combine(po_ptr, pl_ptr, out_ptr, h, 1, SPLITS, HD, SPLITS, 1)
 
 
 @triton.jit
