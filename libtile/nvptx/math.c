@@ -32,13 +32,22 @@ LLVMValueRef lw_narrow(lw *w, LLVMValueRef x, ir_kind k)
 	return lw_narrow_f(k) ? LLVMBuildFPTrunc(w->b, x, lw_ltype(w, k), "") : x;
 }
 
+/* base's overload for values of type t: "llvm.fabs.f32", and for a pair of
+ * halves (lw_binop_pair) "llvm.maxnum.v2f16" */
+static void intrinsic_name(const lw *w, char *name, size_t n, const char *base, LLVMTypeRef t)
+{
+	bool pair = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+	LLVMTypeRef e = pair ? LLVMGetElementType(t) : t;
+	const char *suf = e == w->f32 ? "f32" : e == w->f64 ? "f64" : e == w->f16 ? "f16" : e == w->bf16 ? "bf16" :
+			  e == w->i64 ? "i64" : e == w->i16 ? "i16" : e == w->i8 ? "i8" : "i32";
+	snprintf(name, n, "%s.%s%s", base, pair ? "v2" : "", suf);
+}
+
 static LLVMValueRef intrinsic1(lw *w, const char *base, LLVMValueRef x)
 {
 	char name[64];
 	LLVMTypeRef t = LLVMTypeOf(x);
-	const char *suf = t == w->f32 ? "f32" : t == w->f64 ? "f64" : t == w->f16 ? "f16" : t == w->bf16 ? "bf16" :
-			  t == w->i64 ? "i64" : t == w->i16 ? "i16" : t == w->i8 ? "i8" : "i32";
-	snprintf(name, sizeof name, "%s.%s", base, suf);
+	intrinsic_name(w, name, sizeof name, base, t);
 	return lw_call(w, name, t, &x, 1);
 }
 
@@ -46,9 +55,7 @@ LLVMValueRef lw_intrinsic2(lw *w, const char *base, LLVMValueRef x, LLVMValueRef
 {
 	char name[64];
 	LLVMTypeRef t = LLVMTypeOf(x);
-	const char *suf = t == w->f32 ? "f32" : t == w->f64 ? "f64" : t == w->f16 ? "f16" : t == w->bf16 ? "bf16" :
-			  t == w->i64 ? "i64" : t == w->i16 ? "i16" : t == w->i8 ? "i8" : "i32";
-	snprintf(name, sizeof name, "%s.%s", base, suf);
+	intrinsic_name(w, name, sizeof name, base, t);
 	LLVMValueRef a[2] = {x, y};
 	return lw_call(w, name, t, a, 2);
 }
@@ -103,6 +110,9 @@ LLVMValueRef lw_binop(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x, LLVMVal
 		if (f) {
 			const char *fn = (op->flags & IR_FLAG_PROPAGATE_NAN) ? (mx ? "llvm.maximum" : "llvm.minimum")
 									  : (mx ? "llvm.maxnum" : "llvm.minnum");
+			/* a pair of halves (lw_binop_pair) is taken as it is */
+			if (LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind)
+				return lw_intrinsic2(w, fn, x, y);
 			return lw_narrow(w, lw_intrinsic2(w, fn, lw_widen(w, x, k), lw_widen(w, y, k)), k);
 		}
 		LLVMIntPredicate p = mx ? (sg ? LLVMIntSGT : LLVMIntUGT) : (sg ? LLVMIntSLT : LLVMIntULT);
@@ -127,22 +137,12 @@ bool lw_binop_pair(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x[2], LLVMVal
 	if (!((k == IR_F16 && (minmax || arith)) || (k == IR_BF16 && minmax)))
 		return false;
 	LLVMTypeRef vt = LLVMVectorType(lw_ltype(w, k), 2);
-	LLVMValueRef vx = LLVMGetUndef(vt), vy = LLVMGetUndef(vt), v;
+	LLVMValueRef vx = LLVMGetUndef(vt), vy = LLVMGetUndef(vt);
 	for (int i = 0; i < 2; i++) {
 		vx = LLVMBuildInsertElement(w->b, vx, x[i], lw_ci32(w, i), "");
 		vy = LLVMBuildInsertElement(w->b, vy, y[i], lw_ci32(w, i), "");
 	}
-	if (minmax) {
-		bool mx = op->code == IR_OP_MAX;
-		const char *fn = (op->flags & IR_FLAG_PROPAGATE_NAN) ? (mx ? "llvm.maximum.v2" : "llvm.minimum.v2")
-								  : (mx ? "llvm.maxnum.v2" : "llvm.minnum.v2");
-		char name[32];
-		snprintf(name, sizeof name, "%s%s", fn, k == IR_F16 ? "f16" : "bf16");
-		LLVMValueRef a[2] = {vx, vy};
-		v = lw_call(w, name, vt, a, 2);
-	} else {
-		v = lw_binop(w, op, k, vx, vy);
-	}
+	LLVMValueRef v = lw_binop(w, op, k, vx, vy);
 	for (int i = 0; i < 2; i++)
 		out[i] = LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "");
 	return true;
