@@ -97,3 +97,20 @@ def sigmoid_fma_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constex
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.fma(tl.sigmoid(x), y, x), mask=mask)
+
+
+@triton.jit
+def narrow_int_to_f32_kernel(a_ptr, b_ptr, c_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # i8, u8 and i16 to fp32, exact: whole ranges and ranges of their own
+    # (x >> 4 of an i16, (x & 15) - 8 of an i8); out holds the five
+    # results one after another
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    a = tl.load(a_ptr + offs, mask=mask, other=0)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    c = tl.load(c_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, a.to(tl.float32), mask=mask)
+    tl.store(out_ptr + n_elements + offs, b.to(tl.float32), mask=mask)
+    tl.store(out_ptr + 2 * n_elements + offs, c.to(tl.float32), mask=mask)
+    tl.store(out_ptr + 3 * n_elements + offs, (c >> 4).to(tl.float32), mask=mask)
+    tl.store(out_ptr + 4 * n_elements + offs, ((a & 15) - 8).to(tl.float32), mask=mask)
