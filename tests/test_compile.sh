@@ -577,6 +577,17 @@ for a in compute_80 sm_90a; do
 	check "fp16 running maximum ($a): 16 max.f16x2 in the loop, no scalar max.f16" \
 		bash -c "[ \$(grep -c 'max.f16x2' '$T/rmax.$a.loop') = 16 ] && ! grep -q 'max.f16 ' '$T/rmax.$a.loop'"
 done
+# a masked 16-byte load of fp16 selects `other` (zeros) a word at a time
+# after the access, not an element at a time with the halves repacked
+# around it (fla's token shift over rows of 1000 bf16: 16 selp.b16 and 16
+# mov.b32 an iteration on its critical path)
+check "masked fp16 vector loads: compiles" "$TILEC" compile tests/gpu/kernels/tier1.py -n fp16_math_kernel \
+	-s '*fp16:16, *fp16:16, *fp16:16, i32:16' -D BLOCK_SIZE=1024 -g 'cdiv(n_elements, BLOCK_SIZE)' \
+	--arch sm_80,sm_90a -o "$T/hsel" --keep-ptx "$T/hselp"
+for a in compute_80 sm_90a; do
+	check "masked fp16 vector loads ($a): 4 selp.b32 for the 4 words, no selp.b16" \
+		bash -c "[ \$(grep -c 'selp.b32' '$T/hselp/hsel.$a.ptx') = 4 ] && ! grep -q 'selp.b16' '$T/hselp/hsel.$a.ptx'"
+done
 # and in the registers of B's fragments (analysis/layout.c's dequant_b):
 # each thread reads the packed bytes its fragments need from the ring and
 # the dot takes its words from the converted registers, so the K loop

@@ -186,7 +186,7 @@ typedef struct lw_address {
 	int off;
 } lw_address;
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
-		    bool is_volatile, LLVMValueRef *elems);
+		    bool fill_after, bool is_volatile, LLVMValueRef *elems);
 /* How many consecutive registers of op's pointer (args[0]) one access
  * covers: contiguity and alignment, the mask's constancy (mask: its value
  * id, -1 for none) and the layout's runs. */

@@ -347,7 +347,7 @@ static void copy_to_slot(lw *w, const layout_map *m, ir_type pt, const smem_layo
 		LLVMValueRef elems[16] = {0};
 		for (int q = r; q < r + group; q += vec) {
 			LLVMValueRef *e = elems + (q - r);
-			lw_load_vector(w, piece_at(pa, ptr, q, eb), mask ? mask->r[q] : always, vec, k, NULL, false, e);
+			lw_load_vector(w, piece_at(pa, ptr, q, eb), mask ? mask->r[q] : always, vec, k, NULL, false, false, e);
 			for (int i = 0; mask && i < vec; i++)
 				e[i] = LLVMBuildSelect(w->b, mask->r[q], e[i], LLVMConstNull(LLVMTypeOf(e[i])), "");
 		}
