@@ -23,20 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool used_in(const ir_region *r, int v)
-{
-	for (int i = 0; i < r->nops; i++) {
-		const ir_op *op = r->ops[i];
-		for (int k = 0; k < op->nargs; k++)
-			if (op->args[k] == v)
-				return true;
-		for (int k = 0; k < op->nregions; k++)
-			if (used_in(&op->regions[k], v))
-				return true;
-	}
-	return false;
-}
-
 /* The PTX type suffix of the instruction for kind k. */
 static const char *ptx_type(const ir_op *op, ir_kind k)
 {
@@ -257,7 +243,7 @@ bool lw_emit_atomic(lw *w, const ir_op *op, const layout *l, lval *out)
 	lval a[3];
 	if (!lw_get_args(w, op, l, a))
 		return false;
-	bool used = used_in(&w->f->body, op->results[0]);
+	bool used = lw_uses(&w->f->body, op->results[0], -1) > 0;
 	bool red = !used && !cas && op->sub != IR_ATOMIC_XCHG && (op->ival == IR_SEM_RELAXED || op->ival == IR_SEM_RELEASE);
 	layout_map m;
 	LLVMValueRef own;

@@ -862,15 +862,15 @@ static bool lower_body(lw *w, const ir_region *r)
 	return true;
 }
 
-static int uses_of(const ir_region *r, int v)
+int lw_uses(const ir_region *r, int v, int code)
 {
 	int n = 0;
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		for (int a = 0; a < op->nargs; a++)
-			n += op->args[a] == v;
+			n += op->args[a] == v && (code < 0 || (int)op->code == code);
 		for (int g = 0; g < op->nregions; g++)
-			n += uses_of(&op->regions[g], v);
+			n += lw_uses(&op->regions[g], v, code);
 	}
 	return n;
 }
@@ -889,8 +889,8 @@ static int in_flight_value(const lw *w, const ir_op *loop)
 		return -1;
 	const ir_op *dot = w->f->values[v].def;
 	for (int i = 0; i < y->nargs; i++)
-		if (y->args[i] == v && dot->args[2] == body->params[1 + i] && uses_of(body, body->params[1 + i]) == 1 &&
-		    uses_of(body, v) == 1)
+		if (y->args[i] == v && dot->args[2] == body->params[1 + i] && lw_uses(body, body->params[1 + i], -1) == 1 &&
+		    lw_uses(body, v, -1) == 1)
 			return i;
 	return -1;
 }
@@ -915,7 +915,7 @@ static int carried_value(const lw *w, const ir_op *loop)
 	for (int i = 0; i < y->nargs; i++) {
 		int v = y->args[i], p = body->params[1 + i];
 		const ir_op *dot = w->f->values[v].def;
-		if (!dot || dot->code != IR_OP_DOT || !w->p->wgmma[v] || dot->args[2] == p || uses_of(body, v) != 1)
+		if (!dot || dot->code != IR_OP_DOT || !w->p->wgmma[v] || dot->args[2] == p || lw_uses(body, v, -1) != 1)
 			continue;
 		for (int k = 0; k < body->nops; k++) {
 			const ir_op *op = body->ops[k];

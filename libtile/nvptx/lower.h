@@ -185,6 +185,9 @@ typedef struct lw_address {
 	LLVMValueRef index, index2;
 	int off;
 } lw_address;
+/* How many times ops of `code` (any op where code < 0) read value v in r
+ * and the regions inside it. */
+int lw_uses(const ir_region *r, int v, int code);
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
 		    bool fill_after, bool is_volatile, LLVMValueRef *elems);
 /* How many consecutive registers of op's pointer (args[0]) one access

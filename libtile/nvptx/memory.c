@@ -314,21 +314,6 @@ static bool emit_volatile_scalar(lw *w, const ir_op *op, const lval *a, lval *ou
 	return true;
 }
 
-/* Whether a dot reads value v straight (a staged operand) anywhere in r. */
-static bool read_by_dot(const ir_region *r, int v)
-{
-	for (int i = 0; i < r->nops; i++) {
-		const ir_op *op = r->ops[i];
-		for (int a = 0; a < op->nargs && op->code == IR_OP_DOT; a++)
-			if (op->args[a] == v)
-				return true;
-		for (int g = 0; g < op->nregions; g++)
-			if (read_by_dot(&op->regions[g], v))
-				return true;
-	}
-	return false;
-}
-
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	ir_type pt = lw_vtype(w, op->args[0]);
@@ -348,7 +333,7 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 	 * element at a time: a word at a time, 2048³ fp16 matmul at one stage
 	 * ran 5% slower on an H200, its loop 55 SASS instructions against 105
 	 * (why was not established) */
-	bool staged = has_mask && !set_first && read_by_dot(&w->f->body, op->results[0]);
+	bool staged = has_mask && !set_first && lw_uses(&w->f->body, op->results[0], IR_OP_DOT) > 0;
 	unsigned whole = vec == 1 && a[0].n <= 64 ? whole_dims(w, op, pt) : 0;
 	layout_map m = whole ? lw_map_of(l, pt) : (layout_map){0};
 	for (int r = 0; r < a[0].n; r += vec) {
