@@ -841,6 +841,46 @@ if [ -n "$PTXAS" ]; then
 	"$PTXAS" -arch=sm_90a -v "$T/ws.sm_90a.ptx" -o "$T/ws.cubin" >"$T/ws.ptxas" 2>&1
 	check "warp-specialized matmul: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/ws.ptxas"
 fi
+# turns (nvptx/warpspec.c): the matmul's loop has one dot, so its consumers
+# issue freely; attention's two consumer warpgroups (8 warps) take turns at
+# its two dots: each starts a turn with bar.sync on its own named barrier
+# (2 or 3) before the P @ V dot and ends it with bar.arrive on the other's
+# after the next scores dot; group 1 arrives first, group 0 ends last
+check "warp-specialized matmul: no turns (one dot)" bash -c "! grep -q 'bar.arrive' '$T/ws.sm_90a.ptx'"
+ATTNWS='-D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=1 -D WARP_SPECIALIZE=True -w 8 -ns 3'
+ATTNSIG='*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32, i32, i32:16'
+for d in 64 128; do
+	check "attention d$d, warp_specialize, 8 warps, sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py \
+		-n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=$d $ATTNWS --arch sm_90a -o "$T/wsa$d" --keep-ptx "$T"
+	check "... its warpgroups take turns: arrive before the loop, sync after the scores' wait, arrive after their commit" awk '
+		/bar\.arrive [23], 256;/ { arrive++; if (!fence) pre_arrive++ }
+		/bar\.sync [23], 256;/ { sync++; if (fence && !between) between = NR }
+		/wgmma\.commit_group/ { commit++; if (commit == 1) first_commit = NR }
+		/wgmma\.fence/ { fence++ }
+		/bar\.sync[ \t]+0;|barrier\.sync[ \t]+1, 256;/ { if (fence && commit < 2) inside++ }
+		END { exit !(arrive == 4 && sync == 4 && pre_arrive == 1 && between > first_commit && !inside) }' "$T/wsa$d.sm_90a.ptx"
+done
+# where the rings alone keep a second block off the SM (d128: 160 KB) the
+# producer is a warp group that hands registers to the consumers: 384
+# threads enter at 168 registers, the producer drops to 40 and the two
+# consumer groups rise to 232; ptxas then keeps their wgmma asynchronous
+# (at 288 threads it held them to 168 and serialized them: C7512); d64's
+# rings let a second block in, so one producer warp; the matmul's one dot
+# keeps one producer warp too
+check "attention d128: a producer warp group handing registers to the consumers" bash -c "
+	grep -qE '[.]reqntid 384(, 1, 1)?$' '$T/wsa128.sm_90a.ptx' && grep -qE '^[.]maxnreg 168$' '$T/wsa128.sm_90a.ptx' &&
+	grep -q 'setmaxnreg.dec.sync.aligned.u32 40;' '$T/wsa128.sm_90a.ptx' && grep -q 'setmaxnreg.inc.sync.aligned.u32 232;' '$T/wsa128.sm_90a.ptx'"
+check "attention d64 and the matmul: one producer warp, no setmaxnreg" bash -c "
+	grep -qE '[.]reqntid 288(, 1, 1)?$' '$T/wsa64.sm_90a.ptx' && ! grep -q setmaxnreg '$T/wsa64.sm_90a.ptx' '$T/ws.sm_90a.ptx'"
+"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 $ATTNWS --arch sm_90a -o "$T/wsa128i" >/dev/null 2>&1
+check "inspect: 4 producer warps" bash -c "'$TILEC' inspect '$T/wsa128i.c' | grep -q '4 producer warps where the image is warp-specialized' &&
+	grep -q '(+4 producer warps on sm_90a)' '$T/wsa128i.h'"
+if [ -n "$PTXAS" ]; then
+	"$PTXAS" -arch=sm_90a -v "$T/wsa128.sm_90a.ptx" -o "$T/wsa128.cubin" >"$T/wsa128.ptxas" 2>&1
+	check "warp-specialized attention d128: ptxas assembles it at 168 registers, no spills, its wgmma not serialized" bash -c "
+		grep -q '0 bytes spill stores, 0 bytes spill loads' '$T/wsa128.ptxas' && grep -q 'Used 168 registers' '$T/wsa128.ptxas' &&
+		! grep -q C7512 '$T/wsa128.ptxas'"
+fi
 check "tilec ir shows the loop's warp_specialize" bash -c "'$TILEC' ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
 	-s \"$TMASIG\" $TMAWS | grep -q '= for warp_specialize '"
 # the partition (passes/partition.c): the producer's loop, its four

@@ -226,6 +226,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		for (int ks = 0; ks < nks; ks++)
 			for (int i = 0; i < tl.mt; i++)
 				lw_mma_a(w, &mk, &A, tl.row[i], i, ks, nks, &afr[4 * ((size_t)ks * tl.mt + i)]);
+	lw_pp_dot(w, op, true);
 	wgmma_sync(w, "wgmma.fence.sync.aligned;");
 	for (int ks = 0; ks < nks; ks++)
 		for (int i = 0; i < tl.mt; i++) {
@@ -262,6 +263,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 			}
 		}
 	wgmma_sync(w, "wgmma.commit_group.sync.aligned;");
+	lw_pp_dot(w, op, false);
 	w->wgmma_pending = op->results[0];
 	w->arch_specific = true;
 	sb_free(&text);

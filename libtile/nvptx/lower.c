@@ -156,6 +156,7 @@ LLVMValueRef lw_asm_call(lw *w, LLVMTypeRef ret, const char *text, const char *c
 
 void lw_barrier(lw *w)
 {
+	w->nbarriers++;
 	if (w->ws_role == LW_WS_CONSUMER) {
 		/* named barrier 1 over the consumers (convergent, as barrier0:
 		 * LLVM never splits one between the paths of a branch) */
@@ -1059,6 +1060,8 @@ static bool lower_for(lw *w, const ir_op *op)
 	new_block(w, "for.head", &head);
 	new_block(w, "for.body", &loop);
 	new_block(w, "for.exit", &exit);
+	if (op == w->ws_loop && w->ws_role == LW_WS_CONSUMER)
+		lw_pp_begin(w);
 	LLVMBuildBr(w->b, head);
 	LLVMPositionBuilderAtEnd(w->b, head);
 	if (!make_phis(w, body->params[0], &lb, pre))
@@ -1083,7 +1086,7 @@ static bool lower_for(lw *w, const ir_op *op)
 	/* a carried value is the older group in flight at the body's start
 	 * (none in the first iteration: its wait then waits for nothing); the
 	 * wait ties registers of their own, the phis stay for the back edge */
-	int carried = carried_value(w, op);
+	int carried = w->ws_role == LW_WS_PRODUCER ? -1 : carried_value(w, op); /* the producer issues no dots */
 	lval carried_phis = {0};
 	if (carried >= 0) {
 		int p = body->params[1 + carried];
@@ -1129,6 +1132,8 @@ static bool lower_for(lw *w, const ir_op *op)
 	add_incoming(&w->v[body->params[0]], &ivn, LLVMGetInsertBlock(w->b));
 	LLVMBuildBr(w->b, head);
 	LLVMPositionBuilderAtEnd(w->b, exit);
+	if (op == w->ws_loop && w->ws_role == LW_WS_CONSUMER)
+		lw_pp_end(w);
 	for (int i = 0; i < op->nresults; i++)
 		w->v[op->results[i]] = w->v[body->params[1 + i]];
 	if (flying >= 0) {
@@ -1447,6 +1452,8 @@ static bool build_entry(lw *w, const char *symbol)
 	annotate(w, "reqntidx", (int)lw_ws_threads(w)); /* as Triton: ptxas may rely on the exact block size */
 	if (f->maxnreg)
 		annotate(w, "maxnreg", f->maxnreg);
+	else if (lw_ws_entry_regs(w))
+		annotate(w, "maxnreg", lw_ws_entry_regs(w));
 	LLVMBasicBlockRef entry;
 	new_block(w, "entry", &entry);
 	LLVMPositionBuilderAtEnd(w->b, entry);
@@ -1511,6 +1518,7 @@ static bool lower_split(lw *w)
 	LLVMPositionBuilderAtEnd(w->b, prod);
 	w->ws_role = LW_WS_PRODUCER;
 	w->ws_popped = 0;
+	lw_ws_side_entered(w);
 	if (!lower_body(w, &w->f->body))
 		return false;
 	LLVMBuildRetVoid(w->b);
@@ -1522,6 +1530,7 @@ static bool lower_split(lw *w)
 	LLVMPositionBuilderAtEnd(w->b, cons);
 	w->ws_role = LW_WS_CONSUMER;
 	w->ws_popped = 0;
+	lw_ws_side_entered(w);
 	return lower_body(w, &w->f->body);
 }
 

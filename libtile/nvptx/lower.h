@@ -89,9 +89,19 @@ typedef struct lw {
 	const ir_op *ws_loop;
 	bool *ws_needed;
 	int ws_ahead;
+	int ws_producer_warps; /* 1, or a warp group handing registers to the consumers */
+	const ir_op *ws_dot_first, *ws_dot_last; /* the loop's, where two consumer groups may take turns */
 	int ws_popped;       /* rings popped so far by the side being lowered */
 	enum { LW_WS_NONE, LW_WS_PRODUCER, LW_WS_CONSUMER } ws_role;
 	LLVMValueRef ws_iter;
+	/* the consumers' two warpgroups taking turns at issuing the loop's
+	 * dots (warpspec.c): the dots that end and begin a turn, whether each
+	 * was issued as wgmma, the barriers placed so far, and the barriers
+	 * (lw_barrier) the kernel has emitted */
+	const ir_op *pp_first, *pp_last;
+	bool pp_first_issued, pp_last_issued;
+	LLVMValueRef pp_calls[5];
+	int pp_ncalls, nbarriers, pp_barriers_before;
 	tilec_status st;
 	LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, gptr, vd;
 } lw;
@@ -351,6 +361,18 @@ void lw_wgmma_wait_for(lw *w, int v, int groups);
  * NULL) set to j / tiles, the refill's count from 1 */
 bool lw_ws_plan(lw *w);
 uint32_t lw_ws_threads(const lw *w);
+/* the registers at the entry of a kernel whose producer is a warp group
+ * (.maxnreg), 0 elsewhere; the first code of each side (setmaxnreg) */
+int lw_ws_entry_regs(const lw *w);
+void lw_ws_side_entered(lw *w);
 LLVMValueRef lw_ws_refill(lw *w, int ring, LLVMValueRef *use);
+/* The consumers' turns over the warp-specialized loop: lw_pp_begin before
+ * the loop (it decides whether the loop takes turns), lw_pp_dot around each
+ * wgmma dot's issue (before: ahead of its fence, else after its commit),
+ * lw_pp_end at the loop's exit (it removes the turns where the body turned
+ * out to hold a barrier of all consumers or a dot not issued as wgmma) */
+void lw_pp_begin(lw *w);
+void lw_pp_dot(lw *w, const ir_op *dot, bool before);
+void lw_pp_end(lw *w);
 
 #endif

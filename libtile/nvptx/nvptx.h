@@ -83,8 +83,10 @@ const char *target_find_ptxas(arena *a, const char *explicit_path);
  * opt-in above 48 KB). */
 uint32_t target_smem_limit(int arch);
 /* The shared memory of one SM that its blocks share (bytes; 0 where
- * tilec does not know it). */
+ * tilec does not know it), what the driver reserves of it per block, and
+ * an SM's registers. */
 uint32_t target_smem_per_sm(int arch);
+enum { TARGET_BLOCK_RESERVED_SMEM = 1024, TARGET_SM_REGISTERS = 65536 };
 /* Assembles PTX with `ptxas -v -arch=sm_<arch>`; the cubin in *cubin
  * (malloc'd), ptxas's messages in *log (caller frees). */
 tilec_status target_ptxas(tilec_ctx *ctx, const char *ptxas, const char *ptx, int arch,

@@ -32,16 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the driver reserves of an SM's shared memory per block, and an
- * SM's registers. */
-enum { BLOCK_RESERVED_SMEM = 1024, SM_REGISTERS = 65536 };
 
 /* Whether two blocks of `threads` threads fit an SM's registers at n_regs
  * per thread (allocated per warp, in units of 8 per thread). */
 static bool two_blocks_fit(int n_regs, int threads)
 {
 	int warps = (threads + 31) / 32;
-	return 2 * warps * 32 * ((n_regs + 7) / 8 * 8) <= SM_REGISTERS;
+	return 2 * warps * 32 * ((n_regs + 7) / 8 * 8) <= TARGET_SM_REGISTERS;
 }
 
 /* PTX with `.minnctapersm want[k]` after the `.reqntid` line of each entry
@@ -113,14 +110,14 @@ tilec_status target_ptxas_occupancy(tilec_ctx *ctx, const char *ptxas, int arch,
 	for (int k = 0; k < n; k++) {
 		compile_kernel_info ki = {0};
 		int threads = 32 * ((funcs[k]->num_warps > 0 ? funcs[k]->num_warps : 4) + (producer_warps ? producer_warps[k] : 0));
-		int budget = SM_REGISTERS / (2 * threads), cap = SM_REGISTERS / threads > 255 ? 255 : SM_REGISTERS / threads;
+		int budget = TARGET_SM_REGISTERS / (2 * threads), cap = TARGET_SM_REGISTERS / threads > 255 ? 255 : TARGET_SM_REGISTERS / threads;
 		if (funcs[k]->maxnreg || !target_ptxas_info(sb_str(log), symbols[k], &ki) || !ki.spills_known)
 			continue;
 		spilled[k] = (int64_t)ki.spill_stores + ki.spill_loads;
 		if (spilled[k] && 2 * ki.n_regs < cap)
 			want[k] = 1; /* ptxas gave up on registers */
 		else if (!spilled[k] && !two_blocks_fit(ki.n_regs, threads) && 2 * ki.n_regs <= 3 * budget &&
-			 2 * ((uint64_t)shared[k] + BLOCK_RESERVED_SMEM) <= target_smem_per_sm(arch))
+			 2 * ((uint64_t)shared[k] + TARGET_BLOCK_RESERVED_SMEM) <= target_smem_per_sm(arch))
 			want[k] = 2;
 		nwant += want[k] != 0;
 	}

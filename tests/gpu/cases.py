@@ -751,8 +751,8 @@ ATTN_GRID = "cdiv(N_CTX, BLOCK_M), Z * H"
 ATTN_TOL = tol(1e-2, 1e-2)
 
 
-def _attn_cx(stage):
-    return lambda s: {"HEAD_DIM": s["D"], "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": stage}
+def _attn_cx(stage, **extra):
+    return lambda s: dict({"HEAD_DIM": s["D"], "BLOCK_M": 128, "BLOCK_N": 64, "STAGE": stage}, **extra)
 
 
 def _attn_warps(s):
@@ -802,6 +802,18 @@ CASES += [
     case("p_attn_desc_%s" % name, ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS, _attn_cx(stage), ATTN_GRID,
          [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
           {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False)
+    for name, stage in (("full", 1), ("causal", 3))
+]
+# warp_specialize=True, 8 warps: on sm_90a a producer warp issues the K and V
+# copies and the two consumer warpgroups take turns at issuing their dots
+# (nvptx/warpspec.c); the causal kernel's first loop is refused with a
+# warning (copies follow it) and its diagonal loop is specialized
+CASES += [
+    case("p_attn_desc_ws_%s" % name, ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS,
+         _attn_cx(stage, WARP_SPECIALIZE=True), ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 384, "D": 128}, {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL,
+         num_warps=8, grid_in_blob=False)
     for name, stage in (("full", 1), ("causal", 3))
 ]
 
@@ -1417,6 +1429,14 @@ BENCH += [
     case("bench_attn_desc_d%d_%s" % (d, name), ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS, _attn_cx(stage), ATTN_GRID,
          [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False,
          bench="attention fwd fp16, device-side descriptors, Z=4 H=32 N=4096 D=%d%s" % (d, ", causal" if stage == 3 else ""),
+         flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
+    for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
+] + [
+    case("bench_attn_desc_ws_d%d_%s" % (d, name), ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS,
+         _attn_cx(stage, WARP_SPECIALIZE=True), ATTN_GRID, [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_TOL,
+         num_warps=8, grid_in_blob=False,
+         bench="attention fwd fp16, device-side descriptors, warp_specialize, 8 warps, Z=4 H=32 N=4096 D=%d%s"
+         % (d, ", causal" if stage == 3 else ""),
          flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
     for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
 ]

@@ -115,7 +115,8 @@ def attn_fwd_ragged(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_C
 
 @triton.jit
 def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale, offs_m, offs_n, N_CTX,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr):
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+                         WARP_SPECIALIZE: tl.constexpr):
     if STAGE == 1:
         lo, hi = 0, start_m * BLOCK_M
     elif STAGE == 2:
@@ -123,7 +124,7 @@ def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_sca
         lo = tl.multiple_of(lo, BLOCK_M)
     else:
         lo, hi = 0, N_CTX
-    for start_n in tl.range(lo, hi, BLOCK_N):
+    for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
         start_n = tl.multiple_of(start_n, BLOCK_N)
         # K's rows [BLOCK_N, HEAD_DIM], transposed for the dot
         k = k_desc.load([row0 + start_n, 0]).T
@@ -150,11 +151,12 @@ def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_sca
 @triton.jit
 def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  STAGE: tl.constexpr):
+                  STAGE: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
     # the same attention through device-side tensor descriptors, as tutorial
     # 06's TMA form: each tensor seen as Z * H * N_CTX rows of HEAD_DIM, a
     # program's head starting at row off_hz * N_CTX (N_CTX a multiple of the
-    # blocks, so no block crosses into the next head)
+    # blocks, so no block crosses into the next head); WARP_SPECIALIZE gives
+    # the loop over K and V blocks a producer warp (sm_90a)
     rows = Z * H * N_CTX
     q_desc = tl.make_tensor_descriptor(Q, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
                                        block_shape=[BLOCK_M, HEAD_DIM])
@@ -176,10 +178,10 @@ def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
     q = q_desc.load([row0 + start_m * BLOCK_M, 0])
     if STAGE & 1:
         acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE)
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE)
     if STAGE & 2:
         acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2)
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE)
     acc = acc / l_i[:, None]
     o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
 
