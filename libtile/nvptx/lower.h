@@ -178,9 +178,14 @@ LLVMValueRef lw_fp8_cast(lw *w, LLVMValueRef x, ir_kind from, ir_kind to);
 
 /* memory.c; load_vector: vec consecutive elements at a global pointer as
  * storage elements, with pred one predicated access: where it is off, the
- * elements are `fill` (vec storage elements, set before the access), or
- * undefined with fill NULL; is_volatile reads with ld.volatile (tl.load's
+ * elements are `fill` (vec storage elements), or undefined with fill NULL,
+ * set as `mode` says; is_volatile reads with ld.volatile (tl.load's
  * volatile=True) */
+typedef enum {
+	LW_FILL_FIRST,       /* the registers set before the access, in its asm */
+	LW_FILL_AFTER,       /* selected after it, a word at a time where elements are narrower */
+	LW_FILL_AFTER_ELEMS, /* selected after it an element at a time */
+} lw_fill_mode;
 bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out);
 bool lw_emit_store(lw *w, const ir_op *op);
 /* The values the `own` threads hold in out (a block's registers in map m,
@@ -199,7 +204,7 @@ typedef struct lw_address {
  * and the regions inside it. */
 int lw_uses(const ir_region *r, int v, int code);
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
-		    bool fill_after, bool is_volatile, LLVMValueRef *elems);
+		    lw_fill_mode mode, bool is_volatile, LLVMValueRef *elems);
 /* How many consecutive registers of op's pointer (args[0]) one access
  * covers: contiguity and alignment, the mask's constancy (mask: its value
  * id, -1 for none) and the layout's runs. */

@@ -117,7 +117,7 @@ static LLVMValueRef and_pred(lw *w, LLVMValueRef a, LLVMValueRef b)
 }
 
 void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k, const LLVMValueRef *fill,
-		    bool fill_after, bool is_volatile, LLVMValueRef *elems)
+		    lw_fill_mode mode, bool is_volatile, LLVMValueRef *elems)
 {
 	LLVMTypeRef st = lw_stype(w, k);
 	int eb = ir_kind_bytes(k == IR_PTR ? IR_I64 : k);
@@ -142,15 +142,15 @@ void lw_load_vector(lw *w, lw_address at, LLVMValueRef pred, int vec, ir_kind k,
 	 * predicated access (constant words as immediates, others moved from
 	 * inputs), as Triton's loads do, and the predicate dies at the load
 	 * (lw_emit_load says when). Unset, they are live from the kernel's
-	 * entry for ptxas. `fill_after` selects the fill after the access
+	 * entry for ptxas. LW_FILL_AFTER selects the fill after the access
 	 * instead: a word at a time where elements are narrower (not an
 	 * element at a time, with 2-byte elements repacked around it). */
 	LLVMValueRef words[4] = {0}, args[3 + 4], after[4] = {0};
-	bool select_words = fill && fill_after && eb < 4 && vec > 1;
+	bool select_words = fill && mode == LW_FILL_AFTER && eb < 4 && vec > 1;
 	if (select_words)
 		to_words(w, (LLVMValueRef *)fill, vec, st, eb, vs, after);
-	const LLVMValueRef *select_elems = fill && fill_after && !select_words ? fill : NULL;
-	if (fill_after)
+	const LLVMValueRef *select_elems = fill && mode != LW_FILL_FIRST && !select_words ? fill : NULL;
+	if (mode != LW_FILL_FIRST)
 		fill = NULL;
 	int nargs = 2;
 	args[0] = ptr;
@@ -308,7 +308,7 @@ static bool emit_volatile_scalar(lw *w, const ir_op *op, const lval *a, lval *ou
 	if (!lw_alloc_regs(w, out, 1, NULL))
 		return false;
 	lw_load_vector(w, (lw_address){a[0].r[0], NULL, NULL, 0}, has_mask ? LLVMBuildAnd(w->b, own, a[1].r[0], "") : own,
-		       1, k, &fill, false, true, &elem);
+		       1, k, &fill, LW_FILL_FIRST, true, &elem);
 	out->r[0] = lw_from_storage(w, elem, k);
 	lw_share_owned(w, out, NULL, (ir_type){0}, own, k);
 	return true;
@@ -349,9 +349,8 @@ bool lw_emit_load(lw *w, const ir_op *op, const layout *l, lval *out)
 		for (int i = 0; i < vec && has_mask; i++)
 			fill[i] = has_other ? lw_to_storage(w, a[2].r[r + i], k) : LLVMConstNull(lw_stype(w, k));
 		lw_load_vector(w, (lw_address){a[0].r[r], NULL, NULL, 0}, has_mask ? a[1].r[r] : NULL, vec, k,
-			       has_mask && !staged ? fill : NULL, !set_first, (op->flags & IR_FLAG_VOLATILE) != 0, elems);
-		for (int i = 0; i < vec && has_mask && staged; i++)
-			elems[i] = LLVMBuildSelect(w->b, a[1].r[r], elems[i], fill[i], "");
+			       has_mask ? fill : NULL, set_first ? LW_FILL_FIRST : staged ? LW_FILL_AFTER_ELEMS : LW_FILL_AFTER,
+			       (op->flags & IR_FLAG_VOLATILE) != 0, elems);
 		for (int i = 0; i < vec; i++)
 			out->r[r + i] = lw_from_storage(w, elems[i], k);
 	}

@@ -179,6 +179,9 @@ bool lw_emit_local_alloc(lw *w, const ir_op *op)
 	uint32_t align = w->p->unit == DOT_UNIT_WGMMA || barriers ? 1024 : 128;
 	uint32_t at = (w->smem_top + align - 1) & ~(align - 1);
 	w->ring_at[ring] = at;
+	/* scratch above the ring is read and written 16 bytes at a time
+	 * (st.shared.v4, ldmatrix): an odd number of 8-byte barriers must
+	 * not leave it 8 bytes off */
 	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + barriers;
 	lw_smem_need(w, 0);
 	lw_tma_ring_pushed(w, ring);
@@ -344,13 +347,12 @@ static void copy_to_slot(lw *w, const layout_map *m, ir_type pt, const smem_layo
 			lw_asm_call(w, w->vd, text, mask ? "r,l,b" : "r,l", args, mask ? 3 : 2, true);
 			continue;
 		}
-		LLVMValueRef elems[16] = {0};
-		for (int q = r; q < r + group; q += vec) {
-			LLVMValueRef *e = elems + (q - r);
-			lw_load_vector(w, piece_at(pa, ptr, q, eb), mask ? mask->r[q] : always, vec, k, NULL, false, false, e);
-			for (int i = 0; mask && i < vec; i++)
-				e[i] = LLVMBuildSelect(w->b, mask->r[q], e[i], LLVMConstNull(LLVMTypeOf(e[i])), "");
-		}
+		LLVMValueRef elems[16] = {0}, zeros[16];
+		for (int i = 0; i < vec; i++)
+			zeros[i] = LLVMConstNull(lw_stype(w, k));
+		for (int q = r; q < r + group; q += vec)
+			lw_load_vector(w, piece_at(pa, ptr, q, eb), mask ? mask->r[q] : always, vec, k, mask ? zeros : NULL,
+				       LW_FILL_AFTER_ELEMS, false, elems + (q - r));
 		LLVMValueRef x = elems[0];
 		if (group > 1) {
 			x = LLVMGetUndef(LLVMVectorType(lw_stype(w, k), (unsigned)group));
