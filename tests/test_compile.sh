@@ -841,6 +841,14 @@ if [ -n "$PTXAS" ]; then
 	"$PTXAS" -arch=sm_90a -v "$T/ws.sm_90a.ptx" -o "$T/ws.cubin" >"$T/ws.ptxas" 2>&1
 	check "warp-specialized matmul: ptxas assembles it, no spills" grep -q "0 bytes spill stores, 0 bytes spill loads" "$T/ws.ptxas"
 fi
+# TMA rings of 3 tiles (2 stages) end in three 8-byte barriers: the scratch
+# above them (attention's Q staged for ldmatrix) stays 16-byte aligned
+check "attention d128, BLOCK_N 128, 2 stages, sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc \
+	-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32, i32, i32:16' -D HEAD_DIM=128 -D BLOCK_M=128 -D BLOCK_N=128 \
+	-D STAGE=1 -w 8 -ns 2 --arch sm_90a -o "$T/ns2" --keep-ptx "$T"
+check "... its 16-byte shared accesses at 16-byte aligned offsets" bash -c "
+	grep -oE '(st|ld)[.]shared[.]v4[.][a-z0-9]+[[:space:]]+\\[%r[0-9]+[+][0-9]+\\]|ldmatrix[^[]*\\[%r[0-9]+[+][0-9]+\\]' '$T/ns2.sm_90a.ptx' |
+	grep -oE '[+][0-9]+\\]' | tr -d '+]' | awk '\$1 % 16 { bad++ } END { exit !(NR >= 8 && !bad) }'"
 # turns (nvptx/warpspec.c): the matmul's loop has one dot, so its consumers
 # issue freely; attention's two consumer warpgroups (8 warps) take turns at
 # its two dots: each starts a turn with bar.sync on its own named barrier

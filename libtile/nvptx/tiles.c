@@ -182,7 +182,7 @@ bool lw_emit_local_alloc(lw *w, const ir_op *op)
 	/* scratch above the ring is read and written 16 bytes at a time
 	 * (st.shared.v4, ldmatrix): an odd number of 8-byte barriers must
 	 * not leave it 8 bytes off */
-	w->smem_top = at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + barriers;
+	w->smem_top = (at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + barriers + 15) & ~15u;
 	lw_smem_need(w, 0);
 	lw_tma_ring_pushed(w, ring);
 	return true;
