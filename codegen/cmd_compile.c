@@ -124,6 +124,11 @@ static const char usage_text[] =
 	"                     would widen gets such a variant besides (the loader\n"
 	"                     launches it where those arguments are divisible); not\n"
 	"                     for a kernel given :8 or :4 hints by the user\n"
+	"  --no-auto-warp-specialize\n"
+	"                     on sm_90a, a producer warp group only for loops marked\n"
+	"                     tl.range(..., warp_specialize=True): by default an\n"
+	"                     attention-like loop (two dots or more, 8 warps, TMA\n"
+	"                     rings filling the SM, 3 stages or more) gets one too\n"
 	"  --no-tma           on sm_90 and newer, copy the blocks of host-side tensor\n"
 	"                     descriptors with cp.async, as elsewhere, instead of\n"
 	"                     TMA through tensor maps the loader builds at launch\n"
@@ -196,7 +201,7 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose, debug, quiet, no_tma, no_hint_variants;
+	bool no_ptx, verbose, debug, quiet, no_tma, no_hint_variants, no_auto_warp_specialize;
 	int threads; /* -j */
 	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
 	int nincs;
@@ -1295,6 +1300,7 @@ static bool compile_jobs(compile_cmd *c, compile_result *r)
 		.ptx_if_lowered = c->no_ptx, /* for --keep-ptx only: not worth a lowering of its own */
 		.ptx_arch = c->ptx_arch,
 		.ptxas = c->ptxas,
+		.no_auto_warp_specialize = c->no_auto_warp_specialize,
 		.may_leave_out = any ? may_leave_out : NULL,
 		.jobs = c->threads,
 	};
@@ -1630,6 +1636,8 @@ int cmd_compile(int argc, char **argv)
 			c.no_tma = true;
 		} else if (!strcmp(o, "--no-hint-variants")) {
 			c.no_hint_variants = true;
+		} else if (!strcmp(o, "--no-auto-warp-specialize")) {
+			c.no_auto_warp_specialize = true;
 		} else if (!strcmp(o, "--debug")) {
 			c.debug = true;
 		} else if (!strcmp(o, "-v")) {

@@ -67,7 +67,7 @@ int cmd_pipelined(const char *a, pipeline_options *po)
 	*po = (pipeline_options){.async_copies = strcmp(a, "--pipelined=registers") != 0,
 				 .spare_budget = wgmma ? UINT32_MAX : 0, .sm_smem = wgmma ? target_smem_per_sm(90) : 0,
 				 .reuse_read_tile = !wgmma, .tensormaps = wgmma, .run_on = true, .operand_prep = true,
-				 .warp_specialize = wgmma};
+				 .warp_specialize = wgmma, .auto_warp_specialize = wgmma};
 	return 1;
 }
 

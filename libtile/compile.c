@@ -232,7 +232,7 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeli
 	if (!st)
 		st = order_stores_loads(ctx, f);
 	if (!st && opt->warp_specialize)
-		st = partition_warps(ctx, f);
+		st = partition_warps(ctx, f, opt);
 	return st;
 }
 
@@ -354,7 +354,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 					       .sm_smem = sm_smem, .reuse_read_tile = unit == DOT_UNIT_MMA,
 					       .copies_first = decode, .tensormaps = tma,
 					       .run_on = wg && wgmma_tries[bt].run_on, .operand_prep = t < nbase,
-					       .warp_specialize = wg};
+					       .warp_specialize = wg, .auto_warp_specialize = wg && !opt->no_auto_warp_specialize};
 			f = ir_clone(a, funcs[k]);
 			if (!f)
 				st = TILEC_ERR_NOMEM;

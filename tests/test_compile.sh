@@ -889,6 +889,30 @@ if [ -n "$PTXAS" ]; then
 		grep -q '0 bytes spill stores, 0 bytes spill loads' '$T/wsa128.ptxas' && grep -q 'Used 168 registers' '$T/wsa128.ptxas' &&
 		! grep -q C7512 '$T/wsa128.ptxas'"
 fi
+# unasked (passes/partition.c): the same attention with its loop not marked
+# gets the producer warp group and the turns where it has two consumer
+# groups, 3 stages and rings that keep a second block off the SM (d128);
+# not at d64 (a second block fits), not the causal kernel (two loops), not
+# with 2 stages, not under --no-auto-warp-specialize, not for sm_80
+ATTNPLAIN='-D BLOCK_M=128 -D BLOCK_N=64 -w 8 -ns 3'
+"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 -D STAGE=1 $ATTNPLAIN \
+	--arch sm_80,sm_90a -o "$T/auto128" --keep-ptx "$T" >"$T/auto128.log" 2>&1
+check "attention d128 unmarked, 8 warps, 3 stages: specialized unasked, with turns, no warning" bash -c "
+	grep -qE '[.]reqntid 384(, 1, 1)?$' '$T/auto128.sm_90a.ptx' && grep -q 'setmaxnreg.inc.sync.aligned.u32 232;' '$T/auto128.sm_90a.ptx' &&
+	grep -q 'bar.arrive [23], 256;' '$T/auto128.sm_90a.ptx' && ! grep -q 'reqntid 384' '$T/auto128.sm_80.ptx' &&
+	! grep -q warning '$T/auto128.log' && '$TILEC' inspect '$T/auto128.c' | grep -q '4 producer warps where the image is warp-specialized'"
+"$TILEC" ir tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 -D STAGE=1 $ATTNPLAIN \
+	--pipelined=wgmma >"$T/auto128.ir" 2>&1
+check "... tilec ir --pipelined=wgmma shows the partition" bash -c "grep -q '= for spare_tile warp_specialize producer ' '$T/auto128.ir' &&
+	test \$(grep -c 'tma_copy map=%[0-9]* producer' '$T/auto128.ir') = 6"
+for v in "d64:-D HEAD_DIM=64 -D STAGE=1 $ATTNPLAIN" "causal:-D HEAD_DIM=128 -D STAGE=3 $ATTNPLAIN" \
+	"ns2:-D HEAD_DIM=128 -D STAGE=1 -D BLOCK_M=128 -D BLOCK_N=64 -w 8 -ns 2" \
+	"off:-D HEAD_DIM=128 -D STAGE=1 $ATTNPLAIN --no-auto-warp-specialize"; do
+	"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" ${v#*:} --arch sm_90a \
+		-o "$T/auto_${v%%:*}" --keep-ptx "$T" >"$T/auto_${v%%:*}.log" 2>&1
+	check "attention unmarked (${v%%:*}): not specialized, no warning" bash -c "
+		grep -qE '[.]reqntid 256(, 1, 1)?$' '$T/auto_${v%%:*}.sm_90a.ptx' && ! grep -q warning '$T/auto_${v%%:*}.log'"
+done
 check "tilec ir shows the loop's warp_specialize" bash -c "'$TILEC' ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
 	-s \"$TMASIG\" $TMAWS | grep -q '= for warp_specialize '"
 # the partition (passes/partition.c): the producer's loop, its four

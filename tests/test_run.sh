@@ -169,6 +169,25 @@ for lag in 0 3; do # 4 stages: three copies ahead
 	expect "ws-split-ns4-lag$lag" 0 "" -- ws "$TMP/v$lag" --pipelined=wgmma -ns 4 --producer-lag $lag
 	if cmp -s "$TMP/w" "$TMP/v$lag"; then ok; else bad "the split run of 4 stages at lag $lag differs from the plain one"; fi
 done
+# tutorial 06's attention through device-side descriptors, d128 over 8
+# warps, its loop not marked: tilec specializes it itself (two dots, rings
+# that fill the SM); the producer computes the maps' shapes itself
+attn() { # attn OUT [options]
+	local out=$1
+	shift
+	"$TILEC" run tests/gpu/kernels/attention.py -n attn_fwd_desc \
+		-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32, i32, i32:16' -D HEAD_DIM=128 -D BLOCK_M=128 \
+		-D BLOCK_N=64 -D STAGE=1 -w 8 -ns 3 -g 2,1 --arg buf:32768:random --arg buf:32768:random \
+		--arg buf:32768:random --arg buf:32768 --arg 0.5 --arg 1 --arg 1 --arg 256 --out "Out=$out" "$@"
+}
+expect attn-plain 0 "" -- attn "$TMP/a"
+head -c 65536 /dev/zero >"$TMP/zero64k"
+if [ -s "$TMP/a" ] && ! cmp -s "$TMP/a" "$TMP/zero64k"; then ok; else bad "the attention wrote nothing"; fi
+for lag in 0 2; do
+	expect "attn-split-lag$lag" 0 "" -- attn "$TMP/a$lag" --arg buf:128 --arg buf:128 --arg buf:128 --arg buf:128 \
+		--pipelined=wgmma --producer-lag $lag
+	if cmp -s "$TMP/a" "$TMP/a$lag"; then ok; else bad "the split attention at lag $lag differs from the plain one"; fi
+done
 expect ws-split-ahead 1 "the producer copies into slot 0 of ring" -- ws "$TMP/x" --pipelined=wgmma --producer-lag -1
 expect ws-split-behind 1 "the consumers wait for slot 2 of ring" -- ws "$TMP/x" --pipelined=wgmma --producer-lag 3
 expect ws-lag-bad 2 "bad --producer-lag 'x'" -- "$TILEC" "${ADD[@]}" -g 1 --producer-lag x

@@ -192,7 +192,7 @@ enum {
 	IR_FLAG_SUNK = 1u << 6,          /* LOAD: moved down to its first user (passes/sink.c) */
 	IR_FLAG_TENSORMAP = 1u << 7,     /* LOAD/STORE: a descriptor block TMA may copy; LOCAL_ALLOC: a TMA ring */
 	IR_FLAG_AFTER_STORE = 1u << 8,   /* LOAD/ASYNC_COPY: needs a barrier first (passes/memorder.c's own mark) */
-	IR_FLAG_WARP_SPECIALIZE = 1u << 9, /* FOR: tl.range(..., warp_specialize=True) */
+	IR_FLAG_WARP_SPECIALIZE = 1u << 9, /* FOR: tl.range(..., warp_specialize=True), or chosen by passes/partition.c */
 	IR_FLAG_PRODUCER = 1u << 10      /* the producer warp's program (passes/partition.c): such a FOR,
 	                                    its TMA_COPYs and the scalar ops they read */
 };

@@ -18,7 +18,10 @@
  * the grid before it completed), a cluster, num_warps not whole warp
  * groups with room for one warp more, a step not a positive constant, no
  * copies ahead (num_stages < 2), or a copy reading more than scalar
- * arithmetic.
+ * arithmetic. Where no loop is marked, tilec marks one itself where that
+ * measured faster (unasked_loop: attention's loop of two dots over two
+ * consumer warp groups, its rings filling the SM), silently where it does
+ * not qualify; --no-auto-warp-specialize leaves that out.
  */
 #include "passes/passes.h"
 
@@ -93,9 +96,19 @@ bool partition_slice(const ir_func *f, const ir_op *loop, bool *need, const char
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < rs[k]->nops; i++) {
 			const ir_op *op = rs[k]->ops[i];
-			if (op->code == IR_OP_TMA_COPY)
-				for (int a = 1; a < op->nargs; a++)
-					need[op->args[a]] = true;
+			if (op->code != IR_OP_TMA_COPY)
+				continue;
+			for (int a = 1; a < op->nargs; a++)
+				need[op->args[a]] = true;
+			/* a map built at launch from values the kernel computes
+			 * (a device-side descriptor's shape and strides): the
+			 * interpreter's copy reads them on the producer's side */
+			const ir_derived_map *dm = ir_derived_map_at(f, (int)op->ival);
+			for (int d = 0; dm && d < dm->rank; d++) {
+				need[dm->shape[d]] = true;
+				if (d < dm->rank - 1)
+					need[dm->strides[d]] = true;
+			}
 		}
 	bool changed = true;
 	while (changed) {
@@ -173,20 +186,59 @@ static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
 	return NULL;
 }
 
-tilec_status partition_warps(tilec_ctx *ctx, ir_func *f)
+/* The loop tilec specializes where the kernel does not ask: the one
+ * top-level loop that copies by TMA, two dots or more at its body's top
+ * level (attention's) run by two consumer warp groups (num_warps 8), whose
+ * rings alone keep a second block off the SM (rings_smem: the SM's shared
+ * memory, 1 KB a block the system's) and whose registers the kernel leaves
+ * to tilec (no maxnreg): there nvptx/warpspec.c gives it a producer warp
+ * group and turns, measured faster than the plain pipeline (docs/PERF.md,
+ * "Warp specialization unasked"). A matmul's one dot is left alone: a
+ * producer measured no faster there. NULL where none. */
+static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
+{
+	if (f->num_warps != 8 || f->maxnreg || !rings_smem)
+		return NULL;
+	ir_op *loop = NULL;
+	uint64_t rings = 0;
+	for (int i = 0; i < f->body.nops; i++) {
+		ir_op *op = f->body.ops[i];
+		if (op->code == IR_OP_FOR && ir_region_has(&op->regions[0], IR_OP_TMA_COPY)) {
+			if (loop)
+				return NULL;
+			loop = op;
+		}
+		if (op->code == IR_OP_LOCAL_ALLOC) {
+			ir_type t = f->values[op->results[0]].type;
+			rings += (uint64_t)ir_numel(t) * (uint64_t)ir_kind_bytes((ir_kind)t.pointee);
+		}
+	}
+	int dots = 0;
+	for (int i = 0; loop && i < loop->regions[0].nops; i++)
+		dots += loop->regions[0].ops[i]->code == IR_OP_DOT;
+	return dots >= 2 && 2 * (rings + 1024) > rings_smem ? loop : NULL;
+}
+
+tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt)
 {
 	bool top = false;
 	ir_op *loop = find_marked(&f->body, &top);
+	bool asked = loop != NULL;
+	if (!asked && opt->auto_warp_specialize)
+		top = (loop = unasked_loop(f, opt->sm_smem)) != NULL;
 	if (!loop)
 		return TILEC_OK;
 	const char *why = refusal(f, loop, top);
+	/* unasked, only with the copies two iterations ahead the turns need */
+	if (!why && !asked && partition_ahead(f, loop) < 2)
+		why = "fewer than 3 stages";
 	bool *need = why ? NULL : calloc((size_t)f->nvalues + 1, sizeof(bool));
 	if (!why && !need) {
 		diag_error(ctx, loop->loc, "out of memory");
 		return TILEC_ERR_NOMEM;
 	}
 	if (!why && partition_slice(f, loop, need, &why)) {
-		loop->flags |= IR_FLAG_PRODUCER;
+		loop->flags |= IR_FLAG_PRODUCER | IR_FLAG_WARP_SPECIALIZE;
 		const ir_region *rs[2] = {&f->body, &loop->regions[0]};
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < rs[k]->nops; i++) {
@@ -197,7 +249,7 @@ tilec_status partition_warps(tilec_ctx *ctx, ir_func *f)
 			}
 	}
 	free(need);
-	if (why)
+	if (why && asked)
 		diag_warning(ctx, loop->loc, "warp_specialize=True: the loop runs without a producer warp: %s", why);
 	return TILEC_OK;
 }

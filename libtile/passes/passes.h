@@ -27,6 +27,7 @@ typedef struct pipeline_options {
 	bool operand_prep;     /* loads that dots read through a dequantization (w.to(tl.float16) *
 	                          scale) are pipelined too, the conversion done on the tile read */
 	bool warp_specialize;  /* then partition_warps (wgmma targets) */
+	bool auto_warp_specialize; /* and it specializes a loop the kernel does not mark where that pays */
 } pipeline_options;
 
 /* With num_stages >= 2, rewrites each qualifying runtime for loop: with
@@ -68,8 +69,11 @@ tilec_status pipeline_loads(tilec_ctx *ctx, ir_func *f, const pipeline_options *
 enum { PARTITION_PRODUCER_WARPS = 1 };
 /* Marks IR_FLAG_PRODUCER on a top-level loop marked warp_specialize that
  * qualifies, its TMA copies and the pure scalar ops they read (the
- * producer warp's program); a warning says why a marked loop does not. */
-tilec_status partition_warps(tilec_ctx *ctx, ir_func *f);
+ * producer warp's program); a warning says why a marked loop does not.
+ * With opt->auto_warp_specialize and no loop marked, an attention-like
+ * loop that qualifies is specialized too (and marked IR_FLAG_WARP_SPECIALIZE),
+ * silently where it does not. */
+tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt);
 /* need (per value id, zeroed) gets what the copies before and in `loop`
  * read, through its carried values; false, with *why, where one of those
  * is not a pure scalar. */

@@ -816,7 +816,9 @@ CASES += [
 # warp_specialize=True, 8 warps: on sm_90a a producer warp issues the K and V
 # copies and the two consumer warpgroups take turns at issuing their dots
 # (nvptx/warpspec.c); the causal kernel's first loop is refused with a
-# warning (copies follow it) and its diagonal loop is specialized
+# warning (copies follow it) and the kernel runs without a producer. The
+# plain kernel's d128 instances above get the same producer warp group and
+# turns unasked (passes/partition.c: two dots, 8 warps, rings filling the SM)
 CASES += [
     case("p_attn_desc_ws_%s" % name, ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS,
          _attn_cx(stage, WARP_SPECIALIZE=True), ATTN_GRID,
@@ -1448,6 +1450,25 @@ BENCH += [
          % (d, ", causal" if stage == 3 else ""),
          flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
     for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
+] + [
+    # d128 non-causal: the loop tilec specializes unasked, at N = 16384 too,
+    # and the plain pipeline (--no-auto-warp-specialize) for comparison
+    case("bench_attn_desc_d128_full%s" % suffix, ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS, _attn_cx(1), ATTN_GRID,
+         [size], 3, ATTN_TOL, num_warps=8, grid_in_blob=False, tilec_flags=flags,
+         bench="attention fwd fp16, device-side descriptors, Z=%d H=32 N=%d D=128%s"
+         % (size["Z"], size["N_CTX"], note), flops="4 * Z * H * N_CTX * N_CTX * D")
+    for suffix, size, flags, note in (
+        ("_n16k", {"Z": 1, "H": 32, "N_CTX": 16384, "D": 128}, None, ""),
+        ("_plain", {"Z": 4, "H": 32, "N_CTX": 4096, "D": 128}, ["--no-auto-warp-specialize"],
+         ", --no-auto-warp-specialize"),
+        ("_n16k_plain", {"Z": 1, "H": 32, "N_CTX": 16384, "D": 128}, ["--no-auto-warp-specialize"],
+         ", --no-auto-warp-specialize"))
+] + [
+    case("bench_attn_desc_ws_d128_full_n16k", ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS,
+         _attn_cx(1, WARP_SPECIALIZE=True), ATTN_GRID, [{"Z": 1, "H": 32, "N_CTX": 16384, "D": 128}], 3, ATTN_TOL,
+         num_warps=8, grid_in_blob=False,
+         bench="attention fwd fp16, device-side descriptors, warp_specialize, 8 warps, Z=1 H=32 N=16384 D=128",
+         flops="4 * Z * H * N_CTX * N_CTX * D"),
 ]
 
 
