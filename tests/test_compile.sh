@@ -892,8 +892,8 @@ fi
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);
-# not at d64 (a second block fits), not the causal kernel (two loops), not
-# with 2 stages, not under --no-auto-warp-specialize, not for sm_80
+# not at d64 (a second block fits), not with 2 stages, not under
+# --no-auto-warp-specialize, not for sm_80
 ATTNPLAIN='-D BLOCK_M=128 -D BLOCK_N=64 -w 8 -ns 3'
 "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 -D STAGE=1 $ATTNPLAIN \
 	--arch sm_80,sm_90a -o "$T/auto128" --keep-ptx "$T" >"$T/auto128.log" 2>&1
@@ -905,7 +905,7 @@ check "attention d128 unmarked, 8 warps, 3 stages: specialized unasked, with tur
 	--pipelined=wgmma >"$T/auto128.ir" 2>&1
 check "... tilec ir --pipelined=wgmma shows the partition" bash -c "grep -q '= for spare_tile warp_specialize producer ' '$T/auto128.ir' &&
 	test \$(grep -c 'tma_copy map=%[0-9]* producer' '$T/auto128.ir') = 6"
-for v in "d64:-D HEAD_DIM=64 -D STAGE=1 $ATTNPLAIN" "causal:-D HEAD_DIM=128 -D STAGE=3 $ATTNPLAIN" \
+for v in "d64:-D HEAD_DIM=64 -D STAGE=1 $ATTNPLAIN" "causal64:-D HEAD_DIM=64 -D STAGE=3 $ATTNPLAIN" \
 	"ns2:-D HEAD_DIM=128 -D STAGE=1 -D BLOCK_M=128 -D BLOCK_N=64 -w 8 -ns 2" \
 	"off:-D HEAD_DIM=128 -D STAGE=1 $ATTNPLAIN --no-auto-warp-specialize"; do
 	"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" ${v#*:} --arch sm_90a \
@@ -913,6 +913,27 @@ for v in "d64:-D HEAD_DIM=64 -D STAGE=1 $ATTNPLAIN" "causal:-D HEAD_DIM=128 -D S
 	check "attention unmarked (${v%%:*}): not specialized, no warning" bash -c "
 		grep -qE '[.]reqntid 256(, 1, 1)?$' '$T/auto_${v%%:*}.sm_90a.ptx' && ! grep -q warning '$T/auto_${v%%:*}.log'"
 done
+# the causal kernel's two loops (off the diagonal, then on it, each with
+# rings of its own): the first gets the producer, the consumers run the
+# diagonal's copies themselves (thread 0, no releases); marked, the second
+# loop gets a warning
+"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 -D STAGE=3 $ATTNPLAIN \
+	--arch sm_90a -o "$T/autoc" --keep-ptx "$T" >"$T/autoc.log" 2>&1
+check "causal attention d128 unmarked: its first loop specialized, with turns, no warning" bash -c "
+	grep -qE '[.]reqntid 384(, 1, 1)?$' '$T/autoc.sm_90a.ptx' && test \$(grep -c 'bar.arrive [23], 256;' '$T/autoc.sm_90a.ptx') = 4 &&
+	! grep -q warning '$T/autoc.log'"
+check "... the consumers copy the diagonal loop's tiles: more copies than the non-causal kernel's producer issues" bash -c "
+	test \$(grep -c 'cp.async.bulk.tensor.2d.shared' '$T/autoc.sm_90a.ptx') -gt \$(grep -c 'cp.async.bulk.tensor.2d.shared' '$T/auto128.sm_90a.ptx')"
+"$TILEC" ir tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 -D STAGE=3 $ATTNPLAIN \
+	--pipelined=wgmma >"$T/autoc.ir" 2>&1
+check "... tilec ir: one loop and the copies into its rings marked, the diagonal's not" bash -c "
+	test \$(grep -c '= for .*warp_specialize producer' '$T/autoc.ir') = 1 && test \$(grep -c 'tma_copy map=%[0-9]* producer' '$T/autoc.ir') = 6 &&
+	test \$(grep -c 'tma_copy map=%[0-9]* %' '$T/autoc.ir') = 6"
+"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTNSIG" -D HEAD_DIM=128 -D STAGE=3 \
+	-D WARP_SPECIALIZE=True $ATTNPLAIN --arch sm_90a -o "$T/wsc" >"$T/wsc.log" 2>&1
+check "causal attention marked: a warning for the second loop only" bash -c "
+	test \$(grep -c 'warning: warp_specialize=True: the loop runs without a producer warp: only a kernel.s first such loop gets one' '$T/wsc.log') = 1 &&
+	test \$(grep -c warning '$T/wsc.log') = 1"
 check "tilec ir shows the loop's warp_specialize" bash -c "'$TILEC' ir tests/gpu/kernels/descriptors.py -n matmul_kernel_tma \
 	-s \"$TMASIG\" $TMAWS | grep -q '= for warp_specialize '"
 # the partition (passes/partition.c): the producer's loop, its four

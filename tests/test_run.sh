@@ -170,23 +170,27 @@ for lag in 0 3; do # 4 stages: three copies ahead
 	if cmp -s "$TMP/w" "$TMP/v$lag"; then ok; else bad "the split run of 4 stages at lag $lag differs from the plain one"; fi
 done
 # tutorial 06's attention through device-side descriptors, d128 over 8
-# warps, its loop not marked: tilec specializes it itself (two dots, rings
-# that fill the SM); the producer computes the maps' shapes itself
-attn() { # attn OUT [options]
-	local out=$1
-	shift
+# warps, its loops not marked: tilec specializes the first itself (two
+# dots, rings that fill the SM; the causal kernel's diagonal loop after it
+# runs on the consumers' side with rings of its own); the producer
+# computes the maps' shapes itself
+attn() { # attn OUT STAGE [options]
+	local out=$1 stage=$2
+	shift 2
 	"$TILEC" run tests/gpu/kernels/attention.py -n attn_fwd_desc \
 		-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, fp32, i32, i32, i32:16' -D HEAD_DIM=128 -D BLOCK_M=128 \
-		-D BLOCK_N=64 -D STAGE=1 -w 8 -ns 3 -g 2,1 --arg buf:32768:random --arg buf:32768:random \
-		--arg buf:32768:random --arg buf:32768 --arg 0.5 --arg 1 --arg 1 --arg 256 --out "Out=$out" "$@"
+		-D BLOCK_N=64 -D STAGE=$stage -w 8 -ns 3 -g 4,1 --arg buf:65536:random --arg buf:65536:random \
+		--arg buf:65536:random --arg buf:65536 --arg 0.5 --arg 1 --arg 1 --arg 512 --out "Out=$out" "$@"
 }
-expect attn-plain 0 "" -- attn "$TMP/a"
-head -c 65536 /dev/zero >"$TMP/zero64k"
-if [ -s "$TMP/a" ] && ! cmp -s "$TMP/a" "$TMP/zero64k"; then ok; else bad "the attention wrote nothing"; fi
-for lag in 0 2; do
-	expect "attn-split-lag$lag" 0 "" -- attn "$TMP/a$lag" --arg buf:128 --arg buf:128 --arg buf:128 --arg buf:128 \
-		--pipelined=wgmma --producer-lag $lag
-	if cmp -s "$TMP/a" "$TMP/a$lag"; then ok; else bad "the split attention at lag $lag differs from the plain one"; fi
+head -c 131072 /dev/zero >"$TMP/zero128k"
+for stage in 1 3; do
+	expect "attn$stage-plain" 0 "" -- attn "$TMP/a$stage" $stage
+	if [ -s "$TMP/a$stage" ] && ! cmp -s "$TMP/a$stage" "$TMP/zero128k"; then ok; else bad "the attention wrote nothing"; fi
+	for lag in 0 2; do
+		expect "attn$stage-split-lag$lag" 0 "" -- attn "$TMP/a$stage-$lag" $stage --arg buf:128 --arg buf:128 \
+			--arg buf:128 --arg buf:128 --pipelined=wgmma --producer-lag $lag
+		if cmp -s "$TMP/a$stage" "$TMP/a$stage-$lag"; then ok; else bad "the split attention (STAGE $stage) at lag $lag differs"; fi
+	done
 done
 expect ws-split-ahead 1 "the producer copies into slot 0 of ring" -- ws "$TMP/x" --pipelined=wgmma --producer-lag -1
 expect ws-split-behind 1 "the consumers wait for slot 2 of ring" -- ws "$TMP/x" --pipelined=wgmma --producer-lag 3

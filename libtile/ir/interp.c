@@ -29,8 +29,9 @@
  * IR_FLAG_PRODUCER) runs as its two sides do on the GPU, each over values
  * of its own and sharing the rings: the producer runs only the marked ops
  * (its copies and the scalars they read), the consumers everything but
- * the copies, and the loop's iterations of the two interleave, the
- * producer's iteration j before the consumers' iteration j + lag. The
+ * those copies (a later loop's are theirs), and the loop's iterations of
+ * the two interleave, the producer's iteration j before the consumers'
+ * iteration j + lag. The
  * producer may read only what it computed itself; a copy may land only in
  * a slot whose last copy the consumers waited for, and a consumer's wait
  * (TMA_WAIT) must find exactly one copy it has not waited for, completing
@@ -1679,12 +1680,12 @@ static tilec_status producer_reads(interp *in, const ir_op *op, int v)
 }
 
 /* Ops from..to of r on this side: the producer's runs the marked ones,
- * reading only what it computed; the consumers' all but the copies. */
+ * reading only what it computed; the consumers' all but the producer's copies. */
 static tilec_status exec_ops(interp *in, const ir_region *r, int from, int to)
 {
 	for (int i = from; i < to; i++) {
 		const ir_op *op = r->ops[i];
-		if (in->side == SIDE_CONSUMERS && op->code == IR_OP_TMA_COPY)
+		if (in->side == SIDE_CONSUMERS && op->code == IR_OP_TMA_COPY && op->flags & IR_FLAG_PRODUCER)
 			continue;
 		if (in->side == SIDE_PRODUCER) {
 			if (!(op->flags & IR_FLAG_PRODUCER))

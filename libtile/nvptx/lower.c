@@ -814,16 +814,20 @@ static bool reads_pending(const lw *w, const ir_op *op)
 }
 
 /* What a side of a warp-specialized kernel (warpspec.c) does not lower:
- * the rings' set-up, done before the split (lower_split); and in the
- * producer everything but its loop, its copies, what those read and the
- * rings' put-away. */
+ * the loop's rings' set-up, done before the split (lower_split); and in
+ * the producer everything but its loop, its copies, what those read and
+ * its rings' put-away (a later loop's rings and copies are the
+ * consumers', run as without specialization). */
 static bool split_skips(const lw *w, const ir_op *op)
 {
-	if (w->ws_role != LW_WS_NONE && op->code == IR_OP_LOCAL_ALLOC)
-		return true;
-	if (w->ws_role != LW_WS_PRODUCER || op == w->ws_loop || op->code == IR_OP_TMA_COPY ||
-	    op->code == IR_OP_LOCAL_DEALLOC)
+	if (w->ws_role == LW_WS_NONE)
 		return false;
+	if (op->code == IR_OP_LOCAL_ALLOC) /* a later loop's rings are the consumers' own */
+		return w->ws_role == LW_WS_PRODUCER || lw_ws_ring(w, op->results[0]);
+	if (w->ws_role != LW_WS_PRODUCER || op == w->ws_loop)
+		return false;
+	if (op->code == IR_OP_TMA_COPY || op->code == IR_OP_LOCAL_DEALLOC)
+		return !lw_ws_ring(w, op->args[0]);
 	return !(op->nresults == 1 && w->ws_needed[op->results[0]]);
 }
 
@@ -1498,16 +1502,18 @@ static void finish_smem(lw *w, const char *symbol)
 
 /* A warp-specialized kernel (warpspec.c): the last warp is the
  * producer, the others run the program; each side is lowered from the
- * whole function, the producer's ops filtered (split_skips). The rings
- * are pushed first, their barriers set up with every thread at the same
+ * whole function, the producer's ops filtered (split_skips). The loop's
+ * rings are pushed first, their barriers set up with every thread at the same
  * block barriers: set up by the consumers after the split, with the sides
  * meeting at barrier 0 from different places, racecheck reported the
  * producer's first arrivals against the set-up. */
 static bool lower_split(lw *w)
 {
-	for (int i = 0; i < w->f->body.nops; i++)
-		if (w->f->body.ops[i]->code == IR_OP_LOCAL_ALLOC && !lower_op(w, w->f->body.ops[i]))
+	for (int i = 0; i < w->f->body.nops; i++) {
+		const ir_op *op = w->f->body.ops[i];
+		if (op->code == IR_OP_LOCAL_ALLOC && lw_ws_ring(w, op->results[0]) && !lower_op(w, op))
 			return false;
+	}
 	uint32_t smem_top = w->smem_top, smem_kept = w->smem_kept;
 	LLVMValueRef producer = LLVMBuildICmp(w->b, LLVMIntUGE, w->tid, lw_ci32(w, 32 * w->f->num_warps), "");
 	LLVMBasicBlockRef prod, cons;

@@ -366,6 +366,9 @@ void lw_wgmma_wait_for(lw *w, int v, int groups);
  * NULL) set to j / tiles, the refill's count from 1 */
 bool lw_ws_plan(lw *w);
 uint32_t lw_ws_threads(const lw *w);
+/* whether a ring is one the producer fills (the loop's; a later loop's
+ * are the consumers') */
+bool lw_ws_ring(const lw *w, int ring);
 /* the registers at the entry of a kernel whose producer is a warp group
  * (.maxnreg), 0 elsewhere; the first code of each side (setmaxnreg) */
 int lw_ws_entry_regs(const lw *w);

@@ -101,7 +101,7 @@ void lw_tma_ring_popped(lw *w, int ring)
 	 * is popped (they set the rings up together before they split): the
 	 * producer's last accesses to the barriers come before they are put
 	 * away and their memory is used again */
-	if (w->ws_loop && w->ws_popped++ == 0)
+	if (w->ws_loop && lw_ws_ring(w, ring) && w->ws_popped++ == 0)
 		lw_barrier_all(w);
 	if (w->ws_role == LW_WS_PRODUCER)
 		return;
@@ -153,7 +153,7 @@ bool lw_emit_tma_copy(lw *w, const ir_op *op)
 	if (!lw_get(w, op->args[1], NULL, &slot) || !lw_get(w, op->args[2], NULL, &pred) ||
 	    !lw_get(w, op->args[3], NULL, &row) || !lw_get(w, op->args[4], NULL, &col))
 		return false;
-	if (w->ws_role == LW_WS_CONSUMER) {
+	if (w->ws_role == LW_WS_CONSUMER && op->flags & IR_FLAG_PRODUCER) {
 		/* where the plain code refills the slot the consumers release it:
 		 * each warp once the dots that read it are waited for (lower.c
 		 * waits for them before this point), while this iteration's run */

@@ -16,7 +16,9 @@
  * the rule the plain code's refill follows, lower.c), and their barriers
  * are the named barrier 1 over the consumer threads, not the block's. The
  * two sides meet at the block's barrier again where the first ring is put
- * away (tma.c).
+ * away (tma.c), and the producer is done. A loop after it with rings of
+ * its own (causal attention's diagonal) is the consumers': they set its
+ * rings up and issue its copies as without specialization.
  *
  * The producer is one warp where a second block could share the SM (2
  * blocks of 8 warps of 128x128 tiles need 90 registers a thread; a warp
@@ -82,13 +84,18 @@ bool lw_ws_plan(lw *w)
 	uint64_t rings = 0;
 	for (int i = 0; i < f->body.nops; i++) {
 		const ir_op *op = f->body.ops[i];
-		if (op->code == IR_OP_LOCAL_ALLOC && w->p->ring[op->results[0]])
+		if (op->code == IR_OP_LOCAL_ALLOC && w->p->ring[op->results[0]] && lw_ws_ring(w, op->results[0]))
 			rings += (uint64_t)lw_vtype(w, op->results[0]).shape[0] * w->p->ring[op->results[0]]->tile_bytes +
 				 lw_tma_barrier_bytes(w, op->results[0]);
 	}
 	if (!f->maxnreg && 2 * (rings + TARGET_BLOCK_RESERVED_SMEM) > target_smem_per_sm(90))
 		w->ws_producer_warps = WS_GROUP_WARPS;
 	return true;
+}
+
+bool lw_ws_ring(const lw *w, int ring)
+{
+	return w->ws_loop && partition_ring(w->ws_loop, ring);
 }
 
 uint32_t lw_ws_threads(const lw *w)

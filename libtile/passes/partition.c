@@ -13,7 +13,10 @@
  * sides from the marks. A marked loop that does not qualify gets a
  * warning that says why and runs as written: not at the kernel's top
  * level, a persistent kernel's loop over tiles (its copies in the loop
- * inside), a copy by cp.async rather than TMA, a ring another loop reads,
+ * inside), a copy by cp.async rather than TMA, a ring of the loop another
+ * loop reads or a loop before it reading rings (loops after it may have
+ * rings of their own, which the consumers fill as without specialization:
+ * causal attention's diagonal),
  * a programmatic dependent launch's wait (the producer would read before
  * the grid before it completed), a cluster, num_warps not whole warp
  * groups with room for one warp more, a step not a positive constant, no
@@ -21,7 +24,8 @@
  * arithmetic. Where no loop is marked, tilec marks one itself where that
  * measured faster (unasked_loop: attention's loop of two dots over two
  * consumer warp groups, its rings filling the SM), silently where it does
- * not qualify; --no-auto-warp-specialize leaves that out.
+ * not qualify; --no-auto-warp-specialize leaves that out. A kernel has one
+ * producer: a later marked loop gets a warning and runs as written.
  */
 #include "passes/passes.h"
 
@@ -69,6 +73,11 @@ static bool inner_copies(const ir_region *r)
 	return false;
 }
 
+bool partition_ring(const ir_op *loop, int ring)
+{
+	return ir_op_reads(loop, ring);
+}
+
 int partition_ahead(const ir_func *f, const ir_op *loop)
 {
 	int first_ring = -1, ahead = 0;
@@ -96,7 +105,7 @@ bool partition_slice(const ir_func *f, const ir_op *loop, bool *need, const char
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < rs[k]->nops; i++) {
 			const ir_op *op = rs[k]->ops[i];
-			if (op->code != IR_OP_TMA_COPY)
+			if (op->code != IR_OP_TMA_COPY || !partition_ring(loop, op->args[0]))
 				continue;
 			for (int a = 1; a < op->nargs; a++)
 				need[op->args[a]] = true;
@@ -168,25 +177,31 @@ static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
 		return "its loads are not copied by TMA (no descriptor block a dot reads alone)";
 	if (!step || step->code != IR_OP_CONST || step->ival <= 0)
 		return "its step is not a positive constant";
-	/* every ring is the loop's, filled only by TMA before it or in it */
+	/* the loop's rings are filled by TMA before it and in it and read by
+	 * no other loop; loops after it may have rings of their own (the
+	 * consumers run them as written: causal attention's diagonal) */
 	bool after = false;
 	for (int i = 0; i < f->body.nops; i++) {
 		const ir_op *op = f->body.ops[i];
 		after |= op == loop;
 		if (op->code == IR_OP_LOCAL_ALLOC && !(op->flags & IR_FLAG_TENSORMAP))
 			return "a ring is not filled by TMA";
-		if (op->code == IR_OP_TMA_COPY && after)
-			return "TMA copies follow the loop";
-		if (op->code == IR_OP_FOR && op != loop &&
+		if (op->code == IR_OP_TMA_COPY && partition_ring(loop, op->args[0]) == after)
+			return after ? "TMA copies into its rings follow the loop" : "copies before it fill another loop's rings";
+		if (op->code == IR_OP_FOR && op != loop && !after &&
 		    (ir_region_has(&op->regions[0], IR_OP_LOCAL_LOAD) || ir_region_has(&op->regions[0], IR_OP_TMA_COPY)))
-			return "another loop of the kernel reads rings";
+			return "a loop before it reads rings";
+		for (int r = 0; op->code == IR_OP_FOR && op != loop && after && r < f->body.nops; r++)
+			if (f->body.ops[r]->code == IR_OP_LOCAL_ALLOC && partition_ring(loop, f->body.ops[r]->results[0]) &&
+			    ir_op_reads(op, f->body.ops[r]->results[0]))
+				return "another loop of the kernel reads its rings";
 	}
 	if (partition_ahead(f, loop) < 1)
 		return "no copies before the loop (num_stages < 2)";
 	return NULL;
 }
 
-/* The loop tilec specializes where the kernel does not ask: the one
+/* The loop tilec specializes where the kernel does not ask: the first
  * top-level loop that copies by TMA, two dots or more at its body's top
  * level (attention's) run by two consumer warp groups (num_warps 8), whose
  * rings alone keep a second block off the SM (rings_smem: the SM's shared
@@ -200,15 +215,13 @@ static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 	if (f->num_warps != 8 || f->maxnreg || !rings_smem)
 		return NULL;
 	ir_op *loop = NULL;
+	for (int i = 0; i < f->body.nops && !loop; i++)
+		if (f->body.ops[i]->code == IR_OP_FOR && ir_region_has(&f->body.ops[i]->regions[0], IR_OP_TMA_COPY))
+			loop = f->body.ops[i];
 	uint64_t rings = 0;
-	for (int i = 0; i < f->body.nops; i++) {
-		ir_op *op = f->body.ops[i];
-		if (op->code == IR_OP_FOR && ir_region_has(&op->regions[0], IR_OP_TMA_COPY)) {
-			if (loop)
-				return NULL;
-			loop = op;
-		}
-		if (op->code == IR_OP_LOCAL_ALLOC) {
+	for (int i = 0; loop && i < f->body.nops; i++) {
+		const ir_op *op = f->body.ops[i];
+		if (op->code == IR_OP_LOCAL_ALLOC && partition_ring(loop, op->results[0])) {
 			ir_type t = f->values[op->results[0]].type;
 			rings += (uint64_t)ir_numel(t) * (uint64_t)ir_kind_bytes((ir_kind)t.pointee);
 		}
@@ -243,13 +256,21 @@ tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options 
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < rs[k]->nops; i++) {
 				ir_op *op = rs[k]->ops[i];
-				if (op->code == IR_OP_TMA_COPY || (op->nresults == 1 && need[op->results[0]] &&
-								   op->code != IR_OP_LOCAL_ALLOC))
+				if ((op->code == IR_OP_TMA_COPY && partition_ring(loop, op->args[0])) ||
+				    (op->nresults == 1 && need[op->results[0]] && op->code != IR_OP_LOCAL_ALLOC))
 					op->flags |= IR_FLAG_PRODUCER;
 			}
 	}
 	free(need);
 	if (why && asked)
 		diag_warning(ctx, loop->loc, "warp_specialize=True: the loop runs without a producer warp: %s", why);
+	/* one producer a kernel: later marked loops run as written */
+	for (int i = 0; asked && i < f->body.nops; i++) {
+		const ir_op *op = f->body.ops[i];
+		if (op != loop && op->code == IR_OP_FOR && op->flags & IR_FLAG_WARP_SPECIALIZE)
+			diag_warning(ctx, op->loc,
+				     "warp_specialize=True: the loop runs without a producer warp: only a kernel's first "
+				     "such loop gets one");
+	}
 	return TILEC_OK;
 }

@@ -78,6 +78,9 @@ tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options 
  * read, through its carried values; false, with *why, where one of those
  * is not a pure scalar. */
 bool partition_slice(const ir_func *f, const ir_op *loop, bool *need, const char **why);
+/* Whether `ring` (a LOCAL_ALLOC's value) is one `loop` reads: a ring the
+ * producer fills where the loop is split. */
+bool partition_ring(const ir_op *loop, int ring);
 /* The copies of a ring issued before `loop`: how far ahead it copies. */
 int partition_ahead(const ir_func *f, const ir_op *loop);
 

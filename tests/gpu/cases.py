@@ -815,10 +815,11 @@ CASES += [
 ]
 # warp_specialize=True, 8 warps: on sm_90a a producer warp issues the K and V
 # copies and the two consumer warpgroups take turns at issuing their dots
-# (nvptx/warpspec.c); the causal kernel's first loop is refused with a
-# warning (copies follow it) and the kernel runs without a producer. The
-# plain kernel's d128 instances above get the same producer warp group and
-# turns unasked (passes/partition.c: two dots, 8 warps, rings filling the SM)
+# (nvptx/warpspec.c); the causal kernel's first loop (off the diagonal) gets
+# the producer, its diagonal loop (rings of its own) runs on the consumers
+# as without it, with a warning. The plain kernel's d128 instances above get
+# the same producer warp group and turns unasked (passes/partition.c: two
+# dots, 8 warps, rings filling the SM), the causal one for its first loop
 CASES += [
     case("p_attn_desc_ws_%s" % name, ATTN, "attn_fwd_desc", ATTN_DESC_PARAMS,
          _attn_cx(stage, WARP_SPECIALIZE=True), ATTN_GRID,
