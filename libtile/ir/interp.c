@@ -31,11 +31,10 @@
  * (its copies and the scalars they read), the consumers everything but
  * those copies (a later loop's are theirs), and the loop's iterations of
  * the two interleave, the producer's iteration j before the consumers'
- * iteration j + lag. The
- * producer may read only what it computed itself; a copy may land only in
- * a slot whose last copy the consumers waited for, and a consumer's wait
- * (TMA_WAIT) must find exactly one copy it has not waited for, completing
- * the phase it names. Any other order is a runtime error naming the slot,
+ * iteration j + lag. The producer may read only what it computed itself;
+ * a copy may land only in a slot whose last copy the consumers waited
+ * for, and a consumer's wait (TMA_WAIT) must find exactly one copy it has
+ * not waited for, completing the phase it names. Any other order is a runtime error naming the slot,
  * so a run that ends compares the partition's results with the plain
  * program's.
  */
@@ -1680,7 +1679,7 @@ static tilec_status producer_reads(interp *in, const ir_op *op, int v)
 }
 
 /* Ops from..to of r on this side: the producer's runs the marked ones,
- * reading only what it computed; the consumers' all but the producer's copies. */
+ * reading only what it computed; the consumers' all but the marked copies. */
 static tilec_status exec_ops(interp *in, const ir_region *r, int from, int to)
 {
 	for (int i = from; i < to; i++) {

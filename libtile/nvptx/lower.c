@@ -826,7 +826,9 @@ static bool split_skips(const lw *w, const ir_op *op)
 		return w->ws_role == LW_WS_PRODUCER || lw_ws_ring(w, op->results[0]);
 	if (w->ws_role != LW_WS_PRODUCER || op == w->ws_loop)
 		return false;
-	if (op->code == IR_OP_TMA_COPY || op->code == IR_OP_LOCAL_DEALLOC)
+	if (op->code == IR_OP_TMA_COPY) /* the copies partition.c marked: into the loop's rings */
+		return !(op->flags & IR_FLAG_PRODUCER);
+	if (op->code == IR_OP_LOCAL_DEALLOC)
 		return !lw_ws_ring(w, op->args[0]);
 	return !(op->nresults == 1 && w->ws_needed[op->results[0]]);
 }

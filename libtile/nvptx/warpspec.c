@@ -1,8 +1,9 @@
 /* warpspec.c - the two sides of a warp-specialized loop (sm_90a).
  *
  * passes/partition.c marks a `tl.range(..., warp_specialize=True)` loop
- * fed by TMA rings (or such a loop of two dots it chooses itself), its copies and the scalars they read as the producer
- * warp's program (IR_FLAG_PRODUCER). The block runs one warp more than
+ * fed by TMA rings (or such a loop of two dots it chooses itself), its
+ * copies and the scalars they read as the producer warp's program
+ * (IR_FLAG_PRODUCER). The block runs one warp more than
  * num_warps, the last. Every thread sets the rings and their barriers up
  * at the kernel's entry, then the block splits (lower.c: lower_split).
  * The producer lowers only its marked program, and its first lane issues
