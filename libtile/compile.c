@@ -373,6 +373,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			if (st == TILEC_OK)
 				st = layout_assign(ctx, a, f, ai, unit, tiers && fp8_tier(first) >= IR_FP8_SM89, &plan);
 			plan.tma = tma;
+			plan.smem_limit = limit;
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)

@@ -202,6 +202,8 @@ typedef struct layout_plan {
 	dot_unit unit;           /* what the targets' dots run on */
 	bool tensor_cores;       /* unit is mma.sync or wgmma */
 	bool tma;                /* the code copies descriptor blocks through tensor maps (sm_90 on; set by the caller) */
+	uint32_t smem_limit;     /* a block's shared memory at most (set by the caller; 0: no limit):
+	                            a descriptor store whose scratch would pass it goes in pieces */
 	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
 	const smem_layout **ring;  /* its tiles' layout */
 	const layout **copy;       /* the layout its asynchronous copies read their pointers in */

@@ -219,6 +219,12 @@ LLVMValueRef lw_swizzled(lw *w, const smem_layout *sl, LLVMValueRef base, LLVMVa
  * index of its dim 0, smem_tile_stride apart (replicas do not write);
  * registers consecutive along the stored rows go out as one access. */
 void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base);
+/* Whether each register of a 2-D block (sl not transposed) holds, in every
+ * thread, an element of one panel of sl, the same one: then
+ * lw_stage_panels writes panels first .. first + count - 1 alone, panel
+ * `first` at scratch byte `base`. */
+bool lw_panels_apart(const lval *x, ir_type t, const smem_layout *sl);
+void lw_stage_panels(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base, int first, int count);
 /* Reads such a tile (or tiles) at shared byte `base` into out, in layout l. */
 bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layout *sl, LLVMValueRef base);
 bool lw_emit_local_alloc(lw *w, const ir_op *op);

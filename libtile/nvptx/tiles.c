@@ -135,18 +135,55 @@ static void load_run(lw *w, lval *x, int r, int n, ir_kind k, LLVMValueRef p, in
 		x->r[r + i] = lw_from_storage(w, n > 1 ? LLVMBuildExtractElement(w->b, v, lw_ci32(w, i), "") : v, k);
 }
 
-void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
+/* The panel of sl that register r of m holds an element of in every
+ * thread, or -1 where threads' elements of it lie in different panels: the
+ * thread's part of the column spans at most (lanes - 1) * lane_scale +
+ * (warps - 1) * warp_scale past the register's. */
+static int reg_panel(const layout_map *m, ir_type t, const smem_layout *sl, int r)
+{
+	int d = m->dim_of[t.rank - 1];
+	int32_t cc[IR_MAX_RANK];
+	layout_reg_coords(m, r, cc);
+	layout_field fl = layout_dim_field(m, d);
+	int64_t span = (int64_t)(fl.lanes - 1) * fl.lane_scale + (int64_t)(fl.warps - 1) * fl.warp_scale;
+	if (span > m->shape[d] - 1)
+		span = m->shape[d] - 1;
+	int64_t cols = sl->panel_bytes / sl->elem_bytes;
+	return cc[d] / cols == (cc[d] + span) / cols ? (int)(cc[d] / cols) : -1;
+}
+
+bool lw_panels_apart(const lval *x, ir_type t, const smem_layout *sl)
+{
+	layout_map m = lw_map_of(x->l, t);
+	for (int r = 0; r < x->n; r++)
+		if (t.rank != 2 || sl->transposed || reg_panel(&m, t, sl, r) < 0)
+			return false;
+	return true;
+}
+
+/* count 0: every panel (lw_stage_tile) */
+void lw_stage_panels(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base, int first, int count)
 {
 	layout_map m = lw_map_of(x->l, t);
 	ir_kind k = (ir_kind)t.kind;
 	int vec = smem_access_run(&m, t, sl, x->n);
 	offset_anchors an = {.max = 1};
-	LLVMValueRef own = lw_owner(w, &m), b = lw_ci32(w, (int64_t)w->smem_top + base);
+	int64_t from = count ? base - (int64_t)first * sl->rows * sl->panel_bytes : base;
+	LLVMValueRef own = lw_owner(w, &m), b = lw_ci32(w, (int64_t)w->smem_top + from);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
-	for (int r = 0; r < x->n; r += vec)
-		store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &an)), vec * sl->elem_bytes);
+	for (int r = 0; r < x->n; r += vec) {
+		int p = count ? reg_panel(&m, t, sl, r) : 0;
+		if (p >= first && p - first < (count ? count : 1))
+			store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &an)),
+				  vec * sl->elem_bytes);
+	}
 	if (join)
 		lw_end_if(w, join);
+}
+
+void lw_stage_tile(lw *w, const lval *x, ir_type t, const smem_layout *sl, int64_t base)
+{
+	lw_stage_panels(w, x, t, sl, base, 0, 0);
 }
 
 bool lw_read_tile(lw *w, lval *out, const layout *l, ir_type t, const smem_layout *sl, LLVMValueRef base)

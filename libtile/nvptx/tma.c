@@ -20,7 +20,11 @@
  * with bulk tensor stores; the engine reads the scratch asynchronously,
  * so the next use of scratch (lw_smem_need), the kernel's end, and every
  * path into it (a loop's body and exit, lower.c) first wait for the
- * reads (bulk_pending), instead of each store waiting at once.
+ * reads (bulk_pending), instead of each store waiting at once. Where the
+ * whole tile's scratch would pass the block's shared memory (a persistent
+ * kernel's rings kept through its epilogue), the tile goes out a few
+ * panels at a time through the scratch that fits, each piece staged once
+ * the engine has read the one before.
  */
 #include "nvptx/lower.h"
 
@@ -224,23 +228,37 @@ bool lw_emit_tma_store(lw *w, const ir_op *op)
 		return false;
 	/* the box lands swizzled by address bits: a 1024-byte boundary */
 	int64_t at = (((int64_t)w->smem_top + 1023) & ~(int64_t)1023) - w->smem_top;
-	lw_smem_need(w, (uint64_t)(at + sl.tile_bytes));
-	lw_barrier(w); /* the scratch may still be read by the op before */
-	lw_stage_tile(w, &x, t, &sl, at);
-	/* the copy engine reads what ordinary stores wrote */
-	lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
-	lw_barrier(w);
+	int panels = sl.row_bytes / sl.panel_bytes, per = panels;
+	int64_t panel_tile = (int64_t)sl.rows * sl.panel_bytes;
+	/* pieces of panels where the whole box would pass the limit */
+	uint32_t limit = w->p->smem_limit;
+	if (limit && w->smem_top + at + per * panel_tile > limit && lw_panels_apart(&x, t, &sl))
+		while (per % 2 == 0 && w->smem_top + at + per * panel_tile > limit)
+			per /= 2;
+	lw_smem_need(w, (uint64_t)(at + per * panel_tile));
 	LLVMValueRef map = LLVMBuildPtrToInt(w->b, w->v[op->ival].r[0], w->i64, "");
-	LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
-	for (int p = 0; p < sl.row_bytes / sl.panel_bytes; p++) {
-		LLVMValueRef src = lw_ci32(w, (int64_t)w->smem_top + at + (int64_t)p * sl.rows * sl.panel_bytes);
-		LLVMValueRef c = p ? LLVMBuildAdd(w->b, col.r[0], lw_ci32(w, (int64_t)p * box[0]), "") : col.r[0];
-		LLVMValueRef args[4] = {map, c, row.r[0], smem_address(w, src)};
-		lw_asm_call(w, w->vd, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];", "l,r,r,r",
-			    args, 4, true);
+	for (int first = 0; first < panels; first += per) {
+		if (first)
+			lw_bulk_wait(w, false);
+		lw_barrier(w); /* the scratch may still be read by the op or the piece before */
+		if (per < panels)
+			lw_stage_panels(w, &x, t, &sl, at, first, per);
+		else
+			lw_stage_tile(w, &x, t, &sl, at);
+		/* the copy engine reads what ordinary stores wrote */
+		lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+		lw_barrier(w);
+		LLVMBasicBlockRef join = lw_begin_if(w, thread_zero(w));
+		for (int p = first; p < first + per; p++) {
+			LLVMValueRef src = lw_ci32(w, (int64_t)w->smem_top + at + (int64_t)(p - first) * panel_tile);
+			LLVMValueRef c = p ? LLVMBuildAdd(w->b, col.r[0], lw_ci32(w, (int64_t)p * box[0]), "") : col.r[0];
+			LLVMValueRef args[4] = {map, c, row.r[0], smem_address(w, src)};
+			lw_asm_call(w, w->vd, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+				    "l,r,r,r", args, 4, true);
+		}
+		lw_asm_call(w, w->vd, "cp.async.bulk.commit_group;", "", NULL, 0, true);
+		lw_end_if(w, join);
 	}
-	lw_asm_call(w, w->vd, "cp.async.bulk.commit_group;", "", NULL, 0, true);
-	lw_end_if(w, join);
 	/* the engine reads the box while the kernel goes on: the scratch is
 	 * waited for when it is next used (lw_bulk_wait); the writes to global
 	 * memory complete on their own */

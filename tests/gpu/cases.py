@@ -1138,6 +1138,9 @@ CASES += [
     case("desc_mm_device_persistent_7", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False, FLATTEN=True),
          DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
+    case("desc_mm_device_persistent_256_7", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
+         _desc_cx(128, 256, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False, FLATTEN=True),
+         DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8, num_stages=3),
     case("desc_mm_device_persistent_7_ns4", DESC, "matmul_kernel_descriptor_persistent", DESC_MM_BT + MM_SIZES_PARAMS,
          _desc_cx(64, 128, 64, EPILOGUE_SUBTILE=True, NUM_SMS=7, WARP_SPECIALIZE=False, FLATTEN=True),
          DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=4, num_stages=4),
@@ -1154,6 +1157,11 @@ CASES += [
     case("desc_mm_host_persistent_7", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False),
          DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8),
+    # at 128x256x64 the rings stay through the epilogue and the result goes
+    # out in two pieces through half the scratch (nvptx/tma.c)
+    case("desc_mm_host_persistent_256_7", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 256, 64, EPILOGUE_SUBTILE=False, NUM_SMS=7, WARP_SPECIALIZE=False),
+         DESC_PGRID7, DESC_SHAPES_MANY, 3, MM_F16_TOL, num_warps=8, num_stages=3),
     # the tutorial's plain persistent matmul (pointers): strides that are
     # multiples of 16 give cp.async rings, whose copies run on from tile to
     # tile (K 32: one K iteration, the copies running two tiles ahead);
@@ -1232,6 +1240,17 @@ BENCH = [
          DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8,
          bench="persistent matmul fp16 4096^3, host-side descriptors, TMA (128x128x64, 8 warps)",
          flops="2 * M * N * K", sm80=True),
+] + [
+    # the same at 128x256x64 (its rings kept through the epilogue, the result
+    # stored in pieces) and at 8192^3, cuBLAS alongside
+    case("bench_desc_mm_host_persistent_256%s" % ("" if n == 4096 else "_%d" % n), DESC, "matmul_kernel_tma_persistent",
+         DESC_HOST + MM_SIZES_PARAMS,
+         _desc_cx(128, 256, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
+         DESC_PGRID, [{"M": n, "N": n, "K": n}], 3, MM_F16_TOL, num_warps=8, num_stages=3,
+         bench="persistent matmul fp16 %d^3, host-side descriptors, TMA (128x256x64, 8 warps, 3 stages)" % n,
+         flops="2 * M * N * K", cublas="mm_nt")
+    for n in (4096, 8192)
+] + [
     case("bench_desc_mm_host_persistent_cpasync", DESC, "matmul_kernel_tma_persistent", DESC_HOST + MM_SIZES_PARAMS,
          _desc_cx(128, 128, 64, EPILOGUE_SUBTILE=False, NUM_SMS=DESC_SMS, WARP_SPECIALIZE=False),
          DESC_PGRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, MM_F16_TOL, num_warps=8, tilec_flags=["--no-tma"],
