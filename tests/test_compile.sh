@@ -849,6 +849,16 @@ check "attention d128, BLOCK_N 128, 2 stages, sm_90a" "$TILEC" compile tests/gpu
 check "... its 16-byte shared accesses at 16-byte aligned offsets" bash -c "
 	grep -oE '(st|ld)[.]shared[.]v4[.][a-z0-9]+[[:space:]]+\\[%r[0-9]+[+][0-9]+\\]|ldmatrix[^[]*\\[%r[0-9]+[+][0-9]+\\]' '$T/ns2.sm_90a.ptx' |
 	grep -oE '[+][0-9]+\\]' | tr -d '+]' | awk '\$1 % 16 { bad++ } END { exit !(NR >= 8 && !bad) }'"
+# attention in fp8 (tutorial 06's fp8 mode): both dots on e5m2 wgmma (V
+# stored transposed, so both operands are K-major), P cast to e5m2 as the
+# second dot's A
+FP8SIG='*fp8e5:16, *fp8e5:16, *fp8e5:16, *fp16:16, fp32, i32, i32, i32:16'
+check "fp8 attention d128, sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc_fp8 -s "$FP8SIG" \
+	-D HEAD_DIM=128 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=1 -w 8 -ns 3 --arch sm_90a -o "$T/fp8a" --keep-ptx "$T"
+check "... both dots on e5m2 wgmma, P cast in pairs" bash -c "
+	grep -q 'wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2' '$T/fp8a.sm_90a.ptx' &&
+	grep -q 'wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e5m2' '$T/fp8a.sm_90a.ptx' &&
+	grep -q 'cvt.rn.satfinite.e5m2x2.f32' '$T/fp8a.sm_90a.ptx'"
 # turns (nvptx/warpspec.c): the matmul's loop has one dot, so its consumers
 # issue freely; attention's two consumer warpgroups (8 warps) take turns at
 # its two dots: each starts a turn with bar.sync on its own named barrier

@@ -804,6 +804,19 @@ CASES += [
           {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_TOL, _attn_warps, grid_in_blob=False)
     for name, stage in (("full", 1), ("causal", 3))
 ]
+# tutorial 06's fp8 mode through device-side descriptors: Q, K and V in
+# e5m2, V stored transposed ([Z, H, D, N_CTX]) so that both dots' operands
+# are K-major (wgmma's 8-bit operands must be), P cast to e5m2
+ATTN_FP8_PARAMS = [T("in", "fp8e5", ["Z", "H", "N_CTX", "D"]), T("in", "fp8e5", ["Z", "H", "N_CTX", "D"]),
+                   T("in", "fp8e5", ["Z", "H", "D", "N_CTX"]), T("out", "fp16", ["Z", "H", "N_CTX", "D"]),
+                   S("fp32", "0.5"), S("i32", "Z"), S("i32", "H"), S("i32", "N_CTX")]
+ATTN_FP8_TOL = tol(2e-2, 2e-2)
+CASES += [
+    case("p_attn_desc_fp8_%s" % name, ATTN, "attn_fwd_desc_fp8", ATTN_FP8_PARAMS, _attn_cx(stage), ATTN_GRID,
+         [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+          {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False)
+    for name, stage in (("full", 1), ("causal", 3))
+]
 # 2 stages: rings of 3 tiles (one ahead, one spare), whose odd count of
 # 8-byte barriers left the scratch above them 8 bytes off 16 (the staged Q's
 # 16-byte stores faulted with a misaligned address)
@@ -1467,6 +1480,13 @@ BENCH += [
          _attn_cx(stage, WARP_SPECIALIZE=True), ATTN_GRID, [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_TOL,
          num_warps=8, grid_in_blob=False,
          bench="attention fwd fp16, device-side descriptors, warp_specialize, 8 warps, Z=4 H=32 N=4096 D=%d%s"
+         % (d, ", causal" if stage == 3 else ""),
+         flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
+    for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
+] + [
+    case("bench_attn_desc_fp8_d%d_%s" % (d, name), ATTN, "attn_fwd_desc_fp8", ATTN_FP8_PARAMS, _attn_cx(stage),
+         ATTN_GRID, [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False,
+         bench="attention fwd fp8 e5m2, device-side descriptors, Z=4 H=32 N=4096 D=%d%s"
          % (d, ", causal" if stage == 3 else ""),
          flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
     for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))

@@ -187,6 +187,81 @@ def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
 
 
 @triton.jit
+def _attn_fwd_inner_fp8(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale, offs_m, offs_n, N_CTX,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+                        WARP_SPECIALIZE: tl.constexpr):
+    # _attn_fwd_inner_desc over fp8 (e5m2) Q, K and V, as tutorial 06 runs
+    # its fp8 mode: V stored transposed ([HEAD_DIM, N_CTX] a head), its
+    # block read as [HEAD_DIM, BLOCK_N] and transposed, so both dots'
+    # operands are K-major; P cast to fp8 for the second dot
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        k = k_desc.load([row0 + start_n, 0]).T
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = v_desc.load([vrow0, start_n]).T
+        acc = tl.dot(p.to(tl.float8e5), v, acc)
+        m_i = m_ij
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd_desc_fp8(Q, K, V, Out, sm_scale, Z, H, N_CTX,
+                      HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      STAGE: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
+    # attn_fwd_desc in tutorial 06's fp8 mode: Q and K [Z * H * N_CTX,
+    # HEAD_DIM] and V transposed, [Z * H * HEAD_DIM, N_CTX], all e5m2; Out
+    # fp16
+    rows = Z * H * N_CTX
+    q_desc = tl.make_tensor_descriptor(Q, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    k_desc = tl.make_tensor_descriptor(K, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    v_desc = tl.make_tensor_descriptor(V, shape=[Z * H * HEAD_DIM, N_CTX], strides=[N_CTX, 1],
+                                       block_shape=[HEAD_DIM, BLOCK_N])
+    o_desc = tl.make_tensor_descriptor(Out, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    row0 = off_hz * N_CTX
+    vrow0 = off_hz * HEAD_DIM
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # 1/log(2)
+    q = q_desc.load([row0 + start_m * BLOCK_M, 0])
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner_fp8(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
+                                            offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE)
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner_fp8(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
+                                            offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE)
+    acc = acc / l_i[:, None]
+    o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
+
+
+@triton.jit
 def attn_fwd_ahead(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_CTX,
                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # attn_fwd (non-causal) with the scores of the next key block computed
