@@ -114,9 +114,12 @@ def attn_fwd_ragged(Q, K, V, Out, sm_scale, stride_z, stride_h, stride_n, H, N_C
              mask=offs_m[:, None] < N_CTX)
 
 @triton.jit
-def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale, offs_m, offs_n, N_CTX,
+def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale, offs_m, offs_n, N_CTX,
                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
-                         WARP_SPECIALIZE: tl.constexpr):
+                         WARP_SPECIALIZE: tl.constexpr, FP8: tl.constexpr):
+    # FP8 (tutorial 06's fp8 mode): V stored transposed, [HEAD_DIM, N_CTX]
+    # a head from row vrow0, its block read as [HEAD_DIM, BLOCK_N] and
+    # transposed so that both dots' operands are K-major; P cast to e5m2
     if STAGE == 1:
         lo, hi = 0, start_m * BLOCK_M
     elif STAGE == 2:
@@ -142,8 +145,12 @@ def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_sca
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + l_ij
         acc = acc * alpha[:, None]
-        v = v_desc.load([row0 + start_n, 0])
-        acc = tl.dot(p.to(tl.float16), v, acc)
+        if FP8:
+            v = v_desc.load([vrow0, start_n]).T
+            acc = tl.dot(p.to(tl.float8e5), v, acc)
+        else:
+            v = v_desc.load([row0 + start_n, 0])
+            acc = tl.dot(p.to(tl.float16), v, acc)
         m_i = m_ij
     return acc, l_i, m_i
 
@@ -177,51 +184,14 @@ def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
     qk_scale = sm_scale * 1.44269504  # 1/log(2)
     q = q_desc.load([row0 + start_m * BLOCK_M, 0])
     if STAGE & 1:
-        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE)
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, 0, start_m, qk_scale,
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE,
+                                             False)
     if STAGE & 2:
-        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE)
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, 0, start_m, qk_scale,
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE, False)
     acc = acc / l_i[:, None]
     o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
-
-
-@triton.jit
-def _attn_fwd_inner_fp8(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale, offs_m, offs_n, N_CTX,
-                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
-                        WARP_SPECIALIZE: tl.constexpr):
-    # _attn_fwd_inner_desc over fp8 (e5m2) Q, K and V, as tutorial 06 runs
-    # its fp8 mode: V stored transposed ([HEAD_DIM, N_CTX] a head), its
-    # block read as [HEAD_DIM, BLOCK_N] and transposed, so both dots'
-    # operands are K-major; P cast to fp8 for the second dot
-    if STAGE == 1:
-        lo, hi = 0, start_m * BLOCK_M
-    elif STAGE == 2:
-        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
-        lo = tl.multiple_of(lo, BLOCK_M)
-    else:
-        lo, hi = 0, N_CTX
-    for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
-        start_n = tl.multiple_of(start_n, BLOCK_N)
-        k = k_desc.load([row0 + start_n, 0]).T
-        qk = tl.dot(q, k)
-        if STAGE == 2:
-            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
-            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
-            m_ij = tl.maximum(m_i, tl.max(qk, 1))
-            qk -= m_ij[:, None]
-        else:
-            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-            qk = qk * qk_scale - m_ij[:, None]
-        p = tl.math.exp2(qk)
-        l_ij = tl.sum(p, 1)
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + l_ij
-        acc = acc * alpha[:, None]
-        v = v_desc.load([vrow0, start_n]).T
-        acc = tl.dot(p.to(tl.float8e5), v, acc)
-        m_i = m_ij
-    return acc, l_i, m_i
 
 
 @triton.jit
@@ -252,11 +222,11 @@ def attn_fwd_desc_fp8(Q, K, V, Out, sm_scale, Z, H, N_CTX,
     qk_scale = sm_scale * 1.44269504  # 1/log(2)
     q = q_desc.load([row0 + start_m * BLOCK_M, 0])
     if STAGE & 1:
-        acc, l_i, m_i = _attn_fwd_inner_fp8(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
-                                            offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE)
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE, True)
     if STAGE & 2:
-        acc, l_i, m_i = _attn_fwd_inner_fp8(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
-                                            offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE)
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE, True)
     acc = acc / l_i[:, None]
     o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
 
