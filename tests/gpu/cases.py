@@ -1701,6 +1701,12 @@ BENCH += [
     case("bench_mm_fp8", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e4nv", "fp8e4nv"),
          _mm_cx(128, 256, 128), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, FP8_MM_TOL, num_warps=8,
          num_stages=3, bench="matmul fp8 e4m3 4096^3 (128x256x128, 8 warps, 3 stages)", flops="2 * M * N * K"),
+    # e5m2 (which sm_80 takes, as Triton) with the sm_80-class builds of both
+    # sides alongside: fp8 dots there have no fp8 instructions
+    case("bench_mm_fp8e5_sm80", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
+         _mm_cx(128, 128, 64), MM_GRID, [{"M": 2048, "N": 2048, "K": 2048}], 3, FP8_MM_TOL, num_warps=8,
+         num_stages=3, bench="matmul fp8 e5m2 2048^3 (128x128x64, 8 warps, 3 stages)", flops="2 * M * N * K",
+         sm80=True),
 ]
 
 
