@@ -853,8 +853,9 @@ check "... its 16-byte shared accesses at 16-byte aligned offsets" bash -c "
 # stored transposed, so both operands are K-major), P cast to e5m2 as the
 # second dot's A
 FP8SIG='*fp8e5:16, *fp8e5:16, *fp8e5:16, *fp16:16, fp32, i32, i32, i32:16'
-check "fp8 attention d128, sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc_fp8 -s "$FP8SIG" \
-	-D HEAD_DIM=128 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=1 -w 8 -ns 3 --arch sm_90a -o "$T/fp8a" --keep-ptx "$T"
+check "fp8 attention d128, sm_90a" "$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$FP8SIG" \
+	-D HEAD_DIM=128 -D BLOCK_M=128 -D BLOCK_N=64 -D STAGE=1 -D FP8=True -w 8 -ns 3 --arch sm_90a -o "$T/fp8a" \
+	--keep-ptx "$T"
 check "... both dots on e5m2 wgmma, P cast in pairs" bash -c "
 	grep -q 'wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2' '$T/fp8a.sm_90a.ptx' &&
 	grep -q 'wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e5m2' '$T/fp8a.sm_90a.ptx' &&

@@ -154,9 +154,11 @@ static int reg_panel(const layout_map *m, ir_type t, const smem_layout *sl, int 
 
 bool lw_panels_apart(const lval *x, ir_type t, const smem_layout *sl)
 {
+	if (t.rank != 2 || sl->transposed)
+		return false;
 	layout_map m = lw_map_of(x->l, t);
 	for (int r = 0; r < x->n; r++)
-		if (t.rank != 2 || sl->transposed || reg_panel(&m, t, sl, r) < 0)
+		if (reg_panel(&m, t, sl, r) < 0)
 			return false;
 	return true;
 }
@@ -168,14 +170,15 @@ void lw_stage_panels(lw *w, const lval *x, ir_type t, const smem_layout *sl, int
 	ir_kind k = (ir_kind)t.kind;
 	int vec = smem_access_run(&m, t, sl, x->n);
 	offset_anchors an = {.max = 1};
-	int64_t from = count ? base - (int64_t)first * sl->rows * sl->panel_bytes : base;
-	LLVMValueRef own = lw_owner(w, &m), b = lw_ci32(w, (int64_t)w->smem_top + from);
+	/* the tile's origin, so that panel `first` lands at base */
+	int64_t origin = base - (int64_t)first * sl->rows * sl->panel_bytes;
+	LLVMValueRef own = lw_owner(w, &m), b = lw_ci32(w, (int64_t)w->smem_top + origin);
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	for (int r = 0; r < x->n; r += vec) {
-		int p = count ? reg_panel(&m, t, sl, r) : 0;
-		if (p >= first && p - first < (count ? count : 1))
-			store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &an)),
-				  vec * sl->elem_bytes);
+		int p = count ? reg_panel(&m, t, sl, r) : first;
+		if (p < first || (count && p >= first + count))
+			continue;
+		store_run(w, x, r, vec, k, lw_smem_at(w, tile_offset(w, &m, t, sl, b, r, &an)), vec * sl->elem_bytes);
 	}
 	if (join)
 		lw_end_if(w, join);

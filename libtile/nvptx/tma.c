@@ -241,10 +241,7 @@ bool lw_emit_tma_store(lw *w, const ir_op *op)
 		if (first)
 			lw_bulk_wait(w, false);
 		lw_barrier(w); /* the scratch may still be read by the op or the piece before */
-		if (per < panels)
-			lw_stage_panels(w, &x, t, &sl, at, first, per);
-		else
-			lw_stage_tile(w, &x, t, &sl, at);
+		lw_stage_panels(w, &x, t, &sl, at, first, per < panels ? per : 0);
 		/* the copy engine reads what ordinary stores wrote */
 		lw_asm_call(w, w->vd, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
 		lw_barrier(w);

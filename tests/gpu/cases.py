@@ -812,7 +812,7 @@ ATTN_FP8_PARAMS = [T("in", "fp8e5", ["Z", "H", "N_CTX", "D"]), T("in", "fp8e5", 
                    S("fp32", "0.5"), S("i32", "Z"), S("i32", "H"), S("i32", "N_CTX")]
 ATTN_FP8_TOL = tol(2e-2, 2e-2)
 CASES += [
-    case("p_attn_desc_fp8_%s" % name, ATTN, "attn_fwd_desc_fp8", ATTN_FP8_PARAMS, _attn_cx(stage), ATTN_GRID,
+    case("p_attn_desc_fp8_%s" % name, ATTN, "attn_fwd_desc", ATTN_FP8_PARAMS, _attn_cx(stage, FP8=True), ATTN_GRID,
          [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
           {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False)
     for name, stage in (("full", 1), ("causal", 3))
@@ -1484,7 +1484,7 @@ BENCH += [
          flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
     for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
 ] + [
-    case("bench_attn_desc_fp8_d%d_%s" % (d, name), ATTN, "attn_fwd_desc_fp8", ATTN_FP8_PARAMS, _attn_cx(stage),
+    case("bench_attn_desc_fp8_d%d_%s" % (d, name), ATTN, "attn_fwd_desc", ATTN_FP8_PARAMS, _attn_cx(stage, FP8=True),
          ATTN_GRID, [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False,
          bench="attention fwd fp8 e5m2, device-side descriptors, Z=4 H=32 N=4096 D=%d%s"
          % (d, ", causal" if stage == 3 else ""),

@@ -158,56 +158,25 @@ def _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m,
 @triton.jit
 def attn_fwd_desc(Q, K, V, Out, sm_scale, Z, H, N_CTX,
                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  STAGE: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
+                  STAGE: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False, FP8: tl.constexpr = False):
     # the same attention through device-side tensor descriptors, as tutorial
     # 06's TMA form: each tensor seen as Z * H * N_CTX rows of HEAD_DIM, a
     # program's head starting at row off_hz * N_CTX (N_CTX a multiple of the
     # blocks, so no block crosses into the next head); WARP_SPECIALIZE gives
-    # the loop over K and V blocks a producer warp (sm_90a)
+    # the loop over K and V blocks a producer warp (sm_90a). FP8: tutorial
+    # 06's fp8 mode, Q, K and V in e5m2 with V transposed, [Z * H * HEAD_DIM,
+    # N_CTX] (a head's rows from off_hz * HEAD_DIM); Out stays fp16
     rows = Z * H * N_CTX
     q_desc = tl.make_tensor_descriptor(Q, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
                                        block_shape=[BLOCK_M, HEAD_DIM])
     k_desc = tl.make_tensor_descriptor(K, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
                                        block_shape=[BLOCK_N, HEAD_DIM])
-    v_desc = tl.make_tensor_descriptor(V, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_N, HEAD_DIM])
-    o_desc = tl.make_tensor_descriptor(Out, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_M, HEAD_DIM])
-    start_m = tl.program_id(0)
-    off_hz = tl.program_id(1)
-    row0 = off_hz * N_CTX
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504  # 1/log(2)
-    q = q_desc.load([row0 + start_m * BLOCK_M, 0])
-    if STAGE & 1:
-        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, 0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE,
-                                             False)
-    if STAGE & 2:
-        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, 0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE, False)
-    acc = acc / l_i[:, None]
-    o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
-
-
-@triton.jit
-def attn_fwd_desc_fp8(Q, K, V, Out, sm_scale, Z, H, N_CTX,
-                      HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      STAGE: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
-    # attn_fwd_desc in tutorial 06's fp8 mode: Q and K [Z * H * N_CTX,
-    # HEAD_DIM] and V transposed, [Z * H * HEAD_DIM, N_CTX], all e5m2; Out
-    # fp16
-    rows = Z * H * N_CTX
-    q_desc = tl.make_tensor_descriptor(Q, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_M, HEAD_DIM])
-    k_desc = tl.make_tensor_descriptor(K, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_N, HEAD_DIM])
-    v_desc = tl.make_tensor_descriptor(V, shape=[Z * H * HEAD_DIM, N_CTX], strides=[N_CTX, 1],
-                                       block_shape=[HEAD_DIM, BLOCK_N])
+    if FP8:
+        v_desc = tl.make_tensor_descriptor(V, shape=[Z * H * HEAD_DIM, N_CTX], strides=[N_CTX, 1],
+                                           block_shape=[HEAD_DIM, BLOCK_N])
+    else:
+        v_desc = tl.make_tensor_descriptor(V, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                           block_shape=[BLOCK_N, HEAD_DIM])
     o_desc = tl.make_tensor_descriptor(Out, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
                                        block_shape=[BLOCK_M, HEAD_DIM])
     start_m = tl.program_id(0)
@@ -223,10 +192,10 @@ def attn_fwd_desc_fp8(Q, K, V, Out, sm_scale, Z, H, N_CTX,
     q = q_desc.load([row0 + start_m * BLOCK_M, 0])
     if STAGE & 1:
         acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE, True)
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 4 - STAGE, WARP_SPECIALIZE, FP8)
     if STAGE & 2:
         acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, k_desc, v_desc, row0, vrow0, start_m, qk_scale,
-                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE, True)
+                                             offs_m, offs_n, N_CTX, BLOCK_M, BLOCK_N, 2, WARP_SPECIALIZE, FP8)
     acc = acc / l_i[:, None]
     o_desc.store([row0 + start_m * BLOCK_M, 0], acc.to(tl.float16))
 
