@@ -116,7 +116,8 @@ static LLVMModuleRef new_module(LLVMContextRef c, const char *data_layout)
 
 /* fp8 (Triton converts per compute capability, ir/fp8.c): casts to fp8
  * round differently below sm_89, on sm_89 and from sm_90 on, and fp8 dots
- * run mma.sync from sm_89 on, so a compile with such casts or dots lowers
+ * run mma.sync's fp8 shape from sm_89 on (below, their fragments widened
+ * to fp16: layout_plan.fp8_widen), so a compile with such casts or dots lowers
  * each tier apart; the lowering picks the tier's instructions through
  * __nvvm_reflect("__CUDA_ARCH"), which the O3 of the family's first target
  * resolves. fp8e4nv needs sm_89, as in Triton. */
@@ -127,7 +128,7 @@ static int fp8_tier(int target)
 }
 
 /* A family: the targets whose dots run alike, split by fp8 tier when `tiers`
- * (kernels narrow to fp8, or have fp8 dots, which run mma.sync from sm_89 on,
+ * (kernels narrow to fp8, or have fp8 dots, whose fp8 mma.sync is sm_89's,
  * or control grid dependencies, read tensor maps or add bf16 atomically,
  * which sm_90 on does). */
 static int family_of(int target, bool tiers)
@@ -371,8 +372,9 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			if (st == TILEC_OK)
 				st = axis_analyze(ctx, a, f, &ai);
 			if (st == TILEC_OK)
-				st = layout_assign(ctx, a, f, ai, unit, tiers && fp8_tier(first) >= IR_FP8_SM89, &plan);
+				st = layout_assign(ctx, a, f, ai, unit, &plan);
 			plan.tma = tma;
+			plan.fp8_widen = unit == DOT_UNIT_MMA && tiers && fp8_tier(first) < IR_FP8_SM89;
 			plan.smem_limit = limit;
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;

@@ -6,8 +6,9 @@
 # sm_89 rounds fp32 toward zero to fp16 first, sm_80 has no fp8 cvt
 # (Triton's integer rounding of fp8e5), widening fp8e5 to fp16 is a shift
 # everywhere, fp8e4nv widens with cvt.rn.f16x2.e4m3x2; fp8 dots run
-# mma.sync m16n8k32 from sm_89 on (PTX ISA 8.4), FMA chains below and for
-# other shapes, never wgmma; fp8e4nv for sm_80 is refused.
+# mma.sync m16n8k32 from sm_89 on (PTX ISA 8.4), below two fp16 m16n8k16 on
+# the same fragments widened in registers, FMA chains for other shapes,
+# never wgmma; fp8e4nv for sm_80 is refused.
 # Uses $TILEC (the sanitized tilec under build.sh) or build/tilec.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -103,7 +104,8 @@ compile bits_e4 $NEW $K fp8_bits_kernel '*fp8e4nv:16, *u8:16, *fp32:16, i32, tl.
 
 # dots: mma.sync m16n8k32 from sm_89 on (PTX ISA 8.4), int8's ldmatrix
 # fragments from the asynchronous copies' rings; wgmma k32 on sm_90a where
-# both operands are K-major; fp32 FMA chains below sm_89; K of at least 32
+# both operands are K-major; below sm_89 the same fragments widened to fp16
+# in registers for two m16n8k16; K of at least 32
 # (Triton's minimum for 8-bit operands)
 MM='*fp8e5:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:1'
 compile mm_e5 $ALL $K fp8_matmul_kernel "$MM, 64, 64, 64"
@@ -112,12 +114,19 @@ for a in 89 90; do
 	has mm_e5 $a 'ldmatrix\.sync\.aligned\.m8n8\.x4'
 	has mm_e5 $a 'cp\.async\.cg\.shared\.global'
 	hasnt mm_e5 $a 'fma\.rn\.f32'
+	hasnt mm_e5 $a 'prmt\.b32 a0,'
 done
 has mm_e5 90a 'wgmma\.mma_async\.sync\.aligned\.m64n64k32\.f32\.e5m2\.e5m2'
 hasnt mm_e5 90a 'mma\.sync'
 for a in 80 87; do
-	hasnt mm_e5 $a 'mma\.sync'
-	has mm_e5 $a 'fma\.rn\.f32'
+	has mm_e5 $a 'mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32'
+	has mm_e5 $a 'cp\.async\.cg\.shared\.global'
+	hasnt mm_e5 $a 'fma\.rn\.f32'
+	# the k32 fragments of fp8 bytes (ldmatrix, as sm_89's), widened in registers
+	has mm_e5 $a 'ldmatrix\.sync\.aligned\.m8n8\.x4\.shared'
+	has mm_e5 $a 'prmt\.b32 a0, %r[0-9]*, 0, 0x1404'
+	has mm_e5 $a 'prmt\.b32 b3, %r[0-9]*, 0, 0x3424'
+	hasnt mm_e5 $a 'ld\.shared\.u8'
 done
 if "$TILEC" compile $K -n fp8_matmul_kernel -s "$MM, 32, 32, 16" --arch sm_90 -o "$T/k16" 2>"$T/k16.err"; then
 	fail "an fp8 dot with K=16 compiles"

@@ -202,6 +202,8 @@ typedef struct layout_plan {
 	dot_unit unit;           /* what the targets' dots run on */
 	bool tensor_cores;       /* unit is mma.sync or wgmma */
 	bool tma;                /* the code copies descriptor blocks through tensor maps (sm_90 on; set by the caller) */
+	bool fp8_widen;          /* fp8 dots widen their fragments to fp16 for m16n8k16 (mma.sync below
+	                            sm_89, which takes no fp8; set by the caller) */
 	uint32_t smem_limit;     /* a block's shared memory at most (set by the caller; 0: no limit):
 	                            a descriptor store whose scratch would pass it goes in pieces */
 	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
@@ -220,12 +222,12 @@ typedef struct layout_plan {
 
 /* Memory ops' layouts use 16-byte vectors where axis info allows; on
  * tensor cores (mma.sync, wgmma) the dots layout_dot_mma accepts produce
- * layout_mma (with fp8_mma, every target being sm_89 or newer, also the
- * fp8 dots layout_dot_mma_fp8 accepts), those layout_dot_wgmma accepts
+ * layout_mma (as do the fp8 dots layout_dot_mma_fp8 accepts: m16n8k32 from
+ * sm_89 on, widened below, plan->fp8_widen), those layout_dot_wgmma accepts
  * layout_wgmma (four consecutive warps cover an instruction's 64 rows) and
  * run on wgmma, whose operand rings are cut into panels. */
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai,
-			   dot_unit unit, bool fp8_mma, layout_plan *out);
+			   dot_unit unit, layout_plan *out);
 /* The accumulator layout of mma.sync m16n8 over a wm x wn grid of warps:
  * per warp, lane l holds rows l/4 (+8) and columns 2*(l%4) (+1) of each
  * 16x8 tile, which is blocked spt [1,2], tpw [8,4], wpc [wm,wn] except
@@ -247,8 +249,9 @@ void layout_mma_warps(int64_t m, int64_t n, int num_warps, bool chained, int *wm
  * depth (16, 8 for tf32, 32 for int8); 2-D, or 3-D (batched: each batch
  * index such a dot). */
 bool layout_dot_mma(const ir_func *f, const ir_op *op);
-/* An fp8 dot mma.sync m16n8k32 can run (sm_89 and newer): fp8 operands of
- * either kind with an fp32 result, M a multiple of 16, N of 8, K of 32. */
+/* An fp8 dot mma.sync m16n8k32 can run (sm_89 and newer; below, its
+ * fragments widened to fp16 for two m16n8k16): fp8 operands of either kind
+ * with an fp32 result, M a multiple of 16, N of 8, K of 32. */
 bool layout_dot_mma_fp8(const ir_func *f, const ir_op *op);
 /* A dot wgmma runs (on sm_90a): fp16 or bf16 operands with an fp32
  * result, num_warps a multiple of 4 (warpgroups) that layout_wgmma_warps

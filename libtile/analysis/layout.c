@@ -514,7 +514,6 @@ typedef struct assigner {
 	int likely[IR_MAX_RANK + 1];
 	int32_t dot_tile[2];  /* the smallest operand dims of tensor-core dots */
 	bool tensor_cores;
-	bool fp8_mma;  /* fp8 dots run mma.sync (every target sm_89 or newer) */
 	dot_unit unit;
 	const ir_region *region; /* being assigned */
 	const ir_op *loop;       /* the innermost FOR whose body is being assigned */
@@ -534,7 +533,7 @@ static ir_type vtype(const assigner *s, int v)
 static bool on_tensor_cores(const assigner *s, const ir_op *op)
 {
 	return s->tensor_cores && op->code == IR_OP_DOT &&
-	       (layout_dot_mma(s->f, op) || (s->fp8_mma && layout_dot_mma_fp8(s->f, op)));
+	       (layout_dot_mma(s->f, op) || layout_dot_mma_fp8(s->f, op));
 }
 
 static void note_shape(assigner *s, ir_type t)
@@ -2055,7 +2054,7 @@ static void assign_region(assigner *s, const ir_region *r)
 }
 
 tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axis_info *ai, dot_unit unit,
-			   bool fp8_mma, layout_plan *out)
+			   layout_plan *out)
 {
 	(void)ctx;
 	memset(out, 0, sizeof *out);
@@ -2066,7 +2065,6 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 	s.ai = ai;
 	s.unit = out->unit = unit;
 	s.tensor_cores = out->tensor_cores = unit != DOT_UNIT_FMA;
-	s.fp8_mma = fp8_mma;
 	s.p = out;
 	size_t nv = (size_t)(f->nvalues + 1);
 	out->of = arena_alloc(a, sizeof(layout *) * nv);

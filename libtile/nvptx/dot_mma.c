@@ -4,7 +4,9 @@
  * m16n8k8 for fp32 at "tf32" precision (the fp32 registers as they are, as
  * Triton gives them: the tensor cores drop the low 13 mantissa bits),
  * m16n8k32 for int8 into int32 and for fp8 (either kind, sm_89; ptxas
- * emulates it on sm_90 with fp16 tensor-core instructions) into fp32. The
+ * emulates it on sm_90 with fp16 tensor-core instructions) into fp32;
+ * below sm_89 (plan->fp8_widen) the same fp8 fragments are widened to
+ * fp16 in registers for two m16n8k16 products each. The
  * accumulator is in layout_mma over the warp grid analysis/layout.c chose
  * (Triton's warpsPerTile), so a tile's registers are the instruction's
  * c0..c3 and a K loop keeps it in registers. Per K step each warp reads
@@ -555,7 +557,7 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	int nks = (int)(K / mk.kstep);
 	if (tl.wide && !B.tile.sl)
 		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a wide dot layout with B outside shared memory");
-	char text[200];
+	char text[800];
 	const char *cons;
 	int nd;
 	if (mk.int8) {
@@ -568,6 +570,22 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 			 "{$6,$7}, {$8,$9};");
 		cons = "=r,=r,r,r,r,r,r,r,r,r";
 		nd = 2;
+	} else if (mk.eb == 1 && w->p->fp8_widen) {
+		/* below sm_89 (fp8e5 only): each k32 fragment word's bytes k, k+1
+		 * and k+2, k+3 widened to fp16 pairs (an fp8e5 byte is an fp16's
+		 * high byte), two m16n8k16 products; A and B take the same K
+		 * positions into each, so the sum is the dot's */
+		snprintf(text, sizeof text, "{\n.reg .b32 a<8>, b<4>;\n"
+			 "prmt.b32 a0, $4, 0, 0x1404; prmt.b32 a1, $5, 0, 0x1404; prmt.b32 a2, $6, 0, 0x1404; "
+			 "prmt.b32 a3, $7, 0, 0x1404;\nprmt.b32 b0, $8, 0, 0x1404; prmt.b32 b1, $9, 0, 0x1404;\n"
+			 "prmt.b32 a4, $4, 0, 0x3424; prmt.b32 a5, $5, 0, 0x3424; prmt.b32 a6, $6, 0, 0x3424; "
+			 "prmt.b32 a7, $7, 0, 0x3424;\nprmt.b32 b2, $8, 0, 0x3424; prmt.b32 b3, $9, 0, 0x3424;\n"
+			 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {a0,a1,a2,a3}, {b0,b1}, "
+			 "{$10,$11,$12,$13};\n"
+			 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {a4,a5,a6,a7}, {b2,b3}, "
+			 "{$0,$1,$2,$3};\n}");
+		cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
+		nd = 4;
 	} else {
 		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
 			 "{$8,$9}, {$10,$11,$12,$13};", mk.kstep, mk.ab, btype);

@@ -52,7 +52,7 @@ static void passes(tilec_ctx *ctx, arena *a, ir_func *f, dot_unit unit)
 	must_verify(ctx, f, "pipelining");
 	layout_plan plan;
 	if (axis_analyze(ctx, a, f, &ai) == TILEC_OK)
-		(void)layout_assign(ctx, a, f, ai, unit, false, &plan);
+		(void)layout_assign(ctx, a, f, ai, unit, &plan);
 }
 
 static void specialize_all(tilec_ctx *ctx, arena *a, const fe_module *m, uint32_t bits)

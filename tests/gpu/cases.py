@@ -54,7 +54,8 @@ def next_pow2(x):
 def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num_warps=4,
          bench=None, grid_in_blob=True, flops=None, num_stages=None, arch=None, cublas=None,
          sm80=False, tilec_flags=None, maxnreg=None, triton_extra=None, num_ctas=None,
-         triton_refuses=None, include_dirs=None, cpu_sizes=None, tile_open=None, specialized_only=False):
+         triton_refuses=None, include_dirs=None, cpu_sizes=None, tile_open=None, specialized_only=False,
+         triton_sm80=False):
     """grid: an expression over size variables, parameter names and
     constexprs; with grid_in_blob it must use parameters and constexprs only
     (tilec compiles it, -g), otherwise the launch function takes the grid.
@@ -84,14 +85,18 @@ def case(id, file, kernel, params, constexprs, grid, sizes, tier, tol=EXACT, num
     compiled for the GPU).
     specialized_only: compile only the signatures Triton specializes the
     sizes to (not every int :16, nor none): the kernel compiles only with a
-    :1 Triton's JIT gives (as Triton, it refuses other values)."""
+    :1 Triton's JIT gives (as Triton, it refuses other values).
+    triton_sm80: the oracle is Triton's build for sm_80 (PTX the driver
+    compiles), not its native one: for sm_80 cases whose results differ
+    between targets by design (narrowing to fp8 rounds by compute
+    capability)."""
     return dict(id=id, file=file, kernel=kernel, params=params, constexprs=constexprs,
                 grid=grid, grid_in_blob=grid_in_blob, sizes=sizes, tier=tier, tol=tol,
                 num_warps=num_warps, bench=bench, flops=flops, num_stages=num_stages, arch=arch,
                 cublas=cublas, sm80=sm80, tilec_flags=tilec_flags or [], maxnreg=maxnreg,
                 triton_extra=triton_extra or {}, num_ctas=num_ctas, triton_refuses=triton_refuses,
                 include_dirs=include_dirs or [], cpu_sizes=cpu_sizes,
-                tile_open=tile_open, specialized_only=specialized_only)
+                tile_open=tile_open, specialized_only=specialized_only, triton_sm80=triton_sm80)
 
 
 def _elementwise(id, file, kernel, params, tol=EXACT, block=1024, extra=None, num_warps=4):
@@ -816,6 +821,17 @@ CASES += [
          [{"Z": 1, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
           {"Z": 1, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False)
     for name, stage in (("full", 1), ("causal", 3))
+] + [
+    # sm_80's code: the dots' fp8 fragments widened to fp16 in registers; P
+    # narrowed to e5m2 by sm_80's rule, as Triton's sm_80 build narrows it
+    # (its native build rounds P otherwise), so that build is the oracle; no
+    # size of 1, which Triton's PTX drops from its parameters (the harness
+    # would have to guess which)
+    case("p_attn_desc_fp8_sm80_%s" % name, ATTN, "attn_fwd_desc", ATTN_FP8_PARAMS, _attn_cx(stage, FP8=True),
+         ATTN_GRID, [{"Z": 2, "H": 2, "N_CTX": 128, "D": 64}, {"Z": 2, "H": 3, "N_CTX": 1024, "D": 64},
+                     {"Z": 2, "H": 2, "N_CTX": 512, "D": 128}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False,
+         arch="sm_80", triton_sm80=True)
+    for name, stage in (("full", 1), ("causal", 3))
 ]
 # 2 stages: rings of 3 tiles (one ahead, one spare), whose odd count of
 # 8-byte barriers left the scratch above them 8 bytes off 16 (the staged Q's
@@ -1488,7 +1504,7 @@ BENCH += [
          ATTN_GRID, [{"Z": 4, "H": 32, "N_CTX": 4096, "D": d}], 3, ATTN_FP8_TOL, _attn_warps, grid_in_blob=False,
          bench="attention fwd fp8 e5m2, device-side descriptors, Z=4 H=32 N=4096 D=%d%s"
          % (d, ", causal" if stage == 3 else ""),
-         flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"))
+         flops="%s * Z * H * N_CTX * N_CTX * D" % ("2" if stage == 3 else "4"), sm80=True)
     for d in (64, 128) for name, stage in (("full", 1), ("causal", 3))
 ] + [
     # d128 non-causal: the loop tilec specializes unasked, at N = 16384 too,
@@ -1676,9 +1692,18 @@ for _k, _s in (("fp8e4nv", "e4"), ("fp8e5", "e5")):
     ]
 CASES += [
     # sm_80's code (compute_80 PTX, compiled by the driver): fp8e5 only (Triton
-    # refuses e4m3 below sm_89), conversions in integer arithmetic, fma chains
+    # refuses e4m3 below sm_89), conversions in integer arithmetic, the dots'
+    # operands widened to fp16 for mma.sync m16n8k16 (passes/upcast.c)
     case("fp8_e5_matmul_sm80", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
          _mm_cx(32, 32, 32), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, arch="sm_80"),
+    case("fp8_e5_matmul_sm80_64", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
+         _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, num_stages=3, arch="sm_80"),
+    case("fp8_e5_matmul_sm80_128", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
+         _mm_cx(128, 128, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, num_warps=8, num_stages=3, arch="sm_80"),
+    # B stored K x N (N contiguous), widened as A
+    case("fp8_e5_matmul_kn_sm80", K + "matmul.py", "matmul_kernel",
+         [T("in", "fp8e5", ["M", "K"]), T("in", "fp8e5", ["K", "N"]), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS + MM_STRIDES, _mm_cx(64, 64, 64), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, arch="sm_80"),
 ]
 CASES += [
     # 64 rows in 8 warps: two warpgroups split N (torchao's blockwise fp8 config)
@@ -1702,7 +1727,8 @@ BENCH += [
          _mm_cx(128, 256, 128), MM_GRID, [{"M": 4096, "N": 4096, "K": 4096}], 3, FP8_MM_TOL, num_warps=8,
          num_stages=3, bench="matmul fp8 e4m3 4096^3 (128x256x128, 8 warps, 3 stages)", flops="2 * M * N * K"),
     # e5m2 (which sm_80 takes, as Triton) with the sm_80-class builds of both
-    # sides alongside: fp8 dots there have no fp8 instructions
+    # sides alongside: fp8 dots there have no fp8 instructions (Triton 3.6's
+    # sm_80 build fails in ptxas: it widens with sm_89's cvt .e5m2x2)
     case("bench_mm_fp8e5_sm80", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
          _mm_cx(128, 128, 64), MM_GRID, [{"M": 2048, "N": 2048, "K": 2048}], 3, FP8_MM_TOL, num_warps=8,
          num_stages=3, bench="matmul fp8 e5m2 2048^3 (128x128x64, 8 warps, 3 stages)", flops="2 * M * N * K",

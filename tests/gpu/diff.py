@@ -122,7 +122,10 @@ def worker(gdir, start, step, only, max_n, results, tile_only=False, tier=None):
                     record(inst, size, st == 0, "" if st == 0 else "tile launch: " + harness.tile_error(lib, st))
                     break
                 try:
-                    harness.launch_triton(kern, inst, args)
+                    if inst.get("triton_sm80"):
+                        harness.triton_sm80(ROOT, inst, args)()
+                    else:
+                        harness.launch_triton(kern, inst, args)
                     torch.cuda.synchronize()
                     if inst.get("triton_refuses"):
                         record(inst, size, False, "Triton accepted a case recorded as refused (%s)"
