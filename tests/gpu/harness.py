@@ -669,10 +669,13 @@ def expand_descriptors(rt):
 
 def match_ptx_args(rt, types):
     """Values for a PTX entry's parameters from the runtime arguments
-    (descriptors expanded): all of them or all but the integers equal to 1,
-    then 0 for up to two trailing pointer parameters (Triton's global and
-    profile scratch); each tensor must meet a 64-bit parameter, each float an
-    f32."""
+    (descriptors expanded): all but the integers equal to 1 (which Triton's
+    JIT specializes away) or else all of them, then 0 for up to two trailing
+    pointer parameters (Triton's global and profile scratch); each tensor
+    must meet a 64-bit parameter, each float an f32. Dropped ones are tried
+    first: with a 1 among 8 arguments and two scratch pointers, all 8 plus
+    one pointer fit the same 9 parameters, the last integer taken for a
+    pointer."""
     rt = expand_descriptors(rt)
 
     def fits(a, t):
@@ -682,7 +685,7 @@ def match_ptx_args(rt, types):
             return t == "f32"
         return t in ("u8", "b8", "s8", "u32", "b32", "s32", "u64", "b64", "s64")
     kept = [a for a in rt if isinstance(a, (torch.Tensor, float)) or a != 1]
-    for cand in (rt, kept):
+    for cand in (kept, rt):
         for extra in (2, 1, 0):
             if len(cand) + extra != len(types):
                 continue
