@@ -924,6 +924,17 @@ for v in "d64:-D HEAD_DIM=64 -D STAGE=1 $ATTNPLAIN" "causal64:-D HEAD_DIM=64 -D 
 	check "attention unmarked (${v%%:*}): not specialized, no warning" bash -c "
 		grep -qE '[.]reqntid 256(, 1, 1)?$' '$T/auto_${v%%:*}.sm_90a.ptx' && ! grep -q warning '$T/auto_${v%%:*}.log'"
 done
+# fp8 at d128: rings small enough for a second block, but the dots'
+# accumulators alone (96 registers a thread) keep it off: specialized
+# unasked, one producer warp (no turns: P is staged for its dot behind a
+# barrier of all consumers); d64's 64 accumulator registers leave it alone
+ATTN8SIG='*fp8e5:16, *fp8e5:16, *fp8e5:16, *fp16:16, fp32, i32:16, i32:16, i32:16'
+for v in "128:288" "64:256"; do
+	"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTN8SIG" -D HEAD_DIM=${v%%:*} -D STAGE=1 \
+		-D FP8=True $ATTNPLAIN --arch sm_90a -o "$T/auto8_${v%%:*}" --keep-ptx "$T" >"$T/auto8_${v%%:*}.log" 2>&1
+	check "fp8 attention d${v%%:*} unmarked, 8 warps: ${v#*:} threads, no warning" bash -c "
+		grep -qE '[.]reqntid ${v#*:}(, 1, 1)?\$' '$T/auto8_${v%%:*}.sm_90a.ptx' && ! grep -q warning '$T/auto8_${v%%:*}.log'"
+done
 # the causal kernel's two loops (off the diagonal, then on it, each with
 # rings of its own): the first gets the producer, the consumers run the
 # diagonal's copies themselves (thread 0, no releases); marked, the second

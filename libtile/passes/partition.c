@@ -205,11 +205,14 @@ static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
  * top-level loop that copies by TMA, two dots or more at its body's top
  * level (attention's) run by two consumer warp groups (num_warps 8), whose
  * rings alone keep a second block off the SM (rings_smem: the SM's shared
- * memory, 1 KB a block the system's) and whose registers the kernel leaves
- * to tilec (no maxnreg): there nvptx/warpspec.c gives it a producer warp
- * group and turns, measured faster than the plain pipeline (docs/PERF.md,
- * "Warp specialization unasked"). A matmul's one dot is left alone: a
- * producer measured no faster there. NULL where none. */
+ * memory, 1 KB a block the system's), or whose dots' accumulators alone
+ * take three quarters of the 128 registers a thread that two such blocks
+ * allow (fp8 attention at head dim 128: small rings, 96 accumulator
+ * registers), and whose registers the kernel leaves to tilec (no
+ * maxnreg): there nvptx/warpspec.c gives it a producer warp group and
+ * turns, measured faster than the plain pipeline (docs/PERF.md, "Warp
+ * specialization unasked"). A matmul's one dot is left alone: a producer
+ * measured no faster there. NULL where none. */
 static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 {
 	if (f->num_warps != 8 || f->maxnreg || !rings_smem)
@@ -227,9 +230,13 @@ static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 		}
 	}
 	int dots = 0;
+	int64_t acc = 0; /* accumulator elements a thread */
 	for (int i = 0; loop && i < loop->regions[0].nops; i++)
-		dots += loop->regions[0].ops[i]->code == IR_OP_DOT;
-	return dots >= 2 && 2 * (rings + 1024) > rings_smem ? loop : NULL;
+		if (loop->regions[0].ops[i]->code == IR_OP_DOT) {
+			dots++;
+			acc += ir_numel(f->values[loop->regions[0].ops[i]->results[0]].type) / (32 * f->num_warps);
+		}
+	return dots >= 2 && (2 * (rings + 1024) > rings_smem || 4 * acc >= 3 * 128) ? loop : NULL;
 }
 
 tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt)
