@@ -112,7 +112,7 @@ static const kcase cases[] = {
 	{KDIR "matmul.py", "matmul_fp32_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, 16, 16, 16", 4, NULL,
 	 "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32"},
 	/* fp8e5 for sm_80: Triton's integer rounding after a round-toward-zero fp16, no fp8 cvt;
-	 * fp8 dots widened to fp16's mma, as Triton's */
+	 * fp8 dots on fp16's mma, their fragments widened in registers */
 	{KDIR "fp8.py", "to_fp8_kernel", "*fp32:16, *fp8e5:16, i32:16, 1024", 4, NULL, "cvt.rz.f16.f32", "satfinite"},
 	{KDIR "fp8.py", "from_fp8_kernel", "*fp8e5:16, *bf16:16, i32:16, 1024", 4, NULL, NULL, "e5m2"},
 	{KDIR "fp8.py", "fp8_bits_kernel", "*fp8e5:16, *u8:16, *fp32:16, i32, tl.float8e5, 128", 4, NULL, NULL, NULL},

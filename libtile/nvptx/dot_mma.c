@@ -503,6 +503,20 @@ static void mma_products(lw *w, const mma_kind *mk, const mma_tiles *tl, LLVMTyp
 	}
 }
 
+/* An fp8 k32 product below sm_89 (fp8e5 only there), which has no fp8
+ * mma.sync: each fragment word's bytes k, k+1 and k+2, k+3 widened to fp16
+ * pairs (an fp8e5 byte is the high byte of the fp16 of the same value),
+ * two m16n8k16 products; A and B take the same K positions into each, so
+ * the two sum to the k32 product. Operands as the k32 instruction's. */
+static const char widened_fp8_mma[] =
+	"{\n.reg .b32 a<8>, b<4>;\n"
+	"prmt.b32 a0, $4, 0, 0x1404; prmt.b32 a1, $5, 0, 0x1404; prmt.b32 a2, $6, 0, 0x1404; "
+	"prmt.b32 a3, $7, 0, 0x1404;\nprmt.b32 b0, $8, 0, 0x1404; prmt.b32 b1, $9, 0, 0x1404;\n"
+	"prmt.b32 a4, $4, 0, 0x3424; prmt.b32 a5, $5, 0, 0x3424; prmt.b32 a6, $6, 0, 0x3424; "
+	"prmt.b32 a7, $7, 0, 0x3424;\nprmt.b32 b2, $8, 0, 0x3424; prmt.b32 b3, $9, 0, 0x3424;\n"
+	"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {a0,a1,a2,a3}, {b0,b1}, {$10,$11,$12,$13};\n"
+	"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {a4,a5,a6,a7}, {b2,b3}, {$0,$1,$2,$3};\n}";
+
 /* tl.dot on tensor cores: mma.sync m16n8k16 (fp16, bf16; fp32 or fp16
  * accumulators), m16n8k8 (tf32, fp32 registers as they are) and
  * m16n8k32 (int8, int32 accumulators; fp8, fp32 accumulators). The
@@ -557,37 +571,25 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 	int nks = (int)(K / mk.kstep);
 	if (tl.wide && !B.tile.sl)
 		return lw_fail(w, op, TILEC_ERR_INVALID, "internal: a wide dot layout with B outside shared memory");
-	char text[800];
-	const char *cons;
+	char buf[200];
+	const char *text = buf, *cons;
 	int nd;
 	if (mk.int8) {
-		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
+		snprintf(buf, sizeof buf, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
 			 "{$8,$9}, {$10,$11,$12,$13};");
 		cons = "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r";
 		nd = 4;
 	} else if (mk.f16acc) {
-		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$0,$1}, {$2,$3,$4,$5}, "
+		snprintf(buf, sizeof buf, "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$0,$1}, {$2,$3,$4,$5}, "
 			 "{$6,$7}, {$8,$9};");
 		cons = "=r,=r,r,r,r,r,r,r,r,r";
 		nd = 2;
 	} else if (mk.eb == 1 && w->p->fp8_widen) {
-		/* below sm_89 (fp8e5 only): each k32 fragment word's bytes k, k+1
-		 * and k+2, k+3 widened to fp16 pairs (an fp8e5 byte is an fp16's
-		 * high byte), two m16n8k16 products; A and B take the same K
-		 * positions into each, so the sum is the dot's */
-		snprintf(text, sizeof text, "{\n.reg .b32 a<8>, b<4>;\n"
-			 "prmt.b32 a0, $4, 0, 0x1404; prmt.b32 a1, $5, 0, 0x1404; prmt.b32 a2, $6, 0, 0x1404; "
-			 "prmt.b32 a3, $7, 0, 0x1404;\nprmt.b32 b0, $8, 0, 0x1404; prmt.b32 b1, $9, 0, 0x1404;\n"
-			 "prmt.b32 a4, $4, 0, 0x3424; prmt.b32 a5, $5, 0, 0x3424; prmt.b32 a6, $6, 0, 0x3424; "
-			 "prmt.b32 a7, $7, 0, 0x3424;\nprmt.b32 b2, $8, 0, 0x3424; prmt.b32 b3, $9, 0, 0x3424;\n"
-			 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {a0,a1,a2,a3}, {b0,b1}, "
-			 "{$10,$11,$12,$13};\n"
-			 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {a4,a5,a6,a7}, {b2,b3}, "
-			 "{$0,$1,$2,$3};\n}");
+		text = widened_fp8_mma;
 		cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
 		nd = 4;
 	} else {
-		snprintf(text, sizeof text, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
+		snprintf(buf, sizeof buf, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, "
 			 "{$8,$9}, {$10,$11,$12,$13};", mk.kstep, mk.ab, btype);
 		cons = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f";
 		nd = 4;

@@ -231,11 +231,13 @@ static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 	}
 	int dots = 0;
 	int64_t acc = 0; /* accumulator elements a thread */
-	for (int i = 0; loop && i < loop->regions[0].nops; i++)
-		if (loop->regions[0].ops[i]->code == IR_OP_DOT) {
+	for (int i = 0; loop && i < loop->regions[0].nops; i++) {
+		const ir_op *op = loop->regions[0].ops[i];
+		if (op->code == IR_OP_DOT) {
 			dots++;
-			acc += ir_numel(f->values[loop->regions[0].ops[i]->results[0]].type) / (32 * f->num_warps);
+			acc += ir_numel(f->values[op->results[0]].type) / (32 * f->num_warps);
 		}
+	}
 	return dots >= 2 && (2 * (rings + 1024) > rings_smem || 4 * acc >= 3 * 128) ? loop : NULL;
 }
 

@@ -1691,7 +1691,8 @@ for _k, _s in (("fp8e4nv", "e4"), ("fp8e5", "e5")):
 CASES += [
     # sm_80's code (compute_80 PTX, compiled by the driver): fp8e5 only (Triton
     # refuses e4m3 below sm_89), conversions in integer arithmetic, the dots'
-    # operands widened to fp16 for mma.sync m16n8k16 (passes/upcast.c)
+    # fp8 fragments widened to fp16 in registers for mma.sync m16n8k16
+    # (nvptx/dot_mma.c)
     case("fp8_e5_matmul_sm80", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
          _mm_cx(32, 32, 32), MM_GRID, FP8_MM_SIZES, 3, FP8_MM_TOL, arch="sm_80"),
     case("fp8_e5_matmul_sm80_64", K + "matmul.py", "matmul_kernel", _fp8_mm_params("fp8e5", "fp8e5"),
