@@ -346,6 +346,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 		int nbase = unit == DOT_UNIT_WGMMA ? (int)(sizeof wgmma_tries / sizeof wgmma_tries[0]) : 1;
 		int ntries = 2 * nbase;
 		bool wg = unit == DOT_UNIT_WGMMA, decode = wg && decode_dots(funcs[k], &funcs[k]->body) > 0;
+		bool keep = true; /* loop-invariant wgmma operands staged once, while they leave room */
 		for (int t = 0;; t++) {
 			axis_info *ai = NULL;
 			layout_plan plan;
@@ -376,10 +377,17 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			plan.tma = tma;
 			plan.fp8_widen = unit == DOT_UNIT_MMA && tiers && fp8_tier(first) < IR_FP8_SM89;
 			plan.smem_limit = limit;
+			plan.keep_operands = keep;
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;
 			if (km)
 				st = lower_kernel(ctx, km, f, symbols[k], ai, &plan, &lr);
+			if (km && st == TILEC_OK && lr.shared_bytes > limit && lr.kept_operands) {
+				LLVMDisposeModule(km); /* the same try again, each iteration staging its operands */
+				keep = false;
+				t--;
+				continue;
+			}
 			if (km && st == TILEC_OK && t + 1 < ntries && lr.shared_bytes > limit) {
 				LLVMDisposeModule(km); /* the spare tiles, rings kept through an epilogue or a dequantization's rings left no room */
 				continue;

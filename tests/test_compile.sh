@@ -900,6 +900,69 @@ if [ -n "$PTXAS" ]; then
 		grep -q '0 bytes spill stores, 0 bytes spill loads' '$T/wsa128.ptxas' && grep -q 'Used 168 registers' '$T/wsa128.ptxas' &&
 		! grep -q C7512 '$T/wsa128.ptxas'"
 fi
+# attention backward's shape on wgmma (nvptx/dot_wgmma.c): K, loaded before
+# the loop, is staged there once for both dots that read tl.trans(k) as B
+# (one tile), and the transposes the loop computes (tl.trans(p),
+# tl.trans(ds)) and the loads it reads as A are staged once each and read
+# by descriptor, never loaded back as fragments
+cat > "$T/bwd.py" <<'EOF'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bwd_like(Q, K, DO, DK, DV, L, n, BLOCK: tl.constexpr, D: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    offs_d = tl.arange(0, D)
+    k = tl.load(K + offs[:, None] * D + offs_d[None, :])
+    dk = tl.zeros([BLOCK, D], tl.float32)
+    dv = tl.zeros([BLOCK, D], tl.float32)
+    for start in range(0, n, BLOCK):
+        rows = start + offs
+        q = tl.load(Q + rows[:, None] * D + offs_d[None, :])
+        do = tl.load(DO + rows[:, None] * D + offs_d[None, :])
+        p = tl.math.exp2(tl.dot(q, tl.trans(k)) - tl.load(L + rows)[:, None])
+        dv += tl.dot(tl.trans(p.to(tl.float16)), do)
+        ds = p * tl.dot(do, tl.trans(k))
+        dk += tl.dot(tl.trans(ds.to(tl.float16)), q)
+    tl.store(DK + offs[:, None] * D + offs_d[None, :], dk.to(tl.float16))
+    tl.store(DV + offs[:, None] * D + offs_d[None, :], dv.to(tl.float16))
+
+
+@triton.jit
+def kept3(Q, K, V, W, O, n, BLOCK: tl.constexpr, D: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    offs_d = tl.arange(0, D)
+    k = tl.load(K + offs[:, None] * D + offs_d[None, :])
+    v = tl.load(V + offs[:, None] * D + offs_d[None, :])
+    w = tl.load(W + offs[:, None] * D + offs_d[None, :])
+    acc = tl.zeros([BLOCK, BLOCK], tl.float32)
+    for start in range(0, n, BLOCK):
+        q = tl.load(Q + (start + offs)[:, None] * D + offs_d[None, :])
+        acc += tl.dot(q, tl.trans(k))
+        acc += tl.dot(q, tl.trans(v))
+        acc += tl.dot(q, tl.trans(w))
+    tl.store(O + offs[:, None] * BLOCK + offs[None, :], acc)
+EOF
+# the async-proxy fences before a kernel's first wgmma.fence: one per tile
+# staged before its first dot
+fences_before_dots() { awk '/fence\.proxy\.async/ { if (!wf) pre++ } /wgmma\.fence/ { wf++ } END { print pre + 0 }' "$1"; }
+check "attention backward's shape, 8 warps, sm_90a" "$TILEC" compile "$T/bwd.py" -n bwd_like \
+	-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, i32' -D BLOCK=128 -D D=64 -w 8 -ns 1 \
+	--arch sm_90a -o "$T/bwd" --keep-ptx "$T"
+check "... K staged once before the loop (and q for the first dot)" test "$(fences_before_dots "$T/bwd.sm_90a.ptx")" = 2
+check "... every A read by descriptor, no fragments loaded from shared memory, no transpose through it" bash -c "
+	test \$(grep -cE 'wgmma.mma_async[^{]*[{][^}]*[}], %rd[0-9]+, %rd[0-9]+' '$T/bwd.sm_90a.ptx') = 24 &&
+	! grep -qE 'ldmatrix|ld.shared.b16' '$T/bwd.sm_90a.ptx'"
+for d in 64 256; do
+	check "three loop-invariant B operands, D=$d, sm_90a" "$TILEC" compile "$T/bwd.py" -n kept3 \
+		-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, i32' -D BLOCK=128 -D D=$d -w 8 -ns 1 \
+		--arch sm_90a -o "$T/kept$d" --keep-ptx "$T"
+done
+# at D=256 the three tiles (192 KB) and the loop's scratch would pass a
+# block's shared memory: the kernel is lowered again, staging them in the loop
+check "... kept before the loop at D=64 (three tiles and q)" test "$(fences_before_dots "$T/kept64.sm_90a.ptx")" = 4
+check "... staged in the loop at D=256, where they leave no room" test "$(fences_before_dots "$T/kept256.sm_90a.ptx")" = 1
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

@@ -204,6 +204,8 @@ typedef struct layout_plan {
 	bool tma;                /* the code copies descriptor blocks through tensor maps (sm_90 on; set by the caller) */
 	bool fp8_widen;          /* fp8 dots widen their fragments to fp16 for m16n8k16 (mma.sync below
 	                            sm_89, which takes no fp8; set by the caller) */
+	bool keep_operands;      /* wgmma operands a loop does not compute are staged once before it
+	                            (nvptx/dot_wgmma.c: lw_wgmma_keep; off where they leave no room) */
 	uint32_t smem_limit;     /* a block's shared memory at most (set by the caller; 0: no limit):
 	                            a descriptor store whose scratch would pass it goes in pieces */
 	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */

@@ -588,16 +588,19 @@ static bool wgmma_8bit(const assigner *s, const ir_op *op)
 }
 
 /* A transpose of registers whose one user is a tensor-core dot reading it
- * as B (`tl.dot(x, tl.trans(w.to(tl.float16)))`): never lowered, the dot
- * stages its operand's registers into shared memory in the other order
- * (lw_operand_regs), instead of a transpose through shared memory and a
- * second staging. */
+ * as B (`tl.dot(x, tl.trans(w.to(tl.float16)))`), or as A where wgmma
+ * runs the dot (attention backward's `tl.dot(tl.trans(p), do)`): never
+ * lowered, the dot stages its operand's registers into shared memory in
+ * the other order (lw_operand_regs), instead of a transpose through
+ * shared memory and a second staging. */
 static bool staged_transpose(const assigner *s, const ir_op *op)
 {
 	int res = op->results[0];
 	const ir_op *u = s->user[res];
-	return op->code == IR_OP_PERMUTE && op->ints[0] == 1 && vtype(s, res).rank == 2 && s->uses[res] == 1 && u &&
-	       on_tensor_cores(s, u) && u->args[1] == res && u->args[0] != res && !s->p->view[op->args[0]];
+	if (op->code != IR_OP_PERMUTE || op->ints[0] != 1 || vtype(s, res).rank != 2 || s->uses[res] != 1 || !u ||
+	    !on_tensor_cores(s, u) || u->args[0] == u->args[1] || s->p->view[op->args[0]])
+		return false;
+	return u->args[1] == res || (s->unit == DOT_UNIT_WGMMA && layout_dot_wgmma(s->f, u));
 }
 
 /* A ring's 8-bit integer tile converted to fp16 or bf16 for a mma.sync

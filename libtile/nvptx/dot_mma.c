@@ -284,6 +284,12 @@ static frag_cache *cached_operand(lw *w, int v, int which, const layout *l)
 	return NULL;
 }
 
+const smem_tile *lw_kept_tile(lw *w, int v, int which)
+{
+	const frag_cache *c = cached_operand(w, v, which, NULL);
+	return c && !c->frags ? &c->tile : NULL;
+}
+
 bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip)
 {
 	const ir_op *d = w->f->values[v].def;
@@ -324,36 +330,45 @@ static bool b_fragment_regs(const layout *l, ir_type xt, const layout_map *mc, c
  * `scratch` (A stored row-major, B with K rows for 16-bit elements and N
  * rows otherwise, so that ldmatrix serves every kind). Staging writes
  * between barriers; *staged says how many bytes it took. */
-bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
-			   int64_t scratch, mma_operand *o, int64_t *staged)
+bool lw_operand_in_place(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+			 mma_operand *o)
 {
-	(void)op;
 	int v = op->args[which];
 	ir_type t = lw_vtype(w, v);
 	memset(o, 0, sizeof *o);
-	*staged = 0;
 	const lval *have = &w->v[v];
 	const layout *hl = have->l;
-	if (t.rank == 2) { /* a batched dot's operands are always staged */
-		const frag_cache *c = cached_operand(w, v, which, mc->blocked);
-		if (c) {
-			if (c->frags)
-				o->cache = c->frags;
-			else
-				o->tile = c->tile;
-			return true;
-		}
-		if (have->view) {
-			o->tile = *have->view;
-			return true;
-		}
-		if (which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
-		    layout_eq(hl, mc->blocked) && have->r) {
-			o->regs = have;
-			o->regm = lw_map_of(hl, t);
-			return true;
-		}
+	if (t.rank != 2)
+		return false; /* a batched dot's operands are always staged */
+	const frag_cache *c = cached_operand(w, v, which, mc->blocked);
+	if (c) {
+		if (c->frags)
+			o->cache = c->frags;
+		else
+			o->tile = c->tile;
+		return true;
 	}
+	if (have->view) {
+		o->tile = *have->view;
+		return true;
+	}
+	if (which == 0 && mk->eb == 2 && !mk->tf32 && hl && hl->mma && hl->warps_per_cta[1] == 1 &&
+	    layout_eq(hl, mc->blocked) && have->r) {
+		o->regs = have;
+		o->regm = lw_map_of(hl, t);
+		return true;
+	}
+	return false;
+}
+
+bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+			   int64_t scratch, mma_operand *o, int64_t *staged)
+{
+	int v = op->args[which];
+	ir_type t = lw_vtype(w, v);
+	*staged = 0;
+	if (lw_operand_in_place(w, op, which, mc, mk, o))
+		return true;
 	lval x;
 	ir_type xt;
 	bool flip;
@@ -649,7 +664,8 @@ bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out)
 
 /* Before a loop: the fragments of dot operands the loop body reads but
  * does not compute (attention's Q), loaded once into registers (unless an
- * earlier loop of the region loaded them). */
+ * earlier loop of the region loaded them); for wgmma, staged once into
+ * shared memory instead (lw_wgmma_keep) where they fit. */
 bool lw_hoist_fragments(lw *w, const ir_region *body)
 {
 	for (int i = 0; i < body->nops; i++) {
@@ -660,6 +676,24 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 		for (int which = 0; which < 2; which++) {
 			int v = op->args[which];
 			const lval *have = &w->v[v];
+			if (w->p->wgmma[op->results[0]]) {
+				/* wgmma reads its operands (but a chained dot's A) from shared
+				 * memory: staged there once, else B in each iteration and A
+				 * as the fragments below */
+				if (lw_kept_tile(w, v, which ? LW_KEPT_WGMMA_B : LW_KEPT_WGMMA_A))
+					continue;
+				if (w->ncached < (int)(sizeof w->cached / sizeof w->cached[0])) {
+					frag_cache *slot = &w->cached[w->ncached];
+					if (!lw_wgmma_keep(w, op, which, slot))
+						return false;
+					if (slot->value >= 0) {
+						w->ncached++;
+						continue;
+					}
+				}
+				if (which)
+					continue;
+			}
 			frag_cache *had = cached_operand(w, v, which, l);
 			if (!have->r || have->view || w->ncached == (int)(sizeof w->cached / sizeof w->cached[0]) ||
 			    (had && (had->frags || had->loaded)))
@@ -679,8 +713,6 @@ bool lw_hoist_fragments(lw *w, const ir_region *body)
 				continue; /* a chained dot's registers already are fragments */
 			if (which == 1 && l->size_per_thread[1] == 8)
 				continue; /* a wide layout reads B in 4-tile groups, in place */
-			if (which == 1 && w->p->wgmma[op->results[0]])
-				continue; /* wgmma reads B from shared memory */
 			if (!lw_mma_operand(w, op, which, &mc, &mk, 0, &o, &staged))
 				return false;
 			if (staged)

@@ -12,9 +12,12 @@
  * shared memory through a matrix descriptor: its ring tile in place
  * (analysis/layout.c cut the ring into 32-, 64- or 128-byte swizzled
  * panels, the layouts descriptors name), or its registers staged into such
- * a tile. A comes the same way when it is a ring tile in panels, else from
+ * a tile, once before the loop where the loop does not compute them
+ * (attention backward's K and V: lw_wgmma_keep). A comes the same way
+ * when it is a ring tile in panels or registers that must be staged (a
+ * transpose layout.c folded into the staging, a load), else from
  * registers as mma.sync's A fragment (a chained dot's result, fragments
- * loaded before the loop, ldmatrix). The instructions of one dot are one
+ * loaded before the loop). The instructions of one dot are one
  * commit group, left in flight while the ops after it that do not read the
  * result are lowered (a pipelined loop's copies for later stages), then
  * waited for (wait_group 0, or 1 across a loop's back edge when its rings
@@ -67,34 +70,93 @@ static bool descriptor_tile(const smem_tile *t)
 	return t->sl && t->sl->panel_bytes >= 32 && t->sl->panel_bytes <= 128;
 }
 
-/* B's registers staged into a panel tile at the next 1024-byte boundary
- * past `scratch`, handed to the async proxy: N-major (the instruction
- * transposes it) where 16-bit registers run along N, as a row-major B
- * loads, so that each run is one store; K-major otherwise (8-bit B must
- * be). */
-static bool stage_b(lw *w, const ir_op *op, int64_t scratch, smem_tile *t)
+/* The panel tile operand `which` of a dot (0: A [M, K], 1: B [K, N];
+ * type ot) is staged in from registers x (xt, flip: lw_operand_regs):
+ * MN-major (the instruction transposes it) where 16-bit registers run
+ * along M or N, as a transpose's source or a row-major B holds them, so
+ * that each run is one store; K-major otherwise (8-bit and tf32 operands
+ * must be). */
+static smem_layout *panel_layout(lw *w, int which, ir_type ot, const lval *x, ir_type xt, bool flip)
 {
-	ir_type bt = lw_vtype(w, op->args[1]), xt;
+	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+	if (!sl) {
+		lw_oom(w);
+		return NULL;
+	}
+	int eb = ir_kind_bytes((ir_kind)ot.kind);
+	layout_map m = lw_map_of(x->l, xt);
+	int mn = which ? 1 : 0;                  /* the operand's M or N dim */
+	int mn_regs = flip ? 1 - mn : mn;        /* the same dim in the registers staged */
+	bool mn_major = eb == 2 && (ot.shape[mn] * eb) % (which ? 32 : 128) == 0 &&
+			layout_contig_regs(&m, mn_regs) > layout_contig_regs(&m, 1 - mn_regs);
+	/* A's rows are M (transposed: K), B's K (transposed: N) */
+	*sl = smem_layout_make(ot.shape[0], ot.shape[1], eb, which ? !mn_major : mn_major, true);
+	return sl;
+}
+
+/* Operand `which`'s registers staged into a panel tile at the next
+ * 1024-byte boundary past `scratch` (bytes past smem_top), after a
+ * barrier where scratch is 0 (the op before may still read it); the
+ * caller hands it to the async proxy. *end: how far into the scratch it
+ * reaches. */
+static bool stage_panels(lw *w, const ir_op *op, int which, int64_t scratch, smem_tile *t, int64_t *end)
+{
+	ir_type xt;
 	lval x;
 	bool flip;
-	if (!lw_operand_regs(w, op->args[1], &x, &xt, &flip))
+	if (!lw_operand_regs(w, op->args[which], &x, &xt, &flip))
 		return false;
-	smem_layout *sl = arena_alloc(w->a, sizeof *sl);
+	smem_layout *sl = panel_layout(w, which, lw_vtype(w, op->args[which]), &x, xt, flip);
 	if (!sl)
-		return lw_oom(w);
-	int eb = ir_kind_bytes((ir_kind)bt.kind);
-	layout_map m = lw_map_of(x.l, xt);
-	int n_dim = flip ? 0 : 1; /* B's N in the registers staged */
-	bool n_major = eb == 2 && (bt.shape[1] * eb) % 32 == 0 &&
-		       layout_contig_regs(&m, n_dim) > layout_contig_regs(&m, 1 - n_dim);
-	*sl = smem_layout_make(bt.shape[0], bt.shape[1], eb, !n_major, true);
+		return false;
 	int64_t at = (((int64_t)w->smem_top + scratch + 1023) & ~(int64_t)1023) - w->smem_top;
-	lw_smem_need(w, (uint64_t)(at + sl->tile_bytes));
-	if (!scratch) /* the op before may still read it (A's staging had this barrier) */
+	*end = at + sl->tile_bytes;
+	lw_smem_need(w, (uint64_t)*end);
+	if (!scratch)
 		lw_barrier(w);
 	lw_stage_operand(w, &x, xt, flip, sl, at);
 	t->sl = sl;
 	t->base = lw_ci32(w, (int64_t)w->smem_top + at);
+	return true;
+}
+
+/* The value whose registers operand v is staged from (a folded
+ * transpose's source: *flip), as lw_operand_regs finds it. */
+static int staged_from(lw *w, int v, bool *flip)
+{
+	const ir_op *d = w->f->values[v].def;
+	*flip = d && d->code == IR_OP_PERMUTE && w->p->folded[v];
+	return *flip ? d->args[0] : v;
+}
+
+bool lw_wgmma_keep(lw *w, const ir_op *op, int which, frag_cache *slot)
+{
+	int v = op->args[which], role = which ? LW_KEPT_WGMMA_B : LW_KEPT_WGMMA_A;
+	bool flip;
+	int src = staged_from(w, v, &flip);
+	const lval *have = &w->v[src];
+	slot->value = -1;
+	if (!w->p->keep_operands || lw_vtype(w, v).rank != 2 || !have->r || have->view)
+		return true; /* computed in the loop, or read in place */
+	if (!which && !flip && have->l && have->l->mma)
+		return true; /* a chained dot's registers: A's fragments as they are */
+	for (int i = 0; i < w->ncached; i++) { /* `tl.trans(k)` written twice: one tile */
+		bool f;
+		if (w->cached[i].which == role && staged_from(w, w->cached[i].value, &f) == src && f == flip) {
+			*slot = w->cached[i];
+			slot->value = v;
+			return true;
+		}
+	}
+	smem_tile t = {0};
+	int64_t end;
+	if (!stage_panels(w, op, which, 0, &t, &end))
+		return false;
+	wgmma_sync(w, "fence.proxy.async.shared::cta;");
+	lw_barrier(w);
+	w->smem_top = w->smem_kept = w->smem_top + (uint32_t)end;
+	w->kept_operands = true;
+	*slot = (frag_cache){v, role, NULL, NULL, t, false, true};
 	return true;
 }
 
@@ -127,24 +189,32 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	mma_operand A;
 	int64_t sa = 0;
 	const lval *ha = &w->v[op->args[0]];
+	const smem_tile *kept;
 	bool a_desc = ha->view && descriptor_tile(ha->view);
 	if (a_desc) {
 		memset(&A, 0, sizeof A);
 		A.tile = *ha->view;
-	} else if (!lw_mma_operand(w, op, 0, &mc, &mk, 0, &A, &sa)) {
-		return false;
+	} else if ((kept = lw_kept_tile(w, op->args[0], LW_KEPT_WGMMA_A))) {
+		memset(&A, 0, sizeof A);
+		A.tile = *kept;
+		a_desc = true;
+	} else if (!lw_operand_in_place(w, op, 0, &mc, &mk, &A)) {
+		/* staged anyway: read by descriptor, not loaded back as fragments */
+		if (!stage_panels(w, op, 0, 0, &A.tile, &sa))
+			return false;
+		a_desc = true;
 	}
 	smem_tile B = {0};
 	const lval *hb = &w->v[op->args[1]];
-	bool staged_b = false;
-	if (hb->view && descriptor_tile(hb->view)) {
+	int64_t sb = 0;
+	if ((kept = lw_kept_tile(w, op->args[1], LW_KEPT_WGMMA_B))) {
+		B = *kept;
+	} else if (hb->view && descriptor_tile(hb->view)) {
 		B = *hb->view;
-	} else {
-		if (!stage_b(w, op, sa, &B))
-			return false;
-		staged_b = true;
+	} else if (!stage_panels(w, op, 1, sa, &B, &sb)) {
+		return false;
 	}
-	if (sa || staged_b) {
+	if (sa || sb) {
 		wgmma_sync(w, "fence.proxy.async.shared::cta;");
 		lw_barrier(w);
 	}

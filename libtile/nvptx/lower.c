@@ -1060,6 +1060,7 @@ static bool lower_for(lw *w, const ir_op *op)
 		if (!unused_by_producer(w, body->params[1 + i]) && !get_like(w, op->args[3 + i], body->params[1 + i], &init[i]))
 			return false;
 	int hoisted = w->ncached;
+	uint32_t smem_top = w->smem_top, smem_kept = w->smem_kept;
 	if (w->ws_role != LW_WS_PRODUCER && !lw_hoist_fragments(w, body))
 		return false;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
@@ -1153,6 +1154,10 @@ static bool lower_for(lw *w, const ir_op *op)
 		lw_wgmma_wait_for(w, op->results[flying], 0);
 	}
 	lw_drop_loop_fragments(w, hoisted);
+	if (w->smem_kept != smem_kept) { /* the loop's own staged operands (lw_wgmma_keep) */
+		w->smem_top = smem_top;
+		w->smem_kept = smem_kept;
+	}
 	fresh_after_loop(w);
 	return true;
 }
@@ -1589,6 +1594,7 @@ tilec_status lower_kernel(tilec_ctx *ctx, LLVMModuleRef m, const ir_func *f, con
 		out->shared_bytes = w.smem_bytes;
 		out->shared_dynamic = w.smem_dynamic;
 		out->producer_warps = (int)(lw_ws_threads(&w) / 32u) - f->num_warps;
+		out->kept_operands = w.kept_operands;
 	}
 	return w.st;
 }

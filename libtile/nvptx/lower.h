@@ -39,13 +39,16 @@ typedef struct lval {
  * fragments loaded once before the loop, or (frags NULL) its value staged
  * once into a tile of shared memory that the loop's dots read from. */
 typedef struct frag_cache {
-	int value, which;        /* the operand value, 0 for A and 1 for B */
+	int value, which;        /* the operand value, 0 for A and 1 for B; LW_KEPT_WGMMA_A and _B
+	                            for operands staged in panels for wgmma (lw_wgmma_keep) */
 	const layout *l;         /* of the dot it was loaded for */
 	LLVMValueRef *frags;
 	smem_tile tile;          /* with frags NULL: the staged tile */
 	bool loaded;             /* staged: the first loop took its fragments */
 	bool loop_only;          /* fragments of a staged tile: for one loop */
 } frag_cache;
+
+enum { LW_KEPT_WGMMA_A = 2, LW_KEPT_WGMMA_B = 3 };
 
 /* The lowering of one kernel. */
 typedef struct lw {
@@ -68,6 +71,7 @@ typedef struct lw {
 	uint32_t *ring_at;   /* per ring value id: its byte offset */
 	frag_cache cached[8]; /* dot operands loaded or staged before the loops being lowered */
 	int ncached;
+	bool kept_operands;  /* lw_wgmma_keep staged one */
 	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
 	int wgmma_older;     /* a loop value whose group, issued before wgmma_pending's, the
 	                        previous iteration left in flight (lower.c: carried_value) */
@@ -352,6 +356,11 @@ bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip);
 void lw_stage_operand(lw *w, const lval *x, ir_type t, bool flip, const smem_layout *sl, int64_t base);
 bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
 		    int64_t scratch, mma_operand *o, int64_t *staged);
+/* Whether lw_mma_operand would read the operand without staging it
+ * (fragments hoisted before the loop, a tile kept, a ring's view, a
+ * chained dot's registers), described in *o. */
+bool lw_operand_in_place(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
+			 mma_operand *o);
 /* A's fragment words (4) of 16-row tile i (first row `row`), K step ks of nks. */
 void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row, int i, int ks, int nks,
 	      LLVMValueRef *a);
@@ -360,6 +369,18 @@ void lw_mma_a(lw *w, const mma_kind *mk, const mma_operand *o, LLVMValueRef row,
  * is left in flight (w->wgmma_pending) until lw_wgmma_wait, which lower.c
  * calls before anything reads the result */
 bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out);
+/* Before a loop: operand `which` of wgmma dot op when the loop does not
+ * compute it (attention backward's K and V, attention's Q), staged once
+ * into a panel tile of its own above the scratch, which the loop's dots
+ * read in place by descriptor; *slot describes it, or has value -1 where
+ * the loop computes the operand (or reads it in place, or it is a chained
+ * dot's A, or plan->keep_operands is off, or warps are specialized). The
+ * caller gives the tile's shared memory back after the loop. */
+bool lw_wgmma_keep(lw *w, const ir_op *op, int which, frag_cache *slot);
+/* The tile operand `which` (value v; A 0, LW_KEPT_WGMMA_A or _B) was
+ * staged into before the loops being lowered (lw_keep_resident,
+ * lw_wgmma_keep), or NULL. */
+const smem_tile *lw_kept_tile(lw *w, int v, int which);
 void lw_wgmma_wait(lw *w);
 /* wait_group `groups` with value v's registers tied through it (v -1:
  * none), and those of the older group in flight, which it completes */

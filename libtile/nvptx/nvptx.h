@@ -32,6 +32,7 @@ typedef struct lower_result {
 	uint32_t shared_bytes;    /* shared memory of the kernel */
 	bool shared_dynamic;      /* over 48 KB: dynamic (extern) shared memory, the launch passes it */
 	int producer_warps;       /* warps the block runs beyond num_warps: a producer warp (1), or 0 */
+	bool kept_operands;       /* staged loop-invariant operands once (layout_plan.keep_operands) */
 } lower_result;
 
 /* Adds the kernel `symbol` (PTX entry, 32 * num_warps threads) to m. */
