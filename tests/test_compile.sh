@@ -943,6 +943,26 @@ def kept3(Q, K, V, W, O, n, BLOCK: tl.constexpr, D: tl.constexpr):
         acc += tl.dot(q, tl.trans(v))
         acc += tl.dot(q, tl.trans(w))
     tl.store(O + offs[:, None] * BLOCK + offs[None, :], acc)
+
+
+@triton.jit
+def dq_like(Q, K, V, DO, DQ, M, Dd, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, D)
+    q = tl.load(Q + offs_m[:, None] * D + offs_k[None, :])
+    do = tl.load(DO + offs_m[:, None] * D + offs_k[None, :])
+    m = tl.load(M + offs_m)[:, None]
+    di = tl.load(Dd + offs_m)
+    dq = tl.zeros([BLOCK_M, D], tl.float32)
+    for start in range(0, n, BLOCK_N):
+        offs_n = start + tl.arange(0, BLOCK_N)
+        kT = tl.load(K + offs_n[None, :] * D + offs_k[:, None])
+        vT = tl.load(V + offs_n[None, :] * D + offs_k[:, None])
+        p = tl.math.exp2(tl.dot(q, kT) - m)
+        dp = tl.dot(do, vT)
+        ds = (p * (dp - di[:, None])).to(tl.float16)
+        dq += tl.dot(ds, tl.trans(kT))
+    tl.store(DQ + offs_m[:, None] * D + offs_k[None, :], dq.to(tl.float16))
 EOF
 # the async-proxy fences before a kernel's first wgmma.fence: one per tile
 # staged before its first dot
@@ -963,6 +983,16 @@ done
 # block's shared memory: the kernel is lowered again, staging them in the loop
 check "... kept before the loop at D=64 (three tiles and q)" test "$(fences_before_dots "$T/kept64.sm_90a.ptx")" = 4
 check "... staged in the loop at D=256, where they leave no room" test "$(fences_before_dots "$T/kept256.sm_90a.ptx")" = 1
+# a wgmma group reads the operands staged for it until it is waited for:
+# dq's loop moves di[:, None] into the scores' layout through the scratch
+# while the dp dot's group, whose B (vT) was staged there, is in flight;
+# the write waits for the group first (lw_smem_need)
+check "an attention backward's dq loop, sm_90a" "$TILEC" compile "$T/bwd.py" -n dq_like \
+	-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' -D BLOCK_M=128 -D BLOCK_N=16 -D D=64 \
+	-ns 1 --arch sm_90a -o "$T/dq" --keep-ptx "$T"
+check "... no shared-memory store while a group is in flight" awk '
+	/wgmma\.commit_group/ { flight = 1 } /wgmma\.wait_group/ { flight = 0 }
+	/st\.shared/ { if (flight) bad++ } END { exit bad > 0 }' "$T/dq.sm_90a.ptx"
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);
@@ -988,16 +1018,24 @@ for v in "d64:-D HEAD_DIM=64 -D STAGE=1 $ATTNPLAIN" "causal64:-D HEAD_DIM=64 -D 
 		grep -qE '[.]reqntid 256(, 1, 1)?$' '$T/auto_${v%%:*}.sm_90a.ptx' && ! grep -q warning '$T/auto_${v%%:*}.log'"
 done
 # fp8 at d128: rings small enough for a second block, but the dots'
-# accumulators alone (96 registers a thread) keep it off: specialized
-# unasked, one producer warp (no turns: P is staged for its dot behind a
-# barrier of all consumers); d64's 64 accumulator registers leave it alone
+# accumulators alone (96 registers a thread) keep it off: not specialized;
+# the loop is marked keep_a, Q staged once into shared memory and read by
+# descriptor (no A fragments held), so that two blocks fit; d64's 64
+# accumulator registers leave it alone (Q held as fragments)
 ATTN8SIG='*fp8e5:16, *fp8e5:16, *fp8e5:16, *fp16:16, fp32, i32:16, i32:16, i32:16'
-for v in "128:288" "64:256"; do
-	"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTN8SIG" -D HEAD_DIM=${v%%:*} -D STAGE=1 \
-		-D FP8=True $ATTNPLAIN --arch sm_90a -o "$T/auto8_${v%%:*}" --keep-ptx "$T" >"$T/auto8_${v%%:*}.log" 2>&1
-	check "fp8 attention d${v%%:*} unmarked, 8 warps: ${v#*:} threads, no warning" bash -c "
-		grep -qE '[.]reqntid ${v#*:}(, 1, 1)?\$' '$T/auto8_${v%%:*}.sm_90a.ptx' && ! grep -q warning '$T/auto8_${v%%:*}.log'"
+for d in 128 64; do
+	"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTN8SIG" -D HEAD_DIM=$d -D STAGE=1 \
+		-D FP8=True $ATTNPLAIN --arch sm_90a -o "$T/auto8_$d" --keep-ptx "$T" >"$T/auto8_$d.log" 2>&1
+	check "fp8 attention d$d unmarked, 8 warps: 256 threads, no warning" bash -c "
+		grep -qE '[.]reqntid 256(, 1, 1)?\$' '$T/auto8_$d.sm_90a.ptx' && ! grep -q warning '$T/auto8_$d.log'"
+	"$TILEC" ir tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTN8SIG" -D HEAD_DIM=$d -D STAGE=1 -D FP8=True \
+		$ATTNPLAIN --pipelined=wgmma >"$T/auto8_$d.ir" 2>&1
 done
+check "... d128: the loop keep_a, every wgmma's A by descriptor" bash -c "
+	grep -q '= for .*keep_a' '$T/auto8_128.ir' &&
+	! grep -qE 'wgmma.mma_async[^{]*[{][^}]*[}], [{]' '$T/auto8_128.sm_90a.ptx'"
+check "... d64: no keep_a, the scores dot's A from registers" bash -c "
+	! grep -q 'keep_a' '$T/auto8_64.ir' && grep -qE 'wgmma.mma_async[^{]*[{][^}]*[}], [{]' '$T/auto8_64.sm_90a.ptx'"
 # the causal kernel's two loops (off the diagonal, then on it, each with
 # rings of its own): the first gets the producer, the consumers run the
 # diagonal's copies themselves (thread 0, no releases); marked, the second

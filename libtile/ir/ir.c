@@ -578,6 +578,8 @@ static void dump_attrs(strbuf *sb, const ir_func *f, const ir_op *op)
 		sb_puts(sb, " volatile");
 	if (op->flags & IR_FLAG_SPARE_TILE)
 		sb_puts(sb, " spare_tile");
+	if (op->flags & IR_FLAG_KEEP_A)
+		sb_puts(sb, " keep_a");
 	if (op->flags & IR_FLAG_WARP_SPECIALIZE)
 		sb_puts(sb, " warp_specialize");
 	if (op->flags & IR_FLAG_PRODUCER)

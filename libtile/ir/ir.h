@@ -193,8 +193,10 @@ enum {
 	IR_FLAG_TENSORMAP = 1u << 7,     /* LOAD/STORE: a descriptor block TMA may copy; LOCAL_ALLOC: a TMA ring */
 	IR_FLAG_AFTER_STORE = 1u << 8,   /* LOAD/ASYNC_COPY: needs a barrier first (passes/memorder.c's own mark) */
 	IR_FLAG_WARP_SPECIALIZE = 1u << 9, /* FOR: tl.range(..., warp_specialize=True), or chosen by passes/partition.c */
-	IR_FLAG_PRODUCER = 1u << 10      /* the producer warp's program (passes/partition.c): such a FOR,
+	IR_FLAG_PRODUCER = 1u << 10,     /* the producer warp's program (passes/partition.c): such a FOR,
 	                                    its TMA_COPYs and the scalar ops they read */
+	IR_FLAG_KEEP_A = 1u << 11        /* FOR: its wgmma dots' A operands computed before it are staged once
+	                                    into shared memory, not held as fragments (passes/partition.c) */
 };
 
 typedef struct ir_op ir_op;

@@ -335,6 +335,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	wgmma_sync(w, "wgmma.commit_group.sync.aligned;");
 	lw_pp_dot(w, op, false);
 	w->wgmma_pending = op->results[0];
+	w->wgmma_scratch |= sa || sb;
 	w->arch_specific = true;
 	sb_free(&text);
 	sb_free(&cons);
@@ -360,6 +361,8 @@ void lw_wgmma_wait_for(lw *w, int v, int groups)
 	if (w->wgmma_older >= 0 && w->wgmma_older != v)
 		x[nx++] = &w->v[w->wgmma_older];
 	w->wgmma_pending = w->wgmma_older = -1;
+	if (!groups)
+		w->wgmma_scratch = false;
 	for (int k = 0; k < nx; k++)
 		n += x[k]->n;
 	strbuf text, cons;

@@ -270,8 +270,12 @@ LLVMValueRef lw_smem_addr(lw *w, LLVMValueRef byte_offset)
 
 void lw_smem_need(lw *w, uint64_t bytes)
 {
+	/* the scratch is about to be written: the copy engine and the groups
+	 * in flight that read operands staged there are done first */
 	if (w->bulk_pending)
-		lw_bulk_wait(w, true); /* the scratch is about to be written */
+		lw_bulk_wait(w, true);
+	if (w->wgmma_scratch && (w->wgmma_pending >= 0 || w->wgmma_older >= 0))
+		lw_wgmma_wait(w);
 	bytes += w->smem_top;
 	if (bytes > w->smem_bytes)
 		w->smem_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
@@ -1061,7 +1065,7 @@ static bool lower_for(lw *w, const ir_op *op)
 			return false;
 	int hoisted = w->ncached;
 	uint32_t smem_top = w->smem_top, smem_kept = w->smem_kept;
-	if (w->ws_role != LW_WS_PRODUCER && !lw_hoist_fragments(w, body))
+	if (w->ws_role != LW_WS_PRODUCER && !lw_hoist_fragments(w, body, op->flags & IR_FLAG_KEEP_A))
 		return false;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(w->b), head, loop, exit;
 	new_block(w, "for.head", &head);
@@ -1104,6 +1108,7 @@ static bool lower_for(lw *w, const ir_op *op)
 		memcpy(own.r, carried_phis.r, sizeof(LLVMValueRef) * (size_t)own.n);
 		w->v[p] = own;
 		w->wgmma_older = p;
+		w->wgmma_scratch = true; /* its dot, lowered later, may stage operands there */
 	}
 	const ir_region *outer_flight = w->in_flight_body;
 	w->in_flight_body = body;
@@ -1118,7 +1123,10 @@ static bool lower_for(lw *w, const ir_op *op)
 		return false;
 	if (carried >= 0)
 		w->v[body->params[1 + carried]] = carried_phis;
-	int flying = in_flight_value(w, op);
+	/* a group that reads operands staged in the scratch stays in flight
+	 * only as the carried one, which the next iteration's writes there wait
+	 * for (lw_smem_need): the next iteration's first ops may write there */
+	int flying = w->wgmma_scratch ? -1 : in_flight_value(w, op);
 	if (carried >= 0 && w->wgmma_pending == y->args[carried] && w->wgmma_older < 0) {
 		flying = carried; /* left in flight: the next iteration's first dot waits */
 		w->wgmma_pending = -1;

@@ -75,6 +75,8 @@ typedef struct lw {
 	int wgmma_pending;   /* a dot whose wgmma group is not waited for yet, -1 when none */
 	int wgmma_older;     /* a loop value whose group, issued before wgmma_pending's, the
 	                        previous iteration left in flight (lower.c: carried_value) */
+	bool wgmma_scratch;  /* a group in flight reads operands staged in the scratch: the
+	                        next write there waits for it (lw_smem_need) */
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
 	int epoch;           /* loops lowered so far (lower.c: fresh_after_loop) */
 	int *born;           /* per value id: the epoch it was computed in */
@@ -302,7 +304,7 @@ bool lw_emit_dot(lw *w, const ir_op *op, const layout *l, lval *out);
 /* dot_mma.c: a dot whose accumulator is in layout_mma; before a loop, the
  * fragments of operands its dots read but do not compute */
 bool lw_emit_dot_mma(lw *w, const ir_op *op, const layout *l, lval *out);
-bool lw_hoist_fragments(lw *w, const ir_region *body);
+bool lw_hoist_fragments(lw *w, const ir_region *body, bool keep_a);
 /* A dot A operand several loops of a region read (lw_shared_operands). */
 typedef struct shared_operand {
 	int value;

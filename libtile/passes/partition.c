@@ -205,14 +205,17 @@ static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
  * top-level loop that copies by TMA, two dots or more at its body's top
  * level (attention's) run by two consumer warp groups (num_warps 8), whose
  * rings alone keep a second block off the SM (rings_smem: the SM's shared
- * memory, 1 KB a block the system's), or whose dots' accumulators alone
- * take three quarters of the 128 registers a thread that two such blocks
- * allow (fp8 attention at head dim 128: small rings, 96 accumulator
- * registers), and whose registers the kernel leaves to tilec (no
- * maxnreg): there nvptx/warpspec.c gives it a producer warp group and
- * turns, measured faster than the plain pipeline (docs/PERF.md, "Warp
- * specialization unasked"). A matmul's one dot is left alone: a producer
- * measured no faster there. NULL where none. */
+ * memory, 1 KB a block the system's), and whose registers the kernel
+ * leaves to tilec (no maxnreg): there nvptx/warpspec.c gives it a producer
+ * warp group and turns, measured faster than the plain pipeline
+ * (docs/PERF.md, "Warp specialization unasked"). A matmul's one dot is
+ * left alone: a producer measured no faster there. NULL where none.
+ * Where the rings leave room for a second block but the dots' fp32
+ * accumulators alone take three quarters of the 128 registers a thread
+ * two blocks allow (fp8 attention at head dim 128: 96), the loop is
+ * marked IR_FLAG_KEEP_A instead: Q in shared memory lets two blocks in,
+ * measured faster than a producer warp ("Operands a loop does not
+ * compute"). */
 static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 {
 	if (f->num_warps != 8 || f->maxnreg || !rings_smem)
@@ -238,7 +241,17 @@ static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 			acc += ir_numel(f->values[op->results[0]].type) / (32 * f->num_warps);
 		}
 	}
-	return dots >= 2 && (2 * (rings + 1024) > rings_smem || 4 * acc >= 3 * 128) ? loop : NULL;
+	if (dots < 2)
+		return NULL;
+	if (2 * (rings + 1024) > rings_smem)
+		return loop;
+	/* rings that leave room for a second block, accumulators that alone
+	 * take three quarters of the registers two blocks allow a thread (fp8
+	 * attention at head dim 128): the loop keeps Q in shared memory and
+	 * fits two blocks, measured faster than a producer warp's one */
+	if (4 * acc >= 3 * 128)
+		loop->flags |= IR_FLAG_KEEP_A;
+	return NULL;
 }
 
 tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options *opt)
@@ -246,8 +259,11 @@ tilec_status partition_warps(tilec_ctx *ctx, ir_func *f, const pipeline_options 
 	bool top = false;
 	ir_op *loop = find_marked(&f->body, &top);
 	bool asked = loop != NULL;
-	if (!asked && opt->auto_warp_specialize)
-		top = (loop = unasked_loop(f, opt->sm_smem)) != NULL;
+	if (!asked) {
+		ir_op *unasked = unasked_loop(f, opt->sm_smem);
+		if (opt->auto_warp_specialize)
+			top = (loop = unasked) != NULL;
+	}
 	if (!loop)
 		return TILEC_OK;
 	const char *why = refusal(f, loop, top);

@@ -218,6 +218,24 @@ CASES = [
          "(cdiv(L, 128), B * H, 1)", [{"B": 1, "H": 32, "L": 512}, {"B": 2, "H": 8, "L": 77}], 4,
          tol=tol(2e-2, 2e-2), num_warps=8, num_stages=3, grid_in_blob=False, include_dirs=INC,
          cpu_sizes=[{"B": 1, "H": 4, "L": 77}]),
+    # launcher: src/flag_gems/ops/attention.py:851 ScaleDotProductAttention.backward() (Triton's
+    # tutorial backward: dK and dV over a key block, then dQ over a query block; 4 warps, 1 stage;
+    # dK and dV fp32 as its torch.empty allocates them; M holds the forward's log-sum-exp
+    # (base 2), D the preprocess's delta, K the keys as scaled by the launcher)
+    case("flaggems_sdpa_bwd", P + "ops/attention.py", "_attn_bwd",
+         [T("in", "fp16", ["B", "H", "L", "64"], "uniform:-0.5:0.5"),
+          T("in", "fp16", ["B", "H", "L", "64"], "uniform:-0.5:0.5"),
+          T("in", "fp16", ["B", "H", "L", "64"], "uniform:-0.5:0.5"), S("fp32", "0.125"),
+          T("in", "fp16", ["B", "H", "L", "64"]), T("out", "fp16", ["B", "H", "L", "64"]),
+          T("out", "fp32", ["B", "H", "L", "64"]), T("out", "fp32", ["B", "H", "L", "64"]),
+          T("in", "fp32", ["B * H", "L"], "uniform:-1:1"), T("in", "fp32", ["B * H", "L"], "uniform:-0.5:0.5"),
+          S("i32", "H * L * 64"), S("i32", "L * 64"), S("i32", "64"), S("i32", "1"),
+          S("i32", "H * L * 64"), S("i32", "L * 64"), S("i32", "H"), S("i32", "L"), S("i32", "L"), S("i32", "H")],
+         {"GROUP_HEAD": 1, "BLOCK_M1": 32, "BLOCK_N1": 128, "BLOCK_M2": 128, "BLOCK_N2": 32,
+          "BLK_SLICE_FACTOR": 2, "BLOCK_DMODEL": 64},
+         "(cdiv(L, 128), 1, B * H)", [{"B": 1, "H": 16, "L": 1024}, {"B": 2, "H": 2, "L": 256}], 4,
+         tol=tol(3e-2, 3e-2), num_warps=4, num_stages=1, include_dirs=INC,
+         cpu_sizes=[{"B": 1, "H": 1, "L": 128}]),
 ]
 
 
