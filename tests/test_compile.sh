@@ -1036,6 +1036,15 @@ check "... d128: the loop keep_a, every wgmma's A by descriptor" bash -c "
 	! grep -qE 'wgmma.mma_async[^{]*[{][^}]*[}], [{]' '$T/auto8_128.sm_90a.ptx'"
 check "... d64: no keep_a, the scores dot's A from registers" bash -c "
 	! grep -q 'keep_a' '$T/auto8_64.ir' && grep -qE 'wgmma.mma_async[^{]*[{][^}]*[}], [{]' '$T/auto8_64.sm_90a.ptx'"
+# causal (a second loop, the diagonal's, which would hold Q as fragments):
+# specialized unasked, one producer warp, no keep_a
+"$TILEC" compile tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTN8SIG" -D HEAD_DIM=128 -D STAGE=3 -D FP8=True \
+	$ATTNPLAIN --arch sm_90a -o "$T/auto8c" --keep-ptx "$T" >"$T/auto8c.log" 2>&1
+"$TILEC" ir tests/gpu/kernels/attention.py -n attn_fwd_desc -s "$ATTN8SIG" -D HEAD_DIM=128 -D STAGE=3 -D FP8=True \
+	$ATTNPLAIN --pipelined=wgmma >"$T/auto8c.ir" 2>&1
+check "fp8 causal attention d128 unmarked: 288 threads, no keep_a, no warning" bash -c "
+	grep -qE '[.]reqntid 288(, 1, 1)?\$' '$T/auto8c.sm_90a.ptx' && ! grep -q keep_a '$T/auto8c.ir' &&
+	! grep -q warning '$T/auto8c.log'"
 # the causal kernel's two loops (off the diagonal, then on it, each with
 # rings of its own): the first gets the producer, the consumers run the
 # diagonal's copies themselves (thread 0, no releases); marked, the second

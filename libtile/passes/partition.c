@@ -212,10 +212,11 @@ static const char *refusal(const ir_func *f, const ir_op *loop, bool top)
  * left alone: a producer measured no faster there. NULL where none.
  * Where the rings leave room for a second block but the dots' fp32
  * accumulators alone take three quarters of the 128 registers a thread
- * two blocks allow (fp8 attention at head dim 128: 96), the loop is
- * marked IR_FLAG_KEEP_A instead: Q in shared memory lets two blocks in,
- * measured faster than a producer warp ("Operands a loop does not
- * compute"). */
+ * two blocks allow (fp8 attention at head dim 128: 96), it is the loop
+ * too where the kernel has another loop of dots (causal attention), and
+ * where it has not, the loop is marked IR_FLAG_KEEP_A instead: Q in
+ * shared memory lets two blocks in, measured faster than a producer warp
+ * ("Operands a loop does not compute"). */
 static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 {
 	if (f->num_warps != 8 || f->maxnreg || !rings_smem)
@@ -245,12 +246,20 @@ static ir_op *unasked_loop(const ir_func *f, uint32_t rings_smem)
 		return NULL;
 	if (2 * (rings + 1024) > rings_smem)
 		return loop;
+	if (4 * acc < 3 * 128)
+		return NULL;
 	/* rings that leave room for a second block, accumulators that alone
 	 * take three quarters of the registers two blocks allow a thread (fp8
-	 * attention at head dim 128): the loop keeps Q in shared memory and
-	 * fits two blocks, measured faster than a producer warp's one */
-	if (4 * acc >= 3 * 128)
-		loop->flags |= IR_FLAG_KEEP_A;
+	 * attention at head dim 128): where it is the kernel's only loop of
+	 * dots, the loop keeps Q in shared memory and two blocks fit, measured
+	 * faster than a producer warp's one; a later loop (causal attention's
+	 * diagonal) would still hold Q as fragments and keep the second block
+	 * out, so there the producer warp it is */
+	for (int i = 0; i < f->body.nops; i++)
+		if (f->body.ops[i] != loop && f->body.ops[i]->code == IR_OP_FOR &&
+		    ir_region_has(&f->body.ops[i]->regions[0], IR_OP_DOT))
+			return loop;
+	loop->flags |= IR_FLAG_KEEP_A;
 	return NULL;
 }
 
