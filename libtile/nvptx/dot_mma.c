@@ -290,12 +290,16 @@ const smem_tile *lw_kept_tile(lw *w, int v, int which)
 	return c && !c->frags ? &c->tile : NULL;
 }
 
-bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip)
+int lw_staged_from(lw *w, int v, bool *flip)
 {
 	const ir_op *d = w->f->values[v].def;
 	*flip = d && d->code == IR_OP_PERMUTE && w->p->folded[v];
-	if (*flip)
-		v = d->args[0];
+	return *flip ? d->args[0] : v;
+}
+
+bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip)
+{
+	v = lw_staged_from(w, v, flip);
 	*t = lw_vtype(w, v);
 	return lw_get(w, v, NULL, x);
 }

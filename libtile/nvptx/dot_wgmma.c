@@ -120,20 +120,11 @@ static bool stage_panels(lw *w, const ir_op *op, int which, int64_t scratch, sme
 	return true;
 }
 
-/* The value whose registers operand v is staged from (a folded
- * transpose's source: *flip), as lw_operand_regs finds it. */
-static int staged_from(lw *w, int v, bool *flip)
-{
-	const ir_op *d = w->f->values[v].def;
-	*flip = d && d->code == IR_OP_PERMUTE && w->p->folded[v];
-	return *flip ? d->args[0] : v;
-}
-
 bool lw_wgmma_keep(lw *w, const ir_op *op, int which, frag_cache *slot)
 {
 	int v = op->args[which], role = which ? LW_KEPT_WGMMA_B : LW_KEPT_WGMMA_A;
 	bool flip;
-	int src = staged_from(w, v, &flip);
+	int src = lw_staged_from(w, v, &flip);
 	const lval *have = &w->v[src];
 	slot->value = -1;
 	if (!w->p->keep_operands || lw_vtype(w, v).rank != 2 || !have->r || have->view)
@@ -142,7 +133,7 @@ bool lw_wgmma_keep(lw *w, const ir_op *op, int which, frag_cache *slot)
 		return true; /* a chained dot's registers: A's fragments as they are */
 	for (int i = 0; i < w->ncached; i++) { /* `tl.trans(k)` written twice: one tile */
 		bool f;
-		if (w->cached[i].which == role && staged_from(w, w->cached[i].value, &f) == src && f == flip) {
+		if (w->cached[i].which == role && lw_staged_from(w, w->cached[i].value, &f) == src && f == flip) {
 			*slot = w->cached[i];
 			slot->value = v;
 			return true;
@@ -204,7 +195,7 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 		 * computed block) as fragments, through ldmatrix: by descriptor
 		 * the 2048^3 matmul at one stage ran 4% slower */
 		bool flip;
-		staged_from(w, op->args[0], &flip);
+		lw_staged_from(w, op->args[0], &flip);
 		if (flip ? !stage_panels(w, op, 0, 0, &A.tile, &sa) : !lw_mma_operand(w, op, 0, &mc, &mk, 0, &A, &sa))
 			return false;
 		a_desc = flip;

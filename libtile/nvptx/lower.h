@@ -355,6 +355,8 @@ bool lw_mma_tiles(lw *w, const ir_op *op, const layout_map *mc, int64_t M, int64
  * transpose into the staging (t: their type); lw_stage_operand stores them
  * into scratch laid out by sl, the operand's layout. */
 bool lw_operand_regs(lw *w, int v, lval *x, ir_type *t, bool *flip);
+/* The value whose registers lw_operand_regs stages operand v from. */
+int lw_staged_from(lw *w, int v, bool *flip);
 void lw_stage_operand(lw *w, const lval *x, ir_type t, bool flip, const smem_layout *sl, int64_t base);
 bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, const mma_kind *mk,
 		    int64_t scratch, mma_operand *o, int64_t *staged);
@@ -376,12 +378,11 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out);
  * into a panel tile of its own above the scratch, which the loop's dots
  * read in place by descriptor; *slot describes it, or has value -1 where
  * the loop computes the operand (or reads it in place, or it is a chained
- * dot's A, or plan->keep_operands is off, or warps are specialized). The
- * caller gives the tile's shared memory back after the loop. */
+ * dot's A, or plan->keep_operands is off). The caller gives the tile's
+ * shared memory back after the loop. */
 bool lw_wgmma_keep(lw *w, const ir_op *op, int which, frag_cache *slot);
-/* The tile operand `which` (value v; A 0, LW_KEPT_WGMMA_A or _B) was
- * staged into before the loops being lowered (lw_keep_resident,
- * lw_wgmma_keep), or NULL. */
+/* The tile operand `which` (value v: LW_KEPT_WGMMA_A or _B) was staged
+ * into before the loops being lowered (lw_wgmma_keep), or NULL. */
 const smem_tile *lw_kept_tile(lw *w, int v, int which);
 void lw_wgmma_wait(lw *w);
 /* wait_group `groups` with value v's registers tied through it (v -1:
