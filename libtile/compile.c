@@ -377,6 +377,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 			plan.tma = tma;
 			plan.fp8_widen = unit == DOT_UNIT_MMA && tiers && fp8_tier(first) < IR_FP8_SM89;
 			plan.smem_limit = limit;
+			plan.sm_smem = sm_smem == UINT32_MAX ? 0 : sm_smem;
 			plan.keep_operands = keep;
 			/* each kernel in a module of its own, linked in once it is kept */
 			LLVMModuleRef km = st == TILEC_OK ? new_module(c, dl) : NULL;

@@ -208,6 +208,7 @@ typedef struct layout_plan {
 	                            (nvptx/dot_wgmma.c: lw_wgmma_keep; off where they leave no room) */
 	uint32_t smem_limit;     /* a block's shared memory at most (set by the caller; 0: no limit):
 	                            a descriptor store whose scratch would pass it goes in pieces */
+	uint32_t sm_smem;        /* an SM's shared memory (set by the caller; 0: not known) */
 	/* rings of shared-memory tiles (pipeline.c), per value id of a ring: */
 	const smem_layout **ring;  /* its tiles' layout */
 	const layout **copy;       /* the layout its asynchronous copies read their pointers in */

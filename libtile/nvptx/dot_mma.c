@@ -406,7 +406,7 @@ bool lw_mma_operand(lw *w, const ir_op *op, int which, const layout_map *mc, con
 	int r0 = t.rank - 2;
 	*sl = smem_layout_make(t.shape[r0], t.shape[r0 + 1], mk->eb, n_rows, false);
 	*staged = smem_tile_stride(sl) * (t.rank == 3 ? t.shape[0] : 1);
-	lw_smem_need(w, (uint64_t)(scratch + *staged));
+	lw_smem_stage(w, (uint64_t)(scratch + *staged));
 	if (!scratch)
 		lw_barrier(w); /* the scratch may still be read by the op before */
 	lw_stage_operand(w, &x, xt, flip, sl, scratch);
@@ -816,7 +816,7 @@ bool lw_keep_resident(lw *w, const ir_op *def, const shared_operand *so, int n)
 		lw_barrier(w);
 		w->smem_top += (uint32_t)staged;
 		w->smem_kept = w->smem_top;
-		lw_smem_need(w, 0);
+		lw_smem_stage(w, 0);
 		w->cached[w->ncached++] = (frag_cache){v, 0, NULL, NULL, o.tile, false, false};
 	}
 	return true;

@@ -98,7 +98,11 @@ static smem_layout *panel_layout(lw *w, int which, ir_type ot, const lval *x, ir
  * 1024-byte boundary past `scratch` (bytes past smem_top), after a
  * barrier where scratch is 0 (the op before may still read it); the
  * caller hands it to the async proxy. *end: how far into the scratch it
- * reaches. */
+ * reaches. The B of a loop's flying dot (lower.c: flying_dot)
+ * goes into one of two such tiles by the iteration's parity, without
+ * waiting: the group the previous iteration left in flight reads the
+ * other, and the one before it, which read this one, was waited for at
+ * that iteration's end (wait_group 1), before the barrier here. */
 static bool stage_panels(lw *w, const ir_op *op, int which, int64_t scratch, smem_tile *t, int64_t *end)
 {
 	ir_type xt;
@@ -109,14 +113,28 @@ static bool stage_panels(lw *w, const ir_op *op, int which, int64_t scratch, sme
 	smem_layout *sl = panel_layout(w, which, lw_vtype(w, op->args[which]), &x, xt, flip);
 	if (!sl)
 		return false;
+	bool two = which == 1 && op == w->flying_dot && w->stage_parity;
+	if (two)
+		lw_scratch_unlift(w);
+	else
+		lw_smem_stage(w, 0); /* the groups reading the scratch done, its start where it was */
 	int64_t at = (((int64_t)w->smem_top + scratch + 1023) & ~(int64_t)1023) - w->smem_top;
-	*end = at + sl->tile_bytes;
-	lw_smem_need(w, (uint64_t)*end);
+	int64_t span = two ? ((int64_t)sl->tile_bytes + 1023) & ~(int64_t)1023 : 0;
+	*end = at + span + sl->tile_bytes;
+	if (two)
+		lw_smem_account(w, (uint64_t)*end);
+	else
+		lw_smem_stage(w, (uint64_t)*end);
 	if (!scratch)
 		lw_barrier(w);
-	lw_stage_operand(w, &x, xt, flip, sl, at);
 	t->sl = sl;
 	t->base = lw_ci32(w, (int64_t)w->smem_top + at);
+	if (two) {
+		w->stage_shift = LLVMBuildMul(w->b, w->stage_parity, lw_ci32(w, span), "");
+		t->base = LLVMBuildAdd(w->b, t->base, w->stage_shift, "");
+	}
+	lw_stage_operand(w, &x, xt, flip, sl, at);
+	w->stage_shift = NULL;
 	return true;
 }
 
@@ -331,7 +349,12 @@ bool lw_emit_dot_wgmma(lw *w, const ir_op *op, const layout *l, lval *out)
 	wgmma_sync(w, "wgmma.commit_group.sync.aligned;");
 	lw_pp_dot(w, op, false);
 	w->wgmma_pending = op->results[0];
-	w->wgmma_scratch |= sa || sb;
+	if (sa || sb) {
+		uint32_t top = w->smem_top + (uint32_t)(sb > sa ? sb : sa);
+		w->wgmma_scratch = true;
+		if (top > w->wgmma_staged_top)
+			w->wgmma_staged_top = top;
+	}
 	w->arch_specific = true;
 	sb_free(&text);
 	sb_free(&cons);
@@ -357,14 +380,23 @@ void lw_wgmma_wait_for(lw *w, int v, int groups)
 	if (w->wgmma_older >= 0 && w->wgmma_older != v)
 		x[nx++] = &w->v[w->wgmma_older];
 	w->wgmma_pending = w->wgmma_older = -1;
-	if (!groups)
+	w->wgmma_phantom = false; /* older than any group a wait leaves running */
+	if (!groups) {
 		w->wgmma_scratch = false;
+		w->wgmma_staged_top = 0;
+	}
 	for (int k = 0; k < nx; k++)
 		n += x[k]->n;
 	strbuf text, cons;
 	sb_init(&text);
 	sb_init(&cons);
 	sb_printf(&text, "// %d registers\nwgmma.wait_group.sync.aligned %d;", n, groups);
+	if (!n) { /* a group no value names (the previous iteration's): nothing to tie */
+		lw_asm_call(w, w->vd, sb_str(&text), "~{memory}", NULL, 0, true);
+		sb_free(&text);
+		sb_free(&cons);
+		return;
+	}
 	LLVMTypeRef *ft = arena_alloc(w->a, sizeof(LLVMTypeRef) * (size_t)(n + 1));
 	LLVMValueRef *in = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)(n + 1));
 	if (!ft || !in) {

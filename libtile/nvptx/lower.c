@@ -268,17 +268,73 @@ LLVMValueRef lw_smem_addr(lw *w, LLVMValueRef byte_offset)
 	return lw_smem_at(w, byte_offset);
 }
 
-void lw_smem_need(lw *w, uint64_t bytes)
+void lw_smem_account(lw *w, uint64_t bytes)
 {
-	/* the scratch is about to be written: the copy engine and the groups
-	 * in flight that read operands staged there are done first */
-	if (w->bulk_pending)
-		lw_bulk_wait(w, true);
-	if (w->wgmma_scratch && (w->wgmma_pending >= 0 || w->wgmma_older >= 0))
-		lw_wgmma_wait(w);
 	bytes += w->smem_top;
 	if (bytes > w->smem_bytes)
 		w->smem_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+}
+
+static bool scratch_read_in_flight(const lw *w)
+{
+	return w->wgmma_scratch && (w->wgmma_pending >= 0 || w->wgmma_older >= 0 || w->wgmma_phantom);
+}
+
+/* Blocks an SM holds by shared memory at `bytes` a block (the driver
+ * keeps 1 KB a block). */
+static uint32_t blocks_by_smem(const lw *w, uint64_t bytes)
+{
+	return (uint32_t)(w->p->sm_smem / (bytes + TARGET_BLOCK_RESERVED_SMEM));
+}
+
+/* Whether the scratch may end at `top` (from smem's start): under the
+ * block's limit, and where it passes what the kernel needs so far, with
+ * as many blocks an SM (an op's scratch above staged operands costs
+ * shared memory only where it costs nothing else). */
+static bool scratch_fits(const lw *w, uint64_t top)
+{
+	if (w->p->smem_limit && top > w->p->smem_limit)
+		return false;
+	return top <= w->smem_bytes || (w->p->sm_smem && blocks_by_smem(w, top) >= blocks_by_smem(w, w->smem_bytes));
+}
+
+void lw_smem_need(lw *w, uint64_t bytes)
+{
+	/* the scratch is about to be written: the copy engine is done with it
+	 * first; a wgmma group in flight that reads operands staged there is
+	 * left running where the op's scratch fits above them (a multiple of
+	 * 1024 bytes up, which keeps every alignment the op computes), else
+	 * waited for */
+	if (w->bulk_pending)
+		lw_bulk_wait(w, true);
+	if (!w->scratch_lift && scratch_read_in_flight(w)) {
+		uint32_t lift = w->wgmma_staged_top > w->smem_top ? (w->wgmma_staged_top - w->smem_top + 1023) & ~1023u : 0;
+		if (lift && scratch_fits(w, (uint64_t)w->smem_top + lift + bytes)) {
+			w->smem_top += lift;
+			w->scratch_lift = lift;
+		} else {
+			lw_wgmma_wait(w);
+		}
+	}
+	lw_smem_account(w, bytes);
+}
+
+void lw_smem_stage(lw *w, uint64_t bytes)
+{
+	/* operands staged or tiles placed from the scratch's start: every
+	 * group that reads the scratch is done first */
+	if (w->bulk_pending)
+		lw_bulk_wait(w, true);
+	if (scratch_read_in_flight(w))
+		lw_wgmma_wait(w);
+	lw_scratch_unlift(w);
+	lw_smem_account(w, bytes);
+}
+
+void lw_scratch_unlift(lw *w)
+{
+	w->smem_top -= w->scratch_lift;
+	w->scratch_lift = 0;
 }
 
 LLVMValueRef lw_to_storage(lw *w, LLVMValueRef x, ir_kind k)
@@ -852,13 +908,16 @@ static bool lower_body(lw *w, const ir_region *r)
 	int nso = lw_shared_operands(w, r, &so);
 	if (nso < 0)
 		return false;
+	lw_scratch_unlift(w);
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if (op->code == IR_OP_YIELD || op->code == IR_OP_CONDITION || split_skips(w, op))
 			continue;
 		if (reads_pending(w, op))
 			lw_wgmma_wait(w);
-		if (!lower_op(w, op) || !lw_keep_resident(w, op, so, nso))
+		bool ok = lower_op(w, op);
+		lw_scratch_unlift(w); /* an op's scratch above staged operands is its own */
+		if (!ok || !lw_keep_resident(w, op, so, nso))
 			return false;
 		for (int j = 0; j < op->nresults; j++)
 			w->born[op->results[j]] = w->epoch;
@@ -904,6 +963,60 @@ static int in_flight_value(const lw *w, const ir_op *loop)
 		    lw_uses(body, v, -1) == 1)
 			return i;
 	return -1;
+}
+
+/* The dot of in_flight_value's case whose B the body computes (a
+ * dequantizing matmul's weights, converted in registers) and stages, and
+ * where its two tiles would end (bytes from smem's start), or NULL: the
+ * body stages that B into one of two tiles by the iteration's parity
+ * (dot_wgmma.c: stage_panels), so its group may stay in flight across the
+ * back edge while the next iteration converts and stages the next B, and
+ * the ops between use the scratch above both tiles (lw_smem_need). The
+ * body's one dot; A a ring's tile, kept, or a chained dot's fragments
+ * (nothing else staged); the two tiles cost no block an SM (by shared
+ * memory, where registers would allow it). lower_for checks the staging against the prediction. */
+static const ir_op *flying_dot(lw *w, const ir_op *loop, uint32_t *top)
+{
+	const ir_region *body = &loop->regions[0];
+	const ir_op *y = terminator(body, IR_OP_YIELD);
+	if (w->ws_role != LW_WS_NONE || !(loop->flags & IR_FLAG_SPARE_TILE) || !y || !w->p->wgmma)
+		return NULL;
+	const ir_op *dot = NULL;
+	for (int k = 0; k < body->nops; k++) {
+		const ir_op *op = body->ops[k];
+		for (int g = 0; g < op->nregions; g++)
+			if (ir_region_has(&op->regions[g], IR_OP_DOT))
+				return NULL;
+		if (op->code == IR_OP_DOT && dot)
+			return NULL;
+		if (op->code == IR_OP_DOT)
+			dot = op;
+	}
+	if (!dot || !w->p->wgmma[dot->results[0]])
+		return NULL;
+	int v = dot->results[0], a = dot->args[0], b = dot->args[1], i = 0;
+	while (i < y->nargs && y->args[i] != v)
+		i++;
+	const layout *la = w->p->of[a];
+	ir_type tb = lw_vtype(w, b);
+	if (i == y->nargs || dot->args[2] != body->params[1 + i] || lw_uses(body, body->params[1 + i], -1) != 1 ||
+	    lw_uses(body, v, -1) != 1 || !(w->p->view[a] || lw_kept_tile(w, a, LW_KEPT_WGMMA_A) || (la && la->mma)) ||
+	    w->p->view[b] || lw_kept_tile(w, b, LW_KEPT_WGMMA_B) || tb.rank != 2)
+		return NULL;
+	uint64_t tile = (uint64_t)ir_numel(tb) * (uint64_t)ir_kind_bytes((ir_kind)tb.kind);
+	uint64_t at = ((uint64_t)w->smem_top + 1023) & ~(uint64_t)1023;
+	uint64_t one = at + tile, two = at + ((tile + 1023) & ~(uint64_t)1023) + tile;
+	uint64_t had = one > w->smem_bytes ? one : w->smem_bytes;
+	/* blocks an SM takes at most by registers: the accumulator's a thread
+	 * and 32 more (HQQ's 128x256 over 8 warps: one) */
+	int64_t threads = 32 * (int64_t)w->f->num_warps;
+	uint32_t by_regs = (uint32_t)(TARGET_SM_REGISTERS / (threads * (ir_numel(lw_vtype(w, v)) / threads + 32)));
+	uint32_t now = blocks_by_smem(w, had), then = blocks_by_smem(w, two);
+	if ((w->p->smem_limit && two > w->p->smem_limit) ||
+	    (two > had && (!w->p->sm_smem || (then < now && then < by_regs))))
+		return NULL;
+	*top = (uint32_t)two;
+	return dot;
 }
 
 /* The loop value (its index) whose wgmma group may stay in flight across
@@ -1110,6 +1223,26 @@ static bool lower_for(lw *w, const ir_op *op)
 		w->wgmma_older = p;
 		w->wgmma_scratch = true; /* its dot, lowered later, may stage operands there */
 	}
+	/* or the group of a dot whose B the body stages, into two tiles in turn */
+	uint32_t flying_top = 0;
+	const ir_op *outer_dot = w->flying_dot;
+	LLVMValueRef outer_parity = w->stage_parity, parity = NULL;
+	w->flying_dot = carried < 0 ? flying_dot(w, op, &flying_top) : NULL;
+	w->stage_parity = NULL;
+	if (w->flying_dot) {
+		w->wgmma_phantom = w->wgmma_scratch = true;
+		w->wgmma_staged_top = flying_top;
+		if (flying_top > w->smem_bytes)
+			w->smem_bytes = flying_top; /* the dot stages up to there: what the scratch above costs counts from it */
+		LLVMBasicBlockRef at = LLVMGetInsertBlock(w->b);
+		LLVMPositionBuilderAtEnd(w->b, head);
+		LLVMPositionBuilderBefore(w->b, LLVMGetFirstInstruction(head));
+		parity = LLVMBuildPhi(w->b, w->i32, "");
+		LLVMValueRef zero = lw_ci32(w, 0);
+		LLVMAddIncoming(parity, &zero, &pre, 1);
+		LLVMPositionBuilderAtEnd(w->b, at);
+		w->stage_parity = parity;
+	}
 	const ir_region *outer_flight = w->in_flight_body;
 	w->in_flight_body = body;
 	/* a bulk store of an earlier iteration may still read scratch */
@@ -1124,9 +1257,13 @@ static bool lower_for(lw *w, const ir_op *op)
 	if (carried >= 0)
 		w->v[body->params[1 + carried]] = carried_phis;
 	/* a group that reads operands staged in the scratch stays in flight
-	 * only as the carried one, which the next iteration's writes there wait
-	 * for (lw_smem_need): the next iteration's first ops may write there */
-	int flying = w->wgmma_scratch ? -1 : in_flight_value(w, op);
+	 * only as the carried one, or as flying_top's where its operands end
+	 * there, which the next iteration's ops leave alone (lw_smem_need) */
+	w->wgmma_phantom = false;
+	w->flying_dot = outer_dot;
+	w->stage_parity = outer_parity;
+	bool scratch_ok = !w->wgmma_scratch || (flying_top && w->wgmma_staged_top <= flying_top);
+	int flying = scratch_ok ? in_flight_value(w, op) : -1;
 	if (carried >= 0 && w->wgmma_pending == y->args[carried] && w->wgmma_older < 0) {
 		flying = carried; /* left in flight: the next iteration's first dot waits */
 		w->wgmma_pending = -1;
@@ -1145,6 +1282,11 @@ static bool lower_for(lw *w, const ir_op *op)
 	LLVMValueRef next_iv = LLVMBuildAdd(w->b, iv, step.r[0], "");
 	ivn.r = &next_iv;
 	add_incoming(&w->v[body->params[0]], &ivn, LLVMGetInsertBlock(w->b));
+	if (parity) {
+		LLVMValueRef next = LLVMBuildXor(w->b, parity, lw_ci32(w, 1), "");
+		LLVMBasicBlockRef latch = LLVMGetInsertBlock(w->b);
+		LLVMAddIncoming(parity, &next, &latch, 1);
+	}
 	LLVMBuildBr(w->b, head);
 	LLVMPositionBuilderAtEnd(w->b, exit);
 	if (op == w->ws_loop && w->ws_role == LW_WS_CONSUMER)

@@ -76,7 +76,15 @@ typedef struct lw {
 	int wgmma_older;     /* a loop value whose group, issued before wgmma_pending's, the
 	                        previous iteration left in flight (lower.c: carried_value) */
 	bool wgmma_scratch;  /* a group in flight reads operands staged in the scratch: the
-	                        next write there waits for it (lw_smem_need) */
+	                        next write there goes above them or waits (lw_smem_need) */
+	uint32_t wgmma_staged_top; /* where those operands end (bytes from smem's start) */
+	bool wgmma_phantom;  /* the group the previous iteration left in flight, which no value
+	                        names, may still read them (lower.c: lower_for) */
+	const ir_op *flying_dot; /* that group's dot, whose B the body stages into one of two */
+	LLVMValueRef stage_parity; /* tiles by the iteration's parity (0 or 1, i32) */
+	LLVMValueRef stage_shift; /* bytes lw_stage_panels adds to its base (NULL: none) */
+	uint32_t scratch_lift; /* the op being lowered has its scratch this far above the
+	                          operands' start, clear of them (lw_smem_need) */
 	const ir_region *in_flight_body; /* the loop body whose end lower_for handles */
 	int epoch;           /* loops lowered so far (lower.c: fresh_after_loop) */
 	int *born;           /* per value id: the epoch it was computed in */
@@ -151,10 +159,17 @@ LLVMValueRef lw_linear_index(lw *w, const layout_map *m, ir_type t, int r);
  * (tiles.c) are pushed and popped around their loops, scratch (layout
  * conversions, reductions, staged dot operands) lies above the live rings;
  * the kernel's size is the largest smem_need. smem_at takes a byte offset
- * from the start, smem_addr one into the scratch. */
+ * from the start, smem_addr one into the scratch. An op that uses the
+ * scratch calls smem_need first (its scratch may start above operands a
+ * wgmma group in flight reads, until the op is lowered: scratch_unlift);
+ * what stages operands or places tiles there calls smem_stage (it waits
+ * for those groups); smem_account counts bytes alone. */
 LLVMValueRef lw_smem_at(lw *w, LLVMValueRef byte_offset);
 LLVMValueRef lw_smem_addr(lw *w, LLVMValueRef byte_offset);
 void lw_smem_need(lw *w, uint64_t bytes);
+void lw_smem_stage(lw *w, uint64_t bytes);
+void lw_smem_account(lw *w, uint64_t bytes);
+void lw_scratch_unlift(lw *w);
 
 /* lower.c: value v, or an op's operands, in layout l (recomputed or moved
  * when held in another) */

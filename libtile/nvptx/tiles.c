@@ -173,6 +173,8 @@ void lw_stage_panels(lw *w, const lval *x, ir_type t, const smem_layout *sl, int
 	/* the tile's origin, so that panel `first` lands at base */
 	int64_t origin = base - (int64_t)first * sl->rows * sl->panel_bytes;
 	LLVMValueRef own = lw_owner(w, &m), b = lw_ci32(w, (int64_t)w->smem_top + origin);
+	if (w->stage_shift) /* a flying dot's B: the tile of the iteration's parity */
+		b = LLVMBuildAdd(w->b, b, w->stage_shift, "");
 	LLVMBasicBlockRef join = own ? lw_begin_if(w, own) : NULL;
 	for (int r = 0; r < x->n; r += vec) {
 		int p = count ? reg_panel(&m, t, sl, r) : first;
@@ -223,7 +225,7 @@ bool lw_emit_local_alloc(lw *w, const ir_op *op)
 	 * (st.shared.v4, ldmatrix): an odd number of 8-byte barriers must
 	 * not leave it 8 bytes off */
 	w->smem_top = (at + (uint32_t)lw_vtype(w, ring).shape[0] * sl->tile_bytes + barriers + 15) & ~15u;
-	lw_smem_need(w, 0);
+	lw_smem_stage(w, 0);
 	lw_tma_ring_pushed(w, ring);
 	return true;
 }

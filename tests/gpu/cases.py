@@ -1834,6 +1834,12 @@ CASES += [
     case("decode_gemv_w4_m32", DEC, "gemv_w4_kernel", _W4_PARAMS,
          dict(_GEMV_CX, BLOCK_M=32, GROUP=128), "cdiv(N, BLOCK_N)",
          [{"M": 29, "N": 192, "K": 384}], 3, DEC_TOL),
+    # 64 rows (wgmma on sm_90a: B converted in registers is staged for it)
+    # at 4 stages: the dot's group stays in flight across the back edge
+    # while the next iteration converts its B (lower.c: flying_dot)
+    case("decode_gemv_w4_m64_s4", DEC, "gemv_w4_kernel", _W4_PARAMS,
+         dict(_GEMV_CX, BLOCK_M=64, GROUP=128), "cdiv(N, BLOCK_N)",
+         [{"M": 64, "N": 192, "K": 1024}, {"M": 50, "N": 128, "K": 2048}], 3, DEC_TOL, num_stages=4),
     case("decode_gemv_rows", DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 1024},
          "cdiv(N, BLOCK_N)", [{"M": 1, "N": 100, "K": 1000}, {"M": 3, "N": 129, "K": 640}], 3, DEC_TOL,
          num_warps=8),
@@ -1887,6 +1893,13 @@ BENCH += [
          "cdiv(N, BLOCK_N)", [s], 3, DEC_TOL,
          bench="decode matmul int4 weights (groups of 128), fp16 x, M=%d N=K=4096 (16x64x128)" % s["M"])
     for s in DEC4096
+] + [
+    # 64 rows: wgmma on sm_90a, B converted in registers and staged for it
+    # (two tiles in turn at 4 stages: lower.c's flying_dot)
+    case("bench_dequant_w4_m64_s%d" % ns, DEC, "gemv_w4_kernel", _W4_PARAMS, dict(_GEMV_CX, BLOCK_M=64, GROUP=128),
+         "cdiv(N, BLOCK_N)", [{"M": 64, "N": 4096, "K": 4096}], 3, DEC_TOL, num_stages=ns,
+         bench="matmul int4 weights (groups of 128), fp16 x, M=64 N=K=4096 (64x64x128, %d stages)" % ns)
+    for ns in (3, 4)
 ] + [
     case("bench_decode_rows_m%d" % s["M"], DEC, "gemv_rows_kernel", _ROWS_PARAMS, {"BLOCK_N": 1, "BLOCK_K": 4096},
          "cdiv(N, BLOCK_N)", [s], 3, DEC_TOL, num_warps=8,
