@@ -287,15 +287,19 @@ static uint32_t blocks_by_smem(const lw *w, uint64_t bytes)
 	return (uint32_t)(w->p->sm_smem / (bytes + TARGET_BLOCK_RESERVED_SMEM));
 }
 
-/* Whether the scratch may end at `top` (from smem's start): under the
- * block's limit, and where it passes what the kernel needs so far, with
- * as many blocks an SM (an op's scratch above staged operands costs
- * shared memory only where it costs nothing else). */
-static bool scratch_fits(const lw *w, uint64_t top)
+/* Whether shared memory may end at `top` (from its start) where the
+ * kernel needs `had`: under the block's limit, and where it passes `had`,
+ * with as many blocks an SM, or as many as registers allow at most
+ * (by_regs): scratch above staged operands costs shared memory only where
+ * it costs nothing else. */
+static bool scratch_fits(const lw *w, uint64_t top, uint64_t had, uint32_t by_regs)
 {
 	if (w->p->smem_limit && top > w->p->smem_limit)
 		return false;
-	return top <= w->smem_bytes || (w->p->sm_smem && blocks_by_smem(w, top) >= blocks_by_smem(w, w->smem_bytes));
+	if (top <= had)
+		return true;
+	uint32_t then = blocks_by_smem(w, top);
+	return w->p->sm_smem && (then >= blocks_by_smem(w, had) || then >= by_regs);
 }
 
 void lw_smem_need(lw *w, uint64_t bytes)
@@ -309,7 +313,7 @@ void lw_smem_need(lw *w, uint64_t bytes)
 		lw_bulk_wait(w, true);
 	if (!w->scratch_lift && scratch_read_in_flight(w)) {
 		uint32_t lift = w->wgmma_staged_top > w->smem_top ? (w->wgmma_staged_top - w->smem_top + 1023) & ~1023u : 0;
-		if (lift && scratch_fits(w, (uint64_t)w->smem_top + lift + bytes)) {
+		if (lift && scratch_fits(w, (uint64_t)w->smem_top + lift + bytes, w->smem_bytes, UINT32_MAX)) {
 			w->smem_top += lift;
 			w->scratch_lift = lift;
 		} else {
@@ -945,6 +949,18 @@ int lw_uses(const ir_region *r, int v, int code)
 	return n;
 }
 
+/* The loop value (its index) a dot of the body accumulates into and
+ * yields straight, neither read by anything else, or -1. */
+static int accumulated_value(const ir_region *body, const ir_op *y, const ir_op *dot)
+{
+	int v = dot->results[0];
+	for (int i = 0; i < y->nargs; i++)
+		if (y->args[i] == v && dot->args[2] == body->params[1 + i] && lw_uses(body, body->params[1 + i], -1) == 1 &&
+		    lw_uses(body, v, -1) == 1)
+			return i;
+	return -1;
+}
+
 /* The loop value (its index) through which a wgmma group of the body may
  * stay in flight across the back edge, or -1: the loop's rings have a
  * spare tile (the next iteration's copies then go into a tile no group in
@@ -957,12 +973,7 @@ static int in_flight_value(const lw *w, const ir_op *loop)
 	int v = w->wgmma_pending;
 	if (!(loop->flags & IR_FLAG_SPARE_TILE) || v < 0 || !y)
 		return -1;
-	const ir_op *dot = w->f->values[v].def;
-	for (int i = 0; i < y->nargs; i++)
-		if (y->args[i] == v && dot->args[2] == body->params[1 + i] && lw_uses(body, body->params[1 + i], -1) == 1 &&
-		    lw_uses(body, v, -1) == 1)
-			return i;
-	return -1;
+	return accumulated_value(body, y, w->f->values[v].def);
 }
 
 /* The dot of in_flight_value's case whose B the body computes (a
@@ -974,7 +985,8 @@ static int in_flight_value(const lw *w, const ir_op *loop)
  * the ops between use the scratch above both tiles (lw_smem_need). The
  * body's one dot; A a ring's tile, kept, or a chained dot's fragments
  * (nothing else staged); the two tiles cost no block an SM (by shared
- * memory, where registers would allow it). lower_for checks the staging against the prediction. */
+ * memory, where registers would allow it). lower_for checks the staging
+ * against the prediction. */
 static const ir_op *flying_dot(lw *w, const ir_op *loop, uint32_t *top)
 {
 	const ir_region *body = &loop->regions[0];
@@ -994,26 +1006,20 @@ static const ir_op *flying_dot(lw *w, const ir_op *loop, uint32_t *top)
 	}
 	if (!dot || !w->p->wgmma[dot->results[0]])
 		return NULL;
-	int v = dot->results[0], a = dot->args[0], b = dot->args[1], i = 0;
-	while (i < y->nargs && y->args[i] != v)
-		i++;
+	int a = dot->args[0], b = dot->args[1];
 	const layout *la = w->p->of[a];
 	ir_type tb = lw_vtype(w, b);
-	if (i == y->nargs || dot->args[2] != body->params[1 + i] || lw_uses(body, body->params[1 + i], -1) != 1 ||
-	    lw_uses(body, v, -1) != 1 || !(w->p->view[a] || lw_kept_tile(w, a, LW_KEPT_WGMMA_A) || (la && la->mma)) ||
+	if (accumulated_value(body, y, dot) < 0 || !(w->p->view[a] || lw_kept_tile(w, a, LW_KEPT_WGMMA_A) || (la && la->mma)) ||
 	    w->p->view[b] || lw_kept_tile(w, b, LW_KEPT_WGMMA_B) || tb.rank != 2)
 		return NULL;
 	uint64_t tile = (uint64_t)ir_numel(tb) * (uint64_t)ir_kind_bytes((ir_kind)tb.kind);
 	uint64_t at = ((uint64_t)w->smem_top + 1023) & ~(uint64_t)1023;
 	uint64_t one = at + tile, two = at + ((tile + 1023) & ~(uint64_t)1023) + tile;
-	uint64_t had = one > w->smem_bytes ? one : w->smem_bytes;
 	/* blocks an SM takes at most by registers: the accumulator's a thread
 	 * and 32 more (HQQ's 128x256 over 8 warps: one) */
 	int64_t threads = 32 * (int64_t)w->f->num_warps;
-	uint32_t by_regs = (uint32_t)(TARGET_SM_REGISTERS / (threads * (ir_numel(lw_vtype(w, v)) / threads + 32)));
-	uint32_t now = blocks_by_smem(w, had), then = blocks_by_smem(w, two);
-	if ((w->p->smem_limit && two > w->p->smem_limit) ||
-	    (two > had && (!w->p->sm_smem || (then < now && then < by_regs))))
+	uint32_t by_regs = (uint32_t)(TARGET_SM_REGISTERS / (threads * (ir_numel(lw_vtype(w, dot->results[0])) / threads + 32)));
+	if (!scratch_fits(w, two, one > w->smem_bytes ? one : w->smem_bytes, by_regs))
 		return NULL;
 	*top = (uint32_t)two;
 	return dot;
@@ -1235,7 +1241,6 @@ static bool lower_for(lw *w, const ir_op *op)
 		if (flying_top > w->smem_bytes)
 			w->smem_bytes = flying_top; /* the dot stages up to there: what the scratch above costs counts from it */
 		LLVMBasicBlockRef at = LLVMGetInsertBlock(w->b);
-		LLVMPositionBuilderAtEnd(w->b, head);
 		LLVMPositionBuilderBefore(w->b, LLVMGetFirstInstruction(head));
 		parity = LLVMBuildPhi(w->b, w->i32, "");
 		LLVMValueRef zero = lw_ci32(w, 0);
@@ -1257,8 +1262,9 @@ static bool lower_for(lw *w, const ir_op *op)
 	if (carried >= 0)
 		w->v[body->params[1 + carried]] = carried_phis;
 	/* a group that reads operands staged in the scratch stays in flight
-	 * only as the carried one, or as flying_top's where its operands end
-	 * there, which the next iteration's ops leave alone (lw_smem_need) */
+	 * only as the carried one, or as flying_dot's where its staging ended
+	 * within the two tiles, which the next iteration's ops leave alone
+	 * (lw_smem_need) */
 	w->wgmma_phantom = false;
 	w->flying_dot = outer_dot;
 	w->stage_parity = outer_parity;
