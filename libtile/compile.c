@@ -3,9 +3,11 @@
  * Per kernel: a config's num_ctas checked (cluster_refusal; a warning and
  * one CTA per program where the blocks cannot be split); per family and
  * kernel: the blocks split over a cluster (sm_90 on, num_ctas > 1), verify
- * the IR (debug), pipeline the loads that feed dots
- * (num_stages >= 2; verified again in debug), sink the top level's loads
- * to their first users, axis info, layouts, lowering
+ * the IR (debug), rows loops carry recomputed from the induction variable
+ * where two broadcasts want them in two layouts, pipeline the loads that
+ * feed dots (num_stages >= 2; verified again in debug), sink the top
+ * level's loads to their first users, remove what is left unread, axis
+ * info, layouts, lowering
  * into one LLVM module per family of targets (those whose dots run alike,
  * split further by fp8 tier when a kernel narrows to fp8 or has fp8 dots). Per module:
  * libdevice when a kernel calls it, the verifier and default<O3> once (with
@@ -222,14 +224,20 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeli
 {
 	axis_info *ai = NULL;
 	bool *narrow = NULL;
-	tilec_status st = TILEC_OK;
-	if (opt->async_copies && f->num_stages >= 2 && (st = axis_analyze(ctx, a, f, &ai)) == TILEC_OK &&
+	tilec_status st = recompute_carried_rows(ctx, f);
+	if (!st && opt->async_copies && f->num_stages >= 2 && (st = axis_analyze(ctx, a, f, &ai)) == TILEC_OK &&
 	    !(narrow = axis_narrow_loads(a, f, ai))) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
 		st = TILEC_ERR_NOMEM;
 	}
 	if (!st && (st = pipeline_loads(ctx, f, opt, narrow)) == TILEC_OK)
 		sink_loads(f);
+	/* what pipelining left unread (the masks of loads that became copies)
+	 * would count as uses when layouts are chosen */
+	if (!st && !ir_prune(f, f->nmaps, f->maps)) {
+		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");
+		st = TILEC_ERR_NOMEM;
+	}
 	if (!st)
 		st = order_stores_loads(ctx, f);
 	if (!st && opt->warp_specialize)

@@ -1008,6 +1008,35 @@ check "... shared-memory stores while a group is in flight only above the operan
 	/wgmma\.commit_group/ { flight = 1 } /wgmma\.wait_group/ { flight = 0 }
 	/st\.shared/ { if (flight) { n++; if (!match($0, /\+[0-9]+\]/) || substr($0, RSTART + 1, RLENGTH - 2) + 0 < 2048) bad++ } }
 	END { exit bad > 0 || n == 0 }' "$T/dq.sm_90a.ptx"
+# K offsets carried through a loop and broadcast along both operands' K
+# (`offs_k += BLOCK_K`; A's mask takes offs_k[None, :], B's offs_k[:, None]):
+# recomputed from the induction variable in each layout (passes/carried.c),
+# no mask byte moves through shared memory (16 stores of them and 6 barriers
+# before the first dot in the build before)
+bars_to_dot() { # barriers from a loop's first wait for its copies to its first dot
+	awk '/cp\.async\.wait_group [0-9];/ && !on { on = 1 } on && /bar\.sync/ { n++ }
+		on && /mma\.sync|wgmma\.mma_async/ { print n + 0; exit }' "$1"
+}
+check "a matmul with carried K offsets compiles" "$TILEC" compile tests/gpu/kernels/dots.py -n matmul_carried_k_kernel \
+	-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 -D STEP_FROM=3 \
+	--arch sm_90a,compute_80 -o "$T/ck" --keep-ptx "$T"
+check "... no mask byte through shared memory, sm_90a and compute_80" bash -c "
+	! grep -q 'st.shared.u8' '$T/ck.sm_90a.ptx' && ! grep -q 'st.shared.u8' '$T/ck.compute_80.ptx'"
+check "... one barrier from the wait to the first wgmma" test "$(bars_to_dot "$T/ck.sm_90a.ptx")" = 1
+# vLLM's AWQ GEMM: the same carried offsets; its packed weights and zero
+# points (rows a dot reads only after unpacking by tl.interleave, shifts
+# and a scale: 12 ops deep) are copied ahead into rings, read in layouts
+# of their own shape (all threads unpack, not a quarter of them) and the
+# zero row comes out of its joins in the broadcast's layout: 3 barriers
+# to the first mma.sync (the wait, the staged tile's two), 8 before
+AWQ=tests/corpus/vllm/vllm/model_executor/layers/quantization/awq_triton.py
+check "vLLM's AWQ GEMM compiles, sm_90a" "$TILEC" compile $AWQ -n awq_gemm_kernel \
+	-s '*fp16:16, *i32:16, *fp16:16, *i32:16, *fp16:16, i32:16, i32:16, i32:16, i32:16' -D BLOCK_SIZE_M=32 \
+	-D BLOCK_SIZE_N=32 -D BLOCK_SIZE_K=32 -D SPLIT_K=8 -I tests/corpus/vllm --arch sm_90a -o "$T/awq" --keep-ptx "$T"
+check "... weights and zeros copied ahead: 9 cp.async copies (3 before), 3 global loads (7 before)" bash -c "
+	test \$(grep -c 'cp\.async\.c[ag]\.shared' '$T/awq.sm_90a.ptx') = 9 && test \$(grep -c 'ld\.global' '$T/awq.sm_90a.ptx') = 3"
+check "... 3 barriers from the wait to the first mma.sync" test "$(bars_to_dot "$T/awq.sm_90a.ptx")" = 3
+check "... no mask byte through shared memory" bash -c "! grep -q 'st.shared.u8' '$T/awq.sm_90a.ptx'"
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

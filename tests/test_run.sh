@@ -146,6 +146,24 @@ expect nc-bad 2 "bad num_ctas '3' (1, 2, 4 or 8)" -- "$TILEC" "${ADD[@]}" -g 1 -
 expect mm-pipelined 0 "" -- "$TILEC" "${MM[@]}" --pipelined --out "c_ptr=$TMP/c1p"
 expect mm-pipelined-registers 0 "" -- "$TILEC" "${MM[@]}" --pipelined=registers -ns 4 --out "c_ptr=$TMP/c1r"
 if cmp -s "$TMP/c1" "$TMP/c1p" && cmp -s "$TMP/c1" "$TMP/c1r"; then ok; else bad "--pipelined changes the matmul's result"; fi
+# K offsets carried through the loop and masked along both operands' K,
+# from 3 by 2 (passes/carried.c recomputes them from the induction
+# variable), and 4-bit weights packed eight a word, unpacked by interleaves
+CK=(run tests/gpu/kernels/dots.py -n matmul_carried_k_kernel -s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32'
+	-D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 -D STEP_FROM=3 -g 2,2 --arg buf:7000:random --arg buf:6300:random
+	--arg buf:9000 --arg 100 --arg 90 --arg 70)
+expect carried-plain 0 "" -- "$TILEC" "${CK[@]}" --out "c_ptr=$TMP/k1"
+expect carried-pipelined 0 "" -- "$TILEC" "${CK[@]}" --pipelined --out "c_ptr=$TMP/k1p"
+head -c 18000 /dev/zero >"$TMP/kzero"
+if [ -s "$TMP/k1" ] && ! cmp -s "$TMP/k1" "$TMP/kzero" && cmp -s "$TMP/k1" "$TMP/k1p"; then ok; else
+	bad "--pipelined changes the carried-K matmul's result"; fi
+PW=(run tests/gpu/kernels/dots.py -n matmul_packed_w4_kernel
+	-s '*fp16:16, *i32:16, *i32:16, *fp16:16, *fp16:16, i32:16, i32:16, i32' -D GROUP=128 -D BLOCK_M=32 -D BLOCK_N=64
+	-D BLOCK_K=32 -g 1,2 --arg buf:4800:random --arg buf:4800:random --arg buf:48:random --arg buf:384:random
+	--arg buf:2048 --arg 16 --arg 128 --arg 300)
+expect packed-plain 0 "" -- "$TILEC" "${PW[@]}" --out "c_ptr=$TMP/q1"
+expect packed-pipelined 0 "" -- "$TILEC" "${PW[@]}" --pipelined --out "c_ptr=$TMP/q1p"
+if [ -s "$TMP/q1" ] && cmp -s "$TMP/q1" "$TMP/q1p"; then ok; else bad "--pipelined changes the packed int4 matmul's result"; fi
 ws() { # ws OUT [options]: tutorial 09's matmul through host descriptors, warp_specialize=True, 5 K tiles
 	local out=$1 tm=()
 	shift

@@ -901,27 +901,67 @@ static bool pointers_in(const assigner *s, const ir_op *load, const layout *l)
 						   (mask < 0 || s->p->remat[mask] || layout_eq(s->p->of[mask], l)));
 }
 
+/* The rows R of the broadcast that ends join's chain (joins of a value
+ * with itself and reshapes, each read once: tl.interleave), into
+ * <R x N>; 0 where the chain is not so. */
+static int32_t interleaved_rows(const assigner *s, const ir_op *join)
+{
+	const ir_op *op = join;
+	if (join->args[0] != join->args[1])
+		return 0;
+	for (int depth = 0; depth < 8; depth++) {
+		int v = op->results[0];
+		const ir_op *u = s->user[v];
+		if (!u || u->nresults != 1 || s->uses[v] != (u->code == IR_OP_JOIN ? 2 : 1))
+			return 0;
+		if (u->code == IR_OP_BROADCAST)
+			return vtype(s, u->results[0]).rank == 2 ? vtype(s, u->results[0]).shape[0] : 0;
+		if (u->code != IR_OP_RESHAPE && !(u->code == IR_OP_JOIN && u->args[0] == u->args[1]))
+			return 0;
+		op = u;
+	}
+	return 0;
+}
+
 /* A load that only a join reads (tl.interleave's), in a layout l that
  * replicates it (a smaller block than its rank's largest): a blocked
  * layout of its own shape, as wide as its access allows, so that each
  * thread loads its elements once and the join folds them into the
  * registers of its result (fold_join); l where none of this holds, or
- * where its pointers or mask are not recomputed in any layout for free. */
+ * where its pointers or mask are not recomputed in any layout for free.
+ * A ring's tile (AWQ's packed weights, copied ahead) is read so too: in
+ * the replicated layout a quarter of the threads unpacked and converted
+ * all of it while the others waited. */
 static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, ir_type t)
 {
 	int v = op->results[0];
 	const ir_op *join = s->user[v];
 	int64_t threads = 32 * (int64_t)s->f->num_warps, numel = ir_numel(t);
-	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || !join || join->code != IR_OP_JOIN || numel < threads ||
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || !join || join->code != IR_OP_JOIN ||
 	    s->uses[v] != (join->args[0] == join->args[1] ? 2 : 1))
 		return l;
+	if (numel < threads) {
+		/* a row a ring holds (AWQ's zeros), interleaved and then
+		 * broadcast over R rows: the layout a tile of R such rows would
+		 * take, so that the row comes out of the joins in the
+		 * broadcast's layout; in l it moved through shared memory */
+		int32_t rows = op->code == IR_OP_LOCAL_LOAD && t.rank == 2 && t.shape[0] == 1 ? interleaved_rows(s, join) : 0;
+		int32_t shape[2] = {rows, t.shape[1]};
+		const layout *own = rows ? layout_blocked_order(s->a, 2, shape, s->f->num_warps, 1, l->order) : l;
+		if (!own)
+			s->oom = true;
+		return own;
+	}
 	layout_map m = layout_map_of(l, t.rank, t.shape);
 	if ((int64_t)m.nregs * threads <= numel)
 		return l;
-	int mask;
-	if (!free_pointers(s, op, &mask))
+	int mask, vec = (int)(16 / ir_kind_bytes((ir_kind)t.kind));
+	if (op->code == IR_OP_LOCAL_LOAD)
+		vec = (int)(numel / threads < vec ? numel / threads : vec);
+	else if (free_pointers(s, op, &mask))
+		vec = access_width(s, op->args[0], mask, t.rank - 1, numel / threads);
+	else
 		return l;
-	int vec = access_width(s, op->args[0], mask, t.rank - 1, numel / threads);
 	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
 	if (!own)
 		s->oom = true;
@@ -2010,7 +2050,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		 * for a dequantization), else into the default layout */
 		p->view[res] = s->view_uses[res] > 0;
 		if (p->view[res] || !(l = dequant_b(s, op)))
-			l = by_rank(s, rt.rank);
+			l = joined_load(s, op, by_rank(s, rt.rank), rt);
 		break;
 	default:
 		if (view_cast(s, op) && s->view_uses[res] > 0 && p->view[op->args[0]]) {

@@ -2274,51 +2274,6 @@ static bool constexpr_record(sema *s, ir_constexpr *c, const char *name, sv v)
 	}
 }
 
-/* Dead code: ops without side effects or regions whose results are unused
- * (constants made for implicit conversions, values a kernel never uses),
- * removed as Triton's canonicalization removes them. */
-static void count_uses(const ir_region *r, int *uses)
-{
-	for (int i = 0; i < r->nops; i++) {
-		const ir_op *op = r->ops[i];
-		for (int k = 0; k < op->nargs; k++)
-			uses[op->args[k]]++;
-		for (int k = 0; k < op->nregions; k++)
-			count_uses(&op->regions[k], uses);
-	}
-}
-
-static bool removable(const ir_op *op)
-{
-	switch (op->code) {
-	case IR_OP_STORE: case IR_OP_LOAD: case IR_OP_ASSUME: case IR_OP_YIELD: case IR_OP_CONDITION:
-	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
-	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: /* they write memory */
-		return false;
-	case IR_OP_INLINE_ASM: /* is_pure=False: it may have effects */
-		return !(op->flags & IR_FLAG_VOLATILE) && op->nresults == 1;
-	default:
-		return op->nresults == 1;
-	}
-}
-
-static bool prune_region(ir_region *r, const int *uses)
-{
-	bool changed = false;
-	int k = 0;
-	for (int i = 0; i < r->nops; i++) {
-		ir_op *op = r->ops[i];
-		for (int j = 0; j < op->nregions; j++)
-			changed |= prune_region(&op->regions[j], uses);
-		if (removable(op) && uses[op->results[0]] == 0)
-			changed = true;
-		else
-			r->ops[k++] = op;
-	}
-	r->nops = k;
-	return changed;
-}
-
 static bool is_zero_const(const ir_func *f, int v)
 {
 	const ir_op *d = f->values[v].def;
@@ -2363,22 +2318,21 @@ static void combine_dot_add(ir_func *f, ir_region *r, const int *uses)
 	}
 }
 
+/* Dead code: ops without side effects whose results are unused
+ * (constants made for implicit conversions, values a kernel never uses),
+ * removed as Triton's canonicalization removes them, after `acc + dot`
+ * folds. */
 static bool prune(sema *s)
 {
 	int *uses = arena_alloc(s->a, sizeof(int) * (size_t)(s->f->nvalues + 1));
 	if (!uses)
 		return sema_error(s, s->f->loc, TILEC_ERR_NOMEM, "out of memory");
 	memset(uses, 0, sizeof(int) * (size_t)s->f->nvalues);
-	count_uses(&s->f->body, uses);
+	ir_count_uses(&s->f->body, uses);
 	combine_dot_add(s->f, &s->f->body, uses);
-	do {
-		memset(uses, 0, sizeof(int) * (size_t)s->f->nvalues);
-		count_uses(&s->f->body, uses);
-		/* a derived map's shape and strides, for the interpreter */
-		for (int k = 0; k < s->nmaps; k++)
-			for (int i = 0; i < 2 * s->maps[k].rank - 1; i++)
-				uses[i < s->maps[k].rank ? s->maps[k].shape[i] : s->maps[k].strides[i - s->maps[k].rank]]++;
-	} while (prune_region(&s->f->body, uses));
+	/* a derived map's shape and strides, for the interpreter */
+	if (!ir_prune(s->f, s->nmaps, s->maps))
+		return sema_error(s, s->f->loc, TILEC_ERR_NOMEM, "out of memory");
 	return true;
 }
 

@@ -345,6 +345,63 @@ bool ir_op_reads(const ir_op *op, int v)
 	return false;
 }
 
+void ir_count_uses(const ir_region *r, int *uses)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		for (int k = 0; k < op->nargs; k++)
+			uses[op->args[k]]++;
+		for (int k = 0; k < op->nregions; k++)
+			ir_count_uses(&op->regions[k], uses);
+	}
+}
+
+static bool removable(const ir_op *op)
+{
+	switch (op->code) {
+	case IR_OP_STORE: case IR_OP_LOAD: case IR_OP_ASSUME: case IR_OP_YIELD: case IR_OP_CONDITION:
+	case IR_OP_FOR: case IR_OP_IF: case IR_OP_WHILE:
+	case IR_OP_ATOMIC_RMW: case IR_OP_ATOMIC_CAS: /* they write memory */
+		return false;
+	case IR_OP_INLINE_ASM: /* is_pure=False: it may have effects */
+		return !(op->flags & IR_FLAG_VOLATILE) && op->nresults == 1;
+	default:
+		return op->nresults == 1;
+	}
+}
+
+static bool prune_region(ir_region *r, const int *uses)
+{
+	bool changed = false;
+	int k = 0;
+	for (int i = 0; i < r->nops; i++) {
+		ir_op *op = r->ops[i];
+		for (int j = 0; j < op->nregions; j++)
+			changed |= prune_region(&op->regions[j], uses);
+		if (removable(op) && uses[op->results[0]] == 0)
+			changed = true;
+		else
+			r->ops[k++] = op;
+	}
+	r->nops = k;
+	return changed;
+}
+
+bool ir_prune(ir_func *f, int nmaps, const ir_derived_map *maps)
+{
+	int *uses = arena_alloc(f->arena, sizeof(int) * (size_t)(f->nvalues + 1));
+	if (!uses)
+		return false;
+	do {
+		memset(uses, 0, sizeof(int) * (size_t)f->nvalues);
+		ir_count_uses(&f->body, uses);
+		for (int k = 0; k < nmaps; k++)
+			for (int i = 0; i < 2 * maps[k].rank - 1; i++)
+				uses[i < maps[k].rank ? maps[k].shape[i] : maps[k].strides[i - maps[k].rank]]++;
+	} while (prune_region(&f->body, uses));
+	return true;
+}
+
 /* The one op of r reading v, NULL unless exactly one takes it, once, and
  * none inside its regions. */
 static const ir_op *sole_reader(const ir_region *r, int v)

@@ -351,6 +351,12 @@ bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its 
  * warp (IR_FLAG_PRODUCER), or -1. */
 int ir_producer_loop(const ir_func *f);
 bool ir_op_reads(const ir_op *op, int v); /* op takes value v, itself or in its regions */
+/* Adds to uses[v] each time an op of r or of its regions takes v. */
+void ir_count_uses(const ir_region *r, int *uses);
+/* Removes the ops without effects whose results nothing reads (a derived
+ * map's shape and strides, maps[0..nmaps), count as read), until none is
+ * left; false when out of memory. */
+bool ir_prune(ir_func *f, int nmaps, const ir_derived_map *maps);
 /* The dot of region r whose result 1-D value v only scales: through an
  * expand_dims (its axis in *axis) and a broadcast into a product, sum,
  * difference or quotient with the dot's 2-D result, itself perhaps through

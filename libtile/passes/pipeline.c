@@ -10,7 +10,8 @@
  * effect-free ops it depends on, with the induction variable and the
  * carried values it reads renamed to their values in that iteration; the
  * pass only adds ops and loop-carried values, the original load goes away
- * and the ops only it used are left for LLVM to delete. Since the body
+ * and the ops only it used are left for ir_prune (compile.c runs it after
+ * the passes: the layouts would count them as uses). Since the body
  * stores nothing, loading earlier reads the same memory.
  *
  * With asynchronous copies (every target has cp.async, sm_80 and newer),
@@ -299,21 +300,25 @@ static bool operand_prep(const ir_op *op, bool prep)
 }
 
 /* Are all users of value v dots of body b (as A or B), or ops preparing
- * an operand (operand_prep, at most `depth` deep) whose users all are? */
+ * an operand (operand_prep, at most `depth` deep: AWQ's packed weights
+ * reach its dot through three interleaves, shifts, a mask, a subtraction,
+ * a conversion and a scale, 12 ops) whose users all are? */
 static bool only_dots_use(const ir_region *b, int v, int depth, bool prep)
 {
 	bool used = false;
 	for (int i = 0; i < b->nops; i++) {
 		const ir_op *op = b->ops[i];
-		for (int a = 0; a < op->nargs; a++) {
-			if (op->args[a] != v)
-				continue;
-			if (depth > 0 && operand_prep(op, prep) && only_dots_use(b, op->results[0], depth - 1, prep))
-				;
-			else if (op->code != IR_OP_DOT || a > 1)
-				return false;
-			used = true;
-		}
+		bool reads = false, operand = op->code == IR_OP_DOT;
+		for (int a = 0; a < op->nargs; a++)
+			if (op->args[a] == v) {
+				reads = true;
+				operand &= a <= 1;
+			}
+		/* once per op: an interleave's join reads its value twice */
+		if (reads && !operand &&
+		    !(depth > 0 && operand_prep(op, prep) && only_dots_use(b, op->results[0], depth - 1, prep)))
+			return false;
+		used |= reads;
 	}
 	return used;
 }
@@ -325,7 +330,7 @@ static bool only_dots_use(const ir_region *b, int v, int depth, bool prep)
 static bool feeds_only_dots(const pipe *p, const ir_region *b, int li, bool scales)
 {
 	int v = b->ops[li]->results[0], axis;
-	return only_dots_use(b, v, p->prep ? 8 : 1, p->prep) || (scales && ir_scaled_dot(p->f, b, v, &axis));
+	return only_dots_use(b, v, p->prep ? 16 : 1, p->prep) || (scales && ir_scaled_dot(p->f, b, v, &axis));
 }
 
 /* Points the users of value `old` in body b at `now`. */

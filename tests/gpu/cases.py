@@ -683,6 +683,19 @@ CASES += [
          + MM_SIZES_PARAMS, {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
          "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", [{"M": 17, "N": 17, "K": 17}, {"M": 1000, "N": 1000, "K": 1000}],
          3, MM_TF32_TOL),
+    # K offsets carried and masked along both operands' K: from 3 by 2, and
+    # with packed 4-bit weights unpacked by interleaves (passes/carried.c)
+    case("p_matmul_carried_k", DOTS, "matmul_carried_k_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "fp16", ["K", "N"]), T("out", "fp16", ["M", "N"])] + MM_SIZES_PARAMS,
+         {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "STEP_FROM": 3}, "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 1000, "N": 1000, "K": 1000}, {"M": 17, "N": 136, "K": 40}], 3, MM_F16_TOL),
+    case("p_matmul_packed_w4", DOTS, "matmul_packed_w4_kernel",
+         [T("in", "fp16", ["M", "K"]), T("in", "i32", ["K", "N // 8"], "randint:-2147483648:2147483647"),
+          T("in", "i32", ["cdiv(K, 128)", "N // 8"], "randint:-2147483648:2147483647"),
+          T("in", "fp16", ["cdiv(K, 128)", "N"], "uniform:0.001:0.01"), T("out", "fp16", ["M", "N"])]
+         + MM_SIZES_PARAMS, {"GROUP": 128, "BLOCK_M": 32, "BLOCK_N": 64, "BLOCK_K": 32},
+         "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+         [{"M": 16, "N": 4096, "K": 4096}, {"M": 7, "N": 1000, "K": 1000}], 3, tol(5e-2, 5e-2)),
     case("p_matmul_bias_gelu", DOTS, "matmul_bias_gelu_kernel",
          MM_PARAMS[:2] + [T("in", "fp16", ["N"]), MM_PARAMS[2]] + MM_SIZES_PARAMS + MM_STRIDES,
          _mm_cx(128, 128, 32), MM_GRID, [{"M": 1000, "N": 1000, "K": 1000}, {"M": 256, "N": 512, "K": 64}], 3,

@@ -227,3 +227,62 @@ def matmul_bt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_
         b_ptrs += BLOCK_K
     c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
     tl.store(c_ptrs, acc.to(tl.float16), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def matmul_carried_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                            BLOCK_K: tl.constexpr, STEP_FROM: tl.constexpr):
+    # the K offsets carried through the loop and masked along both operands'
+    # K (offs_k[None, :] for A, offs_k[:, None] for B), from a loop that
+    # starts at STEP_FROM and counts by 2 (passes/carried.c)
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(STEP_FROM, STEP_FROM + 2 * tl.cdiv(K, BLOCK_K), 2):
+        a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :],
+                    mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :],
+                    mask=(offs_k[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        offs_k += BLOCK_K
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16),
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def matmul_packed_w4_kernel(a_ptr, q_ptr, z_ptr, s_ptr, c_ptr, M, N, K, GROUP: tl.constexpr,
+                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # weights packed eight 4-bit values a 32-bit word along N ([K, N // 8]),
+    # unpacked by interleaving each word with itself three times and
+    # shifting; zero points packed alike, one row a group of K, and fp16
+    # scales [K // GROUP, N]: the packed tile, the zero row and the scale row
+    # each read once a K step
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_w = tl.program_id(1) * (BLOCK_N // 8) + tl.arange(0, BLOCK_N // 8)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    shifts = tl.reshape(tl.broadcast_to(((tl.arange(0, 2) * 4)[None, :] + tl.arange(0, 4)[:, None]).reshape(8)[None, :] * 4,
+                                        (BLOCK_K * (BLOCK_N // 8), 8)), (BLOCK_K, BLOCK_N))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :],
+                    mask=(offs_m[:, None] < M) & (offs_k[None, :] < K), other=0.0)
+        q = tl.load(q_ptr + offs_k[:, None] * (N // 8) + offs_w[None, :],
+                    mask=(offs_k[:, None] < K) & (offs_w[None, :] < N // 8), other=0)
+        q = tl.interleave(q, q)
+        q = tl.interleave(q, q)
+        q = tl.interleave(q, q)
+        g = (k * BLOCK_K) // GROUP + tl.arange(0, 1)
+        z = tl.load(z_ptr + g[:, None] * (N // 8) + offs_w[None, :], mask=offs_w[None, :] < N // 8, other=0)
+        z = tl.interleave(z, z)
+        z = tl.interleave(z, z)
+        z = tl.interleave(z, z)
+        z = tl.broadcast_to(z, (BLOCK_K, BLOCK_N))
+        s = tl.load(s_ptr + g[:, None] * N + offs_n[None, :], mask=offs_n[None, :] < N, other=0.0)
+        s = tl.broadcast_to(s, (BLOCK_K, BLOCK_N))
+        w = (((q >> shifts) & 0xF) - ((z >> shifts) & 0xF)) * s
+        acc = tl.dot(a, w.to(tl.float16), acc)
+        offs_k += BLOCK_K
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16),
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
