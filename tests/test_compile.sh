@@ -1037,6 +1037,15 @@ check "... weights and zeros copied ahead: 9 cp.async copies (3 before), 3 globa
 	test \$(grep -c 'cp\.async\.c[ag]\.shared' '$T/awq.sm_90a.ptx') = 9 && test \$(grep -c 'ld\.global' '$T/awq.sm_90a.ptx') = 3"
 check "... 3 barriers from the wait to the first mma.sync" test "$(bars_to_dot "$T/awq.sm_90a.ptx")" = 3
 check "... no mask byte through shared memory" bash -c "! grep -q 'st.shared.u8' '$T/awq.sm_90a.ptx'"
+# the same unpacking with a zero row and a scale row a group, each copied
+# ahead into a ring: the zero row comes out of its joins, and the scale
+# row is read from its ring, in the layout of the block they are
+# broadcast over; nothing else moves (12 barriers to the first mma.sync
+# two builds before, 7 in the build before)
+check "an int4 matmul with packed zero points and scale rows compiles" "$TILEC" compile tests/gpu/kernels/dots.py \
+	-n matmul_packed_w4_kernel -s '*fp16:16, *i32:16, *i32:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16' -D GROUP=128 \
+	-D BLOCK_M=32 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_90a -o "$T/pw4" --keep-ptx "$T"
+check "... 3 barriers from the wait to the first mma.sync" test "$(bars_to_dot "$T/pw4.sm_90a.ptx")" = 3
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

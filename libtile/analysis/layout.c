@@ -940,29 +940,25 @@ static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, 
 	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || !join || join->code != IR_OP_JOIN ||
 	    s->uses[v] != (join->args[0] == join->args[1] ? 2 : 1))
 		return l;
-	if (numel < threads) {
-		/* a row a ring holds (AWQ's zeros), interleaved and then
-		 * broadcast over R rows: the layout a tile of R such rows would
-		 * take, so that the row comes out of the joins in the
-		 * broadcast's layout; in l it moved through shared memory */
-		int32_t rows = op->code == IR_OP_LOCAL_LOAD && t.rank == 2 && t.shape[0] == 1 ? interleaved_rows(s, join) : 0;
-		int32_t shape[2] = {rows, t.shape[1]};
-		const layout *own = rows ? layout_blocked_order(s->a, 2, shape, s->f->num_warps, 1, l->order) : l;
-		if (!own)
-			s->oom = true;
-		return own;
-	}
-	layout_map m = layout_map_of(l, t.rank, t.shape);
-	if ((int64_t)m.nregs * threads <= numel)
+	/* a row a ring holds (AWQ's zeros), interleaved and then broadcast
+	 * over R rows: the layout a tile of R such rows would take, so that
+	 * the row comes out of the joins in the broadcast's layout; in l it
+	 * moved through shared memory */
+	int32_t rows = numel < threads && op->code == IR_OP_LOCAL_LOAD && t.rank == 2 && t.shape[0] == 1 ?
+			       interleaved_rows(s, join) : 0;
+	int32_t shape[2] = {rows, t.rank == 2 ? t.shape[1] : 0};
+	if (rows)
+		numel = (int64_t)rows * shape[1];
+	else if (numel < threads || (int64_t)layout_map_of(l, t.rank, t.shape).nregs * threads <= numel)
 		return l;
 	int mask, vec = (int)(16 / ir_kind_bytes((ir_kind)t.kind));
 	if (op->code == IR_OP_LOCAL_LOAD)
-		vec = (int)(numel / threads < vec ? numel / threads : vec);
+		vec = (int)(numel / threads < vec ? (numel / threads > 0 ? numel / threads : 1) : vec);
 	else if (free_pointers(s, op, &mask))
 		vec = access_width(s, op->args[0], mask, t.rank - 1, numel / threads);
 	else
 		return l;
-	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
+	const layout *own = layout_blocked_order(s->a, t.rank, rows ? shape : t.shape, s->f->num_warps, vec, l->order);
 	if (!own)
 		s->oom = true;
 	return own;
@@ -1094,7 +1090,9 @@ static const layout *follow_operands(const assigner *s, const ir_op *op, int ran
 /* A broadcast that only one op reads (and the expand_dims only it reads)
  * takes that op's layout l, so that its source is moved into a slice of
  * l, not the broadcast block into l: a bias row added to a dot's result
- * moves N elements through shared memory instead of M x N. */
+ * moves N elements through shared memory instead of M x N. A ring's row
+ * only the broadcast reads (a group's scales, copied ahead) is read from
+ * shared memory in l itself, and nothing moves. */
 static void adopt_broadcast(assigner *s, int v, const layout *l)
 {
 	layout_plan *p = s->p;
@@ -1105,7 +1103,8 @@ static void adopt_broadcast(assigner *s, int v, const layout *l)
 	p->of[v] = l;
 	int src = def->args[0];
 	const ir_op *sd = s->f->values[src].def;
-	if (sd && sd->code == IR_OP_EXPAND_DIMS && s->uses[src] == 1 && !p->remat[src])
+	if (sd && (sd->code == IR_OP_EXPAND_DIMS || (sd->code == IR_OP_LOCAL_LOAD && !p->view[src])) &&
+	    s->uses[src] == 1 && !p->remat[src])
 		p->of[src] = l;
 }
 
