@@ -4,8 +4,7 @@
  * one CTA per program where the blocks cannot be split); per family and
  * kernel: the blocks split over a cluster (sm_90 on, num_ctas > 1), verify
  * the IR (debug), rows loops carry recomputed from the induction variable
- * where two broadcasts want them in two layouts and the broadcasts of rows
- * a loop does not compute moved before it, pipeline the loads that
+ * where two broadcasts want them in two layouts, pipeline the loads that
  * feed dots (num_stages >= 2; verified again in debug), sink the top
  * level's loads to their first users, remove what is left unread, axis
  * info, layouts, lowering
@@ -225,7 +224,7 @@ tilec_status compile_pipeline(tilec_ctx *ctx, arena *a, ir_func *f, const pipeli
 {
 	axis_info *ai = NULL;
 	bool *narrow = NULL;
-	tilec_status st = rewrite_loop_rows(ctx, f);
+	tilec_status st = recompute_carried_rows(ctx, f);
 	if (!st && opt->async_copies && f->num_stages >= 2 && (st = axis_analyze(ctx, a, f, &ai)) == TILEC_OK &&
 	    !(narrow = axis_narrow_loads(a, f, ai))) {
 		diag_error(ctx, (src_loc){0}, "out of memory while pipelining loads");

@@ -1047,19 +1047,6 @@ check "an int4 matmul with packed zero points and scale rows compiles" "$TILEC" 
 	-n matmul_packed_w4_kernel -s '*fp16:16, *i32:16, *i32:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16' -D GROUP=128 \
 	-D BLOCK_M=32 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_90a -o "$T/pw4" --keep-ptx "$T"
 check "... 3 barriers from the wait to the first mma.sync" test "$(bars_to_dot "$T/pw4.sm_90a.ptx")" = 3
-# a row computed before a loop and broadcast in it (decode attention's
-# `k * q[None, :]`): the broadcast is built once before the loop
-# (passes/carried.c), where q moved through shared memory every iteration
-"$TILEC" ir tests/gpu/kernels/decode.py -n decode_attn_split_kernel \
-	-s '*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, fp32, i32:16, i32:16, i32:16, i32:16' \
-	-D HEAD_DIM=128 -D BLOCK_N=64 -D SPLIT_LEN=512 --pipelined >"$T/da.ir" 2>&1
-check "decode attention: q's broadcast over the K block before the loop" \
-	awk '/ = for / { exit !seen } / = broadcast %[0-9]+ : <64x128xfp32>/ { seen = 1 } END { exit !seen }' "$T/da.ir"
-check "decode attention compiles, sm_90a" "$TILEC" compile tests/gpu/kernels/decode.py -n decode_attn_split_kernel \
-	-s '*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16, fp32, i32:16, i32:16, i32:16, i32:16' \
-	-D HEAD_DIM=128 -D BLOCK_N=64 -D SPLIT_LEN=512 --arch sm_90a -o "$T/da" --keep-ptx "$T"
-check "... q moves through shared memory (two barriers) before the first branch" awk '
-	/^\$L__BB0_[0-9]+:/ { exit n < 2 } /bar\.sync/ { n++ }' "$T/da.sm_90a.ptx"
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

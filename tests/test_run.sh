@@ -164,15 +164,6 @@ PW=(run tests/gpu/kernels/dots.py -n matmul_packed_w4_kernel
 expect packed-plain 0 "" -- "$TILEC" "${PW[@]}" --out "c_ptr=$TMP/q1"
 expect packed-pipelined 0 "" -- "$TILEC" "${PW[@]}" --pipelined --out "c_ptr=$TMP/q1p"
 if [ -s "$TMP/q1" ] && cmp -s "$TMP/q1" "$TMP/q1p"; then ok; else bad "--pipelined changes the packed int4 matmul's result"; fi
-# decode attention's q, a row computed before the loop and broadcast in
-# it: hoisted with its broadcast before the loop (passes/carried.c)
-DA=(run tests/gpu/kernels/decode.py -n decode_attn_split_kernel
-	-s '*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32, fp32, i32, i32, i32, i32' -D HEAD_DIM=128 -D BLOCK_N=64
-	-D SPLIT_LEN=128 -g 2,2 --arg buf:256:random --arg buf:51200:random --arg buf:51200:random --arg buf:512 --arg buf:4
-	--arg 200 --arg 0.088 --arg 25600 --arg 128 --arg 256 --arg 128)
-expect decode-attn-plain 0 "" -- "$TILEC" "${DA[@]}" --out "part_out_ptr=$TMP/d1"
-expect decode-attn-pipelined 0 "" -- "$TILEC" "${DA[@]}" --pipelined --out "part_out_ptr=$TMP/d1p"
-if [ -s "$TMP/d1" ] && cmp -s "$TMP/d1" "$TMP/d1p"; then ok; else bad "--pipelined changes decode attention's result"; fi
 ws() { # ws OUT [options]: tutorial 09's matmul through host descriptors, warp_specialize=True, 5 K tiles
 	local out=$1 tm=()
 	shift

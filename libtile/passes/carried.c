@@ -1,5 +1,4 @@
-/* carried.c - rows in loops: carried ones recomputed from the induction
- * variable, invariant ones broadcast before the loop.
+/* carried.c - loop-carried rows recomputed from the induction variable.
  *
  * A matmul that masks K carries its column offsets (`offs_k += BLOCK_K`)
  * and broadcasts them along two axes: `offs_k[None, :] < K` into A's mask,
@@ -17,13 +16,6 @@
  *
  * Rows a loop broadcasts along one axis only are left alone: their layout
  * follows that axis (analysis/layout.c's carried_chain).
- *
- * A row a loop does not compute but broadcasts (decode attention's
- * `k * q[None, :]`, q loaded and scaled before the loop) is built in the
- * broadcast's layout where the broadcast is: inside the loop, it moved
- * through shared memory every iteration. Its expand_dims and broadcast
- * go before the loop (unless the row is cheap: the layouts recompute
- * those in any layout anyway), and the move happens once.
  */
 #include "passes/passes.h"
 
@@ -234,35 +226,6 @@ static bool counted(const ir_func *f, const ir_op *loop)
 	       loop->regions[0].nops > 0 && loop->regions[0].ops[loop->regions[0].nops - 1]->code == IR_OP_YIELD;
 }
 
-/* Moves out of loop body b, to just before the loop (r's op i, which
- * advances), each expand_dims and broadcast of a value b does not compute
- * (`q[None, :]` of a row loaded before the loop) whose root is not cheap:
- * its user's layout is then built once, before the loop, where the row
- * moved through shared memory every iteration. False when out of memory. */
-static bool hoist_broadcasts(ir_func *f, ir_region *r, int *i, ir_region *b)
-{
-	for (int k = 0; k < b->nops; k++) {
-		ir_op *op = b->ops[k];
-		if ((op->code != IR_OP_EXPAND_DIMS && op->code != IR_OP_BROADCAST) || op->nresults != 1 ||
-		    !invariant(f, b, op->args[0]))
-			continue;
-		int root = op->args[0];
-		while (f->values[root].def && (f->values[root].def->code == IR_OP_EXPAND_DIMS ||
-					       f->values[root].def->code == IR_OP_BROADCAST))
-			root = f->values[root].def->args[0];
-		if (f->values[root].type.rank == 0 || cheap_start(f, root, 12))
-			continue;
-		if (!ir_region_append(f, r, op))
-			return false;
-		memmove(&r->ops[*i + 1], &r->ops[*i], sizeof(ir_op *) * (size_t)(r->nops - 1 - *i));
-		r->ops[(*i)++] = op;
-		memmove(&b->ops[k], &b->ops[k + 1], sizeof(ir_op *) * (size_t)(b->nops - 1 - k));
-		b->nops--;
-		k--;
-	}
-	return true;
-}
-
 static bool walk(ir_func *f, ir_region *r)
 {
 	for (int i = 0; i < r->nops; i++) {
@@ -270,11 +233,7 @@ static bool walk(ir_func *f, ir_region *r)
 		for (int g = 0; g < op->nregions; g++)
 			if (!walk(f, &op->regions[g]))
 				return false;
-		if (op->code != IR_OP_FOR)
-			continue;
-		if (!hoist_broadcasts(f, r, &i, &op->regions[0]))
-			return false;
-		if (!counted(f, op))
+		if (op->code != IR_OP_FOR || !counted(f, op))
 			continue;
 		int iter = -1, at = 0;
 		for (int c = 0; c < op->nargs - 3; c++)
@@ -284,7 +243,7 @@ static bool walk(ir_func *f, ir_region *r)
 	return true;
 }
 
-tilec_status rewrite_loop_rows(tilec_ctx *ctx, ir_func *f)
+tilec_status recompute_carried_rows(tilec_ctx *ctx, ir_func *f)
 {
 	if (walk(f, &f->body))
 		return TILEC_OK;

@@ -100,16 +100,14 @@ const char *cluster_refusal(const ir_func *f, int num_ctas);
 tilec_status cluster_split(tilec_ctx *ctx, ir_func *f);
 
 /* ======================================================================
- * carried.c - rows in loops: carried ones recomputed from the induction
- * variable, invariant ones broadcast before the loop
+ * carried.c - loop-carried rows recomputed from the induction variable
  * ====================================================================== */
 
 /* Rewrites each row a counted loop carries from a cheap start by a
  * loop-invariant step and broadcasts along two axes (`offs_k += BLOCK_K`
  * in A's and B's masks) as start + iteration * step, so that each use
- * computes it in its own layout; moves the expand_dims and broadcasts of
- * rows a loop does not compute to before the loop. */
-tilec_status rewrite_loop_rows(tilec_ctx *ctx, ir_func *f);
+ * computes it in its own layout. */
+tilec_status recompute_carried_rows(tilec_ctx *ctx, ir_func *f);
 
 /* ======================================================================
  * sink.c - loads of the kernel's top level moved to their first user
