@@ -952,8 +952,8 @@ static const layout *joined_load(assigner *s, const ir_op *op, const layout *l, 
 	else if (numel < threads || (int64_t)layout_map_of(l, t.rank, t.shape).nregs * threads <= numel)
 		return l;
 	int mask, vec = (int)(16 / ir_kind_bytes((ir_kind)t.kind));
-	if (op->code == IR_OP_LOCAL_LOAD)
-		vec = (int)(numel / threads < vec ? (numel / threads > 0 ? numel / threads : 1) : vec);
+	if (op->code == IR_OP_LOCAL_LOAD && numel / threads < vec)
+		vec = numel / threads > 1 ? (int)(numel / threads) : 1;
 	else if (free_pointers(s, op, &mask))
 		vec = access_width(s, op->args[0], mask, t.rank - 1, numel / threads);
 	else

@@ -313,6 +313,15 @@ bool ir_region_append(ir_func *f, ir_region *r, ir_op *op)
 	return true;
 }
 
+bool ir_region_insert(ir_func *f, ir_region *r, int at, ir_op *op)
+{
+	if (!ir_region_append(f, r, op))
+		return false;
+	memmove(&r->ops[at + 1], &r->ops[at], sizeof(ir_op *) * (size_t)(r->nops - 1 - at));
+	r->ops[at] = op;
+	return true;
+}
+
 bool ir_region_has(const ir_region *r, ir_opcode code)
 {
 	for (int i = 0; i < r->nops; i++) {

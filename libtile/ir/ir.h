@@ -346,6 +346,8 @@ ir_op *ir_op_new(ir_func *f, ir_opcode code, src_loc loc, int nargs, const int *
 		 int nresults, const ir_type *result_types, int nregions);
 /* Appends op to region; false when out of memory. */
 bool ir_region_append(ir_func *f, ir_region *r, ir_op *op);
+/* Inserts op into region r before its op `at` (at == r->nops: appends). */
+bool ir_region_insert(ir_func *f, ir_region *r, int at, ir_op *op);
 bool ir_region_has(const ir_region *r, ir_opcode code); /* an op of r or of its regions' */
 /* The index in f's body of the loop passes/partition.c split for a producer
  * warp (IR_FLAG_PRODUCER), or -1. */

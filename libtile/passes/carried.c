@@ -19,8 +19,6 @@
  */
 #include "passes/passes.h"
 
-#include <string.h>
-
 /* The value of a scalar constant op, or false. */
 static bool const_of(const ir_func *f, int v, int64_t *out)
 {
@@ -114,10 +112,9 @@ static bool broadcast_axes(const ir_func *f, const ir_region *b, int v, const ir
 static ir_op *emit(ir_func *f, ir_region *b, int *at, ir_opcode code, src_loc loc, int nargs, const int *args, ir_type t)
 {
 	ir_op *op = ir_op_new(f, code, loc, nargs, args, 1, &t, 0);
-	if (!op || !ir_region_append(f, b, op))
+	if (!op || !ir_region_insert(f, b, *at, op))
 		return NULL;
-	memmove(&b->ops[*at + 1], &b->ops[*at], sizeof(ir_op *) * (size_t)(b->nops - 1 - *at));
-	b->ops[(*at)++] = op;
+	(*at)++;
 	return op;
 }
 

@@ -159,12 +159,11 @@ static void rename_set(rename *m, int from, int to)
  * advances past it. */
 static ir_op *place(pipe *p, ir_region *r, int *at, ir_op *op)
 {
-	if (!op || !ir_region_append(p->f, r, op)) {
+	if (!op || !ir_region_insert(p->f, r, *at, op)) {
 		p->oom = true;
 		return NULL;
 	}
-	memmove(&r->ops[*at + 1], &r->ops[*at], sizeof(ir_op *) * (size_t)(r->nops - 1 - *at));
-	r->ops[(*at)++] = op;
+	(*at)++;
 	return op;
 }
 
