@@ -1047,6 +1047,17 @@ check "an int4 matmul with packed zero points and scale rows compiles" "$TILEC" 
 	-n matmul_packed_w4_kernel -s '*fp16:16, *i32:16, *i32:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16' -D GROUP=128 \
 	-D BLOCK_M=32 -D BLOCK_N=64 -D BLOCK_K=32 --arch sm_90a -o "$T/pw4" --keep-ptx "$T"
 check "... 3 barriers from the wait to the first mma.sync" test "$(bars_to_dot "$T/pw4.sm_90a.ptx")" = 3
+# SGLang's LoRA B: a [16, 16] x [16, 256] dot, then the [16, 256] output
+# block loaded, added and stored. The default 2-D layout is cut for the
+# [16, 16] operand; the block loaded in it was fetched by all 4 warps (16
+# 16-byte loads a thread, warp 0 storing); its own shape's layout: 4 each
+LORAB=tests/corpus/sglang/python/sglang/srt/lora/triton_ops/sgemm_lora_b.py
+check "SGLang's LoRA B compiles" "$TILEC" compile $LORAB -n _sgemm_lora_b_kernel \
+	-s '*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:16, i32:1, i32:16, i32:1, *i32:16, *i32:16, *i32:16, i1:1, fp32' \
+	-D BLOCK_S=16 -D BLOCK_N=256 -D BLOCK_K=16 -I tests/corpus/sglang -I tests/corpus/sglang/python --arch sm_90a \
+	-o "$T/lorab" --keep-ptx "$T"
+check "... the output block loaded and stored once: 4 16-byte loads and 4 stores a thread (16 and 16 before)" bash -c "
+	test \$(grep -c 'ld\.global\.v4' '$T/lorab.sm_90a.ptx') = 4 && test \$(grep -c 'st\.global\.v4' '$T/lorab.sm_90a.ptx') = 4"
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

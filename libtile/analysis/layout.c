@@ -28,7 +28,9 @@
  * take their source's registers (fold_split, fold_join, fold_reorder).
  *
  * Where such dots exist, the default 2-D layout is built for the smallest
- * of their operand tiles, so that no operand load fetches replicas.
+ * of their operand tiles, so that no operand load fetches replicas; a
+ * larger block loaded for something else, which that layout would hold
+ * several times over, takes the layout of its own shape (load_unreplicated).
  *
  * A dot the tensor cores take (layout_dot_mma: fp16, bf16, tf32) produces
  * layout_mma when every target has mma.sync (sm_80): a blocked layout whose registers are exactly the
@@ -1132,6 +1134,43 @@ static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
 	return layout_blocked(s->a, t.rank, t.shape, s->f->num_warps, 1);
 }
 
+/* Whether value v reaches a dot as its operand through single-use
+ * elementwise ops (the dot's lowering places its operands itself). */
+static bool feeds_dot(const assigner *s, int v)
+{
+	const ir_op *u;
+	for (int n = 0; (u = s->uses[v] == 1 ? s->user[v] : NULL) && n < 8; n++) {
+		if (u->code == IR_OP_DOT)
+			return true;
+		if (!operand_path_code(u->code) || u->nresults != 1)
+			return false;
+		v = u->results[0];
+	}
+	return false;
+}
+
+/* A load's layout l, unless l holds the block several times over while the
+ * block has an element for every thread and no dim of 1 (a row or column
+ * broadcast later, whose replicas serve the broadcast): the default 2-D
+ * layout is cut for the dots' smallest operand tile, and a larger block
+ * loaded in it (SGLang's LoRA B adds a [16, 256] block to the result of its
+ * [16, 16] x [16, 256] dot) was fetched by every warp. Then the blocked
+ * layout of its own shape, with l's order and vector width, as Triton's
+ * coalescing gives each load; a dot's operands keep theirs. */
+static const layout *load_unreplicated(const assigner *s, const ir_op *load, const layout *l, ir_type t)
+{
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank < 2 || ir_numel(t) < 32 * (int64_t)s->f->num_warps)
+		return l;
+	for (int d = 0; d < t.rank; d++)
+		if (t.shape[d] == 1)
+			return l;
+	if (!replicates(s, l, t) || feeds_dot(s, load->results[0]))
+		return l;
+	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps,
+						 l->size_per_thread[l->order[0]], l->order);
+	return own && !replicates(s, own, t) ? own : l;
+}
+
 /* Thread t's part of its elements' coordinates in map m (FORMAT of
  * layout_dim_field), modulo the shape as the lowering takes them
  * (lw_thread_coord): a thread holding replicas holds its first owner's. */
@@ -2039,7 +2078,8 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (scale && pointers_in(s, op, scale))
 			l = scale;
 		else
-			l = operand_load(s, op, joined_load(s, op, follow_operands(s, op, rt.rank), rt), rt);
+			l = load_unreplicated(s, op,
+					      operand_load(s, op, joined_load(s, op, follow_operands(s, op, rt.rank), rt), rt), rt);
 		for (int i = 0; i < op->nargs; i++)
 			adopt_broadcast(s, op->args[i], l);
 		break;
