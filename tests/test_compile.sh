@@ -1058,6 +1058,15 @@ check "SGLang's LoRA B compiles" "$TILEC" compile $LORAB -n _sgemm_lora_b_kernel
 	-o "$T/lorab" --keep-ptx "$T"
 check "... the output block loaded and stored once: 4 16-byte loads and 4 stores a thread (16 and 16 before)" bash -c "
 	test \$(grep -c 'ld\.global\.v4' '$T/lorab.sm_90a.ptx') = 4 && test \$(grep -c 'st\.global\.v4' '$T/lorab.sm_90a.ptx') = 4"
+# bitsandbytes' NF4 dequantization: [256] packed bytes and their scales
+# for a [512] output; the default 1-D layout, cut for [512], held each
+# byte twice: 2 bytes a thread now, and 2 scale loads (4 bytes, 4 before)
+check "bitsandbytes' NF4 dequantization compiles" "$TILEC" compile \
+	tests/corpus/bitsandbytes/bitsandbytes/backends/triton/kernels_4bit.py -n dequant_nf4_kernel \
+	-s '*u8:16, *bf16:16, *fp32:16, i32:16, i32:16' -D QUANT_BLOCK=64 -D SPLIT_SIZE=256 -I tests/corpus/bitsandbytes \
+	--arch sm_90a -o "$T/nf4" --keep-ptx "$T"
+check "... each packed byte loaded once: one 2-byte load and 2 scale loads a thread (4 bytes and 4 before)" bash -c "
+	test \$(grep -c 'ld\.global' '$T/nf4.sm_90a.ptx') = 3 && grep -q 'ld\.global\.b16' '$T/nf4.sm_90a.ptx'"
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

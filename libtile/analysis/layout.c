@@ -1154,20 +1154,28 @@ static bool feeds_dot(const assigner *s, int v)
  * broadcast later, whose replicas serve the broadcast): the default 2-D
  * layout is cut for the dots' smallest operand tile, and a larger block
  * loaded in it (SGLang's LoRA B adds a [16, 256] block to the result of its
- * [16, 16] x [16, 256] dot) was fetched by every warp. Then the blocked
- * layout of its own shape, with l's order and vector width, as Triton's
- * coalescing gives each load; a dot's operands keep theirs. */
+ * [16, 16] x [16, 256] dot) was fetched by every warp; the default 1-D
+ * layout is cut for the rank's largest shape (bitsandbytes' 4-bit
+ * dequantization loads [256] packed bytes for a [512] output). Then the
+ * blocked layout of its own shape, with l's order and vector width, as
+ * Triton's coalescing gives each load; a dot's operands keep theirs. */
 static const layout *load_unreplicated(const assigner *s, const ir_op *load, const layout *l, ir_type t)
 {
-	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank < 2 || ir_numel(t) < 32 * (int64_t)s->f->num_warps)
+	int64_t threads = 32 * (int64_t)s->f->num_warps, numel = ir_numel(t);
+	if (!l || l->kind != LAYOUT_BLOCKED || l->mma || t.rank == 0 || numel < threads)
 		return l;
 	for (int d = 0; d < t.rank; d++)
 		if (t.shape[d] == 1)
 			return l;
 	if (!replicates(s, l, t) || feeds_dot(s, load->results[0]))
 		return l;
-	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps,
-						 l->size_per_thread[l->order[0]], l->order);
+	/* as wide as l; a row no wider than leaves every thread an element
+	 * (a 2-D block that small keeps its replicas: FLA's causal conv1d
+	 * sums each row of its [64, 4] weights in a thread) */
+	int vec = l->size_per_thread[l->order[0]];
+	while (t.rank == 1 && vec > 1 && numel / vec < threads)
+		vec /= 2;
+	const layout *own = layout_blocked_order(s->a, t.rank, t.shape, s->f->num_warps, vec, l->order);
 	return own && !replicates(s, own, t) ? own : l;
 }
 
