@@ -979,6 +979,19 @@ static bool operand_path_code(ir_opcode c)
 	}
 }
 
+/* The op that reads v past the single-use ops a dot operand may pass
+ * through (operand_path_code, at most 8 of them); NULL where v or one of
+ * them has several uses. *end: the value that op reads. */
+static const ir_op *past_operand_path(const assigner *s, int v, int *end)
+{
+	const ir_op *u;
+	for (int n = 0; (u = s->uses[v] == 1 ? s->user[v] : NULL) && operand_path_code(u->code) && u->nresults == 1 && n < 8;
+	     n++)
+		v = u->results[0];
+	*end = v;
+	return u;
+}
+
 /* Whether value v is computed from scalars, constants and aranges by ops
  * that are recomputed in any layout (remat_code): what the assignment
  * will find cheap, asked before it has visited v (a loop's carried
@@ -1020,14 +1033,7 @@ static const layout *operand_own(assigner *s, const ir_op *op, const layout *l, 
 	int w = access_width(s, ptr, mask, d0, per_thread);
 	if (l->order[0] == d0 || w < 2 || w <= access_width(s, ptr, mask, l->order[0], per_thread))
 		return NULL;
-	int n = 0;
-	const ir_op *u;
-	*x = op->results[0];
-	while ((u = s->uses[*x] == 1 ? s->user[*x] : NULL) && operand_path_code(u->code) && u->nresults == 1 &&
-	       vtype(s, u->results[0]).rank == 2 && n < 8) {
-		*x = u->results[0];
-		n++;
-	}
+	const ir_op *u = past_operand_path(s, op->results[0], x);
 	if (!u || !on_tensor_cores(s, u) || (u->args[0] == *x) == (u->args[1] == *x))
 		return NULL;
 	const int32_t order[2] = {d0, 1 - d0};
@@ -1134,21 +1140,6 @@ static const layout *unreplicated(const assigner *s, const layout *l, ir_type t)
 	return layout_blocked(s->a, t.rank, t.shape, s->f->num_warps, 1);
 }
 
-/* Whether value v reaches a dot as its operand through single-use
- * elementwise ops (the dot's lowering places its operands itself). */
-static bool feeds_dot(const assigner *s, int v)
-{
-	const ir_op *u;
-	for (int n = 0; (u = s->uses[v] == 1 ? s->user[v] : NULL) && n < 8; n++) {
-		if (u->code == IR_OP_DOT)
-			return true;
-		if (!operand_path_code(u->code) || u->nresults != 1)
-			return false;
-		v = u->results[0];
-	}
-	return false;
-}
-
 /* A load's layout l, unless l holds the block several times over while the
  * block has an element for every thread and no dim of 1 (a row or column
  * broadcast later, whose replicas serve the broadcast): the default 2-D
@@ -1167,7 +1158,9 @@ static const layout *load_unreplicated(const assigner *s, const ir_op *load, con
 	for (int d = 0; d < t.rank; d++)
 		if (t.shape[d] == 1)
 			return l;
-	if (!replicates(s, l, t) || feeds_dot(s, load->results[0]))
+	int end;
+	const ir_op *u = past_operand_path(s, load->results[0], &end);
+	if (!replicates(s, l, t) || (u && u->code == IR_OP_DOT)) /* the dot's lowering places its operands */
 		return l;
 	/* as wide as l; a row no wider than leaves every thread an element
 	 * (a 2-D block that small keeps its replicas: FLA's causal conv1d
