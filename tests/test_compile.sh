@@ -1058,6 +1058,16 @@ check "SGLang's LoRA B compiles" "$TILEC" compile $LORAB -n _sgemm_lora_b_kernel
 	-o "$T/lorab" --keep-ptx "$T"
 check "... the output block loaded and stored once: 4 16-byte loads and 4 stores a thread (16 and 16 before)" bash -c "
 	test \$(grep -c 'ld\.global\.v4' '$T/lorab.sm_90a.ptx') = 4 && test \$(grep -c 'st\.global\.v4' '$T/lorab.sm_90a.ptx') = 4"
+# its qkv form returns early for rank 0, so its epilogue lies under an if:
+# the block it loads is still where the sum is taken (the result moves
+# once, 4 shared stores; before, the block moved into the result's
+# fragments and the sum out again: 12)
+check "SGLang's qkv LoRA B compiles" "$TILEC" compile tests/corpus/sglang/python/sglang/srt/lora/triton_ops/qkv_lora_b.py \
+	-n _qkv_lora_b_kernel -s '*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:16, i32:1, i32:16, i32:1, *i32:16, *i32:16, *i32:16, *i32:16, *i32:16, *fp32:16' \
+	-D BLOCK_S=16 -D BLOCK_N=64 -D BLOCK_K=16 -I tests/corpus/sglang -I tests/corpus/sglang/python --arch sm_90a \
+	-o "$T/qkvlorab" --keep-ptx "$T"
+check "... its epilogue moves one block through shared memory: 4 stores after the last mma.sync (12 before)" test \
+	"$(awk '/mma\.sync/ { n = 0 } /st\.shared/ { n++ } END { print n + 0 }' "$T/qkvlorab.sm_90a.ptx")" = 4
 # bitsandbytes' NF4 dequantization: [256] packed bytes and their scales
 # for a [512] output; the default 1-D layout, cut for [512], held each
 # byte twice: 2 bytes a thread now, and 2 scale loads (4 bytes, 4 before)

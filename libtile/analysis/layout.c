@@ -519,6 +519,7 @@ typedef struct assigner {
 	dot_unit unit;
 	const ir_region *region; /* being assigned */
 	const ir_op *loop;       /* the innermost FOR whose body is being assigned */
+	int loops;               /* FOR and WHILE loops around the ops being assigned */
 	const ir_op **copy_of;   /* per ring value id: an asynchronous copy into it */
 	int *view_uses;          /* per value id: uses as a tensor-core dot's A or B, -1 after any other use */
 	int *uses;               /* per value id: operands naming it */
@@ -1058,7 +1059,8 @@ static const layout *operand_load(assigner *s, const ir_op *op, const layout *l,
 	return own;
 }
 
-/* An elementwise op after the loops (a kernel's epilogue) that combines a
+/* An elementwise op outside loops (a kernel's epilogue, also under an if:
+ * SGLang's qkv LoRA B returns early for rank 0) that combines a
  * tensor-core result with a loaded block works in the load's layout: the
  * result then moves once, through a swizzled tile (convert.c), and the
  * store that follows is as wide as the load; in the result's fragments
@@ -1068,7 +1070,7 @@ static const layout *epilogue_load(const assigner *s, const ir_op *op, int rank)
 {
 	const layout *load = NULL;
 	bool fragments = false;
-	if (s->region != &s->f->body)
+	if (s->loops)
 		return NULL;
 	for (int i = 0; i < op->nargs; i++) {
 		int v = op->args[i];
@@ -1952,6 +1954,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		}
 		const ir_op *outer_loop = s->loop;
 		s->loop = op;
+		s->loops++;
 		assign_region(s, body);
 		bool again = retarget(s, body->params + 1, op->args + 3, n, body);
 		for (int i = 0; i < n; i++) {
@@ -1970,6 +1973,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		if (again)
 			assign_region(s, body);
 		s->loop = outer_loop;
+		s->loops--;
 		for (int i = 0; i < op->nresults; i++)
 			p->of[op->results[i]] = p->of[body->params[1 + i]];
 		return;
@@ -1979,6 +1983,7 @@ static void assign_op(assigner *s, const ir_op *op)
 		for (int i = 0; i < op->nargs && i < before->nparams; i++)
 			p->of[before->params[i]] = p->of[op->args[i]];
 		const ir_op *cond = before->nops ? before->ops[before->nops - 1] : NULL;
+		s->loops++;
 		for (int pass = 0; pass < 2 && cond; pass++) {
 			assign_region(s, before);
 			/* The after region's parameters are the condition's values. */
@@ -1988,6 +1993,7 @@ static void assign_op(assigner *s, const ir_op *op)
 			if (!retarget(s, before->params, op->args, op->nargs, after))
 				break;
 		}
+		s->loops--;
 		for (int i = 0; cond && i < op->nresults && i + 1 < cond->nargs; i++)
 			p->of[op->results[i]] = p->of[cond->args[i + 1]];
 		return;
