@@ -479,11 +479,16 @@ def pix_kernel(x_ptr, w_ptr, y_ptr, C, H, W, stride_c, stride_wk, stride_wn, BM:
     tl.store(y_ptr + (row * W + col)[:, None] + rn[None, :] * stride_c, y.to(tl.float16),
              mask=(row < H)[:, None])
 EOF
+# (in the user's variant: where W is a multiple of 8 or 4, `offs // W` is
+# proven equal over runs, `row * W + col` contiguous over them, and the
+# :8 and :4 variants tilec adds load wider, dividing each pixel)
 check "pixels % W apart: one row a thread (4 divisions, not 32)" bash -c "
 	'$TILEC' compile '$T/pix.py' -n pix_kernel \
 		-s '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:16, i32:16, 128, 32, 64' \
 		--arch sm_80,sm_90a -o '$T/pix' --keep-ptx '$T/pix' &&
-	[ \$(grep -c 'div.s32' '$T/pix/pix.compute_80.ptx') -le 4 ] && [ \$(grep -c 'div.s32' '$T/pix/pix.sm_90a.ptx') -le 4 ]"
+	for f in '$T/pix/pix.compute_80.ptx' '$T/pix/pix.sm_90a.ptx'; do
+		[ \$(awk '/[.]entry pix_kernel_0[(]/ { k = 1; next } /[.]entry/ { k = 0 } k && /div[.]s32/ { n++ } END { print n + 0 }' \$f) -le 4 ] || exit 1
+	done"
 # K^T read through a loop-carried transposed pointer block (each key's row
 # contiguous along dim 0), scaled by a row and read by a dot as A
 # (lightning attention's kv_parallel): the load and the carried pointers
@@ -1077,6 +1082,34 @@ check "bitsandbytes' NF4 dequantization compiles" "$TILEC" compile \
 	--arch sm_90a -o "$T/nf4" --keep-ptx "$T"
 check "... each packed byte loaded once: one 2-byte load and 2 scale loads a thread (4 bytes and 4 before)" bash -c "
 	test \$(grep -c 'ld\.global' '$T/nf4.sm_90a.ptx') = 3 && grep -q 'ld\.global\.b16' '$T/nf4.sm_90a.ptx'"
+# FLA's layer norm: 100 of 128 columns masked in runs of 4, its weights'
+# pointers allow 8 (G = 1: `o_t % G` is 0); the layout is as wide as the
+# pointers, so a row is reduced over 16 lanes: 4 shuffles a row for each
+# of 4 rows a thread, twice (80 before: 5 for each of 8 rows)
+check "FLA's layer norm compiles" "$TILEC" compile --no-hint-variants tests/corpus/fla/fla/modules/layernorm.py \
+	-n layer_norm_fwd_kernel -s '*bf16:16, *bf16:16, *bf16:16, *bf16:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, fp32, i32' \
+	-D G=1 -D D=100 -D BT=32 -D BD=128 -D NB=1 -D IS_RMS_NORM=False -D HAS_RESIDUAL=True -D STORE_RESIDUAL_OUT=True \
+	-D HAS_WEIGHT=True -D HAS_BIAS=True -I tests/corpus/fla --arch sm_90a -o "$T/flaln" --keep-ptx "$T"
+check "... 8 elements of a row a thread: 32 shuffles (80 before), 8-byte loads" bash -c "
+	test \$(grep -c 'shfl\.sync' '$T/flaln.sm_90a.ptx') = 32 && test \$(grep -c 'ld\.global\.v2\.b32' '$T/flaln.sm_90a.ptx') = 32"
+# Mamba's chunk cumsum broadcasts its [8] rows of dt_bias and A against an
+# [8, 256] block whose lanes all run along the 256: loaded in the block's
+# slice, every lane its row's part, they no longer move through shared
+# memory between two barriers each (6 barriers before, the scan's 2 now)
+check "Mamba's chunk cumsum compiles" "$TILEC" compile --no-hint-variants \
+	tests/corpus/mamba/mamba_ssm/ops/triton/ssd_chunk_state.py -n _chunk_cumsum_fwd_kernel \
+	-s '*bf16:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, i32:16, i32:16, i32:16, fp32, fp32, i32:16, i32:16, i32:1, i32:1, i32:1, i32:16, i32:16, i32:16, i32:1, i32:16, i32:16, i32:16, i32:1' \
+	-D DT_SOFTPLUS=True -D HAS_DT_BIAS=True -D BLOCK_SIZE_H=8 -D BLOCK_SIZE_CHUNK=256 -I tests/corpus/mamba \
+	--arch sm_90a -o "$T/cumsum" --keep-ptx "$T"
+check "... its rows loaded where they are added: 2 barriers (6 before)" test "$(grep -c 'bar\.sync' "$T/cumsum.sm_90a.ptx")" = 2
+# FlagGems' reshape_and_cache divides a thread's 8 consecutive indices by
+# head_size, a multiple of 16: one quotient serves the 8 (4 divisions a
+# thread where there were 32, and the 32 by the unhinted x)
+check "FlagGems' reshape_and_cache compiles" "$TILEC" compile --no-hint-variants \
+	tests/corpus/flaggems/src/flag_gems/fused/reshape_and_cache.py -n reshape_and_cache_kernel \
+	-s '*fp16:16, *fp16:16, *fp16:16, *fp16:16, *i64:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32, *fp32:16, *fp32:16' \
+	-D n=4096 -I tests/corpus/flaggems -I tests/corpus/flaggems/src --arch sm_90a -o "$T/rcache" --keep-ptx "$T"
+check "... one division by head_size for each 8 indices: 37 divisions (65 before)" test "$(grep -c 'div\.s32' "$T/rcache.sm_90a.ptx")" = 37
 # unasked (passes/partition.c): the same attention with its loop not marked
 # gets the producer warp group and the turns where it has two consumer
 # groups, 3 stages and rings that keep a second block off the SM (d128);

@@ -265,6 +265,31 @@ static void test_many_kernels(void)
 	sb_free(&sb);
 }
 
+/* Kernel k(x_ptr, W) over `offs`, 128 consecutive indices a program, with
+ * body `body`, specialized by signature sig, and its axis info; NULL (a
+ * failed check) where a step fails. */
+static ir_func *analyzed(tilec_ctx *ctx, arena *a, const char *body, const char *sig, axis_info **ai)
+{
+	char src[512];
+	snprintf(src, sizeof src,
+		 "import triton\nimport triton.language as tl\n@triton.jit\n"
+		 "def k(x_ptr, W):\n"
+		 "    offs = tl.program_id(0) * 128 + tl.arange(0, 128)\n%s",
+		 body);
+	fe_module *m = NULL;
+	CHECK_EQ_INT(fe_load_text(ctx, a, "r.py", src, &m), TILEC_OK);
+	fe_spec s = {0};
+	s.kernel = "k";
+	s.signature = sig;
+	ir_func *f = NULL;
+	*ai = NULL;
+	if (m)
+		CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
+	if (f)
+		CHECK_EQ_INT(axis_analyze(ctx, a, f, ai), TILEC_OK);
+	return *ai ? f : NULL;
+}
+
 /* Axis info's likely facts: a contiguous block modulo a runtime width is
  * proven contiguous nowhere but runs on between its wraps, its quotient
  * steady; modulo and divided by a known 8 they are the proven facts. */
@@ -272,25 +297,13 @@ static void test_likely_runs(void)
 {
 	tilec_ctx *ctx = tilec_ctx_new();
 	arena *a = arena_new();
-	fe_module *m = NULL;
-	CHECK_EQ_INT(fe_load_text(ctx, a, "r.py",
-				  "import triton\nimport triton.language as tl\n@triton.jit\n"
-				  "def k(x_ptr, W):\n"
-				  "    offs = tl.program_id(0) * 128 + tl.arange(0, 128)\n"
-				  "    tl.store(x_ptr + offs % W, offs // W)\n"
-				  "    tl.store(x_ptr + offs % 8, offs // 8)\n",
-				  &m),
-		     TILEC_OK);
-	fe_spec s = {0};
-	s.kernel = "k";
-	s.signature = "*i32:16, i32";
-	ir_func *f = NULL;
-	CHECK_EQ_INT(fe_specialize(ctx, a, m, &s, &f), TILEC_OK);
-	axis_info *ai = NULL;
-	if (f)
-		CHECK_EQ_INT(axis_analyze(ctx, a, f, &ai), TILEC_OK);
+	axis_info *ai;
+	ir_func *f = analyzed(ctx, a,
+			      "    tl.store(x_ptr + offs % W, offs // W)\n"
+			      "    tl.store(x_ptr + offs % 8, offs // 8)\n",
+			      "*i32:16, i32", &ai);
 	int rems = 0, divs = 0;
-	for (int i = 0; ai && i < f->body.nops; i++) {
+	for (int i = 0; f && i < f->body.nops; i++) {
 		const ir_op *op = f->body.ops[i];
 		if (op->code != IR_OP_REM && op->code != IR_OP_DIV)
 			continue;
@@ -311,9 +324,43 @@ static void test_likely_runs(void)
 	tilec_ctx_free(ctx);
 }
 
+/* Divided by a runtime value proven a multiple of 16, a run of 128
+ * consecutive indices from a multiple of 128 has one quotient for each 16
+ * (as Triton's axis analysis takes it); a remainder by 1 and a product by
+ * 0 are 0 everywhere, whatever the other operand. */
+static void test_runtime_divisor(void)
+{
+	tilec_ctx *ctx = tilec_ctx_new();
+	arena *a = arena_new();
+	axis_info *ai;
+	ir_func *f = analyzed(ctx, a,
+			      "    tl.store(x_ptr + offs, offs // W)\n"
+			      "    tl.store(x_ptr + offs % 1 * W, offs * 0)\n",
+			      "*i32:16, i32:16", &ai);
+	int divs = 0, rems = 0, zeros = 0;
+	for (int i = 0; f && i < f->body.nops; i++) {
+		const ir_op *op = f->body.ops[i];
+		const axis_info *x = op->nresults ? &ai[op->results[0]] : NULL;
+		if (op->code == IR_OP_DIV) {
+			divs++;
+			CHECK_EQ_INT((int)x->constancy[0], 16);
+		} else if (op->code == IR_OP_REM) {
+			rems++;
+			CHECK_EQ_INT((int)x->constancy[0], 128);
+		} else if (op->code == IR_OP_MUL && f->values[op->results[0]].type.rank &&
+			   x->constancy[0] == 128 && x->divisibility[0] >= 1 << 30) {
+			zeros++; /* offs % 1 * W and offs * 0 */
+		}
+	}
+	CHECK(divs == 1 && rems == 1 && zeros == 2);
+	arena_free(a);
+	tilec_ctx_free(ctx);
+}
+
 int main(void)
 {
 	test_likely_runs();
+	test_runtime_divisor();
 	test_module();
 	test_unsupported();
 	test_host_names();

@@ -96,6 +96,13 @@ static void binary(axis_state *s, const ir_op *op)
 		ir_type pt = s->f->values[a].type;
 		scale = ir_kind_bytes((ir_kind)pt.pointee);
 	}
+	/* x % 1 and x * 0 are 0 whatever x holds: FLA's layer norm indexes its
+	 * weights by `o_t % G`, at G = 1 one row for every row of the block. */
+	if ((op->code == IR_OP_REM && s->known[b] && (s->value[b] == 1 || s->value[b] == -1)) ||
+	    (op->code == IR_OP_MUL && ((s->known[a] && s->value[a] == 0) || (s->known[b] && s->value[b] == 0)))) {
+		set_constant(s, r, 0);
+		return;
+	}
 	for (int d = 0; d < dims_of(s, r); d++) {
 		int64_t cst = gcd64(x->constancy[d], y->constancy[d]);
 		int64_t con = 1, div = 1;
@@ -117,6 +124,13 @@ static void binary(axis_state *s, const ir_op *op)
 			div = min64(x->divisibility[d] * y->divisibility[d], AXIS_MAX_DIV);
 			break;
 		case IR_OP_DIV:
+			/* By a runtime value equal along d: it is a multiple of its
+			 * divisibility D', so a run from a multiple of gcd(D, D')
+			 * reaches no multiple of it before its end, as Triton's axis
+			 * analysis takes it (FlagGems' `i // head_size`, head_size a
+			 * multiple of 16: one quotient for a thread's 8 elements). */
+			if (!s->known[b] && x->contiguity[d] > 1 && (y->constancy[d] >= x->contiguity[d] || rank_of(s, b) == 0))
+				cst = max64(cst, gcd64(x->contiguity[d], gcd64(x->divisibility[d], y->divisibility[d])));
 			if (s->known[b] && s->value[b] > 0) {
 				int64_t c = s->value[b];
 				if (x->divisibility[d] % c == 0)

@@ -13,7 +13,8 @@
  * one blocked layout per rank, built from the largest shape of that rank
  * with as many consecutive elements per thread as the widest memory access
  * of that rank allows (16 bytes, proven by axis info, capped so that all
- * threads get work). Reductions produce slices of their operand's layout,
+ * threads get work; a mask that still leaves vectors does not narrow it,
+ * as Triton's coalescing does not). Reductions produce slices of their operand's layout,
  * expand_dims of a slice gives its parent back, elementwise ops follow the
  * first operand that is not cheap to rematerialize, and loop-carried values
  * take the layout of what the loop yields when their initial value is cheap
@@ -842,7 +843,17 @@ static void survey_region(assigner *s, const ir_region *r)
 			if (op->flags & IR_FLAG_HAS_MASK)
 				mask = op->args[op->code == IR_OP_LOAD ? 1 : 2];
 			int64_t per_thread = ir_numel(pt) / threads;
+			/* Where the mask leaves vectors, as wide as the pointers
+			 * allow (Triton's coalescing sizes a thread's run by its
+			 * pointers alone; the mask cuts the accesses, not the run):
+			 * FLA's layer norm masks 100 of 128 columns, in runs of 4,
+			 * where its weights' pointers allow 8, and a row 8 a thread
+			 * is reduced over 16 lanes, not 32. Where it leaves single
+			 * elements, adjacent threads keep adjacent elements, so that
+			 * each access is one coalesced row. */
 			int w = access_width(s, op->args[0], mask, pt.rank - 1, per_thread);
+			if (w >= 2)
+				w = access_width(s, op->args[0], -1, pt.rank - 1, per_thread);
 			if (w > s->vec[pt.rank])
 				s->vec[pt.rank] = w;
 			note_lead(s, op->args[0], mask, per_thread);
@@ -1777,9 +1788,11 @@ static const layout *carried_row(assigner *s, const ir_region *body, int i, int 
  * own layout, so that each thread loads the elements its rows need as wide
  * as before. In the rank's layout the row moves through shared memory,
  * with barriers, at each use (int8 weights hold 16 elements a thread, x's
- * fp16 row 8). NULL where not so, or where the slice would hold the row
- * several times over (threads of L along the broadcast dim each loading
- * it). */
+ * fp16 row 8). NULL where not so. Threads of L along the broadcast dim
+ * each load the row, as in Triton's slice: a warp's lanes read one
+ * address at once, where the rank's layout moved the row through shared
+ * memory between two barriers (Mamba's chunk cumsum: its [8] rows of A
+ * and dt_bias against an [8, 256] block, every lane a row's part). */
 static const layout *broadcast_row(assigner *s, const ir_op *load)
 {
 	int v = load->results[0];
@@ -1806,7 +1819,7 @@ static const layout *broadcast_row(assigner *s, const ir_op *load)
 	const layout *row = layout_slice(s->a, l, axis);
 	if (!row)
 		s->oom = true;
-	return row && !replicates(s, row, vtype(s, load->results[0])) ? row : NULL;
+	return row;
 }
 
 /* Whether each op of r reading the rank-2 value e (an expand_dims of a

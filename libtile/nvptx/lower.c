@@ -751,9 +751,11 @@ static bool emit_value(lw *w, const ir_op *op, const layout *l, lval *out)
 	if (!lw_alloc_regs(w, out, n, l))
 		return false;
 	ir_kind ak = op->nargs ? (ir_kind)lw_vtype(w, op->args[0]).kind : k;
-	/* elementwise ops compute each distinct element of the thread once */
+	/* elementwise ops compute each distinct element of the thread once
+	 * (integer quotients too: equal ones from different dividends are not
+	 * LLVM's to merge) */
 	const int *same = rt.rank && (op->code == IR_OP_CMP || op->code == IR_OP_AND || op->code == IR_OP_OR ||
-				      op->code == IR_OP_SELECT)
+				      op->code == IR_OP_SELECT || (op->code == IR_OP_DIV && !ir_kind_is_float(k)))
 				  ? equal_registers(w, res, &m)
 				  : NULL;
 	for (int r = 0; r < n; r++) {
