@@ -113,6 +113,10 @@ barriers 1 "one counter read and rewritten every iteration" $SC bump_one_counter
 barriers 1 "a read of what the last iteration stored one element on" $SC chain_next '*fp32:16, i32'
 barriers 0 "the moving counter stored under a runtime if" $SC running_sum_rows_when '*i32:16' -D E=64
 barriers 1 "a loop-carried pointer read and rewritten" $SC walk_carried_pointer '*fp32:16, i32'
+barriers 0 "a carried block read and rewritten, advanced past its span" \
+	$R/store_store_other.py rewrite_blocks '*fp32:16, i32' -D BLOCK=32
+barriers 1 "a carried block advanced by half its span" \
+	$R/store_store_other.py rewrite_overlapping_blocks '*fp32:16, i32' -D BLOCK=256
 check "the barrier reaches the PTX" \
 	"$TILEC" compile $R/store_load.py -n rescale_through_scratch -s '*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32' \
 	-D BLOCK_M=128 -D BLOCK_N=128 -D D=64 -ns 1 --arch sm_90a --keep-ptx "$T/ptx" -o "$T/sl"

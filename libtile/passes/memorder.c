@@ -28,7 +28,9 @@
  * loop-invariant terms, c != 0) never meets a scalar store of the same
  * form in an earlier iteration, so those stores alone do not order it.
  * FlagGems' MoE alignment reads and rewrites one counter an iteration;
- * with a barrier before each read, every iteration waited for memory.
+ * with a barrier before each read, every iteration waited for memory. Nor
+ * does a pointer block the loop carries, advanced by a constant step past
+ * the block's span, meet what earlier iterations stored through it.
  */
 #include "passes/passes.h"
 
@@ -302,6 +304,111 @@ static bool stores_at(order *o, const ir_op *loop, const ir_region *r, uint64_t 
 	return true;
 }
 
+/* Bounds lo <= x <= hi for every element x of integer value v, from
+ * constants, aranges and sums and constant multiples of them (offsets
+ * within a pointer block); false for anything else. */
+static bool offset_range(const ir_func *f, int v, int64_t *lo, int64_t *hi, int depth)
+{
+	const ir_op *d = f->values[v].def;
+	int64_t alo, ahi, blo, bhi;
+	if (!d || depth > 16 || !ir_kind_is_int((ir_kind)f->values[v].type.kind))
+		return false;
+	switch (d->code) {
+	case IR_OP_CONST:
+		*lo = *hi = d->ival;
+		return d->ival <= INT32_MAX && d->ival >= INT32_MIN;
+	case IR_OP_ARANGE:
+		*lo = d->ival;
+		*hi = d->ival + f->values[v].type.shape[0] - 1;
+		return true;
+	case IR_OP_SPLAT: case IR_OP_BROADCAST: case IR_OP_EXPAND_DIMS: case IR_OP_CAST:
+		return offset_range(f, d->args[0], lo, hi, depth + 1);
+	case IR_OP_ADD:
+		if (!offset_range(f, d->args[0], &alo, &ahi, depth + 1) || !offset_range(f, d->args[1], &blo, &bhi, depth + 1))
+			return false;
+		*lo = alo + blo;
+		*hi = ahi + bhi;
+		return true;
+	case IR_OP_MUL:
+		if (!offset_range(f, d->args[0], &alo, &ahi, depth + 1) || !offset_range(f, d->args[1], &blo, &bhi, depth + 1) ||
+		    blo != bhi || alo < -(INT64_C(1) << 31) || ahi > INT64_C(1) << 31)
+			return false;
+		*lo = blo < 0 ? ahi * blo : alo * blo;
+		*hi = blo < 0 ? alo * blo : ahi * blo;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The elements pointer block v reaches past its uniform part: lo and hi
+ * of the offsets added to a scalar pointer, in elements. */
+static bool block_span(const ir_func *f, int v, int64_t *lo, int64_t *hi, int depth)
+{
+	const ir_op *d = f->values[v].def;
+	if (!f->values[v].type.rank) {
+		*lo = *hi = 0;
+		return true;
+	}
+	if (!d || depth > 16)
+		return false;
+	int64_t olo, ohi;
+	switch (d->code) {
+	case IR_OP_SPLAT:
+		*lo = *hi = 0;
+		return true;
+	case IR_OP_BROADCAST: case IR_OP_EXPAND_DIMS:
+		return block_span(f, d->args[0], lo, hi, depth + 1);
+	case IR_OP_PTR_ADD:
+		if (!block_span(f, d->args[0], lo, hi, depth + 1) || !offset_range(f, d->args[1], &olo, &ohi, 0))
+			return false;
+		*lo += olo;
+		*hi += ohi;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether every store of r that may reach m's memory writes through the
+ * pointer block p itself. */
+static bool stores_through(order *o, const ir_region *r, uint64_t m, int p)
+{
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if ((op->code == IR_OP_STORE || op->code == IR_OP_ATOMIC_RMW || op->code == IR_OP_ATOMIC_CAS) &&
+		    overlaps(roots(o, op->args[0]), m) && op->args[0] != p)
+			return false;
+		for (int g = 0; g < op->nregions; g++)
+			if (!stores_through(o, &op->regions[g], m, p))
+				return false;
+	}
+	return true;
+}
+
+/* Whether load reads through a pointer block p the for loop carries,
+ * advanced by a constant step an iteration that passes the block's span,
+ * and the loop stores into its memory through p alone: each iteration
+ * then reads elements no earlier one wrote (vLLM's lightning attention
+ * reduction loads a [d, e] block an iteration and rewrites it). */
+static bool carried_block(order *o, const ir_op *loop, const ir_op *load, uint64_t m)
+{
+	const ir_region *body = &loop->regions[0];
+	int p = load->args[0], idx = 1;
+	while (idx < body->nparams && body->params[idx] != p)
+		idx++;
+	const ir_op *y = body->nops ? body->ops[body->nops - 1] : NULL;
+	if (idx >= body->nparams || !y || y->code != IR_OP_YIELD || idx - 1 >= y->nargs || 3 + idx - 1 >= loop->nargs)
+		return false;
+	const ir_op *next = o->f->values[y->args[idx - 1]].def;
+	int64_t step, lo, hi;
+	if (!next || next->code != IR_OP_PTR_ADD || next->args[0] != p ||
+	    !offset_range(o->f, next->args[1], &step, &hi, 0) || step != hi ||
+	    !block_span(o->f, loop->args[3 + idx - 1], &lo, &hi, 0))
+		return false;
+	return hi - lo < (step < 0 ? -step : step) && stores_through(o, body, m, p);
+}
+
 /* Whether load's address differs in every iteration of loop from those
  * the loop's stores into its memory wrote in earlier ones. */
 static bool private_to_iteration(order *o, const ir_op *loop, const ir_op *load, uint64_t m)
@@ -314,6 +421,8 @@ static bool private_to_iteration(order *o, const ir_op *loop, const ir_op *load,
 		o->inside_of = loop;
 	}
 	affine a = {.base = -1};
+	if (o->f->values[load->args[0]].type.rank)
+		return carried_block(o, loop, load, m);
 	return affine_ptr(o, loop, load->args[0], &a) && a.coef && stores_at(o, loop, &loop->regions[0], m, &a);
 }
 
