@@ -285,20 +285,21 @@ static bool affine_same(const affine *a, const affine *b)
 	return n == 0;
 }
 
-/* Whether every store of r that may reach m's memory writes a scalar at
- * the address `at` names (in its own iteration). */
-static bool stores_at(order *o, const ir_op *loop, const ir_region *r, uint64_t m, const affine *at)
+/* Whether every store of r that may reach m's memory writes through the
+ * pointer block p itself (p >= 0), or else a scalar at the address `at`
+ * names (in its own iteration). */
+static bool stores_at(order *o, const ir_op *loop, const ir_region *r, uint64_t m, int p, const affine *at)
 {
 	for (int i = 0; i < r->nops; i++) {
 		const ir_op *op = r->ops[i];
 		if ((op->code == IR_OP_STORE || op->code == IR_OP_ATOMIC_RMW || op->code == IR_OP_ATOMIC_CAS) &&
 		    overlaps(roots(o, op->args[0]), m)) {
 			affine b = {.base = -1};
-			if (!affine_ptr(o, loop, op->args[0], &b) || !affine_same(at, &b))
+			if (p >= 0 ? op->args[0] != p : !affine_ptr(o, loop, op->args[0], &b) || !affine_same(at, &b))
 				return false;
 		}
 		for (int g = 0; g < op->nregions; g++)
-			if (!stores_at(o, loop, &op->regions[g], m, at))
+			if (!stores_at(o, loop, &op->regions[g], m, p, at))
 				return false;
 	}
 	return true;
@@ -370,22 +371,6 @@ static bool block_span(const ir_func *f, int v, int64_t *lo, int64_t *hi, int de
 	}
 }
 
-/* Whether every store of r that may reach m's memory writes through the
- * pointer block p itself. */
-static bool stores_through(order *o, const ir_region *r, uint64_t m, int p)
-{
-	for (int i = 0; i < r->nops; i++) {
-		const ir_op *op = r->ops[i];
-		if ((op->code == IR_OP_STORE || op->code == IR_OP_ATOMIC_RMW || op->code == IR_OP_ATOMIC_CAS) &&
-		    overlaps(roots(o, op->args[0]), m) && op->args[0] != p)
-			return false;
-		for (int g = 0; g < op->nregions; g++)
-			if (!stores_through(o, &op->regions[g], m, p))
-				return false;
-	}
-	return true;
-}
-
 /* Whether load reads through a pointer block p the for loop carries,
  * advanced by a constant step an iteration that passes the block's span,
  * and the loop stores into its memory through p alone: each iteration
@@ -406,7 +391,7 @@ static bool carried_block(order *o, const ir_op *loop, const ir_op *load, uint64
 	    !offset_range(o->f, next->args[1], &step, &hi, 0) || step != hi ||
 	    !block_span(o->f, loop->args[3 + idx - 1], &lo, &hi, 0))
 		return false;
-	return hi - lo < (step < 0 ? -step : step) && stores_through(o, body, m, p);
+	return hi - lo < (step < 0 ? -step : step) && stores_at(o, loop, body, m, p, NULL);
 }
 
 /* Whether load's address differs in every iteration of loop from those
@@ -420,10 +405,10 @@ static bool private_to_iteration(order *o, const ir_op *loop, const ir_op *load,
 		mark_inside(o, &loop->regions[0]);
 		o->inside_of = loop;
 	}
-	affine a = {.base = -1};
 	if (o->f->values[load->args[0]].type.rank)
 		return carried_block(o, loop, load, m);
-	return affine_ptr(o, loop, load->args[0], &a) && a.coef && stores_at(o, loop, &loop->regions[0], m, &a);
+	affine a = {.base = -1};
+	return affine_ptr(o, loop, load->args[0], &a) && a.coef && stores_at(o, loop, &loop->regions[0], m, -1, &a);
 }
 
 /* The roots stored since the last barrier, after r, starting from
