@@ -129,6 +129,11 @@ static const char usage_text[] =
 	"                     tl.range(..., warp_specialize=True): by default an\n"
 	"                     attention-like loop (two dots or more, 8 warps, TMA\n"
 	"                     rings filling the SM, 3 stages or more) gets one too\n"
+	"  --no-reflect-ftz   libdevice's functions (tl.log, tl.sqrt, tl.rsqrt, tl.erf,\n"
+	"                     libdevice.*) keep subnormal inputs and results: by\n"
+	"                     default they flush them to zero, as Triton links\n"
+	"                     libdevice (its enable_reflect_ftz option, on by\n"
+	"                     default), which runs shorter code\n"
 	"  --no-tma           on sm_90 and newer, copy the blocks of host-side tensor\n"
 	"                     descriptors with cp.async, as elsewhere, instead of\n"
 	"                     TMA through tensor maps the loader builds at launch\n"
@@ -201,7 +206,7 @@ typedef struct compile_cmd {
 	tuning_file tuning;
 	bool *tuning_used;
 	int archs[16], narchs, ptx_arch;
-	bool no_ptx, verbose, debug, quiet, no_tma, no_hint_variants, no_auto_warp_specialize;
+	bool no_ptx, verbose, debug, quiet, no_tma, no_hint_variants, no_auto_warp_specialize, no_reflect_ftz;
 	int threads; /* -j */
 	const char *incs[16]; /* -I DIR: where imported Python modules are looked for */
 	int nincs;
@@ -1301,6 +1306,7 @@ static bool compile_jobs(compile_cmd *c, compile_result *r)
 		.ptx_arch = c->ptx_arch,
 		.ptxas = c->ptxas,
 		.no_auto_warp_specialize = c->no_auto_warp_specialize,
+		.libdevice_keeps_subnormals = c->no_reflect_ftz,
 		.may_leave_out = any ? may_leave_out : NULL,
 		.jobs = c->threads,
 	};
@@ -1638,6 +1644,8 @@ int cmd_compile(int argc, char **argv)
 			c.no_hint_variants = true;
 		} else if (!strcmp(o, "--no-auto-warp-specialize")) {
 			c.no_auto_warp_specialize = true;
+		} else if (!strcmp(o, "--no-reflect-ftz")) {
+			c.no_reflect_ftz = true;
 		} else if (!strcmp(o, "--debug")) {
 			c.debug = true;
 		} else if (!strcmp(o, "-v")) {

@@ -431,7 +431,7 @@ static tilec_status lower_family(tilec_ctx *ctx, arena *a, const compile_run *r,
 	if (st == TILEC_OK && opt->lower_only)
 		st = target_verify(ctx, m); /* the module as lowered */
 	else if (st == TILEC_OK && libdev)
-		st = target_link_libdevice(ctx, m, r->ptxas);
+		st = target_link_libdevice(ctx, m, r->ptxas, !opt->libdevice_keeps_subnormals);
 	if (st == TILEC_OK && !opt->lower_only)
 		st = target_optimize(ctx, m, tm);
 	LLVMDisposeTargetMachine(tm);

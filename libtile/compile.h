@@ -28,6 +28,8 @@ typedef struct compile_options {
 	const char *ptxas;       /* NULL: TILE_PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH */
 	bool debug_verify;       /* run ir_verify first */
 	bool no_auto_warp_specialize; /* wgmma: only loops marked warp_specialize=True get a producer */
+	bool libdevice_keeps_subnormals; /* nvvm-reflect-ftz 0: libdevice's math keeps subnormal inputs and
+	                            results; by default they flush to zero, as Triton links libdevice */
 	bool lower_only;         /* stop once each family is lowered and its module passes LLVM's
 	                            verifier: no libdevice, O3 or image, out holds nothing */
 	const bool *may_leave_out; /* NULL, or per kernel: one whose shared memory does not fit a

@@ -2014,5 +2014,26 @@ for a in sm_80 sm_90a; do
 		! grep -qE 'st.shared.(u8|b8|s8)' '$T/colloop_$a/colloop_$a.$a.ptx'"
 done
 
+# libdevice on its flush-to-zero paths, as Triton links it (nvvm-reflect-ftz
+# 1): tl.sqrt and tl.rsqrt are sqrt.approx.ftz and rsqrt.approx.ftz, tl.log's
+# polynomial fma.rn.ftz; --no-reflect-ftz keeps subnormals (no .ftz but
+# tl.exp2's own ex2.approx.ftz). tl.sqrt_rn is IEEE either way (sqrt.rn.f32)
+for o in ftz_on ftz_off; do
+	opt=
+	[ $o = ftz_off ] && opt=--no-reflect-ftz
+	check "libdevice math ($o): compiles" "$TILEC" compile $K/elementwise.py -n math_kernel \
+		-s '*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32, 1024' --arch sm_90a -o "$T/$o" --keep-ptx "$T/$o" $opt
+	check "tl.sqrt_rn ($o): compiles" "$TILEC" compile tests/golden/tier3.py -n math2_kernel \
+		-s '*fp32:16, *fp32:16, *fp32:16' --arch sm_90a -o "$T/sqrt_rn_$o" --keep-ptx "$T/sqrt_rn_$o" $opt
+	check "tl.sqrt_rn is sqrt.rn.f32 ($o)" bash -c "grep -q 'sqrt.rn.f32' '$T/sqrt_rn_$o/sqrt_rn_$o.sm_90a.ptx' &&
+		! grep -q 'sqrt.rn.ftz' '$T/sqrt_rn_$o/sqrt_rn_$o.sm_90a.ptx'"
+done
+P=$T/ftz_on/ftz_on.sm_90a.ptx
+check "libdevice flushes subnormals by default" bash -c "grep -q 'rsqrt.approx.ftz.f32' $P && grep -q 'sqrt.approx.ftz.f32' $P &&
+	grep -q 'fma.rn.ftz.f32' $P && ! grep -q 'sqrt.approx.f32' $P"
+P=$T/ftz_off/ftz_off.sm_90a.ptx
+check "--no-reflect-ftz: libdevice keeps subnormals" bash -c "grep -q 'rsqrt.approx.f32' $P && grep -q 'sqrt.approx.f32' $P &&
+	grep -q 'fma.rn.f32' $P && ! grep -v 'ex2.approx.ftz' $P | grep -q 'ftz'"
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -203,14 +203,14 @@ compile philox $R philox_block '*u32, *u32, *u32, 32, 10'
 has philox 'mul\.hi\.u32'
 compile rand $R rand_kernel '*fp32:16, i32, i32:16, 1024'
 compile randn $R randn_kernel '*fp32:16, i32, i32:16, 1024'
-# the square root as Triton's tl.sqrt: sqrt.approx.f32 (docs/LANGUAGE.md:
+# the square root as Triton's tl.sqrt: sqrt.approx.ftz.f32 (docs/LANGUAGE.md:
 # the interpreter's randn differs from it by a few ulp), one per element (8
 # a thread), never the IEEE root; sine and cosine libdevice's, not the
 # special-function unit's
-count randn compute_80 '^\s*sqrt\.approx\.f32 ' 8
+count randn compute_80 '^\s*sqrt\.approx\.ftz\.f32 ' 8
 count randn compute_80 'sqrt\.rn|(sin|cos|lg2)\.approx' 0
 compile randn4x $R randn4x_kernel '*fp32:16, i32, i32:16, 1024'
-count randn4x compute_80 '^\s*sqrt\.approx\.f32 ' 16
+count randn4x compute_80 '^\s*sqrt\.approx\.ftz\.f32 ' 16
 count randn4x compute_80 'sqrt\.rn|(sin|cos|lg2)\.approx' 0
 compile randint4x $R randint4x_kernel '*i32, i32, i32, 256'
 compile randint_scalar $R randint_scalar '*i32, i64'

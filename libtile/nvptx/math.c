@@ -4,8 +4,9 @@
  *
  * Math follows Triton: fp32 division is div.full.f32, exp is ex2.approx of
  * x*log2(e), exp2 is ex2.approx.ftz (denormal results flush to zero, as
- * Triton's PTX has it), other transcendental functions are
- * libdevice calls (linked later by target.c), fp16/bf16 math goes through
+ * Triton's PTX has it), sqrt_rn is sqrt.rn.f32, other functions (sqrt and
+ * rsqrt included) are libdevice calls (linked later by target.c, on its
+ * flush-to-zero paths unless asked otherwise), fp16/bf16 math goes through
  * fp32.
  */
 #include "nvptx/lower.h"
@@ -163,7 +164,7 @@ LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x)
 {
 	static const char *const f32n[IR_MATH_COUNT] = {
 		[IR_MATH_EXP] = "__nv_expf", [IR_MATH_EXP2] = "__nv_exp2f", [IR_MATH_LOG] = "__nv_logf",
-		[IR_MATH_LOG2] = "__nv_log2f", [IR_MATH_SQRT] = "__nv_sqrtf", [IR_MATH_SQRT_RN] = "__nv_fsqrt_rn",
+		[IR_MATH_LOG2] = "__nv_log2f", [IR_MATH_SQRT] = "__nv_sqrtf",
 		[IR_MATH_RSQRT] = "__nv_rsqrtf", [IR_MATH_SIN] = "__nv_sinf", [IR_MATH_COS] = "__nv_cosf",
 		[IR_MATH_FLOOR] = "__nv_floorf", [IR_MATH_CEIL] = "__nv_ceilf", [IR_MATH_ERF] = "__nv_erff",
 	};
@@ -194,6 +195,9 @@ LLVMValueRef lw_math(lw *w, const ir_op *op, ir_kind k, LLVMValueRef x)
 			y = LLVMBuildFMul(w->b, y, LLVMConstReal(w->f32, 1.4426950408889634), "");
 		r = lw_asm_call(w, w->f32, m == IR_MATH_EXP ? "ex2.approx.f32 $0, $1;" : "ex2.approx.ftz.f32 $0, $1;",
 				"=f,f", &y, 1, false);
+	} else if (m == IR_MATH_SQRT_RN) {
+		/* IEEE whatever libdevice's flag: Triton's tl.sqrt_rn is the intrinsic */
+		r = lw_call(w, "llvm.nvvm.sqrt.rn.f", w->f32, &y, 1);
 	} else {
 		r = lw_libdevice(w, f32n[m], w->f32, &y, 1);
 	}

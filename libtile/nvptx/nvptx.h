@@ -67,8 +67,9 @@ struct LLVMOpaqueContext *target_context(target_diag *d);
  * from sm_89 on with LLVM 19 and later, for fp8). */
 tilec_status target_machine(tilec_ctx *ctx, int arch, struct LLVMOpaqueTargetMachine **out);
 /* Links the libdevice functions m uses (found through TILE_LIBDEVICE,
- * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them. */
-tilec_status target_link_libdevice(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const char *ptxas);
+ * CUDA_HOME, /usr/local/cuda, next to ptxas), internalizing them; with
+ * flush_subnormals they take their flush-to-zero paths (nvvm-reflect-ftz 1). */
+tilec_status target_link_libdevice(tilec_ctx *ctx, struct LLVMOpaqueModule *m, const char *ptxas, bool flush_subnormals);
 /* LLVM's verifier on m: TILEC_ERR_LLVM and its message where it refuses
  * the module. */
 tilec_status target_verify(tilec_ctx *ctx, struct LLVMOpaqueModule *m);

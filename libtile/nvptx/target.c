@@ -13,9 +13,12 @@
  * modules that call __nv_* functions: the bitcode is read lazily, its
  * definitions made linkonce so that the linker brings in only the
  * functions the module reaches, then every definition that is not a
- * kernel made internal and the nvvm-reflect-ftz flag set to 0, so that
+ * kernel made internal and the nvvm-reflect-ftz flag set, so that
  * default<O3> resolves __nvvm_reflect, inlines what is used and drops the
- * rest. PTX comes from the back end as text; ptxas runs as a child process
+ * rest. The flag is 1 unless asked otherwise, as Triton links libdevice:
+ * its functions then flush subnormal inputs and results to zero and run
+ * the shorter paths (erff: fma.rn.ftz and 8 selp against 88; rsqrtf: one
+ * rsqrt.approx.ftz, without the rescaling of subnormals). PTX comes from the back end as text; ptxas runs as a child process
  * with -v, whose report gives registers, spills and shared memory. Nothing
  * here prints; every failure is a diagnostic and a status. The LLVM
  * context of a compilation has a diagnostic handler (target_context):
@@ -258,7 +261,7 @@ static char *find_libdevice(arena *a, const char *ptxas)
 	return NULL;
 }
 
-tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *ptxas)
+tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *ptxas, bool flush_subnormals)
 {
 	arena *a = arena_new();
 	if (!a)
@@ -313,7 +316,7 @@ tilec_status target_link_libdevice(tilec_ctx *ctx, LLVMModuleRef m, const char *
 			LLVMSetLinkage(g, LLVMInternalLinkage);
 	LLVMContextRef c = LLVMGetModuleContext(m);
 	LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", strlen("nvvm-reflect-ftz"),
-			  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), 0, false)));
+			  LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(c), flush_subnormals, false)));
 	return st;
 }
 
