@@ -2035,5 +2035,50 @@ P=$T/ftz_off/ftz_off.sm_90a.ptx
 check "--no-reflect-ftz: libdevice keeps subnormals" bash -c "grep -q 'rsqrt.approx.f32' $P && grep -q 'sqrt.approx.f32' $P &&
 	grep -q 'fma.rn.f32' $P && ! grep -v 'ex2.approx.ftz' $P | grep -q 'ftz'"
 
+# reductions in Triton's order, so that float sums round as Triton's do:
+# butterflies from the widest offset down (16, 8, 4, 2, 1; they went 1, 2,
+# 4, 8, 16), then the warps' partials as the same tree, in registers (each
+# thread reads all 32: 8 16-byte shared loads, twice that with indices)
+cat >"$T/rowred.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sum(x, out, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + tl.program_id(0) * N + offs, mask=offs < N, other=0.0)
+    tl.store(out + tl.program_id(0), tl.sum(v * v, 0))
+
+
+@triton.jit
+def row_argmax(x, out, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + tl.program_id(0) * N + offs, mask=offs < N, other=float("-inf"))
+    tl.store(out + tl.program_id(0), tl.argmax(v, 0))
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def row_reduce_fn(x, out, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + tl.program_id(0) * N + offs, mask=offs < N, other=0.0)
+    tl.store(out + tl.program_id(0), tl.reduce(v, 0, _add))
+PY
+for k in row_sum:8 row_argmax:16 row_reduce_fn:8; do
+	n=${k%%:*} loads=${k##*:}
+	want='16 8 4 2 1 '
+	[ $n = row_argmax ] && want='16 16 8 8 4 4 2 2 1 1 ' # values and indices
+	check "$n over 32 warps: $loads shared loads a thread, butterflies from offset 16 down" bash -c "
+		'$TILEC' compile '$T/rowred.py' -n $n -s '*fp32:16, *fp32:16, i32, 8192' -w 32 --arch sm_90a --no-hint-variants \
+			-o '$T/$n' --keep-ptx '$T/$n' >/dev/null 2>&1 &&
+		p='$T/$n/$n.sm_90a.ptx' && [ \$(grep -c 'ld.shared' \$p) = $loads ] &&
+		[ \"\$(grep -oE 'shfl.sync.bfly.b32[^,]*, [^,]*, [0-9]+' \$p | awk '{print \$NF}' | tr '\n' ' ')\" = '$want' ]"
+done
+
 echo "test_compile: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -4,11 +4,16 @@
  * Reductions combine within a thread, then across the lanes of the axis
  * with butterfly shuffles, then across its warps through shared memory,
  * leaving the result in the slice layout where expand_dims and broadcast
- * find it without moving data. A REDUCE_FN takes the same three steps over
- * k components at once, each step one call of the combine region (lowered
- * as scalar code, as a scan's): registers in order, combine(acc, x); lanes
- * combine(own, partner), so as in Triton's lowering the combine must
- * commute for every lane to agree; warps in order.
+ * find it without moving data. The order is Triton's, so that float sums
+ * round as Triton's do: a thread's registers in order, the butterflies
+ * from the widest offset down (lane l first with l ^ 16), and the warps'
+ * partials as the same tree (warp w first with w + warps / 2), which
+ * Triton runs as butterflies over the partials in one warp's lanes; here
+ * every thread reads them all, log2(warps) combines deep. A REDUCE_FN
+ * takes the same steps over k components at once, each step one call of
+ * the combine region (lowered as scalar code, as a scan's):
+ * combine(acc, x) in a thread, combine(own, partner) after, so as in
+ * Triton's lowering the combine must commute for every lane to agree.
  */
 #include "nvptx/lower.h"
 
@@ -86,9 +91,6 @@ static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *
 	}
 }
 
-/* Within each thread, then across the lanes of the axis with butterfly
- * shuffles, then across its warps through shared memory. The result is in
- * the slice layout: every thread of the axis holds it. */
 /* Across warps: whether this thread writes its warp's partial results
  * (lane 0 of the reduced dim, one of the first `warps` warps along it, and
  * inside the block along the other dims), and *wk its warp's index along
@@ -110,6 +112,9 @@ static LLVMValueRef partial_writer(lw *w, const layout_map *ms, layout_field fl,
 	return pred;
 }
 
+/* Within each thread, then across the lanes of the axis with butterfly
+ * shuffles, then across its warps through shared memory. The result is in
+ * the slice layout: every thread of the axis holds it. */
 bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 {
 	int src = op->args[0], k = op->axis, sub = op->sub;
@@ -152,7 +157,7 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 	int lanes = fl.lanes, span = st.shape[k] / fl.lane_scale;
 	if (span < lanes)
 		lanes = span > 1 ? span : 1;
-	for (int off = 1; off < lanes; off <<= 1)
+	for (int off = lanes >> 1; off >= 1; off >>= 1)
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef y = lw_shfl(w, LW_SHFL_BFLY, acc[q], lw_ci32(w, off << fl.lane_shift));
 			LLVMValueRef yi = arg ? lw_shfl(w, LW_SHFL_BFLY, acci[q], lw_ci32(w, off << fl.lane_shift)) : NULL;
@@ -184,25 +189,27 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 		}
 		lw_end_if(w, join);
 		lw_barrier(w);
+		LLVMValueRef *v = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)warps * 2), *vi = v + warps;
+		if (!v)
+			return lw_oom(w);
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef li = lw_linear_index(w, &mr, rt, q);
 			for (int wi = 0; wi < warps; wi++) {
 				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, "");
-				LLVMValueRef y = LLVMBuildLoad2(w->b, lw_ltype(w, ek), lw_smem_addr(w, LLVMBuildMul(w->b, slot, lw_ci32(w, eb), "")), "");
-				LLVMSetAlignment(y, (unsigned)eb);
-				LLVMValueRef yi = NULL;
+				v[wi] = LLVMBuildLoad2(w->b, lw_ltype(w, ek), lw_smem_addr(w, LLVMBuildMul(w->b, slot, lw_ci32(w, eb), "")), "");
+				LLVMSetAlignment(v[wi], (unsigned)eb);
+				vi[wi] = NULL;
 				if (arg) {
 					LLVMValueRef off = LLVMBuildAdd(w->b, lw_ci32(w, ibase), LLVMBuildMul(w->b, slot, lw_ci32(w, 4), ""), "");
-					yi = LLVMBuildLoad2(w->b, w->i32, lw_smem_addr(w, off), "");
-					LLVMSetAlignment(yi, 4);
-				}
-				if (wi == 0) {
-					acc[q] = y;
-					acci[q] = yi;
-				} else {
-					combine(w, sub, ek, &acc[q], &acci[q], y, yi, false);
+					vi[wi] = LLVMBuildLoad2(w->b, w->i32, lw_smem_addr(w, off), "");
+					LLVMSetAlignment(vi[wi], 4);
 				}
 			}
+			for (int o = warps >> 1; o >= 1; o >>= 1)
+				for (int wi = 0; wi < o; wi++)
+					combine(w, sub, ek, &v[wi], &vi[wi], v[wi + o], vi[wi + o], false);
+			acc[q] = v[0];
+			acci[q] = vi[0];
 		}
 	}
 	for (int q = 0; q < nq; q++)
@@ -288,7 +295,7 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 	int lanes = fl.lanes, span = st.shape[ax] / fl.lane_scale;
 	if (span < lanes)
 		lanes = span > 1 ? span : 1;
-	for (int off = 1; off < lanes; off <<= 1)
+	for (int off = lanes >> 1; off >= 1; off >>= 1)
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef y[REDUCE_FN_MAX_K];
 			for (int i = 0; i < k; i++)
@@ -321,25 +328,29 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 		}
 		lw_end_if(w, join);
 		lw_barrier(w);
+		/* v[wi * k + i]: component i of warp wi's partial */
+		LLVMValueRef *v = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)warps * (size_t)k);
+		if (!v)
+			return lw_oom(w);
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef li = lw_linear_index(w, &mr, rt, q);
 			for (int wi = 0; wi < warps; wi++) {
-				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, ""), y[REDUCE_FN_MAX_K];
+				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, "");
 				for (int i = 0; i < k; i++) {
 					int eb = ir_kind_bytes(kinds[i]);
 					LLVMValueRef a = lw_smem_addr(w, LLVMBuildAdd(w->b, lw_ci32(w, off[i]),
 										      LLVMBuildMul(w->b, slot, lw_ci32(w, eb), ""), ""));
 					LLVMValueRef ld = LLVMBuildLoad2(w->b, lw_stype(w, kinds[i]), a, "");
 					LLVMSetAlignment(ld, (unsigned)eb);
-					y[i] = lw_from_storage(w, ld, kinds[i]);
-				}
-				if (wi == 0) {
-					for (int i = 0; i < k; i++)
-						acc[q * k + i] = y[i];
-				} else if (!combine_fn(w, op, &acc[q * k], y, &acc[q * k])) {
-					return false;
+					v[wi * k + i] = lw_from_storage(w, ld, kinds[i]);
 				}
 			}
+			for (int o = warps >> 1; o >= 1; o >>= 1)
+				for (int wi = 0; wi < o; wi++)
+					if (!combine_fn(w, op, &v[wi * k], &v[(wi + o) * k], &v[wi * k]))
+						return false;
+			for (int i = 0; i < k; i++)
+				acc[q * k + i] = v[i];
 		}
 	}
 	for (int q = 0; q < nq; q++)
