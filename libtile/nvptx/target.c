@@ -17,14 +17,15 @@
  * default<O3> resolves __nvvm_reflect, inlines what is used and drops the
  * rest. The flag is 1 unless asked otherwise, as Triton links libdevice:
  * its functions then flush subnormal inputs and results to zero and run
- * the shorter paths (erff: fma.rn.ftz and 8 selp against 88; rsqrtf: one
- * rsqrt.approx.ftz, without the rescaling of subnormals). PTX comes from the back end as text; ptxas runs as a child process
- * with -v, whose report gives registers, spills and shared memory. Nothing
- * here prints; every failure is a diagnostic and a status. The LLVM
- * context of a compilation has a diagnostic handler (target_context):
- * without one, LLVM prints its diagnostics (a linker's, a back end's) to
- * stderr and exits the process on an error; with it they become the
- * compilation's diagnostics ("LLVM: ..."), errors failing the compile.
+ * the shorter paths (rsqrtf: one rsqrt.approx.ftz, without the rescaling
+ * of subnormals). PTX comes from the back end as text; ptxas runs as a
+ * child process with -v, whose report gives registers, spills and shared
+ * memory. Nothing here prints; every failure is a diagnostic and a
+ * status. The LLVM context of a compilation has a diagnostic handler
+ * (target_context): without one, LLVM prints its diagnostics (a linker's,
+ * a back end's) to stderr and exits the process on an error; with it they
+ * become the compilation's diagnostics ("LLVM: ..."), errors failing the
+ * compile.
  * compile_module calls these from several threads at once, each with
  * contexts and modules of its own; the one process-wide setup (targets,
  * the NVPTX options) is done once, by whichever thread comes first.
