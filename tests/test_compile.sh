@@ -2037,8 +2037,11 @@ check "--no-reflect-ftz: libdevice keeps subnormals" bash -c "grep -q 'rsqrt.app
 
 # reductions in Triton's order, so that float sums round as Triton's do:
 # butterflies from the widest offset down (16, 8, 4, 2, 1; they went 1, 2,
-# 4, 8, 16), then the warps' partials as the same tree, in registers (each
-# thread reads all 32: 8 16-byte shared loads, twice that with indices)
+# 4, 8, 16), then the warps' partials as the same tree: from 16 warps on
+# lane l reads warp l's partial (one shared load, two with indices) and
+# butterflies over the warps finish (they were all read into registers:
+# 8 16-byte loads at 32 warps); at 8 warps every thread reads all 8 (two
+# 16-byte loads) and combines them in registers
 cat >"$T/rowred.py" <<'PY'
 import triton
 import triton.language as tl
@@ -2069,14 +2072,17 @@ def row_reduce_fn(x, out, N, BLOCK: tl.constexpr):
     v = tl.load(x + tl.program_id(0) * N + offs, mask=offs < N, other=0.0)
     tl.store(out + tl.program_id(0), tl.reduce(v, 0, _add))
 PY
-for k in row_sum:8 row_argmax:16 row_reduce_fn:8; do
-	n=${k%%:*} loads=${k##*:}
+for k in row_sum:32:1 row_argmax:32:2 row_reduce_fn:32:1 row_sum:16:1 row_argmax:16:2 row_sum:8:2 row_argmax:8:4 \
+	row_reduce_fn:8:2; do
+	IFS=: read -r n nw loads <<<"$k"
 	want='16 8 4 2 1 '
-	[ $n = row_argmax ] && want='16 16 8 8 4 4 2 2 1 1 ' # values and indices
-	check "$n over 32 warps: $loads shared loads a thread, butterflies from offset 16 down" bash -c "
-		'$TILEC' compile '$T/rowred.py' -n $n -s '*fp32:16, *fp32:16, i32, 8192' -w 32 --arch sm_90a --no-hint-variants \
-			-o '$T/$n' --keep-ptx '$T/$n' >/dev/null 2>&1 &&
-		p='$T/$n/$n.sm_90a.ptx' && [ \$(grep -c 'ld.shared' \$p) = $loads ] &&
+	[ $nw = 32 ] && want='16 8 4 2 1 16 8 4 2 1 '
+	[ $nw = 16 ] && want='16 8 4 2 1 8 4 2 1 '
+	[ $n = row_argmax ] && want=$(echo $want | awk '{for (i = 1; i <= NF; i++) printf "%s %s ", $i, $i}') # values and indices
+	check "$n over $nw warps: $loads shared loads a thread, butterflies from offset 16 down" bash -c "
+		'$TILEC' compile '$T/rowred.py' -n $n -s '*fp32:16, *fp32:16, i32, 8192' -w $nw --arch sm_90a --no-hint-variants \
+			-o '$T/$n$nw' --keep-ptx '$T/$n$nw' >/dev/null 2>&1 &&
+		p='$T/$n$nw/$n$nw.sm_90a.ptx' && [ \$(grep -c 'ld.shared' \$p) = $loads ] &&
 		[ \"\$(grep -oE 'shfl.sync.bfly.b32[^,]*, [^,]*, [0-9]+' \$p | awk '{print \$NF}' | tr '\n' ' ')\" = '$want' ]"
 done
 

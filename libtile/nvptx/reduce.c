@@ -8,8 +8,10 @@
  * round as Triton's do: a thread's registers in order, the butterflies
  * from the widest offset down (lane l first with l ^ 16), and the warps'
  * partials as the same tree (warp w first with w + warps / 2), which
- * Triton runs as butterflies over the partials in one warp's lanes; here
- * every thread reads them all, log2(warps) combines deep. A REDUCE_FN
+ * Triton runs as butterflies over the partials in one warp's lanes. From
+ * 16 warps on, where the axis has as many lanes, so does tile (one shared
+ * load a thread); otherwise every thread reads them all and combines them
+ * in registers, which is faster there and rounds the same. A REDUCE_FN
  * takes the same steps over k components at once, each step one call of
  * the combine region (lowered as scalar code, as a scan's):
  * combine(acc, x) in a thread, combine(own, partner) after, so as in
@@ -91,6 +93,35 @@ static void combine(lw *w, int sub, ir_kind k, LLVMValueRef *acc, LLVMValueRef *
 	}
 }
 
+/* Butterflies over `lanes` lanes of the axis (lane bits from `shift`),
+ * from the widest offset down. */
+static void butterflies(lw *w, int sub, ir_kind ek, bool arg, LLVMValueRef *acc, LLVMValueRef *acci, int nq, int lanes,
+			int shift)
+{
+	for (int off = lanes >> 1; off >= 1; off >>= 1)
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef y = lw_shfl(w, LW_SHFL_BFLY, acc[q], lw_ci32(w, off << shift));
+			LLVMValueRef yi = arg ? lw_shfl(w, LW_SHFL_BFLY, acci[q], lw_ci32(w, off << shift)) : NULL;
+			combine(w, sub, ek, &acc[q], &acci[q], y, yi, false);
+		}
+}
+
+/* Whether the warps' partials are combined by the lanes of the axis: lane
+ * j reads warp (j mod warps)'s and butterflies finish, as in Triton; one
+ * load a thread where reading them all would hold `warps` registers of
+ * the 64 a thread has at 1024 threads. Below 16 warps the register tree
+ * is faster (two 16-byte shared loads beat the shuffles' latency). */
+static bool partials_in_lanes(layout_field fl, int warps)
+{
+	return warps >= 16 && fl.lanes >= warps;
+}
+
+/* The lane's warp along the axis under partials_in_lanes. */
+static LLVMValueRef partial_reader(lw *w, layout_field fl, int warps)
+{
+	return LLVMBuildAnd(w->b, LLVMBuildLShr(w->b, w->lane, lw_ci32(w, fl.lane_shift), ""), lw_ci32(w, warps - 1), "");
+}
+
 /* Across warps: whether this thread writes its warp's partial results
  * (lane 0 of the reduced dim, one of the first `warps` warps along it, and
  * inside the block along the other dims), and *wk its warp's index along
@@ -157,12 +188,7 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 	int lanes = fl.lanes, span = st.shape[k] / fl.lane_scale;
 	if (span < lanes)
 		lanes = span > 1 ? span : 1;
-	for (int off = lanes >> 1; off >= 1; off >>= 1)
-		for (int q = 0; q < nq; q++) {
-			LLVMValueRef y = lw_shfl(w, LW_SHFL_BFLY, acc[q], lw_ci32(w, off << fl.lane_shift));
-			LLVMValueRef yi = arg ? lw_shfl(w, LW_SHFL_BFLY, acci[q], lw_ci32(w, off << fl.lane_shift)) : NULL;
-			combine(w, sub, ek, &acc[q], &acci[q], y, yi, false);
-		}
+	butterflies(w, sub, ek, arg, acc, acci, nq, lanes, fl.lane_shift);
 	int warps = fl.warps, wspan = st.shape[k] / fl.warp_scale;
 	if (wspan < warps)
 		warps = wspan > 1 ? wspan : 1;
@@ -189,13 +215,17 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 		}
 		lw_end_if(w, join);
 		lw_barrier(w);
-		LLVMValueRef *v = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)warps * 2), *vi = v + warps;
+		bool in_lanes = partials_in_lanes(fl, warps);
+		int nread = in_lanes ? 1 : warps;
+		LLVMValueRef from = in_lanes ? partial_reader(w, fl, warps) : NULL;
+		LLVMValueRef *v = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nread * 2), *vi = v + nread;
 		if (!v)
 			return lw_oom(w);
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef li = lw_linear_index(w, &mr, rt, q);
-			for (int wi = 0; wi < warps; wi++) {
-				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, "");
+			for (int wi = 0; wi < nread; wi++) {
+				LLVMValueRef base = in_lanes ? LLVMBuildMul(w->b, from, lw_ci32(w, nr), "") : lw_ci32(w, wi * nr);
+				LLVMValueRef slot = LLVMBuildAdd(w->b, base, li, "");
 				v[wi] = LLVMBuildLoad2(w->b, lw_ltype(w, ek), lw_smem_addr(w, LLVMBuildMul(w->b, slot, lw_ci32(w, eb), "")), "");
 				LLVMSetAlignment(v[wi], (unsigned)eb);
 				vi[wi] = NULL;
@@ -205,12 +235,14 @@ bool lw_emit_reduce(lw *w, const ir_op *op, const layout *l, lval *out)
 					LLVMSetAlignment(vi[wi], 4);
 				}
 			}
-			for (int o = warps >> 1; o >= 1; o >>= 1)
+			for (int o = nread >> 1; o >= 1; o >>= 1)
 				for (int wi = 0; wi < o; wi++)
 					combine(w, sub, ek, &v[wi], &vi[wi], v[wi + o], vi[wi + o], false);
 			acc[q] = v[0];
 			acci[q] = vi[0];
 		}
+		if (in_lanes)
+			butterflies(w, sub, ek, arg, acc, acci, nq, warps, fl.lane_shift);
 	}
 	for (int q = 0; q < nq; q++)
 		out->r[q] = arg ? acci[q] : acc[q];
@@ -239,6 +271,21 @@ static bool combine_fn(lw *w, const ir_op *op, const LLVMValueRef *a, const LLVM
 		return false;
 	for (int i = 0; i < k; i++)
 		out[i] = res[i];
+	return true;
+}
+
+/* butterflies() for a REDUCE_FN's k components */
+static bool butterflies_fn(lw *w, const ir_op *op, LLVMValueRef *acc, int nq, int lanes, int shift)
+{
+	int k = op->nargs;
+	for (int off = lanes >> 1; off >= 1; off >>= 1)
+		for (int q = 0; q < nq; q++) {
+			LLVMValueRef y[REDUCE_FN_MAX_K];
+			for (int i = 0; i < k; i++)
+				y[i] = lw_shfl(w, LW_SHFL_BFLY, acc[q * k + i], lw_ci32(w, off << shift));
+			if (!combine_fn(w, op, &acc[q * k], y, &acc[q * k]))
+				return false;
+		}
 	return true;
 }
 
@@ -295,14 +342,8 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 	int lanes = fl.lanes, span = st.shape[ax] / fl.lane_scale;
 	if (span < lanes)
 		lanes = span > 1 ? span : 1;
-	for (int off = lanes >> 1; off >= 1; off >>= 1)
-		for (int q = 0; q < nq; q++) {
-			LLVMValueRef y[REDUCE_FN_MAX_K];
-			for (int i = 0; i < k; i++)
-				y[i] = lw_shfl(w, LW_SHFL_BFLY, acc[q * k + i], lw_ci32(w, off << fl.lane_shift));
-			if (!combine_fn(w, op, &acc[q * k], y, &acc[q * k]))
-				return false;
-		}
+	if (!butterflies_fn(w, op, acc, nq, lanes, fl.lane_shift))
+		return false;
 	/* 3. across warps: partials at [component][warp][row] in shared memory */
 	int warps = fl.warps, wspan = st.shape[ax] / fl.warp_scale;
 	if (wspan < warps)
@@ -328,14 +369,19 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 		}
 		lw_end_if(w, join);
 		lw_barrier(w);
-		/* v[wi * k + i]: component i of warp wi's partial */
-		LLVMValueRef *v = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)warps * (size_t)k);
+		/* v[wi * k + i]: component i of warp wi's partial (of the lane's warp
+		 * under partials_in_lanes) */
+		bool in_lanes = partials_in_lanes(fl, warps);
+		int nread = in_lanes ? 1 : warps;
+		LLVMValueRef from = in_lanes ? partial_reader(w, fl, warps) : NULL;
+		LLVMValueRef *v = arena_alloc(w->a, sizeof(LLVMValueRef) * (size_t)nread * (size_t)k);
 		if (!v)
 			return lw_oom(w);
 		for (int q = 0; q < nq; q++) {
 			LLVMValueRef li = lw_linear_index(w, &mr, rt, q);
-			for (int wi = 0; wi < warps; wi++) {
-				LLVMValueRef slot = LLVMBuildAdd(w->b, lw_ci32(w, wi * nr), li, "");
+			for (int wi = 0; wi < nread; wi++) {
+				LLVMValueRef base = in_lanes ? LLVMBuildMul(w->b, from, lw_ci32(w, nr), "") : lw_ci32(w, wi * nr);
+				LLVMValueRef slot = LLVMBuildAdd(w->b, base, li, "");
 				for (int i = 0; i < k; i++) {
 					int eb = ir_kind_bytes(kinds[i]);
 					LLVMValueRef a = lw_smem_addr(w, LLVMBuildAdd(w->b, lw_ci32(w, off[i]),
@@ -345,13 +391,15 @@ bool lw_emit_reduce_fn(lw *w, const ir_op *op)
 					v[wi * k + i] = lw_from_storage(w, ld, kinds[i]);
 				}
 			}
-			for (int o = warps >> 1; o >= 1; o >>= 1)
+			for (int o = nread >> 1; o >= 1; o >>= 1)
 				for (int wi = 0; wi < o; wi++)
 					if (!combine_fn(w, op, &v[wi * k], &v[(wi + o) * k], &v[wi * k]))
 						return false;
 			for (int i = 0; i < k; i++)
 				acc[q * k + i] = v[i];
 		}
+		if (in_lanes && !butterflies_fn(w, op, acc, nq, warps, fl.lane_shift))
+			return false;
 	}
 	for (int q = 0; q < nq; q++)
 		for (int i = 0; i < k; i++)
