@@ -1102,6 +1102,19 @@ check "Mamba's chunk cumsum compiles" "$TILEC" compile --no-hint-variants \
 	-D DT_SOFTPLUS=True -D HAS_DT_BIAS=True -D BLOCK_SIZE_H=8 -D BLOCK_SIZE_CHUNK=256 -I tests/corpus/mamba \
 	--arch sm_90a -o "$T/cumsum" --keep-ptx "$T"
 check "... its rows loaded where they are added: 2 barriers (6 before)" test "$(grep -c 'bar\.sync' "$T/cumsum.sm_90a.ptx")" = 2
+# Mamba's selective state update loads rows x, D and z, then sums its
+# [32, 16] state along the 16 and adds x * D and z's gate to the sum: the
+# rows are wanted in the state's slice, where the sum lands (placed_rows),
+# and no longer move through shared memory (10 barriers and 5 shared
+# stores before: the sum's 2 and four rows moved, 2 each); B, only
+# broadcast (B * dt into the state), still moves once
+check "Mamba's selective state update compiles" "$TILEC" compile --no-hint-variants \
+	tests/corpus/mamba/mamba_ssm/ops/triton/selective_state_update.py -n _selective_scan_update_kernel \
+	-s '*fp32:16, *bf16:16, *bf16:16, *fp32:16, *fp32:16, *bf16:16, *bf16:16, *fp32:16, *bf16:16, *bf16:16, *i32:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:16, i32:1, i32:1, i32:16, i32:16, i32:16, i32:1, i32:16, i32:16, i32:1' \
+	-w 4 -D DT_SOFTPLUS=True -D TIE_HDIM=True -D BLOCK_SIZE_M=32 -D HAS_DT_BIAS=True -D HAS_D=True -D HAS_Z=True \
+	-D HAS_STATE_BATCH_INDICES=False -D BLOCK_SIZE_DSTATE=16 -I tests/corpus/mamba --arch sm_90a -o "$T/ssu" --keep-ptx "$T"
+check "... its rows loaded in the state's slice: 2 barriers, 1 shared store (10 and 5 before)" bash -c "
+	[ \$(grep -c 'bar\.sync' '$T/ssu.sm_90a.ptx') = 2 ] && [ \$(grep -c 'st\.shared' '$T/ssu.sm_90a.ptx') = 1 ]"
 # FlagGems' reshape_and_cache divides a thread's 8 consecutive indices by
 # head_size, a multiple of 16: one quotient serves the 8 (4 divisions a
 # thread where there were 32, and the 32 by the unhinted x)

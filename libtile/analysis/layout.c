@@ -42,7 +42,11 @@
  * (through an expand_dims and a broadcast) is loaded in the result's slice
  * (scale_load), so that no scale row moves through shared memory; a row
  * that is only broadcast against an operand already placed is loaded in
- * that operand's slice (broadcast_row).
+ * that operand's slice (broadcast_row). Assignment runs forward, in
+ * program order; rows loaded at the top level before the ops that place
+ * them (a reduction's slice they are added to), whose every use meets one
+ * slice, are wanted in it and the top level is assigned again
+ * (placed_rows), as Triton's layouts propagate back from the reduction.
  */
 #include "analysis/analysis.h"
 
@@ -1929,6 +1933,83 @@ static const layout *broadcast_chain(assigner *s, const ir_op *load)
 	return row && layout_map_of(row, t.rank, t.shape).nregs <= 8 ? row : NULL;
 }
 
+/* Whether the row v of layout x meets one other rank-1 layout *meet on
+ * every path of its uses in r, through elementwise ops still in x: an
+ * elementwise op placed in another layout (a reduction's slice, the row's
+ * value moved there; *placed), or an expand_dims into ops of a blocked
+ * layout L (expand_into; the slice of L). Stores take any layout. */
+static bool meets_slice(assigner *s, const ir_region *r, int v, const layout *x, const layout **meet, bool *placed,
+			int depth)
+{
+	if (depth > 8)
+		return false;
+	for (int i = 0; i < r->nops; i++) {
+		const ir_op *op = r->ops[i];
+		if (!ir_op_reads(op, v))
+			continue;
+		const layout *m = NULL;
+		if (op->code == IR_OP_STORE) {
+			if (op->args[0] == v)
+				return false; /* a block of pointers */
+			continue;
+		}
+		if (op->code == IR_OP_EXPAND_DIMS) {
+			const layout *l = NULL;
+			if (!expand_into(s, r, op->results[0], &l, 0) || !l)
+				return false;
+			if (!(m = layout_slice(s->a, l, op->axis))) {
+				s->oom = true;
+				return false;
+			}
+		} else if (op->nregions || !(remat_code(op->code) || op->code == IR_OP_MATH) || op->nresults != 1 ||
+			   vtype(s, op->results[0]).rank != 1 || !s->p->of[op->results[0]]) {
+			return false;
+		} else if (layout_eq(s->p->of[op->results[0]], x)) {
+			if (!meets_slice(s, r, op->results[0], x, meet, placed, depth + 1))
+				return false;
+			continue;
+		} else {
+			m = s->p->of[op->results[0]];
+			*placed = true;
+		}
+		if (m->kind != LAYOUT_SLICE || (*meet && !layout_eq(*meet, m)))
+			return false;
+		*meet = m;
+	}
+	return true;
+}
+
+/* After the kernel's top level is assigned: the rows loaded there before
+ * the ops that would place them (Mamba's selective state update: x, D and
+ * z loaded, then summed with a row reduced from the [32, 16] state), whose
+ * uses all meet one slice S (meets_slice), are wanted in S, where each
+ * thread loads the elements its rows need; in the rank's own layout each
+ * meeting moves the row through shared memory between two barriers. Triton
+ * gets there by propagating layouts back from the reduction. A row only
+ * broadcast is left to broadcast_row: loaded in the slice outside loops,
+ * such rows measured slower (FLA's l2norm backward, 1.13 -> 0.87 of
+ * Triton). True where a row is, and the top level is assigned again. */
+static bool placed_rows(assigner *s, const ir_region *body)
+{
+	bool again = false;
+	for (int i = 0; i < body->nops; i++) {
+		const ir_op *op = body->ops[i];
+		int v = op->nresults ? op->results[0] : -1;
+		if (op->code != IR_OP_LOAD || vtype(s, v).rank != 1 || s->want[v] || !s->p->of[v] ||
+		    s->p->of[v]->kind != LAYOUT_BLOCKED)
+			continue;
+		const layout *meet = NULL;
+		ir_type t = vtype(s, v);
+		bool placed = false;
+		if (!meets_slice(s, body, v, s->p->of[v], &meet, &placed, 0) || !placed ||
+		    layout_map_of(meet, 1, t.shape).nregs > 8 || !pointers_in(s, op, meet))
+			continue;
+		s->want[v] = meet;
+		again = true;
+	}
+	return again;
+}
+
 /* Loop value i of `loop`, started from a cheap value (an arange), a short
  * row whose every use in the body, through elementwise ops and its own
  * update, is a broadcast into one blocked layout L (FlagGems' column
@@ -2229,5 +2310,7 @@ tilec_status layout_assign(tilec_ctx *ctx, arena *a, const ir_func *f, const axi
 			return TILEC_ERR_NOMEM;
 	}
 	assign_region(&s, &f->body);
+	if (!s.oom && placed_rows(&s, &f->body))
+		assign_region(&s, &f->body);
 	return s.oom ? TILEC_ERR_NOMEM : TILEC_OK;
 }
